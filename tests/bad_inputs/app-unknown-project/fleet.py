@@ -1,0 +1,14 @@
+"""An app in a project that is not defined."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443")],
+    projects=[Project(name="shop", namespaces=["shop"]),
+              Project(name="platform", namespaces=["platform"])],
+    apps=[App(name="web", project="nope", namespace="shop", path="apps/web/base")],  # <- here
+)

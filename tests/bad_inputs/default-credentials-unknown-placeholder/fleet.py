@@ -1,0 +1,14 @@
+"""default_credentials with an unknown placeholder: reported for every cluster using it."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{name}"),  # <- here
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443"),
+              Cluster(name="dev-2", env="dev", server="https://dev-2.example:6443")],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base")],
+)

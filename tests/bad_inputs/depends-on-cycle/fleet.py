@@ -1,0 +1,20 @@
+"""api -> web -> worker -> api."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443")],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[
+        App(name="web", project="shop", namespace="shop", path="apps/web/base",
+            depends_on=["worker"]),
+        App(name="worker", project="shop", namespace="shop", path="apps/worker/base",  # <- here
+            depends_on=["api"]),
+        App(name="api", project="shop", namespace="shop", path="apps/web/base",
+            depends_on=["web"]),
+    ],
+)

@@ -1,0 +1,16 @@
+"""A GitHub token pasted into a config value (built by concatenation so no scanner trips)."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+TOKEN = "ghp_" + "0123456789abcdefghij" * 2
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443")],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",  # <- here
+              config={"web-config": {"GIT_AUTH": TOKEN}})],
+)

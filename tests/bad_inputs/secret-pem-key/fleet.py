@@ -1,0 +1,17 @@
+"""A PEM private key in a cluster annotation."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+KEY = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", "MIIEpAIBAAKCAQEAnotarealkey",
+                 "-----END RSA PRIVATE KEY-----"])
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443",  # <- here
+                      annotations={"acme.io/client-key": KEY})],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base")],
+)

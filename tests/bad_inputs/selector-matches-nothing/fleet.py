@@ -1,0 +1,17 @@
+"""A label selector that matches no cluster."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project, Selector
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev"), Environment(name="prod")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443",
+                      labels={"region": "eu-west"}),
+              Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443",
+                      labels={"region": "us-east"})],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",
+              targets=Selector(envs=["prod"], match_labels={"region": "eu-west"}))],  # <- here
+)

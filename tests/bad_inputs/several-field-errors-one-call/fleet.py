@@ -1,0 +1,16 @@
+"""Three mistakes in one constructor call: all three are reported at its line."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[
+        Cluster(name="Dev_1", env="dev", server="dev-1.example:6443",  # <- here
+                lables={"region": "eu-west"}),
+    ],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base")],
+)
