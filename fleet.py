@@ -1,0 +1,145 @@
+"""The example fleet: three environments, five clusters, four apps, three projects.
+
+Run `fleetgen build` next to this file to regenerate output/.
+"""
+
+from fleetgen import (
+    App,
+    AppSecret,
+    AwsAuth,
+    Cluster,
+    Environment,
+    ExternalSecretRef,
+    Fleet,
+    IgnoreDifference,
+    Image,
+    Overrides,
+    Patch,
+    Project,
+    Retry,
+    Rollout,
+    Selector,
+    Step,
+    SyncPolicy,
+)
+
+REPO = "https://github.com/acme/fleet.git"
+
+# A prod cluster kept warm for disaster recovery: everything runs there, but at one replica.
+DR_WARM = {"common_annotations": {"acme.io/role": "warm-standby"}}
+
+fleet = Fleet(
+    name="acme",
+    repo=REPO,
+    revision="main",
+    engines=["argocd", "flux"],
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    common_labels={"acme.io/managed-by": "fleetgen"},
+    sync=SyncPolicy(sync_options=["CreateNamespace=true", "ServerSideApply=true"],
+                    retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
+    environments=[
+        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
+        Environment(name="staging", sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
+        Environment(
+            name="prod",
+            sync=SyncPolicy(automated=True, self_heal=True),
+            common_annotations={"acme.io/oncall": "https://oncall.acme.example/prod"},
+            rollout=Rollout(steps=[
+                Step(match_labels={"ring": "canary"}, max_update=1),
+                Step(match_labels={"role": "primary"}, max_update="50%"),
+                Step(),  # the DR cluster last
+            ]),
+        ),
+    ],
+    clusters=[
+        Cluster(name="dev", env="dev", server="https://dev.k8s.acme.example:6443",
+                labels={"region": "eu-west", "tier": "shared"}),
+        Cluster(name="staging", env="staging", server="https://staging.k8s.acme.example:6443",
+                labels={"region": "eu-west"}),
+        Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443",
+                labels={"region": "us-east", "ring": "canary", "role": "primary"},
+                credentials=AwsAuth(cluster_name="prod-east",
+                                    role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
+        Cluster(name="prod-west", env="prod", server="https://10.0.2.100:6443",
+                labels={"region": "us-west", "role": "primary"},
+                credentials=AwsAuth(cluster_name="prod-west",
+                                    role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
+        Cluster(name="dr", env="prod", server="https://dr.k8s.acme.example:6443",
+                labels={"region": "eu-central", "role": "dr"},
+                annotations={"acme.io/runbook": "https://wiki.acme.example/runbooks/dr-failover"}),
+    ],
+    projects=[
+        Project(name="platform", description="Cluster-wide platform settings",
+                namespaces=["platform"], source_repos=[REPO]),
+        Project(name="orders", description="Order domain", namespaces=["orders"],
+                source_repos=[REPO]),
+        Project(name="payments", description="Payment domain (PCI scope)",
+                namespaces=["payments"], source_repos=[REPO]),
+    ],
+    apps=[
+        App(
+            name="platform-config", project="platform", namespace="platform",
+            path="apps/platform-config/base",
+            config={"cluster-info": {"FLEET": "acme"}},
+            per_env={env: Overrides(config={"cluster-info": {"ENVIRONMENT": env}})
+                     for env in ("dev", "staging", "prod")},
+            per_cluster={
+                "prod-east": Overrides(config={"cluster-info": {"REGION": "us-east"}}),
+                "prod-west": Overrides(config={"cluster-info": {"REGION": "us-west"}}),
+                "dr": Overrides(config={"cluster-info": {"REGION": "eu-central"}}),
+            },
+        ),
+        App(
+            name="order-service", project="orders", namespace="orders",
+            path="apps/order-service/base",
+            images=[Image(name="order-service", new_name="registry.acme.example/order-service",
+                          tag="1.8.2")],
+            config={"order-config": {"FEATURE_FLAGS": "checkout-v2"}},
+            per_env={
+                "dev": Overrides(images=[Image(name="order-service", tag="1.9.0-rc.1")],
+                                 config={"order-config": {"LOG_LEVEL": "debug"}}),
+                "prod": Overrides(config={"order-config": {"LOG_LEVEL": "warn"}}),
+            },
+            per_cluster={
+                "dr": Overrides(patches=[Patch(
+                    target={"kind": "HorizontalPodAutoscaler", "name": "order-service"},
+                    patch={"spec": {"minReplicas": 1, "maxReplicas": 1}})]),
+            },
+            # The HPA owns spec.replicas: do not treat its changes as drift.
+            ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                 json_pointers=["/spec/replicas"])],
+            secrets=[AppSecret(name="order-db", store="vault-backend",
+                               data={"DB_PASSWORD": "apps/order-service/{env}#db_password"})],
+            depends_on=["platform-config"],
+        ),
+        App(
+            name="api-service", project="orders", namespace="orders",
+            path="apps/api-service/base",
+            images=[Image(name="api-service", new_name="registry.acme.example/api-service",
+                          tag="3.2.0")],
+            config={"api-config": {"ORDER_URL": "http://order-service.orders.svc.cluster.local"}},
+            per_env={"staging": Overrides(replicas={"api-service": 2}),
+                     "prod": Overrides(replicas={"api-service": 4})},
+            per_cluster={"dr": Overrides(replicas={"api-service": 1}, **DR_WARM)},
+            depends_on=["order-service"],
+        ),
+        App(
+            name="payment-service", project="payments", namespace="payments",
+            path="apps/payment-service/base",
+            targets=Selector(envs=["staging", "prod"]),
+            images=[Image(name="payment-service",
+                          new_name="registry.acme.example/payment-service", tag="2.4.1")],
+            per_env={"prod": Overrides(
+                replicas={"payment-service": 3},
+                images=[Image(name="payment-service",
+                              digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")],
+            )},
+            per_cluster={"dr": Overrides(replicas={"payment-service": 1}, **DR_WARM)},
+            secrets=[AppSecret(name="payment-provider", store="vault-backend",
+                               data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
+            labels={"acme.io/pci": "true"},
+            annotations={"notifications.argoproj.io/subscribe.on-sync-failed.slack": "payments"},
+            depends_on=["platform-config"],
+        ),
+    ],
+)

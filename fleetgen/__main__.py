@@ -1,0 +1,5 @@
+"""``python -m fleetgen``."""
+
+from fleetgen.cli import main
+
+main()

@@ -1,0 +1,58 @@
+"""The public Python API: compile a spec, build output/, check it. The CLI only calls these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fleetgen import writer
+from fleetgen.emit import emit
+from fleetgen.load import load
+from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
+from fleetgen.version import VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled spec: its Plan, the rendered output files and where they belong."""
+
+    plan: Plan
+    rendered: dict[str, bytes]
+    out_dir: Path
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What ``build`` did."""
+
+    compiled: Compiled
+    report: writer.WriteReport
+
+
+def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
+    """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
+    loaded = load(spec)
+    plan = resolve(loaded.fleet, loaded.workspace)
+    out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
+    return Compiled(plan, writer.render(emit(plan)), out_dir)
+
+
+def build(spec: Path, out: Path | None = None) -> BuildResult:
+    """Compile ``spec`` and write the output tree (only files that changed)."""
+    compiled = compile_spec(spec, out)
+    return BuildResult(compiled, writer.write(compiled.out_dir, compiled.rendered, VERSION))
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What ``check`` found: no findings means output/ is up to date."""
+
+    compiled: Compiled
+    findings: list[writer.Finding]
+
+
+def check(spec: Path, out: Path | None = None) -> CheckResult:
+    """Compare the output tree with a fresh build; writes nothing (bar finishing a crashed one)."""
+    compiled = compile_spec(spec, out)
+    return CheckResult(compiled, writer.check(compiled.out_dir, compiled.rendered))

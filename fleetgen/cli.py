@@ -1,0 +1,86 @@
+"""The command line: a thin typer adapter over ``fleetgen.api``. Exit codes per DESIGN.md §4."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fleetgen import api
+from fleetgen.errors import SpecError
+from fleetgen.writer import OwnershipConflict
+
+EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Compile a typed fleet spec (fleet.py) into Argo CD, Flux and kustomize "
+                       "files under output/.")
+
+SpecOption = Annotated[Path, typer.Option("--spec", help="The fleet spec to compile.")]
+OutOption = Annotated[Path | None, typer.Option(
+    "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
+
+
+@app.callback()
+def _main() -> None:
+    """fleetgen: one typed source of truth for a Kubernetes fleet."""
+
+
+@app.command()
+def build(
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Write nothing; exit 1 if output/ differs from a fresh build.")] = False,
+) -> None:
+    """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
+    try:
+        code = _check(spec, out) if check else _build(spec, out)
+    except SpecError as error:
+        for problem in error.problems:
+            _err(problem.render())
+        _err(f"{len(error.problems)} problem(s); nothing was written")
+        code = EXIT_SPEC
+    except OwnershipConflict as error:
+        _err(str(error))
+        code = EXIT_SPEC
+    raise typer.Exit(code)
+
+
+def _build(spec: Path, out: Path | None) -> int:
+    result = api.build(spec, out)
+    report = result.report
+    typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
+               f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
+               f"({len(result.compiled.plan.placements)} placements)")
+    return EXIT_OK
+
+
+def _check(spec: Path, out: Path | None) -> int:
+    result = api.check(spec, out)
+    findings, where = result.findings, _shown(result.compiled.out_dir)
+    for finding in findings:
+        _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
+    if findings:
+        _err(f"{len(findings)} file(s) differ from a fresh build: run `fleetgen build` and commit")
+        return EXIT_CHANGED
+    typer.echo(f"{where} is up to date")
+    return EXIT_OK
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,151 @@
+"""Kustomize overlays, engine-neutral: ``overlays/<app>/<env>/`` and ``.../clusters/<cluster>/``.
+
+Both engines point at these directories, so Argo CD and Flux deploy the same rendered manifests.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fleetgen.model import Layer, Patch
+from fleetgen.output import OutputFile
+from fleetgen.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
+from fleetgen.yamlio import configmap_literal, dump
+
+KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
+SECRETS_FILE = "secrets.yaml"
+
+
+def emit(plan: Plan) -> list[OutputFile]:
+    """One kustomization per env overlay and per cluster overlay, plus their ExternalSecrets."""
+    output_dir = plan.fleet.output_dir.strip("/")
+    files: list[OutputFile] = []
+    for env_overlay in plan.env_overlays:
+        files.extend(_env_overlay(env_overlay, output_dir))
+    for cluster_overlay in plan.cluster_overlays:
+        files.extend(_cluster_overlay(cluster_overlay))
+    return files
+
+
+def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
+    here = posixpath.join(output_dir, overlay.path)
+    settings = overlay.settings
+    doc: dict[str, Any] = {**KUSTOMIZATION, "namespace": overlay.namespace,
+                           "resources": [posixpath.relpath(overlay.base, here)]}
+    doc.update(_metadata(settings.labels, settings.annotations))
+    doc.update(_images(settings.images.values(), {}))
+    doc.update(_replicas(settings.replicas))
+    doc.update(_config(settings.config, overlay.base_configmaps))
+    doc.update(_patches(settings.patches))
+    return _with_secrets(overlay.path, doc, overlay.secrets,
+                         f"{overlay.app} in {overlay.env}: app, env and per_env layers")
+
+
+def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
+    env_overlay, layer = overlay.env_overlay, overlay.layer or Layer()
+    doc: dict[str, Any] = {**KUSTOMIZATION, "namespace": env_overlay.namespace,
+                           "resources": [posixpath.relpath(env_overlay.path, overlay.path)]}
+    doc.update(_metadata(layer.common_labels, layer.common_annotations))
+    changed = [overlay.settings.images[image.name] for image in layer.images]
+    doc.update(_images(changed, env_overlay.settings.images))
+    doc.update(_replicas(layer.replicas))
+    existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
+    doc.update(_config(layer.config, existing))
+    doc.update(_patches(layer.patches))
+    return _with_secrets(overlay.path, doc, overlay.secrets,
+                         f"{overlay.app} on {overlay.cluster}: per_cluster layer")
+
+
+def _with_secrets(path: str, doc: dict[str, Any], secrets: tuple[SecretPlan, ...],
+                  comment: str) -> list[OutputFile]:
+    files = []
+    if secrets:
+        doc["resources"].append(SECRETS_FILE)
+        files.append(OutputFile(f"{path}/{SECRETS_FILE}",
+                                tuple(_external_secret(s) for s in secrets)))
+    files.append(OutputFile(f"{path}/kustomization.yaml", (doc,), comment=comment))
+    return files
+
+
+def _metadata(labels: Mapping[str, str], annotations: Mapping[str, str]) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    if labels:
+        doc["labels"] = [{"pairs": dict(sorted(labels.items())), "includeSelectors": False,
+                          "includeTemplates": True}]
+    if annotations:
+        doc["commonAnnotations"] = dict(sorted(annotations.items()))
+    return doc
+
+
+def _images(images: Iterable[ImageRef], before: Mapping[str, ImageRef]) -> dict[str, Any]:
+    """kustomize ``images`` entries turning the ``before`` images into ``images``."""
+    entries = []
+    for image in sorted(images, key=lambda i: i.name):
+        previous = before.get(image.name, ImageRef(image.name))
+        entry: dict[str, Any] = {"name": previous.current_name}
+        if image.current_name != previous.current_name:
+            entry["newName"] = image.current_name
+        if image.tag is not None:
+            entry["newTag"] = image.tag
+        if image.digest is not None:
+            entry["digest"] = image.digest
+        entries.append(entry)
+    return {"images": entries} if entries else {}
+
+
+def _replicas(replicas: Mapping[str, int]) -> dict[str, Any]:
+    entries = [{"name": name, "count": count} for name, count in sorted(replicas.items())]
+    return {"replicas": entries} if entries else {}
+
+
+def _config(config: Mapping[str, Mapping[str, str]], existing: Iterable[str]) -> dict[str, Any]:
+    existing = set(existing)
+    entries = [
+        {"name": name, "behavior": "merge" if name in existing else "create",
+         "literals": [configmap_literal(key, value) for key, value in sorted(values.items())]}
+        for name, values in sorted(config.items()) if values
+    ]
+    return {"configMapGenerator": entries} if entries else {}
+
+
+def _patches(patches: Iterable[Patch]) -> dict[str, Any]:
+    entries = [{"target": dict(sorted(p.target.items())), "patch": _patch_text(p)}
+               for p in patches]
+    return {"patches": entries} if entries else {}
+
+
+def _patch_text(patch: Patch) -> str:
+    """The patch as kustomize reads it; a strategic-merge patch gets kind and name if missing."""
+    if isinstance(patch.patch, list):
+        return dump(patch.patch)
+    body = dict(patch.patch)
+    body.setdefault("kind", patch.target["kind"])
+    metadata = dict(body.get("metadata") or {})
+    metadata.setdefault("name", patch.target.get("name", "any"))
+    body["metadata"] = metadata
+    return dump(body)
+
+
+def _external_secret(plan: SecretPlan) -> dict[str, Any]:
+    secret = plan.secret
+    data = []
+    for key, (remote, prop) in sorted(plan.data.items()):
+        ref = {"key": remote} | ({"property": prop} if prop else {})
+        data.append({"secretKey": key, "remoteRef": ref})
+    return {
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": secret.name},
+        "spec": {
+            "refreshInterval": secret.refresh_interval,
+            "secretStoreRef": {"name": secret.store, "kind": secret.store_kind},
+            # An explicit template.metadata keeps the ExternalSecret's own (Argo CD tracking)
+            # labels off the Secret; with no template.data every fetched key passes through.
+            "target": {"name": secret.name, "creationPolicy": "Owner", "deletionPolicy": "Retain",
+                       "template": {"engineVersion": "v2", "mergePolicy": "Replace",
+                                    "metadata": {}}},
+            "data": data,
+        },
+    }

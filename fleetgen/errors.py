@@ -1,0 +1,34 @@
+"""Problems reported to the user as ``fleet.py:LINE: message``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with the spec, at a file and line when known."""
+
+    message: str
+    file: str = ""
+    line: int = 0
+
+    def render(self, default_file: str = "fleet.py") -> str:
+        """``file:line: message``, with the file relative to the current directory if inside it."""
+        name = _display(self.file) if self.file else default_file
+        where = f"{name}:{self.line}" if self.line else name
+        return f"{where}: {self.message}"
+
+
+def _display(path: str) -> str:
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+class SpecError(Exception):
+    """The spec cannot be compiled; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(p.render() for p in problems))
+        self.problems = problems

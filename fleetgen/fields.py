@@ -1,0 +1,101 @@
+"""Field types of the spec: Kubernetes names, labels, durations, URLs, checked at construction."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+")
+_URL = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
+_GIT_URL = re.compile(r"(https?|ssh)://[^\s/]+(/[^\s]*)?")
+_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+
+
+def dns_label(value: str) -> str:
+    """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
+    if len(value) > 63 or not _DNS_LABEL.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a DNS-1123 label (lowercase letters, digits and '-', "
+            "starting and ending with a letter or digit, at most 63 characters)"
+        )
+    return value
+
+
+def dns_subdomain(value: str) -> str:
+    """A DNS-1123 subdomain: dot-separated labels, at most 253 characters."""
+    if len(value) > 253 or not _DNS_SUBDOMAIN.fullmatch(value):
+        raise ValueError(f"{value!r} is not a DNS-1123 subdomain")
+    return value
+
+
+def label_key(value: str) -> str:
+    """A Kubernetes label or annotation key: optional DNS subdomain prefix, '/', name ≤ 63."""
+    prefix, _, name = value.rpartition("/")
+    if prefix:
+        dns_subdomain(prefix)
+    if len(name) > 63 or not _LABEL_NAME.fullmatch(name):
+        raise ValueError(
+            f"{value!r} is not a valid label key (name part: alphanumerics, '-', '_', '.', "
+            "starting and ending alphanumeric, at most 63 characters; optional 'prefix/')"
+        )
+    return value
+
+
+def label_value(value: str) -> str:
+    """A Kubernetes label value: empty, or ≤ 63 alphanumerics, '-', '_', '.'."""
+    if value and (len(value) > 63 or not _LABEL_NAME.fullmatch(value)):
+        raise ValueError(
+            f"{value!r} is not a valid label value (at most 63 characters: alphanumerics, "
+            "'-', '_', '.', starting and ending alphanumeric); long values belong in annotations"
+        )
+    return value
+
+
+def duration(value: str) -> str:
+    """A Go duration such as '30s', '5m' or '1h30m'."""
+    if not _DURATION.fullmatch(value):
+        raise ValueError(f"{value!r} is not a duration (use Go syntax such as '30s', '5m', '1h')")
+    return value
+
+
+def server_url(value: str) -> str:
+    """A Kubernetes API server URL: http(s)://host[:port][/path]."""
+    if not _URL.fullmatch(value):
+        raise ValueError(f"{value!r} is not an API server URL (expected https://host[:port])")
+    if "@" in value:
+        raise ValueError(f"{value!r}: credentials do not belong in a server URL")
+    return value
+
+
+def git_url(value: str) -> str:
+    """A Git repository URL in https:// or ssh:// form (what Argo CD and Flux both accept)."""
+    if not _GIT_URL.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a Git URL in https:// or ssh:// form "
+            "(scp-style 'git@host:path' is refused by Flux; write ssh://git@host/path)"
+        )
+    return value
+
+
+def config_key(value: str) -> str:
+    """A ConfigMap data key: alphanumerics, '-', '_', '.'."""
+    if len(value) > 253 or not _CONFIG_KEY.fullmatch(value):
+        raise ValueError(f"{value!r} is not a valid ConfigMap key (alphanumerics, '-', '_', '.')")
+    return value
+
+
+Name = Annotated[str, AfterValidator(dns_label)]
+ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
+LabelKey = Annotated[str, AfterValidator(label_key)]
+LabelValue = Annotated[str, AfterValidator(label_value)]
+Duration = Annotated[str, AfterValidator(duration)]
+ServerURL = Annotated[str, AfterValidator(server_url)]
+GitURL = Annotated[str, AfterValidator(git_url)]
+ConfigKey = Annotated[str, AfterValidator(config_key)]
+Labels = dict[LabelKey, LabelValue]
+Annotations = dict[LabelKey, str]

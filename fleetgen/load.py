@@ -1,0 +1,129 @@
+"""load: run fleet.py, take its ``fleet``, and inventory the app bases it refers to.
+
+Anything that goes wrong in the user's file becomes a Problem at the user's file and line,
+never a fleetgen traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from fleetgen import model
+from fleetgen.errors import Problem, SpecError
+from fleetgen.resolve import base_path
+from fleetgen.workspace import Reader, Workspace, filesystem_reader, scan
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A loaded spec: the Fleet and the inventory of what it refers to."""
+
+    fleet: model.Fleet
+    workspace: Workspace
+
+
+def load(spec: Path) -> Loaded:
+    """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
+    spec = spec.resolve()
+    try:
+        source = spec.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError([Problem(f"cannot read the spec: {error}", str(spec))]) from None
+    return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
+
+
+def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
+    """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
+    fleet = run_spec(source, filename, import_dir)
+    return Loaded(fleet, scan(read, (base_path(app) for app in fleet.apps)))
+
+
+def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet:
+    """Execute the spec and return its ``fleet`` variable."""
+    try:
+        code = compile(source, filename, "exec")
+    except SyntaxError as error:
+        raise SpecError([Problem(f"syntax error: {error.msg}", filename, error.lineno or 0)]) \
+            from None
+    module = types.ModuleType("fleet")
+    module.__file__ = filename
+    if import_dir is not None:
+        sys.path.insert(0, str(import_dir))
+    try:
+        exec(code, module.__dict__)
+    except pydantic.ValidationError as error:
+        raise SpecError(_validation_problems(error, filename)) from None
+    except Exception as error:
+        line = _user_line(error, filename)
+        raise SpecError([Problem(f"{type(error).__name__}: {error}", filename, line)]) from None
+    finally:
+        if import_dir is not None:
+            sys.path.remove(str(import_dir))
+    return _take_fleet(module.__dict__, source, filename)
+
+
+def _user_line(error: BaseException, filename: str) -> int:
+    """The line of the deepest traceback frame in the user's file."""
+    line, tb = 0, error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _validation_problems(error: pydantic.ValidationError, filename: str) -> list[Problem]:
+    line = _user_line(error, filename)
+    return [Problem(_describe(error.title, item), filename, line) for item in error.errors()]
+
+
+def _describe(title: str, item: Any) -> str:
+    loc = ".".join(str(part) for part in item["loc"])
+    message = str(item["msg"]).removeprefix("Value error, ")
+    if item["type"] == "extra_forbidden":
+        return f"{title}: unknown field {loc!r}{_suggest(title, item['loc'])}"
+    if item["type"] == "missing":
+        return f"{title}: missing required field {loc!r}"
+    return f"{title}.{loc}: {message}" if loc else f"{title}: {message}"
+
+
+def _suggest(title: str, loc: tuple[Any, ...]) -> str:
+    cls = getattr(model, title, None)
+    if len(loc) != 1 or not isinstance(cls, type) or not issubclass(cls, pydantic.BaseModel):
+        return ""
+    close = difflib.get_close_matches(str(loc[0]), list(cls.model_fields), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _take_fleet(namespace: dict[str, Any], source: str, filename: str) -> model.Fleet:
+    fleet = namespace.get("fleet")
+    if isinstance(fleet, model.Fleet):
+        return fleet
+    if fleet is None and "fleet" not in namespace:
+        raise SpecError([Problem("the spec defines no variable 'fleet' "
+                                 "(end it with: fleet = Fleet(...))", filename, 1)])
+    raise SpecError([Problem(f"'fleet' must be a fleetgen.Fleet, not {type(fleet).__name__}",
+                             filename, _assignment_line(source, "fleet"))])
+
+
+def _assignment_line(source: str, name: str) -> int:
+    """The line of the last top-level-or-nested assignment to ``name``."""
+    line = 1
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            line = max(line, node.lineno)
+    return line

@@ -1,0 +1,386 @@
+"""The spec: typed, frozen models that a fleet.py builds. No I/O, no cross-references here."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from fleetgen.fields import (
+    Annotations,
+    ConfigKey,
+    Duration,
+    GitURL,
+    LabelKey,
+    Labels,
+    LabelValue,
+    Name,
+    ObjectName,
+    ServerURL,
+)
+
+_SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
+_PERCENT = re.compile(r"[0-9]{1,3}%")
+_DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
+_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+")
+
+
+def _caller() -> tuple[str, int]:
+    """File and line of the nearest frame outside pydantic and fleetgen: the user's call."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIP_DIRS):
+        frame = frame.f_back  # type: ignore[assignment]
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("", 0)
+
+
+class Spec(BaseModel):
+    """Base of every spec model: frozen, unknown fields refused, remembers where it was built."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    _origin: tuple[str, int] = PrivateAttr(default=("", 0))
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._origin = _caller()
+
+    @property
+    def origin(self) -> tuple[str, int]:
+        """(file, line) of the constructor call that built this object."""
+        return self._origin
+
+
+class Retry(Spec):
+    """Sync retry with exponential backoff."""
+
+    limit: int = Field(default=5, ge=-1)
+    backoff_duration: Duration = "5s"
+    backoff_factor: int = Field(default=2, ge=1)
+    backoff_max_duration: Duration = "3m"
+
+
+class SyncPolicy(Spec):
+    """How an engine syncs: deeper layers override only the fields they set."""
+
+    automated: bool = False
+    prune: bool = False
+    self_heal: bool = False
+    allow_empty: bool = False
+    sync_options: list[str] = []
+    retry: Retry | None = None
+
+
+class Step(Spec):
+    """One rollout step: the clusters matching ``match_labels`` (all remaining when empty)."""
+
+    match_labels: Labels = {}
+    max_update: int | str = "100%"
+
+    @field_validator("max_update")
+    @classmethod
+    def _max_update(cls, value: int | str) -> int | str:
+        if isinstance(value, int):
+            if value < 1:
+                raise ValueError("max_update must be at least 1")
+        elif not _PERCENT.fullmatch(value) or not 1 <= int(value[:-1]) <= 100:
+            raise ValueError(f"max_update {value!r} must be an int or a percentage like '25%'")
+        return value
+
+
+class Rollout(Spec):
+    """Ordered steps (canary rings first) that an environment's changes roll through."""
+
+    steps: list[Step] = Field(min_length=1)
+
+
+class Environment(Spec):
+    """A stage such as dev, staging or prod; every cluster belongs to exactly one."""
+
+    name: Name
+    sync: SyncPolicy = SyncPolicy()
+    rollout: Rollout | None = None
+    production: bool | None = None
+    common_labels: Labels = {}
+    common_annotations: Annotations = {}
+
+    @property
+    def is_production(self) -> bool:
+        """Explicit ``production``, else True for environments named prod or production."""
+        if self.production is not None:
+            return self.production
+        return self.name in ("prod", "production")
+
+
+class ExternalSecretRef(Spec):
+    """Credentials kept in a secret store, pulled by External Secrets Operator."""
+
+    store: ObjectName
+    key: str = Field(min_length=1)
+    store_kind: Literal["SecretStore", "ClusterSecretStore"] = "ClusterSecretStore"
+    property: str | None = None
+
+
+class AwsAuth(Spec):
+    """EKS access through an IAM role (IRSA / Pod Identity): no secret material."""
+
+    cluster_name: str = Field(min_length=1)
+    role_arn: str
+
+    @field_validator("role_arn")
+    @classmethod
+    def _arn(cls, value: str) -> str:
+        if not _ROLE_ARN.fullmatch(value):
+            raise ValueError(f"{value!r} is not an IAM role ARN (arn:aws:iam::123456789012:role/x)")
+        return value
+
+
+class ExecAuth(Spec):
+    """Workload identity through an exec plugin, e.g. ``argocd-k8s-auth gcp``."""
+
+    command: str = "argocd-k8s-auth"
+    args: list[str] = ["gcp"]
+    env: dict[str, str] = {}
+    api_version: str = "client.authentication.k8s.io/v1beta1"
+
+
+Credentials = ExternalSecretRef | AwsAuth | ExecAuth
+
+
+class Cluster(Spec):
+    """A Kubernetes cluster of the fleet."""
+
+    name: Name
+    env: Name
+    server: ServerURL
+    labels: Labels = {}
+    annotations: Annotations = {}
+    credentials: Credentials | None = None
+
+
+class Destination(Spec):
+    """An AppProject destination: a server (or '*') and a namespace (or a glob)."""
+
+    server: str
+    namespace: str
+
+
+class Role(Spec):
+    """An AppProject role."""
+
+    name: Name
+    description: str = ""
+    policies: list[str] = []
+    groups: list[str] = []
+
+
+class SyncWindow(Spec):
+    """An AppProject sync window."""
+
+    kind: Literal["allow", "deny"]
+    schedule: str = Field(min_length=1)
+    duration: Duration = "1h"
+    applications: list[str] = []
+    clusters: list[str] = []
+    namespaces: list[str] = []
+    manual_sync: bool = False
+    time_zone: str = "UTC"
+
+
+class Project(Spec):
+    """A project boundary: which repos, namespaces and resource kinds its apps may use."""
+
+    name: Name
+    description: str = ""
+    namespaces: list[str] = []
+    source_repos: list[str] = []
+    destinations: list[Destination] | None = None
+    cluster_resources: list[tuple[str, str]] = []
+    namespace_resources_deny: list[tuple[str, str]] = []
+    roles: list[Role] = []
+    sync_windows: list[SyncWindow] = []
+
+
+class Expr(Spec):
+    """A label selector expression with Kubernetes semantics."""
+
+    key: LabelKey
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[LabelValue] = []
+
+    @model_validator(mode="after")
+    def _values(self) -> Expr:
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError(f"operator {self.operator} needs at least one value")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError(f"operator {self.operator} takes no values")
+        return self
+
+
+class Selector(Spec):
+    """Which clusters an app runs on; all conditions are ANDed."""
+
+    envs: list[Name] | None = None
+    clusters: list[Name] | None = None
+    match_labels: Labels = {}
+    match_expressions: list[Expr] = []
+    exclude: list[Name] = []
+
+
+class Image(Spec):
+    """A kustomize image override; ``name`` is the image as written in the base."""
+
+    name: str = Field(min_length=1)
+    new_name: str | None = None
+    tag: str | None = None
+    digest: str | None = None
+
+    @model_validator(mode="after")
+    def _fields(self) -> Image:
+        if self.tag is not None and not _TAG.fullmatch(self.tag):
+            raise ValueError(f"tag {self.tag!r} is not a valid image tag")
+        if self.digest is not None and not _DIGEST.fullmatch(self.digest):
+            raise ValueError(f"digest {self.digest!r} must look like sha256:<64 hex digits>")
+        if self.new_name is None and self.tag is None and self.digest is None:
+            raise ValueError(f"image {self.name!r} sets none of new_name, tag, digest")
+        return self
+
+
+_PATCH_TARGET_KEYS = {"group", "version", "kind", "name", "namespace", "labelSelector",
+                      "annotationSelector"}
+
+
+class Patch(Spec):
+    """A kustomize patch: a dict is a strategic-merge patch, a list is JSON6902."""
+
+    target: dict[str, str]
+    patch: dict[str, Any] | list[dict[str, Any]]
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - _PATCH_TARGET_KEYS)
+        if unknown:
+            allowed = sorted(_PATCH_TARGET_KEYS)
+            raise ValueError(f"unknown target keys {unknown}; allowed: {allowed}")
+        if "kind" not in value:
+            raise ValueError("a patch target needs at least 'kind'")
+        return value
+
+
+class IgnoreDifference(Spec):
+    """Fields the engines must not treat as drift (e.g. /spec/replicas under an HPA)."""
+
+    group: str = ""
+    kind: str
+    name: str | None = None
+    namespace: str | None = None
+    json_pointers: list[str] = []
+    jq_path_expressions: list[str] = []
+    managed_fields_managers: list[str] = []
+
+
+class AppSecret(Spec):
+    """A Secret for the app, produced by an ExternalSecret; ``data`` maps key → 'remote#prop'."""
+
+    name: ObjectName
+    store: ObjectName
+    data: dict[ConfigKey, str] = Field(min_length=1)
+    store_kind: Literal["SecretStore", "ClusterSecretStore"] = "ClusterSecretStore"
+    refresh_interval: Duration = "1h"
+
+
+class Layer(Spec):
+    """Settings any layer may give: app level, ``per_env`` and ``per_cluster``."""
+
+    replicas: dict[ObjectName, int] = {}
+    images: list[Image] = []
+    config: dict[ObjectName, dict[ConfigKey, str]] = {}
+    patches: list[Patch] = []
+    common_labels: Labels = {}
+    common_annotations: Annotations = {}
+    sync: SyncPolicy | None = None
+
+    @field_validator("replicas")
+    @classmethod
+    def _replicas(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count < 0:
+                raise ValueError(f"replicas for {name!r} must not be negative")
+        return value
+
+
+class Overrides(Layer):
+    """The settings of one environment or cluster for an app; deeper layers win."""
+
+
+class App(Layer):
+    """An application: a user-owned kustomize base placed on the clusters its targets select."""
+
+    name: Name
+    project: Name
+    namespace: Name
+    path: str = Field(min_length=1)
+    targets: Selector = Selector()
+    per_env: dict[str, Overrides] = {}
+    per_cluster: dict[str, Overrides] = {}
+    ignore_differences: list[IgnoreDifference] = []
+    secrets: list[AppSecret] = []
+    depends_on: list[Name] = []
+    labels: dict[LabelKey, LabelValue] = {}
+    annotations: Annotations = {}
+
+
+class ArgoOptions(Spec):
+    """Argo CD settings."""
+
+    namespace: Name = "argocd"
+
+
+class GitSource(Spec):
+    """A Git repository Flux reads the output from, when it is not the bootstrap repository."""
+
+    url: GitURL
+    branch: str = "main"
+    secret_ref: ObjectName | None = None
+
+
+class FluxOptions(Spec):
+    """Flux settings."""
+
+    mode: Literal["per-cluster", "hub"] = "per-cluster"
+    hub: Name | None = None
+    namespace: Name = "flux-system"
+    interval: Duration = "10m"
+    source: GitSource | None = None
+
+
+class Fleet(Spec):
+    """The whole fleet: the single source of truth that ``fleetgen build`` compiles."""
+
+    name: Name
+    repo: GitURL
+    revision: str = "main"
+    engines: list[Literal["argocd", "flux"]] = ["argocd", "flux"]
+    environments: list[Environment] = Field(min_length=1)
+    clusters: list[Cluster] = []
+    projects: list[Project] = []
+    apps: list[App] = []
+    argocd: ArgoOptions = ArgoOptions()
+    flux: FluxOptions = FluxOptions()
+    default_credentials: Credentials | None = None
+    cascade_delete: bool = False
+    output_dir: str = "output"
+    sync: SyncPolicy = SyncPolicy()
+    common_labels: Labels = {}
+    common_annotations: Annotations = {}
+
+
+__all__ = [
+    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Environment",
+    "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
+    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Project", "Retry",
+    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow",
+]

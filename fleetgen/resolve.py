@@ -1,0 +1,385 @@
+"""resolve: check every cross-reference of a Fleet and compute its Plan. Pure: no I/O.
+
+Every problem is collected before anything is reported, so a user fixes a spec in one pass.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from fleetgen.errors import Problem, SpecError
+from fleetgen.model import (
+    App,
+    AppSecret,
+    Cluster,
+    Credentials,
+    Environment,
+    ExternalSecretRef,
+    Fleet,
+    Layer,
+    Selector,
+    Spec,
+    SyncPolicy,
+)
+from fleetgen.plan import (
+    ClusterOverlay,
+    EnvOverlay,
+    Placement,
+    Plan,
+    SecretPlan,
+    Settings,
+    merge_sync,
+)
+from fleetgen.secretscan import scan_for_secrets
+from fleetgen.workspace import Workspace
+
+APPLICATION_NAME_LIMIT = 53
+RESERVED_LABEL_PREFIX = "fleetgen.io/"
+RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
+WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+class _Context:
+    """The fleet, indexes by name, and the problems found so far."""
+
+    def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
+        self.fleet = fleet
+        self.workspace = workspace
+        self.problems: list[Problem] = []
+        self.envs = {env.name: env for env in fleet.environments}
+        self.clusters = {cluster.name: cluster for cluster in sorted(fleet.clusters,
+                                                                      key=lambda c: c.name)}
+        self.projects = {project.name: project for project in fleet.projects}
+        self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
+
+    def report(self, where: Spec, message: str) -> None:
+        file, line = where.origin
+        if not file:  # built outside any user file (a default): point at the Fleet
+            file, line = self.fleet.origin
+        self.problems.append(Problem(message, file, line))
+
+
+def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
+    """The Plan of ``fleet``; raises SpecError listing every problem."""
+    ctx = _Context(fleet, workspace)
+    _check_unique(ctx)
+    for problem_obj, message in scan_for_secrets(fleet):
+        ctx.report(problem_obj, message)
+    credentials = _check_clusters(ctx)
+    waves = _rollout_waves(ctx)
+    placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
+    for app in ctx.apps.values():
+        _check_app(ctx, app, placed[app.name])
+    _check_dependency_cycles(ctx)
+    if ctx.problems:
+        raise SpecError(sorted(ctx.problems, key=lambda p: (p.file, p.line, p.message)))
+    return _build_plan(ctx, placed, waves, credentials)
+
+
+def _duplicates(names: Iterable[str]) -> list[str]:
+    return sorted(name for name, count in Counter(names).items() if count > 1)
+
+
+def _check_unique(ctx: _Context) -> None:
+    fleet = ctx.fleet
+    for kind, items in (("environment", fleet.environments), ("cluster", fleet.clusters),
+                        ("project", fleet.projects), ("app", fleet.apps)):
+        for name in _duplicates(item.name for item in items):
+            for item in items:
+                if item.name == name:
+                    ctx.report(item, f"{kind} name {name!r} is used more than once")
+    for env in fleet.environments:
+        if env.name in RESERVED_ENV_NAMES:
+            ctx.report(env, f"environment name {env.name!r} is reserved (overlays/<app>/"
+                            f"{env.name}/ holds cluster layers); pick another name")
+    if fleet.flux.mode == "hub" and fleet.flux.hub not in ctx.clusters:
+        ctx.report(fleet.flux, f"FluxOptions(mode='hub') needs hub= naming a cluster of the fleet "
+                               f"(got {fleet.flux.hub!r})")
+
+
+def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
+    fleet = ctx.fleet
+    needs_credentials = "argocd" in fleet.engines or fleet.flux.mode == "hub"
+    credentials: dict[str, Credentials | None] = {}
+    for cluster in ctx.clusters.values():
+        if cluster.env not in ctx.envs:
+            ctx.report(cluster, f"cluster {cluster.name!r}: environment {cluster.env!r} is not "
+                                f"defined (environments: {', '.join(ctx.envs)})")
+        for key in cluster.labels:
+            if key.startswith(RESERVED_LABEL_PREFIX):
+                ctx.report(cluster, f"cluster {cluster.name!r}: label {key!r} uses the prefix "
+                                    f"{RESERVED_LABEL_PREFIX!r}, which fleetgen sets itself")
+        chosen = cluster.credentials or fleet.default_credentials
+        if chosen is None and needs_credentials:
+            ctx.report(cluster, f"cluster {cluster.name!r} has no credentials: set "
+                                "Cluster(credentials=...) or Fleet(default_credentials=...)")
+        credentials[cluster.name] = _fill_credentials(ctx, cluster, chosen)
+    return credentials
+
+
+def _fill_credentials(ctx: _Context, cluster: Cluster,
+                      credentials: Credentials | None) -> Credentials | None:
+    if not isinstance(credentials, ExternalSecretRef):
+        return credentials
+    values = {"cluster": cluster.name, "env": cluster.env}
+    key = _fill(ctx, credentials, credentials.key, values, f"cluster {cluster.name!r} credentials")
+    return credentials.model_copy(update={"key": key})
+
+
+def _fill(ctx: _Context, where: Spec, text: str, values: Mapping[str, str], what: str) -> str:
+    """``text`` with ``{name}`` placeholders replaced from ``values``; unknown names reported."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            ctx.report(where, f"{what}: unknown placeholder {{{name}}} in {text!r} "
+                              f"(known: {', '.join('{' + v + '}' for v in sorted(values))})")
+            return match.group(0)
+        return values[name]
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
+    waves: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for env in ctx.envs.values():
+        if env.rollout is None:
+            continue
+        if not merge_sync(ctx.fleet.sync, env.sync, "env", {}).automated:
+            ctx.report(env, f"environment {env.name!r} has a rollout but its sync is not "
+                            "automated; a rollout syncs wave by wave once merged, so set "
+                            "SyncPolicy(automated=True)")
+        remaining = [c for c in ctx.clusters.values() if c.env == env.name]
+        steps: list[tuple[str, ...]] = []
+        for number, step in enumerate(env.rollout.steps, 1):
+            matched = [c for c in remaining if _labels_match(step.match_labels, c.labels)]
+            if not matched:
+                ctx.report(step, f"environment {env.name!r}: rollout step {number} matches no "
+                                 "cluster that an earlier step has not taken")
+            steps.append(tuple(c.name for c in matched))
+            remaining = [c for c in remaining if c not in matched]
+        if remaining:
+            ctx.report(env.rollout, f"environment {env.name!r}: clusters "
+                                    f"{', '.join(c.name for c in remaining)} match no rollout "
+                                    "step; end the rollout with Step() to take the rest")
+        waves[env.name] = tuple(steps)
+    return waves
+
+
+def _labels_match(wanted: Mapping[str, str], labels: Mapping[str, str]) -> bool:
+    return all(labels.get(key) == value for key, value in wanted.items())
+
+
+def selects(selector: Selector, cluster: Cluster) -> bool:
+    """Whether ``selector`` places an app on ``cluster`` (Kubernetes label-selector semantics)."""
+    if selector.envs is not None and cluster.env not in selector.envs:
+        return False
+    if selector.clusters is not None and cluster.name not in selector.clusters:
+        return False
+    if cluster.name in selector.exclude or not _labels_match(selector.match_labels,
+                                                             cluster.labels):
+        return False
+    for expr in selector.match_expressions:
+        value = cluster.labels.get(expr.key)
+        if expr.operator == "In" and value not in expr.values:
+            return False
+        if expr.operator == "NotIn" and value is not None and value in expr.values:
+            return False
+        if expr.operator == "Exists" and value is None:
+            return False
+        if expr.operator == "DoesNotExist" and value is not None:
+            return False
+    return True
+
+
+def _place(ctx: _Context, app: App) -> list[Cluster]:
+    targets = app.targets
+    for env in targets.envs or []:
+        if env not in ctx.envs:
+            ctx.report(targets, f"app {app.name!r}: targets.envs names unknown environment "
+                                f"{env!r}")
+    for field_name in ("clusters", "exclude"):
+        for name in getattr(targets, field_name) or []:
+            if name not in ctx.clusters:
+                ctx.report(targets, f"app {app.name!r}: targets.{field_name} names unknown "
+                                    f"cluster {name!r}")
+    placed = [c for c in ctx.clusters.values() if c.env in ctx.envs and selects(targets, c)]
+    if not placed:
+        ctx.report(targets, f"app {app.name!r}: its targets select no cluster")
+    return placed
+
+
+def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    project = ctx.projects.get(app.project)
+    if project is None:
+        ctx.report(app, f"app {app.name!r}: project {app.project!r} is not defined "
+                        f"(projects: {', '.join(ctx.projects) or 'none'})")
+    elif not any(fnmatch.fnmatchcase(app.namespace, ns) for ns in project.namespaces):
+        ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
+                        f"project {project.name!r} (add it to Project(namespaces=[...]))")
+    placed_envs = {c.env for c in placed}
+    for env in app.per_env:
+        if env not in placed_envs:
+            ctx.report(app.per_env[env], f"app {app.name!r}: per_env key {env!r} is not an "
+                                         f"environment the app runs in "
+                                         f"({', '.join(sorted(placed_envs)) or 'none'})")
+    placed_names = {c.name for c in placed}
+    for name in app.per_cluster:
+        if name not in placed_names:
+            ctx.report(app.per_cluster[name], f"app {app.name!r}: per_cluster key {name!r} is "
+                                              "not a cluster the app runs on")
+    for cluster in placed:
+        application = f"{app.name}-{cluster.name}"
+        if len(application) > APPLICATION_NAME_LIMIT:
+            ctx.report(app, f"app {app.name!r}: generated Application name {application!r} is "
+                            f"{len(application)} characters (limit {APPLICATION_NAME_LIMIT}); "
+                            "shorten the app or cluster name")
+    for dependency in app.depends_on:
+        if dependency not in ctx.apps or dependency == app.name:
+            ctx.report(app, f"app {app.name!r}: depends_on names "
+                            f"{'itself' if dependency == app.name else repr(dependency)}, "
+                            "which is not another app of the fleet")
+    for name in _duplicates(secret.name for secret in app.secrets):
+        ctx.report(app, f"app {app.name!r}: secret name {name!r} is used more than once")
+    for secret in app.secrets:  # fills with placeholders only to report unknown ones
+        _secret_plans(ctx, app, [secret], {"env": "", "cluster": ""})
+    _check_base(ctx, app)
+    _check_rollout_sync(ctx, app, placed_envs)
+
+
+def base_path(app: App) -> str:
+    """The app's base, relative to the repo root (the directory holding fleet.py)."""
+    return posixpath.normpath(app.path.replace("\\", "/"))
+
+
+def _check_base(ctx: _Context, app: App) -> None:
+    path = base_path(app)
+    if posixpath.isabs(path) or path.startswith(".."):
+        ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside the repository "
+                        "(relative to the directory holding fleet.py)")
+        return
+    base = ctx.workspace.bases.get(path)
+    if base is None or base.kustomization is None:
+        ctx.report(app, f"app {app.name!r}: path {app.path!r} has no kustomization.yaml "
+                        "(create the base there or fix the path)")
+        return
+    for problem in base.problems:
+        ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+    if not base.complete:
+        return
+    workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
+    known = ", ".join(sorted(workloads)) or "none"
+    for layer in _layers_of(app):
+        for name in layer.replicas:
+            if name not in workloads:
+                ctx.report(layer, f"app {app.name!r}: replicas for {name!r}, but the base has no "
+                                  f"workload of that name ({known})")
+
+
+def _layers_of(app: App) -> list[Layer]:
+    return [app, *app.per_env.values(), *app.per_cluster.values()]
+
+
+def _check_rollout_sync(ctx: _Context, app: App, placed_envs: set[str]) -> None:
+    for env_name in placed_envs:
+        env = ctx.envs[env_name]
+        if env.rollout is None:
+            continue
+        for layer in (app, app.per_env.get(env_name)):
+            sync = layer.sync if layer is not None else None
+            if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
+                ctx.report(layer or app, f"app {app.name!r}: environment {env_name!r} has a "
+                                         "rollout, which needs automated sync; remove "
+                                         "automated=False")
+
+
+def _check_dependency_cycles(ctx: _Context) -> None:
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for dependency in ctx.apps[name].depends_on:
+            if dependency not in ctx.apps or dependency == name:
+                continue
+            if state.get(dependency) == 1:
+                cycle = [*trail[trail.index(dependency):], dependency]
+                ctx.report(ctx.apps[name], f"depends_on cycle: {' -> '.join(cycle)}")
+            elif dependency not in state:
+                visit(dependency, [*trail, dependency])
+        state[name] = 2
+
+    for name in ctx.apps:
+        if name not in state:
+            visit(name, [name])
+
+
+def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
+    fleet = ctx.fleet
+    fleet_layer = Layer(common_labels=fleet.common_labels,
+                        common_annotations=fleet.common_annotations, sync=fleet.sync)
+    env_layer = Layer(common_labels=env.common_labels, common_annotations=env.common_annotations,
+                      sync=env.sync)
+    return (Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
+            .apply("app", app).apply("per_env", app.per_env.get(env.name)))
+
+
+def _secret_plans(ctx: _Context, app: App, secrets: Iterable[AppSecret],
+                  values: Mapping[str, str]) -> tuple[SecretPlan, ...]:
+    plans = []
+    for secret in secrets:
+        data = {}
+        for key, remote in secret.data.items():
+            filled = _fill(ctx, secret, remote, values, f"app {app.name!r} secret {secret.name!r}")
+            path, _, prop = filled.partition("#")
+            data[key] = (path, prop or None)
+        plans.append(SecretPlan(secret, data))
+    return tuple(plans)
+
+
+def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
+    by_cluster = [s for s in app.secrets if any("{cluster}" in v for v in s.data.values())]
+    return [s for s in app.secrets if s not in by_cluster], by_cluster
+
+
+def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
+                waves: Mapping[str, tuple[tuple[str, ...], ...]],
+                credentials: Mapping[str, Credentials | None]) -> Plan:
+    wave_of = {cluster: number for steps in waves.values()
+               for number, clusters in enumerate(steps, 1) for cluster in clusters}
+    placements, env_overlays, cluster_overlays = [], [], []
+    for app in ctx.apps.values():
+        env_secrets, cluster_secrets = _per_cluster_secrets(app)
+        base = ctx.workspace.bases[base_path(app)]
+        by_env: dict[str, EnvOverlay] = {}
+        for env in ctx.envs.values():
+            if not any(c.env == env.name for c in placed[app.name]):
+                continue
+            by_env[env.name] = EnvOverlay(
+                app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
+                base=base.path, namespace=app.namespace,
+                settings=_env_settings(ctx, app, env), base_configmaps=base.configmaps,
+                secrets=_secret_plans(ctx, app, env_secrets, {"env": env.name}))
+            env_overlays.append(by_env[env.name])
+        for cluster in placed[app.name]:
+            env_overlay = by_env[cluster.env]
+            layer = app.per_cluster.get(cluster.name)
+            overlay_path, settings = env_overlay.path, env_overlay.settings
+            if layer is not None or cluster_secrets:
+                overlay = ClusterOverlay(
+                    app=app.name, cluster=cluster.name, env_overlay=env_overlay,
+                    path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
+                    settings=settings.apply("per_cluster", layer),
+                    secrets=_secret_plans(ctx, app, cluster_secrets,
+                                          {"env": cluster.env, "cluster": cluster.name}))
+                cluster_overlays.append(overlay)
+                overlay_path, settings = overlay.path, overlay.settings
+            placements.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env,
+                                        overlay=overlay_path, settings=settings,
+                                        wave=wave_of.get(cluster.name)))
+    return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
+                cluster_overlays=tuple(cluster_overlays), waves=waves, credentials=credentials)

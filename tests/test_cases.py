@@ -1,0 +1,77 @@
+"""Golden-tree cases: ``tests/cases/<name>/`` holds a fleet.py, its app bases, ``expected/`` (the
+whole generated tree, compared byte for byte) and ``expect.yaml`` (what kustomize must render for
+each placement). Adding a case is adding a folder. ``FLEETGEN_UPDATE_GOLDEN=1`` rewrites expected/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fleetgen import api
+from fleetgen.kustomize import Kustomize, build_many
+
+CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
+_HASH_SUFFIX = re.compile(r"-[a-z0-9]{10}$")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def build_case(case: Path, tmp_path: Path) -> tuple[Path, api.BuildResult]:
+    """The case copied to a temp repo (without its expectations) and built there."""
+    repo = tmp_path / case.name
+    shutil.copytree(case, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    return repo, api.build(repo / "fleet.py")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_generated_tree_matches_expected(case: Path, tmp_path: Path) -> None:
+    repo, _ = build_case(case, tmp_path)
+    actual = tree(repo / "output")
+    if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
+        shutil.rmtree(case / "expected", ignore_errors=True)
+        shutil.copytree(repo / "output", case / "expected")
+    assert actual == tree(case / "expected")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_rendered_placements_carry_their_layers(case: Path, tmp_path: Path,
+                                                kustomize: Kustomize) -> None:
+    expected = yaml.safe_load((case / "expect.yaml").read_text())
+    _, result = build_case(case, tmp_path)
+    out = result.compiled.out_dir
+    placements = {f"{p.app}/{p.cluster}": out / p.overlay for p in result.compiled.plan.placements}
+    assert set(placements) == set(expected)
+    rendered = build_many(list(placements.values()))
+    for key, overlay in placements.items():
+        assert summarize(rendered[overlay], expected[key]) == expected[key], key
+
+
+def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a rendered placement that ``like`` (an expect.yaml entry) talks about."""
+    docs = [d for d in yaml.safe_load_all(rendered) if d]
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    summary: dict[str, Any] = {
+        "images": {c["name"]: c["image"] for c in containers},
+        "replicas": {d["metadata"]["name"]: d["spec"].get("replicas")
+                     for d in docs if d["kind"] == "Deployment"},
+        "config": {_HASH_SUFFIX.sub("", d["metadata"]["name"]): d.get("data", {})
+                   for d in docs if d["kind"] == "ConfigMap"},
+        "labels": deployment["metadata"].get("labels", {}),
+    }
+    if "annotations" in like:
+        summary["annotations"] = deployment["metadata"].get("annotations", {})
+    if "minReadySeconds" in like:
+        summary["minReadySeconds"] = deployment["spec"].get("minReadySeconds")
+    return summary

@@ -1,0 +1,172 @@
+"""resolve: placement, layering, rollout waves and cross-reference checks, on in-memory specs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fleetgen import (
+    App,
+    Cluster,
+    Environment,
+    Expr,
+    ExternalSecretRef,
+    Fleet,
+    Image,
+    Overrides,
+    Project,
+    Rollout,
+    Selector,
+    Step,
+    SyncPolicy,
+)
+from fleetgen.errors import SpecError
+from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
+from fleetgen.workspace import Base, Workspace
+
+BASE = Base(path="apps/web/base", kustomization="kustomization.yaml",
+            configmaps=frozenset({"web-config"}),
+            resources=frozenset({("Deployment", "web"), ("ConfigMap", "web-config")}))
+WORKSPACE = Workspace({BASE.path: BASE})
+
+
+def cluster(name: str, env: str, **labels: str) -> Cluster:
+    return Cluster(name=name, env=env, server=f"https://{name}.example.com", labels=labels)
+
+
+def make_fleet(apps: list[App] | None = None, **overrides: Any) -> Fleet:
+    spec: dict[str, Any] = {
+        "name": "test",
+        "repo": "https://git.example.com/fleet.git",
+        "default_credentials": ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+        "environments": [Environment(name="dev", sync=SyncPolicy(automated=True)),
+                         Environment(name="prod", sync=SyncPolicy(automated=True))],
+        "clusters": [cluster("dev-1", "dev", region="eu"),
+                     cluster("prod-a", "prod", region="eu", ring="canary"),
+                     cluster("prod-b", "prod", region="us"),
+                     cluster("prod-c", "prod", region="us", tier="gold")],
+        "projects": [Project(name="web", namespaces=["web", "web-*"])],
+        "apps": apps if apps is not None else [web()],
+    }
+    spec.update(overrides)
+    return Fleet(**spec)
+
+
+def web(**fields: Any) -> App:
+    return App(**({"name": "web", "project": "web", "namespace": "web",
+                   "path": "apps/web/base"} | fields))
+
+
+def placed(plan: Plan, app: str = "web") -> list[str]:
+    return [p.cluster for p in plan.placements if p.app == app]
+
+
+def problems(fleet: Fleet) -> list[str]:
+    with pytest.raises(SpecError) as error:
+        resolve(fleet, WORKSPACE)
+    return [p.message for p in error.value.problems]
+
+
+@pytest.mark.parametrize(("selector", "clusters"), [
+    (Selector(), ["dev-1", "prod-a", "prod-b", "prod-c"]),
+    (Selector(envs=["prod"]), ["prod-a", "prod-b", "prod-c"]),
+    (Selector(match_labels={"region": "us"}), ["prod-b", "prod-c"]),
+    (Selector(envs=["prod"], exclude=["prod-b"]), ["prod-a", "prod-c"]),
+    (Selector(clusters=["dev-1", "prod-c"]), ["dev-1", "prod-c"]),
+    (Selector(match_expressions=[Expr(key="region", operator="NotIn", values=["eu"])]),
+     ["prod-b", "prod-c"]),
+    (Selector(match_expressions=[Expr(key="tier", operator="Exists")]), ["prod-c"]),
+    (Selector(match_expressions=[Expr(key="tier", operator="DoesNotExist"),
+                                 Expr(key="region", operator="In", values=["us", "eu"])]),
+     ["dev-1", "prod-a", "prod-b"]),
+])
+def test_selector_places_exactly_the_matching_clusters(selector: Selector,
+                                                       clusters: list[str]) -> None:
+    assert placed(resolve(make_fleet([web(targets=selector)]), WORKSPACE)) == clusters
+
+
+def test_layers_apply_in_order_and_record_where_each_value_came_from() -> None:
+    app = web(
+        images=[Image(name="web", new_name="registry.example.com/web", tag="1")],
+        replicas={"web": 2},
+        config={"web-config": {"A": "app", "B": "app"}},
+        per_env={"prod": Overrides(images=[Image(name="web", tag="2")], replicas={"web": 3},
+                                   config={"web-config": {"B": "prod"}},
+                                   sync=SyncPolicy(prune=True))},
+        per_cluster={"prod-b": Overrides(images=[Image(name="web", digest="sha256:" + "0" * 64)],
+                                         config={"web-config": {"A": "prod-b"}})},
+    )
+    plan = resolve(make_fleet([app], common_labels={"team": "web"}), WORKSPACE)
+    by_cluster = {p.cluster: p for p in plan.placements}
+    dev, prod_a, prod_b = by_cluster["dev-1"], by_cluster["prod-a"], by_cluster["prod-b"]
+    assert dev.settings.images["web"].tag == "1" and dev.settings.replicas == {"web": 2}
+    assert prod_a.settings.images["web"].new_name == "registry.example.com/web"
+    assert prod_a.settings.images["web"].tag == "2" and prod_a.settings.replicas == {"web": 3}
+    assert prod_a.settings.config == {"web-config": {"A": "app", "B": "prod"}}
+    assert prod_b.settings.config == {"web-config": {"A": "prod-b", "B": "prod"}}
+    image_b = prod_b.settings.images["web"]
+    assert (image_b.new_name, image_b.tag, image_b.digest) == (
+        "registry.example.com/web", None, "sha256:" + "0" * 64)
+    assert prod_a.settings.sync.automated and prod_a.settings.sync.prune
+    assert not dev.settings.sync.prune
+    assert prod_b.settings.provenance == {
+        "label/team": "fleet", "sync/automated": "env", "image/web": "per_cluster",
+        "replicas/web": "per_env", "config/web-config/A": "per_cluster",
+        "config/web-config/B": "per_env", "sync/prune": "per_env",
+    }
+    assert prod_a.overlay == "overlays/web/prod"
+    assert prod_b.overlay == "overlays/web/clusters/prod-b"
+    assert [o.path for o in plan.cluster_overlays] == ["overlays/web/clusters/prod-b"]
+
+
+def test_rollout_waves_assign_each_cluster_to_its_first_matching_step() -> None:
+    prod = Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(steps=[
+        Step(match_labels={"ring": "canary"}), Step(match_labels={"region": "us"}), Step()]))
+    fleet = make_fleet(environments=[Environment(name="dev"), prod],
+                       clusters=[*make_fleet().clusters, cluster("prod-d", "prod", region="ap")])
+    plan = resolve(fleet, WORKSPACE)
+    assert plan.waves == {"prod": (("prod-a",), ("prod-b", "prod-c"), ("prod-d",))}
+    assert {p.cluster: p.wave for p in plan.placements} == {
+        "dev-1": None, "prod-a": 1, "prod-b": 2, "prod-c": 2, "prod-d": 3}
+
+
+def test_every_cross_reference_problem_is_reported_at_once() -> None:
+    apps = [
+        web(project="nope", per_env={"staging": Overrides(replicas={"web": 1})}),
+        web(name="api", namespace="other", depends_on=["ghost", "api"],
+            targets=Selector(envs=["qa"], exclude=["prod-z"])),
+    ]
+    found = problems(make_fleet(apps))
+    assert sorted(found) == sorted([
+        "app 'web': project 'nope' is not defined (projects: web)",
+        "app 'web': per_env key 'staging' is not an environment the app runs in (dev, prod)",
+        "app 'api': targets.envs names unknown environment 'qa'",
+        "app 'api': targets.exclude names unknown cluster 'prod-z'",
+        "app 'api': its targets select no cluster",
+        "app 'api': namespace 'other' is not allowed by project 'web' "
+        "(add it to Project(namespaces=[...]))",
+        "app 'api': depends_on names 'ghost', which is not another app of the fleet",
+        "app 'api': depends_on names itself, which is not another app of the fleet",
+    ])
+
+
+def test_dependency_cycle_is_named() -> None:
+    apps = [web(depends_on=["api"]), web(name="api", depends_on=["db"]),
+            web(name="db", depends_on=["web"])]
+    assert problems(make_fleet(apps)) == ["depends_on cycle: api -> db -> web -> api"]
+
+
+def test_replicas_must_name_a_workload_of_the_base() -> None:
+    assert problems(make_fleet([web(replicas={"webb": 2})])) == [
+        "app 'web': replicas for 'webb', but the base has no workload of that name (web)"]
+
+
+def test_problem_lines_point_at_the_constructor_call() -> None:
+    app = App(name="web", project="nope", namespace="web", path="apps/web/base")
+    line = test_problem_lines_point_at_the_constructor_call.__code__.co_firstlineno + 1
+    with pytest.raises(SpecError) as error:
+        resolve(make_fleet([app]), WORKSPACE)
+    (problem,) = error.value.problems
+    assert (problem.file, problem.line) == (__file__, line)
