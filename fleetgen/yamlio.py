@@ -1,0 +1,210 @@
+"""YAML for generated output: libyaml speed, quoting that every Kubernetes-side reader agrees on.
+
+Generated files are read by PyYAML (YAML 1.1), go-yaml v2 (``sigs.k8s.io/yaml``: kubectl apply,
+Argo CD), go-yaml v3 (kyaml: kustomize) and YAML 1.2 tools such as ruamel.yaml. A string that any
+of them would resolve to something else (``y``, ``0o17``, ``08``, ``1e3``, ``12:30``...) is
+written quoted; see `needs_quotes`. Syntax (indicators, spaces, ``: ``, `` #``...) is left to
+libyaml's emitter, which quotes whatever a plain scalar cannot carry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+if not yaml.__with_libyaml__:
+    raise ImportError(
+        "fleetgen needs PyYAML built with libyaml (yaml.CSafeDumper); reinstall PyYAML from a"
+        " wheel, or install libyaml-dev and rebuild it: pip install --force-reinstall PyYAML"
+    )
+
+__all__ = ["configmap_literal", "dump", "dump_documents", "load_all", "needs_quotes"]
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_NOT_PLAIN = "tag:fleetgen,2024:not-plain"  # any tag but str: makes libyaml quote a str node
+_NO_WRAP = 2**31 - 1  # libyaml's width is a C int; math.inf is refused
+
+_CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
+_TOP_KEYS = ("apiVersion", "kind", "metadata")
+_METADATA_KEYS = ("name", "namespace", "labels", "annotations")
+
+# Characters fleetgen refuses: outside YAML's printable set (no reader accepts them raw), and
+# NEL (U+0085), a line break to YAML 1.1 but not to 1.2, which kustomize writes unescaped so that
+# kubectl and Argo CD then read it as a space.
+_UNCARRIABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Line breaks (U+2028/U+2029 only in YAML 1.1): a plain scalar cannot hold them.
+_LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
+# Breaks that a block scalar or single quotes would turn into \n or that YAML 1.1 and 1.2 readers
+# disagree on: strings with them go double-quoted, where libyaml escapes them.
+_ESCAPED_BREAK = re.compile("[\r\u2028\u2029]")
+
+# First characters of every implicitly resolved plain scalar, in all four readers.
+_RESOLVABLE_FIRST = frozenset("-+.0123456789yYnNtTfFoO~<=")
+_GO_NUMERIC_FIRST = frozenset("-+.0123456789")
+
+# Union of the implicit resolvers of PyYAML (YAML 1.1) and ruamel.yaml (YAML 1.2 core and 1.1),
+# copied from their sources, plus go-yaml's boolean/null/special-float table and its timestamps.
+_IMPLICIT = re.compile(
+    r"""
+    # booleans: YAML 1.1 (PyYAML, go-yaml v2); YAML 1.2 core is the true/false subset
+      y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+    # null, merge key, value key
+    | ~|null|Null|NULL | << | =
+    # floats: ruamel's YAML 1.2 and 1.1 patterns (a superset of PyYAML's), 1.1 sexagesimal,
+    # .inf/.nan as in go-yaml's table
+    | [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+    | [-+]?[0-9][0-9_]*[eE][-+]?[0-9]+
+    | [-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?
+    | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+    | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+    # ints, YAML 1.1 (PyYAML, ruamel) incl. sexagesimal, and YAML 1.2 (ruamel)
+    | [-+]?0b[0-1_]+ | [-+]?0o?[0-7_]+ | [-+]?[0-9_]+ | [-+]?0x[0-9a-fA-F_]+
+    | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+    # timestamps: PyYAML/ruamel; go-yaml tries time.Parse on YYYY-M-D[(T|t| )...]
+    | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt\ \t].*)?
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# go-yaml v2/v3 numbers, matched after removing every "_": strconv.ParseInt/ParseUint(s, 0, 64)
+# (0x/0X, 0o/0O, 0b/0B, leading-0 octal; digits that fail as octal then parse as a float) and
+# yamlStyleFloat + strconv.ParseFloat. Out-of-range numbers stay strings in Go; quoting them
+# anyway is harmless.
+_GO_NUMBER = re.compile(
+    r"[-+]?(?:0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+"
+    r"|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)"
+)
+
+
+def needs_quotes(s: str) -> bool:
+    """Whether the plain scalar ``s`` could be read as anything but the string ``s``.
+
+    Covers how PyYAML, ruamel.yaml (YAML 1.2), go-yaml v2 and go-yaml v3 resolve plain scalars
+    (null, booleans, ints, floats, timestamps, merge and value keys) and that a plain scalar
+    cannot hold a line break. Syntax (indicators, spaces, ``: ``, `` #``) is not checked here:
+    libyaml's emitter quotes those on its own. Raises ValueError for characters YAML cannot carry.
+    """
+    if not (s.isascii() and s.isprintable()):
+        _check_carriable(s)
+        if _LINE_BREAK.search(s):
+            return True
+    if not s:
+        return True
+    if s[0] not in _RESOLVABLE_FIRST:
+        return False
+    if _IMPLICIT.fullmatch(s):
+        return True
+    return s[0] in _GO_NUMERIC_FIRST and _GO_NUMBER.fullmatch(s.replace("_", "")) is not None
+
+
+def _check_carriable(s: str) -> None:
+    """Refuse control characters (C0 but tab/LF/CR, DEL, C1), surrogates, U+FFFE/U+FFFF."""
+    bad = _UNCARRIABLE.search(s)
+    if bad:
+        raise ValueError(
+            f"cannot write {s[:60]!r} as YAML: character U+{ord(bad.group()):04X} at index"
+            f" {bad.start()} is a control character or non-character that YAML readers refuse"
+            " or alter"
+        )
+
+
+def _scalar_style(s: str) -> str | None:
+    """Literal block for multi-line strings; double quotes where a block would change them."""
+    if s.isascii() and s.isprintable():
+        return None
+    if _ESCAPED_BREAK.search(s):
+        return '"'
+    if "\n" not in s:
+        return None
+    # libyaml would write an indentation indicator (|2-) for a leading space or break; keep to
+    # the forms every reader handles. Trailing spaces and tabs make libyaml double-quote itself.
+    return '"' if s[0] in " \n" else "|"
+
+
+class _Dumper(yaml.CSafeDumper):
+    """CSafeDumper that quotes Go- and YAML 1.2-ambiguous strings and never emits aliases."""
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        """Tell libyaml a plain str scalar is not implicit when any reader would misread it."""
+        if kind is yaml.ScalarNode and (not implicit[0] or not needs_quotes(value)):
+            return _STR_TAG
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+        return _NOT_PLAIN if tag == _STR_TAG else tag
+
+    def ignore_aliases(self, data: Any) -> bool:
+        """Write repeated objects out again instead of as ``&id001``/``*id001``."""
+        return True
+
+
+def _represent_str(dumper: _Dumper, data: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar(_STR_TAG, data, style=_scalar_style(data))
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(tuple, yaml.SafeDumper.represent_list)
+
+
+def _keys_first(mapping: dict[Any, Any], first: tuple[str, ...]) -> dict[Any, Any]:
+    ordered = {key: mapping[key] for key in first if key in mapping}
+    ordered.update(mapping)  # keys already placed keep their position
+    return ordered
+
+
+def _kubernetes_order(doc: Any) -> Any:
+    """apiVersion, kind, metadata first; in metadata name, namespace, labels, annotations."""
+    if not isinstance(doc, dict):
+        return doc
+    ordered = _keys_first(doc, _TOP_KEYS)
+    metadata = ordered.get("metadata")
+    if isinstance(metadata, dict):
+        ordered["metadata"] = _keys_first(metadata, _METADATA_KEYS)
+    return ordered
+
+
+def dump_documents(docs: Sequence[Any]) -> str:
+    """Serialize documents in block style, separated by ``---`` lines.
+
+    libyaml puts a scalar document on its ``---`` line and ends a stream whose last scalar keeps
+    trailing newlines (``|+``) with ``...``; both are plain YAML.
+    """
+    text: str = yaml.dump_all(
+        [_kubernetes_order(doc) for doc in docs],
+        Dumper=_Dumper,
+        default_flow_style=False,
+        sort_keys=False,
+        allow_unicode=True,
+        width=_NO_WRAP,
+    )
+    return text
+
+
+def dump(doc: Any) -> str:
+    """Serialize one document."""
+    return dump_documents([doc])
+
+
+def load_all(text: str) -> list[Any]:
+    """Read every document of ``text`` (YAML 1.1, PyYAML's safe types)."""
+    return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+
+
+def configmap_literal(key: str, value: str) -> str:
+    """``key=value`` for kustomize ``configMapGenerator.literals`` that yields exactly ``value``.
+
+    kustomize splits at the first ``=`` and strips one pair of matching surrounding quotes
+    (``"x"`` or ``'x'``, at least 2 characters); such values get an extra pair of ``"``. Keys
+    that a YAML reader could take for a non-string are refused: kustomize v5's generator writes
+    keys unquoted and fails on ``1``, ``true``, ``1e3``, ``2024-01-01`` and the like.
+    """
+    if not _CONFIGMAP_KEY.fullmatch(key):
+        raise ValueError(f"invalid ConfigMap key {key!r}: use 1-253 letters, digits, '-_.'")
+    if needs_quotes(key):
+        raise ValueError(
+            f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
+            " kustomize's configMapGenerator fails on such keys; rename it"
+        )
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        value = f'"{value}"'
+    return f"{key}={value}"
