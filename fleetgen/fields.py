@@ -36,8 +36,9 @@ def dns_subdomain(value: str) -> str:
 def label_key(value: str) -> str:
     """A Kubernetes label or annotation key: optional DNS subdomain prefix, '/', name ≤ 63."""
     prefix, _, name = value.rpartition("/")
-    if prefix:
-        dns_subdomain(prefix)
+    if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
+        raise ValueError(f"{value!r} is not a valid label key (prefix {prefix!r} is not a DNS-1123 "
+                         "subdomain: lowercase letters, digits, '-' and '.')")
     if len(name) > 63 or not _LABEL_NAME.fullmatch(name):
         raise ValueError(
             f"{value!r} is not a valid label key (name part: alphanumerics, '-', '_', '.', "

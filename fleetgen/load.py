@@ -10,9 +10,10 @@ import ast
 import difflib
 import sys
 import types
+import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import pydantic
 
@@ -34,9 +35,14 @@ def load(spec: Path) -> Loaded:
     """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
     spec = spec.resolve()
     try:
-        source = spec.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError([Problem(f"cannot read the spec: {error}", str(spec))]) from None
+        data = spec.read_bytes()
+    except OSError as error:
+        raise SpecError([Problem(f"cannot read the spec: {error.strerror}", str(spec))]) from None
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise SpecError([Problem(f"cannot read the spec: {error}", str(spec), line)]) from None
     return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
 
 
@@ -61,9 +67,10 @@ def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet
         exec(code, module.__dict__)
     except pydantic.ValidationError as error:
         raise SpecError(_validation_problems(error, filename)) from None
-    except Exception as error:
+    except (Exception, SystemExit) as error:  # SystemExit too: sys.exit() in a spec is an error
         line = _user_line(error, filename)
-        raise SpecError([Problem(f"{type(error).__name__}: {error}", filename, line)]) from None
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        raise SpecError([Problem(text, filename, line)]) from None
     finally:
         if import_dir is not None:
             sys.path.remove(str(import_dir))
@@ -86,21 +93,66 @@ def _validation_problems(error: pydantic.ValidationError, filename: str) -> list
 
 
 def _describe(title: str, item: Any) -> str:
-    loc = ".".join(str(part) for part in item["loc"])
+    loc: tuple[Any, ...] = tuple(item["loc"])
+    if loc[-1:] == ("[key]",):  # a bad dict key: the message names the key itself
+        loc = loc[:-2]
+    where = title + "".join(_loc_part(part) for part in loc)
     message = str(item["msg"]).removeprefix("Value error, ")
     if item["type"] == "extra_forbidden":
-        return f"{title}: unknown field {loc!r}{_suggest(title, item['loc'])}"
+        return f"{title}: unknown field {'.'.join(map(str, loc))!r}{_suggest(title, loc)}"
     if item["type"] == "missing":
-        return f"{title}: missing required field {loc!r}"
-    return f"{title}.{loc}: {message}" if loc else f"{title}: {message}"
+        return f"{title}: missing required field {'.'.join(map(str, loc))!r}"
+    return f"{where}: {message}"
+
+
+def _loc_part(part: Any) -> str:
+    if isinstance(part, str) and part.isidentifier():
+        return f".{part}"
+    return f"[{part!r}]"
 
 
 def _suggest(title: str, loc: tuple[Any, ...]) -> str:
-    cls = getattr(model, title, None)
-    if len(loc) != 1 or not isinstance(cls, type) or not issubclass(cls, pydantic.BaseModel):
+    """A 'did you mean' for an unknown field, found by walking the models along ``loc``."""
+    owner = _model_at(getattr(model, title, None), loc[:-1])
+    if owner is None:
         return ""
-    close = difflib.get_close_matches(str(loc[0]), list(cls.model_fields), n=1)
+    close = difflib.get_close_matches(str(loc[-1]), list(owner.model_fields), n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _model_at(annotation: Any, path: tuple[Any, ...]) -> type[pydantic.BaseModel] | None:
+    """The model class reached from ``annotation`` along a pydantic error location."""
+    for part in path:
+        members = _union_members(annotation)
+        if members:  # pydantic names the union member it tried, or there is one besides None
+            named = [m for m in members if getattr(m, "__name__", None) == part]
+            if named:
+                annotation = named[0]
+                continue
+            annotation = members[0] if len(members) == 1 else None
+        if _is_model(annotation):
+            field = annotation.model_fields.get(part) if isinstance(part, str) else None
+            if field is None:
+                return None
+            annotation = field.annotation
+        elif typing.get_origin(annotation) in (list, tuple, dict):
+            annotation = typing.get_args(annotation)[-1]
+        else:
+            return None
+    members = _union_members(annotation)
+    if len(members) == 1:
+        annotation = members[0]
+    return annotation if _is_model(annotation) else None
+
+
+def _union_members(annotation: Any) -> list[Any]:
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return []
+    return [a for a in typing.get_args(annotation) if a is not type(None)]
+
+
+def _is_model(annotation: Any) -> TypeGuard[type[pydantic.BaseModel]]:
+    return isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel)
 
 
 def _take_fleet(namespace: dict[str, Any], source: str, filename: str) -> model.Fleet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import sys
 from typing import Any, Literal
@@ -35,7 +36,9 @@ def _caller() -> tuple[str, int]:
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_SKIP_DIRS):
         frame = frame.f_back  # type: ignore[assignment]
-    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("", 0)
+    if frame is None or frame.f_code.co_filename.startswith("<frozen"):
+        return ("", 0)  # built while importing fleetgen: no user call to point at
+    return (frame.f_code.co_filename, frame.f_lineno)
 
 
 class Spec(BaseModel):
@@ -43,6 +46,13 @@ class Spec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     _origin: tuple[str, int] = PrivateAttr(default=("", 0))
+
+    def __init__(self, /, *args: Any, **data: Any) -> None:
+        if args:
+            name = type(self).__name__
+            raise TypeError(f"{name} takes keyword arguments only (got {len(args)} positional "
+                            f"argument{'s' if len(args) > 1 else ''}); write {name}(name=..., ...)")
+        super().__init__(**data)
 
     def model_post_init(self, context: Any, /) -> None:
         self._origin = _caller()
@@ -100,7 +110,7 @@ class Environment(Spec):
     """A stage such as dev, staging or prod; every cluster belongs to exactly one."""
 
     name: Name
-    sync: SyncPolicy = SyncPolicy()
+    sync: SyncPolicy = Field(default_factory=SyncPolicy)
     rollout: Rollout | None = None
     production: bool | None = None
     common_labels: Labels = {}
@@ -323,7 +333,7 @@ class App(Layer):
     project: Name
     namespace: Name
     path: str = Field(min_length=1)
-    targets: Selector = Selector()
+    targets: Selector = Field(default_factory=Selector)
     per_env: dict[str, Overrides] = {}
     per_cluster: dict[str, Overrides] = {}
     ignore_differences: list[IgnoreDifference] = []
@@ -368,14 +378,23 @@ class Fleet(Spec):
     clusters: list[Cluster] = []
     projects: list[Project] = []
     apps: list[App] = []
-    argocd: ArgoOptions = ArgoOptions()
-    flux: FluxOptions = FluxOptions()
+    argocd: ArgoOptions = Field(default_factory=ArgoOptions)
+    flux: FluxOptions = Field(default_factory=FluxOptions)
     default_credentials: Credentials | None = None
     cascade_delete: bool = False
     output_dir: str = "output"
-    sync: SyncPolicy = SyncPolicy()
+    sync: SyncPolicy = Field(default_factory=SyncPolicy)
     common_labels: Labels = {}
     common_annotations: Annotations = {}
+
+    @field_validator("output_dir")
+    @classmethod
+    def _output_dir(cls, value: str) -> str:
+        normal = posixpath.normpath(value.replace("\\", "/"))
+        if posixpath.isabs(normal) or normal == "." or normal.startswith(".."):
+            raise ValueError(f"{value!r} must be a relative path inside the repository "
+                             "(the directory holding fleet.py)")
+        return normal
 
 
 __all__ = [

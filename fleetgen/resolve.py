@@ -249,7 +249,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     for secret in app.secrets:  # fills with placeholders only to report unknown ones
         _secret_plans(ctx, app, [secret], {"env": "", "cluster": ""})
     _check_base(ctx, app)
-    _check_rollout_sync(ctx, app, placed_envs)
+    _check_rollout_sync(ctx, app, placed)
 
 
 def base_path(app: App) -> str:
@@ -285,17 +285,21 @@ def _layers_of(app: App) -> list[Layer]:
     return [app, *app.per_env.values(), *app.per_cluster.values()]
 
 
-def _check_rollout_sync(ctx: _Context, app: App, placed_envs: set[str]) -> None:
-    for env_name in placed_envs:
-        env = ctx.envs[env_name]
-        if env.rollout is None:
-            continue
-        for layer in (app, app.per_env.get(env_name)):
-            sync = layer.sync if layer is not None else None
-            if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
-                ctx.report(layer or app, f"app {app.name!r}: environment {env_name!r} has a "
-                                         "rollout, which needs automated sync; remove "
-                                         "automated=False")
+def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """A layer may not turn automated sync off where the environment rolls out in waves."""
+    layers: dict[int, tuple[Layer, str]] = {}
+    for cluster in placed:
+        if ctx.envs[cluster.env].rollout is not None:
+            candidates: list[Layer | None] = [app, app.per_env.get(cluster.env),
+                                              app.per_cluster.get(cluster.name)]
+            for candidate in candidates:
+                if candidate is not None:
+                    layers.setdefault(id(candidate), (candidate, cluster.env))
+    for layer, env_name in layers.values():
+        sync = layer.sync
+        if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
+            ctx.report(layer, f"app {app.name!r}: environment {env_name!r} has a rollout, which "
+                              "needs automated sync; remove automated=False")
 
 
 def _check_dependency_cycles(ctx: _Context) -> None:
