@@ -7,6 +7,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from fleetgen.yamlio import needs_quotes
+
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
@@ -84,9 +86,12 @@ def git_url(value: str) -> str:
 
 
 def config_key(value: str) -> str:
-    """A ConfigMap data key: alphanumerics, '-', '_', '.'."""
+    """A ConfigMap data key: alphanumerics, '-', '_', '.', and not number-, bool- or date-like."""
     if len(value) > 253 or not _CONFIG_KEY.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid ConfigMap key (alphanumerics, '-', '_', '.')")
+    if needs_quotes(value):
+        raise ValueError(f"ConfigMap key {value!r} reads as a number, boolean, null or date in "
+                         "YAML, and kustomize's configMapGenerator fails on such keys; rename it")
     return value
 
 

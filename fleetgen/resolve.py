@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from fleetgen import scan
 from fleetgen.errors import Problem, SpecError
 from fleetgen.model import (
     App,
@@ -34,7 +35,6 @@ from fleetgen.plan import (
     Settings,
     merge_sync,
 )
-from fleetgen.secretscan import scan_for_secrets
 from fleetgen.workspace import Workspace
 
 APPLICATION_NAME_LIMIT = 53
@@ -68,8 +68,8 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     """The Plan of ``fleet``; raises SpecError listing every problem."""
     ctx = _Context(fleet, workspace)
     _check_unique(ctx)
-    for problem_obj, message in scan_for_secrets(fleet):
-        ctx.report(problem_obj, message)
+    for owner, message in scan.problems(fleet):
+        ctx.report(owner, message)
     credentials = _check_clusters(ctx)
     waves = _rollout_waves(ctx)
     placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}

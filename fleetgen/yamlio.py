@@ -21,7 +21,9 @@ if not yaml.__with_libyaml__:
         " wheel, or install libyaml-dev and rebuild it: pip install --force-reinstall PyYAML"
     )
 
-__all__ = ["configmap_literal", "dump", "dump_documents", "load_all", "needs_quotes"]
+__all__ = [
+    "configmap_literal", "dump", "dump_documents", "load_all", "needs_quotes", "uncarriable",
+]
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _NOT_PLAIN = "tag:fleetgen,2024:not-plain"  # any tag but str: makes libyaml quote a str node
@@ -99,15 +101,20 @@ def needs_quotes(s: str) -> bool:
     return s[0] in _GO_NUMERIC_FIRST and _GO_NUMBER.fullmatch(s.replace("_", "")) is not None
 
 
-def _check_carriable(s: str) -> None:
-    """Refuse control characters (C0 but tab/LF/CR, DEL, C1), surrogates, U+FFFE/U+FFFF."""
+def uncarriable(s: str) -> str | None:
+    """Why ``s`` cannot be written as YAML, or None: control characters (C0 but tab/LF/CR, DEL,
+    C1), surrogates, U+FFFE/U+FFFF and NEL are refused."""
     bad = _UNCARRIABLE.search(s)
-    if bad:
-        raise ValueError(
-            f"cannot write {s[:60]!r} as YAML: character U+{ord(bad.group()):04X} at index"
-            f" {bad.start()} is a control character or non-character that YAML readers refuse"
-            " or alter"
-        )
+    if bad is None:
+        return None
+    return (f"character U+{ord(bad.group()):04X} at index {bad.start()} is a control character"
+            " or non-character that YAML readers refuse or alter")
+
+
+def _check_carriable(s: str) -> None:
+    problem = uncarriable(s)
+    if problem:
+        raise ValueError(f"cannot write {s[:60]!r} as YAML: {problem}")
 
 
 def _scalar_style(s: str) -> str | None:
