@@ -1,0 +1,260 @@
+"""The writer's state under ``<out>/.fleetgen/``: ownership manifest, staging area and journal.
+
+A build changes the output tree in one transaction. New contents are staged and fsynced, then a
+journal (moves from staging, deletions, the new manifest) is committed by one atomic rename.
+Applying a journal is idempotent, so ``recover`` can finish an interrupted build, however often
+it is itself interrupted. Before the commit the tree is untouched; the manifest is only ever
+written while applying a journal, so tree and manifest always change together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import shutil
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+STATE_DIR = ".fleetgen"
+MANIFEST = f"{STATE_DIR}/manifest.json"
+_JOURNAL = "journal.json"
+_STAGING = "staging"
+
+T = TypeVar("T")
+
+
+class WriteError(Exception):
+    """The output directory cannot be written as asked."""
+
+
+class StateError(WriteError):
+    """A file under ``.fleetgen/`` is not in the format fleetgen writes."""
+
+
+def check_path(path: str) -> None:
+    """Raise ValueError unless ``path`` is an output path that fleetgen may own."""
+    parts = path.split("/")
+    if not path or path.startswith("/") or "\\" in path or {"", ".", ".."} & set(parts):
+        raise ValueError(
+            f"invalid output path {path!r}: it must be relative, '/'-separated, "
+            "with no empty, '.' or '..' components and no backslashes"
+        )
+    if "flux-system" in parts:
+        raise ValueError(f"invalid output path {path!r}: flux-system/ belongs to `flux bootstrap`")
+    if parts[0] == STATE_DIR:
+        raise ValueError(f"invalid output path {path!r}: {STATE_DIR}/ holds the writer's state")
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """The files fleetgen owns in an output tree (path -> sha256 hex) and who wrote them."""
+
+    version: str
+    files: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"fleetgen_version": self.version, "files": self.files}
+
+    def to_bytes(self) -> bytes:
+        """Deterministic bytes: sorted keys, one entry a line, trailing newline."""
+        return _json_bytes(self.to_json())
+
+    @classmethod
+    def from_json(cls, data: Any) -> Manifest:
+        _expect(isinstance(data, dict) and set(data) == {"fleetgen_version", "files"}, data)
+        version, files = data["fleetgen_version"], data["files"]
+        _expect(isinstance(version, str) and isinstance(files, dict), data)
+        _expect(all(isinstance(digest, str) for digest in files.values()), files)
+        _check_paths(list(files))
+        return cls(version, files)
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """One committed build: what to move from staging, what to delete, the manifest after."""
+
+    moves: list[tuple[str, str]]  # (staged file name, output path)
+    deletions: list[str]
+    manifest: Manifest
+
+    def to_bytes(self) -> bytes:
+        return _json_bytes(
+            {"moves": self.moves, "deletions": self.deletions, "manifest": self.manifest.to_json()}
+        )
+
+    @classmethod
+    def from_json(cls, data: Any) -> Journal:
+        _expect(isinstance(data, dict) and set(data) == {"moves", "deletions", "manifest"}, data)
+        moves, deletions = data["moves"], data["deletions"]
+        _expect(isinstance(moves, list) and all(_is_move(move) for move in moves), moves)
+        _check_paths([target for _, target in moves])
+        _check_paths(deletions)
+        manifest = Manifest.from_json(data["manifest"])
+        return cls([(name, target) for name, target in moves], deletions, manifest)
+
+
+def _is_move(move: Any) -> bool:
+    return (
+        isinstance(move, list)
+        and len(move) == 2
+        and isinstance(move[0], str)
+        and move[0].isascii()
+        and move[0].isdigit()
+    )
+
+
+def _check_paths(value: Any) -> None:
+    """Raise ValueError unless ``value`` is a list of output paths."""
+    _expect(isinstance(value, list) and all(isinstance(path, str) for path in value), value)
+    for path in value:
+        check_path(path)
+
+
+def _expect(condition: bool, value: Any) -> None:
+    if not condition:
+        raise ValueError(f"unexpected value {value!r:.80}")
+
+
+def _json_bytes(data: Any) -> bytes:
+    return (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
+
+
+def load_manifest(out_dir: Path) -> Manifest | None:
+    """The manifest of ``out_dir``, or None when fleetgen has not written there yet."""
+    return _load(out_dir / MANIFEST, Manifest.from_json, "restore it from Git")
+
+
+def _load(path: Path, parse: Callable[[Any], T], remedy: str) -> T | None:
+    """``path`` parsed from JSON by ``parse``; None if it does not exist."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return parse(json.loads(text))
+    except ValueError as exc:
+        raise StateError(f"{path} is not a file fleetgen wrote ({exc}); {remedy}") from None
+
+
+def commit(
+    out_dir: Path, writes: Mapping[str, bytes], deletions: Iterable[str], manifest: Manifest
+) -> None:
+    """Replace the files in ``writes``, delete ``deletions`` and record ``manifest``, atomically."""
+    state = out_dir / STATE_DIR
+    os.makedirs(state, exist_ok=True)
+    staging = state / _STAGING
+    os.mkdir(staging)
+    moves = []
+    for index, (path, data) in enumerate(sorted(writes.items())):
+        _write_file(staging / str(index), data, os.O_EXCL)
+        moves.append((str(index), path))
+    _fsync_dir(staging)
+    journal = Journal(moves, sorted(deletions), manifest)
+    _fsync_dir(out_dir)
+    _atomic_write(state / _JOURNAL, journal.to_bytes())  # the commit point
+    _apply(out_dir, journal)
+
+
+def recover(out_dir: Path) -> bool:
+    """Finish a committed but interrupted build (True), or discard an uncommitted one (False)."""
+    state = out_dir / STATE_DIR
+    remedy = "delete it, restore the output directory from Git and build again"
+    journal = _load(state / _JOURNAL, Journal.from_json, remedy)
+    if journal is None:
+        if (state / _STAGING).exists():
+            shutil.rmtree(state / _STAGING)
+        _unlink(state / f"{_JOURNAL}.tmp")
+        return False
+    _apply(out_dir, journal)
+    return True
+
+
+def _apply(out_dir: Path, journal: Journal) -> None:
+    """Carry out ``journal``; running it again, whole or after any prefix, changes nothing."""
+    state = out_dir / STATE_DIR
+    for path in journal.deletions:
+        _delete_file(out_dir / path)
+    _remove_empty_dirs(out_dir, journal.deletions)
+    made: set[Path] = set()
+    for name, path in journal.moves:
+        staged, target = state / _STAGING / name, out_dir / path
+        if not os.path.lexists(staged):
+            continue  # moved by an earlier, interrupted run
+        if target.parent not in made:
+            os.makedirs(target.parent, exist_ok=True)
+            made.add(target.parent)
+        os.replace(staged, target)
+    for directory in [*parent_dirs([*journal.deletions, *(p for _, p in journal.moves)]), ""]:
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # pruned or replaced
+            _fsync_dir(out_dir / directory)
+    _atomic_write(out_dir / MANIFEST, journal.manifest.to_bytes())
+    if (state / _STAGING).exists():
+        shutil.rmtree(state / _STAGING)
+    os.unlink(state / _JOURNAL)
+    _fsync_dir(state)
+
+
+def parent_dirs(paths: Iterable[str]) -> list[str]:
+    """Every directory above ``paths`` and below the output directory, deepest first."""
+    dirs = {path.rsplit("/", depth)[0] for path in paths for depth in range(1, path.count("/") + 1)}
+    return sorted(dirs, key=lambda d: (-d.count("/"), d))
+
+
+def _remove_empty_dirs(out_dir: Path, deleted: Iterable[str]) -> None:
+    """Remove the directories above ``deleted`` that are empty now, deepest first."""
+    for directory in parent_dirs(deleted):
+        try:
+            os.rmdir(out_dir / directory)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+
+
+def _delete_file(path: Path) -> None:
+    """Delete ``path`` unless it is gone or a directory (a replay may find one there)."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            return
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    os.unlink(path)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _write_file(path: Path, data: bytes, flags: int) -> None:
+    """Create ``path`` with ``data`` and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | flags, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` by ``data`` so that a reader sees the old bytes or the new, never a mix."""
+    temp = path.with_name(f"{path.name}.tmp")
+    _write_file(temp, data, os.O_TRUNC)
+    os.replace(temp, path)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
