@@ -55,4 +55,5 @@ class CheckResult:
 def check(spec: Path, out: Path | None = None) -> CheckResult:
     """Compare the output tree with a fresh build; writes nothing (bar finishing a crashed one)."""
     compiled = compile_spec(spec, out)
-    return CheckResult(compiled, writer.check(compiled.out_dir, compiled.rendered))
+    findings = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
+    return CheckResult(compiled, findings)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import shutil
 import stat
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +25,10 @@ STATE_DIR = ".fleetgen"
 MANIFEST = f"{STATE_DIR}/manifest.json"
 _JOURNAL = "journal.json"
 _STAGING = "staging"
+# Scratch space of an interrupted build must never reach Git: a clone would then hide a
+# half-applied tree from `build --check` (which completes journals) instead of failing it.
+_GITIGNORE = (b"# fleetgen's crash-recovery scratch space\n"
+              b"/staging/\n/journal.json\n/journal.json.tmp\n")
 
 T = TypeVar("T")
 
@@ -141,12 +146,29 @@ def _load(path: Path, parse: Callable[[Any], T], remedy: str) -> T | None:
         raise StateError(f"{path} is not a file fleetgen wrote ({exc}); {remedy}") from None
 
 
+@contextlib.contextmanager
+def exclusive(out_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``out_dir`` (when it exists) so runs never interleave."""
+    if not out_dir.is_dir():
+        yield
+        return
+    fd = os.open(out_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def commit(
     out_dir: Path, writes: Mapping[str, bytes], deletions: Iterable[str], manifest: Manifest
 ) -> None:
     """Replace the files in ``writes``, delete ``deletions`` and record ``manifest``, atomically."""
     state = out_dir / STATE_DIR
     os.makedirs(state, exist_ok=True)
+    gitignore = state / ".gitignore"
+    if not gitignore.is_file() or gitignore.read_bytes() != _GITIGNORE:
+        _atomic_write(gitignore, _GITIGNORE)
     staging = state / _STAGING
     os.mkdir(staging)
     moves = []

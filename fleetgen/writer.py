@@ -24,6 +24,7 @@ from fleetgen.journal import (
     WriteError,
     check_path,
     commit,
+    exclusive,
     load_manifest,
     parent_dirs,
     recover,
@@ -121,6 +122,11 @@ def write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteRe
     Raises OwnershipConflict, before writing anything, when an unowned file is in the way.
     """
     _check_layout(rendered)
+    with exclusive(out_dir):
+        return _write(out_dir, rendered, version)
+
+
+def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteReport:
     recover(out_dir)
     survey = _survey(out_dir, rendered)
     conflicts = sorted(
@@ -151,6 +157,11 @@ def check(
     ``version``, a manifest written by another fleetgen version is reported as stale.
     """
     _check_layout(rendered)
+    with exclusive(out_dir):
+        return _check(out_dir, rendered, version)
+
+
+def _check(out_dir: Path, rendered: Mapping[str, bytes], version: str | None) -> list[Finding]:
     recover(out_dir)
     survey = _survey(out_dir, rendered)
     findings = [

@@ -6,6 +6,8 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,7 +121,7 @@ def test_first_write_creates_every_file_and_the_manifest(tmp_path: Path) -> None
         "fleetgen_version": VERSION,
         "files": {p: hashlib.sha256(t.encode()).hexdigest() for p, t in SPEC.items()},
     }
-    assert sorted(p.name for p in (out / ".fleetgen").iterdir()) == ["manifest.json"]
+    assert sorted(p.name for p in (out / ".fleetgen").iterdir()) == [".gitignore", "manifest.json"]
 
 
 def test_unchanged_rewrite_writes_nothing(tmp_path: Path) -> None:
@@ -363,3 +365,29 @@ def test_unreadable_or_unsafe_manifest_is_refused(tmp_path: Path, manifest: str)
     with pytest.raises(StateError, match="restore it from Git"):
         write(tmp_path, encode(SPEC), VERSION)
     assert tree(tmp_path) == {}
+
+
+CONCURRENT_WRITER = """
+import sys
+from pathlib import Path
+from fleetgen.writer import write
+out, tag = Path(sys.argv[1]), sys.argv[2]
+for round in range(3):
+    write(out, {f"d{i % 20}/f{i}.yaml": f"{tag} {round} {i}\\n".encode() for i in range(300)}, "1")
+"""
+
+
+def test_concurrent_builds_do_not_interleave(tmp_path: Path) -> None:
+    """Two builds of one output directory at once: each commits whole; nothing is left over."""
+    out = tmp_path / "out"
+    out.mkdir()
+    runs = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(out), tag],
+                             stderr=subprocess.PIPE, text=True) for tag in ("a", "b")]
+    for run in runs:
+        _, stderr = run.communicate(timeout=120)
+        assert run.returncode == 0, stderr
+    files = tree(out)
+    contents = {data for data in files.values() if data is not None}
+    assert len(contents) == 300 and len({c.split()[0] for c in contents}) == 1
+    assert check(out, {p: d for p, d in files.items() if d is not None}) == []
+    assert sorted(os.listdir(out / ".fleetgen")) == [".gitignore", "manifest.json"]

@@ -144,7 +144,7 @@ class Scenario:
         assert (findings == []) == (after == self.new_tree)
         manifest = self.new_manifest if after == self.new_tree else self.old_manifest
         assert (out / STATE / "manifest.json").read_bytes() == manifest
-        assert os.listdir(out / STATE) == ["manifest.json"]
+        assert sorted(os.listdir(out / STATE)) == [".gitignore", "manifest.json"]
         if after == self.old_tree:
             assert check(out, encode(self.old)) == []
         self.assert_unowned_intact(out)
@@ -231,7 +231,7 @@ def test_recover_without_journal_discards_the_staged_build(scenario: Scenario) -
     (out / STATE / "staging" / "0").write_text("half a fi")
     (out / STATE / "journal.json.tmp").write_text('{"moves": [')
     assert recover(out) is False
-    assert os.listdir(out / STATE) == ["manifest.json"]
+    assert sorted(os.listdir(out / STATE)) == [".gitignore", "manifest.json"]
     assert scenario.assert_consistent(out) == "old"
 
 
