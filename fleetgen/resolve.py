@@ -42,6 +42,7 @@ RESERVED_LABEL_PREFIX = "fleetgen.io/"
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
 
 
 class _Context:
@@ -67,7 +68,7 @@ class _Context:
 def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     """The Plan of ``fleet``; raises SpecError listing every problem."""
     ctx = _Context(fleet, workspace)
-    _check_unique(ctx)
+    _check_names(ctx)
     for owner, message in scan.problems(fleet):
         ctx.report(owner, message)
     credentials = _check_clusters(ctx)
@@ -85,7 +86,7 @@ def _duplicates(names: Iterable[str]) -> list[str]:
     return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
-def _check_unique(ctx: _Context) -> None:
+def _check_names(ctx: _Context) -> None:
     fleet = ctx.fleet
     for kind, items in (("environment", fleet.environments), ("cluster", fleet.clusters),
                         ("project", fleet.projects), ("app", fleet.apps)):
@@ -93,7 +94,9 @@ def _check_unique(ctx: _Context) -> None:
             for item in items:
                 if item.name == name:
                     ctx.report(item, f"{kind} name {name!r} is used more than once")
+    _check_reserved_labels(ctx, fleet, fleet.common_labels, "fleet")
     for env in fleet.environments:
+        _check_reserved_labels(ctx, env, env.common_labels, f"environment {env.name!r}")
         if env.name in RESERVED_ENV_NAMES:
             ctx.report(env, f"environment name {env.name!r} is reserved (overlays/<app>/"
                             f"{env.name}/ holds cluster layers); pick another name")
@@ -105,44 +108,51 @@ def _check_unique(ctx: _Context) -> None:
 def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
     fleet = ctx.fleet
     needs_credentials = "argocd" in fleet.engines or fleet.flux.mode == "hub"
+    if isinstance(fleet.default_credentials, ExternalSecretRef):
+        _check_placeholders(ctx, fleet.default_credentials, fleet.default_credentials.key,
+                            "default_credentials")
     credentials: dict[str, Credentials | None] = {}
     for cluster in ctx.clusters.values():
         if cluster.env not in ctx.envs:
             ctx.report(cluster, f"cluster {cluster.name!r}: environment {cluster.env!r} is not "
                                 f"defined (environments: {', '.join(ctx.envs)})")
-        for key in cluster.labels:
-            if key.startswith(RESERVED_LABEL_PREFIX):
-                ctx.report(cluster, f"cluster {cluster.name!r}: label {key!r} uses the prefix "
-                                    f"{RESERVED_LABEL_PREFIX!r}, which fleetgen sets itself")
+        _check_reserved_labels(ctx, cluster, cluster.labels, f"cluster {cluster.name!r}")
+        if isinstance(cluster.credentials, ExternalSecretRef):
+            _check_placeholders(ctx, cluster.credentials, cluster.credentials.key,
+                                f"cluster {cluster.name!r} credentials")
         chosen = cluster.credentials or fleet.default_credentials
         if chosen is None and needs_credentials:
             ctx.report(cluster, f"cluster {cluster.name!r} has no credentials: set "
                                 "Cluster(credentials=...) or Fleet(default_credentials=...)")
-        credentials[cluster.name] = _fill_credentials(ctx, cluster, chosen)
+        credentials[cluster.name] = _fill_credentials(cluster, chosen)
     return credentials
 
 
-def _fill_credentials(ctx: _Context, cluster: Cluster,
-                      credentials: Credentials | None) -> Credentials | None:
+def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:
+    for key in labels:
+        if key.startswith(RESERVED_LABEL_PREFIX):
+            ctx.report(where, f"{what}: label {key!r} uses the prefix "
+                              f"{RESERVED_LABEL_PREFIX!r}, which fleetgen sets itself")
+
+
+def _fill_credentials(cluster: Cluster, credentials: Credentials | None) -> Credentials | None:
     if not isinstance(credentials, ExternalSecretRef):
         return credentials
-    values = {"cluster": cluster.name, "env": cluster.env}
-    key = _fill(ctx, credentials, credentials.key, values, f"cluster {cluster.name!r} credentials")
+    key = _fill(credentials.key, {"cluster": cluster.name, "env": cluster.env})
     return credentials.model_copy(update={"key": key})
 
 
-def _fill(ctx: _Context, where: Spec, text: str, values: Mapping[str, str], what: str) -> str:
-    """``text`` with ``{name}`` placeholders replaced from ``values``; unknown names reported."""
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
+def _check_placeholders(ctx: _Context, where: Spec, text: str, what: str) -> None:
+    for name in _PLACEHOLDER.findall(text):
+        if name not in PLACEHOLDERS:
+            known = ", ".join("{" + known + "}" for known in PLACEHOLDERS)
             ctx.report(where, f"{what}: unknown placeholder {{{name}}} in {text!r} "
-                              f"(known: {', '.join('{' + v + '}' for v in sorted(values))})")
-            return match.group(0)
-        return values[name]
+                              f"(known: {known})")
 
-    return _PLACEHOLDER.sub(replace, text)
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with its ``{cluster}``/``{env}`` placeholders replaced from ``values``."""
+    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), text)
 
 
 def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -246,8 +256,12 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                             "which is not another app of the fleet")
     for name in _duplicates(secret.name for secret in app.secrets):
         ctx.report(app, f"app {app.name!r}: secret name {name!r} is used more than once")
-    for secret in app.secrets:  # fills with placeholders only to report unknown ones
-        _secret_plans(ctx, app, [secret], {"env": "", "cluster": ""})
+    for secret in app.secrets:
+        for remote in secret.data.values():
+            _check_placeholders(ctx, secret, remote, f"app {app.name!r} secret {secret.name!r}")
+    _check_reserved_labels(ctx, app, app.labels, f"app {app.name!r}")
+    for layer in _layers_of(app):
+        _check_reserved_labels(ctx, layer, layer.common_labels, f"app {app.name!r}")
     _check_base(ctx, app)
     _check_rollout_sync(ctx, app, placed)
 
@@ -332,14 +346,13 @@ def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
             .apply("app", app).apply("per_env", app.per_env.get(env.name)))
 
 
-def _secret_plans(ctx: _Context, app: App, secrets: Iterable[AppSecret],
+def _secret_plans(secrets: Iterable[AppSecret],
                   values: Mapping[str, str]) -> tuple[SecretPlan, ...]:
     plans = []
     for secret in secrets:
         data = {}
         for key, remote in secret.data.items():
-            filled = _fill(ctx, secret, remote, values, f"app {app.name!r} secret {secret.name!r}")
-            path, _, prop = filled.partition("#")
+            path, _, prop = _fill(remote, values).partition("#")
             data[key] = (path, prop or None)
         plans.append(SecretPlan(secret, data))
     return tuple(plans)
@@ -367,7 +380,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
                 base=base.path, namespace=app.namespace,
                 settings=_env_settings(ctx, app, env), base_configmaps=base.configmaps,
-                secrets=_secret_plans(ctx, app, env_secrets, {"env": env.name}))
+                secrets=_secret_plans(env_secrets, {"env": env.name}))
             env_overlays.append(by_env[env.name])
         for cluster in placed[app.name]:
             env_overlay = by_env[cluster.env]
@@ -378,7 +391,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                     app=app.name, cluster=cluster.name, env_overlay=env_overlay,
                     path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
                     settings=settings.apply("per_cluster", layer),
-                    secrets=_secret_plans(ctx, app, cluster_secrets,
+                    secrets=_secret_plans(cluster_secrets,
                                           {"env": cluster.env, "cluster": cluster.name}))
                 cluster_overlays.append(overlay)
                 overlay_path, settings = overlay.path, overlay.settings
