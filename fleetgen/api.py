@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from fleetgen import emit as emitters
 from fleetgen import writer
-from fleetgen.emit import emit
+from fleetgen.errors import SpecError
 from fleetgen.load import load
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
@@ -34,8 +35,11 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
     """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
     loaded = load(spec)
     plan = resolve(loaded.fleet, loaded.workspace)
+    problems = emitters.check(plan)
+    if problems:
+        raise SpecError(problems)
     out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
-    return Compiled(plan, writer.render(emit(plan)), out_dir)
+    return Compiled(plan, writer.render(emitters.emit(plan)), out_dir)
 
 
 def build(spec: Path, out: Path | None = None) -> BuildResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +20,21 @@ class Problem:
         name = _display(self.file) if self.file else default_file
         where = f"{name}:{self.line}" if self.line else name
         return f"{where}: {self.message}"
+
+
+class HasOrigin(Protocol):
+    """A spec object that remembers the (file, line) of its constructor call."""
+
+    @property
+    def origin(self) -> tuple[str, int]: ...
+
+
+def at(where: HasOrigin, message: str, fallback: HasOrigin) -> Problem:
+    """A Problem at the constructor call of ``where`` (of ``fallback`` for a default)."""
+    file, line = where.origin
+    if not file:
+        file, line = fallback.origin
+    return Problem(message, file, line)
 
 
 def _display(path: str) -> str:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
-from fleetgen.errors import Problem, SpecError
+from fleetgen.errors import Problem, SpecError, at
 from fleetgen.model import (
     App,
     AppSecret,
@@ -59,10 +59,7 @@ class _Context:
         self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
 
     def report(self, where: Spec, message: str) -> None:
-        file, line = where.origin
-        if not file:  # built outside any user file (a default): point at the Fleet
-            file, line = self.fleet.origin
-        self.problems.append(Problem(message, file, line))
+        self.problems.append(at(where, message, self.fleet))
 
 
 def resolve(fleet: Fleet, workspace: Workspace) -> Plan:

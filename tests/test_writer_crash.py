@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_writer import tree
 
 import fleetgen
 from fleetgen.writer import StateError, check, recover, write
+from tests.test_writer import tree
 
 VERSION = "1.0.0"
 STATE = ".fleetgen"

@@ -1,28 +1,46 @@
-"""Emitters: pure functions ``Plan -> list[OutputFile]``, one module per target, and a registry."""
+"""Emitters: one module per target behind one Protocol, and the registry that picks them.
+
+An emitter translates the Plan; it never decides placement. Its ``check`` reports what its
+engine cannot express (engine-specific spec errors), before anything is emitted.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Protocol
 
-from fleetgen.emit import overlays
+from fleetgen.emit import argocd, flux, overlays
+from fleetgen.errors import Problem
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
-Emitter = Callable[[Plan], list[OutputFile]]
+
+class Emitter(Protocol):
+    """What every emitter module provides."""
+
+    def check(self, plan: Plan) -> list[Problem]:
+        """Problems of the spec that this target cannot express."""
+        ...
+
+    def emit(self, plan: Plan) -> list[OutputFile]:
+        """The files this target needs for the Plan."""
+        ...
+
 
 # Engine-neutral emitters run for every fleet; engine emitters run when Fleet.engines names them.
-ALWAYS: dict[str, Emitter] = {"overlays": overlays.emit}
-ENGINES: dict[str, Emitter] = {}
+ALWAYS: dict[str, Emitter] = {"overlays": overlays}
+ENGINES: dict[str, Emitter] = {"argocd": argocd, "flux": flux}
 
 
-def emitters_for(engines: list[str]) -> dict[str, Emitter]:
-    """The emitters a fleet with these ``engines`` runs, by name."""
-    return ALWAYS | {name: ENGINES[name] for name in engines if name in ENGINES}
+def emitters_for(plan: Plan) -> list[Emitter]:
+    """The emitters the Plan's fleet runs, in a fixed order."""
+    return [*ALWAYS.values(), *(ENGINES[name] for name in sorted(set(plan.fleet.engines)))]
+
+
+def check(plan: Plan) -> list[Problem]:
+    """Every engine-specific problem of the Plan."""
+    return [problem for emitter in emitters_for(plan) for problem in emitter.check(plan)]
 
 
 def emit(plan: Plan) -> list[OutputFile]:
     """Every file the Plan compiles to."""
-    files: list[OutputFile] = []
-    for emitter in emitters_for(list(plan.fleet.engines)).values():
-        files.extend(emitter(plan))
-    return files
+    return [file for emitter in emitters_for(plan) for file in emitter.emit(plan)]
