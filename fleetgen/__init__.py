@@ -1,6 +1,7 @@
 """fleetgen: compile a typed fleet spec into Argo CD, Flux and kustomize files."""
 
 from fleetgen.api import BuildResult, CheckResult, build, check, compile_spec
+from fleetgen.changeset import diff
 from fleetgen.load import load
 from fleetgen.model import (
     App,
@@ -40,5 +41,5 @@ __all__ = [
     "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
     "IgnoreDifference", "Image", "Overrides", "Patch", "Project", "Retry", "Role", "Rollout",
     "Selector", "Step", "SyncPolicy", "SyncWindow", "__version__", "build", "check",
-    "compile_spec", "load", "resolve",
+    "compile_spec", "diff", "load", "resolve",
 ]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from fleetgen import api
+from fleetgen import api, changeset, diffout
 from fleetgen.errors import SpecError
+from fleetgen.gitrefs import RefError
+from fleetgen.kustomize import KustomizeNotFound
+from fleetgen.renderdiff import RenderError
 from fleetgen.writer import OwnershipConflict
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
@@ -68,6 +73,53 @@ def _check(spec: Path, out: Path | None) -> int:
         return EXIT_CHANGED
     typer.echo(f"{where} is up to date")
     return EXIT_OK
+
+
+class DiffFormat(StrEnum):
+    """Output formats of ``diff``."""
+
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+
+
+@app.command()
+def diff(
+    spec: SpecOption = Path("fleet.py"),
+    base: Annotated[str | None, typer.Option(
+        "--base", help="Compare from this ref (default: merge-base of HEAD with the default "
+                       "branch, else HEAD).")] = None,
+    head: Annotated[str | None, typer.Option(
+        "--head", help="Compare to this ref (default: the working tree).")] = None,
+    render: Annotated[bool, typer.Option(
+        "--render", help="Also kustomize-build affected placements at both refs and compare "
+                         "the rendered workloads.")] = False,
+    output_format: Annotated[DiffFormat, typer.Option(
+        "--format", help="text (coloured on a terminal), markdown (PR comment) or json.")]
+        = DiffFormat.text,
+    max_chars: Annotated[int, typer.Option(
+        "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut.")]
+        = diffout.DEFAULT_MAX_CHARS,
+) -> None:
+    """Report what the spec change does: blast radius, deletions, renames, field changes."""
+    try:
+        report = changeset.diff(spec, base, head, render=render)
+    except changeset.RefSpecError as error:
+        for problem in error.problems:
+            _err(problem.render())
+        _err(f"{len(error.problems)} problem(s) in the spec at {error.ref}")
+        raise typer.Exit(EXIT_SPEC) from None
+    except (RefError, RenderError, KustomizeNotFound) as error:
+        _err(str(error))
+        raise typer.Exit(EXIT_SPEC) from None
+    if output_format is DiffFormat.json:
+        typer.echo(diffout.to_json(report), nl=False)
+    elif output_format is DiffFormat.markdown:
+        typer.echo(diffout.markdown(report, max_chars), nl=False)
+    else:
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        typer.echo(diffout.text(report, color=color), nl=False, color=color)
+    raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
 
 
 def _shown(path: Path) -> str:

@@ -1,0 +1,372 @@
+"""Blast radius: which clusters, apps, environments and projects a generated object reaches.
+
+Attribution uses the object's place in the output layout (DESIGN.md §5) and the Plans of both
+refs: an overlay file reaches every placement built from it (directly, or through a cluster
+layer on top of an env overlay); ``argocd/clusters/<c>.yaml`` is cluster ``c``;
+``argocd/projects/<p>.yaml`` project ``p``; ``argocd/applicationsets/<a>.yaml`` app ``a``, in the
+environment its ApplicationSet ``<a>-<env>`` is for, and every cluster of that pair unless only
+the generators or the rollout strategy changed (those change membership and order, which the
+derived Applications report); ``flux/clusters/<c>/`` cluster ``c``, with a Flux Kustomization
+attributed to the app it is named after or whose overlay it applies, and a Namespace to the
+apps placed there in it. ``fleetgen.io/{cluster,app,env,project}`` labels, where an emitter sets
+them, add to this.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fleetgen.gitrefs import Snapshot
+from fleetgen.objdiff import HUB, Field, Key, Obj
+from fleetgen.plan import Plan
+
+LABEL_PREFIX = "fleetgen.io/"
+FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
+ARGO_GROUP = "argoproj.io"
+PRUNE_DISABLED = ("kustomize.toolkit.fluxcd.io/prune", "disabled")
+_MEMBERSHIP_FIELDS = ("spec.generators", "spec.strategy")
+Pair = tuple[str, str]  # (app, cluster): one placement
+Op = Literal["added", "removed", "changed"]
+Source = Literal["generated", "derived", "rendered"]
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What attribution needs from one ref's Plan (empty for an empty fleet)."""
+
+    cluster_env: Mapping[str, str] = field(default_factory=dict)
+    server: Mapping[str, str] = field(default_factory=dict)
+    env_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    production: frozenset[str] = frozenset()
+    app_project: Mapping[str, str] = field(default_factory=dict)
+    app_namespace: Mapping[str, str] = field(default_factory=dict)
+    app_path: Mapping[str, str] = field(default_factory=dict)
+    project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
+    overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
+    cascade_delete: bool = False
+    flux_per_cluster: bool = False
+
+    @classmethod
+    def of(cls, plan: Plan | None) -> Facts:
+        """The facts of ``plan``; None is the empty fleet."""
+        if plan is None:
+            return cls()
+        fleet = plan.fleet
+        builds_on = {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays}
+        users: dict[str, set[Pair]] = {}
+        for placement in plan.placements:
+            pair = (placement.app, placement.cluster)
+            for overlay in (placement.overlay, builds_on.get(placement.overlay)):
+                if overlay is not None:
+                    users.setdefault(overlay, set()).add(pair)
+        env_clusters: dict[str, set[str]] = {env.name: set() for env in fleet.environments}
+        for cluster in fleet.clusters:
+            env_clusters.setdefault(cluster.env, set()).add(cluster.name)
+        return cls(
+            cluster_env={c.name: c.env for c in fleet.clusters},
+            server={c.name: c.server for c in fleet.clusters},
+            env_clusters={env: frozenset(names) for env, names in env_clusters.items()},
+            production=frozenset(env.name for env in fleet.environments if env.is_production),
+            app_project={a.name: a.project for a in fleet.apps},
+            app_namespace={a.name: a.namespace for a in fleet.apps},
+            app_path={a.name: posixpath.normpath(a.path) for a in fleet.apps},
+            project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
+            overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
+            overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
+            cascade_delete=fleet.cascade_delete,
+            flux_per_cluster="flux" in fleet.engines and fleet.flux.mode == "per-cluster",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """What one change reaches."""
+
+    clusters: frozenset[str] = frozenset()
+    apps: frozenset[str] = frozenset()
+    envs: frozenset[str] = frozenset()
+    projects: frozenset[str] = frozenset()
+    production: bool = False
+
+    def __or__(self, other: Where) -> Where:
+        return Where(self.clusters | other.clusters, self.apps | other.apps,
+                     self.envs | other.envs, self.projects | other.projects,
+                     self.production or other.production)
+
+    @property
+    def cluster(self) -> str | None:
+        """The one cluster reached, if exactly one."""
+        return next(iter(self.clusters)) if len(self.clusters) == 1 else None
+
+    @property
+    def app(self) -> str | None:
+        """The one app reached, if exactly one."""
+        return next(iter(self.apps)) if len(self.apps) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One object added, removed or changed; ``file`` is relative to the spec's directory."""
+
+    op: Op
+    obj: Obj  # the head object; the base object when removed
+    file: str
+    fields: tuple[Field, ...]
+    where: Where
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Both refs' facts, queried as one."""
+
+    base: Facts
+    head: Facts
+
+    @property
+    def sides(self) -> tuple[Facts, Facts]:
+        """(base, head)."""
+        return self.base, self.head
+
+    def _union(self, pick: Callable[[Facts], Iterable[str]]) -> set[str]:
+        return {name for facts in self.sides for name in pick(facts)}
+
+    def placements(self) -> set[Pair]:
+        """Every placement at either ref."""
+        return {pair for facts in self.sides for pair in facts.overlay_of}
+
+    def users(self, overlay_dir: str) -> set[Pair]:
+        """Placements built from an overlay directory at either ref."""
+        return {pair for facts in self.sides for pair in facts.overlay_users.get(overlay_dir, ())}
+
+    def clusters_of(self, app: str, env: str | None) -> set[str]:
+        """Clusters ``app`` is placed on (in ``env``, if given) at either ref."""
+        return {cluster for facts in self.sides for (name, cluster) in facts.overlay_of
+                if name == app and (env is None or facts.cluster_env.get(cluster) == env)}
+
+    def apps_on(self, cluster: str, namespace: str | None = None) -> set[str]:
+        """Apps placed on ``cluster`` (deploying into ``namespace``, if given) at either ref."""
+        return {app for facts in self.sides for (app, name) in facts.overlay_of
+                if name == cluster and namespace in (None, facts.app_namespace.get(app))}
+
+    def complete(self, clusters: Iterable[str], apps: Iterable[str], envs: Iterable[str] = (),
+                 projects: Iterable[str] = ()) -> Where:
+        """A Where with the environments of its clusters and the projects of its apps."""
+        clusters, apps = frozenset(clusters), frozenset(apps)
+        all_envs = set(envs) | {f.cluster_env[c] for f in self.sides for c in clusters
+                                if c in f.cluster_env}
+        all_projects = set(projects) | {f.app_project[a] for f in self.sides for a in apps
+                                        if a in f.app_project}
+        production = any(env in facts.production for facts in self.sides for env in all_envs)
+        return Where(clusters, apps, frozenset(all_envs), frozenset(all_projects), production)
+
+
+def engine_of(file: str) -> str | None:
+    """The engine that applies an output-relative file, None for overlays and the rest."""
+    top = file.split("/", 1)[0]
+    return top if top in ("argocd", "flux") else None
+
+
+def attribute(obj: Obj, fields: Sequence[Field], ctx: Context) -> Where:
+    """What ``obj`` reaches, given which of its fields changed (see the module docstring)."""
+    parts = obj.file.split("/")
+    stem = posixpath.splitext(parts[-1])[0]
+    clusters, apps, envs, projects = _labelled(obj.doc)
+    if parts[0] == "overlays":
+        pairs = ctx.users(posixpath.dirname(obj.file))
+        apps |= {app for app, _ in pairs} or set(parts[1:2])
+        clusters |= {cluster for _, cluster in pairs}
+    elif parts[:2] == ["argocd", "clusters"]:
+        clusters.add(stem)
+    elif parts[:2] == ["argocd", "projects"]:
+        projects.add(stem)
+    elif parts[:2] == ["argocd", "applicationsets"]:
+        apps.add(stem)
+        if obj.key.kind == "ApplicationSet":
+            clusters |= _application_set_clusters(obj, stem, fields, ctx, envs)
+    elif obj.key.scope not in (HUB, obj.file):  # flux/clusters/<cluster>/
+        clusters.add(obj.key.scope)
+        apps |= _flux_apps(obj, ctx)
+    if obj.key.group == ARGO_GROUP and obj.key.kind == "Application":
+        clusters |= _destination(obj.doc, ctx)
+    return ctx.complete(clusters, apps, envs, projects)
+
+
+def _labelled(doc: Any) -> tuple[set[str], set[str], set[str], set[str]]:
+    labels = _get(doc, "metadata", "labels") or {}
+    found: tuple[set[str], set[str], set[str], set[str]] = (set(), set(), set(), set())
+    for target, name in zip(found, ("cluster", "app", "env", "project"), strict=True):
+        value = labels.get(LABEL_PREFIX + name) if isinstance(labels, dict) else None
+        if isinstance(value, str):
+            target.add(value)
+    return found
+
+
+def _application_set_clusters(obj: Obj, app: str, fields: Sequence[Field], ctx: Context,
+                              envs: set[str]) -> set[str]:
+    """Clusters an ApplicationSet change reaches; records its environment in ``envs``."""
+    known = {env for facts in ctx.sides for env in facts.env_clusters}
+    env = next((e for e in sorted(known) if obj.key.name == f"{app}-{e}"), None)
+    if env is not None:
+        envs.add(env)
+    broad = any(not f.path.startswith(_MEMBERSHIP_FIELDS) for f in fields)
+    return ctx.clusters_of(app, env) if broad else set()
+
+
+def _flux_apps(obj: Obj, ctx: Context) -> set[str]:
+    cluster, key = obj.key.scope, obj.key
+    if key.group == FLUX_GROUP and key.kind == "Kustomization":
+        placed = ctx.apps_on(cluster)
+        if key.name in placed:
+            return {key.name}
+        path = _get(obj.doc, "spec", "path")
+        if isinstance(path, str) and "overlays/" in path:
+            overlay = path[path.index("overlays/"):].rstrip("/")
+            return {app for app, c in ctx.users(overlay) if c == cluster}
+    if key.group == "" and key.kind == "Namespace":
+        return ctx.apps_on(cluster, key.name)
+    return set()
+
+
+def _destination(doc: Any, ctx: Context) -> set[str]:
+    name, server = _get(doc, "spec", "destination", "name"), _get(doc, "spec", "destination",
+                                                                   "server")
+    known = {c for facts in ctx.sides for c in facts.cluster_env}
+    by_server = {s: c for facts in ctx.sides for c, s in facts.server.items()}
+    found = {name} if name in known else set()
+    if not found and isinstance(server, str) and server in by_server:
+        found.add(by_server[server])
+    return found
+
+
+def _get(doc: Any, *path: str) -> Any:
+    for part in path:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(part)
+    return doc
+
+
+def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any]) -> str | None:
+    """``deleted`` or ``orphaned``: what deleting ``obj`` does to the workloads it manages.
+
+    Read from the object where it says (Flux ``deletionPolicy``/``prune``, the prune-disabled
+    annotation, the owning ApplicationSet's ``preserveResourcesOnDeletion``), else from the
+    fleet's ``cascade_delete``. None for objects that manage no workloads.
+    """
+    key, doc = obj.key, obj.doc
+    if key.group == FLUX_GROUP and key.kind == "Kustomization":
+        policy = _get(doc, "spec", "deletionPolicy")
+        if policy in ("Orphan", "Delete"):
+            return "orphaned" if policy == "Orphan" else "deleted"
+        prune = _get(doc, "spec", "prune")
+        return "deleted" if (prune if isinstance(prune, bool) else cascade_delete) else "orphaned"
+    if key.group == "" and key.kind == "Namespace" and engine_of(obj.file) == "flux":
+        annotations = _get(doc, "metadata", "annotations") or {}
+        kept = isinstance(annotations, dict) and \
+            annotations.get(PRUNE_DISABLED[0]) == PRUNE_DISABLED[1]
+        return "orphaned" if kept else "deleted"
+    if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
+        owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
+        preserve = _get(application_sets.get(owner or ""), "spec", "syncPolicy",
+                        "preserveResourcesOnDeletion")
+        cascade = not preserve if isinstance(preserve, bool) else cascade_delete
+        return "deleted" if cascade else "orphaned"
+    return None
+
+
+def _owner(doc: Any) -> str | None:
+    owners = _get(doc, "metadata", "ownerReferences") or []
+    names = [o.get("name") for o in owners if isinstance(o, dict) and o.get("kind") ==
+             "ApplicationSet"]
+    return names[0] if names and isinstance(names[0], str) else None
+
+
+def derived_applications(plan: Plan | None, rendered: Mapping[str, bytes]) -> list[Obj]:
+    """The Applications the ApplicationSets generate at sync time, derived from the Plan.
+
+    They exist in no file, so the diff derives them: one per placement whose app has an
+    ``argocd/applicationsets/<app>.yaml``, named ``<app>-<cluster>``, with what the Plan fixes
+    (owner, project, source path, destination).
+    """
+    if plan is None:
+        return []
+    fleet = plan.fleet
+    apps = {app.name: app for app in fleet.apps}
+    servers = {cluster.name: cluster.server for cluster in fleet.clusters}
+    derived = []
+    for placement in plan.placements:
+        file = f"argocd/applicationsets/{placement.app}.yaml"
+        if file not in rendered:
+            continue
+        app, name = apps[placement.app], f"{placement.app}-{placement.cluster}"
+        doc = {
+            "apiVersion": f"{ARGO_GROUP}/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": fleet.argocd.namespace,
+                         "ownerReferences": [{"apiVersion": f"{ARGO_GROUP}/v1alpha1",
+                                              "kind": "ApplicationSet",
+                                              "name": f"{placement.app}-{placement.env}"}]},
+            "spec": {"project": app.project,
+                     "source": {"repoURL": fleet.repo, "targetRevision": fleet.revision,
+                                "path": posixpath.join(fleet.output_dir, placement.overlay)},
+                     "destination": {"name": placement.cluster,
+                                     "server": servers[placement.cluster],
+                                     "namespace": app.namespace}},
+        }
+        key = Key(HUB, ARGO_GROUP, "Application", fleet.argocd.namespace, name)
+        derived.append(Obj(key, file, doc))
+    return derived
+
+
+def entity_renames(base: Facts, head: Facts) -> dict[str, dict[str, str]]:
+    """Spec names that changed while the thing stayed: kind -> {old: new}.
+
+    A cluster is the same when its server is; an app when its base path is; a project when its
+    namespaces are; an environment when its clusters are (after cluster renames).
+    """
+    clusters = _pair(base.server, head.server)
+    old_envs = {env: frozenset(clusters.get(c, c) for c in names)
+                for env, names in base.env_clusters.items() if names}
+    return {
+        "cluster": clusters,
+        "app": _pair(base.app_path, head.app_path),
+        "project": _pair(base.project_namespaces, head.project_namespaces),
+        "environment": _pair(old_envs, {e: n for e, n in head.env_clusters.items() if n}),
+    }
+
+
+def _pair(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
+    """Names that left ``old`` and arrived in ``new`` with the same, unshared, value."""
+    gone: dict[Any, list[str]] = {}
+    came: dict[Any, list[str]] = {}
+    for name, value in old.items():
+        if name not in new:
+            gone.setdefault(value, []).append(name)
+    for name, value in new.items():
+        if name not in old:
+            came.setdefault(value, []).append(name)
+    return {olds[0]: came[value][0] for value, olds in gone.items()
+            if len(olds) == 1 and len(came.get(value, ())) == 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One ref, compiled: its snapshot, Plan (None: no spec, an empty fleet) and output files."""
+
+    snapshot: Snapshot
+    plan: Plan | None
+    rendered: Mapping[str, bytes]  # output-relative path -> bytes
+    facts: Facts
+
+    @property
+    def output_dir(self) -> str:
+        """Where the fleet writes its output, relative to the spec's directory."""
+        return self.plan.fleet.output_dir if self.plan is not None else "output"
+
+    def shown(self, path: str) -> str:
+        """An output-relative path as users see it (relative to the spec's directory)."""
+        return posixpath.join(self.output_dir, path)

@@ -1,0 +1,492 @@
+"""diff: compile the spec at two refs and compare what they generate, object by object.
+
+The base ref is read in memory through Git (``fleetgen.gitrefs``); the head is the working tree
+or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
+change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
+into the repository: not the working tree, the index, a ref or a worktree.
+
+JSON contract (``--format json``, ``Report.to_json``; version 1 — fields are only ever added)::
+
+    {"version": 1,
+     "base": "<sha>", "head": "<sha>" | "worktree", "base_ref": "<as named>", "head_ref": "…",
+     "changed": bool,            # exit status 1 when true
+     "rendered": bool,           # --render: rendered workloads compared too
+     "touched": {"clusters": [...], "environments": [...], "apps": [...], "projects": [...]},
+     "production": {same keys},  # the part of "touched" in production environments
+     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...]},
+     "deletions": [{"kind", "group", "name", "namespace", "cluster", "clusters", "app", "apps",
+                    "environments", "production", "file",
+                    "engine": "argocd" | "flux",
+                    "workloads": "deleted" | "orphaned" | null}],
+     "renames": [{"kind", "group", "namespace", "cluster", "app", "from", "to", "file",
+                  "from_cluster", "from_file", "because", "engine", "workloads", "production",
+                  "fields": [...]}],
+     "changes": [{"source": "generated" | "derived" | "rendered",
+                  "op": "added" | "removed" | "changed",
+                  "kind", "group", "name", "namespace", "cluster", "clusters", "app", "apps",
+                  "environments", "production", "file",
+                  "fields": [{"path", "old", "new"}]}],
+     "notes": ["…"]}
+
+Every list is sorted; ``touched`` names only what changes. ``cluster``/``app`` are set when a
+change reaches exactly one (else null; ``clusters``/``apps`` list them all). ``file`` is
+relative to the spec's directory; a rendered change names the overlay directory built. Field
+paths: ``a.b``, ``a["x.y"]``, ``list[name=web].image``, ``list[0]``; ``old``/``new`` are null
+where the field is absent. ``changes`` come production first, then grouped by cluster (or by
+environment for a shared env overlay) and app. ``derived`` changes are Applications that
+ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
+from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
+``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
+cascades).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fleetgen import emit as emitters
+from fleetgen import writer
+from fleetgen.blast import (
+    Change,
+    Context,
+    Facts,
+    Pair,
+    Side,
+    Source,
+    Where,
+    attribute,
+    derived_applications,
+    engine_of,
+    entity_renames,
+    workloads,
+)
+from fleetgen.errors import Problem, SpecError
+from fleetgen.gitrefs import (
+    WORKTREE,
+    Snapshot,
+    WorktreeSnapshot,
+    commit_snapshot,
+    default_base,
+    open_repo,
+    spec_root,
+)
+from fleetgen.kustomize import Kustomize
+from fleetgen.load import load_source
+from fleetgen.objdiff import Key, Obj, field_changes, index, rename_key, whole
+from fleetgen.renderdiff import changed_bases, render_changes
+from fleetgen.resolve import resolve
+
+JSON_VERSION = 1
+
+
+class RefSpecError(SpecError):
+    """The spec at one ref cannot be compiled; ``ref`` names it."""
+
+    def __init__(self, ref: str, problems: list[Problem]) -> None:
+        super().__init__(problems)
+        self.ref = ref
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A compared ref: as the user named it, and its commit (None for the working tree)."""
+
+    label: str
+    sha: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """A removed object an engine applies, and what happens to the workloads it manages."""
+
+    change: Change
+    engine: str
+    workloads: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    """An object that moved to a new identity because a spec name changed."""
+
+    old: Change  # the base object (op "removed")
+    new: Change  # the head object, with the field changes (op "changed")
+    because: str
+    engine: str | None
+    workloads: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """One placement added or removed."""
+
+    app: str
+    cluster: str
+    env: str
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything ``diff`` found; ``to_json`` is the stable contract."""
+
+    base: Ref
+    head: Ref
+    touched: Where
+    production: Where
+    added: tuple[Placed, ...]
+    removed: tuple[Placed, ...]
+    changes: tuple[Change, ...]
+    deletions: tuple[Deletion, ...]
+    renames: tuple[Rename, ...]
+    notes: tuple[str, ...]
+    rendered: bool
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything that reaches a cluster or an engine changes."""
+        return bool(self.changes or self.renames or self.added or self.removed)
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON document (module docstring)."""
+        return {
+            "version": JSON_VERSION, "base": self.base.sha, "head": self.head.sha or WORKTREE,
+            "base_ref": self.base.label, "head_ref": self.head.label,
+            "changed": self.changed, "rendered": self.rendered,
+            "touched": _names(self.touched), "production": _names(self.production),
+            "placements": {"added": [_placed(p) for p in self.added],
+                           "removed": [_placed(p) for p in self.removed]},
+            "deletions": [_change_json(d.change, fields=False)
+                          | {"engine": d.engine, "workloads": d.workloads}
+                          for d in self.deletions],
+            "renames": [_rename_json(r) for r in self.renames],
+            "changes": [_change_json(c) for c in self.changes],
+            "notes": list(self.notes),
+        }
+
+
+def _names(where: Where) -> dict[str, list[str]]:
+    return {"clusters": sorted(where.clusters), "environments": sorted(where.envs),
+            "apps": sorted(where.apps), "projects": sorted(where.projects)}
+
+
+def _placed(placed: Placed) -> dict[str, str]:
+    return {"app": placed.app, "cluster": placed.cluster, "env": placed.env}
+
+
+def _change_json(change: Change, fields: bool = True) -> dict[str, Any]:
+    key, where = change.obj.key, change.where
+    found: dict[str, Any] = {
+        "source": change.source, "op": change.op, "kind": key.kind, "group": key.group,
+        "name": key.name, "namespace": key.namespace, "cluster": where.cluster,
+        "clusters": sorted(where.clusters), "app": where.app, "apps": sorted(where.apps),
+        "environments": sorted(where.envs), "production": where.production, "file": change.file,
+    }
+    if fields:
+        found["fields"] = [{"path": f.path, "old": f.old, "new": f.new} for f in change.fields]
+    return found
+
+
+def _rename_json(rename: Rename) -> dict[str, Any]:
+    old, new = rename.old, rename.new
+    return {
+        "kind": new.obj.key.kind, "group": new.obj.key.group, "namespace": new.obj.key.namespace,
+        "cluster": new.where.cluster, "app": new.where.app,
+        "from": old.obj.key.name or old.file, "to": new.obj.key.name or new.file,
+        "file": new.file, "from_cluster": old.where.cluster, "from_file": old.file,
+        "because": rename.because, "engine": rename.engine, "workloads": rename.workloads,
+        "production": new.where.production or old.where.production,
+        "fields": [{"path": f.path, "old": f.old, "new": f.new} for f in new.fields],
+    }
+
+
+def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
+         render: bool = False, kustomize: Kustomize | None = None) -> Report:
+    """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
+    default branch, else HEAD) and at ``head`` (default: the working tree).
+
+    Raises RefSpecError (a spec error at one ref), gitrefs.RefError, and with ``render``
+    renderdiff.RenderError or kustomize.KustomizeNotFound.
+    """
+    spec = spec.resolve()
+    with open_repo(spec.parent) as repo:
+        root = spec_root(repo, spec)
+        name = spec.name
+        if base is None:
+            sha, label = default_base(repo)
+            old_snapshot: Snapshot = commit_snapshot(repo, sha, root, label)
+        else:
+            old_snapshot = commit_snapshot(repo, base, root)
+        new_snapshot: Snapshot = (WorktreeSnapshot(repo, spec.parent) if head is None
+                                  else commit_snapshot(repo, head, root))
+        old_side = load_side(old_snapshot, name, posixpath.join(root, name))
+        new_side = load_side(new_snapshot, name, str(spec) if head is None
+                             else posixpath.join(root, name))
+        return compare(old_side, new_side, render=render, kustomize=kustomize)
+
+
+def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
+    """Compile the spec of ``snapshot``; no spec file is an empty fleet."""
+    data = snapshot.read(spec_name)
+    if data is None:
+        return Side(snapshot, None, {}, Facts())
+    try:
+        source = data.decode("utf-8")
+        with _imports_of(snapshot) as import_dir:
+            loaded = load_source(source, filename, snapshot.read, import_dir)
+        plan = resolve(loaded.fleet, loaded.workspace)
+        problems = emitters.check(plan)
+        if problems:
+            raise SpecError(problems)
+    except UnicodeDecodeError as error:
+        raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
+            from None
+    except SpecError as error:
+        raise RefSpecError(snapshot.label, error.problems) from None
+    return Side(snapshot, plan, writer.render(emitters.emit(plan)), Facts.of(plan))
+
+
+@contextmanager
+def _imports_of(snapshot: Snapshot) -> Iterator[Path | None]:
+    """Where the spec imports its helper modules from, with a fresh ``sys.modules`` for them.
+
+    The working tree imports in place; a commit's Python files are copied to a temporary
+    directory. Modules named like those files are set aside while the spec runs and put back
+    afterwards, so each ref imports its own helpers and the caller keeps its modules.
+    """
+    with tempfile.TemporaryDirectory(prefix="fleetgen-spec-") as tmp:
+        where: Path | None = None
+        if isinstance(snapshot, WorktreeSnapshot):
+            where = snapshot.root
+        elif sources := snapshot.python_files():
+            where = Path(tmp)
+            for path in sources:
+                target = where / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(snapshot.read(path) or b"")
+        names = _module_names(where) if where is not None else set()
+        saved = {name: sys.modules.pop(name) for name in list(sys.modules)
+                 if name.partition(".")[0] in names}
+        try:
+            yield where
+        finally:
+            for name in list(sys.modules):
+                if name.partition(".")[0] in names:
+                    del sys.modules[name]
+            sys.modules.update(saved)
+
+
+def _module_names(directory: Path) -> set[str]:
+    """Top-level modules importable from ``directory`` (fleetgen itself excepted)."""
+    names = {path.stem for path in directory.glob("*.py")}
+    names |= {path.parent.name for path in directory.glob("*/__init__.py")}
+    return names - {"fleetgen"}
+
+
+def compare(base: Side, head: Side, *, render: bool = False,
+            kustomize: Kustomize | None = None) -> Report:
+    """The report of what changes from ``base`` to ``head``."""
+    ctx = Context(base.facts, head.facts)
+    old, new, derived = _changed_objects(base, head)
+    renamed = entity_renames(base.facts, head.facts)
+    pairs = _rename_pairs(old, new, {o: n for names in renamed.values() for o, n in names.items()})
+    changes = _object_changes(base, head, old, new, pairs, derived, ctx)
+    app_sets = _application_sets(base)
+    cascade = base.facts.cascade_delete or head.facts.cascade_delete
+    renames = [_rename(base, head, old[a], new[b], renamed, ctx, derived, app_sets, cascade)
+               for a, b in pairs]
+    added = _placed_diff(head.facts, base.facts)
+    removed = _placed_diff(base.facts, head.facts)
+    bases = changed_bases(base, head)
+    notes = _notes(base, head, renamed, bases, render)
+    if render:
+        affected = _render_pairs(changes, renames, bases, added + removed, ctx)
+        changes += render_changes(base, head, affected, ctx, kustomize)
+    deletions = [Deletion(c, engine, workloads(c.obj, cascade, app_sets)) for c in changes
+                 if c.op == "removed" and c.source != "rendered"
+                 and (engine := engine_of(c.obj.file)) is not None]
+    reaches = _reaches(changes, renames, added + removed, ctx)
+    return Report(
+        base=Ref(base.snapshot.label, base.snapshot.sha),
+        head=Ref(head.snapshot.label, head.snapshot.sha),
+        touched=_touched(reaches), production=_production(reaches, ctx),
+        added=tuple(added), removed=tuple(removed),
+        changes=tuple(sorted(changes, key=_order)),
+        deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
+        renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
+        notes=tuple(notes), rendered=render,
+    )
+
+
+def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, Obj], set[Key]]:
+    """Objects of files that differ, plus derived Applications; identical ones left out."""
+    paths = sorted(path for path in base.rendered.keys() | head.rendered.keys()
+                   if base.rendered.get(path) != head.rendered.get(path))
+    old = index({path: base.rendered[path] for path in paths if path in base.rendered})
+    new = index({path: head.rendered[path] for path in paths if path in head.rendered})
+    derived: set[Key] = set()
+    for side, found in ((base, old), (head, new)):
+        for obj in derived_applications(side.plan, side.rendered):
+            found[obj.key] = obj
+            derived.add(obj.key)
+    for key in old.keys() & new.keys():
+        if old[key].doc == new[key].doc:
+            del old[key], new[key]
+    return old, new, derived
+
+
+def _rename_pairs(old: Mapping[Key, Obj], new: Mapping[Key, Obj],
+                  renamed: Mapping[str, str]) -> list[tuple[Key, Key]]:
+    """(old, new) identities that differ only by renamed spec names."""
+    arrived = set(new.keys() - old.keys())
+    pairs = []
+    for key in sorted(old.keys() - new.keys()):
+        target = rename_key(key, renamed)
+        if target != key and target in arrived:
+            pairs.append((key, target))
+            arrived.discard(target)
+    return pairs
+
+
+def _object_changes(base: Side, head: Side, old: Mapping[Key, Obj], new: Mapping[Key, Obj],
+                    pairs: list[tuple[Key, Key]], derived: set[Key], ctx: Context) -> list[Change]:
+    paired = {key for pair in pairs for key in pair}
+    changes = []
+    for key in sorted(old.keys() | new.keys()):
+        if key in paired:
+            continue
+        source: Source = "derived" if key in derived else "generated"
+        if key in old and key in new:
+            fields = tuple(field_changes(old[key].doc, new[key].doc))
+            where = attribute(old[key], fields, ctx) | attribute(new[key], fields, ctx)
+            changes.append(Change("changed", new[key], head.shown(new[key].file), fields, where,
+                                  source))
+        else:
+            side, obj = (head, new[key]) if key in new else (base, old[key])
+            fields = whole(obj, added=key in new)
+            changes.append(Change("added" if key in new else "removed", obj,
+                                  side.shown(obj.file), fields, attribute(obj, fields, ctx),
+                                  source))
+    return changes
+
+
+def _rename(base: Side, head: Side, old: Obj, new: Obj, renamed: Mapping[str, Mapping[str, str]],
+            ctx: Context, derived: set[Key], app_sets: Mapping[str, Any],
+            cascade: bool) -> Rename:
+    source: Source = "derived" if new.key in derived else "generated"
+    fields = tuple(field_changes(old.doc, new.doc))
+    before = Change("removed", old, base.shown(old.file), whole(old, added=False),
+                    attribute(old, fields, ctx), source)
+    after = Change("changed", new, head.shown(new.file), fields, attribute(new, fields, ctx),
+                   source)
+    texts = " ".join((old.key.scope, old.key.name))
+    because = "; ".join(f"{kind} {a} renamed to {b}" for kind, names in sorted(renamed.items())
+                        for a, b in sorted(names.items())
+                        if re.search(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", texts))
+    engine = engine_of(old.file)
+    fate = workloads(old, cascade, app_sets) if engine is not None else None
+    return Rename(before, after, because, engine, fate)
+
+
+def _application_sets(side: Side) -> dict[str, Any]:
+    """The ApplicationSets of a side by name (they say what deleting their Applications does)."""
+    found: dict[str, Any] = {}
+    for path, data in side.rendered.items():
+        if path.startswith("argocd/applicationsets/"):
+            for doc in yaml.load_all(data, Loader=yaml.CSafeLoader):
+                name = (doc or {}).get("metadata", {}).get("name") if isinstance(doc, dict) \
+                    else None
+                if isinstance(name, str):
+                    found[name] = doc
+    return found
+
+
+def _placed_diff(ours: Facts, theirs: Facts) -> list[Placed]:
+    return [Placed(app, cluster, ours.cluster_env[cluster])
+            for app, cluster in sorted(ours.overlay_of.keys() - theirs.overlay_of.keys())]
+
+
+def _render_pairs(changes: list[Change], renames: list[Rename], bases: set[str],
+                  moved: list[Placed], ctx: Context) -> set[Pair]:
+    """Placements whose kustomize output may differ: overlay changes, base changes, moves."""
+    placed = ctx.placements()
+    affected = {(p.app, p.cluster) for p in moved} | {pair for pair in placed if pair[0] in bases}
+    for change in [*changes, *(r.new for r in renames)]:
+        if change.obj.file.startswith("overlays/"):
+            affected |= {(a, c) for a in change.where.apps for c in change.where.clusters} & placed
+    for pair in placed:
+        if ctx.base.overlay_of.get(pair, "") != ctx.head.overlay_of.get(pair, ""):
+            affected.add(pair)
+    return affected
+
+
+def _reaches(changes: list[Change], renames: list[Rename], moved: list[Placed],
+             ctx: Context) -> list[Where]:
+    """What each change, rename and placement move reaches."""
+    found = [ctx.complete({p.cluster}, {p.app}) for p in moved]
+    found += [change.where for change in changes]
+    return found + [r.old.where | r.new.where for r in renames]
+
+
+def _touched(reaches: list[Where]) -> Where:
+    touched = Where()
+    for where in reaches:
+        touched |= where
+    return touched
+
+
+def _production(reaches: list[Where], ctx: Context) -> Where:
+    """The production part of what is reached: production environments and their clusters."""
+    envs = {env for facts in ctx.sides for env in facts.production}
+    found = Where()
+    for where in reaches:
+        if where.production:
+            clusters = {c for c in where.clusters
+                        if any(facts.cluster_env.get(c) in envs for facts in ctx.sides)}
+            found |= Where(frozenset(clusters), where.apps, where.envs & envs, where.projects,
+                           True)
+    return found
+
+
+def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str],
+           render: bool) -> list[str]:
+    notes = []
+    if bases and not render:
+        notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
+                     "files do not show: run `fleetgen diff --render` to see what it deploys")
+    for old, new in sorted(renamed["cluster"].items()):
+        if base.facts.flux_per_cluster and head.facts.flux_per_cluster:
+            notes.append(f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
+                         f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
+                         f"--path={head.shown(f'flux/clusters/{new}')}")
+    if any(renamed.values()):
+        notes.append("Argo CD and Flux apply a rename as a deletion and a creation")
+    return notes
+
+
+def section(where: Where) -> tuple[int, str]:
+    """Where a change is listed: one cluster; one environment's clusters; several; none."""
+    if len(where.clusters) == 1:
+        return 0, next(iter(where.clusters))
+    envs = sorted(where.envs)
+    if where.clusters:
+        return (1, envs[0]) if len(envs) == 1 else (2, "")
+    return (3, envs[0]) if len(envs) == 1 else (4, "")
+
+
+def _order(change: Change) -> tuple[Any, ...]:
+    key = change.obj.key
+    return (not change.where.production, section(change.where), change.where.app or "",
+            change.source == "rendered", change.file, key.kind, key.namespace, key.name)
+
+
+__all__ = ["Deletion", "Placed", "Ref", "RefSpecError", "Rename", "Report", "compare",
+           "diff", "load_side", "section"]

@@ -1,0 +1,315 @@
+"""Formats of a ``diff`` report: text (coloured on a terminal), markdown (a PR comment), JSON.
+
+Markdown comes from ``templates/diff.md.j2``. It is capped at ``max_chars``: the blast radius,
+deletions and renames always come first; then per-cluster sections, production first, as long
+as they fit, and a note names what was cut.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from fleetgen.blast import Change, Where
+from fleetgen.changeset import Deletion, Rename, Report, section
+from fleetgen.objdiff import Field
+
+DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
+MAX_NAMES = 20  # names listed per touched kind
+MAX_ROWS = 100  # deletion and rename rows in markdown
+MAX_LINES = 200  # diff lines per object
+_ANSI = {"-": "31", "+": "32", "@": "1;36", "!": "1;31", "#": "1"}
+
+
+def to_json(report: Report) -> str:
+    """The JSON contract (``changeset`` module docstring), indented, newline-terminated."""
+    return json.dumps(report.to_json(), indent=2, default=str) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Changes listed together: one cluster, one environment's clusters, or fleet-wide."""
+
+    title: str
+    subtitle: str
+    production: bool
+    changes: tuple[Change, ...]
+
+
+def sections(changes: Iterable[Change]) -> list[Section]:
+    """Changes grouped as ordered (production first, then by cluster or environment)."""
+    found = []
+    for (production, where), group in itertools.groupby(
+            changes, key=lambda c: (c.where.production, section(c.where))):
+        members = tuple(group)
+        reach = Where()
+        for change in members:
+            reach |= change.where
+        title, subtitle = _titles(where, reach)
+        subtitle = "; ".join(part for part in (subtitle, "production" if production else "")
+                             if part)
+        found.append(Section(title, subtitle, production, members))
+    return found
+
+
+def _titles(where: tuple[int, str], reach: Where) -> tuple[str, str]:
+    rank, name = where
+    envs = ", ".join(sorted(reach.envs))
+    if rank == 0:
+        return name, envs
+    if rank == 1:
+        return f"{name}: {len(reach.clusters)} clusters", _few(sorted(reach.clusters))
+    if rank == 2:
+        return f"{len(reach.clusters)} clusters", envs
+    if rank == 3:
+        return f"{name}: environment-wide", ""
+    return "fleet-wide", ""
+
+
+def _few(names: Sequence[str], limit: int = MAX_NAMES) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" … and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _radius(where: Where) -> str:
+    parts = [(len(where.clusters), "cluster"), (len(where.envs), "environment"),
+             (len(where.apps), "app"), (len(where.projects), "project")]
+    return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
+
+
+def _production(report: Report) -> str:
+    prod = report.production
+    if not prod.envs:
+        return ""
+    return (f"{len(prod.clusters)} cluster(s) in {', '.join(sorted(prod.envs))}: "
+            f"{_few(sorted(prod.clusters)) or 'no single cluster'}")
+
+
+def _header(change: Change) -> str:
+    key = change.obj.key
+    name = "/".join(part for part in (key.namespace, key.name) if part)
+    what = " ".join(part for part in (change.op, key.kind, name) if part)
+    source = f" ({change.source})" if change.source != "generated" else ""
+    return f"@@ {what}{source}: {change.file} @@"
+
+
+def _lines(change: Change) -> list[str]:
+    """Diff lines of one change: ``-`` old, ``+`` new (a removed object lists no fields)."""
+    lines: list[str] = []
+    if change.op != "removed":
+        for field in change.fields:
+            lines += _field_lines(field)
+    if len(lines) > MAX_LINES:
+        lines = [*lines[:MAX_LINES], f"  … {len(lines) - MAX_LINES} more lines"]
+    return lines
+
+
+def _field_lines(field: Field) -> list[str]:
+    lines = []
+    for sign, value, present in (("-", field.old, field.old is not None),
+                                 ("+", field.new, field.new is not None)):
+        if present:
+            shown = _value(value)
+            label = f"{field.path}: " if field.path else ""
+            lines.append(f"{sign} {label}{shown[0]}")
+            lines += [f"{sign}   {line}" for line in shown[1:]]
+    return lines
+
+
+def _value(value: Any) -> list[str]:
+    """A value as display lines: multi-line text as a block, other non-strings as JSON."""
+    if isinstance(value, str):
+        if "\n" in value:
+            return ["|", *value.rstrip("\n").split("\n")]
+        if value and value == value.strip():
+            return [value]
+    return [json.dumps(value, default=str)]
+
+
+def _deletion(deletion: Deletion) -> str:
+    change = deletion.change
+    key, where = change.obj.key, change.where
+    name = "/".join(part for part in (key.namespace, key.name) if part)
+    on = f" on {', '.join(sorted(where.clusters))}" if where.clusters else ""
+    app = f" (app {', '.join(sorted(where.apps))})" if where.apps else ""
+    fate = f": workloads {deletion.workloads}" if deletion.workloads else ""
+    return f"{deletion.engine} {key.kind} {name}{on}{app}{fate}"
+
+
+def _rename_ends(rename: Rename) -> tuple[str, str]:
+    """How the old and new identities read: their names (or files), and clusters if only those
+    differ."""
+    old, new = rename.old, rename.new
+    ends = [old.obj.key.name or old.file, new.obj.key.name or new.file]
+    if ends[0] == ends[1]:
+        ends = [f"{end} on {change.where.cluster or change.obj.key.scope}"
+                for end, change in zip(ends, (old, new), strict=True)]
+    return ends[0], ends[1]
+
+
+def _rename(rename: Rename) -> str:
+    source, target = _rename_ends(rename)
+    fate = f"; workloads of the old one {rename.workloads}" if rename.workloads else ""
+    return f"{rename.new.obj.key.kind} {source} → {target} ({rename.because}){fate}"
+
+
+def _placements(report: Report) -> list[str]:
+    return ([f"+ {p.app} on {p.cluster} ({p.env})" for p in report.added]
+            + [f"- {p.app} on {p.cluster} ({p.env})" for p in report.removed])
+
+
+def text(report: Report, color: bool = False) -> str:
+    """The report for a terminal or a log; ANSI colours only when ``color``."""
+    base = f"{(report.base.sha or '')[:12]} ({report.base.label})"
+    lines = [f"# fleetgen diff: {base} → {report.head.label}"]
+    if not report.changed:
+        lines.append("no changes")
+    else:
+        lines += _text_body(report)
+    lines += [f"note: {note}" for note in report.notes]
+    return "".join(_paint(line, color) + "\n" for line in lines)
+
+
+def _text_body(report: Report) -> list[str]:
+    touched = report.touched
+    lines = [f"# blast radius: {_radius(touched)}"]
+    for label, names in (("clusters", touched.clusters), ("environments", touched.envs),
+                         ("apps", touched.apps), ("projects", touched.projects)):
+        lines.append(f"  {label + ':':<14}{_few(sorted(names)) or '-'}")
+    if production := _production(report):
+        lines.append(f"! production: {production}")
+    if report.deletions:
+        lines.append(f"! deletions ({len(report.deletions)}):")
+        lines += [f"  - {_deletion(d)}" for d in report.deletions]
+    if report.renames:
+        lines.append(f"! renames ({len(report.renames)}), applied as deletion + creation:")
+        lines += [f"    {_rename(r)}" for r in report.renames]
+    if placements := _placements(report):
+        lines.append("# placements:")
+        lines += [f"  {line}" for line in placements]
+    for group in sections(report.changes):
+        lines.append(f"# {group.title}" + (f" ({group.subtitle})" if group.subtitle else ""))
+        for change in group.changes:
+            lines.append(f"  {_header(change)}")
+            lines += [f"    {line}" for line in _lines(change)]
+    return lines
+
+
+def _paint(line: str, color: bool) -> str:
+    code = _ANSI.get(line.lstrip()[:1])
+    return f"\033[{code}m{line}\033[0m" if color and code else line
+
+
+@cache
+def _template() -> jinja2.Template:
+    source = resources.files("fleetgen.templates").joinpath("diff.md.j2").read_text("utf-8")
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined, autoescape=False)
+    return env.from_string(source)
+
+
+def markdown(report: Report, max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """The PR comment: within ``max_chars`` unless its header alone is longer.
+
+    Sections are kept in order (production first) while they fit; the rest are named in a note.
+    """
+    view = _markdown_view(report)
+    template = _template()
+    module = template.make_module(view)
+    groups = sections(report.changes)
+    budget = max_chars - len(str(module))
+    rendered: list[str] = []
+    for group in groups:  # rendered one by one: a huge report stops early
+        section_text = str(module.section(_section_view(group)))  # type: ignore[attr-defined]
+        if len(section_text) + 1 > budget:
+            break
+        rendered.append(section_text)
+        budget -= len(section_text) + 1
+    kept = len(rendered)
+    while True:
+        view["sections"] = rendered[:kept]
+        view["cut"] = _cut_note(groups[kept:], max_chars)
+        text = template.render(**view)
+        if len(text) <= max_chars or kept == 0:
+            return text
+        kept -= 1
+
+
+def _cut_note(cut: Sequence[Section], max_chars: int) -> str:
+    if not cut:
+        return ""
+    return (f"{len(cut)} more section(s) with {sum(len(g.changes) for g in cut)} change(s) cut "
+            f"to stay under {max_chars} characters ({_few([g.title for g in cut], 10)}); run "
+            "`fleetgen diff --format json` for everything")
+
+
+def _markdown_view(report: Report) -> dict[str, Any]:
+    touched = report.touched
+    deleting = sum(d.workloads == "deleted" for d in report.deletions)
+    return {
+        "base": f"{(report.base.sha or '')[:12]}", "head": report.head.sha or report.head.label,
+        "changed": report.changed, "radius": _radius(touched),
+        "touched": {label: _names(names) for label, names in (
+            ("clusters", touched.clusters), ("environments", touched.envs),
+            ("apps", touched.apps), ("projects", touched.projects))},
+        "production": _production(report),
+        "deletions": {"count": len(report.deletions), "deleting": deleting,
+                      "rows": [_deletion_row(d) for d in report.deletions[:MAX_ROWS]],
+                      "more": max(0, len(report.deletions) - MAX_ROWS)},
+        "renames": {"count": len(report.renames),
+                    "rows": [_rename_row(r) for r in report.renames[:MAX_ROWS]],
+                    "more": max(0, len(report.renames) - MAX_ROWS)},
+        "placements": _placements(report), "placements_fence": _fence(_placements(report)),
+        "sections": [], "cut": "",
+        "notes": list(report.notes),
+    }
+
+
+def _names(names: Iterable[str]) -> dict[str, Any]:
+    ordered = sorted(names)
+    return {"shown": ordered[:MAX_NAMES], "more": max(0, len(ordered) - MAX_NAMES)}
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|") if value not in (None, "") else "–"
+
+
+def _deletion_row(deletion: Deletion) -> dict[str, str]:
+    change = deletion.change
+    key, where = change.obj.key, change.where
+    return {"kind": _cell(key.kind), "name": _cell(key.name or change.file),
+            "cluster": _cell(_few(sorted(where.clusters), 5)),
+            "app": _cell(_few(sorted(where.apps), 5)), "engine": _cell(deletion.engine),
+            "workloads": _cell(f"**{deletion.workloads}**" if deletion.workloads == "deleted"
+                               else deletion.workloads),
+            "file": _cell(change.file)}
+
+
+def _rename_row(rename: Rename) -> dict[str, str]:
+    source, target = _rename_ends(rename)
+    return {"kind": _cell(rename.new.obj.key.kind), "source": _cell(source),
+            "target": _cell(target), "because": _cell(rename.because),
+            "workloads": _cell(rename.workloads)}
+
+
+def _section_view(group: Section) -> dict[str, Any]:
+    apps = []
+    for app, members in itertools.groupby(group.changes, key=lambda c: c.where.app or ""):
+        lines = [line for change in members for line in [_header(change), *_lines(change)]]
+        apps.append({"name": app or "no single app", "lines": lines, "fence": _fence(lines)})
+    return {"title": group.title, "subtitle": group.subtitle, "open": group.production,
+            "count": len(group.changes), "apps": apps}
+
+
+def _fence(lines: list[str]) -> str:
+    """A code fence longer than any backtick run in ``lines``."""
+    longest = max((len(run) for run in re.findall(r"`+", "\n".join(lines))), default=0)
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,167 @@
+"""``diff --render``: what the engines would deploy, before and after, for affected placements.
+
+Generated files never show a change to a user's kustomize base under ``apps/``; this module
+finds the apps whose base inputs changed (cheaply, from Git blob ids) and kustomize-builds the
+overlays of affected placements at both refs. Each ref's inputs (the generated overlays of the
+apps involved and the files their bases read) are written to a temporary directory, never into
+the working tree, so no ``git worktree`` is needed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from fleetgen.blast import Change, Context, Pair, Side, Where
+from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
+from fleetgen.objdiff import Key, Obj, field_changes, objects, whole
+from fleetgen.workspace import KUSTOMIZATION_FILES, Reader, scan
+
+RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
+
+
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What an app's base reads: whole directories (one per kustomization) and single files."""
+
+    dirs: frozenset[str]
+    files: frozenset[str]
+
+
+class RenderError(Exception):
+    """kustomize failed on an overlay at one of the refs."""
+
+
+def base_deps(read: Reader, base: str) -> Deps:
+    """The inputs of the base at ``base``, found by recording what the workspace scan reads."""
+    reads: list[tuple[str, bool]] = []
+
+    def recording(path: str) -> bytes | None:
+        data = read(path)
+        reads.append((path, data is not None))
+        return data
+
+    scan(recording, [base])
+    dirs = {base} | {posixpath.dirname(path) for path, found in reads
+                     if found and posixpath.basename(path) in KUSTOMIZATION_FILES}
+    files = {path for path, _ in reads if not any(_under(path, d) for d in dirs)}
+    return Deps(frozenset(dirs), frozenset(files))
+
+
+def _under(path: str, directory: str) -> bool:
+    return directory in (".", "") or path.startswith(directory.rstrip("/") + "/")
+
+
+def changed_bases(base: Side, head: Side) -> set[str]:
+    """Apps at both refs whose base inputs (user files under ``apps/`` …) differ."""
+    listings: dict[tuple[int, str], dict[str, str]] = {}
+
+    def listing(index: int, side: Side, directory: str) -> dict[str, str]:
+        if (index, directory) not in listings:
+            listings[index, directory] = side.snapshot.files(directory)
+        return listings[index, directory]
+
+    changed = set()
+    for app in sorted(base.facts.app_path.keys() & head.facts.app_path.keys()):
+        old = base_deps(base.snapshot.read, base.facts.app_path[app])
+        new = base_deps(head.snapshot.read, head.facts.app_path[app])
+        dirs_differ = any(listing(0, base, d) != listing(1, head, d) for d in old.dirs | new.dirs)
+        if dirs_differ or any(base.snapshot.read(f) != head.snapshot.read(f)
+                              for f in old.files | new.files):
+            changed.add(app)
+    return changed
+
+
+def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
+                   kustomize: Kustomize | None = None) -> list[Change]:
+    """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition."""
+    groups: dict[tuple[str | None, str | None], set[Pair]] = {}
+    for pair in pairs:
+        move = (base.facts.overlay_of.get(pair), head.facts.overlay_of.get(pair))
+        if move != (None, None):
+            groups.setdefault(move, set()).add(pair)
+    built = _build(base, head, groups, kustomize)
+    changes = []
+    for (old_dir, new_dir), members in sorted(groups.items(), key=lambda g: (str(g[0][1]),
+                                                                              str(g[0][0]))):
+        old = built.get((0, old_dir), {}) if old_dir is not None else {}
+        new = built.get((1, new_dir), {}) if new_dir is not None else {}
+        where = ctx.complete({c for _, c in members}, {a for a, _ in members})
+        file = head.shown(new_dir) if new_dir is not None else base.shown(str(old_dir))
+        for key in sorted(old.keys() | new.keys()):
+            change = _compare(old.get(key), new.get(key), file, where)
+            if change is not None:
+                changes.append(change)
+    return changes
+
+
+def _compare(old: Obj | None, new: Obj | None, file: str, where: Where) -> Change | None:
+    if old is not None and new is not None:
+        if old.doc == new.doc:
+            return None
+        return Change("changed", new, file, tuple(field_changes(old.doc, new.doc)), where,
+                      "rendered")
+    if new is not None:
+        return Change("added", new, file, whole(new, added=True), where, "rendered")
+    assert old is not None
+    return Change("removed", old, file, whole(old, added=False), where, "rendered")
+
+
+def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None], set[Pair]],
+           kustomize: Kustomize | None) -> dict[tuple[int, str], dict[Key, Obj]]:
+    """Rendered objects by (side index, overlay dir), for every overlay the groups use."""
+    with tempfile.TemporaryDirectory(prefix="fleetgen-diff-") as tmp:
+        targets: dict[Path, tuple[int, str]] = {}
+        for index, side in enumerate((base, head)):
+            overlays = {move[index] for move in groups if move[index] is not None}
+            root = Path(tmp) / ("base", "head")[index]
+            _materialize(side, {o for o in overlays if o is not None}, root)
+            for overlay in overlays:
+                if overlay is not None:
+                    targets[root / side.output_dir / overlay] = (index, overlay)
+        try:
+            outputs = build_many(sorted(targets), kustomize=kustomize)
+        except KustomizeBuildError as error:
+            raise RenderError(_describe(error, targets, (base, head))) from None
+    return {targets[path]: {obj.key: obj for obj in objects(
+        RENDERED, targets[path][1], yaml.load_all(text, Loader=yaml.CSafeLoader))}
+        for path, text in outputs.items()}
+
+
+def _describe(error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]],
+              sides: tuple[Side, Side]) -> str:
+    lines = []
+    for path, stderr in sorted(error.failures.items()):
+        index, overlay = targets.get(path, (1, str(path)))
+        side = sides[index]
+        lines.append(f"kustomize build failed for {side.shown(overlay)} at "
+                     f"{side.snapshot.label}: {stderr.strip()}")
+    return "\n".join(lines)
+
+
+def _materialize(side: Side, overlays: set[str], root: Path) -> None:
+    """Write the overlays' generated files and their apps' base inputs under ``root``."""
+    apps = {overlay.split("/")[1] for overlay in overlays}
+    prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
+    for path, data in side.rendered.items():
+        if path.startswith(prefixes):
+            _write(root / side.output_dir / path, data)
+    for app in sorted(apps):
+        deps = base_deps(side.snapshot.read, side.facts.app_path[app])
+        wanted = set(deps.files)
+        for directory in deps.dirs:
+            wanted.update(side.snapshot.files(directory))
+        for path in sorted(wanted):
+            content = side.snapshot.read(path)
+            if content is not None:
+                _write(root / path, content)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)

@@ -1,0 +1,359 @@
+"""``fleetgen diff`` on real temporary Git repositories: blast radius, deletions, renames, refs.
+
+The fleet is small and self-contained; expectations come from its compiled Plan so the tests hold
+for whatever objects the registered emitters produce for a placement.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fleetgen
+from fleetgen import api
+from fleetgen.changeset import RefSpecError, Report
+from fleetgen.kustomize import Kustomize
+
+FLEET = '''
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
+                      Project, Selector, SyncPolicy)
+from helpers import API_TAG, TEAM
+
+REPO = "https://git.example.com/fleet.git"
+fleet = Fleet(
+    name="shop", repo=REPO, engines=["argocd", "flux"],
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    environments=[Environment(name="dev", sync=SyncPolicy(automated=True)),
+                  Environment(name="prod", sync=SyncPolicy(automated=True))],
+    clusters=[
+        Cluster(name="dev-1", env="dev", server="https://dev-1.example.com",
+                labels={"tier": "gold"}),
+        Cluster(name="prod-a", env="prod", server="https://prod-a.example.com",
+                labels={"tier": "gold"}),
+        Cluster(name="prod-b", env="prod", server="https://prod-b.example.com",
+                labels={"tier": "gold"}),
+        Cluster(name="prod-c", env="prod", server="https://prod-c.example.com",
+                labels={"tier": "silver"}),
+    ],
+    projects=[Project(name="shop", namespaces=["shop"], source_repos=[REPO])],
+    apps=[
+        App(name="web", project="shop", namespace="shop", path="apps/web/base",
+            labels={"acme.io/team": TEAM},
+            images=[Image(name="web", new_name="registry.example.com/web", tag="1.0")],
+            per_env={"prod": Overrides(images=[Image(name="web", tag="1.0")])},
+            per_cluster={"prod-c": Overrides(replicas={"web": 1})}),
+        App(name="api", project="shop", namespace="shop", path="apps/api/base",
+            targets=Selector(match_labels={"tier": "gold"}),
+            images=[Image(name="api", new_name="registry.example.com/api", tag=API_TAG)]),
+    ],
+)
+'''
+BASES = {
+    app: {
+        "kustomization.yaml": "resources: [deployment.yaml]\n",
+        "deployment.yaml": (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\n"
+                            f"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n"
+                            f"        - name: {app}\n          image: {app}\n"),
+    }
+    for app in ("web", "api")
+}
+HELPERS = 'TEAM = "storefront"\nAPI_TAG = "2.0"\n'
+WEB_PROD_TAG = 'per_env={"prod": Overrides(images=[Image(name="web", tag="1.0")])}'
+PROD_B_GOLD = 'server="https://prod-b.example.com",\n                labels={"tier": "gold"}'
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` with a fixed identity; its stdout."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c",
+         "commit.gpgsign=false", *args],
+        cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def commit(repo: Path, message: str) -> str:
+    """Commit everything in ``repo``; the new commit id."""
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` (which must be there) by ``new`` in a file."""
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A Git repository on branch main holding the fleet, committed (no output/)."""
+    root = tmp_path / "fleet-repo"
+    for app, files in BASES.items():
+        (root / "apps" / app / "base").mkdir(parents=True)
+        for name, text in files.items():
+            (root / "apps" / app / "base" / name).write_text(text)
+    (root / "fleet.py").write_text(FLEET)
+    (root / "helpers.py").write_text(HELPERS)
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "fleet")
+    return root
+
+
+def placed(spec: Path, app: str, env: str | None = None) -> list[str]:
+    """Clusters the spec places ``app`` on (in ``env``), from its compiled Plan."""
+    plan = api.compile_spec(spec).plan
+    return sorted(p.cluster for p in plan.placements
+                  if p.app == app and env in (None, p.env))
+
+
+def emitted(spec: Path, prefix: str) -> bool:
+    """Whether the registered emitters write any file under ``prefix`` for this spec."""
+    return any(path.startswith(prefix) for path in api.compile_spec(spec).rendered)
+
+
+def state(repo: Path) -> tuple[str, ...]:
+    """Everything diff must leave alone: status, refs, worktrees, stash, HEAD."""
+    return tuple(git(repo, *args) for args in (
+        ["status", "--porcelain", "--untracked-files=all"], ["for-each-ref"],
+        ["worktree", "list", "--porcelain"], ["stash", "list"], ["rev-parse", "HEAD"],
+        ["symbolic-ref", "HEAD"]))
+
+
+def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetgen", "diff", *args], cwd=repo,
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Path) -> None:
+    edit(repo / "fleet.py", WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    prod_web = placed(repo / "fleet.py", "web", "prod")
+    assert prod_web == ["prod-a", "prod-b", "prod-c"]
+    assert report["touched"] == {"clusters": prod_web, "environments": ["prod"],
+                                 "apps": ["web"], "projects": ["shop"]}
+    assert report["production"]["environments"] == ["prod"]
+    assert report["deletions"] == [] and report["renames"] == []
+    assert report["changed"] and all(c["production"] for c in report["changes"])
+    fields = [f for c in report["changes"] for f in c["fields"]]
+    assert {"path": "images[name=web].newTag", "old": "1.0", "new": "1.1"} in fields
+
+
+def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Path) -> None:
+    edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    assert report["placements"] == {
+        "added": [], "removed": [{"app": "api", "cluster": "prod-b", "env": "prod"}]}
+    assert report["touched"] == {"clusters": ["prod-b"], "environments": ["prod"],
+                                 "apps": ["api"], "projects": ["shop"]}
+    for deletion in report["deletions"]:
+        assert deletion["clusters"] == ["prod-b"] and deletion["apps"] in ([], ["api"])
+        assert deletion["workloads"] in (None, "orphaned")  # cascade_delete=False by default
+    engine_objects = {d["kind"] for d in report["deletions"]}
+    if emitted(repo / "fleet.py", "flux/"):
+        assert "Kustomization" in engine_objects
+    if emitted(repo / "fleet.py", "argocd/applicationsets/"):
+        assert {"Application"} <= engine_objects
+        assert any(d["name"] == "api-prod-b" for d in report["deletions"])
+
+
+def test_base_edit_shows_only_with_render(repo: Path, kustomize: Kustomize) -> None:
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 2\n  paused: true")
+    plain = fleetgen.diff(repo / "fleet.py")
+    assert not plain.changed
+    assert plain.to_json()["touched"]["clusters"] == []
+    assert any("--render" in note and "web" in note for note in plain.notes)
+    rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
+    assert rendered["rendered"] and rendered["changed"]
+    assert rendered["touched"]["clusters"] == placed(repo / "fleet.py", "web")
+    assert rendered["touched"]["apps"] == ["web"]
+    deployments = [c for c in rendered["changes"] if c["source"] == "rendered"]
+    assert {c["kind"] for c in deployments} == {"Deployment"}
+    assert sorted(cluster for c in deployments for cluster in c["clusters"]) == \
+        placed(repo / "fleet.py", "web")
+    assert all(c["fields"] == [{"path": "spec.paused", "old": None, "new": True}]
+               for c in deployments)
+
+
+def test_render_reports_only_placements_whose_workloads_change(repo: Path,
+                                                              kustomize: Kustomize) -> None:
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")
+    report = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize)
+    assert sorted(report.touched.clusters) == ["dev-1", "prod-a", "prod-b"]  # prod-c pins 1
+
+
+def test_no_change_exits_0_and_says_so(repo: Path) -> None:
+    result = run_cli(repo)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "no changes" in result.stdout
+    result = run_cli(repo, "--format", "json")
+    assert result.returncode == 0 and '"changed": false' in result.stdout
+
+
+def test_changes_exit_1_in_every_format_and_text_is_plain_off_a_terminal(repo: Path) -> None:
+    edit(repo / "fleet.py", WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))
+    outputs = {}
+    for form in ("text", "markdown", "json"):
+        result = run_cli(repo, "--format", form)
+        assert (result.returncode, result.stderr) == (1, ""), form
+        outputs[form] = result.stdout
+    assert "\033[" not in outputs["text"] and "blast radius: 3 clusters" in outputs["text"]
+    assert "<details open>" in outputs["markdown"]
+
+
+def test_diff_leaves_worktree_index_and_refs_alone(repo: Path, kustomize: Kustomize) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
+    commit(repo, "drop prod-b from api")
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 3")
+    (repo / "untracked.txt").write_text("x\n")
+    git(repo, "add", "untracked.txt")  # something staged, too
+    before = state(repo)
+    report = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize)
+    assert report.base.label == "merge-base of HEAD and main" and report.head.sha is None
+    assert report.base.sha == git(repo, "rev-parse", "main").strip()
+    assert state(repo) == before
+    assert not list((repo / ".git").glob("worktrees/*"))
+
+
+def test_base_without_a_spec_is_an_empty_fleet(repo: Path) -> None:
+    empty = repo.parent / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q", "-b", "main")
+    (empty / "README.md").write_text("fleet\n")
+    first = commit(empty, "empty")
+    for path in ("fleet.py", "helpers.py", "apps"):
+        os.rename(repo / path, empty / path)
+    head = commit(empty, "fleet")
+    report = fleetgen.diff(empty / "fleet.py", base=first, head="HEAD").to_json()
+    assert (report["base"], report["head"]) == (first, head)
+    assert report["deletions"] == [] and {c["op"] for c in report["changes"]} == {"added"}
+    assert report["touched"]["clusters"] == ["dev-1", "prod-a", "prod-b", "prod-c"]
+    assert len(report["placements"]["added"]) == 7
+
+
+@pytest.mark.parametrize("broken", ["base", "head"])
+def test_a_spec_error_at_either_ref_exits_2_naming_it(repo: Path, broken: str) -> None:
+    edit(repo / "fleet.py", 'namespace="shop", path="apps/api/base"',
+         'namespace="shop", path="apps/nowhere"')
+    if broken == "base":
+        commit(repo, "broken")
+        git(repo, "checkout", "-q", "HEAD~1", "--", "fleet.py")
+    result = run_cli(repo, "--base", "HEAD")
+    assert result.returncode == 2
+    assert "apps/nowhere" in result.stderr
+    where = "HEAD" if broken == "base" else "worktree"
+    assert f"problem(s) in the spec at {where}" in result.stderr
+    with pytest.raises(RefSpecError) as raised:
+        fleetgen.diff(repo / "fleet.py", base="HEAD")
+    assert raised.value.ref == where
+
+
+def test_a_bad_ref_exits_2(repo: Path) -> None:
+    result = run_cli(repo, "--base", "no-such-branch")
+    assert result.returncode == 2 and "'no-such-branch' does not name a commit" in result.stderr
+
+
+def test_each_ref_imports_its_own_helper_modules(repo: Path) -> None:
+    placed(repo / "fleet.py", "web")  # the caller has a `helpers` module of its own now
+    mine = sys.modules["helpers"]
+    (repo / "helpers.py").write_text(HELPERS.replace("2.0", "2.1"))
+    report = fleetgen.diff(repo / "fleet.py")
+    fields = {(f.path, f.old, f.new) for c in report.changes for f in c.fields}
+    assert fields == {("images[name=api].newTag", "2.0", "2.1")}
+    assert report.touched.apps == {"api"}
+    assert sys.modules["helpers"] is mine
+
+
+def test_a_cluster_rename_is_a_rename_not_a_silent_delete(repo: Path) -> None:
+    for old, new in (('name="prod-c"', 'name="prod-z"'), ('"prod-c": Overrides', '"prod-z": '
+                                                                                 'Overrides')):
+        edit(repo / "fleet.py", old, new)
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    renames = report["renames"]
+    assert renames and all(r["because"] == "cluster prod-c renamed to prod-z" for r in renames)
+    assert any(r["from_file"] == "output/overlays/web/clusters/prod-c/kustomization.yaml"
+               and r["file"] == "output/overlays/web/clusters/prod-z/kustomization.yaml"
+               for r in renames)
+    assert not [d for d in report["deletions"] if d["clusters"] == ["prod-c"]
+                and d["kind"] in ("Application", "Kustomization")]
+    assert {"prod-c", "prod-z"} <= set(report["touched"]["clusters"])
+    assert any("rename" in note for note in report["notes"])
+
+
+def test_head_ref_compares_two_commits(repo: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD").strip()
+    edit(repo / "fleet.py", WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))
+    second = commit(repo, "bump web in prod")
+    (repo / "helpers.py").write_text(HELPERS.replace("2.0", "2.1"))  # uncommitted: ignored
+    report = fleetgen.diff(repo / "fleet.py", base=first, head=second).to_json()
+    assert (report["base"], report["head"]) == (first, second)
+    assert report["touched"]["apps"] == ["web"]
+
+
+def check_shape(value: Any, shape: dict[str, Callable[[Any], bool]]) -> None:
+    assert set(value) == set(shape), sorted(set(value) ^ set(shape))
+    for key, ok in shape.items():
+        assert ok(value[key]), (key, value[key])
+
+
+def is_names(value: Any) -> bool:
+    return isinstance(value, list) and value == sorted(value) and all(
+        isinstance(v, str) for v in value)
+
+
+def opt_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+OBJECT = {"kind": lambda v: isinstance(v, str), "group": lambda v: isinstance(v, str),
+          "name": lambda v: isinstance(v, str), "namespace": lambda v: isinstance(v, str),
+          "cluster": opt_str, "clusters": is_names, "app": opt_str, "apps": is_names,
+          "environments": is_names, "production": lambda v: isinstance(v, bool),
+          "file": lambda v: isinstance(v, str)}
+FIELDS = {"fields": lambda v: isinstance(v, list) and all(set(f) == {"path", "old", "new"}
+                                                          for f in v)}
+TOUCHED = {k: is_names for k in ("clusters", "environments", "apps", "projects")}
+
+
+def test_json_contract_shape(repo: Path) -> None:
+    for old, new in ((PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze")),
+                     ('name="prod-c"', 'name="prod-z"'), ('"prod-c": Overrides', '"prod-z": '
+                                                                                 'Overrides'),
+                     (WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))):
+        edit(repo / "fleet.py", old, new)
+    report: Report = fleetgen.diff(repo / "fleet.py")
+    data = report.to_json()
+    check_shape(data, {
+        "version": lambda v: v == 1, "base": lambda v: isinstance(v, str) and len(v) == 40,
+        "head": lambda v: v == "worktree", "base_ref": opt_str, "head_ref": opt_str,
+        "changed": lambda v: v is True, "rendered": lambda v: v is False,
+        "touched": lambda v: check_shape(v, TOUCHED) is None,
+        "production": lambda v: check_shape(v, TOUCHED) is None,
+        "placements": lambda v: set(v) == {"added", "removed"},
+        "deletions": lambda v: isinstance(v, list), "renames": lambda v: bool(v),
+        "changes": lambda v: bool(v), "notes": lambda v: isinstance(v, list)})
+    for deletion in data["deletions"]:
+        check_shape(deletion, {**OBJECT, "source": opt_str, "op": lambda v: v == "removed",
+                               "engine": lambda v: v in ("argocd", "flux"),
+                               "workloads": lambda v: v in (None, "deleted", "orphaned")})
+    for change in data["changes"]:
+        check_shape(change, {**OBJECT, **FIELDS,
+                             "source": lambda v: v in ("generated", "derived", "rendered"),
+                             "op": lambda v: v in ("added", "removed", "changed")})
+    for rename in data["renames"]:
+        check_shape(rename, {**FIELDS, **{k: OBJECT[k] for k in (
+            "kind", "group", "namespace", "cluster", "app", "file", "production")},
+            "from": lambda v: isinstance(v, str), "to": lambda v: isinstance(v, str),
+            "from_cluster": opt_str, "from_file": lambda v: isinstance(v, str),
+            "because": lambda v: isinstance(v, str), "engine": opt_str,
+            "workloads": lambda v: v in (None, "deleted", "orphaned")})
+    production = [c["production"] for c in data["changes"]]
+    assert production == sorted(production, reverse=True)  # production first

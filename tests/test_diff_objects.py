@@ -1,0 +1,101 @@
+"""Object identity, field paths, renames and deletion semantics of ``diff`` (pure functions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fleetgen.blast import workloads
+from fleetgen.objdiff import (
+    HUB,
+    Field,
+    Key,
+    Obj,
+    field_changes,
+    flatten,
+    identity,
+    parse_file,
+    rename_key,
+    scope_of,
+)
+
+
+def test_scope_comes_from_the_files_place() -> None:
+    assert scope_of("argocd/applicationsets/web.yaml") == HUB
+    assert scope_of("flux/clusters/prod-a/kustomizations.yaml") == "prod-a"
+    path = "overlays/web/prod/kustomization.yaml"
+    assert scope_of(path) == path
+
+
+def test_identity_is_scope_group_kind_namespace_name() -> None:
+    doc = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+           "metadata": {"name": "web", "namespace": "flux-system"}}
+    assert identity("prod-a", doc) == Key("prod-a", "kustomize.toolkit.fluxcd.io",
+                                          "Kustomization", "flux-system", "web")
+    assert identity("x", {"apiVersion": "v1", "kind": "Namespace",
+                          "metadata": {"name": "shop"}}) == Key("x", "", "Namespace", "", "shop")
+
+
+def test_same_identity_twice_in_a_file_stays_two_objects() -> None:
+    data = b"kind: ConfigMap\nmetadata: {name: a}\n---\nkind: ConfigMap\nmetadata: {name: a}\n"
+    keys = [obj.key.name for obj in parse_file("overlays/x/y/k.yaml", data)]
+    assert keys == ["a", "a#2"]
+
+
+def test_a_file_that_is_not_yaml_is_one_object() -> None:
+    [obj] = parse_file("README.md", b"# fleet\n")
+    assert (obj.key.kind, obj.key.name, obj.doc) == ("File", "README.md", "# fleet\n")
+    assert field_changes("a\nb\nc\n", "a\nB\nc\n") == [Field("line 2", "b", "B")]
+
+
+def test_flatten_keys_lists_by_name_and_assignments() -> None:
+    doc = {"images": [{"name": "web", "newTag": "1"}, {"name": "api", "newTag": "2"}],
+           "literals": ["A=1", "B=x=y"], "args": ["--a", "--b"],
+           "labels": {"acme.io/team": "t"}, "ports": [{"port": 1}, {"port": 2}],
+           "dup": [{"name": "a"}, {"name": "a"}]}
+    assert flatten(doc) == {
+        "images[name=web].name": "web", "images[name=web].newTag": "1",
+        "images[name=api].name": "api", "images[name=api].newTag": "2",
+        "literals[A]": "1", "literals[B]": "x=y", "args": ["--a", "--b"],
+        'labels["acme.io/team"]': "t", "ports[0].port": 1, "ports[1].port": 2,
+        "dup[0].name": "a", "dup[1].name": "a",
+    }
+
+
+def test_field_changes_name_absent_leaves_none() -> None:
+    old = {"spec": {"a": 1, "b": 2}}
+    new = {"spec": {"a": 1, "c": 3, "b": 20}}
+    assert field_changes(old, new) == [Field("spec.b", 2, 20), Field("spec.c", None, 3)]
+    assert field_changes({"x": None, "y": 1}, {"y": 1}) == [Field("x", None, None)]
+
+
+def test_rename_key_replaces_whole_name_tokens_only() -> None:
+    key = Key("prod-c", "argoproj.io", "Application", "argocd", "web-prod-c")
+    assert rename_key(key, {"prod-c": "prod-z"}) == Key(
+        "prod-z", "argoproj.io", "Application", "argocd", "web-prod-z")
+    other = Key(HUB, "", "Secret", "argocd", "prod-cx")
+    assert rename_key(other, {"prod-c": "prod-z"}) == other
+
+
+def flux(spec: dict[str, Any]) -> Obj:
+    doc = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+           "metadata": {"name": "web", "namespace": "flux-system"}, "spec": spec}
+    return Obj(identity("c", doc), "flux/clusters/c/kustomizations.yaml", doc)
+
+
+def test_workloads_of_a_deleted_object_follow_what_it_says() -> None:
+    assert workloads(flux({"deletionPolicy": "Orphan", "prune": True}), True, {}) == "orphaned"
+    assert workloads(flux({"deletionPolicy": "Delete"}), False, {}) == "deleted"
+    assert workloads(flux({"prune": True}), False, {}) == "deleted"
+    assert workloads(flux({}), True, {}) == "deleted"
+    assert workloads(flux({}), False, {}) == "orphaned"
+    app = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+           "metadata": {"name": "web-c", "ownerReferences": [
+               {"kind": "ApplicationSet", "name": "web-prod"}]}}
+    application = Obj(identity(HUB, app), "argocd/applicationsets/web.yaml", app)
+    preserve = {"web-prod": {"spec": {"syncPolicy": {"preserveResourcesOnDeletion": True}}}}
+    assert workloads(application, True, preserve) == "orphaned"
+    assert workloads(application, True, {}) == "deleted"
+    assert workloads(application, False, {}) == "orphaned"
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}}
+    assert workloads(Obj(identity(HUB, secret), "argocd/clusters/c.yaml", secret), True,
+                     {}) is None
