@@ -100,6 +100,8 @@ def diff(
     max_chars: Annotated[int, typer.Option(
         "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut.")]
         = diffout.DEFAULT_MAX_CHARS,
+    json_file: Annotated[Path | None, typer.Option(
+        "--json-file", help="Also write the JSON report to this file.")] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
     try:
@@ -112,6 +114,8 @@ def diff(
     except (RefError, RenderError, KustomizeNotFound) as error:
         _err(str(error))
         raise typer.Exit(EXIT_SPEC) from None
+    if json_file is not None:
+        json_file.write_text(diffout.to_json(report), encoding="utf-8")
     if output_format is DiffFormat.json:
         typer.echo(diffout.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:

@@ -6,6 +6,7 @@ for whatever objects the registered emitters produce for a placement.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -206,6 +207,9 @@ def test_changes_exit_1_in_every_format_and_text_is_plain_off_a_terminal(repo: P
         outputs[form] = result.stdout
     assert "\033[" not in outputs["text"] and "blast radius: 3 clusters" in outputs["text"]
     assert "<details open>" in outputs["markdown"]
+    result = run_cli(repo, "--format", "markdown", "--json-file", "report.json")
+    assert result.stdout == outputs["markdown"]
+    assert json.loads((repo / "report.json").read_text()) == json.loads(outputs["json"])
 
 
 def test_diff_leaves_worktree_index_and_refs_alone(repo: Path, kustomize: Kustomize) -> None:
