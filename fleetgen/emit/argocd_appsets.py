@@ -1,0 +1,213 @@
+"""ApplicationSets ``argocd/applicationsets/<app>.yaml``: one per (app, environment).
+
+Each ApplicationSet has one cluster generator per group of clusters that share an overlay
+layout (env layer or cluster layer) and an effective sync policy. A generator selects its group
+by registration labels (``fleetgen.io/env`` and ``fleetgen.io/cluster In [...]``) and passes the
+overlay path as ``values``, so the template reads no label that a registration may lack.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fleetgen.emit.argocd_common import (
+    API_VERSION,
+    APP_LABEL,
+    CLUSTER_LABEL,
+    ENV_LABEL,
+    GENERATE_PATHS,
+    WAVE_LABEL,
+    go_text,
+    go_tree,
+    metadata,
+    registration_labels,
+)
+from fleetgen.model import App, Environment, IgnoreDifference, SyncPolicy
+from fleetgen.output import OutputFile
+from fleetgen.plan import EnvOverlay, Placement, Plan
+
+NAME = "{{ .name }}"
+SERVER = "{{ .server }}"
+WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
+SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
+CASCADE_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+PROGRESSIVE_NOTE = (
+    "Progressive sync (strategy RollingSync) needs the ApplicationSet controller flag\n"
+    "--enable-progressive-syncs (argocd-cmd-params-cm:\n"
+    'applicationsetcontroller.enable.progressive.syncs: "true"); without it Argo CD\n'
+    "ignores the strategy and syncs every cluster at once."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Clusters of one (app, env) that one cluster generator selects."""
+
+    per_cluster: bool  # overlay is the cluster layer (path ends in the cluster name)
+    overlay: str  # Go template of the repo-relative overlay path
+    generate_paths: str  # Go template of the manifest-generate-paths annotation
+    sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
+
+
+def application_sets(plan: Plan) -> list[OutputFile]:
+    """One file per app holding its ApplicationSets, in the fleet's environment order."""
+    by_app: dict[str, dict[str, list[Placement]]] = {}
+    for placement in plan.placements:
+        by_app.setdefault(placement.app, {}).setdefault(placement.env, []).append(placement)
+    apps = {app.name: app for app in plan.fleet.apps}
+    envs = {env.name: env for env in plan.fleet.environments}
+    overlays = {(o.app, o.env): o for o in plan.env_overlays}
+    files = []
+    for name in sorted(by_app):
+        placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]
+        docs = tuple(_application_set(plan, apps[name], env, overlays[name, env.name], ps)
+                     for env, ps in placed)
+        files.append(OutputFile(f"argocd/applicationsets/{name}.yaml", docs,
+                                comment=_header(name, [env for env, _ in placed])))
+    return files
+
+
+def _header(app: str, envs: Sequence[Environment]) -> str:
+    names = ", ".join(env.name for env in envs)
+    text = (f"ApplicationSets of app {app}, one per environment ({names}); each generates an\n"
+            f"Application {app}-<cluster> for every cluster the app is placed on.")
+    rolling = [env.name for env in envs if env.rollout is not None]
+    if rolling:
+        text += f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}"
+    return text
+
+
+def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay,
+                     placements: Sequence[Placement]) -> dict[str, Any]:
+    groups: dict[_Group, list[str]] = {}
+    for placement in placements:
+        groups.setdefault(_group(plan, app, env_overlay, placement), []).append(placement.cluster)
+    ordered = sorted(groups.items(), key=lambda item: (item[0].per_cluster, item[1]))
+    syncs = {group.sync for group in groups}
+    uniform = json.loads(syncs.pop()) if len(syncs) == 1 else None
+    reads = [WAVE_LABEL] if env.rollout is not None else []
+    _check_reads(plan, [name for _, names in ordered for name in names], reads)
+    spec: dict[str, Any] = {
+        "goTemplate": True,
+        "goTemplateOptions": ["missingkey=error"],
+        "generators": [_generator(env, group, names, uniform is None) for group, names in ordered],
+        "template": _template(plan, app, env, uniform),
+    }
+    if uniform is None:
+        spec["templatePatch"] = SYNC_PATCH
+    if env.rollout is not None:
+        spec["strategy"] = _rolling_sync(plan, env, {p.cluster for p in placements})
+    spec["syncPolicy"] = {"preserveResourcesOnDeletion": not plan.fleet.cascade_delete}
+    return {"apiVersion": API_VERSION, "kind": "ApplicationSet",
+            "metadata": metadata(f"{app.name}-{env.name}", plan.fleet.argocd.namespace,
+                                 labels={APP_LABEL: app.name, ENV_LABEL: env.name}),
+            "spec": spec}
+
+
+def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) -> _Group:
+    """The generator group of a placement: its path templates and its sync policy."""
+    overlay = posixpath.join(plan.fleet.output_dir, placement.overlay)
+    head, _, last = overlay.rpartition("/")
+    per_cluster = placement.overlay != env_overlay.path and last == placement.cluster
+    prefix, action = (head + "/", NAME) if per_cluster else (overlay, "")
+    below = [] if placement.overlay == env_overlay.path else [
+        posixpath.join(plan.fleet.output_dir, env_overlay.path)]
+    rest = "".join(f";/{path}" for path in [*below, env_overlay.base])
+    sync = json.dumps(_sync_policy(placement.settings.sync, app))
+    return _Group(per_cluster, go_text(prefix) + action,
+                  go_text("/" + prefix) + action + go_text(rest), sync)
+
+
+def _sync_policy(sync: SyncPolicy, app: App) -> dict[str, Any]:
+    """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement."""
+    policy: dict[str, Any] = {}
+    if sync.automated:
+        policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
+        if sync.allow_empty:
+            policy["automated"]["allowEmpty"] = True
+    options = list(dict.fromkeys(sync.sync_options))
+    if app.ignore_differences and not any(
+            option.startswith("RespectIgnoreDifferences=") for option in options):
+        options.append("RespectIgnoreDifferences=true")
+    if options:
+        policy["syncOptions"] = options
+    if sync.retry is not None:
+        retry = sync.retry
+        policy["retry"] = {"limit": retry.limit, "backoff": {
+            "duration": retry.backoff_duration, "factor": retry.backoff_factor,
+            "maxDuration": retry.backoff_max_duration}}
+    return policy
+
+
+def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> None:
+    """Every registration label the template reads exists on every selected registration."""
+    by_name = {cluster.name: cluster for cluster in plan.fleet.clusters}
+    for name in clusters:
+        missing = set(reads) - set(registration_labels(plan, by_name[name]))
+        if missing:
+            raise RuntimeError(f"fleetgen bug: the registration of cluster {name!r} lacks "
+                               f"label(s) {sorted(missing)} that its ApplicationSet reads")
+
+
+def _generator(env: Environment, group: _Group, clusters: list[str],
+               patch_sync: bool) -> dict[str, Any]:
+    values = {"overlay": group.overlay, "generatePaths": group.generate_paths}
+    if patch_sync:
+        values["syncPolicy"] = go_text(group.sync)
+    selector = {"matchLabels": {ENV_LABEL: env.name},
+                "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
+                                      "values": sorted(clusters)}]}
+    return {"clusters": {"selector": selector, "values": values}}
+
+
+def _template(plan: Plan, app: App, env: Environment,
+              sync: dict[str, Any] | None) -> dict[str, Any]:
+    fleet = plan.fleet
+    labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
+        APP_LABEL: go_text(app.name), ENV_LABEL: go_text(env.name), CLUSTER_LABEL: NAME}
+    if env.rollout is not None:
+        labels[WAVE_LABEL] = WAVE
+    annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()} | {
+        GENERATE_PATHS: "{{ .values.generatePaths }}"}
+    meta: dict[str, Any] = {"name": go_text(f"{app.name}-") + NAME,
+                            "labels": dict(sorted(labels.items())),
+                            "annotations": dict(sorted(annotations.items()))}
+    if fleet.cascade_delete:
+        meta["finalizers"] = [CASCADE_FINALIZER]
+    spec: dict[str, Any] = {
+        "project": go_text(app.project),
+        "source": {"repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
+                   "path": "{{ .values.overlay }}"},
+        "destination": {"server": SERVER, "namespace": go_text(app.namespace)},
+    }
+    if app.ignore_differences:
+        spec["ignoreDifferences"] = go_tree([_ignore(d) for d in app.ignore_differences])
+    if sync:
+        spec["syncPolicy"] = go_tree(sync)
+    return {"metadata": meta, "spec": spec}
+
+
+def _ignore(difference: IgnoreDifference) -> dict[str, Any]:
+    entry: dict[str, Any] = {"group": difference.group, "kind": difference.kind,
+                             "name": difference.name, "namespace": difference.namespace,
+                             "jsonPointers": difference.json_pointers,
+                             "jqPathExpressions": difference.jq_path_expressions,
+                             "managedFieldsManagers": difference.managed_fields_managers}
+    return {key: value for key, value in entry.items() if value or key == "group"}
+
+
+def _rolling_sync(plan: Plan, env: Environment, placed: set[str]) -> dict[str, Any]:
+    """RollingSync steps over the Application wave label; steps without this app are left out."""
+    assert env.rollout is not None
+    steps = [
+        {"matchExpressions": [{"key": WAVE_LABEL, "operator": "In", "values": [str(number)]}],
+         "maxUpdate": step.max_update}
+        for number, (clusters, step) in enumerate(zip(plan.waves[env.name], env.rollout.steps,
+                                                      strict=True), 1)
+        if placed & set(clusters)
+    ]
+    return {"type": "RollingSync", "rollingSync": {"steps": steps}}

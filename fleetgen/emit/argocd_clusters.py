@@ -1,0 +1,108 @@
+"""Cluster registrations ``argocd/clusters/<cluster>.yaml``: Argo CD cluster Secrets.
+
+IAM and exec-plugin credentials carry no secret material, so the Secret itself is committed.
+An `ExternalSecretRef` becomes an ExternalSecret that builds the same Secret from the store.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fleetgen.emit.argocd_common import (
+    EARLY_WAVE,
+    go_text,
+    go_tree,
+    metadata,
+    registration_labels,
+    server_url,
+)
+from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
+from fleetgen.output import OutputFile
+from fleetgen.plan import Plan
+
+CONFIG_EXAMPLE = '{"bearerToken": "...", "tlsClientConfig": {"caData": "<base64 PEM>"}}'
+
+
+def registration(plan: Plan, cluster: Cluster) -> OutputFile:
+    """The file registering ``cluster`` with Argo CD."""
+    credentials = plan.credentials[cluster.name]
+    assert credentials is not None, "resolve requires credentials when Argo CD is an engine"
+    path = f"argocd/clusters/{cluster.name}.yaml"
+    what = f"Argo CD registration of cluster {cluster.name} (environment {cluster.env})"
+    if isinstance(credentials, ExternalSecretRef):
+        return OutputFile(path, (_external_secret(plan, cluster, credentials),),
+                          comment=f"{what},\nbuilt by External Secrets. {_store_note(credentials)}")
+    return OutputFile(path, (_secret(plan, cluster, credentials),),
+                      comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.")
+
+
+def _secret_name(cluster: Cluster) -> str:
+    """Name of the registration Secret (and of the ExternalSecret that makes it)."""
+    return f"cluster-{cluster.name}"
+
+
+def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
+                             labels=registration_labels(plan, cluster),
+                             annotations=_annotations(cluster) | EARLY_WAVE),
+        "type": "Opaque",
+        "stringData": {"name": cluster.name, "server": server_url(cluster),
+                       "config": json.dumps(_config(credentials), indent=2, sort_keys=True)},
+    }
+
+
+def _config(credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
+    """Argo CD's cluster ``config`` for credentials that hold no material."""
+    if isinstance(credentials, AwsAuth):
+        return {"awsAuthConfig": {"clusterName": credentials.cluster_name,
+                                  "roleARN": credentials.role_arn}}
+    exec_config: dict[str, Any] = {"command": credentials.command, "args": credentials.args,
+                                   "apiVersion": credentials.api_version}
+    if credentials.env:
+        exec_config["env"] = credentials.env
+    return {"execProviderConfig": exec_config}
+
+
+def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> dict[str, Any]:
+    remote = {"key": ref.key} | ({"property": ref.property} if ref.property else {})
+    # template.metadata is explicit, so the ExternalSecret's own metadata (Argo CD tracking
+    # annotations) never reaches the Secret. ESO renders it and template.data as Go templates.
+    template = {
+        "engineVersion": "v2", "mergePolicy": "Replace", "type": "Opaque",
+        "metadata": go_tree({"labels": registration_labels(plan, cluster),
+                             "annotations": _annotations(cluster)}),
+        "data": {"name": go_text(cluster.name), "server": go_text(server_url(cluster)),
+                 "config": "{{ .config }}"},
+    }
+    return {
+        "apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
+        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
+                             annotations=EARLY_WAVE),
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
+            "target": {"name": _secret_name(cluster), "creationPolicy": "Owner",
+                       "deletionPolicy": "Retain", "template": template},
+            "data": [{"secretKey": "config", "remoteRef": remote}],
+        },
+    }
+
+
+def _annotations(cluster: Cluster) -> dict[str, str]:
+    return dict(sorted(cluster.annotations.items()))
+
+
+def _store_note(ref: ExternalSecretRef) -> str:
+    where = f"property {ref.property!r} of " if ref.property else ""
+    return (f"Expected in {ref.store_kind} {ref.store}:\n{where}entry {ref.key!r} holds Argo CD's "
+            f"cluster config JSON, e.g.\n{CONFIG_EXAMPLE}\n"
+            "The Secret's name, server and labels come from fleet.py.")
+
+
+def _auth_note(credentials: AwsAuth | ExecAuth) -> str:
+    if isinstance(credentials, AwsAuth):
+        return f"Argo CD assumes the IAM role {credentials.role_arn}"
+    return f"Argo CD runs {' '.join([credentials.command, *credentials.args])} for a token"

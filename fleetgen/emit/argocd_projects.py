@@ -1,0 +1,147 @@
+"""AppProjects ``argocd/projects/<project>.yaml`` and Argo CD's project permission rules.
+
+`permitted` and `repo_permitted` follow Argo CD's matching (glob patterns, ``!`` denies) with
+`fnmatch` standing in for its glob library.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from fleetgen.emit.argocd_common import API_VERSION, EARLY_WAVE, metadata, server_url
+from fleetgen.model import Destination, Project, SyncWindow
+from fleetgen.output import OutputFile
+from fleetgen.plan import Placement, Plan
+
+PROJECT_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"
+                  "(clusterResourceWhitelist[].name) for the namespaces that its apps create\n"
+                  "with CreateNamespace=true.")
+
+
+def projects(plan: Plan) -> list[OutputFile]:
+    """One AppProject per project of the fleet."""
+    by_project: dict[str, list[Placement]] = {project.name: [] for project in plan.fleet.projects}
+    app_project = {app.name: app.project for app in plan.fleet.apps}
+    for placement in plan.placements:
+        by_project[app_project[placement.app]].append(placement)
+    return [_project_file(plan, project, by_project[project.name])
+            for project in sorted(plan.fleet.projects, key=lambda p: p.name)]
+
+
+def _destinations(plan: Plan, project: Project,
+                 placements: Sequence[Placement]) -> list[dict[str, str]]:
+    """The project's destinations as written, else exactly where its apps are placed."""
+    if project.destinations is not None:
+        return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
+    clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
+    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
+    pairs = sorted({(p.cluster, namespaces[p.app]) for p in placements})
+    return [{"server": server_url(clusters[name]), "name": name, "namespace": namespace}
+            for name, namespace in pairs]
+
+
+def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
+    fleet = plan.fleet
+    spec: dict[str, Any] = {"description": project.description} if project.description else {}
+    spec["sourceRepos"] = project.source_repos or [fleet.repo]
+    spec["destinations"] = _destinations(plan, project, placements)
+    spec["clusterResourceWhitelist"] = [
+        *({"group": group, "kind": kind} for group, kind in project.cluster_resources),
+        *({"group": "", "kind": "Namespace", "name": namespace}
+          for namespace in _created_namespaces(plan, placements)),
+    ]
+    if project.namespace_resources_deny:
+        spec["namespaceResourceBlacklist"] = [{"group": group, "kind": kind}
+                                              for group, kind in project.namespace_resources_deny]
+    if project.roles:
+        spec["roles"] = [_drop_empty({"name": role.name, "description": role.description,
+                                      "policies": role.policies, "groups": role.groups})
+                         for role in project.roles]
+    if project.sync_windows:
+        spec["syncWindows"] = [_sync_window(plan, window, placements)
+                               for window in project.sync_windows]
+    doc = {"apiVersion": API_VERSION, "kind": "AppProject",
+           "metadata": metadata(project.name, fleet.argocd.namespace, annotations=EARLY_WAVE,
+                                finalizers=[PROJECT_FINALIZER]),
+           "spec": spec}
+    where = "as written in fleet.py" if project.destinations is not None else (
+        "exactly where its apps are placed")
+    comment = f"AppProject {project.name}: destinations are {where}.\n{NAMESPACE_NOTE}"
+    return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
+
+
+def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:
+    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
+    return sorted({namespaces[p.app] for p in placements
+                   if "CreateNamespace=true" in p.settings.sync.sync_options})
+
+
+def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]) -> dict[str, Any]:
+    """A sync window; fleet app and cluster names also match their Applications and servers.
+
+    Argo CD matches ``applications`` against Application names (``<app>-<cluster>``) and
+    ``clusters`` against the destination server, which is how fleetgen's Applications name
+    their cluster.
+    """
+    applications: dict[str, list[str]] = {}
+    for placement in placements:
+        applications.setdefault(placement.app, []).append(f"{placement.app}-{placement.cluster}")
+    servers = {c.name: [server_url(c)] for c in plan.fleet.clusters}
+    entry = {
+        "kind": window.kind, "schedule": window.schedule, "duration": window.duration,
+        "applications": _expand(window.applications, applications),
+        "clusters": _expand(window.clusters, servers),
+        "namespaces": window.namespaces, "manualSync": window.manual_sync,
+        "timeZone": window.time_zone,
+    }
+    return _drop_empty(entry, keep=("manualSync",))
+
+
+def _expand(names: Sequence[str], meaning: Mapping[str, Sequence[str]]) -> list[str]:
+    """``names`` followed by what each of them means to Argo CD, without repeats."""
+    return list(dict.fromkeys([*names, *(item for name in names
+                                         for item in sorted(meaning.get(name, ())))]))
+
+
+def _drop_empty(entry: dict[str, Any], keep: Sequence[str] = ()) -> dict[str, Any]:
+    return {key: value for key, value in entry.items() if value or key in keep}
+
+
+def permitted(destinations: Sequence[Destination], server: str, namespace: str) -> bool:
+    """Whether Argo CD lets an app of a project with ``destinations`` deploy there."""
+    allowed = False
+    for destination in destinations:
+        server_ok = _glob(destination.server, server)
+        namespace_ok = _glob(destination.namespace, namespace)
+        if server_ok and namespace_ok:
+            allowed = True
+        elif any(pattern.startswith("!") and not ok for pattern, ok in (
+                (destination.server, server_ok), (destination.namespace, namespace_ok))):
+            return False
+    return allowed
+
+
+def repo_permitted(patterns: Sequence[str], repo: str) -> bool:
+    """Whether ``sourceRepos`` ``patterns`` let an app source from ``repo`` (URLs normalized)."""
+    allowed = False
+    for pattern in patterns:
+        if _glob(_normal_repo(pattern), _normal_repo(repo)):
+            allowed = True
+        elif pattern.startswith("!"):
+            return False
+    return allowed
+
+
+def _normal_repo(url: str) -> str:
+    """Roughly Argo CD's NormalizeGitURL: case, a ``.git`` suffix and a final ``/`` ignored."""
+    return url.strip().lower().removesuffix(".git").removesuffix("/")
+
+
+def _glob(pattern: str, value: str) -> bool:
+    """Argo CD's glob match; a ``!`` pattern matches what the rest does not."""
+    if pattern.startswith("!"):
+        return not fnmatch.fnmatchcase(value, pattern[1:])
+    return fnmatch.fnmatchcase(value, pattern)

@@ -1,0 +1,315 @@
+"""The Argo CD emitter: registrations, AppProjects, bootstrap, spec checks and warnings.
+
+Every emitted object is validated strictly against the upstream CRDs (tests/crd_schemas.py).
+How ApplicationSets generate Applications is tested in test_argocd_appsets.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fleetgen import (
+    App,
+    AwsAuth,
+    Cluster,
+    Destination,
+    Environment,
+    ExecAuth,
+    ExternalSecretRef,
+    Fleet,
+    IgnoreDifference,
+    Overrides,
+    Project,
+    Role,
+    Rollout,
+    Selector,
+    Step,
+    SyncPolicy,
+    SyncWindow,
+    api,
+    writer,
+)
+from fleetgen.emit import argocd
+from fleetgen.errors import Problem
+from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
+from fleetgen.workspace import Base, Workspace
+from tests.crd_schemas import errors
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO = "https://git.example.com/fleet.git"
+BASES = ("apps/web/base", "apps/api/base")
+WORKSPACE = Workspace({path: Base(path=path, kustomization="kustomization.yaml",
+                                  resources=frozenset({("Deployment", "web")}))
+                       for path in BASES})
+ROLE_ARN = "arn:aws:iam::111122223333:role/argocd"
+
+
+def cluster(name: str, env: str, **fields: Any) -> Cluster:
+    return Cluster(**({"name": name, "env": env, "server": f"https://{name}.example.com:6443"}
+                      | fields))
+
+
+def web(**fields: Any) -> App:
+    return App(**({"name": "web", "project": "web", "namespace": "web", "path": "apps/web/base"}
+                  | fields))
+
+
+def make_fleet(**overrides: Any) -> Fleet:
+    """dev and prod (rolling out in three waves), every credential kind, two apps."""
+    spec: dict[str, Any] = {
+        "name": "test", "repo": REPO,
+        "default_credentials": ExternalSecretRef(store="vault", key="clusters/{env}/{cluster}"),
+        "sync": SyncPolicy(sync_options=["CreateNamespace=true"]),
+        "environments": [
+            Environment(name="dev", sync=SyncPolicy(automated=True, prune=True)),
+            Environment(name="prod", sync=SyncPolicy(automated=True, self_heal=True),
+                        rollout=Rollout(steps=[Step(match_labels={"ring": "canary"},
+                                                    max_update=1),
+                                               Step(match_labels={"region": "eu"}),
+                                               Step(max_update="50%")])),
+        ],
+        "clusters": [
+            cluster("dev-1", "dev", labels={"region": "eu"}),
+            cluster("prod-a", "prod", labels={"ring": "canary", "region": "us"},
+                    credentials=AwsAuth(cluster_name="prod-a", role_arn=ROLE_ARN)),
+            cluster("prod-b", "prod", labels={"region": "eu"},
+                    credentials=ExecAuth(args=["gcp"], env={"CLOUDSDK_CORE_PROJECT": "acme"})),
+            cluster("prod-c", "prod", labels={"region": "us"},
+                    annotations={"acme.io/runbook": "https://wiki.example.com/{{ runbook }}"},
+                    credentials=ExternalSecretRef(store="aws", key="k8s/prod-c",
+                                                  store_kind="SecretStore", property="config")),
+        ],
+        "projects": [Project(name="web", description="Web", namespaces=["web", "web-*"])],
+        "apps": [web(ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                          json_pointers=["/spec/replicas"])],
+                     per_cluster={"prod-b": Overrides(replicas={"web": 1})}),
+                 web(name="api", namespace="web-api", path="apps/api/base",
+                     targets=Selector(envs=["prod"], exclude=["prod-c"]))],
+    }
+    return Fleet(**(spec | overrides))
+
+
+def compile_fleet(fleet: Fleet) -> tuple[Plan, dict[str, list[Any]]]:
+    """The Plan and the argocd/ documents as written to disk (rendered YAML read back)."""
+    plan = resolve(fleet, WORKSPACE)
+    assert argocd.check(plan) == []
+    rendered = writer.render(argocd.emit(plan))
+    return plan, {path: [d for d in yaml.safe_load_all(data) if d]
+                  for path, data in rendered.items()}
+
+
+def example() -> dict[str, list[Any]]:
+    compiled = api.compile_spec(ROOT / "fleet.py")
+    return {path: list(yaml.safe_load_all(data)) for path, data in compiled.rendered.items()
+            if path.startswith("argocd/")}
+
+
+def messages(problems: list[Problem]) -> list[str]:
+    return [problem.message for problem in problems]
+
+
+@pytest.mark.parametrize("source", ["example", "test fleet", "cascade_delete"])
+def test_every_emitted_object_validates_strictly_against_its_crd(source: str) -> None:
+    if source == "example":
+        docs = example()
+    else:
+        docs = compile_fleet(make_fleet(cascade_delete=source == "cascade_delete"))[1]
+    kinds = set()
+    for path, objects in docs.items():
+        for obj in objects:
+            assert errors(obj) == [], (path, obj["kind"])
+            kinds.add(obj["kind"])
+    assert kinds == {"Secret", "ExternalSecret", "AppProject", "ApplicationSet", "Application"}
+
+
+def test_registrations_carry_labels_and_only_references() -> None:
+    _, docs = compile_fleet(make_fleet())
+    (aws,) = docs["argocd/clusters/prod-a.yaml"]
+    assert aws["metadata"]["labels"] == {
+        "argocd.argoproj.io/secret-type": "cluster", "fleetgen.io/cluster": "prod-a",
+        "fleetgen.io/env": "prod", "fleetgen.io/wave": "1", "region": "us", "ring": "canary"}
+    assert aws["stringData"]["server"] == "https://prod-a.example.com:6443"
+    assert json.loads(aws["stringData"]["config"]) == {
+        "awsAuthConfig": {"clusterName": "prod-a", "roleARN": ROLE_ARN}}
+    (exec_secret,) = docs["argocd/clusters/prod-b.yaml"]
+    assert json.loads(exec_secret["stringData"]["config"]) == {"execProviderConfig": {
+        "command": "argocd-k8s-auth", "args": ["gcp"], "env": {"CLOUDSDK_CORE_PROJECT": "acme"},
+        "apiVersion": "client.authentication.k8s.io/v1beta1"}}
+    (dev,) = docs["argocd/clusters/dev-1.yaml"]
+    assert dev["kind"] == "ExternalSecret"
+    assert dev["spec"]["data"] == [{"secretKey": "config",
+                                    "remoteRef": {"key": "clusters/dev/dev-1"}}]
+    assert "fleetgen.io/wave" not in dev["spec"]["target"]["template"]["metadata"]["labels"]
+    (prod_c,) = docs["argocd/clusters/prod-c.yaml"]
+    assert prod_c["spec"]["secretStoreRef"] == {"name": "aws", "kind": "SecretStore"}
+    assert prod_c["spec"]["data"][0]["remoteRef"] == {"key": "k8s/prod-c", "property": "config"}
+    assert set(prod_c["spec"]["target"]["template"]["metadata"]) == {"labels", "annotations"}
+
+
+def test_projects_allow_exactly_where_apps_are_placed() -> None:
+    _, docs = compile_fleet(make_fleet())
+    (project,) = docs["argocd/projects/web.yaml"]
+    spec = project["spec"]
+    assert spec["sourceRepos"] == [REPO]
+    assert [(d["name"], d["namespace"]) for d in spec["destinations"]] == [
+        ("dev-1", "web"), ("prod-a", "web"), ("prod-a", "web-api"), ("prod-b", "web"),
+        ("prod-b", "web-api"), ("prod-c", "web")]
+    assert spec["clusterResourceWhitelist"] == [
+        {"group": "", "kind": "Namespace", "name": "web"},
+        {"group": "", "kind": "Namespace", "name": "web-api"}]
+    assert project["metadata"]["finalizers"] == ["resources-finalizer.argocd.argoproj.io"]
+
+
+def test_project_fields_from_the_spec_and_names_mapped_to_what_argo_cd_matches() -> None:
+    project = Project(
+        name="web", namespaces=["web", "web-*"], source_repos=[REPO, "https://git.example.com/*"],
+        destinations=[Destination(server="https://*.example.com:6443", namespace="web*")],
+        cluster_resources=[("rbac.authorization.k8s.io", "ClusterRole")],
+        namespace_resources_deny=[("", "ResourceQuota")],
+        roles=[Role(name="deployer", policies=["p, proj:web:deployer, applications, sync, web/*, "
+                                                "allow"], groups=["web-team"])],
+        sync_windows=[SyncWindow(kind="deny", schedule="0 22 * * *", applications=["api"],
+                                 clusters=["prod-a"])])
+    _, docs = compile_fleet(make_fleet(projects=[project], sync=SyncPolicy()))
+    spec = docs["argocd/projects/web.yaml"][0]["spec"]
+    assert spec["sourceRepos"] == project.source_repos
+    assert spec["destinations"] == [{"server": "https://*.example.com:6443", "namespace": "web*"}]
+    assert spec["clusterResourceWhitelist"] == [{"group": "rbac.authorization.k8s.io",
+                                                 "kind": "ClusterRole"}]
+    assert spec["namespaceResourceBlacklist"] == [{"group": "", "kind": "ResourceQuota"}]
+    assert spec["roles"] == [{"name": "deployer", "policies": project.roles[0].policies,
+                              "groups": ["web-team"]}]
+    assert spec["syncWindows"] == [{
+        "kind": "deny", "schedule": "0 22 * * *", "duration": "1h",
+        "applications": ["api", "api-prod-a", "api-prod-b"],
+        "clusters": ["prod-a", "https://prod-a.example.com:6443"],
+        "manualSync": False, "timeZone": "UTC"}]
+
+
+def test_bootstrap_root_app_syncs_the_argocd_directory_in_a_project_of_its_kinds() -> None:
+    _, docs = compile_fleet(make_fleet(output_dir="deploy/out"))
+    project, root = docs["argocd/bootstrap.yaml"]
+    assert root["spec"]["source"] == {"repoURL": REPO, "targetRevision": "main",
+                                      "path": "deploy/out/argocd", "directory": {"recurse": True}}
+    assert root["spec"]["project"] == project["metadata"]["name"] == "fleetgen"
+    generated = {(d["apiVersion"].rpartition("/")[0], d["kind"])
+                 for objects in docs.values() for d in objects}
+    allowed = {(k["group"], k["kind"]) for k in project["spec"]["namespaceResourceWhitelist"]}
+    assert allowed == generated
+    assert project["spec"]["clusterResourceWhitelist"] == []
+    assert project["spec"]["destinations"] == [
+        {"server": "https://kubernetes.default.svc", "namespace": "argocd"}]
+
+
+def test_cascade_delete_switches_preservation_for_the_finalizer() -> None:
+    for cascade in (False, True):
+        _, docs = compile_fleet(make_fleet(cascade_delete=cascade))
+        for appset in docs["argocd/applicationsets/web.yaml"]:
+            assert appset["spec"]["syncPolicy"] == {"preserveResourcesOnDeletion": not cascade}
+            finalizers = appset["spec"]["template"]["metadata"].get("finalizers")
+            assert finalizers == (["resources-finalizer.argocd.argoproj.io"] if cascade else None)
+
+
+def test_applicationset_file_header_names_the_progressive_sync_flag() -> None:
+    plan = resolve(make_fleet(), WORKSPACE)
+    rendered = writer.render(argocd.emit(plan))
+    assert b"--enable-progressive-syncs" in rendered["argocd/applicationsets/web.yaml"]
+    dev_only = make_fleet(apps=[web(targets=Selector(envs=["dev"]))])
+    rendered = writer.render(argocd.emit(resolve(dev_only, WORKSPACE)))
+    assert b"progressive" not in rendered["argocd/applicationsets/web.yaml"]
+
+
+def _bad(**overrides: Any) -> list[str]:
+    return messages(argocd.check(resolve(make_fleet(**overrides), WORKSPACE)))
+
+
+CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "default project": (
+        {"projects": [Project(name="default", namespaces=["web", "web-*"])],
+         "apps": [web(project="default")]},
+        ["project name 'default' is reserved: Argo CD's built-in project, which apps never use"]),
+    "application name clash": (
+        {"apps": [web(name="web-prod", targets=Selector(clusters=["dev-1"])),
+                  web(targets=Selector(clusters=["prod-dev-1"]))],
+         "clusters": [cluster("dev-1", "dev"), cluster("prod-dev-1", "dev")],
+         "environments": [Environment(name="dev")]},
+        ["Application name 'web-prod-dev-1' of app 'web' on cluster 'prod-dev-1' is also the "
+         "name of app 'web-prod' on cluster 'dev-1'; rename an app, cluster or environment",
+         "Application name 'web-prod-dev-1' of app 'web-prod' on cluster 'dev-1' is also the "
+         "name of app 'web' on cluster 'prod-dev-1'; rename an app, cluster or environment"]),
+    "same server twice": (
+        {"clusters": [cluster("dev-1", "dev"),
+                      cluster("dev-2", "dev", server="https://dev-1.example.com:6443/")],
+         "environments": [Environment(name="dev")], "apps": [web()]},
+        ["cluster 'dev-2' has the server URL of cluster 'dev-1' "
+         "(https://dev-1.example.com:6443); Argo CD identifies a cluster by its server, so one "
+         "cluster cannot be registered twice"]),
+    "reserved cluster label": (
+        {"clusters": [cluster("dev-1", "dev", labels={"argocd.argoproj.io/secret-type": "x"})],
+         "environments": [Environment(name="dev")], "apps": [web()]},
+        ["label 'argocd.argoproj.io/secret-type' is set by fleetgen on the generated Argo CD "
+         "object; remove it"]),
+    "malformed sync option": (
+        {"sync": SyncPolicy(sync_options=["CreateNamespace"])},
+        ["sync option 'CreateNamespace' is not of the form Name=value (e.g. "
+         "'CreateNamespace=true'); Argo CD ignores anything else"]),
+    "destination refused": (
+        {"projects": [Project(name="web", namespaces=["web", "web-*"], destinations=[
+            Destination(server="*", namespace="web"),
+            Destination(server="!https://prod-b.example.com:6443", namespace="*")])]},
+        ["app 'api': project 'web' destinations do not permit namespace 'web-api' on "
+         "cluster(s) prod-b",
+         "app 'web': project 'web' destinations do not permit namespace 'web' on "
+         "cluster(s) prod-b"]),
+    "source repo refused": (
+        {"projects": [Project(name="web", namespaces=["web", "web-*"],
+                              source_repos=["https://git.example.com/*", "!" + REPO])]},
+        [f"project 'web': source_repos do not permit the fleet repo {REPO}, which every "
+         "Application reads"]),
+    "separator in a path": (
+        {"output_dir": "out;put"},
+        ["output_dir 'out;put' contains ';', which separates the paths of Argo CD's "
+         "argocd.argoproj.io/manifest-generate-paths annotation"]),
+}
+
+
+@pytest.mark.parametrize("case", CHECKS)
+def test_check_refuses_what_argo_cd_would_reject_or_ignore(case: str) -> None:
+    overrides, expected = CHECKS[case]
+    assert sorted(_bad(**overrides)) == sorted(expected)
+
+
+def test_check_points_at_the_line_of_the_offending_object() -> None:
+    bad = Project(name="default", namespaces=["web", "web-*"])
+    line = test_check_points_at_the_line_of_the_offending_object.__code__.co_firstlineno + 1
+    (problem,) = argocd.check(resolve(make_fleet(projects=[bad], apps=[web(project="default")]),
+                                      WORKSPACE))
+    assert (problem.file, problem.line) == (__file__, line)
+
+
+def test_repo_patterns_follow_argo_cd_normalization_and_negation() -> None:
+    from fleetgen.emit.argocd_projects import repo_permitted
+
+    assert repo_permitted(["HTTPS://git.example.com/Fleet"], REPO)
+    assert repo_permitted(["!https://other.example.com/*"], REPO)
+    assert not repo_permitted(["*", "!https://git.example.com/*"], REPO)
+    assert not repo_permitted([], REPO)
+
+
+def test_warnings_name_wildcards_and_flags_a_manual_sync_ignores() -> None:
+    project = Project(name="web", namespaces=["web", "web-*"], source_repos=["*"],
+                      destinations=[Destination(server="*", namespace="web*")])
+    fleet = make_fleet(projects=[project], environments=[
+        Environment(name="dev", sync=SyncPolicy(prune=True)),
+        Environment(name="prod", sync=SyncPolicy(automated=True))])
+    assert messages(argocd.warnings(resolve(fleet, WORKSPACE))) == [
+        "project 'web' uses wildcards (*; * web*): its apps may deploy anything there",
+        "app 'web' in environment 'dev': sync is manual, so prune=True has no effect in Argo CD",
+    ]
+    assert argocd.warnings(resolve(make_fleet(), WORKSPACE)) == []
