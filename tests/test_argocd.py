@@ -6,7 +6,11 @@ How ApplicationSets generate Applications is tested in test_argocd_appsets.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +317,50 @@ def test_warnings_name_wildcards_and_flags_a_manual_sync_ignores() -> None:
         "app 'web' in environment 'dev': sync is manual, so prune=True has no effect in Argo CD",
     ]
     assert argocd.warnings(resolve(make_fleet(), WORKSPACE)) == []
+
+
+def test_depends_on_is_reported_as_not_expressible_in_argo_cd() -> None:
+    fleet = make_fleet(apps=[web(depends_on=["api"]), *make_fleet().apps[1:]])
+    plan = resolve(fleet, WORKSPACE)
+    assert messages(argocd.warnings(plan)) == [
+        "app 'web': depends_on is honoured by Flux only; Argo CD syncs Applications "
+        "independently (sync waves do not order generated apps)"]
+    header = writer.render(argocd.emit(plan))["argocd/applicationsets/web.yaml"]
+    assert b"# This app depends_on api, which only Flux honours:" in header
+
+
+def test_build_verifies_that_templates_read_only_labels_every_registration_has() -> None:
+    plan = resolve(make_fleet(), WORKSPACE)
+    broken = dataclasses.replace(plan, waves={"prod": (("prod-a",), ("prod-b",), ())})
+    with pytest.raises(RuntimeError, match=r"cluster 'prod-c' lacks label\(s\) "
+                                           r"\['fleetgen.io/wave'\]"):
+        argocd.emit(broken)
+
+
+FLEET_PY = '''from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
+
+fleet = Fleet(
+    name="shop", repo="https://git.example.com/shop.git", engines=["argocd"],
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example.com")],
+    projects=[Project(name="default", namespaces=["web"])],
+    apps=[App(name="web", project="default", namespace="web", path="apps/web/base")],
+)
+'''
+
+
+def test_the_cli_refuses_an_argo_cd_spec_error_at_its_line(tmp_path: Path) -> None:
+    base = tmp_path / "apps/web/base"
+    base.mkdir(parents=True)
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (base / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+    (tmp_path / "fleet.py").write_text(FLEET_PY)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    result = subprocess.run([sys.executable, "-m", "fleetgen", "build"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False, timeout=60)
+    assert (result.returncode, result.stderr) == (2, (
+        "fleet.py:8: project name 'default' is reserved: Argo CD's built-in project, which "
+        "apps never use\n1 problem(s); nothing was written\n"))
+    assert not (tmp_path / "output").exists()

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from fleetgen.emit.argocd_appsets import application_sets
+from fleetgen.emit.argocd_appsets import DEPENDS_ON_NOTE, application_sets
 from fleetgen.emit.argocd_clusters import registration
 from fleetgen.emit.argocd_common import (
     API_VERSION,
@@ -51,7 +51,8 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """Allowed but risky: wildcard project sources or destinations, flags a manual sync ignores."""
+    """Allowed but risky or not expressible here: wildcard project sources or destinations,
+    flags a manual sync ignores, ``depends_on`` (no ordering between Argo CD Applications)."""
     found: list[Problem] = []
     for project in plan.fleet.projects:
         wild = [repo for repo in project.source_repos if "*" in repo]
@@ -67,6 +68,9 @@ def warnings(plan: Plan) -> list[Problem]:
     for (app, env), flags in sorted(ignored.items()):
         found.append(at(apps[app], f"app {app!r} in environment {env!r}: sync is manual, so "
                                    f"{', '.join(flags)} has no effect in Argo CD", plan.fleet))
+    found += [at(app, f"app {app.name!r}: depends_on is honoured by Flux only; {DEPENDS_ON_NOTE}",
+                 plan.fleet)
+              for app in plan.fleet.apps if app.depends_on]
     return found
 
 

@@ -34,6 +34,8 @@ NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
+DEPENDS_ON_NOTE = ("Argo CD syncs Applications independently (sync waves do not order "
+                   "generated apps)")
 CASCADE_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 PROGRESSIVE_NOTE = (
     "Progressive sync (strategy RollingSync) needs the ApplicationSet controller flag\n"
@@ -67,17 +69,20 @@ def application_sets(plan: Plan) -> list[OutputFile]:
         docs = tuple(_application_set(plan, apps[name], env, overlays[name, env.name], ps)
                      for env, ps in placed)
         files.append(OutputFile(f"argocd/applicationsets/{name}.yaml", docs,
-                                comment=_header(name, [env for env, _ in placed])))
+                                comment=_header(apps[name], [env for env, _ in placed])))
     return files
 
 
-def _header(app: str, envs: Sequence[Environment]) -> str:
+def _header(app: App, envs: Sequence[Environment]) -> str:
     names = ", ".join(env.name for env in envs)
-    text = (f"ApplicationSets of app {app}, one per environment ({names}); each generates an\n"
-            f"Application {app}-<cluster> for every cluster the app is placed on.")
+    text = (f"ApplicationSets of app {app.name}, one per environment ({names}); each generates\n"
+            f"an Application {app.name}-<cluster> for every cluster the app is placed on.")
     rolling = [env.name for env in envs if env.rollout is not None]
     if rolling:
         text += f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}"
+    if app.depends_on:
+        text += (f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
+                 f"{DEPENDS_ON_NOTE}.")
     return text
 
 
