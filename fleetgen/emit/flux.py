@@ -1,17 +1,152 @@
-"""The flux emitter (in progress: see the issue)."""
+"""The Flux emitter: ``flux/clusters/<cluster>/``, the path ``flux bootstrap --path`` points at.
+
+Per-cluster mode (the default; each cluster runs its own Flux, bootstrapped with
+``flux bootstrap <provider> --path=<output_dir>/flux/clusters/<cluster>``): each cluster directory
+holds ``kustomizations.yaml`` (one Kustomization per app placed there, named after the app),
+``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none) and, with
+``FluxOptions(source=GitSource(...))``, ``source.yaml`` (the GitRepository they read instead of
+bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux_hub`.
+
+How the Plan translates (`fleetgen.emit.flux_objects` builds the objects):
+
+- ``spec.path`` is the placement's overlay, the one the Argo CD Application uses, so both engines
+  deploy the same rendered manifests. No ``targetNamespace``: the overlay already sets
+  ``namespace:`` and Flux's would be a second, engine-only transformation. No ``postBuild``,
+  ``patches`` or ``images``: a ``${...}`` in a user value reaches the cluster unchanged.
+- ``prune`` from the effective sync policy; ``suspend: true`` where it is not automated (releasing
+  means changing fleet.py: the root Kustomization re-applies ``suspend``, so ``flux resume`` does
+  not last); ``retryInterval`` from its ``retry`` (the backoff ceiling: Flux retries at a fixed
+  period); ``wait: true``, so that Ready, which ``dependsOn`` waits for, means healthy.
+- ``deletionPolicy: Orphan`` unless ``Fleet(cascade_delete=True)`` (then ``Delete``); generated
+  Namespaces are likewise never pruned, since deleting a Namespace deletes its workloads.
+- ``dependsOn`` from ``depends_on``: Flux resolves it on the cluster that holds the
+  Kustomizations, so the dependency must be placed on the same cluster (`check`).
+- ``ignore`` from the JSON pointers of ``ignore_differences``; `warnings` names what Flux cannot
+  mirror (jq paths, managed-field managers).
+- Not expressible in Flux, by design: ``self_heal=False`` (Flux corrects drift every
+  ``interval``), Argo CD ``sync_options``, ``allow_empty``; and, per cluster, rollout order.
+
+Flux bootstrap owns ``flux/clusters/<cluster>/flux-system/`` (the writer never touches a
+``flux-system`` path) and the GitRepository and Kustomization named after its namespace: fleetgen
+emits no object of that name there.
+"""
 
 from __future__ import annotations
 
-from fleetgen.errors import Problem
+from collections import defaultdict
+
+from fleetgen.emit import flux_hub
+from fleetgen.emit.flux_objects import (
+    Home,
+    app_namespaces,
+    cluster_dir,
+    kustomization_files,
+    namespace_file,
+    source_file,
+    unmirrored,
+)
+from fleetgen.errors import Problem, at
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
+BOOTSTRAP_NAMESPACE = "flux-system"
+_LISTED = 5  # clusters named in one message
+
 
 def check(plan: Plan) -> list[Problem]:
-    """Problems of the spec that flux cannot express."""
-    return []
+    """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns, and
+    (hub mode) spokes whose credentials Flux cannot use."""
+    fleet = plan.fleet
+    problems = _check_dependencies(plan)
+    # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
+    reserved = {BOOTSTRAP_NAMESPACE}
+    if fleet.flux.mode == "hub":
+        reserved.add(fleet.flux.namespace)
+    for app in fleet.apps:
+        if app.name == fleet.flux.namespace:
+            problems.append(at(app, f"app {app.name!r}: its Flux Kustomization would be named "
+                                    f"like the one `flux bootstrap` creates in namespace "
+                                    f"{fleet.flux.namespace!r}; rename the app", fleet))
+    for cluster in fleet.clusters:
+        if cluster.name in reserved:
+            problems.append(at(cluster, f"cluster {cluster.name!r}: its Flux directory or "
+                                        f"namespace would be {cluster.name!r}, which `flux "
+                                        "bootstrap` owns; rename the cluster", fleet))
+    if fleet.flux.source is not None and fleet.name == fleet.flux.namespace:
+        problems.append(at(fleet, f"fleet {fleet.name!r}: its GitRepository would be named like "
+                                  "bootstrap's; rename the fleet", fleet))
+    if fleet.flux.mode == "hub":
+        problems += flux_hub.check(plan)
+    return problems
+
+
+def _check_dependencies(plan: Plan) -> list[Problem]:
+    apps = {app.name: app for app in plan.fleet.apps}
+    placed = {(p.app, p.cluster) for p in plan.placements}
+    missing: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for placement in plan.placements:
+        for app in apps[placement.app].depends_on:
+            if (app, placement.cluster) not in placed:
+                missing[(placement.app, app)].append(placement.cluster)
+    return [at(apps[app], f"app {app!r} depends_on {dependency!r}, which is not placed on "
+                          f"{_clusters(clusters)}: Flux dependsOn only reaches Kustomizations of "
+                          "the same cluster; place it there too or drop the dependency",
+               plan.fleet)
+            for (app, dependency), clusters in sorted(missing.items())]
+
+
+def _clusters(names: list[str]) -> str:
+    shown = ", ".join(sorted(names)[:_LISTED])
+    more = len(names) - _LISTED
+    return f"clusters {shown} and {more} more" if more > 0 else f"cluster(s) {shown}"
+
+
+def warnings(plan: Plan) -> list[str]:
+    """What the Flux output cannot honour, for the CLI to print at build time."""
+    fleet = plan.fleet
+    if "flux" not in fleet.engines:
+        return []
+    found = []
+    placed_envs = {p.env for p in plan.placements}
+    for env in fleet.environments:
+        if env.rollout is not None and env.name in placed_envs and fleet.flux.mode != "hub":
+            found.append(f"environment {env.name!r}: Flux per cluster cannot order clusters, so "
+                         "its rollout does not apply to Flux: each cluster's Flux applies a "
+                         "merged change on its own; FluxOptions(mode='hub') orders waves")
+    for app in fleet.apps:
+        for ignore in app.ignore_differences:
+            lost = unmirrored(ignore)
+            if lost:
+                found.append(f"app {app.name!r}: ignore_differences for {ignore.kind} "
+                             f"{' and '.join(lost)} cannot be mirrored by Flux (spec.ignore "
+                             "takes JSON pointers), which reverts those fields every interval")
+    if fleet.flux.mode == "hub":
+        found += flux_hub.warnings(plan)
+    return found
 
 
 def emit(plan: Plan) -> list[OutputFile]:
-    """The flux files for the Plan."""
-    return []
+    """The Flux files for the Plan, in the layout of ``FluxOptions.mode``."""
+    if plan.fleet.flux.mode == "hub":
+        return flux_hub.emit(plan)
+    return _per_cluster(plan)
+
+
+def _per_cluster(plan: Plan) -> list[OutputFile]:
+    fleet = plan.fleet
+    namespaces = app_namespaces(plan)
+    homes = {cluster: Home(f"{cluster_dir(cluster)}/kustomizations.yaml", fleet.flux.namespace,
+                           _comment(fleet.output_dir, cluster)) for cluster in namespaces}
+    files = kustomization_files(plan, homes, {})
+    for cluster, names in sorted(namespaces.items()):
+        files += namespace_file(f"{cluster_dir(cluster)}/namespaces.yaml",
+                                names - {fleet.flux.namespace}, fleet,
+                                f"Namespaces the apps on {cluster} deploy into.")
+        files += source_file(fleet, cluster_dir(cluster))
+    return files
+
+
+def _comment(output_dir: str, cluster: str) -> str:
+    return (f"Flux Kustomizations of the apps placed on {cluster}, applied by the Flux that\n"
+            f"`flux bootstrap ... --path={output_dir}/{cluster_dir(cluster)}` installed there.\n"
+            "suspend: true marks a manual environment: release it by changing fleet.py.")

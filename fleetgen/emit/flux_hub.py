@@ -1,0 +1,252 @@
+"""Flux hub mode (``FluxOptions(mode="hub", hub=<cluster>)``): one Flux, on the hub, drives every
+cluster. Only ``flux/clusters/<hub>/`` is bootstrapped; it holds:
+
+- ``kustomizations.yaml``: the Kustomizations of the apps placed on the hub itself, in
+  ``FluxOptions.namespace``, as in per-cluster mode;
+- ``namespaces.yaml``: the hub's app namespaces and one namespace per spoke (named after it);
+- ``spokes/<spoke>.yaml``, in the spoke's namespace: how the hub reaches the spoke, a Kustomization
+  ``namespaces.fleetgen.io`` that creates the spoke's app namespaces there (from
+  ``flux/spokes/<spoke>/``, outside the bootstrapped tree), and one Kustomization per app placed
+  on the spoke, all with ``kubeConfig``. The dotted name cannot clash with an app name.
+
+Reaching a spoke (exactly one of ``kubeConfig.secretRef`` and ``configMapRef``, as the CRD's CEL
+rule demands):
+
+- ``ExternalSecretRef``: an ExternalSecret produces Secret ``kubeconfig`` from property
+  ``kubeconfig`` of the referenced store entry, which must hold a self-contained kubeconfig (no
+  exec helpers); ``ExternalSecretRef.property`` names what Argo CD reads and is not used here.
+- ``AwsAuth`` (workload identity): ConfigMap ``kubeconfig`` with provider ``aws``, the EKS cluster
+  ARN (region from the EKS endpoint in ``Cluster.server``, partition and account from the role
+  ARN) and ServiceAccount ``flux-identity`` annotated with the role, which kustomize-controller
+  assumes with ``--feature-gates=ObjectLevelWorkloadIdentity=true`` (see `warnings`).
+- ``ExecAuth`` cannot be translated: Flux's gcp/azure workload identity needs the cluster's cloud
+  resource name, which the spec does not carry (`check`).
+
+Rollouts (``rollouts.yaml``): the Kustomizations of an app in wave n wait, through a gate
+Kustomization ``<app>.<env>.wave-<n>``, for that app's Kustomizations in its previous wave, so
+wave n applies a revision only once wave n-1 is Ready, i.e. healthy (``wait: true``), at that
+revision (Flux compares a dependency's applied revision with the shared source's). ``max_update``
+is not expressible: a wave's clusters apply together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import replace
+from itertools import pairwise
+from typing import Any
+
+from fleetgen.emit.flux_objects import (
+    Home,
+    Ref,
+    app_namespaces,
+    cluster_dir,
+    flux_dir,
+    kustomization,
+    kustomization_files,
+    namespace_file,
+    source_file,
+)
+from fleetgen.emit.overlays import KUSTOMIZATION as KUSTOMIZE_CONFIG
+from fleetgen.errors import Problem, at
+from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
+from fleetgen.output import OutputFile
+from fleetgen.plan import Plan
+
+NAMESPACES_KUSTOMIZATION = "namespaces.fleetgen.io"
+KUBECONFIG = "kubeconfig"  # Secret or ConfigMap in each spoke namespace on the hub
+KUBECONFIG_PROPERTY = "kubeconfig"  # property of the store entry that holds the kubeconfig
+GATE_DIR = "flux/gate"  # an empty kustomization, what rollout gates apply
+IDENTITY = "flux-identity"  # ServiceAccount whose IAM role the hub assumes for an EKS spoke
+WATCH = {"reconcile.fluxcd.io/watch": "Enabled"}  # reconcile at once when the object changes
+_EKS_ENDPOINT = re.compile(
+    r"https://[^/:]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-[0-9]+)\.eks\.amazonaws\.com(?:\.cn)?"
+    r"(?::443)?/?")
+_ROLE_ARN = re.compile(r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/.+")
+
+
+def check(plan: Plan) -> list[Problem]:
+    """Spokes whose credentials Flux cannot use to reach them from the hub."""
+    problems = []
+    for cluster in _spokes(plan):
+        credentials = plan.credentials[cluster.name]
+        if isinstance(credentials, ExecAuth):
+            problems.append(at(cluster, f"cluster {cluster.name!r}: ExecAuth credentials cannot "
+                                        "reach it from a Flux hub (Flux's gcp/azure workload "
+                                        "identity needs the cluster's cloud resource name, which "
+                                        "ExecAuth does not carry); give it ExternalSecretRef "
+                                        "credentials holding a kubeconfig", plan.fleet))
+        elif isinstance(credentials, AwsAuth) and not _EKS_ENDPOINT.fullmatch(cluster.server):
+            problems.append(at(cluster, f"cluster {cluster.name!r}: with AwsAuth, a Flux hub needs "
+                                        "the EKS cluster ARN, whose region comes from the server "
+                                        "URL; set server to the EKS endpoint (https://<id>.<zone>."
+                                        "<region>.eks.amazonaws.com)", plan.fleet))
+    return problems
+
+
+def warnings(plan: Plan) -> list[str]:
+    """Hub setup the output relies on, and rollout limits."""
+    found = []
+    identity = sorted(c.name for c in _spokes(plan)
+                      if isinstance(plan.credentials[c.name], AwsAuth))
+    if identity:
+        found.append(f"the Flux hub {plan.fleet.flux.hub} reaches {', '.join(identity)} through "
+                     "workload identity: run its kustomize-controller with --feature-gates="
+                     "ObjectLevelWorkloadIdentity=true (a patch in flux-system/kustomization.yaml)"
+                     f" and let each IAM role trust the hub's ServiceAccount <cluster>/{IDENTITY}")
+    placed_envs = {p.env for p in plan.placements if p.wave is not None}
+    for env in plan.fleet.environments:
+        if env.rollout and env.name in placed_envs and any(
+                step.max_update != "100%" for step in env.rollout.steps):
+            found.append(f"environment {env.name!r}: Flux orders rollout waves but not "
+                         "max_update: a wave's clusters apply together")
+    return found
+
+
+def _spokes(plan: Plan) -> list[Cluster]:
+    """Clusters other than the hub with at least one placement, by name."""
+    placed = {p.cluster for p in plan.placements} - {plan.fleet.flux.hub}
+    return sorted((c for c in plan.fleet.clusters if c.name in placed), key=lambda c: c.name)
+
+
+def emit(plan: Plan) -> list[OutputFile]:
+    """The hub's directory and each spoke's namespaces directory."""
+    fleet, hub = plan.fleet, plan.fleet.flux.hub
+    assert hub is not None  # resolve checks that hub names a cluster
+    root = cluster_dir(hub)
+    spokes = _spokes(plan)
+    homes = {hub: Home(f"{root}/kustomizations.yaml", fleet.flux.namespace,
+                       f"Flux Kustomizations of the apps placed on the hub, {hub}.")}
+    leading: dict[str, list[dict[str, Any]]] = {}
+    files: list[OutputFile] = []
+    namespaces = app_namespaces(plan)
+    for spoke in spokes:
+        home, objects = _spoke_home(plan, spoke, root)
+        homes[spoke.name] = home
+        leading[home.file] = objects
+        files += _spoke_namespaces(plan, spoke.name, namespaces[spoke.name])
+    gated, files_of_gates = _rollout(plan, homes, root)
+    files += files_of_gates
+    files += kustomization_files(plan, homes, gated, leading)
+    files += namespace_file(f"{root}/namespaces.yaml",
+                            (namespaces.get(hub, set()) | {s.name for s in spokes})
+                            - {fleet.flux.namespace},
+                            fleet, "Namespaces of the apps on the hub, and one per spoke for its "
+                                   "Kustomizations and credentials.")
+    return files + source_file(fleet, root)
+
+
+def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[str, Any]]]:
+    """The spoke's Home and the objects its file starts with (credentials, namespaces)."""
+    kube_config, credentials = _credentials(plan, spoke)
+    home = Home(f"{root}/spokes/{spoke.name}.yaml", spoke.name,
+                f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
+                spec={"kubeConfig": kube_config})
+    namespaces = kustomization(
+        plan.fleet, NAMESPACES_KUSTOMIZATION, home, f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
+        prune=True, labels={"fleetgen.io/cluster": spoke.name, "fleetgen.io/env": spoke.env})
+    apps_home = replace(home, depends_on=((spoke.name, NAMESPACES_KUSTOMIZATION),))
+    return apps_home, [*credentials, namespaces]
+
+
+def _credentials(plan: Plan, spoke: Cluster) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``spec.kubeConfig`` for the spoke and the objects it refers to."""
+    credentials = plan.credentials[spoke.name]
+    if isinstance(credentials, ExternalSecretRef):
+        return ({"secretRef": {"name": KUBECONFIG, "key": "value"}},
+                [_kubeconfig_secret(credentials, spoke.name)])
+    if isinstance(credentials, AwsAuth):
+        return {"configMapRef": {"name": KUBECONFIG}}, _aws_identity(credentials, spoke)
+    raise ValueError(f"cluster {spoke.name!r}: no Flux kubeConfig for {credentials!r}")
+
+
+def _kubeconfig_secret(ref: ExternalSecretRef, namespace_: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": KUBECONFIG, "namespace": namespace_},
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
+            # An explicit template.metadata keeps the ExternalSecret's own labels (Flux's
+            # inventory labels) off the Secret.
+            "target": {"name": KUBECONFIG, "creationPolicy": "Owner", "deletionPolicy": "Retain",
+                       "template": {"engineVersion": "v2", "mergePolicy": "Replace",
+                                    "metadata": {"labels": dict(WATCH)}}},
+            "data": [{"secretKey": "value",
+                      "remoteRef": {"key": ref.key, "property": KUBECONFIG_PROPERTY}}],
+        },
+    }
+
+
+def _aws_identity(auth: AwsAuth, spoke: Cluster) -> list[dict[str, Any]]:
+    """The ServiceAccount carrying the role and the ConfigMap Flux builds a kubeconfig from."""
+    endpoint, role = _EKS_ENDPOINT.fullmatch(spoke.server), _ROLE_ARN.fullmatch(auth.role_arn)
+    assert endpoint is not None and role is not None  # check() and the model ensure both
+    arn = (f"arn:{role['partition']}:eks:{endpoint['region']}:{role['account']}:cluster/"
+           f"{auth.cluster_name}")
+    return [
+        {"apiVersion": "v1", "kind": "ServiceAccount",
+         "metadata": {"name": IDENTITY, "namespace": spoke.name,
+                      "annotations": {"eks.amazonaws.com/role-arn": auth.role_arn}}},
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": KUBECONFIG, "namespace": spoke.name, "labels": dict(WATCH)},
+         "data": {"address": spoke.server, "cluster": arn, "provider": "aws",
+                  "serviceAccountName": IDENTITY}},
+    ]
+
+
+def _spoke_dir(spoke: str) -> str:
+    return f"flux/spokes/{spoke}"
+
+
+def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str]) -> list[OutputFile]:
+    """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into, applied on the spoke."""
+    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": ["namespaces.yaml"]}
+    return [*namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
+                            f"Namespaces the apps on {spoke} deploy into."),
+            OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
+
+
+def _rollout(plan: Plan, homes: dict[str, Home],
+             root: str) -> tuple[dict[tuple[str, str], list[Ref]], list[OutputFile]]:
+    """Rollout gates: (app, cluster) -> the gate of its wave, and the files of the gates.
+
+    Gate ``<app>.<env>.wave-<n>`` depends on the app's Kustomizations of its previous wave (the
+    nearest earlier one that has the app) and applies nothing; the app's wave-n Kustomizations
+    depend on it alone. Direct dependencies would list every previous-wave Kustomization in each
+    current-wave one: quadratic in the wave size. The dotted name cannot clash with an app's.
+    """
+    waves: dict[tuple[str, str], dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for placement in plan.placements:
+        if placement.wave is not None:
+            waves[(placement.app, placement.env)][placement.wave].append(placement.cluster)
+    home = Home(f"{root}/rollouts.yaml", plan.fleet.flux.namespace, _GATES_COMMENT)
+    dependencies: dict[tuple[str, str], list[Ref]] = {}
+    gates = []
+    for (app, env), by_wave in sorted(waves.items()):
+        for previous, current in pairwise(sorted(by_wave)):
+            name = f"{app}.{env}.wave-{current}"
+            gates.append(kustomization(
+                plan.fleet, name, home, f"{flux_dir(plan)}/{GATE_DIR}", prune=True,
+                labels={"fleetgen.io/app": app, "fleetgen.io/env": env,
+                        "fleetgen.io/wave": str(current)},
+                depends_on=[(homes[cluster].namespace, app) for cluster in by_wave[previous]]))
+            dependencies.update(((app, cluster), [(home.namespace, name)])
+                                for cluster in by_wave[current])
+    if not gates:
+        return dependencies, []
+    empty = {**KUSTOMIZE_CONFIG, "resources": []}
+    return dependencies, [
+        OutputFile(home.file, tuple(sorted(gates, key=lambda gate: gate["metadata"]["name"])),
+                   comment=home.comment),
+        OutputFile(f"{GATE_DIR}/kustomization.yaml", (empty,),
+                   comment="Applies nothing: what the rollout gates of the Flux hub build."),
+    ]
+
+
+_GATES_COMMENT = ("Rollout gates: <app>.<env>.wave-<n> is Ready once the app's previous wave is\n"
+                  "Ready (healthy) at the current revision; the app's wave-n Kustomizations wait "
+                  "for it.")

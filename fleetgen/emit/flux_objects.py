@@ -1,0 +1,234 @@
+"""The objects of the Flux output: a Kustomization per placement, Namespaces, the GitRepository.
+
+Both layouts (`fleetgen.emit.flux` per cluster, `fleetgen.emit.flux_hub` hub and spokes) place the
+same Kustomizations; a `Home` says where a cluster's Kustomizations live and how they reach it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fleetgen.model import App, Fleet, IgnoreDifference
+from fleetgen.output import OutputFile
+from fleetgen.plan import Placement, Plan
+
+KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
+SOURCE_API = "source.toolkit.fluxcd.io/v1"
+SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
+PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+LABEL_PREFIX = "fleetgen.io/"
+
+Ref = tuple[str, str]  # (namespace, name) of a Kustomization
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """Where the Kustomizations of one cluster live, and what every one of them carries."""
+
+    file: str  # output path of the file that holds them
+    namespace: str  # their namespace
+    comment: str  # header comment of that file
+    spec: Mapping[str, Any] = field(default_factory=dict)  # e.g. kubeConfig for a spoke
+    depends_on: tuple[Ref, ...] = ()
+
+
+def cluster_dir(cluster: str) -> str:
+    """The directory ``flux bootstrap --path`` points at for ``cluster`` (output-relative)."""
+    return f"flux/clusters/{cluster}"
+
+
+def flux_dir(plan: Plan) -> str:
+    """``<output_dir>`` as Flux paths spell it: ``./output``."""
+    return f"./{plan.fleet.output_dir}"
+
+
+def source_ref(fleet: Fleet) -> dict[str, str]:
+    """The GitRepository every Kustomization reads: bootstrap's, named after its namespace (as
+    ``flux bootstrap`` names it), or the fleet's own when ``FluxOptions.source`` is set."""
+    name = fleet.name if fleet.flux.source else fleet.flux.namespace
+    return {"kind": "GitRepository", "name": name, "namespace": fleet.flux.namespace}
+
+
+def git_repository(fleet: Fleet) -> dict[str, Any]:
+    """The GitRepository of ``FluxOptions.source`` (`source_file` checks that it is set)."""
+    source = fleet.flux.source
+    assert source is not None
+    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url,
+                            "ref": {"branch": source.branch}}
+    if source.secret_ref:
+        spec["secretRef"] = {"name": source.secret_ref}
+    ref = source_ref(fleet)
+    return {"apiVersion": SOURCE_API, "kind": "GitRepository",
+            "metadata": {"name": ref["name"], "namespace": ref["namespace"]}, "spec": spec}
+
+
+def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
+    """``<directory>/source.yaml`` with the GitRepository of ``FluxOptions.source``, if set."""
+    if fleet.flux.source is None:
+        return []
+    return [OutputFile(f"{directory}/source.yaml", (git_repository(fleet),),
+                       comment="The repository the Kustomizations read (FluxOptions.source).")]
+
+
+def namespace(name: str, fleet: Fleet) -> dict[str, Any]:
+    """A Namespace; kept when it leaves the spec unless ``cascade_delete`` (pruning a Namespace
+    deletes everything in it, which ``deletionPolicy: Orphan`` promised to keep)."""
+    metadata: dict[str, Any] = {"name": name}
+    if not fleet.cascade_delete:
+        metadata["annotations"] = dict(PRUNE_DISABLED)
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
+
+
+def app_namespaces(plan: Plan) -> dict[str, set[str]]:
+    """cluster -> the namespaces of the apps placed on it."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    found: dict[str, set[str]] = defaultdict(set)
+    for placement in plan.placements:
+        found[placement.cluster].add(apps[placement.app].namespace)
+    return dict(found)
+
+
+def namespace_file(path: str, names: Iterable[str], fleet: Fleet,
+                   comment: str) -> list[OutputFile]:
+    """A file with a Namespace for each of ``names`` (sorted), or none for no names."""
+    docs = tuple(namespace(name, fleet) for name in sorted(set(names)))
+    return [OutputFile(path, docs, comment=comment)] if docs else []
+
+
+def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool,
+                  labels: Mapping[str, str], annotations: Mapping[str, str] | None = None,
+                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative)."""
+    metadata: dict[str, Any] = {"name": name, "namespace": home.namespace,
+                                "labels": dict(sorted(labels.items()))}
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    spec: dict[str, Any] = {
+        "interval": fleet.flux.interval,
+        "sourceRef": source_ref(fleet),
+        "path": path,
+        "prune": prune,
+        "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
+        "deletionPolicy": "Delete" if fleet.cascade_delete else "Orphan",
+    }
+    refs = sorted({*home.depends_on, *depends_on})
+    if refs:
+        spec["dependsOn"] = [_ref(ref, home.namespace) for ref in refs]
+    spec.update(extra or {})
+    spec.update(home.spec)
+    return {"apiVersion": KUSTOMIZE_API, "kind": "Kustomization", "metadata": metadata,
+            "spec": dict(sorted(spec.items(), key=lambda item: _SPEC_ORDER[item[0]]))}
+
+
+_SPEC_ORDER = {key: index for index, key in enumerate((
+    "interval", "retryInterval", "sourceRef", "path", "prune", "wait", "deletionPolicy",
+    "dependsOn", "ignore", "kubeConfig", "suspend"))}
+
+
+def _ref(ref: Ref, own_namespace: str) -> dict[str, str]:
+    namespace_, name = ref
+    return {"name": name} if namespace_ == own_namespace else {"name": name,
+                                                               "namespace": namespace_}
+
+
+def kustomization_files(plan: Plan, homes: Mapping[str, Home],
+                        extra_deps: Mapping[tuple[str, str], Sequence[Ref]],
+                        leading: Mapping[str, Sequence[dict[str, Any]]] | None = None
+                        ) -> list[OutputFile]:
+    """One file per Home: its ``leading`` objects, then the Kustomization of each placement on
+    its clusters, sorted by (namespace, name).
+
+    ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
+    ``depends_on`` (which `check` has confirmed are placed on the same cluster).
+    """
+    parts = {app.name: _AppParts.of(app) for app in plan.fleet.apps}
+    docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for placement in plan.placements:
+        home = homes[placement.cluster]
+        app = parts[placement.app]
+        deps = [(home.namespace, name) for name in app.depends_on]
+        deps += extra_deps.get((placement.app, placement.cluster), ())
+        docs[home.file].append(kustomization(
+            plan.fleet, placement.app, home, f"{flux_dir(plan)}/{placement.overlay}",
+            prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
+            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec}))
+    comments = {home.file: home.comment for home in homes.values()}
+    leading = leading or {}
+    return [OutputFile(path, (*leading.get(path, ()), *sorted(found, key=_identity)),
+                       comment=comments[path])
+            for path, found in sorted(docs.items())]
+
+
+def _identity(doc: dict[str, Any]) -> tuple[str, str]:
+    return doc["metadata"]["namespace"], doc["metadata"]["name"]
+
+
+@dataclass(frozen=True, slots=True)
+class _AppParts:
+    """What every Kustomization of one app shares, computed once per app."""
+
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    depends_on: tuple[str, ...]
+    spec: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, app: App) -> _AppParts:
+        rules = ignore_rules(app.ignore_differences)
+        return cls(app.labels, app.annotations, tuple(app.depends_on),
+                   {"ignore": rules} if rules else {})
+
+
+def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, str]:
+    own = {"app": placement.app, "cluster": placement.cluster, "env": placement.env}
+    return {**app_labels, **{LABEL_PREFIX + key: value for key, value in own.items()}}
+
+
+def _sync(placement: Placement) -> dict[str, Any]:
+    """retryInterval and suspend from the effective sync policy."""
+    sync = placement.settings.sync
+    spec: dict[str, Any] = {}
+    if sync.retry is not None and sync.retry.limit != 0:
+        # Flux retries at a fixed period: Argo CD's backoff ceiling is the closest match.
+        spec["retryInterval"] = sync.retry.backoff_max_duration
+    if not sync.automated:
+        spec["suspend"] = True
+    return spec
+
+
+def ignore_rules(ignores: Iterable[IgnoreDifference]) -> list[dict[str, Any]]:
+    """``spec.ignore`` rules for the JSON pointers of ``ignores``.
+
+    Flux matches ``target.name``/``namespace`` as regular expressions: exact names are anchored
+    and escaped. An empty ``group`` (the core group to Argo CD) is left out: Flux then matches
+    the kind in any group.
+    """
+    rules = []
+    for ignore in ignores:
+        if not ignore.json_pointers:
+            continue
+        target = {"group": ignore.group, "kind": ignore.kind,
+                  "name": _exact(ignore.name), "namespace": _exact(ignore.namespace)}
+        rules.append({"paths": list(ignore.json_pointers),
+                      "target": {key: value for key, value in target.items() if value}})
+    return rules
+
+
+_REGEX_SYNTAX = re.compile(r"([\\.+*?()|\[\]{}^$])")
+
+
+def _exact(name: str | None) -> str | None:
+    """A regular expression (Go RE2) matching exactly ``name``."""
+    return None if name is None else "^" + _REGEX_SYNTAX.sub(r"\\\1", name) + "$"
+
+
+def unmirrored(ignore: IgnoreDifference) -> list[str]:
+    """The parts of ``ignore`` that Flux's ``spec.ignore`` (JSON pointers only) cannot express."""
+    return [what for what, values in (("jq_path_expressions", ignore.jq_path_expressions),
+                                      ("managed_fields_managers", ignore.managed_fields_managers))
+            if values]

@@ -1,0 +1,328 @@
+"""The Flux emitter on the example fleet (per cluster) and on a hub-and-spoke fleet, built in temp
+repos: strict CRD validation, the object graph of each cluster directory with real kustomize, the
+placements, rollout waves, and the ``flux-system/`` trees that `flux bootstrap` owns."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from fleetgen import api
+from fleetgen.kustomize import Kustomize, build_many
+from fleetgen.plan import Plan
+from fleetgen.yamlio import load_all
+from tests.crd_schemas import OBJECT_META, errors
+
+ROOT = Path(__file__).resolve().parent.parent
+FLUX_NAMESPACE = "flux-system"
+
+HUB_FLEET = '''
+from fleetgen import (App, AwsAuth, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions,
+                      GitSource, IgnoreDifference, Project, Rollout, Selector, Step, SyncPolicy)
+
+fleet = Fleet(
+    name="acme",
+    repo="https://github.com/acme/fleet.git",
+    engines=["flux"],
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    flux=FluxOptions(mode="hub", hub="mgmt",
+                     source=GitSource(url="ssh://git@github.com/acme/fleet.git", branch="release",
+                                      secret_ref="fleet-deploy-key")),
+    environments=[
+        Environment(name="mgmt", sync=SyncPolicy(automated=True, prune=True)),
+        Environment(name="staging"),
+        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True),
+                    rollout=Rollout(steps=[Step(match_labels={"ring": "canary"}),
+                                           Step(match_labels={"ring": "main"}, max_update="50%"),
+                                           Step()])),
+    ],
+    clusters=[
+        Cluster(name="mgmt", env="mgmt", server="https://mgmt.example.com"),
+        Cluster(name="staging", env="staging", server="https://staging.example.com"),
+        Cluster(name="prod-eu", env="prod", labels={"ring": "canary"},
+                server="https://0123ABCD.gr7.eu-west-1.eks.amazonaws.com",
+                credentials=AwsAuth(cluster_name="prod-eu",
+                                    role_arn="arn:aws:iam::111122223333:role/flux-deployer")),
+        Cluster(name="prod-us", env="prod", labels={"ring": "main"},
+                server="https://prod-us.example.com"),
+        Cluster(name="prod-ap", env="prod", labels={"ring": "main"},
+                server="https://prod-ap.example.com"),
+        Cluster(name="prod-dr", env="prod", server="https://prod-dr.example.com"),
+    ],
+    projects=[Project(name="platform", namespaces=["platform"]),
+              Project(name="orders", namespaces=["orders"])],
+    apps=[
+        App(name="platform-config", project="platform", namespace="platform",
+            path="apps/platform-config/base"),
+        App(name="order-service", project="orders", namespace="orders",
+            path="apps/order-service/base", targets=Selector(envs=["staging", "prod"]),
+            depends_on=["platform-config"],
+            ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                 name="order-service",
+                                                 json_pointers=["/spec/replicas"],
+                                                 jq_path_expressions=[".spec.template"])]),
+    ],
+)
+'''
+
+# v1 ServiceAccount, strict, with the fields fleetgen may use (tests/crd_schemas.py has no SA).
+SERVICE_ACCOUNT = {
+    "type": "object", "additionalProperties": False, "required": ["apiVersion", "kind"],
+    "properties": {"apiVersion": {"const": "v1"}, "kind": {"const": "ServiceAccount"},
+                   "metadata": OBJECT_META},
+}
+
+
+def make_repo(root: Path, fleet_text: str) -> Path:
+    """A fleet repo: ``fleet_text`` as fleet.py next to a copy of the example's app bases."""
+    repo = root / "repo"
+    shutil.copytree(ROOT / "apps", repo / "apps")
+    (repo / "fleet.py").write_text(fleet_text)
+    return repo
+
+
+@dataclass(frozen=True)
+class Built:
+    """A fleet built into its repo's output/."""
+
+    repo: Path
+    plan: Plan
+
+    @property
+    def out(self) -> Path:
+        return self.repo / "output"
+
+    def docs(self, under: str) -> Iterator[tuple[Path, dict[str, Any]]]:
+        """(file, object) for every YAML document below ``output/<under>``."""
+        for path in sorted((self.out / under).rglob("*.yaml")):
+            for doc in load_all(path.read_text()):
+                yield path, doc
+
+
+def build(factory: pytest.TempPathFactory, name: str, fleet_text: str) -> Built:
+    repo = make_repo(factory.mktemp(name), fleet_text)
+    return Built(repo, api.build(repo / "fleet.py").compiled.plan)
+
+
+@pytest.fixture(scope="module", params=["example", "hub"])
+def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    text = (ROOT / "fleet.py").read_text() if request.param == "example" else HUB_FLEET
+    return build(tmp_path_factory, request.param, text)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return build(tmp_path_factory, "hub", HUB_FLEET)
+
+
+def cel_errors(obj: dict[str, Any]) -> list[str]:
+    """The CEL rules of the Flux CRDs that JSON Schema cannot express."""
+    spec = obj.get("spec", {})
+    if obj["kind"] == "Kustomization" and "kubeConfig" in spec:
+        refs = {"secretRef", "configMapRef"} & set(spec["kubeConfig"])
+        if len(refs) != 1:
+            return ["exactly one of spec.kubeConfig.configMapRef or secretRef must be set"]
+    if (obj["kind"] == "GitRepository" and "serviceAccountName" in spec
+            and spec.get("provider") not in ("aws", "azure")):
+        return ["serviceAccountName can only be set when provider is 'azure' or 'aws'"]
+    return []
+
+
+def test_every_flux_object_validates_strictly(built: Built) -> None:
+    found = 0
+    for path, doc in built.docs("flux"):
+        if doc.get("kind") == "Kustomization" and "toolkit" not in doc["apiVersion"]:
+            continue  # flux/spokes/<spoke>/kustomization.yaml: kustomize's own file
+        if doc["kind"] == "ServiceAccount":
+            jsonschema.validate(doc, SERVICE_ACCOUNT)
+        else:
+            assert errors(doc) == [], (path, doc["metadata"])
+        assert cel_errors(doc) == [], (path, doc["metadata"])
+        found += 1
+    assert found
+
+
+def test_no_engine_side_transformation_of_workloads(built: Built) -> None:
+    """No postBuild (a `${...}` in a user value reaches the cluster unchanged) nor any other
+    Flux-only rewrite of what the overlay renders."""
+    for _, doc in built.docs("flux/clusters"):
+        if doc["kind"] == "Kustomization":
+            forbidden = {"postBuild", "patches", "images", "targetNamespace", "namePrefix",
+                         "nameSuffix", "commonMetadata", "components"}
+            assert not forbidden & set(doc["spec"]), doc["metadata"]
+
+
+def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> None:
+    """Every sourceRef, dependsOn and kubeConfig target exists in the directory (bootstrap's
+    GitRepository counts), there is no cycle, every namespace exists, and every path builds."""
+    paths: set[Path] = set()
+    for cluster_dir in sorted((built.out / "flux/clusters").iterdir()):
+        objects = [doc for _, doc in built.docs(f"flux/clusters/{cluster_dir.name}")]
+        ids = {(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]) for d in objects}
+        assert len(ids) == len(objects), f"{cluster_dir.name}: an object is emitted twice"
+        assert ("GitRepository", FLUX_NAMESPACE, FLUX_NAMESPACE) not in ids  # bootstrap's
+        assert ("Kustomization", FLUX_NAMESPACE, FLUX_NAMESPACE) not in ids
+        sources = {(ns, name) for kind, ns, name in ids if kind == "GitRepository"}
+        sources.add((FLUX_NAMESPACE, FLUX_NAMESPACE))
+        namespaces = {name for kind, _, name in ids if kind == "Namespace"} | {FLUX_NAMESPACE}
+        kustomizations = {(d["metadata"]["namespace"], d["metadata"]["name"]): d
+                          for d in objects if d["kind"] == "Kustomization"}
+        graph = {}
+        for (namespace, name), ks in kustomizations.items():
+            spec = ks["spec"]
+            assert namespace in namespaces, (cluster_dir.name, name)
+            source = spec["sourceRef"]
+            assert source["kind"] == "GitRepository"
+            assert (source.get("namespace", namespace), source["name"]) in sources
+            deps = {(d.get("namespace", namespace), d["name"]) for d in spec.get("dependsOn", [])}
+            assert deps <= set(kustomizations), (cluster_dir.name, name, deps)
+            graph[(namespace, name)] = deps
+            assert_reachable(spec.get("kubeConfig", {}), namespace, objects)
+            assert spec["path"].startswith("./")
+            paths.add(built.repo / spec["path"])
+        assert_acyclic(graph)
+    assert all(path.is_dir() for path in paths)
+    rendered = build_many(sorted(paths), kustomize=kustomize)
+    gate = built.out / "flux/gate"  # what hub rollout gates apply: nothing
+    assert all(output or path == gate for path, output in rendered.items())
+
+
+def assert_reachable(kube_config: dict[str, Any], namespace: str,
+                     objects: list[dict[str, Any]]) -> None:
+    """The kubeconfig Secret (made by an ExternalSecret) or workload-identity ConfigMap, and the
+    ServiceAccount that ConfigMap names, exist in ``namespace``."""
+    here = {(d["kind"], d["metadata"]["name"]): d for d in objects
+            if d["metadata"].get("namespace") == namespace}
+    if "secretRef" in kube_config:
+        secrets = {d["spec"]["target"]["name"] for (kind, _), d in here.items()
+                   if kind == "ExternalSecret"}
+        assert kube_config["secretRef"]["name"] in secrets
+    if "configMapRef" in kube_config:
+        config = here[("ConfigMap", kube_config["configMapRef"]["name"])]["data"]
+        assert ("ServiceAccount", config["serviceAccountName"]) in here
+
+
+def assert_acyclic(graph: dict[tuple[str, str], set[tuple[str, str]]]) -> None:
+    done: set[tuple[str, str]] = set()
+
+    def visit(node: tuple[str, str], trail: tuple[tuple[str, str], ...]) -> None:
+        assert node not in trail, f"dependsOn cycle: {[*trail, node]}"
+        if node not in done:
+            for dep in graph[node]:
+                visit(dep, (*trail, node))
+            done.add(node)
+
+    for node in graph:
+        visit(node, ())
+
+
+def placed_kustomizations(built: Built) -> dict[tuple[str, str], dict[str, Any]]:
+    """(app, cluster) -> its Kustomization, the cluster told by where the object lives: its
+    cluster directory, or in hub mode its namespace (a spoke's name) on the hub."""
+    found = {}
+    for path, doc in built.docs("flux/clusters"):
+        metadata = doc["metadata"]
+        if doc["kind"] != "Kustomization" or "." in metadata["name"]:
+            continue  # namespaces.fleetgen.io creates namespaces, it places no app
+        cluster = path.relative_to(built.out / "flux/clusters").parts[0]
+        if metadata["namespace"] != FLUX_NAMESPACE:
+            cluster = metadata["namespace"]
+        assert (metadata["name"], cluster) not in found
+        found[(metadata["name"], cluster)] = doc
+    return found
+
+
+def test_kustomizations_are_the_placements_of_the_plan(built: Built) -> None:
+    found = placed_kustomizations(built)
+    expected = {(p.app, p.cluster): p for p in built.plan.placements}
+    assert set(found) == set(expected)
+    for key, ks in found.items():
+        placement = expected[key]
+        # the overlay the Argo CD Application of this placement points at
+        assert ks["spec"]["path"] == f"./output/{placement.overlay}"
+        sync = placement.settings.sync
+        assert ks["spec"]["prune"] is sync.prune
+        assert ks["spec"].get("suspend", False) is not sync.automated
+        assert ks["spec"]["deletionPolicy"] == "Orphan"
+
+
+def test_depends_on_becomes_depends_on_in_the_same_namespace(built: Built) -> None:
+    apps = {app.name: app for app in built.plan.fleet.apps}
+    for (app, _), ks in placed_kustomizations(built).items():
+        deps = ks["spec"].get("dependsOn", [])
+        same_namespace = {d["name"] for d in deps if "namespace" not in d}
+        assert set(apps[app].depends_on) <= same_namespace
+
+
+def test_ignore_differences_become_ignore_rules(built: Built) -> None:
+    for (app, _), ks in placed_kustomizations(built).items():
+        if app == "order-service":
+            rule = ks["spec"]["ignore"][0]
+            assert rule["paths"] == ["/spec/replicas"]
+            assert rule["target"]["group"] == "apps" and rule["target"]["kind"] == "Deployment"
+        else:
+            assert "ignore" not in ks["spec"]
+
+
+def test_namespaces_of_the_apps_exist_where_they_are_applied(built: Built) -> None:
+    """Per cluster, the cluster directory creates them; on a spoke, its namespaces directory."""
+    apps = {app.name: app for app in built.plan.fleet.apps}
+    hub = built.plan.fleet.flux.hub
+    for placement in built.plan.placements:
+        local = hub is None or placement.cluster == hub
+        where = (f"flux/clusters/{placement.cluster if hub is None else hub}/namespaces.yaml"
+                 if local else f"flux/spokes/{placement.cluster}/namespaces.yaml")
+        names = {d["metadata"]["name"] for d in load_all((built.out / where).read_text())}
+        assert apps[placement.app].namespace in names, (placement.app, placement.cluster)
+    for _, doc in built.docs("flux"):
+        if doc["kind"] == "Namespace":  # removing an app never deletes its namespace
+            assert doc["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune":
+                                                      "disabled"}
+
+
+def test_hub_waves_wait_for_the_previous_wave_of_the_same_app(hub: Built) -> None:
+    """Wave n of an app waits for its gate, which waits for the app's wave n-1."""
+    found = placed_kustomizations(hub)
+    gates = {d["metadata"]["name"]: d
+             for d in load_all((hub.out / "flux/clusters/mgmt/rollouts.yaml").read_text())}
+    waves = hub.plan.waves["prod"]
+    assert [set(w) for w in waves] == [{"prod-eu"}, {"prod-ap", "prod-us"}, {"prod-dr"}]
+    for app in ("platform-config", "order-service"):
+        for cluster in waves[0]:
+            assert all("namespace" not in d for d in found[(app, cluster)]["spec"]["dependsOn"])
+        for number, (previous, current) in enumerate(pairwise(waves), 2):
+            gate = f"{app}.prod.wave-{number}"
+            assert {(d["namespace"], d["name"]) for d in gates[gate]["spec"]["dependsOn"]} == {
+                (c, app) for c in previous}
+            for cluster in current:
+                assert {"name": gate, "namespace": FLUX_NAMESPACE} in found[
+                    (app, cluster)]["spec"]["dependsOn"]
+    assert len(gates) == 4
+
+
+def test_hub_reaches_each_spoke_with_its_credentials(hub: Built) -> None:
+    found = placed_kustomizations(hub)
+    assert "kubeConfig" not in found[("platform-config", "mgmt")]["spec"]
+    assert found[("platform-config", "prod-us")]["spec"]["kubeConfig"] == {
+        "secretRef": {"name": "kubeconfig", "key": "value"}}
+    assert found[("platform-config", "prod-eu")]["spec"]["kubeConfig"] == {
+        "configMapRef": {"name": "kubeconfig"}}
+    objects = {(d["kind"], d["metadata"]["namespace"]): d
+               for _, d in hub.docs("flux/clusters/mgmt/spokes")
+               if d["kind"] in ("ExternalSecret", "ConfigMap", "ServiceAccount")}
+    remote = objects[("ExternalSecret", "prod-us")]["spec"]["data"][0]
+    assert remote == {"secretKey": "value",
+                      "remoteRef": {"key": "clusters/prod-us", "property": "kubeconfig"}}
+    assert objects[("ConfigMap", "prod-eu")]["data"] == {
+        "address": "https://0123ABCD.gr7.eu-west-1.eks.amazonaws.com",
+        "cluster": "arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu",
+        "provider": "aws", "serviceAccountName": "flux-identity"}
+    role = objects[("ServiceAccount", "prod-eu")]["metadata"]["annotations"]
+    assert role == {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/flux-deployer"}
