@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fleetgen import emit as emitters
 from fleetgen import writer
-from fleetgen.errors import SpecError
+from fleetgen.errors import Problem, SpecError
 from fleetgen.load import load
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
@@ -21,6 +21,7 @@ class Compiled:
     plan: Plan
     rendered: dict[str, bytes]
     out_dir: Path
+    warnings: list[Problem]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
     if problems:
         raise SpecError(problems)
     out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
-    return Compiled(plan, writer.render(emitters.emit(plan)), out_dir)
+    return Compiled(plan, writer.render(emitters.emit(plan)), out_dir, emitters.warnings(plan))
 
 
 def build(spec: Path, out: Path | None = None) -> BuildResult:

@@ -1,7 +1,8 @@
 """Emitters: one module per target behind one Protocol, and the registry that picks them.
 
 An emitter translates the Plan; it never decides placement. Its ``check`` reports what its
-engine cannot express (engine-specific spec errors), before anything is emitted.
+engine cannot express (engine-specific spec errors), before anything is emitted; its
+``warnings`` what it accepts but cannot fully honour.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ class Emitter(Protocol):
 
     def check(self, plan: Plan) -> list[Problem]:
         """Problems of the spec that this target cannot express."""
+        ...
+
+    def warnings(self, plan: Plan) -> list[Problem]:
+        """What the spec asks for that this target cannot honour or that is risky."""
         ...
 
     def emit(self, plan: Plan) -> list[OutputFile]:
@@ -39,6 +44,11 @@ def emitters_for(plan: Plan) -> list[Emitter]:
 def check(plan: Plan) -> list[Problem]:
     """Every engine-specific problem of the Plan."""
     return [problem for emitter in emitters_for(plan) for problem in emitter.check(plan)]
+
+
+def warnings(plan: Plan) -> list[Problem]:
+    """Every engine-specific warning of the Plan."""
+    return [warning for emitter in emitters_for(plan) for warning in emitter.warnings(plan)]
 
 
 def emit(plan: Plan) -> list[OutputFile]:

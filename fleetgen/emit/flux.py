@@ -101,25 +101,27 @@ def _clusters(names: list[str]) -> str:
     return f"clusters {shown} and {more} more" if more > 0 else f"cluster(s) {shown}"
 
 
-def warnings(plan: Plan) -> list[str]:
+def warnings(plan: Plan) -> list[Problem]:
     """What the Flux output cannot honour, for the CLI to print at build time."""
     fleet = plan.fleet
     if "flux" not in fleet.engines:
         return []
-    found = []
+    found: list[Problem] = []
     placed_envs = {p.env for p in plan.placements}
     for env in fleet.environments:
         if env.rollout is not None and env.name in placed_envs and fleet.flux.mode != "hub":
-            found.append(f"environment {env.name!r}: Flux per cluster cannot order clusters, so "
-                         "its rollout does not apply to Flux: each cluster's Flux applies a "
-                         "merged change on its own; FluxOptions(mode='hub') orders waves")
+            found.append(at(env.rollout, f"environment {env.name!r}: Flux per cluster cannot "
+                                         "order clusters, so its rollout does not apply to Flux: "
+                                         "each cluster's Flux applies a merged change on its "
+                                         "own; FluxOptions(mode='hub') orders waves", fleet))
     for app in fleet.apps:
         for ignore in app.ignore_differences:
             lost = unmirrored(ignore)
             if lost:
-                found.append(f"app {app.name!r}: ignore_differences for {ignore.kind} "
-                             f"{' and '.join(lost)} cannot be mirrored by Flux (spec.ignore "
-                             "takes JSON pointers), which reverts those fields every interval")
+                found.append(at(ignore, f"app {app.name!r}: ignore_differences for "
+                                        f"{ignore.kind} {' and '.join(lost)} cannot be mirrored "
+                                        "by Flux (spec.ignore takes JSON pointers), which "
+                                        "reverts those fields every interval", fleet))
     if fleet.flux.mode == "hub":
         found += flux_hub.warnings(plan)
     return found

@@ -86,22 +86,24 @@ def check(plan: Plan) -> list[Problem]:
     return problems
 
 
-def warnings(plan: Plan) -> list[str]:
+def warnings(plan: Plan) -> list[Problem]:
     """Hub setup the output relies on, and rollout limits."""
-    found = []
+    found: list[Problem] = []
     identity = sorted(c.name for c in _spokes(plan)
                       if isinstance(plan.credentials[c.name], AwsAuth))
     if identity:
-        found.append(f"the Flux hub {plan.fleet.flux.hub} reaches {', '.join(identity)} through "
-                     "workload identity: run its kustomize-controller with --feature-gates="
-                     "ObjectLevelWorkloadIdentity=true (a patch in flux-system/kustomization.yaml)"
-                     f" and let each IAM role trust the hub's ServiceAccount <cluster>/{IDENTITY}")
+        found.append(at(plan.fleet.flux, f"the Flux hub {plan.fleet.flux.hub} reaches "
+                        f"{', '.join(identity)} through workload identity: run its "
+                        "kustomize-controller with --feature-gates=ObjectLevelWorkloadIdentity=true"
+                        " (a patch in flux-system/kustomization.yaml) and let each IAM role trust "
+                        f"the hub's ServiceAccount <cluster>/{IDENTITY}", plan.fleet))
     placed_envs = {p.env for p in plan.placements if p.wave is not None}
     for env in plan.fleet.environments:
         if env.rollout and env.name in placed_envs and any(
                 step.max_update != "100%" for step in env.rollout.steps):
-            found.append(f"environment {env.name!r}: Flux orders rollout waves but not "
-                         "max_update: a wave's clusters apply together")
+            found.append(at(env.rollout, f"environment {env.name!r}: Flux orders rollout waves "
+                                         "but not max_update: a wave's clusters apply together",
+                            plan.fleet))
     return found
 
 

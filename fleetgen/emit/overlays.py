@@ -24,6 +24,11 @@ def check(plan: Plan) -> list[Problem]:
     return []
 
 
+def warnings(plan: Plan) -> list[Problem]:
+    """Nothing risky to report about overlays."""
+    return []
+
+
 def emit(plan: Plan) -> list[OutputFile]:
     """One kustomization per env overlay and per cluster overlay, plus their ExternalSecrets."""
     output_dir = plan.fleet.output_dir.strip("/")
