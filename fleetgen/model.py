@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 import posixpath
 import re
@@ -168,6 +170,22 @@ class Cluster(Spec):
     labels: Labels = {}
     annotations: Annotations = {}
     credentials: Credentials | None = None
+    ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
+
+    @field_validator("ca_data")
+    @classmethod
+    def _ca_data(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            pem = base64.b64decode(value, validate=True).decode("ascii")
+        except (binascii.Error, UnicodeDecodeError):
+            raise ValueError("ca_data must be the base64 encoding of a PEM CA bundle") from None
+        blocks = re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----", pem)
+        if not blocks or set(blocks) != {"CERTIFICATE"}:
+            raise ValueError("ca_data must hold only PEM CERTIFICATE blocks (a CA bundle is "
+                             "public; keys never belong in the spec)")
+        return value
 
 
 class Destination(Spec):

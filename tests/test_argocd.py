@@ -6,6 +6,7 @@ How ApplicationSets generate Applications is tested in test_argocd_appsets.py.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 import os
@@ -52,6 +53,8 @@ WORKSPACE = Workspace({path: Base(path=path, kustomization="kustomization.yaml",
                                   resources=frozenset({("Deployment", "web")}))
                        for path in BASES})
 ROLE_ARN = "arn:aws:iam::111122223333:role/argocd"
+CA_DATA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+                           ).decode()
 
 
 def cluster(name: str, env: str, **fields: Any) -> Cluster:
@@ -229,6 +232,25 @@ def test_applicationset_file_header_names_the_progressive_sync_flag() -> None:
     assert b"progressive" not in rendered["argocd/applicationsets/web.yaml"]
 
 
+def test_ca_data_reaches_the_tls_config_of_material_free_registrations() -> None:
+    clusters = [cluster("dev-1", "dev", ca_data=CA_DATA,
+                        credentials=AwsAuth(cluster_name="dev-1", role_arn=ROLE_ARN))]
+    _, docs = compile_fleet(make_fleet(clusters=clusters, environments=[Environment(name="dev")],
+                                       apps=[web()]))
+    (secret,) = docs["argocd/clusters/dev-1.yaml"]
+    assert json.loads(secret["stringData"]["config"]) == {
+        "awsAuthConfig": {"clusterName": "dev-1", "roleARN": ROLE_ARN},
+        "tlsClientConfig": {"caData": CA_DATA}}
+
+
+@pytest.mark.parametrize("bad", ["not base64!", base64.b64encode(b"hello").decode(),
+                                 base64.b64encode(b"-----BEGIN CERTIFICATE-----\n-----BEGIN "
+                                                  b"RSA PRIVATE KEY-----\n").decode()])
+def test_ca_data_must_be_a_base64_certificate_bundle(bad: str) -> None:
+    with pytest.raises(ValueError, match="ca_data must"):
+        cluster("dev-1", "dev", ca_data=bad)
+
+
 def _bad(**overrides: Any) -> list[str]:
     return messages(argocd.check(resolve(make_fleet(**overrides), WORKSPACE)))
 
@@ -276,6 +298,11 @@ CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
                               source_repos=["https://git.example.com/*", "!" + REPO])]},
         [f"project 'web': source_repos do not permit the fleet repo {REPO}, which every "
          "Application reads"]),
+    "ca_data with a store reference": (
+        {"clusters": [cluster("dev-1", "dev", ca_data=CA_DATA)],
+         "environments": [Environment(name="dev")], "apps": [web()]},
+        ["cluster 'dev-1': ca_data goes with AwsAuth or ExecAuth credentials; with an "
+         "ExternalSecretRef the store's config JSON carries tlsClientConfig.caData"]),
     "separator in a path": (
         {"output_dir": "out;put"},
         ["output_dir 'out;put' contains ';', which separates the paths of Argo CD's "

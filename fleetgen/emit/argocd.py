@@ -27,7 +27,7 @@ from fleetgen.emit.argocd_common import (
 )
 from fleetgen.emit.argocd_projects import permitted, projects, repo_permitted
 from fleetgen.errors import HasOrigin, Problem, at
-from fleetgen.model import SyncPolicy
+from fleetgen.model import ExternalSecretRef, SyncPolicy
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -118,6 +118,10 @@ def _cluster_problems(plan: Plan) -> Iterator[Problem]:
                               f"{seen[server]!r} ({server}); Argo CD identifies a cluster by its "
                               "server, so one cluster cannot be registered twice", plan.fleet)
         seen.setdefault(server, cluster.name)
+        if cluster.ca_data and isinstance(plan.credentials[cluster.name], ExternalSecretRef):
+            yield at(cluster, f"cluster {cluster.name!r}: ca_data goes with AwsAuth or ExecAuth "
+                              "credentials; with an ExternalSecretRef the store's config JSON "
+                              "carries tlsClientConfig.caData", plan.fleet)
         yield from _reserved(cluster, cluster.labels, SECRET_TYPE, "label", plan)
         yield from _reserved(cluster, cluster.annotations, SYNC_WAVE, "annotation", plan)
 

@@ -50,20 +50,22 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> di
                              annotations=_annotations(cluster) | EARLY_WAVE),
         "type": "Opaque",
         "stringData": {"name": cluster.name, "server": server_url(cluster),
-                       "config": json.dumps(_config(credentials), indent=2, sort_keys=True)},
+                       "config": json.dumps(_config(cluster, credentials), indent=2,
+                                            sort_keys=True)},
     }
 
 
-def _config(credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
+def _config(cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
     """Argo CD's cluster ``config`` for credentials that hold no material."""
+    tls = {"tlsClientConfig": {"caData": cluster.ca_data}} if cluster.ca_data else {}
     if isinstance(credentials, AwsAuth):
         return {"awsAuthConfig": {"clusterName": credentials.cluster_name,
-                                  "roleARN": credentials.role_arn}}
+                                  "roleARN": credentials.role_arn}} | tls
     exec_config: dict[str, Any] = {"command": credentials.command, "args": credentials.args,
                                    "apiVersion": credentials.api_version}
     if credentials.env:
         exec_config["env"] = credentials.env
-    return {"execProviderConfig": exec_config}
+    return {"execProviderConfig": exec_config} | tls
 
 
 def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> dict[str, Any]:
