@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from fleetgen.gitrefs import Snapshot
 from fleetgen.objdiff import HUB, Field, Key, Obj
+from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
 LABEL_PREFIX = "fleetgen.io/"
@@ -47,6 +48,8 @@ class Facts:
     project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
+    app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    cluster_apps: Mapping[str, frozenset[str]] = field(default_factory=dict)
     cascade_delete: bool = False
     flux_per_cluster: bool = False
 
@@ -58,8 +61,12 @@ class Facts:
         fleet = plan.fleet
         builds_on = {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays}
         users: dict[str, set[Pair]] = {}
+        app_clusters: dict[str, set[str]] = {}
+        cluster_apps: dict[str, set[str]] = {}
         for placement in plan.placements:
             pair = (placement.app, placement.cluster)
+            app_clusters.setdefault(placement.app, set()).add(placement.cluster)
+            cluster_apps.setdefault(placement.cluster, set()).add(placement.app)
             for overlay in (placement.overlay, builds_on.get(placement.overlay)):
                 if overlay is not None:
                     users.setdefault(overlay, set()).add(pair)
@@ -77,6 +84,8 @@ class Facts:
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
+            app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
+            cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
             cascade_delete=fleet.cascade_delete,
             flux_per_cluster="flux" in fleet.engines and fleet.flux.mode == "per-cluster",
         )
@@ -145,13 +154,24 @@ class Context:
 
     def clusters_of(self, app: str, env: str | None) -> set[str]:
         """Clusters ``app`` is placed on (in ``env``, if given) at either ref."""
-        return {cluster for facts in self.sides for (name, cluster) in facts.overlay_of
-                if name == app and (env is None or facts.cluster_env.get(cluster) == env)}
+        return {cluster for facts in self.sides for cluster in facts.app_clusters.get(app, ())
+                if env is None or facts.cluster_env.get(cluster) == env}
 
     def apps_on(self, cluster: str, namespace: str | None = None) -> set[str]:
         """Apps placed on ``cluster`` (deploying into ``namespace``, if given) at either ref."""
-        return {app for facts in self.sides for (app, name) in facts.overlay_of
-                if name == cluster and namespace in (None, facts.app_namespace.get(app))}
+        return {app for facts in self.sides for app in facts.cluster_apps.get(cluster, ())
+                if namespace in (None, facts.app_namespace.get(app))}
+
+    def cluster_named(self, name: Any, server: Any) -> str | None:
+        """The fleet cluster an Argo CD destination names (by name, else by server)."""
+        for facts in self.sides:
+            if name in facts.cluster_env:
+                return str(name)
+        for facts in self.sides:
+            for cluster, url in facts.server.items():
+                if url == server:
+                    return cluster
+        return None
 
     def complete(self, clusters: Iterable[str], apps: Iterable[str], envs: Iterable[str] = (),
                  projects: Iterable[str] = ()) -> Where:
@@ -233,14 +253,9 @@ def _flux_apps(obj: Obj, ctx: Context) -> set[str]:
 
 
 def _destination(doc: Any, ctx: Context) -> set[str]:
-    name, server = _get(doc, "spec", "destination", "name"), _get(doc, "spec", "destination",
-                                                                   "server")
-    known = {c for facts in ctx.sides for c in facts.cluster_env}
-    by_server = {s: c for facts in ctx.sides for c, s in facts.server.items()}
-    found = {name} if name in known else set()
-    if not found and isinstance(server, str) and server in by_server:
-        found.add(by_server[server])
-    return found
+    cluster = ctx.cluster_named(_get(doc, "spec", "destination", "name"),
+                                _get(doc, "spec", "destination", "server"))
+    return {cluster} if cluster is not None else set()
 
 
 def _get(doc: Any, *path: str) -> Any:
@@ -286,7 +301,41 @@ def _owner(doc: Any) -> str | None:
     return names[0] if names and isinstance(names[0], str) else None
 
 
-def derived_applications(plan: Plan | None, rendered: Mapping[str, bytes]) -> list[Obj]:
+@dataclass(frozen=True, slots=True)
+class Application:
+    """What the Plan fixes about one generated Application (cheap to compare)."""
+
+    namespace: str
+    name: str
+    owner: str
+    project: str
+    repo: str
+    revision: str
+    path: str
+    cluster: str
+    server: str
+    target_namespace: str
+    file: str
+
+    def obj(self) -> Obj:
+        """The Application as an object, shaped like the one Argo CD will hold."""
+        doc = {
+            "apiVersion": f"{ARGO_GROUP}/v1alpha1", "kind": "Application",
+            "metadata": {"name": self.name, "namespace": self.namespace,
+                         "ownerReferences": [{"apiVersion": f"{ARGO_GROUP}/v1alpha1",
+                                              "kind": "ApplicationSet", "name": self.owner}]},
+            "spec": {"project": self.project,
+                     "source": {"repoURL": self.repo, "targetRevision": self.revision,
+                                "path": self.path},
+                     "destination": {"name": self.cluster, "server": self.server,
+                                     "namespace": self.target_namespace}},
+        }
+        return Obj(Key(HUB, ARGO_GROUP, "Application", self.namespace, self.name), self.file,
+                   doc)
+
+
+def derived_applications(plan: Plan | None,
+                         files: Mapping[str, OutputFile]) -> dict[Key, Application]:
     """The Applications the ApplicationSets generate at sync time, derived from the Plan.
 
     They exist in no file, so the diff derives them: one per placement whose app has an
@@ -294,31 +343,22 @@ def derived_applications(plan: Plan | None, rendered: Mapping[str, bytes]) -> li
     (owner, project, source path, destination).
     """
     if plan is None:
-        return []
+        return {}
     fleet = plan.fleet
     apps = {app.name: app for app in fleet.apps}
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
-    derived = []
+    namespace = fleet.argocd.namespace
+    derived = {}
     for placement in plan.placements:
         file = f"argocd/applicationsets/{placement.app}.yaml"
-        if file not in rendered:
+        if file not in files:
             continue
         app, name = apps[placement.app], f"{placement.app}-{placement.cluster}"
-        doc = {
-            "apiVersion": f"{ARGO_GROUP}/v1alpha1", "kind": "Application",
-            "metadata": {"name": name, "namespace": fleet.argocd.namespace,
-                         "ownerReferences": [{"apiVersion": f"{ARGO_GROUP}/v1alpha1",
-                                              "kind": "ApplicationSet",
-                                              "name": f"{placement.app}-{placement.env}"}]},
-            "spec": {"project": app.project,
-                     "source": {"repoURL": fleet.repo, "targetRevision": fleet.revision,
-                                "path": posixpath.join(fleet.output_dir, placement.overlay)},
-                     "destination": {"name": placement.cluster,
-                                     "server": servers[placement.cluster],
-                                     "namespace": app.namespace}},
-        }
-        key = Key(HUB, ARGO_GROUP, "Application", fleet.argocd.namespace, name)
-        derived.append(Obj(key, file, doc))
+        key = Key(HUB, ARGO_GROUP, "Application", namespace, name)
+        derived[key] = Application(
+            namespace, name, f"{placement.app}-{placement.env}", app.project, fleet.repo,
+            fleet.revision, f"{fleet.output_dir}/{placement.overlay}", placement.cluster,
+            servers[placement.cluster], app.namespace, file)
     return derived
 
 
@@ -359,7 +399,7 @@ class Side:
 
     snapshot: Snapshot
     plan: Plan | None
-    rendered: Mapping[str, bytes]  # output-relative path -> bytes
+    files: Mapping[str, OutputFile]  # by output-relative path
     facts: Facts
 
     @property

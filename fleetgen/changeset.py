@@ -52,10 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fleetgen import emit as emitters
-from fleetgen import writer
 from fleetgen.blast import (
     Change,
     Context,
@@ -73,6 +70,7 @@ from fleetgen.blast import (
 from fleetgen.errors import Problem, SpecError
 from fleetgen.gitrefs import (
     WORKTREE,
+    RefError,
     Snapshot,
     WorktreeSnapshot,
     commit_snapshot,
@@ -82,7 +80,8 @@ from fleetgen.gitrefs import (
 )
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import load_source
-from fleetgen.objdiff import Key, Obj, field_changes, index, rename_key, whole
+from fleetgen.objdiff import Key, Obj, field_changes, file_objects, index, rename_key, whole
+from fleetgen.output import OutputFile
 from fleetgen.renderdiff import changed_bases, render_changes
 from fleetgen.resolve import resolve
 
@@ -227,6 +226,9 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
             old_snapshot = commit_snapshot(repo, base, root)
         new_snapshot: Snapshot = (WorktreeSnapshot(repo, spec.parent) if head is None
                                   else commit_snapshot(repo, head, root))
+        if old_snapshot.read(name) is None and new_snapshot.read(name) is None:
+            raise RefError(f"{posixpath.join(root, name)} exists at neither "
+                           f"{old_snapshot.label} nor {new_snapshot.label}")
         old_side = load_side(old_snapshot, name, posixpath.join(root, name))
         new_side = load_side(new_snapshot, name, str(spec) if head is None
                              else posixpath.join(root, name))
@@ -251,7 +253,16 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
             from None
     except SpecError as error:
         raise RefSpecError(snapshot.label, error.problems) from None
-    return Side(snapshot, plan, writer.render(emitters.emit(plan)), Facts.of(plan))
+    return Side(snapshot, plan, _by_path(emitters.emit(plan)), Facts.of(plan))
+
+
+def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
+    """Emitted files by path. Not serialized: objects are compared as the emitters built them,
+    and only the overlays ``--render`` needs are written out."""
+    found = {file.path: file for file in files}
+    if len(found) != len(files):
+        raise ValueError("an output path is generated twice")
+    return found
 
 
 @contextmanager
@@ -328,15 +339,15 @@ def compare(base: Side, head: Side, *, render: bool = False,
 
 def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, Obj], set[Key]]:
     """Objects of files that differ, plus derived Applications; identical ones left out."""
-    paths = sorted(path for path in base.rendered.keys() | head.rendered.keys()
-                   if base.rendered.get(path) != head.rendered.get(path))
-    old = index({path: base.rendered[path] for path in paths if path in base.rendered})
-    new = index({path: head.rendered[path] for path in paths if path in head.rendered})
-    derived: set[Key] = set()
-    for side, found in ((base, old), (head, new)):
-        for obj in derived_applications(side.plan, side.rendered):
-            found[obj.key] = obj
-            derived.add(obj.key)
+    paths = sorted(path for path in base.files.keys() | head.files.keys()
+                   if base.files.get(path) != head.files.get(path))
+    old = index(base.files[path] for path in paths if path in base.files)
+    new = index(head.files[path] for path in paths if path in head.files)
+    before = derived_applications(base.plan, base.files)
+    after = derived_applications(head.plan, head.files)
+    derived = {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
+    old.update((key, before[key].obj()) for key in derived if key in before)
+    new.update((key, after[key].obj()) for key in derived if key in after)
     for key in old.keys() & new.keys():
         if old[key].doc == new[key].doc:
             del old[key], new[key]
@@ -399,13 +410,10 @@ def _rename(base: Side, head: Side, old: Obj, new: Obj, renamed: Mapping[str, Ma
 def _application_sets(side: Side) -> dict[str, Any]:
     """The ApplicationSets of a side by name (they say what deleting their Applications does)."""
     found: dict[str, Any] = {}
-    for path, data in side.rendered.items():
+    for path, file in side.files.items():
         if path.startswith("argocd/applicationsets/"):
-            for doc in yaml.load_all(data, Loader=yaml.CSafeLoader):
-                name = (doc or {}).get("metadata", {}).get("name") if isinstance(doc, dict) \
-                    else None
-                if isinstance(name, str):
-                    found[name] = doc
+            for obj in file_objects(file):
+                found[obj.key.name] = obj.doc
     return found
 
 

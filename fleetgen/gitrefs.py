@@ -191,4 +191,4 @@ def default_base(repo: git.Repo) -> tuple[str, str]:
             continue
         if bases and bases[0] is not None:
             return bases[0].hexsha, f"merge-base of HEAD and {branch}"
-    return "HEAD", "HEAD"
+    return "HEAD", "HEAD (no default branch to take a merge-base with)"

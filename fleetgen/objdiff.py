@@ -5,7 +5,8 @@ object lives and comes from its file's place (see ``scope_of``): the Argo CD hub
 ``argocd/``, the cluster directory for ``flux/clusters/<cluster>/``, the file itself for
 everything else (overlays are keyed by path). A document without ``metadata.name`` (a kustomize
 ``Kustomization``) is named after nothing and is identified by its file alone. A file that is
-not YAML is one ``File`` object.
+not YAML is one ``File`` object. Objects are compared as the emitters built them (plain data),
+not re-parsed from YAML.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
+from fleetgen.output import OutputFile
 
 HUB = "argocd"  # the scope of everything under argocd/: objects on the Argo CD cluster
 FILE_KIND = "File"
@@ -65,12 +66,12 @@ def scope_of(path: str) -> str:
     return path
 
 
-def parse_file(path: str, data: bytes, scope: str | None = None) -> list[Obj]:
-    """The objects of one file; ``scope`` defaults to ``scope_of(path)``."""
-    where = scope if scope is not None else scope_of(path)
-    if not path.endswith((".yaml", ".yml")):
-        return [Obj(Key(where, "", FILE_KIND, "", path), path, data.decode("utf-8", "replace"))]
-    return objects(where, path, yaml.load_all(data, Loader=yaml.CSafeLoader))
+def file_objects(file: OutputFile) -> list[Obj]:
+    """The objects of one emitted file (its documents; a text file is one ``File`` object)."""
+    scope = scope_of(file.path)
+    if file.text is not None:
+        return [Obj(Key(scope, "", FILE_KIND, "", file.path), file.path, file.text)]
+    return objects(scope, file.path, file.documents)
 
 
 def objects(scope: str, file: str, docs: Iterable[Any]) -> list[Obj]:
@@ -103,9 +104,9 @@ def identity(scope: str, doc: Any) -> Key:
                str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
 
 
-def index(files: Mapping[str, bytes]) -> dict[Key, Obj]:
+def index(files: Iterable[OutputFile]) -> dict[Key, Obj]:
     """Every object of the given output files, by identity."""
-    return {obj.key: obj for path, data in files.items() for obj in parse_file(path, data)}
+    return {obj.key: obj for file in files for obj in file_objects(file)}
 
 
 def field_changes(old: Any, new: Any) -> list[Field]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from fleetgen import writer
 from fleetgen.blast import Change, Context, Pair, Side, Where
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
 from fleetgen.objdiff import Key, Obj, field_changes, objects, whole
@@ -148,9 +149,9 @@ def _materialize(side: Side, overlays: set[str], root: Path) -> None:
     """Write the overlays' generated files and their apps' base inputs under ``root``."""
     apps = {overlay.split("/")[1] for overlay in overlays}
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
-    for path, data in side.rendered.items():
-        if path.startswith(prefixes):
-            _write(root / side.output_dir / path, data)
+    needed = [file for path, file in side.files.items() if path.startswith(prefixes)]
+    for path, data in writer.render(needed).items():
+        _write(root / side.output_dir / path, data)
     for app in sorted(apps):
         deps = base_deps(side.snapshot.read, side.facts.app_path[app])
         wanted = set(deps.files)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import api
+from fleetgen import api, diffout
 from fleetgen.changeset import RefSpecError, Report
 from fleetgen.kustomize import Kustomize
 
@@ -260,9 +260,35 @@ def test_a_spec_error_at_either_ref_exits_2_naming_it(repo: Path, broken: str) -
     assert raised.value.ref == where
 
 
-def test_a_bad_ref_exits_2(repo: Path) -> None:
+def test_a_bad_ref_or_no_spec_at_all_exits_2(repo: Path) -> None:
     result = run_cli(repo, "--base", "no-such-branch")
     assert result.returncode == 2 and "'no-such-branch' does not name a commit" in result.stderr
+    result = run_cli(repo, "--spec", "flet.py")
+    assert result.returncode == 2 and "flet.py exists at neither" in result.stderr
+
+
+def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
+    edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
+         'engines=["argocd", "flux"], cascade_delete=True,')
+    commit(repo, "cascade")
+    edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    managing = [d for d in report["deletions"] if d["kind"] in ("Application", "Kustomization")]
+    assert all(d["workloads"] == "deleted" for d in managing)
+    if emitted(repo / "fleet.py", "flux/"):
+        text = diffout.markdown(fleetgen.diff(repo / "fleet.py"))
+        assert f"{len(managing)} of these delete running workloads" in text
+
+
+def test_a_spec_in_a_subdirectory(repo: Path) -> None:
+    (repo / "platform").mkdir()
+    for path in ("fleet.py", "helpers.py", "apps"):
+        os.rename(repo / path, repo / "platform" / path)
+    commit(repo, "move")
+    edit(repo / "platform/fleet.py", WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))
+    report = fleetgen.diff(repo / "platform/fleet.py").to_json()
+    assert report["touched"]["clusters"] == ["prod-a", "prod-b", "prod-c"]
+    assert {c["file"] for c in report["changes"]} == {"output/overlays/web/prod/kustomization.yaml"}
 
 
 def test_each_ref_imports_its_own_helper_modules(repo: Path) -> None:

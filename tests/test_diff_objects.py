@@ -11,12 +11,13 @@ from fleetgen.objdiff import (
     Key,
     Obj,
     field_changes,
+    file_objects,
     flatten,
     identity,
-    parse_file,
     rename_key,
     scope_of,
 )
+from fleetgen.output import OutputFile
 
 
 def test_scope_comes_from_the_files_place() -> None:
@@ -36,13 +37,13 @@ def test_identity_is_scope_group_kind_namespace_name() -> None:
 
 
 def test_same_identity_twice_in_a_file_stays_two_objects() -> None:
-    data = b"kind: ConfigMap\nmetadata: {name: a}\n---\nkind: ConfigMap\nmetadata: {name: a}\n"
-    keys = [obj.key.name for obj in parse_file("overlays/x/y/k.yaml", data)]
+    doc = {"kind": "ConfigMap", "metadata": {"name": "a"}}
+    keys = [obj.key.name for obj in file_objects(OutputFile("overlays/x/y/k.yaml", (doc, doc)))]
     assert keys == ["a", "a#2"]
 
 
 def test_a_file_that_is_not_yaml_is_one_object() -> None:
-    [obj] = parse_file("README.md", b"# fleet\n")
+    [obj] = file_objects(OutputFile("README.md", text="# fleet\n"))
     assert (obj.key.kind, obj.key.name, obj.doc) == ("File", "README.md", "# fleet\n")
     assert field_changes("a\nb\nc\n", "a\nB\nc\n") == [Field("line 2", "b", "B")]
 
