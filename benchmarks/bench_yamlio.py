@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from fleetgen.yamlio import dump, dump_documents, load_all, needs_quotes
+from fleetgen.yamlfast import BlockWriter
+from fleetgen.yamlio import _libyaml_dump, dump, dump_documents, load_all, needs_quotes
 
 
 def flux_kustomization(i: int) -> dict[str, Any]:
@@ -63,7 +64,11 @@ def main() -> None:
     text = dump_documents(docs)
     strings = [line.split(": ", 1)[-1] for line in text.splitlines()]
     print(f"{count:,} documents, {len(text) / 1e6:.1f} MB of YAML, yaml {yaml.__version__}")
+    writer = BlockWriter(needs_quotes)
+    fast = sum(writer.document(d) is not None for d in docs)
+    print(f"fast-path hit rate: {fast:,} of {count:,} documents ({fast / count:.1%})")
     timed("fleetgen dump_documents (one call)", count, lambda: dump_documents(docs))
+    timed("libyaml path alone (the fallback)", count, lambda: _libyaml_dump(docs))
     timed("fleetgen dump (one call per document)", count, lambda: [dump(d) for d in docs])
     timed("baseline yaml.dump CSafeDumper per document", count, lambda: [
         yaml.dump(d, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True) for d in docs

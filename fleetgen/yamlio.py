@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from fleetgen.yamlfast import BlockWriter
+
 if not yaml.__with_libyaml__:
     raise ImportError(
         "fleetgen needs PyYAML built with libyaml (yaml.CSafeDumper); reinstall PyYAML from a"
@@ -151,6 +153,7 @@ def _represent_str(dumper: _Dumper, data: str) -> yaml.ScalarNode:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(tuple, yaml.SafeDumper.represent_list)
+_FAST = BlockWriter(needs_quotes)
 
 
 def _keys_first(mapping: dict[Any, Any], first: tuple[str, ...]) -> dict[Any, Any]:
@@ -173,11 +176,37 @@ def _kubernetes_order(doc: Any) -> Any:
 def dump_documents(docs: Sequence[Any]) -> str:
     """Serialize documents in block style, separated by ``---`` lines.
 
-    libyaml puts a scalar document on its ``---`` line and ends a stream whose last scalar keeps
-    trailing newlines (``|+``) with ``...``; both are plain YAML.
+    Most documents are written by `fleetgen.yamlfast` and the rest by libyaml; the text is the
+    same either way. libyaml puts a scalar document on its ``---`` line and ends a stream whose
+    last scalar keeps trailing newlines (``|+``) with ``...``; both are plain YAML.
     """
+    texts = []
+    for doc in docs:
+        ordered = _kubernetes_order(doc)
+        text = _FAST.document(ordered)
+        if text is None:
+            text = _libyaml_document(ordered)
+            if text is None:
+                return _libyaml_dump([_kubernetes_order(d) for d in docs])
+        texts.append(text)
+    return "---\n".join(texts)
+
+
+def _libyaml_document(doc: Any) -> str | None:
+    """libyaml's text for a non-empty dict or list, or None if it ends open (``...``).
+
+    Such a document's text in a stream is the same, behind ``---``; a document that ends open
+    or is not a block collection makes libyaml write the separator or end marker differently.
+    """
+    if not (isinstance(doc, dict | list | tuple) and doc):
+        return None
+    text = _libyaml_dump([doc])
+    return None if text.endswith("\n...\n") else text
+
+
+def _libyaml_dump(docs: Sequence[Any]) -> str:
     text: str = yaml.dump_all(
-        [_kubernetes_order(doc) for doc in docs],
+        docs,
         Dumper=_Dumper,
         default_flow_style=False,
         sort_keys=False,
