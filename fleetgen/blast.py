@@ -8,8 +8,9 @@ environment its ApplicationSet ``<a>-<env>`` is for, and every cluster of that p
 the generators or the rollout strategy changed (those change membership and order, which the
 derived Applications report); ``flux/clusters/<c>/`` cluster ``c``, with a Flux Kustomization
 attributed to the app it is named after or whose overlay it applies, and a Namespace to the
-apps placed there in it. ``fleetgen.io/{cluster,app,env,project}`` labels, where an emitter sets
-them, add to this.
+apps placed there in it; in Flux hub mode, an object in a namespace named after a spoke (or the
+Namespace named after it) acts on that spoke, as does ``flux/spokes/<spoke>/``.
+``fleetgen.io/{cluster,app,env,project}`` labels, where an emitter sets them, add to this.
 """
 
 from __future__ import annotations
@@ -208,9 +209,10 @@ def attribute(obj: Obj, fields: Sequence[Field], ctx: Context) -> Where:
         apps.add(stem)
         if obj.key.kind == "ApplicationSet":
             clusters |= _application_set_clusters(obj, stem, fields, ctx, envs)
-    elif obj.key.scope not in (HUB, obj.file):  # flux/clusters/<cluster>/
-        clusters.add(obj.key.scope)
-        apps |= _flux_apps(obj, ctx)
+    elif obj.key.scope not in (HUB, obj.file):  # flux/clusters/<cluster>/, flux/spokes/<spoke>/
+        cluster = _flux_target(obj, ctx)
+        clusters.add(cluster)
+        apps |= _flux_apps(obj, cluster, ctx)
     if obj.key.group == ARGO_GROUP and obj.key.kind == "Application":
         clusters |= _destination(obj.doc, ctx)
     return ctx.complete(clusters, apps, envs, projects)
@@ -237,8 +239,19 @@ def _application_set_clusters(obj: Obj, app: str, fields: Sequence[Field], ctx: 
     return ctx.clusters_of(app, env) if broad else set()
 
 
-def _flux_apps(obj: Obj, ctx: Context) -> set[str]:
-    cluster, key = obj.key.scope, obj.key
+def _flux_target(obj: Obj, ctx: Context) -> str:
+    """The cluster a Flux-applied object acts on: its directory's, unless it sits in (hub mode)
+    or is the namespace named after another cluster of the fleet."""
+    key, known = obj.key, {c for facts in ctx.sides for c in facts.cluster_env}
+    if key.namespace in known:
+        return key.namespace
+    if key.group == "" and key.kind == "Namespace" and key.name in known:
+        return key.name
+    return key.scope
+
+
+def _flux_apps(obj: Obj, cluster: str, ctx: Context) -> set[str]:
+    key = obj.key
     if key.group == FLUX_GROUP and key.kind == "Kustomization":
         placed = ctx.apps_on(cluster)
         if key.name in placed:

@@ -5,39 +5,7 @@ or another ref. Both are compiled by the running fleetgen, so the report shows w
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
 into the repository: not the working tree, the index, a ref or a worktree.
 
-JSON contract (``--format json``, ``Report.to_json``; version 1 — fields are only ever added)::
-
-    {"version": 1,
-     "base": "<sha>", "head": "<sha>" | "worktree", "base_ref": "<as named>", "head_ref": "…",
-     "changed": bool,            # exit status 1 when true
-     "rendered": bool,           # --render: rendered workloads compared too
-     "touched": {"clusters": [...], "environments": [...], "apps": [...], "projects": [...]},
-     "production": {same keys},  # the part of "touched" in production environments
-     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...]},
-     "deletions": [{"kind", "group", "name", "namespace", "cluster", "clusters", "app", "apps",
-                    "environments", "production", "file",
-                    "engine": "argocd" | "flux",
-                    "workloads": "deleted" | "orphaned" | null}],
-     "renames": [{"kind", "group", "namespace", "cluster", "app", "from", "to", "file",
-                  "from_cluster", "from_file", "because", "engine", "workloads", "production",
-                  "fields": [...]}],
-     "changes": [{"source": "generated" | "derived" | "rendered",
-                  "op": "added" | "removed" | "changed",
-                  "kind", "group", "name", "namespace", "cluster", "clusters", "app", "apps",
-                  "environments", "production", "file",
-                  "fields": [{"path", "old", "new"}]}],
-     "notes": ["…"]}
-
-Every list is sorted; ``touched`` names only what changes. ``cluster``/``app`` are set when a
-change reaches exactly one (else null; ``clusters``/``apps`` list them all). ``file`` is
-relative to the spec's directory; a rendered change names the overlay directory built. Field
-paths: ``a.b``, ``a["x.y"]``, ``list[name=web].image``, ``list[0]``; ``old``/``new`` are null
-where the field is absent. ``changes`` come production first, then grouped by cluster (or by
-environment for a shared env overlay) and app. ``derived`` changes are Applications that
-ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
-from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
-``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
-cascades).
+The report and its JSON contract: ``fleetgen.diffreport``.
 """
 
 from __future__ import annotations
@@ -48,7 +16,6 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +34,9 @@ from fleetgen.blast import (
     entity_renames,
     workloads,
 )
+from fleetgen.diffreport import Deletion, Placed, Ref, Rename, Report, section
 from fleetgen.errors import Problem, SpecError
 from fleetgen.gitrefs import (
-    WORKTREE,
     RefError,
     Snapshot,
     WorktreeSnapshot,
@@ -85,8 +52,6 @@ from fleetgen.output import OutputFile
 from fleetgen.renderdiff import changed_bases, render_changes
 from fleetgen.resolve import resolve
 
-JSON_VERSION = 1
-
 
 class RefSpecError(SpecError):
     """The spec at one ref cannot be compiled; ``ref`` names it."""
@@ -94,117 +59,6 @@ class RefSpecError(SpecError):
     def __init__(self, ref: str, problems: list[Problem]) -> None:
         super().__init__(problems)
         self.ref = ref
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A compared ref: as the user named it, and its commit (None for the working tree)."""
-
-    label: str
-    sha: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Deletion:
-    """A removed object an engine applies, and what happens to the workloads it manages."""
-
-    change: Change
-    engine: str
-    workloads: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Rename:
-    """An object that moved to a new identity because a spec name changed."""
-
-    old: Change  # the base object (op "removed")
-    new: Change  # the head object, with the field changes (op "changed")
-    because: str
-    engine: str | None
-    workloads: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """One placement added or removed."""
-
-    app: str
-    cluster: str
-    env: str
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """Everything ``diff`` found; ``to_json`` is the stable contract."""
-
-    base: Ref
-    head: Ref
-    touched: Where
-    production: Where
-    added: tuple[Placed, ...]
-    removed: tuple[Placed, ...]
-    changes: tuple[Change, ...]
-    deletions: tuple[Deletion, ...]
-    renames: tuple[Rename, ...]
-    notes: tuple[str, ...]
-    rendered: bool
-
-    @property
-    def changed(self) -> bool:
-        """Whether anything that reaches a cluster or an engine changes."""
-        return bool(self.changes or self.renames or self.added or self.removed)
-
-    def to_json(self) -> dict[str, Any]:
-        """The documented JSON document (module docstring)."""
-        return {
-            "version": JSON_VERSION, "base": self.base.sha, "head": self.head.sha or WORKTREE,
-            "base_ref": self.base.label, "head_ref": self.head.label,
-            "changed": self.changed, "rendered": self.rendered,
-            "touched": _names(self.touched), "production": _names(self.production),
-            "placements": {"added": [_placed(p) for p in self.added],
-                           "removed": [_placed(p) for p in self.removed]},
-            "deletions": [_change_json(d.change, fields=False)
-                          | {"engine": d.engine, "workloads": d.workloads}
-                          for d in self.deletions],
-            "renames": [_rename_json(r) for r in self.renames],
-            "changes": [_change_json(c) for c in self.changes],
-            "notes": list(self.notes),
-        }
-
-
-def _names(where: Where) -> dict[str, list[str]]:
-    return {"clusters": sorted(where.clusters), "environments": sorted(where.envs),
-            "apps": sorted(where.apps), "projects": sorted(where.projects)}
-
-
-def _placed(placed: Placed) -> dict[str, str]:
-    return {"app": placed.app, "cluster": placed.cluster, "env": placed.env}
-
-
-def _change_json(change: Change, fields: bool = True) -> dict[str, Any]:
-    key, where = change.obj.key, change.where
-    found: dict[str, Any] = {
-        "source": change.source, "op": change.op, "kind": key.kind, "group": key.group,
-        "name": key.name, "namespace": key.namespace, "cluster": where.cluster,
-        "clusters": sorted(where.clusters), "app": where.app, "apps": sorted(where.apps),
-        "environments": sorted(where.envs), "production": where.production, "file": change.file,
-    }
-    if fields:
-        found["fields"] = [{"path": f.path, "old": f.old, "new": f.new} for f in change.fields]
-    return found
-
-
-def _rename_json(rename: Rename) -> dict[str, Any]:
-    old, new = rename.old, rename.new
-    return {
-        "kind": new.obj.key.kind, "group": new.obj.key.group, "namespace": new.obj.key.namespace,
-        "cluster": new.where.cluster, "app": new.where.app,
-        "from": old.obj.key.name or old.file, "to": new.obj.key.name or new.file,
-        "file": new.file, "from_cluster": old.where.cluster, "from_file": old.file,
-        "because": rename.because, "engine": rename.engine, "workloads": rename.workloads,
-        "production": new.where.production or old.where.production,
-        "fields": [{"path": f.path, "old": f.old, "new": f.new} for f in new.fields],
-    }
 
 
 def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
@@ -480,21 +334,10 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
     return notes
 
 
-def section(where: Where) -> tuple[int, str]:
-    """Where a change is listed: one cluster; one environment's clusters; several; none."""
-    if len(where.clusters) == 1:
-        return 0, next(iter(where.clusters))
-    envs = sorted(where.envs)
-    if where.clusters:
-        return (1, envs[0]) if len(envs) == 1 else (2, "")
-    return (3, envs[0]) if len(envs) == 1 else (4, "")
-
-
 def _order(change: Change) -> tuple[Any, ...]:
     key = change.obj.key
     return (not change.where.production, section(change.where), change.where.app or "",
             change.source == "rendered", change.file, key.kind, key.namespace, key.name)
 
 
-__all__ = ["Deletion", "Placed", "Ref", "RefSpecError", "Rename", "Report", "compare",
-           "diff", "load_side", "section"]
+__all__ = ["RefSpecError", "compare", "diff", "load_side"]

@@ -19,7 +19,7 @@ from typing import Any
 import jinja2
 
 from fleetgen.blast import Change, Where
-from fleetgen.changeset import Deletion, Rename, Report, section
+from fleetgen.diffreport import Deletion, Rename, Report, section
 from fleetgen.objdiff import Field
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
@@ -30,7 +30,7 @@ _ANSI = {"-": "31", "+": "32", "@": "1;36", "!": "1;31", "#": "1"}
 
 
 def to_json(report: Report) -> str:
-    """The JSON contract (``changeset`` module docstring), indented, newline-terminated."""
+    """The JSON contract (``diffreport`` module docstring), indented, newline-terminated."""
     return json.dumps(report.to_json(), indent=2, default=str) + "\n"
 
 

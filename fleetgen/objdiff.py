@@ -2,7 +2,8 @@
 
 An object's identity is ``Key(scope, group, kind, namespace, name)``. The scope says where the
 object lives and comes from its file's place (see ``scope_of``): the Argo CD hub for
-``argocd/``, the cluster directory for ``flux/clusters/<cluster>/``, the file itself for
+``argocd/``, the cluster directory for ``flux/clusters/<cluster>/`` (and, in hub mode,
+``flux/spokes/<spoke>/``), the file itself for
 everything else (overlays are keyed by path). A document without ``metadata.name`` (a kustomize
 ``Kustomization``) is named after nothing and is identified by its file alone. A file that is
 not YAML is one ``File`` object. Objects are compared as the emitters built them (plain data),
@@ -61,7 +62,7 @@ def scope_of(path: str) -> str:
     parts = path.split("/")
     if parts[0] == "argocd":
         return HUB
-    if parts[:2] == ["flux", "clusters"] and len(parts) > 3:
+    if parts[:2] in (["flux", "clusters"], ["flux", "spokes"]) and len(parts) > 3:
         return parts[2]
     return path
 

@@ -60,22 +60,23 @@ def _under(path: str, directory: str) -> bool:
 
 def changed_bases(base: Side, head: Side) -> set[str]:
     """Apps at both refs whose base inputs (user files under ``apps/`` …) differ."""
-    listings: dict[tuple[int, str], dict[str, str]] = {}
-
-    def listing(index: int, side: Side, directory: str) -> dict[str, str]:
-        if (index, directory) not in listings:
-            listings[index, directory] = side.snapshot.files(directory)
-        return listings[index, directory]
-
-    changed = set()
+    apps: dict[tuple[str, str], list[str]] = {}
     for app in sorted(base.facts.app_path.keys() & head.facts.app_path.keys()):
-        old = base_deps(base.snapshot.read, base.facts.app_path[app])
-        new = base_deps(head.snapshot.read, head.facts.app_path[app])
-        dirs_differ = any(listing(0, base, d) != listing(1, head, d) for d in old.dirs | new.dirs)
-        if dirs_differ or any(base.snapshot.read(f) != head.snapshot.read(f)
-                              for f in old.files | new.files):
-            changed.add(app)
+        apps.setdefault((base.facts.app_path[app], head.facts.app_path[app]), []).append(app)
+    changed: set[str] = set()
+    for (old_path, new_path), names in apps.items():
+        if _inputs_differ(base, head, old_path, new_path):
+            changed.update(names)
     return changed
+
+
+def _inputs_differ(base: Side, head: Side, old_path: str, new_path: str) -> bool:
+    """Whether a base reads different files at the two refs (compared by Git blob id)."""
+    old, new = base_deps(base.snapshot.read, old_path), base_deps(head.snapshot.read, new_path)
+    before, after = base.snapshot, head.snapshot
+    if any(before.files(d) != after.files(d) for d in sorted(old.dirs | new.dirs)):
+        return True
+    return any(before.read(f) != after.read(f) for f in sorted(old.files | new.files))
 
 
 def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,

@@ -18,7 +18,8 @@ import pytest
 
 import fleetgen
 from fleetgen import api, diffout
-from fleetgen.changeset import RefSpecError, Report
+from fleetgen.changeset import RefSpecError
+from fleetgen.diffreport import Report
 from fleetgen.kustomize import Kustomize
 
 FLEET = '''
@@ -147,7 +148,14 @@ def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Pa
     assert {"path": "images[name=web].newTag", "old": "1.0", "new": "1.1"} in fields
 
 
-def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Path) -> None:
+@pytest.mark.parametrize("flux_mode", ["per-cluster", "hub"])
+def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Path,
+                                                                        flux_mode: str) -> None:
+    if flux_mode == "hub":
+        edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
+        edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
+             'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),')
+        commit(repo, "flux hub mode")
     edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
     report = fleetgen.diff(repo / "fleet.py").to_json()
     assert report["placements"] == {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import fleetgen
 from fleetgen import diffout
-from fleetgen.changeset import Report
+from fleetgen.diffreport import Report
 from tests.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
 
 
