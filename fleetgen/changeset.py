@@ -28,6 +28,7 @@ from fleetgen.blast import (
     Side,
     Source,
     Where,
+    application_key,
     attribute,
     derived_applications,
     engine_of,
@@ -199,9 +200,12 @@ def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, 
     new = index(head.files[path] for path in paths if path in head.files)
     before = derived_applications(base.plan, base.files)
     after = derived_applications(head.plan, head.files)
-    derived = {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
-    old.update((key, before[key].obj()) for key in derived if key in before)
-    new.update((key, after[key].obj()) for key in derived if key in after)
+    differ = sorted(key for key in before.keys() | after.keys()
+                    if before.get(key) != after.get(key))
+    for applications, found in ((before, old), (after, new)):
+        found.update((application_key(*key), applications[key].obj()) for key in differ
+                     if key in applications)
+    derived = {application_key(*key) for key in differ}
     for key in old.keys() & new.keys():
         if old[key].doc == new[key].doc:
             del old[key], new[key]

@@ -152,6 +152,8 @@ def _rename_ends(rename: Rename) -> tuple[str, str]:
     if ends[0] == ends[1]:
         ends = [f"{end} on {change.where.cluster or change.obj.key.scope}"
                 for end, change in zip(ends, (old, new), strict=True)]
+    elif new.obj.key.name and new.where.cluster:
+        ends[1] += f" on {new.where.cluster}"
     return ends[0], ends[1]
 
 

@@ -152,7 +152,8 @@ class WorktreeSnapshot:
 
 @contextmanager
 def open_repo(start: Path) -> Iterator[git.Repo]:
-    """The repository holding ``start``; its ``git cat-file`` helpers end with the block."""
+    """The repository holding ``start``; its ``git cat-file`` helpers end with the block, and a
+    Git failure inside it (a missing object in a shallow clone …) becomes a RefError."""
     try:
         repo = git.Repo(start, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -160,7 +161,10 @@ def open_repo(start: Path) -> Iterator[git.Repo]:
     with repo:
         if repo.working_tree_dir is None:
             raise RefError(f"{repo.git_dir} is a bare repository; run diff in a working tree")
-        yield repo
+        try:
+            yield repo
+        except git.GitError as error:
+            raise RefError(f"git failed: {error}") from None
 
 
 def spec_root(repo: git.Repo, spec: Path) -> str:

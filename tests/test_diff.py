@@ -273,6 +273,11 @@ def test_a_bad_ref_or_no_spec_at_all_exits_2(repo: Path) -> None:
     assert result.returncode == 2 and "'no-such-branch' does not name a commit" in result.stderr
     result = run_cli(repo, "--spec", "flet.py")
     assert result.returncode == 2 and "flet.py exists at neither" in result.stderr
+    plain = repo.parent / "plain"
+    plain.mkdir()
+    (plain / "fleet.py").write_text(FLEET)
+    result = run_cli(plain)
+    assert result.returncode == 2 and "is not inside a Git repository" in result.stderr
 
 
 def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
