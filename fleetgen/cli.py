@@ -57,6 +57,8 @@ def build(
 def _build(spec: Path, out: Path | None) -> int:
     result = api.build(spec, out)
     report = result.report
+    for warning in result.compiled.warnings:
+        _err(warning.render(severity="warning"))
     typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
                f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
                f"({len(result.compiled.plan.placements)} placements)")

@@ -15,11 +15,11 @@ class Problem:
     file: str = ""
     line: int = 0
 
-    def render(self, default_file: str = "fleet.py") -> str:
-        """``file:line: message``, with the file relative to the current directory if inside it."""
+    def render(self, default_file: str = "fleet.py", severity: str = "") -> str:
+        """``file:line: [severity: ]message``, the file relative to the current directory."""
         name = _display(self.file) if self.file else default_file
         where = f"{name}:{self.line}" if self.line else name
-        return f"{where}: {self.message}"
+        return f"{where}: {severity}: {self.message}" if severity else f"{where}: {self.message}"
 
 
 class HasOrigin(Protocol):

@@ -44,6 +44,15 @@ def test_committed_output_is_what_the_example_compiles_to(repo: Path) -> None:
     assert (result.returncode, result.stderr) == (0, "")
 
 
+def test_build_prints_what_an_engine_cannot_honour_as_located_warnings(repo: Path) -> None:
+    result = fleetgen(repo, "build")
+    assert result.returncode == 0
+    rollout_line = next(number for number, line in enumerate(
+        (repo / "fleet.py").read_text().splitlines(), 1) if "rollout=Rollout(" in line)
+    assert (f"fleet.py:{rollout_line}: warning: environment 'prod': Flux per cluster cannot "
+            "order clusters") in result.stderr
+
+
 def test_check_names_a_hand_edited_file_and_writes_nothing(repo: Path) -> None:
     edited = repo / "output/overlays/api-service/prod/kustomization.yaml"
     edited.write_text(edited.read_text().replace("count: 4", "count: 40"))
