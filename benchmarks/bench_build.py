@@ -59,19 +59,31 @@ def timed(label: str, step: Callable[[], T]) -> T:
     return result
 
 
-def main() -> None:
+def fleet_arguments() -> argparse.Namespace:
+    """--clusters, --apps and --envs of the generated fleet."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--apps", type=int, default=100)
     parser.add_argument("--envs", type=int, default=3)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def make_repo(root: Path, args: argparse.Namespace) -> str:
+    """Write the generated fleet.py and its app base under ``root``; return the spec source."""
+    source = FLEET.format(**vars(args))
+    (root / "fleet.py").write_text(source)
+    base = root / "apps/app/base"
+    base.mkdir(parents=True)
+    for name, text in BASE.items():
+        (base / name).write_text(text)
+    return source
+
+
+def main() -> None:
+    args = fleet_arguments()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        (root / "fleet.py").write_text(FLEET.format(**vars(args)))
-        base = root / "apps/app/base"
-        base.mkdir(parents=True)
-        for name, text in BASE.items():
-            (base / name).write_text(text)
+        make_repo(root, args)
         print(f"{args.clusters} clusters x {args.apps} apps, {args.envs} environments")
         loaded = timed("load (run fleet.py)", lambda: load(root / "fleet.py"))
         gc.freeze()

@@ -7,7 +7,6 @@ Prints figures for: no change, one app in one environment, one app removed. Asse
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -18,7 +17,7 @@ import fleetgen
 from fleetgen import api, diffout
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_build import BASE, FLEET
+from bench_build import fleet_arguments, make_repo
 
 PER_ENV = 'per_env={e: Overrides(replicas={"app": 2}) for e in ENVS}'
 ONE_APP_ONE_ENV = ('per_env={e: Overrides(replicas={"app": 3 if (e == "env1" and a == 7) else 2})'
@@ -44,20 +43,11 @@ def timed_diff(label: str, spec: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--clusters", type=int, default=1000)
-    parser.add_argument("--apps", type=int, default=100)
-    parser.add_argument("--envs", type=int, default=3)
-    args = parser.parse_args()
+    args = fleet_arguments()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         spec = root / "fleet.py"
-        source = FLEET.format(**vars(args))
-        spec.write_text(source)
-        base = root / "apps/app/base"
-        base.mkdir(parents=True)
-        for name, text in BASE.items():
-            (base / name).write_text(text)
+        source = make_repo(root, args)
         git(root, "init", "-q", "-b", "main")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "fleet")
