@@ -13,17 +13,16 @@ exactly the expected problems and no traceback, and leave every byte on disk as 
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_fleetgen
+
 CATALOGUE = Path(__file__).parent / "bad_inputs"
 REPO = CATALOGUE / "_repo"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 NOT_OWNED = "output/keep.txt"  # a hand-written file the writer must never touch
 CHECK_CASES = ("app-unknown-project", "syntax-missing-comma")
 IGNORED = ("__pycache__",)
@@ -47,15 +46,7 @@ def _cases() -> list[object]:
 
 def _fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The real CLI in a subprocess, as a user runs it next to fleet.py."""
-    if (PROJECT_ROOT / "fleetgen" / "__main__.py").exists():
-        command = ["-m", "fleetgen"]
-    else:
-        command = ["-c", "from fleetgen.cli import main; main()"]
-    paths = [str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths)),
-           "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
-    return subprocess.run([sys.executable, *command, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return run_fleetgen(cwd, *args)
 
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:

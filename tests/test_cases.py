@@ -16,15 +16,10 @@ import yaml
 
 from fleetgen import api
 from fleetgen.kustomize import Kustomize, build_many
+from tests.helpers import tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 _HASH_SUFFIX = re.compile(r"-[a-z0-9]{10}$")
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` by relative path."""
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def build_case(case: Path, tmp_path: Path) -> tuple[Path, api.BuildResult]:

@@ -21,6 +21,7 @@ from fleetgen import api, diffout
 from fleetgen.changeset import RefSpecError
 from fleetgen.diffreport import Report
 from fleetgen.kustomize import Kustomize
+from tests.helpers import run_fleetgen
 
 FLEET = '''
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
@@ -129,9 +130,7 @@ def state(repo: Path) -> tuple[str, ...]:
 
 
 def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetgen", "diff", *args], cwd=repo,
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "NO_COLOR": "1"})
+    return run_fleetgen(repo, "diff", *args)
 
 
 def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Path) -> None:

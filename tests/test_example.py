@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,19 +11,13 @@ import yaml
 
 from fleetgen import api
 from fleetgen.kustomize import Kustomize, build_many
+from tests.helpers import run_fleetgen, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def fleetgen(cwd: Path, *args: str, seed: str = "0") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONHASHSEED": seed}
-    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, check=False)
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return run_fleetgen(cwd, *args, PYTHONHASHSEED=seed)
 
 
 @pytest.fixture
