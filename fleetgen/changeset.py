@@ -36,6 +36,7 @@ from fleetgen.blast import (
     workloads,
 )
 from fleetgen.diffreport import Deletion, Placed, Ref, Rename, Report, section
+from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.gitrefs import (
     RefError,
@@ -112,8 +113,10 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
 
 
 def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
-    """Emitted files by path. Not serialized: objects are compared as the emitters built them,
-    and only the overlays ``--render`` needs are written out."""
+    """Emitted files by path, less the fleet map (a summary of the others: its changes would
+    repeat theirs as one fleet-wide change). Not serialized: objects are compared as the emitters
+    built them, and only the overlays ``--render`` needs are written out."""
+    files = [file for file in files if file.path != fleetmap.PATH]
     found = {file.path: file for file in files}
     if len(found) != len(files):
         raise ValueError("an output path is generated twice")

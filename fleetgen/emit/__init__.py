@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from fleetgen.emit import argocd, flux, overlays
+from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.errors import Problem
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -32,7 +32,7 @@ class Emitter(Protocol):
 
 
 # Engine-neutral emitters run for every fleet; engine emitters run when Fleet.engines names them.
-ALWAYS: dict[str, Emitter] = {"overlays": overlays}
+ALWAYS: dict[str, Emitter] = {"overlays": overlays, "fleetmap": fleetmap}
 ENGINES: dict[str, Emitter] = {"argocd": argocd, "flux": flux}
 
 

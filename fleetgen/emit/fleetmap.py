@@ -1,0 +1,93 @@
+"""The fleet map ``README.md``: apps × clusters by environment, rollout waves, project boundaries.
+
+Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
+where everything runs without reading the generated YAML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fleetgen.errors import Problem
+from fleetgen.model import Environment, Project
+from fleetgen.output import OutputFile
+from fleetgen.plan import Placement, Plan
+from fleetgen.templating import render
+
+PATH = "README.md"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvTable:
+    """One environment's placement table: cluster columns (in wave order) and one row per app."""
+
+    env: Environment
+    clusters: tuple[str, ...]
+    waves: tuple[tuple[str, ...], ...]
+    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (app, cell per cluster)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectView:
+    """A project boundary and what runs inside it."""
+
+    project: Project
+    apps: tuple[str, ...]
+    clusters: tuple[str, ...]
+
+
+def check(plan: Plan) -> list[Problem]:
+    """The fleet map expresses every Plan: nothing to report."""
+    return []
+
+
+def warnings(plan: Plan) -> list[Problem]:
+    """Nothing risky to report about the fleet map."""
+    return []
+
+
+def emit(plan: Plan) -> list[OutputFile]:
+    """``README.md`` at the root of the output directory."""
+    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
+                  projects=project_views(plan), apps=len({p.app for p in plan.placements}),
+                  placements=len(plan.placements))
+    return [OutputFile(PATH, text=text)]
+
+
+def env_tables(plan: Plan) -> list[EnvTable]:
+    """A table per environment that has clusters, in spec order."""
+    layered = {(o.app, o.cluster) for o in plan.cluster_overlays}
+    tables = []
+    for env in plan.fleet.environments:
+        waves = plan.waves.get(env.name, ())
+        in_waves = [name for wave in waves for name in wave]
+        others = sorted(c.name for c in plan.fleet.clusters
+                        if c.env == env.name and c.name not in in_waves)
+        clusters = (*in_waves, *others)
+        if not clusters:
+            continue
+        placed: dict[str, dict[str, Placement]] = {}
+        for placement in plan.placements:
+            if placement.env == env.name:
+                placed.setdefault(placement.app, {})[placement.cluster] = placement
+        rows = tuple((app, tuple(_cell(by_cluster.get(c), (app, c) in layered) for c in clusters))
+                     for app, by_cluster in sorted(placed.items()))
+        tables.append(EnvTable(env, clusters, waves, rows))
+    return tables
+
+
+def _cell(placement: Placement | None, layered: bool) -> str:
+    if placement is None:
+        return "·"
+    text = "✓" if placement.wave is None else f"wave {placement.wave}"
+    return f"{text} +" if layered else text
+
+
+def project_views(plan: Plan) -> list[ProjectView]:
+    """Each project with the apps it holds and the clusters they run on, by name."""
+    views = []
+    for project in sorted(plan.fleet.projects, key=lambda p: p.name):
+        apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
+        clusters = sorted({p.cluster for p in plan.placements if p.app in apps})
+        views.append(ProjectView(project, tuple(apps), tuple(clusters)))
+    return views

@@ -1,0 +1,52 @@
+"""Jinja2 templates shipped in ``fleetgen.templates``: fleet maps, scaffolding, fleet.py snippets.
+
+Templates render text only (Markdown, Python, CI examples); YAML manifests are data and go through
+`fleetgen.yamlio`. Python values reach ``fleet.py`` through the ``py`` filter (``repr``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+
+def py_literal(value: Any) -> str:
+    """``repr`` of ``value``, with strings double-quoted where that needs no escaping."""
+    if isinstance(value, str):
+        text = repr(value)
+        return f'"{text[1:-1]}"' if text[0] == "'" and '"' not in value else text
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(py_literal(item) for item in value) + "]"
+    return repr(value)
+
+
+def md_cell(value: Any) -> str:
+    """``value`` as text safe inside one Markdown table cell."""
+    text = " ".join(str(value).split())
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined, autoescape=False)
+    env.filters["py"] = py_literal
+    env.filters["cell"] = md_cell
+    return env
+
+
+@cache
+def template(name: str) -> jinja2.Template:
+    """The template ``name`` (a path under ``templates/``)."""
+    source = resources.files("fleetgen.templates").joinpath(name).read_text("utf-8")
+    return _environment().from_string(source)
+
+
+def render(name: str, **context: Any) -> str:
+    """Template ``name`` rendered with ``context``."""
+    return template(name).render(**context)
