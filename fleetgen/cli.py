@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from fleetgen import api, changeset, diffout
+from fleetgen import api, changeset, diffout, explain
 from fleetgen.errors import SpecError
 from fleetgen.gitrefs import RefError
 from fleetgen.kustomize import KustomizeNotFound
@@ -44,9 +44,7 @@ def build(
     try:
         code = _check(spec, out) if check else _build(spec, out)
     except SpecError as error:
-        for problem in error.problems:
-            _err(problem.render())
-        _err(f"{len(error.problems)} problem(s); nothing was written")
+        _spec_errors(error)
         code = EXIT_SPEC
     except OwnershipConflict as error:
         _err(str(error))
@@ -126,6 +124,41 @@ def diff(
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         typer.echo(diffout.text(report, color=color), nl=False, color=color)
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
+
+
+class ExplainFormat(StrEnum):
+    """Output formats of ``explain``."""
+
+    text = "text"
+    json = "json"
+
+
+@app.command("explain")
+def explain_command(
+    name: Annotated[str | None, typer.Argument(
+        help="An app or a cluster (default: the whole fleet).")] = None,
+    spec: SpecOption = Path("fleet.py"),
+    output_format: Annotated[ExplainFormat, typer.Option("--format", help="text or json.")]
+        = ExplainFormat.text,
+) -> None:
+    """Where things run and why: for an app, which layer set each value on each cluster; for a
+    cluster, its apps and rollout waves."""
+    try:
+        report = explain.explain(spec, name)
+    except SpecError as error:
+        _spec_errors(error)
+        raise typer.Exit(EXIT_SPEC) from None
+    except explain.UnknownName as error:
+        _err(str(error))
+        raise typer.Exit(EXIT_SPEC) from None
+    typer.echo(report.to_json() if output_format is ExplainFormat.json else explain.text(report),
+               nl=False)
+
+
+def _spec_errors(error: SpecError) -> None:
+    for problem in error.problems:
+        _err(problem.render())
+    _err(f"{len(error.problems)} problem(s); nothing was written")
 
 
 def _shown(path: Path) -> str:

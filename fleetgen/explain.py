@@ -1,0 +1,218 @@
+"""explain: where apps run and why — which layer (fleet, env, app, per_env, per_cluster) set each
+effective value of a placement, and which apps and rollout waves a cluster has.
+
+Built from the Plan alone: ``Settings.provenance`` names the layer of every value; a sync field no
+layer sets is reported as ``default``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from fleetgen.api import compile_spec
+from fleetgen.model import AwsAuth, Credentials, ExecAuth, SyncPolicy
+from fleetgen.plan import ImageRef, Placement, Plan, Settings
+
+DEFAULT_LAYER = "default"
+
+
+class UnknownName(LookupError):
+    """The name asked about is no app or cluster of the fleet, or is both."""
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One effective value of a placement and the layer that set it."""
+
+    key: str  # a provenance key: image/<name>, replicas/<workload>, config/<cm>/<key>, ...
+    value: Any  # JSON-able
+    layer: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementView:
+    """One app on one cluster, with its effective values."""
+
+    app: str
+    cluster: str
+    env: str
+    wave: int | None
+    overlay: str
+    values: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AppView:
+    """An app and every placement of it."""
+
+    name: str
+    project: str
+    namespace: str
+    path: str
+    depends_on: tuple[str, ...]
+    placements: tuple[PlacementView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterView:
+    """A cluster, its rollout wave and the apps it runs."""
+
+    name: str
+    env: str
+    server: str
+    labels: dict[str, str]
+    credentials: str
+    wave: int | None
+    waves: int  # rollout waves of its environment (0: no rollout)
+    apps: tuple[PlacementView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """What ``explain`` reports: the apps and clusters asked about."""
+
+    apps: tuple[AppView, ...]
+    clusters: tuple[ClusterView, ...]
+
+    def to_json(self) -> str:
+        """Indented JSON, newline-terminated."""
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+
+def explain(spec: Path, name: str | None = None) -> Explanation:
+    """Explain the app or cluster ``name`` of ``spec`` (the whole fleet when None)."""
+    return explain_plan(compile_spec(spec).plan, name)
+
+
+def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
+    """Explain the app or cluster ``name`` of ``plan`` (every app and cluster when None)."""
+    views = [placement_view(p) for p in plan.placements]
+    apps = {app.name: _app_view(plan, app.name, views) for app in plan.fleet.apps}
+    clusters = {c.name: _cluster_view(plan, c.name, views) for c in plan.fleet.clusters}
+    if name is None:
+        return Explanation(tuple(apps[n] for n in sorted(apps)),
+                           tuple(clusters[n] for n in sorted(clusters)))
+    if name in apps and name in clusters:
+        raise UnknownName(f"{name!r} is both an app and a cluster; explain the whole fleet "
+                          "(no argument) or use --format json and pick")
+    if name in apps:
+        return Explanation((apps[name],), ())
+    if name in clusters:
+        return Explanation((), (clusters[name],))
+    close = difflib.get_close_matches(name, [*apps, *clusters], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise UnknownName(f"{name!r} is neither an app nor a cluster of fleet "
+                      f"{plan.fleet.name!r}{hint}")
+
+
+def placement_view(placement: Placement) -> PlacementView:
+    """A placement with each effective value and the layer that set it."""
+    return PlacementView(placement.app, placement.cluster, placement.env, placement.wave,
+                         placement.overlay, tuple(values(placement.settings)))
+
+
+def values(settings: Settings) -> Iterable[Value]:
+    """Every effective value of ``settings``, images first, sync policy last."""
+    where = settings.provenance
+    for name, image in sorted(settings.images.items()):
+        yield Value(f"image/{name}", _image(image), where[f"image/{name}"])
+    for workload, count in sorted(settings.replicas.items()):
+        yield Value(f"replicas/{workload}", count, where[f"replicas/{workload}"])
+    for configmap, entries in sorted(settings.config.items()):
+        for key, text in sorted(entries.items()):
+            yield Value(f"config/{configmap}/{key}", text, where[f"config/{configmap}/{key}"])
+    for prefix, mapping in (("label", settings.labels), ("annotation", settings.annotations)):
+        for key, text in sorted(mapping.items()):
+            yield Value(f"{prefix}/{key}", text, where[f"{prefix}/{key}"])
+    for index, patch in enumerate(settings.patches):
+        kind = "JSON6902" if isinstance(patch.patch, list) else "strategic merge"
+        target = "/".join(patch.target[k] for k in ("kind", "name") if k in patch.target)
+        yield Value(f"patch/{index}", f"{target} ({kind})", where[f"patch/{index}"])
+    sync = settings.sync.model_dump(mode="json")
+    for field in SyncPolicy.model_fields:
+        yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))
+
+
+def _image(image: ImageRef) -> str:
+    tag = f":{image.tag}" if image.tag else ""
+    digest = f"@{image.digest}" if image.digest else ""
+    return f"{image.current_name}{tag}{digest}"
+
+
+def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
+    app = next(a for a in plan.fleet.apps if a.name == name)
+    return AppView(app.name, app.project, app.namespace, app.path, tuple(app.depends_on),
+                   tuple(v for v in views if v.app == name))
+
+
+def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterView:
+    cluster = next(c for c in plan.fleet.clusters if c.name == name)
+    placed = tuple(sorted((v for v in views if v.cluster == name), key=lambda v: v.app))
+    wave = next((number for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1)
+                 if name in clusters), None)
+    return ClusterView(cluster.name, cluster.env, cluster.server, dict(sorted(
+        cluster.labels.items())), describe_credentials(plan.credentials.get(name)), wave,
+        len(plan.waves.get(cluster.env, ())), placed)
+
+
+def describe_credentials(credentials: Credentials | None) -> str:
+    """One line saying where a cluster's credentials come from."""
+    if credentials is None:
+        return "none (Flux runs on the cluster itself)"
+    if isinstance(credentials, AwsAuth):
+        return f"AWS IAM role {credentials.role_arn} (EKS cluster {credentials.cluster_name})"
+    if isinstance(credentials, ExecAuth):
+        return f"exec plugin: {' '.join([credentials.command, *credentials.args])}"
+    where = f"property {credentials.property!r} of " if credentials.property else ""
+    return (f"{credentials.store_kind} {credentials.store}: {where}key {credentials.key!r} "
+            "(External Secrets)")
+
+
+def text(explanation: Explanation) -> str:
+    """The human-readable report: clusters first, then apps."""
+    blocks = [_cluster_text(c) for c in explanation.clusters]
+    blocks += [_app_text(a) for a in explanation.apps]
+    return "\n".join(blocks)
+
+
+def _cluster_text(view: ClusterView) -> str:
+    labels = ", ".join(f"{k}={v}" for k, v in view.labels.items()) or "none"
+    rollout = (f"wave {view.wave} of {view.waves} in {view.env}" if view.wave is not None
+               else f"none in {view.env} (all its clusters sync at once)")
+    lines = [f"cluster {view.name}: environment {view.env}, server {view.server}",
+             f"  labels: {labels}", f"  credentials: {view.credentials}", f"  rollout: {rollout}",
+             f"  apps ({len(view.apps)}):"]
+    rows = [(p.app, f"wave {p.wave}" if p.wave else "", p.overlay) for p in view.apps]
+    lines += _table(rows, "    ")
+    return "\n".join(lines) + "\n"
+
+
+def _app_text(view: AppView) -> str:
+    clusters = ", ".join(f"{p.cluster} ({p.env}" + (f", wave {p.wave})" if p.wave else ")")
+                         for p in view.placements)
+    lines = [f"app {view.name}: project {view.project}, namespace {view.namespace}, "
+             f"base {view.path}",
+             f"  runs on {len(view.placements)} cluster(s): {clusters}"]
+    if view.depends_on:
+        lines.append(f"  depends on: {', '.join(view.depends_on)}")
+    by_overlay: dict[str, list[PlacementView]] = {}
+    for placement in view.placements:
+        by_overlay.setdefault(placement.overlay, []).append(placement)
+    for overlay, group in by_overlay.items():
+        lines.append(f"  {', '.join(p.cluster for p in group)} — {overlay}")
+        lines += _table([(v.key, v.layer, _shown(v.value)) for v in group[0].values], "    ")
+    return "\n".join(lines) + "\n"
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _table(rows: list[tuple[str, str, str]], indent: str) -> list[str]:
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+    return [f"{indent}{a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows]

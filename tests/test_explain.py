@@ -1,0 +1,107 @@
+"""``explain``: which layer set each effective value; a cluster's apps and waves; the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fleetgen import explain
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERING = ROOT / "tests" / "cases" / "layering"
+
+DEFAULT_SYNC = {"sync/prune": ("default", False), "sync/allow_empty": ("default", False),
+                "sync/sync_options": ("default", []), "sync/retry": ("default", None)}
+
+
+def layers(name: str) -> dict[str, dict[str, tuple[str, object]]]:
+    """cluster -> value key -> (layer, value) for the app ``name`` of the layering case."""
+    (app,) = explain.explain(LAYERING / "fleet.py", name).apps
+    return {p.cluster: {v.key: (v.layer, v.value) for v in p.values} for p in app.placements}
+
+
+def test_every_value_is_attributed_to_the_layer_that_set_it() -> None:
+    found = layers("web")
+    assert found["dev-1"] == {
+        "image/envoy": ("app", "envoy:v1.30"),
+        "image/web": ("app", "registry.example.com/web:1.0.0"),
+        "replicas/web": ("app", 2),
+        "config/web-config/LEVEL": ("app", "app"),
+        "config/web-config/QUIRKS": ("app", "no"),
+        "config/web-extra/CREATED": ("app", "by-app"),
+        "label/team": ("fleet", "web"),
+        "sync/automated": ("env", True),
+        "sync/self_heal": ("default", False),
+        **DEFAULT_SYNC,
+    }
+    assert found["prod-b"] == {
+        "image/envoy": ("app", "envoy:v1.30"),
+        "image/web": ("per_cluster", "mirror.example.com/web@sha256:" + "ab" * 32),
+        "replicas/web": ("per_cluster", 1),
+        "config/web-config/LEVEL": ("per_cluster", "prod-b"),
+        "config/web-config/OCTAL": ("per_cluster", "012"),
+        "config/web-config/QUIRKS": ("app", "no"),
+        "config/web-config/QUOTED": ("per_env", '"kept"'),
+        "config/web-config/TEMPLATE": ("per_env", "{{ .Values.x }} ${HOME}"),
+        "config/web-extra/CREATED": ("per_cluster", "by-prod-b"),
+        "label/ring": ("per_cluster", "second"),
+        "label/team": ("fleet", "web"),
+        "annotation/example.com/tier": ("env", "production"),
+        "patch/0": ("per_cluster", "Deployment/web (JSON6902)"),
+        "sync/automated": ("env", True),
+        "sync/self_heal": ("env", True),
+        **DEFAULT_SYNC,
+    }
+    prod_a = found["prod-a"]
+    assert prod_a["image/web"] == ("per_env", "registry.example.com/web:1.0.1")
+    assert prod_a["replicas/web"] == ("per_env", 4)
+    assert "patch/0" not in prod_a and "label/ring" not in prod_a
+
+
+def test_cluster_lists_its_apps_and_rollout_wave() -> None:
+    (cluster,) = explain.explain(ROOT / "fleet.py", "prod-west").clusters
+    assert (cluster.env, cluster.wave, cluster.waves) == ("prod", 2, 3)
+    assert [(p.app, p.wave) for p in cluster.apps] == [
+        ("api-service", 2), ("order-service", 2), ("payment-service", 2), ("platform-config", 2)]
+    assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
+    text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
+    assert "  rollout: wave 2 of 3 in prod\n" in text
+
+
+def test_text_groups_clusters_that_share_an_overlay() -> None:
+    text = explain.text(explain.explain(ROOT / "fleet.py", "api-service"))
+    assert "  prod-east, prod-west — overlays/api-service/prod\n" in text
+    dr = text.split("  dr — overlays/api-service/clusters/dr\n")[1].split("\n  prod-east")[0]
+    assert "    replicas/api-service         per_cluster  1\n" in dr  # dr's cluster layer
+
+
+def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False)
+
+
+def test_cli_whole_fleet_as_json() -> None:
+    result = fleetgen(LAYERING, "explain", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [a["name"] for a in data["apps"]] == ["web"]
+    assert [c["name"] for c in data["clusters"]] == ["dev-1", "prod-a", "prod-b"]
+
+
+@pytest.mark.parametrize(("rename", "message"), [
+    ("", "'web' is both an app and a cluster"),
+    ("dev-1", "'wbe' is neither an app nor a cluster of fleet 'layers' (did you mean 'web'?)"),
+])
+def test_cli_refuses_an_ambiguous_or_unknown_name(tmp_path: Path, rename: str,
+                                                  message: str) -> None:
+    shutil.copytree(LAYERING, tmp_path / "repo", ignore=shutil.ignore_patterns("expected"))
+    spec = tmp_path / "repo" / "fleet.py"
+    spec.write_text(spec.read_text().replace('name="dev-1"', f'name="{rename or "web"}"'))
+    result = fleetgen(spec.parent, "explain", "web" if not rename else "wbe")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert message in result.stderr
