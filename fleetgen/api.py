@@ -8,7 +8,7 @@ from pathlib import Path
 from fleetgen import emit as emitters
 from fleetgen import writer
 from fleetgen.errors import Problem, SpecError
-from fleetgen.load import load
+from fleetgen.load import Loaded, load
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
@@ -34,7 +34,11 @@ class BuildResult:
 
 def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
     """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
-    loaded = load(spec)
+    return compile_loaded(spec, load(spec), out)
+
+
+def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
+    """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
     plan = resolve(loaded.fleet, loaded.workspace)
     problems = emitters.check(plan)
     if problems:

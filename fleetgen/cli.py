@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from fleetgen import api, changeset, diffout, explain
+from fleetgen import api, changeset, diffout, explain, scaffold
 from fleetgen.errors import SpecError
 from fleetgen.gitrefs import RefError
 from fleetgen.kustomize import KustomizeNotFound
@@ -124,6 +125,95 @@ def diff(
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         typer.echo(diffout.text(report, color=color), nl=False, color=color)
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
+
+
+add_group = typer.Typer(no_args_is_help=True, help="Scaffold a cluster or an app into fleet.py.")
+app.add_typer(add_group, name="add")
+DryRunOption = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the fleet.py diff and the output files that would change; write "
+                      "nothing.")]
+
+
+@add_group.command("cluster")
+def add_cluster(
+    name: Annotated[str, typer.Argument(help="The new cluster's name.")],
+    env: Annotated[str, typer.Option("--env", help="Its environment.")],
+    server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
+    label: Annotated[list[str] | None, typer.Option(
+        "--label", help="A cluster label KEY=VALUE (repeatable).")] = None,
+    credentials: Annotated[str | None, typer.Option(
+        "--credentials", help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
+                              "exec:gcp|azure (default: the fleet's default_credentials).")]
+        = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
+    def run() -> scaffold.Added:
+        request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(label or []),
+                                          credentials)
+        return scaffold.add_cluster(spec, request, dry_run=dry_run, out=out)
+
+    added = _scaffolding(run)
+    _report_added(added, f"cluster {name}")
+    if added.written:
+        for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
+            typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
+
+
+@add_group.command("app")
+def add_app(
+    name: Annotated[str, typer.Argument(help="The new app's name.")],
+    project: Annotated[str, typer.Option("--project", help="Its project (defined in fleet.py).")],
+    namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
+    envs: Annotated[list[str] | None, typer.Option(
+        "--envs", help="Environments it runs in (repeatable; default: all).")] = None,
+    image: Annotated[str | None, typer.Option(
+        "--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at.")] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs or ()), image)
+    added = _scaffolding(lambda: scaffold.add_app(spec, request, dry_run=dry_run, out=out))
+    _report_added(added, f"app {name}")
+    if added.written:
+        typer.echo(f"next: edit {scaffold.base_dir(name)}/, then commit it with fleet.py and "
+                   "output/")
+
+
+def _scaffolding(run: Callable[[], scaffold.Added]) -> scaffold.Added:
+    """Run an ``add``; every error exits 2 (nothing was written)."""
+    try:
+        return run()
+    except SpecError as error:
+        _spec_errors(error)
+    except (scaffold.UsageError, OwnershipConflict) as error:
+        _err(f"{error}\nnothing was written")
+    raise typer.Exit(EXIT_SPEC)
+
+
+_CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}
+
+
+def _report_added(added: scaffold.Added, what: str) -> None:
+    if not added.written:
+        typer.echo(added.spec_diff, nl=False)
+    where = _shown(added.compiled.out_dir)
+    verb = "added" if added.written else "would add"
+    typer.echo(f"{verb} {what}" + "".join(f"; {'created' if added.written else 'would create'} "
+                                          f"{path}" for path in added.new_files))
+    typer.echo(f"{where}: {len(added.output_changes)} file(s) "
+               f"{'changed' if added.written else 'would change'}")
+    for change in added.output_changes:
+        typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
+    typer.echo(f"runs {len(added.placements)} placement(s):")
+    for placement in added.placements:
+        wave = f", wave {placement.wave}" if placement.wave else ""
+        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}): "
+                   f"{placement.overlay}")
 
 
 class ExplainFormat(StrEnum):

@@ -6,6 +6,7 @@ Templates render text only (Markdown, Python, CI examples); YAML manifests are d
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -13,8 +14,19 @@ from typing import Any
 import jinja2
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A constructor call in a fleet.py snippet, e.g. ``Image(name="web", tag="1.0")``."""
+
+    name: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
 def py_literal(value: Any) -> str:
     """``repr`` of ``value``, with strings double-quoted where that needs no escaping."""
+    if isinstance(value, Call):
+        args = ", ".join(f"{key}={py_literal(arg)}" for key, arg in value.kwargs.items())
+        return f"{value.name}({args})"
     if isinstance(value, str):
         text = repr(value)
         return f'"{text[1:-1]}"' if text[0] == "'" and '"' not in value else text
@@ -31,9 +43,14 @@ def md_cell(value: Any) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
 
 
+def _source(name: str) -> str:
+    return resources.files("fleetgen.templates").joinpath(name).read_text("utf-8")
+
+
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_source), trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True,
                              undefined=jinja2.StrictUndefined, autoescape=False)
     env.filters["py"] = py_literal
     env.filters["cell"] = md_cell
@@ -41,12 +58,11 @@ def _environment() -> jinja2.Environment:
 
 
 @cache
-def template(name: str) -> jinja2.Template:
-    """The template ``name`` (a path under ``templates/``)."""
-    source = resources.files("fleetgen.templates").joinpath(name).read_text("utf-8")
-    return _environment().from_string(source)
+def template(path: str) -> jinja2.Template:
+    """The template at ``path`` under ``templates/``."""
+    return _environment().get_template(path)
 
 
-def render(name: str, **context: Any) -> str:
-    """Template ``name`` rendered with ``context``."""
-    return template(name).render(**context)
+def render(path: str, /, **context: Any) -> str:
+    """The template at ``path`` rendered with ``context``."""
+    return template(path).render(**context)

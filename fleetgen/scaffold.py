@@ -1,0 +1,269 @@
+"""Scaffolding: ``add cluster`` and ``add app`` edit fleet.py (see `fleetgen.specedit`) and
+validate the edited spec — load, resolve, emitter checks — before anything is written.
+
+fleet.py snippets come from Jinja templates (values through ``repr``); app base manifests are data,
+serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fleetgen import api, specedit, writer
+from fleetgen.errors import Problem, SpecError
+from fleetgen.load import load_source
+from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
+from fleetgen.plan import Placement
+from fleetgen.templating import Call, render
+from fleetgen.version import VERSION
+from fleetgen.workspace import Reader, filesystem_reader
+from fleetgen.yamlio import dump_documents
+
+_AWS = re.compile(r"(arn:aws[a-z-]*:iam::[0-9]*:role/[^:]+)(?::(.+))?")
+_IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
+BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
+
+
+class UsageError(ValueError):
+    """A command-line value fleetgen cannot turn into spec (shown as is, exit 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """What an ``add`` did (or, dry, would do)."""
+
+    spec_diff: str  # unified diff of fleet.py
+    new_files: tuple[str, ...]  # created outside output/, repo-relative
+    output_changes: tuple[writer.Finding, ...]  # output files that change
+    compiled: api.Compiled
+    placements: tuple[Placement, ...]  # of the added cluster or app
+    written: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterRequest:
+    """``fleetgen add cluster`` arguments."""
+
+    name: str
+    env: str
+    server: str
+    labels: dict[str, str] = field(default_factory=dict)
+    credentials: str | None = None  # external-secret:STORE:KEY | aws:ROLE_ARN[:EKS] | exec:gcp
+
+
+@dataclass(frozen=True, slots=True)
+class AppRequest:
+    """``fleetgen add app`` arguments."""
+
+    name: str
+    project: str
+    namespace: str
+    envs: tuple[str, ...] = ()
+    image: str | None = None
+
+
+def parse_labels(pairs: list[str]) -> dict[str, str]:
+    """``k=v`` strings as a dict (the spec validates keys and values)."""
+    labels = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--label {pair!r}: write KEY=VALUE")
+        labels[key] = value
+    return labels
+
+
+def credentials_call(text: str, cluster: str) -> Call:
+    """The credentials constructor for ``--credentials``."""
+    kind, _, rest = text.partition(":")
+    if kind == "external-secret":
+        store, sep, key = rest.partition(":")
+        if sep and store and key:
+            return Call("ExternalSecretRef", {"store": store, "key": key})
+    elif kind == "aws" and (match := _AWS.fullmatch(rest)):
+        return Call("AwsAuth", {"cluster_name": match[2] or cluster, "role_arn": match[1]})
+    elif kind == "exec" and rest in ("gcp", "azure"):
+        return Call("ExecAuth", {"args": [rest]})
+    raise UsageError(f"--credentials {text!r}: use external-secret:STORE:KEY, "
+                     "aws:ROLE_ARN[:EKS_CLUSTER_NAME] or exec:gcp|azure")
+
+
+def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
+    """The ``Cluster(...)`` text and the fleetgen names it uses."""
+    credentials = (credentials_call(request.credentials, request.name)
+                   if request.credentials else None)
+    text = render("snippets/cluster.py.j2", name=request.name, env=request.env,
+                  server=request.server, labels=request.labels, credentials=credentials)
+    return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
+
+
+def image_call(reference: str, name: str) -> Call:
+    """``Image(...)`` pointing the base's image ``name`` at ``reference`` (repo[:tag][@digest])."""
+    match = _IMAGE.fullmatch(reference)
+    if match is None or not (match["tag"] or match["digest"]):
+        raise UsageError(f"--image {reference!r}: write REPOSITORY:TAG or REPOSITORY@sha256:...")
+    parts = {"name": name, "new_name": match["name"], "tag": match["tag"],
+             "digest": match["digest"]}
+    return Call("Image", {key: value for key, value in parts.items() if value})
+
+
+def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
+    """The ``App(...)`` text and the fleetgen names it uses."""
+    targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
+    images = [image_call(request.image, request.name)] if request.image else []
+    text = render("snippets/app.py.j2", name=request.name, project=request.project,
+                  namespace=request.namespace, path=base_dir(request.name), targets=targets,
+                  images=images)
+    names = ["App", *(["Selector"] if targets else []), *(["Image"] if images else [])]
+    return text.rstrip("\n"), names
+
+
+def base_dir(app: str) -> str:
+    """Where ``add app`` puts an app's kustomize base."""
+    return f"apps/{app}/base"
+
+
+def base_files(app: str, port: int = 8080) -> dict[str, str]:
+    """A Deployment, a Service and their kustomization, by file name, as YAML text."""
+    labels = {"app.kubernetes.io/name": app}
+    container = {
+        "name": app, "image": app,  # the name App(images=[Image(name=...)]) points elsewhere
+        "ports": [{"name": "http", "containerPort": port}],
+        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                      "limits": {"memory": "128Mi"}},
+        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
+    }
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": app, "labels": labels},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                 "template": {"metadata": {"labels": labels},
+                              "spec": {"containers": [container]}}},
+    }
+    service = {
+        "apiVersion": "v1", "kind": "Service", "metadata": {"name": app, "labels": labels},
+        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80,
+                                                "targetPort": "http"}]},
+    }
+    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                     "resources": ["deployment.yaml", "service.yaml"]}
+    docs = {"deployment.yaml": deployment, "service.yaml": service,
+            "kustomization.yaml": kustomization}
+    return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}
+
+
+def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,
+                out: Path | None = None) -> Added:
+    """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
+    snippet, names = cluster_snippet(request)
+    return _add(spec, "clusters", snippet, names, {}, lambda p: p.cluster == request.name,
+                dry_run, out)
+
+
+def add_app(spec: Path, request: AppRequest, *, dry_run: bool = False,
+            out: Path | None = None) -> Added:
+    """Create ``apps/NAME/base/`` and insert ``App(...)``; validated before anything is written."""
+    snippet, names = app_snippet(request)
+    files = {f"{base_dir(request.name)}/{name}": text
+             for name, text in base_files(request.name).items()}
+    return _add(spec, "apps", snippet, names, files, lambda p: p.app == request.name,
+                dry_run, out)
+
+
+def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Mapping[str, str],
+         wanted: Callable[[Placement], bool], dry_run: bool, out: Path | None) -> Added:
+    """Edit, validate, then (unless ``dry_run``) write new files, fleet.py and output/."""
+    spec = spec.resolve()
+    root = spec.parent
+    source = _read(spec)
+    try:
+        edited = specedit.insert(source, field_name, snippet, names)
+    except specedit.EditError as error:
+        raise SpecError([Problem(str(error), str(spec), error.line)]) from None
+    taken = sorted(path for path in files if (root / path).exists())
+    if taken:
+        raise SpecError([Problem(f"{path} already exists; fleetgen does not overwrite it",
+                                 str(root / path)) for path in taken])
+    loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
+    compiled = api.compile_loaded(spec, loaded, out)
+    changes = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
+    conflicts = [c for c in changes if c.kind == "unowned-conflict"]
+    if conflicts:
+        raise writer.OwnershipConflict(conflicts)
+    diff = "".join(difflib.unified_diff(source.splitlines(keepends=True),
+                                        edited.splitlines(keepends=True),
+                                        f"a/{spec.name}", f"b/{spec.name}"))
+    if not dry_run:
+        for path, text in files.items():
+            _write_new(root / path, text)
+        _replace(spec, edited)
+        writer.write(compiled.out_dir, compiled.rendered, VERSION)
+    placements = tuple(p for p in compiled.plan.placements if wanted(p))
+    return Added(diff, tuple(files), tuple(changes), compiled, placements, not dry_run)
+
+
+def _read(spec: Path) -> str:
+    try:
+        return spec.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError([Problem(f"cannot read the spec: {error}", str(spec))]) from None
+
+
+def _overlay(read: Reader, files: Mapping[str, str]) -> Reader:
+    """``read`` with ``files`` (not yet written) visible."""
+
+    def overlaid(path: str) -> bytes | None:
+        return files[path].encode() if path in files else read(path)
+
+    return overlaid
+
+
+def _write_new(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, keeping its permissions."""
+    scratch = path.with_name(f".{path.name}.fleetgen-tmp")
+    scratch.write_text(text, encoding="utf-8")
+    os.chmod(scratch, path.stat().st_mode)
+    os.replace(scratch, path)
+
+
+def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
+    """What to do after adding cluster ``name``: its credentials, Flux bootstrap, the PR."""
+    fleet, plan = compiled.plan.fleet, compiled.plan
+    credentials = plan.credentials.get(name)
+    steps = []
+    if "argocd" in fleet.engines and credentials is not None:
+        steps.append(f"Argo CD: {_credentials_step(credentials)} "
+                     f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)")
+    if "flux" in fleet.engines:
+        if fleet.flux.mode == "hub":
+            steps.append(f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
+                         f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml")
+        else:
+            steps.append(f"Flux: with kubectl pointing at {name}, run\n"
+                         f"    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
+                         f"--path={fleet.output_dir}/flux/clusters/{name}")
+    steps.append(f"commit fleet.py and {fleet.output_dir}/ in one pull request; "
+                 "`fleetgen diff` shows its blast radius")
+    return steps
+
+
+def _credentials_step(credentials: Credentials) -> str:
+    if isinstance(credentials, ExternalSecretRef):
+        where = f"property {credentials.property!r} of " if credentials.property else ""
+        return (f"store the cluster's config JSON in {credentials.store_kind} "
+                f"{credentials.store}, {where}key {credentials.key!r}")
+    if isinstance(credentials, AwsAuth):
+        return (f"grant IAM role {credentials.role_arn} access to EKS cluster "
+                f"{credentials.cluster_name} (an access entry)")
+    return f"grant Argo CD's workload identity access ({' '.join(credentials.args)})"

@@ -1,0 +1,247 @@
+"""Edit fleet.py as text, guided by its concrete syntax tree (libcst), so that every byte the edit
+does not touch stays as it was: comments, formatting, quoting.
+
+`insert` adds one element to the ``clusters=`` or ``apps=`` list of the ``Fleet(...)`` bound to
+``fleet`` (the list may also be a module-level name, ``CLUSTERS = [...]``), in the indentation
+and trailing-comma style of its neighbours, and imports from ``fleetgen`` the names the element
+uses. What cannot be found statically raises `EditError` saying where to add it by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+INDENT = "    "
+
+
+class EditError(Exception):
+    """fleet.py cannot be edited automatically; the message says what to add by hand."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One element of a bracketed sequence: where its value ends and its comma, if any, ends."""
+
+    name: str  # the imported name, for import lists; "" for list elements
+    start: int
+    end: int
+    comma_end: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A bracketed, comma-separated sequence in the source: a list or an import's names."""
+
+    open: int  # offset of "[" or "(" (of the first name, for an import without parentheses)
+    close: int  # offset of "]" or ")" (end of the last name, for an import without parentheses)
+    items: tuple[Item, ...]
+
+
+class _Source:
+    """The source with its syntax tree and node positions as string offsets."""
+
+    def __init__(self, source: str) -> None:
+        self.text = source
+        try:
+            self.wrapper = MetadataWrapper(cst.parse_module(source))
+        except cst.ParserSyntaxError as error:
+            raise EditError(f"cannot parse fleet.py: {error.message}", error.raw_line) from None
+        self.positions = self.wrapper.resolve(PositionProvider)
+        self._starts = [0]
+        for line in source.splitlines(keepends=True):
+            self._starts.append(self._starts[-1] + len(line))
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        return self.positions[node]
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.range(node).start.line
+
+    def start(self, node: cst.CSTNode) -> int:
+        position = self.range(node).start
+        return self._starts[position.line - 1] + position.column
+
+    def end(self, node: cst.CSTNode) -> int:
+        position = self.range(node).end
+        return self._starts[position.line - 1] + position.column
+
+    def statements(self) -> Iterator[cst.BaseSmallStatement]:
+        for statement in self.wrapper.module.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                yield from statement.body
+
+
+def insert(source: str, field: str, element: str, names: Sequence[str]) -> str:
+    """``source`` with ``element`` (Python text; continuation lines indented from column 0)
+    appended to the Fleet's ``field`` list and ``names`` imported from fleetgen."""
+    parsed = _Source(source)
+    site = _list_site(parsed, field, element)
+    edits = _append(parsed.text, site, element)
+    missing = sorted(set(names) - _bound_names(parsed))
+    if missing:
+        edits += _import_edits(parsed, missing)
+    # Back to front; edits at one offset end up in the order listed.
+    for offset, text in sorted(reversed(edits), key=lambda edit: edit[0], reverse=True):
+        source = source[:offset] + text + source[offset:]
+    return source
+
+
+def _fleet_call(parsed: _Source) -> cst.Call:
+    found: cst.BaseExpression | None = None
+    line = 1
+    for statement in parsed.statements():
+        targets: list[cst.BaseExpression] = []
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        elif isinstance(statement, cst.AnnAssign):
+            targets = [statement.target]
+        if any(isinstance(t, cst.Name) and t.value == "fleet" for t in targets):
+            found, line = getattr(statement, "value", None), parsed.line(statement)
+    if isinstance(found, cst.Call) and _called_name(found) == "Fleet":
+        return found
+    raise EditError("no module-level `fleet = Fleet(...)` found", line)
+
+
+def _called_name(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
+
+
+def _list_site(parsed: _Source, field: str, element: str) -> Site:
+    call = _fleet_call(parsed)
+    hand = f"; add this to it by hand:\n{element}"
+    argument = next((a for a in call.args if a.keyword and a.keyword.value == field), None)
+    if argument is None:
+        raise EditError(f"Fleet(...) has no {field}= argument{hand}", parsed.line(call))
+    value = argument.value
+    if isinstance(value, cst.Name):
+        value = _module_list(parsed, value.value) or value
+    if not isinstance(value, cst.List):
+        raise EditError(f"Fleet({field}=...) is not a list literal, nor a name bound once at "
+                        f"module level to one, so fleetgen cannot find it statically{hand}",
+                        parsed.line(argument))
+    items = tuple(Item("", parsed.start(e.value), parsed.end(e.value),
+                       parsed.end(e.comma) if isinstance(e.comma, cst.Comma) else None)
+                  for e in value.elements)
+    return Site(parsed.start(value.lbracket), parsed.end(value) - 1, items)
+
+
+def _module_list(parsed: _Source, name: str) -> cst.List | None:
+    """The list literal bound to ``name`` by the only module-level assignment to it."""
+    values = [s.value for s in parsed.statements()
+              if isinstance(s, cst.Assign | cst.AnnAssign | cst.AugAssign)
+              and any(isinstance(t, cst.Name) and t.value == name for t in _targets(s))]
+    return values[0] if len(values) == 1 and isinstance(values[0], cst.List) else None
+
+
+def _targets(statement: cst.Assign | cst.AnnAssign | cst.AugAssign) -> list[cst.BaseExpression]:
+    if isinstance(statement, cst.Assign):
+        return [t.target for t in statement.targets]
+    return [statement.target]
+
+
+def _append(source: str, site: Site, element: str) -> list[tuple[int, str]]:
+    """Edits (offset, text) appending ``element`` to ``site`` in the style of its items."""
+    lines = element.splitlines()
+    if not site.items:
+        indent = _indent_at(source, site.open)
+        body = _indented(lines, indent + INDENT)
+        if source[site.open + 1:site.close].strip():  # comments only: keep them
+            return [(_line_start(source, site.close), f"{indent}{INDENT}{body},\n")]
+        return [(site.open + 1, f"\n{indent}{INDENT}{body},\n{indent}")]
+    last = site.items[-1]
+    after = last.comma_end if last.comma_end is not None else last.end
+    comma = "," if last.comma_end is not None else ""
+    fix = [] if comma else [(last.end, ",")]
+    if _line_of(source, last.start) == _line_of(source, site.open):  # all on one line
+        return [*fix, (after, f" {' '.join(line.strip() for line in lines)}{comma}")]
+    indent = _indent_at(source, last.start)
+    body = _indented(lines, indent)
+    if _line_of(source, site.close) > _line_of(source, after):  # closing bracket on its own line
+        return [*fix, (source.index("\n", after) + 1, f"{indent}{body}{comma}\n")]
+    return [*fix, (after, f"\n{indent}{body}{comma}")]
+
+
+def _indented(lines: list[str], indent: str) -> str:
+    return "\n".join([lines[0], *(indent + line if line else line for line in lines[1:])])
+
+
+def _line_of(source: str, offset: int) -> int:
+    return source.count("\n", 0, offset)
+
+
+def _line_start(source: str, offset: int) -> int:
+    return source.rfind("\n", 0, offset) + 1
+
+
+def _indent_at(source: str, offset: int) -> str:
+    start = _line_start(source, offset)
+    line = source[start:offset]
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _bound_names(parsed: _Source) -> set[str]:
+    """Names the module binds at top level (imports and assignments); '*' for a star import."""
+    names: set[str] = set()
+    for statement in parsed.statements():
+        if isinstance(statement, cst.ImportFrom):
+            if isinstance(statement.names, cst.ImportStar):
+                names.add("*")
+                continue
+            for alias in statement.names:
+                names.add(_alias_name(alias))
+        elif isinstance(statement, cst.Assign | cst.AnnAssign):
+            names |= {t.value for t in _targets(statement) if isinstance(t, cst.Name)}
+    return names
+
+
+def _alias_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    name = alias.name
+    return name.value if isinstance(name, cst.Name) else ""
+
+
+def _import_edits(parsed: _Source, missing: list[str]) -> list[tuple[int, str]]:
+    """Edits adding ``missing`` to the ``from fleetgen import ...`` statement, sorted in."""
+    if "*" in _bound_names(parsed):
+        return []
+    statement = next((s for s in parsed.statements() if isinstance(s, cst.ImportFrom)
+                      and isinstance(s.module, cst.Name) and s.module.value == "fleetgen"
+                      and not isinstance(s.names, cst.ImportStar)), None)
+    if statement is None or isinstance(statement.names, cst.ImportStar):
+        raise EditError(f"fleet.py has no `from fleetgen import ...`; add one importing "
+                        f"{', '.join(missing)}", 1)
+    items = tuple(Item(_alias_name(a), parsed.start(a.name), parsed.end(a.name),
+                       parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None)
+                  for a in statement.names)
+    if statement.lpar is not None and statement.rpar is not None:
+        site = Site(parsed.start(statement.lpar), parsed.end(statement.rpar) - 1, items)
+    else:
+        site = Site(items[0].start, items[-1].end, items)
+    groups: dict[Item | None, list[str]] = {}
+    for name in missing:
+        groups.setdefault(next((i for i in items if i.name > name), None), []).append(name)
+    return [edit for later, names in groups.items()
+            for edit in _import_names(parsed.text, site, later, names)]
+
+
+def _import_names(source: str, site: Site, later: Item | None,
+                  names: list[str]) -> list[tuple[int, str]]:
+    """Insert ``names`` before the imported name ``later`` (None: after the last one)."""
+    if later is None:
+        return _append(source, site, ",\n".join(names))
+    if _line_of(source, later.start) == _line_of(source, site.open):
+        return [(later.start, "".join(f"{name}, " for name in names))]
+    indent = _indent_at(source, later.start)
+    return [(later.start, "".join(f"{name},\n{indent}" for name in names))]

@@ -1,0 +1,163 @@
+"""``fleetgen add cluster|app``: byte-preserving edits of fleet.py, validation before writing."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fleetgen import api, scaffold
+from fleetgen.errors import SpecError
+from fleetgen.kustomize import Kustomize, build
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ODD = '''\
+# An oddly formatted fleet: comments and layout must survive.
+from fleetgen import Cluster, Environment, Fleet  # what we use
+
+CLUSTERS = [Cluster(name="a", env="dev", server="https://a.example.com"),  # first
+            Cluster(name="b",env="dev",
+                    server="https://b.example.com")]  # hugging bracket
+
+fleet = Fleet(name="odd", repo="https://git.example.com/odd.git", engines=["flux"],
+              environments=[Environment(name="dev")],   clusters=CLUSTERS)
+'''
+
+
+def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of the example fleet with its committed output/."""
+    for name in ("fleet.py", "apps", "output"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    return tmp_path
+
+
+def added_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    """(removed, added) lines between two texts: an insertion removes nothing."""
+    lines = list(difflib.ndiff(before.splitlines(), after.splitlines()))
+    return ([x[2:] for x in lines if x.startswith("- ")],
+            [x[2:] for x in lines if x.startswith("+ ")])
+
+
+def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> None:
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "prod",
+                      "--server", "https://south.example.com:6443", "--label", "region=south",
+                      "--credentials", "external-secret:vault-backend:kube/prod-south")
+    assert result.returncode == 0, result.stderr
+    after = spec.read_text()
+    assert added_lines(before, after) == ([], [
+        '        Cluster(name="prod-south", env="prod", server="https://south.example.com:6443",',
+        '                labels={"region": "south"},',
+        '                credentials=ExternalSecretRef(store="vault-backend", '
+        'key="kube/prod-south")),'])
+    assert after.index("prod-south") > after.index('Cluster(name="dr"')
+    assert (repo / "output/argocd/clusters/prod-south.yaml").is_file()
+    assert (repo / "output/flux/clusters/prod-south/kustomizations.yaml").is_file()
+    assert "key: kube/prod-south" in (repo / "output/argocd/clusters/prod-south.yaml").read_text()
+    assert "--path=output/flux/clusters/prod-south" in result.stdout
+    assert "api-service on prod-south (prod, wave 3)" in result.stdout
+    assert api.check(spec).findings == []
+
+
+def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> None:
+    spec = tmp_path / "fleet.py"
+    spec.write_text(ODD)
+    request = scaffold.ClusterRequest("c", "dev", "https://c.example.com", {"zone": "z1"},
+                                      "exec:gcp")
+    added = scaffold.add_cluster(spec, request)
+    assert spec.read_text() == ODD.replace(
+        "from fleetgen import Cluster, Environment, Fleet  #",
+        "from fleetgen import Cluster, Environment, ExecAuth, Fleet  #").replace(
+        '                    server="https://b.example.com")]',
+        '                    server="https://b.example.com"),\n'
+        '            Cluster(name="c", env="dev", server="https://c.example.com",\n'
+        '                    labels={"zone": "z1"},\n'
+        '                    credentials=ExecAuth(args=["gcp"]))]')
+    assert added.placements == ()  # no apps yet
+    fleet_map = (tmp_path / "output/README.md").read_text()
+    assert "| c | dev | https://c.example.com | zone=z1 |" in fleet_map
+    assert added.written and "README.md" in {c.path for c in added.output_changes}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--env", "qa"], "environment 'qa' is not defined"),
+    (["--env", "prod", "--label", "region=no way"], "is not a valid label value"),
+    (["--env", "prod", "--name-is", "dr"], "cluster name 'dr' is used more than once"),
+    (["--env", "prod", "--label", "fleetgen.io/x=y"], "uses the prefix 'fleetgen.io/'"),
+    (["--env", "prod", "--credentials", "vault:x"], "--credentials 'vault:x': use"),
+])
+def test_add_cluster_rejects_bad_input_and_writes_nothing(repo: Path, args: list[str],
+                                                          message: str) -> None:
+    name = "dr" if "--name-is" in args else "prod-south"
+    args = [a for a in args if a not in ("--name-is", "dr")]
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "cluster", name, "--server", "https://x.example.com", *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "nothing was written" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> None:
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "cluster", "qa-1", "--env", "dev", "--server",
+                      "https://qa.example.com", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("--- a/fleet.py\n+++ b/fleet.py\n")
+    assert '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com"),\n' \
+        in result.stdout
+    assert "  new      output/argocd/clusters/qa-1.yaml\n" in result.stdout
+    assert "  changed  output/README.md\n" in result.stdout
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_a_clusters_list_that_is_not_static_is_left_to_the_user(tmp_path: Path) -> None:
+    spec = tmp_path / "fleet.py"
+    spec.write_text(ODD.replace("clusters=CLUSTERS", "clusters=CLUSTERS + []"))
+    with pytest.raises(SpecError) as caught:
+        scaffold.add_cluster(spec, scaffold.ClusterRequest("c", "dev", "https://c.example.com"))
+    (problem,) = caught.value.problems
+    assert problem.line == 9
+    assert "not a list literal" in problem.message
+    assert 'add this to it by hand:\nCluster(name="c"' in problem.message
+    assert spec.read_text() == ODD.replace("clusters=CLUSTERS", "clusters=CLUSTERS + []")
+
+
+def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) -> None:
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "app", "cart", "--project", "orders", "--namespace", "orders",
+                      "--envs", "dev", "--envs", "staging",
+                      "--image", "registry.acme.example/cart:0.1.0")
+    assert result.returncode == 0, result.stderr
+    assert added_lines(before, spec.read_text())[1] == [
+        '        App(name="cart", project="orders", namespace="orders",',
+        '            path="apps/cart/base",',
+        '            targets=Selector(envs=["dev", "staging"]),',
+        '            images=[Image(name="cart", new_name="registry.acme.example/cart", '
+        'tag="0.1.0")]),']
+    rendered = build(repo / "output/overlays/cart/staging", kustomize)
+    assert "image: registry.acme.example/cart:0.1.0" in rendered
+    assert "namespace: orders" in rendered
+    assert "cart on dev (dev)" in result.stdout
+    again = fleetgen(repo, "add", "app", "cart", "--project", "orders", "--namespace", "orders")
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_add_app_with_an_unknown_project_writes_nothing(repo: Path) -> None:
+    result = fleetgen(repo, "add", "app", "cart", "--project", "shop", "--namespace", "shop")
+    assert result.returncode == 2
+    assert "project 'shop' is not defined" in result.stderr
+    assert not (repo / "apps/cart").exists()
