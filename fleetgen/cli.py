@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -19,6 +19,7 @@ from fleetgen.renderdiff import RenderError
 from fleetgen.writer import OwnershipConflict
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
+_T = TypeVar("_T")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Compile a typed fleet spec (fleet.py) into Argo CD, Flux and kustomize "
@@ -127,6 +128,21 @@ def diff(
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
 
 
+@app.command()
+def init(
+    directory: Annotated[Path, typer.Argument(help="Where to create the fleet repo.")] = Path("."),
+    name: Annotated[str | None, typer.Option(
+        "--name", help="The fleet's name (default: from the directory).")] = None,
+    repo: Annotated[str | None, typer.Option(
+        "--repo", help="The Git URL of this repo (the engines read output/ from it).")] = None,
+) -> None:
+    """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
+    created = _scaffolding(lambda: scaffold.init(directory, name, repo))
+    for path in created:
+        typer.echo(f"created {directory / path}")
+    typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
+
+
 add_group = typer.Typer(no_args_is_help=True, help="Scaffold a cluster or an app into fleet.py.")
 app.add_typer(add_group, name="add")
 DryRunOption = Annotated[bool, typer.Option(
@@ -184,8 +200,8 @@ def add_app(
                    "output/")
 
 
-def _scaffolding(run: Callable[[], scaffold.Added]) -> scaffold.Added:
-    """Run an ``add``; every error exits 2 (nothing was written)."""
+def _scaffolding(run: Callable[[], _T]) -> _T:
+    """Run a scaffolding command; every error exits 2 (nothing was written)."""
     try:
         return run()
     except SpecError as error:

@@ -157,6 +157,50 @@ def base_files(app: str, port: int = 8080) -> dict[str, str]:
     return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}
 
 
+def init(directory: Path, name: str | None = None, repo: str | None = None) -> list[str]:
+    """Create a new fleet repo in ``directory``: fleet.py with one environment, cluster and app,
+    the app's base, README, .gitignore, pre-commit config and a CI workflow. Returns the
+    created paths; refuses (writing nothing) when any of them exists or the spec is invalid."""
+    name = name or _dns_label(directory.resolve().name)
+    repo = repo or f"https://git.example.com/{name}.git"
+    files = init_files(name, repo)
+    taken = sorted(path for path in files if (directory / path).exists())
+    if taken:
+        raise UsageError(f"{directory}: {', '.join(taken)} already exist(s); fleetgen init "
+                         "does not overwrite files")
+    spec = directory.resolve() / "fleet.py"
+    loaded = load_source(files["fleet.py"], str(spec), _overlay(lambda _: None, files), None)
+    api.compile_loaded(spec, loaded)
+    for path, text in files.items():
+        _write_new(directory / path, text)
+    return list(files)
+
+
+def init_files(name: str, repo: str) -> dict[str, str]:
+    """Every file ``init`` creates, by repo-relative path."""
+    env, app, project = "dev", "hello", "apps"
+    cluster, _ = cluster_snippet(ClusterRequest(f"{env}-1", env,
+                                                f"https://{env}-1.k8s.example.com:6443"))
+    app_text, _ = app_snippet(AppRequest(app, project, app,
+                                         image="nginxinc/nginx-unprivileged:1.27"))
+    context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
+    files = {
+        "fleet.py": render("init/fleet.py.j2", env=env, project=project, namespace=app,
+                           cluster=cluster, app=app_text, **context),
+        "README.md": render("init/README.md.j2", **context),
+        ".gitignore": render("init/gitignore.j2", **context),
+        ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
+        ".github/workflows/fleet.yaml": render("init/workflow.yaml.j2", **context),
+    }
+    files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
+    return files
+
+
+def _dns_label(text: str) -> str:
+    label = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:63].strip("-")
+    return label or "fleet"
+
+
 def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,
                 out: Path | None = None) -> Added:
     """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
