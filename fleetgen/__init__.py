@@ -2,6 +2,7 @@
 
 from fleetgen.api import BuildResult, CheckResult, build, check, compile_spec
 from fleetgen.changeset import diff
+from fleetgen.explain import Explanation
 from fleetgen.load import load
 from fleetgen.model import (
     App,
@@ -31,15 +32,16 @@ from fleetgen.model import (
     SyncWindow,
 )
 from fleetgen.resolve import resolve
+from fleetgen.scaffold import AppRequest, ClusterRequest, add_app, add_cluster, init
 from fleetgen.version import VERSION
 
 __version__ = VERSION
 
 __all__ = [
-    "App", "AppSecret", "ArgoOptions", "AwsAuth", "BuildResult", "CheckResult", "Cluster",
-    "Destination",
-    "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
+    "App", "AppRequest", "AppSecret", "ArgoOptions", "AwsAuth", "BuildResult", "CheckResult",
+    "Cluster", "ClusterRequest", "Destination", "Environment", "ExecAuth", "Explanation", "Expr",
+    "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
     "IgnoreDifference", "Image", "Overrides", "Patch", "Project", "Retry", "Role", "Rollout",
-    "Selector", "Step", "SyncPolicy", "SyncWindow", "__version__", "build", "check",
-    "compile_spec", "diff", "load", "resolve",
+    "Selector", "Step", "SyncPolicy", "SyncWindow", "__version__", "add_app", "add_cluster",
+    "build", "check", "compile_spec", "diff", "init", "load", "resolve",
 ]
