@@ -12,12 +12,9 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import jinja2
-
+from fleetgen import templating
 from fleetgen.blast import Change, Where
 from fleetgen.diffreport import Deletion, Rename, Report, section
 from fleetgen.objdiff import Field
@@ -210,21 +207,13 @@ def _paint(line: str, color: bool) -> str:
     return f"\033[{code}m{line}\033[0m" if color and code else line
 
 
-@cache
-def _template() -> jinja2.Template:
-    source = resources.files("fleetgen.templates").joinpath("diff.md.j2").read_text("utf-8")
-    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined, autoescape=False)
-    return env.from_string(source)
-
-
 def markdown(report: Report, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     """The PR comment: within ``max_chars`` unless its header alone is longer.
 
     Sections are kept in order (production first) while they fit; the rest are named in a note.
     """
     view = _markdown_view(report)
-    template = _template()
+    template = templating.template("diff.md.j2")
     module = template.make_module(view)
     groups = sections(report.changes)
     budget = max_chars - len(str(module))
@@ -239,7 +228,7 @@ def markdown(report: Report, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     while True:
         view["sections"] = rendered[:kept]
         view["cut"] = _cut_note(groups[kept:], max_chars)
-        text = template.render(**view)
+        text: str = template.render(**view)
         if len(text) <= max_chars or kept == 0:
             return text
         kept -= 1
