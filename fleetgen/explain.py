@@ -16,7 +16,7 @@ from typing import Any
 
 from fleetgen.api import compile_spec
 from fleetgen.model import AwsAuth, Credentials, ExecAuth, SyncPolicy
-from fleetgen.plan import ImageRef, Placement, Plan, Settings
+from fleetgen.plan import Placement, Plan, Settings
 
 DEFAULT_LAYER = "default"
 
@@ -120,7 +120,11 @@ def values(settings: Settings) -> Iterable[Value]:
     """Every effective value of ``settings``, images first, sync policy last."""
     where = settings.provenance
     for name, image in sorted(settings.images.items()):
-        yield Value(f"image/{name}", _image(image), where[f"image/{name}"])
+        yield Value(f"image/{name}/name", image.current_name,
+                    where.get(f"image/{name}/name", DEFAULT_LAYER))
+        version = f"@{image.digest}" if image.digest else f":{image.tag}" if image.tag else None
+        if version is not None:
+            yield Value(f"image/{name}/version", version, where[f"image/{name}/version"])
     for workload, count in sorted(settings.replicas.items()):
         yield Value(f"replicas/{workload}", count, where[f"replicas/{workload}"])
     for configmap, entries in sorted(settings.config.items()):
@@ -136,12 +140,6 @@ def values(settings: Settings) -> Iterable[Value]:
     sync = settings.sync.model_dump(mode="json")
     for field in SyncPolicy.model_fields:
         yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))
-
-
-def _image(image: ImageRef) -> str:
-    tag = f":{image.tag}" if image.tag else ""
-    digest = f"@{image.digest}" if image.digest else ""
-    return f"{image.current_name}{tag}{digest}"
 
 
 def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:

@@ -44,7 +44,8 @@ class ImageRef:
 class Settings:
     """Effective settings after layering; ``provenance`` maps each value to the layer that set it.
 
-    Provenance keys: ``image/<name>``, ``replicas/<workload>``, ``config/<configmap>/<key>``,
+    Provenance keys: ``image/<name>/name`` (new_name), ``image/<name>/version`` (tag and digest,
+    set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``.
     """
 
@@ -66,7 +67,10 @@ class Settings:
         patches, labels, annotations = list(self.patches), dict(self.labels), dict(self.annotations)
         for image in layer.images:
             images[image.name] = images.get(image.name, ImageRef(image.name)).deepen(image)
-            provenance[f"image/{image.name}"] = layer_name
+            if image.new_name is not None:
+                provenance[f"image/{image.name}/name"] = layer_name
+            if image.tag is not None or image.digest is not None:
+                provenance[f"image/{image.name}/version"] = layer_name
         _merge(replicas, layer.replicas, "replicas", layer_name, provenance)
         for configmap, values in layer.config.items():
             _merge(config.setdefault(configmap, {}), values, f"config/{configmap}", layer_name,

@@ -28,8 +28,10 @@ def layers(name: str) -> dict[str, dict[str, tuple[str, object]]]:
 def test_every_value_is_attributed_to_the_layer_that_set_it() -> None:
     found = layers("web")
     assert found["dev-1"] == {
-        "image/envoy": ("app", "envoy:v1.30"),
-        "image/web": ("app", "registry.example.com/web:1.0.0"),
+        "image/envoy/name": ("default", "envoy"),
+        "image/envoy/version": ("app", ":v1.30"),
+        "image/web/name": ("app", "registry.example.com/web"),
+        "image/web/version": ("app", ":1.0.0"),
         "replicas/web": ("app", 2),
         "config/web-config/LEVEL": ("app", "app"),
         "config/web-config/QUIRKS": ("app", "no"),
@@ -40,8 +42,10 @@ def test_every_value_is_attributed_to_the_layer_that_set_it() -> None:
         **DEFAULT_SYNC,
     }
     assert found["prod-b"] == {
-        "image/envoy": ("app", "envoy:v1.30"),
-        "image/web": ("per_cluster", "mirror.example.com/web@sha256:" + "ab" * 32),
+        "image/envoy/name": ("default", "envoy"),
+        "image/envoy/version": ("app", ":v1.30"),
+        "image/web/name": ("per_cluster", "mirror.example.com/web"),
+        "image/web/version": ("per_cluster", "@sha256:" + "ab" * 32),
         "replicas/web": ("per_cluster", 1),
         "config/web-config/LEVEL": ("per_cluster", "prod-b"),
         "config/web-config/OCTAL": ("per_cluster", "012"),
@@ -58,7 +62,9 @@ def test_every_value_is_attributed_to_the_layer_that_set_it() -> None:
         **DEFAULT_SYNC,
     }
     prod_a = found["prod-a"]
-    assert prod_a["image/web"] == ("per_env", "registry.example.com/web:1.0.1")
+    # new_name from the app layer, the tag from per_env: each part names its own layer
+    assert prod_a["image/web/name"] == ("app", "registry.example.com/web")
+    assert prod_a["image/web/version"] == ("per_env", ":1.0.1")
     assert prod_a["replicas/web"] == ("per_env", 4)
     assert "patch/0" not in prod_a and "label/ring" not in prod_a
 

@@ -112,7 +112,8 @@ def test_layers_apply_in_order_and_record_where_each_value_came_from() -> None:
     assert prod_a.settings.sync.automated and prod_a.settings.sync.prune
     assert not dev.settings.sync.prune
     assert prod_b.settings.provenance == {
-        "label/team": "fleet", "sync/automated": "env", "image/web": "per_cluster",
+        "label/team": "fleet", "sync/automated": "env", "image/web/name": "app",
+        "image/web/version": "per_cluster",
         "replicas/web": "per_env", "config/web-config/A": "per_cluster",
         "config/web-config/B": "per_env", "sync/prune": "per_env",
     }
