@@ -34,6 +34,9 @@ class Loaded:
 def load(spec: Path) -> Loaded:
     """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
     spec = spec.resolve()
+    if not spec.exists():
+        raise SpecError([Problem("no such spec: start a fleet repo with `fleetgen init`, or pass "
+                                 "--spec PATH", str(spec))])
     try:
         data = spec.read_bytes()
     except OSError as error:

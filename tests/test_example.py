@@ -75,3 +75,11 @@ def test_every_overlay_of_the_example_builds_with_kustomize(kustomize: Kustomize
         docs = [d for d in yaml.safe_load_all(rendered[overlay]) if d]
         assert docs, overlay
         assert {d["metadata"]["namespace"] for d in docs} == {apps[app].namespace}, overlay
+
+
+def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:
+    result = fleetgen(tmp_path, "build")
+    assert result.returncode == 2
+    assert result.stderr.startswith("fleet.py: no such spec: start a fleet repo with "
+                                    "`fleetgen init`")
+    assert list(tmp_path.iterdir()) == []
