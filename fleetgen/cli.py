@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+from rich.console import Console
 
 from fleetgen import api, changeset, diffout, explain, scaffold
 from fleetgen.errors import SpecError
@@ -54,8 +56,20 @@ def build(
     raise typer.Exit(code)
 
 
+@contextmanager
+def _working(what: str) -> Iterator[None]:
+    """A spinner on stderr while long work runs, only when stderr is a terminal (quiet in CI)."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    with console.status(what):
+        yield
+
+
 def _build(spec: Path, out: Path | None) -> int:
-    result = api.build(spec, out)
+    with _working(f"building {spec}"):
+        result = api.build(spec, out)
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
@@ -66,7 +80,8 @@ def _build(spec: Path, out: Path | None) -> int:
 
 
 def _check(spec: Path, out: Path | None) -> int:
-    result = api.check(spec, out)
+    with _working(f"checking {spec}"):
+        result = api.check(spec, out)
     findings, where = result.findings, _shown(result.compiled.out_dir)
     for finding in findings:
         _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
@@ -107,7 +122,8 @@ def diff(
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
     try:
-        report = changeset.diff(spec, base, head, render=render)
+        with _working(f"comparing {spec} at two refs"):
+            report = changeset.diff(spec, base, head, render=render)
     except changeset.RefSpecError as error:
         for problem in error.problems:
             _err(problem.render())
