@@ -229,6 +229,10 @@ class Project(Spec):
     namespace_resources_deny: list[tuple[str, str]] = []
     roles: list[Role] = []
     sync_windows: list[SyncWindow] = []
+    # Tenant impersonation: the engines apply this project's apps as this ServiceAccount (Flux:
+    # serviceAccountName, in the Flux namespace of each cluster; Argo CD: the project's
+    # destinationServiceAccounts, in each destination namespace, with impersonation enabled).
+    service_account: Name | None = None
 
 
 class Expr(Spec):

@@ -171,6 +171,17 @@ def test_projects_allow_exactly_where_apps_are_placed() -> None:
         {"group": "", "kind": "Namespace", "name": "web"},
         {"group": "", "kind": "Namespace", "name": "web-api"}]
     assert project["metadata"]["finalizers"] == ["resources-finalizer.argocd.argoproj.io"]
+    assert "destinationServiceAccounts" not in spec
+
+
+def test_a_project_service_account_is_impersonated_on_every_destination() -> None:
+    projects = [Project(name="web", namespaces=["web", "web-*"], service_account="tenant")]
+    _, docs = compile_fleet(make_fleet(projects=projects))
+    (project,) = docs["argocd/projects/web.yaml"]
+    assert errors(project) == []
+    assert project["spec"]["destinationServiceAccounts"] == [
+        {"server": d["server"], "namespace": d["namespace"], "defaultServiceAccount": "tenant"}
+        for d in project["spec"]["destinations"]]
 
 
 def test_project_fields_from_the_spec_and_names_mapped_to_what_argo_cd_matches() -> None:

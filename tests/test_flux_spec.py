@@ -37,7 +37,7 @@ fleet = Fleet(
         Cluster(name="p2", env="prod", server="https://p2.example.com"),
         {cluster}
     ],
-    projects=[Project(name="p", namespaces=["platform", "orders"])],
+    projects=[Project(name="p", namespaces=["platform", "orders"]{project_fields})],
     apps=[
         App(name="platform-config", project="p", namespace="platform",
             path="apps/platform-config/base", targets=Selector(clusters={platform_on!r}),
@@ -51,12 +51,13 @@ fleet = Fleet(
 
 
 def compile_fleet(tmp_path: Path, *, cluster: str = "", platform_on: list[str] | None = None,
-                  orders: str = "order-service", fleet_fields: str = "") -> api.Compiled:
+                  orders: str = "order-service", fleet_fields: str = "",
+                  project_fields: str = "") -> api.Compiled:
     for app in ("platform-config", "order-service"):
         shutil.copytree(ROOT / "apps" / app, tmp_path / "apps" / app, dirs_exist_ok=True)
     (tmp_path / "fleet.py").write_text(FLEET.format(
         cluster=cluster, platform_on=platform_on, orders=orders,
-        fleet_fields=fleet_fields))
+        fleet_fields=fleet_fields, project_fields=project_fields))
     return api.compile_spec(tmp_path / "fleet.py")
 
 
@@ -93,6 +94,9 @@ def test_depends_on_an_app_missing_from_the_cluster_is_an_error_at_the_app(
       "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", credentials='
                  'AwsAuth(cluster_name="x", role_arn="arn:aws:iam::111122223333:role/r")),'},
      'Cluster(name="x"', "set server to the EKS endpoint"),
+    ({"fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
+      "project_fields": ', service_account="tenant"'},
+     'Project(name="p"', "service_account impersonation is not supported in Flux hub mode"),
 ])
 def test_what_flux_cannot_express_is_an_error_at_its_line(tmp_path: Path, spec: dict[str, str],
                                                           at: str, says: str) -> None:
@@ -152,3 +156,11 @@ def test_another_source_repository_gets_its_own_git_repository_per_cluster(
         assert source["spec"]["ref"] == {"branch": "main"}
     refs = {str(ks["spec"]["sourceRef"]) for ks in kustomizations(compiled).values()}
     assert refs == {str({"kind": "GitRepository", "name": "small", "namespace": "flux-system"})}
+
+
+def test_a_project_service_account_is_impersonated_by_its_kustomizations(tmp_path: Path) -> None:
+    plain = kustomizations(compile_fleet(tmp_path))
+    assert all("serviceAccountName" not in k["spec"] for k in plain.values())
+    tenant = kustomizations(compile_fleet(tmp_path, project_fields=', service_account="tenant"'))
+    assert tenant and {k["spec"]["serviceAccountName"] for k in tenant.values()} == {"tenant"}
+    assert all(errors(k) == [] for k in tenant.values())

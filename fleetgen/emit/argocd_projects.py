@@ -48,6 +48,10 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
     spec["sourceRepos"] = project.source_repos or [fleet.repo]
     spec["destinations"] = _destinations(plan, project, placements)
+    if project.service_account:
+        spec["destinationServiceAccounts"] = [
+            {"server": d["server"], "namespace": d["namespace"],
+             "defaultServiceAccount": project.service_account} for d in spec["destinations"]]
     spec["clusterResourceWhitelist"] = [
         *({"group": group, "kind": kind} for group, kind in project.cluster_resources),
         *({"group": "", "kind": "Namespace", "name": namespace}
@@ -70,6 +74,9 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     where = "as written in fleet.py" if project.destinations is not None else (
         "exactly where its apps are placed")
     comment = f"AppProject {project.name}: destinations are {where}.\n{NAMESPACE_NOTE}"
+    if project.service_account:
+        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
+                    "\nenable application.sync.impersonation.enabled in argocd-cm.")
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
 
 

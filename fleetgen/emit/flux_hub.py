@@ -68,8 +68,12 @@ _ROLE_ARN = re.compile(r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12
 
 
 def check(plan: Plan) -> list[Problem]:
-    """Spokes whose credentials Flux cannot use to reach them from the hub."""
-    problems = []
+    """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation."""
+    problems = [at(project, f"project {project.name!r}: service_account impersonation is not "
+                            "supported in Flux hub mode yet (the hub would impersonate it on "
+                            "each spoke in a namespace named after the spoke); drop it or use "
+                            "per-cluster mode", plan.fleet)
+                for project in plan.fleet.projects if project.service_account]
     for cluster in _spokes(plan):
         credentials = plan.credentials[cluster.name]
         if isinstance(credentials, ExecAuth):

@@ -127,7 +127,7 @@ def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool
 
 _SPEC_ORDER = {key: index for index, key in enumerate((
     "interval", "retryInterval", "sourceRef", "path", "prune", "wait", "deletionPolicy",
-    "dependsOn", "ignore", "kubeConfig", "suspend"))}
+    "dependsOn", "ignore", "kubeConfig", "serviceAccountName", "suspend"))}
 
 
 def _ref(ref: Ref, own_namespace: str) -> dict[str, str]:
@@ -146,7 +146,8 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
-    parts = {app.name: _AppParts.of(app) for app in plan.fleet.apps}
+    accounts = {project.name: project.service_account for project in plan.fleet.projects}
+    parts = {app.name: _AppParts.of(app, accounts.get(app.project)) for app in plan.fleet.apps}
     docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for placement in plan.placements:
         home = homes[placement.cluster]
@@ -178,10 +179,12 @@ class _AppParts:
     spec: Mapping[str, Any]
 
     @classmethod
-    def of(cls, app: App) -> _AppParts:
+    def of(cls, app: App, service_account: str | None) -> _AppParts:
         rules = ignore_rules(app.ignore_differences)
-        return cls(app.labels, app.annotations, tuple(app.depends_on),
-                   {"ignore": rules} if rules else {})
+        spec: dict[str, Any] = {"ignore": rules} if rules else {}
+        if service_account:  # tenant impersonation, an account in the Flux namespace
+            spec["serviceAccountName"] = service_account
+        return cls(app.labels, app.annotations, tuple(app.depends_on), spec)
 
 
 def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, str]:
