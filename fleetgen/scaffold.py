@@ -233,8 +233,11 @@ def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Map
     if taken:
         raise SpecError([Problem(f"{path} already exists; fleetgen does not overwrite it",
                                  str(root / path)) for path in taken])
-    loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
-    compiled = api.compile_loaded(spec, loaded, out)
+    try:
+        loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
+        compiled = api.compile_loaded(spec, loaded, out)
+    except SpecError as error:
+        raise SpecError(_on_disk(error.problems, str(spec), source, edited, field_name)) from None
     changes = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
     conflicts = [c for c in changes if c.kind == "unowned-conflict"]
     if conflicts:
@@ -249,6 +252,25 @@ def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Map
         writer.write(compiled.out_dir, compiled.rendered, VERSION)
     placements = tuple(p for p in compiled.plan.placements if wanted(p))
     return Added(diff, tuple(files), tuple(changes), compiled, placements, not dry_run)
+
+
+def _on_disk(problems: list[Problem], spec: str, source: str, edited: str,
+             field_name: str) -> list[Problem]:
+    """Problems of the edited spec, at the lines of fleet.py as it is on disk: a problem in the
+    inserted element points at the line it would go before."""
+    to_source: dict[int, int] = {}
+    inserted: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=source.splitlines(), b=edited.splitlines(),
+                                      autojunk=False)
+    for tag, a_start, a_end, b_start, b_end in matcher.get_opcodes():
+        for offset, line in enumerate(range(b_start, b_end)):
+            to_source[line + 1] = (a_start + min(offset, a_end - a_start - 1) + 1
+                                   if tag != "insert" and a_end > a_start else a_start + 1)
+            if tag != "equal":
+                inserted.add(line + 1)
+    return [Problem(f"in the new {field_name} entry: {p.message}" if p.line in inserted
+                    else p.message, p.file, to_source.get(p.line, p.line))
+            if p.file == spec else p for p in problems]
 
 
 def _read(spec: Path) -> str:

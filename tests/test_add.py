@@ -110,6 +110,18 @@ def test_add_cluster_rejects_bad_input_and_writes_nothing(repo: Path, args: list
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 
+def test_a_refused_add_points_at_fleet_py_as_it_is_on_disk(repo: Path) -> None:
+    lines = (repo / "fleet.py").read_text().splitlines()
+    insert_before = next(n for n, line in enumerate(lines, 1)
+                         if line == "    ]," and lines[n].startswith("    projects="))
+    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "qa", "--server",
+                      "https://x.example.com")
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        f"fleet.py:{insert_before}: in the new clusters entry: cluster 'prod-south': "
+        "environment 'qa' is not defined")
+
+
 def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = fleetgen(repo, "add", "cluster", "qa-1", "--env", "dev", "--server",
