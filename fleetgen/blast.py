@@ -16,7 +16,7 @@ Namespace named after it) acts on that spoke, as does ``flux/spokes/<spoke>/``.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -141,9 +141,6 @@ class Context:
     def sides(self) -> tuple[Facts, Facts]:
         """(base, head)."""
         return self.base, self.head
-
-    def _union(self, pick: Callable[[Facts], Iterable[str]]) -> set[str]:
-        return {name for facts in self.sides for name in pick(facts)}
 
     def placements(self) -> set[Pair]:
         """Every placement at either ref."""

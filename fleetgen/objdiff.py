@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -200,7 +199,3 @@ def rename_key(key: Key, renamed: Mapping[str, str]) -> Key:
 
     return Key(swap(key.scope), key.group, key.kind, key.namespace, swap(key.name))
 
-
-def display_name(obj: Obj) -> str:
-    """The object's name, or its file when it has none."""
-    return obj.key.name or posixpath.normpath(obj.file)

@@ -1,6 +1,7 @@
 """The Plan: every placement (app × cluster) with its effective, layered settings.
 
-``resolve`` builds it; emitters only translate it. Layers apply in the order of ``LAYERS``; a deeper
+``resolve`` builds it; emitters only translate it. Layers apply in the order fleet, env, app,
+per_env, per_cluster (the names recorded in ``Settings.provenance``); a deeper
 layer wins key by key, and a field it does not set keeps the shallower value.
 """
 
@@ -11,8 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.model import AppSecret, Credentials, Fleet, Image, Layer, Patch, SyncPolicy
-
-LAYERS = ("fleet", "env", "app", "per_env", "per_cluster")
 
 
 @dataclass(frozen=True, slots=True)
