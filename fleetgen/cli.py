@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from fleetgen import api, changeset, diffout, explain, scaffold
+from fleetgen import validate as validation
 from fleetgen.errors import SpecError
 from fleetgen.gitrefs import RefError
 from fleetgen.kustomize import KustomizeNotFound
@@ -90,6 +91,45 @@ def _check(spec: Path, out: Path | None) -> int:
         return EXIT_CHANGED
     typer.echo(f"{where} is up to date")
     return EXIT_OK
+
+
+@app.command()
+def validate(
+    spec: SpecOption = Path("fleet.py"),
+    crds: Annotated[list[Path] | None, typer.Option(
+        "--crds", help="A CRD file or directory to check emitted objects against (repeatable; "
+                       "CRD files in the repo are found as well).")] = None,
+    render: Annotated[bool, typer.Option(
+        "--render", help="Also kustomize-build every overlay and check the rendered objects: "
+                         "no object from two apps on one cluster, no Namespace, none outside "
+                         "its app's namespace.")] = False,
+) -> None:
+    """Check the spec, the emitted objects against CRD schemas and (--render) what overlays
+    render. Writes nothing."""
+    try:
+        with _working(f"validating {spec}"):
+            result = validation.validate(spec, crds=crds or (), render=render)
+    except SpecError as error:
+        _spec_errors(error)
+        raise typer.Exit(EXIT_SPEC) from None
+    except KustomizeNotFound as error:
+        _err(str(error))
+        raise typer.Exit(EXIT_SPEC) from None
+    for finding in result.findings:
+        typer.echo(str(finding))
+    typer.echo(_validation_summary(result))
+    raise typer.Exit(EXIT_CHANGED if result.findings else EXIT_OK)
+
+
+def _validation_summary(result: validation.Validation) -> str:
+    unchecked = sum(result.unchecked.values())
+    kinds = ", ".join(f"{kind} ×{n}" for kind, n in sorted(result.unchecked.items()))
+    line = (f"{len(result.findings)} finding(s); {result.checked} emitted object(s) checked "
+            f"against schemas, {unchecked} not checked (no schema"
+            f"{': ' + kinds if kinds else ''})")
+    if result.rendered:
+        line += f"; {result.rendered} rendered object(s) checked"
+    return line
 
 
 class DiffFormat(StrEnum):
