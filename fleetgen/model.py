@@ -127,7 +127,12 @@ class Environment(Spec):
 
 
 class ExternalSecretRef(Spec):
-    """Credentials kept in a secret store, pulled by External Secrets Operator."""
+    """Credentials kept in a secret store, pulled by External Secrets Operator.
+
+    For a cluster, the store entry ``key`` holds Argo CD's cluster config JSON (in ``property``
+    when set, else the whole entry); a Flux hub reads the spoke's kubeconfig from the entry's
+    ``kubeconfig`` property. In Fleet.default_credentials, ``key`` may use ``{cluster}``, ``{env}``.
+    """
 
     store: ObjectName
     key: str = Field(min_length=1)
