@@ -34,6 +34,12 @@ class Loaded:
 def load(spec: Path) -> Loaded:
     """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
     spec = spec.resolve()
+    source = read_spec(spec)
+    return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
+
+
+def read_spec(spec: Path) -> str:
+    """The text of ``spec``; a missing, unreadable or non-UTF-8 file is a SpecError."""
     if not spec.exists():
         raise SpecError([Problem("no such spec: start a fleet repo with `fleetgen init`, or pass "
                                  "--spec PATH", str(spec))])
@@ -46,7 +52,7 @@ def load(spec: Path) -> Loaded:
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         raise SpecError([Problem(f"cannot read the spec: {error}", str(spec), line)]) from None
-    return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
+    return source
 
 
 def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fleetgen import api, specedit, writer
 from fleetgen.errors import Problem, SpecError
-from fleetgen.load import load_source
+from fleetgen.load import load_source, read_spec
 from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
 from fleetgen.plan import Placement
 from fleetgen.templating import Call, render
@@ -224,7 +224,7 @@ def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Map
     """Edit, validate, then (unless ``dry_run``) write new files, fleet.py and output/."""
     spec = spec.resolve()
     root = spec.parent
-    source = _read(spec)
+    source = read_spec(spec)
     try:
         edited = specedit.insert(source, field_name, snippet, names)
     except specedit.EditError as error:
@@ -271,13 +271,6 @@ def _on_disk(problems: list[Problem], spec: str, source: str, edited: str,
     return [Problem(f"in the new {field_name} entry: {p.message}" if p.line in inserted
                     else p.message, p.file, to_source.get(p.line, p.line))
             if p.file == spec else p for p in problems]
-
-
-def _read(spec: Path) -> str:
-    try:
-        return spec.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError([Problem(f"cannot read the spec: {error}", str(spec))]) from None
 
 
 def _overlay(read: Reader, files: Mapping[str, str]) -> Reader:
