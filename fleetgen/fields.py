@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from fleetgen.yamlio import needs_quotes
+from fleetgen.yamlio import configmap_key_problem
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -15,7 +15,6 @@ _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+")
 _URL = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
 _GIT_URL = re.compile(r"(https?|ssh)://[^\s/]+(/[^\s]*)?")
-_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 
 
 def dns_label(value: str) -> str:
@@ -87,11 +86,9 @@ def git_url(value: str) -> str:
 
 def config_key(value: str) -> str:
     """A ConfigMap data key: alphanumerics, '-', '_', '.', and not number-, bool- or date-like."""
-    if len(value) > 253 or not _CONFIG_KEY.fullmatch(value):
-        raise ValueError(f"{value!r} is not a valid ConfigMap key (alphanumerics, '-', '_', '.')")
-    if needs_quotes(value):
-        raise ValueError(f"ConfigMap key {value!r} reads as a number, boolean, null or date in "
-                         "YAML, and kustomize's configMapGenerator fails on such keys; rename it")
+    problem = configmap_key_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 

@@ -24,7 +24,8 @@ if not yaml.__with_libyaml__:
     )
 
 __all__ = [
-    "configmap_literal", "dump", "dump_documents", "load_all", "needs_quotes", "uncarriable",
+    "configmap_key_problem", "configmap_literal", "dump", "dump_documents", "load_all",
+    "needs_quotes", "uncarriable",
 ]
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -226,21 +227,30 @@ def load_all(text: str) -> list[Any]:
     return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
 
 
+def configmap_key_problem(key: str) -> str | None:
+    """Why ``key`` cannot be a key of a generated ConfigMap, or None.
+
+    Keys that a YAML reader could take for a non-string are refused: kustomize v5's generator
+    writes keys unquoted and fails on ``1``, ``true``, ``1e3``, ``2024-01-01`` and the like.
+    """
+    if not _CONFIGMAP_KEY.fullmatch(key):
+        return f"invalid ConfigMap key {key!r}: use 1-253 letters, digits, '-_.'"
+    if needs_quotes(key):
+        return (f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
+                " kustomize's configMapGenerator fails on such keys; rename it")
+    return None
+
+
 def configmap_literal(key: str, value: str) -> str:
     """``key=value`` for kustomize ``configMapGenerator.literals`` that yields exactly ``value``.
 
     kustomize splits at the first ``=`` and strips one pair of matching surrounding quotes
     (``"x"`` or ``'x'``, at least 2 characters); such values get an extra pair of ``"``. Keys
-    that a YAML reader could take for a non-string are refused: kustomize v5's generator writes
-    keys unquoted and fails on ``1``, ``true``, ``1e3``, ``2024-01-01`` and the like.
+    are refused as `configmap_key_problem` says.
     """
-    if not _CONFIGMAP_KEY.fullmatch(key):
-        raise ValueError(f"invalid ConfigMap key {key!r}: use 1-253 letters, digits, '-_.'")
-    if needs_quotes(key):
-        raise ValueError(
-            f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
-            " kustomize's configMapGenerator fails on such keys; rename it"
-        )
+    problem = configmap_key_problem(key)
+    if problem:
+        raise ValueError(problem)
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         value = f'"{value}"'
     return f"{key}={value}"
