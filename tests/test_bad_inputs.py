@@ -44,11 +44,6 @@ def _cases() -> list[object]:
     return params
 
 
-def _fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess, as a user runs it next to fleet.py."""
-    return run_fleetgen(cwd, *args)
-
-
 def _snapshot(root: Path) -> dict[str, bytes | None]:
     """Every file (bytes) and directory (None) under ``root``, except the spec itself."""
     tree: dict[str, bytes | None] = {}
@@ -65,7 +60,7 @@ def built_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``_repo`` after a real, successful build of its valid fleet.py."""
     repo = tmp_path_factory.mktemp("bad_inputs") / "repo"
     shutil.copytree(REPO, repo, ignore=shutil.ignore_patterns(*IGNORED))
-    result = _fleetgen(repo, "build")
+    result = run_fleetgen(repo, "build")
     assert result.returncode == 0, f"the valid fleet does not build:\n{result.stderr}"
     assert (repo / "output" / ".fleetgen" / "manifest.json").is_file()
     (repo / NOT_OWNED).write_text("written by hand; fleetgen does not own this file\n")
@@ -90,7 +85,7 @@ def _assert_refused(result: subprocess.CompletedProcess[str], case: Path) -> Non
 @pytest.mark.parametrize("case", _cases())
 def test_bad_input_is_refused(case: Path, built_repo: Path, tmp_path: Path) -> None:
     repo, before = _prepare(built_repo, case, tmp_path)
-    result = _fleetgen(repo, "build")
+    result = run_fleetgen(repo, "build")
     _assert_refused(result, case)
     assert result.stdout == ""
     assert _snapshot(tmp_path / "work") == before, "a refused build changed files on disk"
@@ -99,7 +94,7 @@ def test_bad_input_is_refused(case: Path, built_repo: Path, tmp_path: Path) -> N
 @pytest.mark.parametrize("name", CHECK_CASES)
 def test_check_refuses_bad_input_too(name: str, built_repo: Path, tmp_path: Path) -> None:
     repo, before = _prepare(built_repo, CATALOGUE / name, tmp_path)
-    _assert_refused(_fleetgen(repo, "build", "--check"), CATALOGUE / name)
+    _assert_refused(run_fleetgen(repo, "build", "--check"), CATALOGUE / name)
     assert _snapshot(tmp_path / "work") == before
 
 
