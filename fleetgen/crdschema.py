@@ -1,28 +1,40 @@
 """Strict JSON Schemas from CustomResourceDefinitions, and a checker of objects against them.
 
+fleetgen ships the schemas of the Argo CD, Flux and External Secrets CRDs it emits, for the newest
+release and the oldest supported one (``fleetgen/schemas/<set>/*.json``, derived by
+``scripts/update-schemas`` from the pinned upstream files); an object must be valid on every
+set that knows its kind. CRDs a user gives (``--crds``, or found in the repo) replace the shipped
+schemas of their kinds.
+
 Each served version's ``openAPIV3Schema`` becomes a JSON Schema with ``additionalProperties:
 false`` on every object that declares properties and does not preserve unknown fields (the API
 server would prune an unknown field silently; here it is an error), ``int-or-string`` and
 ``nullable`` translated, and a strict ObjectMeta. CEL rules (``x-kubernetes-validations``) are not
 evaluated: emitters check those in code. Minimal strict schemas cover the core kinds fleetgen
-emits (v1 Secret, Namespace, ConfigMap).
+emits (v1 Secret, Namespace, ConfigMap, ServiceAccount).
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping
+import re
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 import yaml
 
-__all__ = ["CORE", "OBJECT_META", "Checker", "convert", "crd_files", "load"]
+__all__ = ["CORE", "OBJECT_META", "Checker", "SchemaSet", "convert", "crd_files", "load",
+           "shipped", "strict_schemas"]
 
 Schemas = Mapping[tuple[str, str], dict[str, Any]]  # (apiVersion, kind) -> JSON Schema
 YAML_SUFFIXES = (".yaml", ".yml")
 _CRD_KIND = "CustomResourceDefinition"
+_FLOOR = re.compile(r"([a-z]+)-([0-9]+)\.([0-9]+)")  # a shipped set of an oldest release
 
 _STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 OBJECT_META: dict[str, Any] = {
@@ -50,6 +62,7 @@ CORE: dict[tuple[str, str], dict[str, Any]] = {
                             immutable={"type": "boolean"}),
     ("v1", "Namespace"): _core(),
     ("v1", "ConfigMap"): _core(data=_STRING_MAP, binaryData=_STRING_MAP),
+    ("v1", "ServiceAccount"): _core(),
 }
 
 
@@ -105,17 +118,26 @@ def _mentions_crd(path: Path) -> bool:
     return _CRD_KIND.encode() in path.read_bytes()
 
 
-def load(files: Iterable[Path]) -> dict[tuple[str, str], dict[str, Any]]:
-    """CORE plus a strict schema per served version of every CRD in ``files`` (later wins)."""
-    found = dict(CORE)
+@dataclass(frozen=True, slots=True)
+class SchemaSet:
+    """Strict schemas by (apiVersion, kind), from one release (``name`` says which)."""
+
+    name: str
+    schemas: Schemas = field(default_factory=dict)
+
+
+def load(files: Iterable[Path]) -> SchemaSet:
+    """A strict schema per served version of every CRD in ``files`` (later wins)."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in files:
         for crd in yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader):
             if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
-                found.update(_served(crd))
-    return found
+                found.update(strict_schemas(crd))
+    return SchemaSet("your CRDs", found)
 
 
-def _served(crd: dict[str, Any]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:
+def strict_schemas(crd: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:
+    """((apiVersion, kind), strict JSON Schema) of every served version of ``crd``."""
     group, kind = crd["spec"]["group"], crd["spec"]["names"]["kind"]
     for version in crd["spec"]["versions"]:
         if version.get("served"):
@@ -124,21 +146,66 @@ def _served(crd: dict[str, Any]) -> Iterator[tuple[tuple[str, str], dict[str, An
             yield (f"{group}/{version['name']}", kind), schema
 
 
-class Checker:
-    """Validates objects against ``schemas``, compiling each validator once."""
+def shipped(minimums: Mapping[str, tuple[int, int]] | None = None) -> list[SchemaSet]:
+    """The Kubernetes core kinds fleetgen emits, then every shipped set (newest and floors).
 
-    def __init__(self, schemas: Schemas) -> None:
-        self.schemas = schemas
-        self._validators: dict[tuple[str, str], jsonschema.protocols.Validator] = {}
+    ``minimums`` (e.g. ``{"flux": (2, 9)}``) leaves out the floor sets (``flux-2.7``) of
+    releases older than the oldest one the output must work on.
+    """
+    sets = [SchemaSet("Kubernetes", CORE)]
+    root = resources.files("fleetgen") / "schemas"
+    for folder in sorted(root.iterdir(), key=lambda entry: entry.name):
+        floor = _FLOOR.fullmatch(folder.name)
+        if floor and (minimums or {}).get(floor[1], (0, 0)) > (int(floor[2]), int(floor[3])):
+            continue
+        schemas: dict[tuple[str, str], dict[str, Any]] = {}
+        release = folder.name
+        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+            if entry.name.endswith(".json"):
+                document = json.loads(entry.read_bytes())
+                release = document["release"]
+                for key, schema in document["schemas"].items():
+                    api_version, kind = key.split(" ")
+                    schemas[(api_version, kind)] = schema
+        sets.append(SchemaSet(release, schemas))
+    return sets
+
+
+class Checker:
+    """Validates objects on every set that knows their kind, compiling each schema once.
+
+    ``overrides`` (e.g. the user's CRDs) replace every other set's schemas of their kinds.
+    """
+
+    def __init__(self, sets: Sequence[SchemaSet], overrides: SchemaSet | None = None) -> None:
+        self.sets = [SchemaSet(s.name, {key: schema for key, schema in s.schemas.items()
+                                        if overrides is None or key not in overrides.schemas})
+                     for s in sets]
+        if overrides is not None:
+            self.sets.append(overrides)
+        self._validators: dict[tuple[str, str, str], Any] = {}
 
     def errors(self, obj: Mapping[str, Any]) -> list[str] | None:
-        """Every violation of ``obj`` as 'path: message'; None when its kind has no schema."""
+        """Every violation of ``obj`` as 'path: message'; None when no set knows its kind.
+
+        A violation found on only some of the sets that know the kind names those sets.
+        """
         key = (str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
-        if key not in self.schemas:
+        applicable = [s for s in self.sets if key in s.schemas]
+        if not applicable:
             return None
-        if key not in self._validators:
-            schema = self.schemas[key]
-            cls = jsonschema.validators.validator_for(schema, jsonschema.Draft7Validator)
-            self._validators[key] = cls(schema)
-        return sorted(f"{'/'.join(map(str, e.absolute_path)) or '.'}: {e.message}"
-                      for e in self._validators[key].iter_errors(obj))
+        found = {s.name: set(self._errors(s, key, obj)) for s in applicable}
+        every = set.intersection(*found.values())
+        partial = {error: [name for name, errors in found.items() if error in errors]
+                   for error in set.union(*found.values()) - every}
+        return sorted([*every, *(f"{error} (on {', '.join(names)})"
+                                 for error, names in partial.items())])
+
+    def _errors(self, schema_set: SchemaSet, key: tuple[str, str],
+                obj: Mapping[str, Any]) -> Iterator[str]:
+        validator = self._validators.get((schema_set.name, *key))
+        if validator is None:
+            validator = jsonschema_rs.validator_for(schema_set.schemas[key])
+            self._validators[(schema_set.name, *key)] = validator
+        for error in validator.iter_errors(obj):
+            yield f"{'/'.join(map(str, error.instance_path)) or '.'}: {error.message}"

@@ -1,8 +1,9 @@
 """``validate``: schema checks of emitted objects and, with ``render``, policy on rendered ones.
 
-Emitted YAML documents are checked against strict schemas of the given CRDs plus any CRD files
-found in the repo (the directory of fleet.py, without the output dir, ``.git`` and ``.venv``); a
-kind without a schema is counted as not checked. With ``render`` every distinct overlay is
+Emitted YAML documents are checked against the strict schemas fleetgen ships (newest and oldest
+supported release of each controller), which the given CRDs and any CRD files found in the repo
+(the directory of fleet.py, without the output dir, ``.git`` and ``.venv``) override kind by kind;
+a kind without a schema is counted as not checked. With ``render`` every distinct overlay is
 kustomize-built once, in a temporary copy (nothing is written to the repo), and per cluster:
 no two apps may render the same object, no app may ship a Namespace (fleetgen creates them), and
 namespaced objects must stay in their app's namespace.
@@ -21,6 +22,7 @@ from typing import Any
 import yaml
 
 from fleetgen import api, crdschema
+from fleetgen.fields import release
 from fleetgen.kustomize import KustomizeBuildError, build_many
 from fleetgen.objdiff import Key, identity
 from fleetgen.plan import Placement
@@ -59,7 +61,10 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> 
     root = spec.resolve().parent
     files = tuple(crdschema.crd_files(
         [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]))
-    checker = crdschema.Checker(crdschema.load(files))
+    fleet = compiled.plan.fleet
+    minimums = {"argocd": release(fleet.argocd.min_version),
+                "flux": release(fleet.flux.min_version)}
+    checker = crdschema.Checker(crdschema.shipped(minimums), overrides=crdschema.load(files))
     findings, checked, unchecked = _check_emitted(compiled, root, checker)
     rendered = 0
     if render:

@@ -1,37 +1,36 @@
-"""Strict validation of emitted objects against the upstream CRDs in ``../shared/schemas/``.
+"""Strict validation of emitted objects against the schemas fleetgen ships.
 
-A thin wrapper over ``fleetgen.crdschema`` (which documents the strictness rules).
+A thin wrapper over ``fleetgen.crdschema`` (which documents the strictness rules and the sets:
+the newest and the oldest supported release of each controller).
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 from fleetgen import crdschema
-from fleetgen.crdschema import OBJECT_META
 
-__all__ = ["OBJECT_META", "SCHEMAS", "errors", "schemas"]
-
-SCHEMAS = Path(__file__).resolve().parents[2] / "shared" / "schemas"
+__all__ = ["errors", "schemas"]
 
 
 @functools.cache
 def schemas() -> dict[tuple[str, str], dict[str, Any]]:
-    """(apiVersion, kind) -> strict JSON Schema, for every served CRD version and CORE."""
-    return crdschema.load(sorted(crdschema.crd_files([SCHEMAS])))
+    """(apiVersion, kind) -> strict JSON Schema of the newest release, for every shipped kind."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for schema_set in reversed(crdschema.shipped()):
+        found.update(schema_set.schemas)
+    return found
 
 
 @functools.cache
 def _checker() -> crdschema.Checker:
-    return crdschema.Checker(schemas())
+    return crdschema.Checker(crdschema.shipped())
 
 
 def errors(obj: dict[str, Any]) -> list[str]:
-    """Every schema violation of ``obj`` as 'path: message' (empty when valid)."""
+    """Every schema violation of ``obj`` on every shipped release (empty when valid)."""
     found = _checker().errors(obj)
     if found is None:
-        raise KeyError(f"no served schema for {obj.get('apiVersion')} {obj.get('kind')} under "
-                       f"{SCHEMAS}")
+        raise KeyError(f"no shipped schema for {obj.get('apiVersion')} {obj.get('kind')}")
     return found

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from fleetgen import crdschema
 from tests.crd_schemas import errors, schemas
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,3 +45,48 @@ def test_generated_external_secrets_of_the_example_validate() -> None:
     for path in sorted((ROOT / "output/overlays").rglob("secrets.yaml")):
         for doc in yaml.safe_load_all(path.read_text()):
             assert errors(doc) == [], path
+
+
+def test_each_shipped_schema_file_says_where_it_came_from() -> None:
+    files = sorted((ROOT / "fleetgen" / "schemas").glob("*/*.json"))
+    assert {path.parent.name for path in files} == {
+        "argocd", "argocd-3.3", "flux", "flux-2.7", "external-secrets"}
+    for path in files:
+        document = json.loads(path.read_text())
+        source = document["source"]
+        assert source["repository"] in {
+            "argoproj/argo-cd", "external-secrets/external-secrets", "fluxcd/kustomize-controller",
+            "fluxcd/source-controller", "fluxcd/helm-controller",
+            "fluxcd/notification-controller"}, path
+        assert source["path"].endswith(".yaml") and source["version"], path
+        assert len(source["blob"]) == 40 and len(source["commit"]) == 40, path
+        assert document["schemas"], path
+        assert not list(prose(document["schemas"])), path  # structure only
+
+
+def prose(node: Any) -> Iterator[str]:
+    """Every description text in a schema (a field named "description" is a schema, not text)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("description"), str):
+            yield node["description"]
+        for value in node.values():
+            yield from prose(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from prose(value)
+
+
+def test_floor_sets_apply_until_the_minimum_version_leaves_them_out() -> None:
+    names = [schema_set.name for schema_set in crdschema.shipped()]
+    assert {"Argo CD 3.3", "Argo CD 3.6", "Flux 2.7", "Flux 2.9"} <= set(names)
+    raised = [s.name for s in crdschema.shipped({"argocd": (3, 5), "flux": (2, 8)})]
+    assert "Argo CD 3.3" not in raised and "Flux 2.7" not in raised
+    assert "Argo CD 3.6" in raised and "Flux 2.9" in raised
+
+
+def test_a_violation_on_one_release_only_names_it() -> None:
+    only_new = {**KUSTOMIZATION, "spec": {**KUSTOMIZATION["spec"], "ignore": []}}
+    assert errors(only_new) == [
+        "spec: Additional properties are not allowed ('ignore' was unexpected) (on Flux 2.7)"]
+    typo = {**KUSTOMIZATION, "spec": {**KUSTOMIZATION["spec"], "intervall": "1m"}}
+    assert not any("(on " in e for e in errors(typo))  # wrong everywhere: no release named

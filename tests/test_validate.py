@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from fleetgen.kustomize import Kustomize
-from tests.crd_schemas import SCHEMAS
 from tests.helpers import run_fleetgen, tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +53,7 @@ def test_example_fleet_validates_clean_and_writes_nothing(
     shutil.copytree(ROOT / "output", repo / "output")
     shutil.copy(ROOT / "fleet.py", repo)
     before = tree(repo)
-    result = run_fleetgen(repo, "validate", "--crds", str(SCHEMAS), "--render")
+    result = run_fleetgen(repo, "validate", "--render")  # the shipped schemas, no --crds
     assert (result.returncode, result.stderr) == (0, ""), result.stdout
     summary = result.stdout.splitlines()[-1]
     assert summary.startswith("0 finding(s); ") and "rendered object(s) checked" in summary
@@ -62,11 +61,12 @@ def test_example_fleet_validates_clean_and_writes_nothing(
     assert tree(repo) == before
 
 
-def test_without_crds_kinds_are_reported_as_not_checked(tmp_path: Path) -> None:
+def test_shipped_schemas_check_every_engine_kind_without_crds(tmp_path: Path) -> None:
     repo = fleet_repo(tmp_path, {"a": [CONFIGMAP]})
     result = run_fleetgen(repo, "validate")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "no schema: argoproj.io/v1alpha1 AppProject ×2" in result.stdout
+    summary = result.stdout.splitlines()[-1]
+    assert "(no schema: kustomize.config.k8s.io/v1beta1 Kustomization ×1)" in summary, summary
 
 
 def test_two_apps_rendering_one_object_on_a_cluster(tmp_path: Path, kustomize: Kustomize) -> None:
@@ -90,14 +90,28 @@ def test_a_base_shipping_a_namespace_or_a_foreign_namespace(
         "dev-1/a: ships Namespace shared: fleetgen creates namespaces, remove it from the base"]
 
 
-def test_a_crd_without_a_field_fleetgen_emits(tmp_path: Path) -> None:
+def appproject_crd(spec_fields: list[str]) -> dict[str, object]:
+    """An AppProject CRD whose spec knows only ``spec_fields`` (each any object or list)."""
+    loose = {"x-kubernetes-preserve-unknown-fields": True}
+    schema = {"type": "object", "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+        "spec": {"type": "object", "properties": {name: loose for name in spec_fields}}}}
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "appprojects.argoproj.io"},
+            "spec": {"group": "argoproj.io", "scope": "Namespaced",
+                     "names": {"kind": "AppProject", "plural": "appprojects"},
+                     "versions": [{"name": "v1alpha1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": schema}}]}}
+
+
+def test_a_crd_in_the_repo_overrides_the_shipped_schema(tmp_path: Path) -> None:
     repo = fleet_repo(tmp_path, {"a": [CONFIGMAP]})
-    crd = yaml.safe_load((SCHEMAS / "argocd" / "appproject-crd.yaml").read_text())
-    for version in crd["spec"]["versions"]:
-        del version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
-            "destinationServiceAccounts"]
     (repo / "crds").mkdir()
-    (repo / "crds" / "appproject.yaml").write_text(yaml.safe_dump(crd))
+    known = ["description", "sourceRepos", "destinations", "clusterResourceWhitelist",
+             "namespaceResourceBlacklist", "namespaceResourceWhitelist", "roles", "syncWindows",
+             "orphanedResources"]
+    (repo / "crds" / "appproject.yaml").write_text(yaml.safe_dump(appproject_crd(known)))
     result = run_fleetgen(repo, "validate")  # found in the repo, no --crds needed
     assert result.returncode == 1, result.stdout + result.stderr
     [finding] = result.stdout.splitlines()[:-1]
