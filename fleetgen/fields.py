@@ -92,6 +92,23 @@ def config_key(value: str) -> str:
     return value
 
 
+_VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(\.[0-9]+)?")
+
+
+def release(value: str) -> tuple[int, int]:
+    """(major, minor) of a controller release such as '2.7', '3.3.14' or 'v2.9'."""
+    found = _VERSION.fullmatch(value)
+    if not found:
+        raise ValueError(f"{value!r} is not a release version (use MAJOR.MINOR such as '2.7')")
+    return int(found[1]), int(found[2])
+
+
+def version(value: str) -> str:
+    """A controller release version, MAJOR.MINOR[.PATCH]."""
+    release(value)
+    return value
+
+
 Name = Annotated[str, AfterValidator(dns_label)]
 ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
@@ -100,5 +117,6 @@ Duration = Annotated[str, AfterValidator(duration)]
 ServerURL = Annotated[str, AfterValidator(server_url)]
 GitURL = Annotated[str, AfterValidator(git_url)]
 ConfigKey = Annotated[str, AfterValidator(config_key)]
+Version = Annotated[str, AfterValidator(version)]
 Labels = dict[LabelKey, LabelValue]
 Annotations = dict[LabelKey, str]

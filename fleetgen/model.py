@@ -8,10 +8,19 @@ import os
 import posixpath
 import re
 import sys
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from fleetgen.fields import (
     Annotations,
@@ -24,6 +33,8 @@ from fleetgen.fields import (
     Name,
     ObjectName,
     ServerURL,
+    Version,
+    release,
 )
 
 _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
@@ -370,10 +381,25 @@ class App(Layer):
     annotations: Annotations = {}
 
 
+# The oldest controller releases their projects still support (their three newest minors).
+ARGOCD_FLOOR, FLUX_FLOOR = "3.3", "2.7"
+
+
+def _at_least(floor: str, project: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if release(value) < release(floor):
+            raise ValueError(f"{project} {value} is no longer supported by its project; "
+                             f"fleetgen's output needs {project} >= {floor}")
+        return value
+    return check
+
+
 class ArgoOptions(Spec):
-    """Argo CD settings."""
+    """Argo CD settings. ``min_version``: the oldest Argo CD the output must work on."""
 
     namespace: Name = "argocd"
+    min_version: Annotated[Version, AfterValidator(_at_least(ARGOCD_FLOOR, "Argo CD"))] = (
+        ARGOCD_FLOOR)
 
 
 class GitSource(Spec):
@@ -385,13 +411,14 @@ class GitSource(Spec):
 
 
 class FluxOptions(Spec):
-    """Flux settings."""
+    """Flux settings. ``min_version``: the oldest Flux the output must work on."""
 
     mode: Literal["per-cluster", "hub"] = "per-cluster"
     hub: Name | None = None
     namespace: Name = "flux-system"
     interval: Duration = "10m"
     source: GitSource | None = None
+    min_version: Annotated[Version, AfterValidator(_at_least(FLUX_FLOOR, "Flux"))] = FLUX_FLOOR
 
 
 class Fleet(Spec):

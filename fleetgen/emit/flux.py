@@ -21,8 +21,9 @@ How the Plan translates (`fleetgen.emit.flux_objects` builds the objects):
   Namespaces are likewise never pruned, since deleting a Namespace deletes its workloads.
 - ``dependsOn`` from ``depends_on``: Flux resolves it on the cluster that holds the
   Kustomizations, so the dependency must be placed on the same cluster (`check`).
-- ``ignore`` from the JSON pointers of ``ignore_differences``; `warnings` names what Flux cannot
-  mirror (jq paths, managed-field managers).
+- ``ignore`` from the JSON pointers of ``ignore_differences``, when ``FluxOptions(min_version)``
+  is at least 2.9 (older Flux has no such field); `warnings` names what Flux cannot mirror (jq
+  paths, managed-field managers, any rule below 2.9).
 - Not expressible in Flux, by design: ``self_heal=False`` (Flux corrects drift every
   ``interval``), Argo CD ``sync_options``, ``allow_empty``; and, per cluster, rollout order.
 
@@ -43,6 +44,7 @@ from fleetgen.emit.flux_objects import (
     kustomization_files,
     namespace_file,
     source_file,
+    supports_ignore,
     unmirrored,
 )
 from fleetgen.errors import Problem, at
@@ -114,14 +116,22 @@ def warnings(plan: Plan) -> list[Problem]:
                                          "order clusters, so its rollout does not apply to Flux: "
                                          "each cluster's Flux applies a merged change on its "
                                          "own; FluxOptions(mode='hub') orders waves", fleet))
+    ignore = supports_ignore(fleet)
     for app in fleet.apps:
-        for ignore in app.ignore_differences:
-            lost = unmirrored(ignore)
+        for ignore_difference in app.ignore_differences:
+            if not ignore and ignore_difference.json_pointers:
+                found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences "
+                                f"cannot be honoured by Flux {fleet.flux.min_version} "
+                                "(Kustomization spec.ignore needs Flux >= 2.9; set "
+                                "FluxOptions(min_version='2.9') once every cluster runs it), "
+                                "so Flux reverts those fields every interval", fleet))
+                continue
+            lost = unmirrored(ignore_difference)
             if lost:
-                found.append(at(ignore, f"app {app.name!r}: ignore_differences for "
-                                        f"{ignore.kind} {' and '.join(lost)} cannot be mirrored "
-                                        "by Flux (spec.ignore takes JSON pointers), which "
-                                        "reverts those fields every interval", fleet))
+                found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences for "
+                                f"{ignore_difference.kind} {' and '.join(lost)} cannot be mirrored "
+                                "by Flux (spec.ignore takes JSON pointers), which "
+                                "reverts those fields every interval", fleet))
     if fleet.flux.mode == "hub":
         found += flux_hub.warnings(plan)
     return found

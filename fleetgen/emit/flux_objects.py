@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fleetgen.fields import release
 from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
@@ -21,6 +22,7 @@ SOURCE_API = "source.toolkit.fluxcd.io/v1"
 SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
 PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 LABEL_PREFIX = "fleetgen.io/"
+IGNORE_SINCE = (2, 9)  # the Flux release whose Kustomization has spec.ignore
 
 Ref = tuple[str, str]  # (namespace, name) of a Kustomization
 
@@ -147,7 +149,9 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
     accounts = {project.name: project.service_account for project in plan.fleet.projects}
-    parts = {app.name: _AppParts.of(app, accounts.get(app.project)) for app in plan.fleet.apps}
+    ignore = supports_ignore(plan.fleet)
+    parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore)
+             for app in plan.fleet.apps}
     docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for placement in plan.placements:
         home = homes[placement.cluster]
@@ -179,8 +183,8 @@ class _AppParts:
     spec: Mapping[str, Any]
 
     @classmethod
-    def of(cls, app: App, service_account: str | None) -> _AppParts:
-        rules = ignore_rules(app.ignore_differences)
+    def of(cls, app: App, service_account: str | None, ignore: bool) -> _AppParts:
+        rules = ignore_rules(app.ignore_differences) if ignore else []
         spec: dict[str, Any] = {"ignore": rules} if rules else {}
         if service_account:  # tenant impersonation, an account in the Flux namespace
             spec["serviceAccountName"] = service_account
@@ -202,6 +206,13 @@ def _sync(placement: Placement) -> dict[str, Any]:
     if not sync.automated:
         spec["suspend"] = True
     return spec
+
+
+def supports_ignore(fleet: Fleet) -> bool:
+    """Whether every supported Flux knows ``Kustomization.spec.ignore`` (kustomize-controller
+    v1.9, Flux 2.9: ``api/v1/kustomization_types.go`` ``KustomizationSpec.Ignore``; Flux 2.7's
+    CRD has no such field, and the API server would prune it)."""
+    return release(fleet.flux.min_version) >= IGNORE_SINCE
 
 
 def ignore_rules(ignores: Iterable[IgnoreDifference]) -> list[dict[str, Any]]:
