@@ -21,10 +21,10 @@ from typing import Any
 import yaml
 
 from fleetgen import api, crdschema
+from fleetgen.diff.objects import Key, identity
+from fleetgen.diff.render import base_deps
 from fleetgen.kustomize import KustomizeBuildError, build_many
-from fleetgen.objdiff import Key, identity
 from fleetgen.plan import Placement
-from fleetgen.renderdiff import base_deps
 from fleetgen.workspace import filesystem_reader
 
 _NOT_SEARCHED = (".git", ".venv")

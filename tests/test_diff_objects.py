@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fleetgen.blast import workloads
-from fleetgen.objdiff import (
+from fleetgen.diff.blast import workloads
+from fleetgen.diff.objects import (
     HUB,
     Field,
     Key,

@@ -18,9 +18,9 @@ from pathlib import Path
 import yaml
 
 from fleetgen import writer
-from fleetgen.blast import Change, Context, Pair, Side, Where
+from fleetgen.diff.blast import Change, Context, Pair, Side, Where
+from fleetgen.diff.objects import Key, Obj, field_changes, objects, whole
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
-from fleetgen.objdiff import Key, Obj, field_changes, objects, whole
 from fleetgen.workspace import KUSTOMIZATION_FILES, Reader, scan
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
