@@ -1,6 +1,6 @@
 """Strict validation of emitted objects against the upstream CRDs in ``../shared/schemas/``.
 
-A thin wrapper over ``fleetgen.crdschema`` (which documents the strictness rules).
+A thin wrapper over ``fleetgen.validate.schemas`` (which documents the strictness rules).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from fleetgen import crdschema
-from fleetgen.crdschema import OBJECT_META
+from fleetgen.validate import schemas as crd
+from fleetgen.validate.schemas import OBJECT_META
 
 __all__ = ["OBJECT_META", "SCHEMAS", "errors", "schemas"]
 
@@ -20,12 +20,12 @@ SCHEMAS = Path(__file__).resolve().parents[2] / "shared" / "schemas"
 @functools.cache
 def schemas() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> strict JSON Schema, for every served CRD version and CORE."""
-    return crdschema.load(sorted(crdschema.crd_files([SCHEMAS])))
+    return crd.load(sorted(crd.crd_files([SCHEMAS])))
 
 
 @functools.cache
-def _checker() -> crdschema.Checker:
-    return crdschema.Checker(schemas())
+def _checker() -> crd.Checker:
+    return crd.Checker(schemas())
 
 
 def errors(obj: dict[str, Any]) -> list[str]:

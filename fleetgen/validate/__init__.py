@@ -20,11 +20,12 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, crdschema
+from fleetgen import api
 from fleetgen.diff.objects import Key, identity
 from fleetgen.diff.render import base_deps
 from fleetgen.kustomize import KustomizeBuildError, build_many
 from fleetgen.plan import Placement
+from fleetgen.validate import schemas
 from fleetgen.workspace import filesystem_reader
 
 _NOT_SEARCHED = (".git", ".venv")
@@ -57,9 +58,9 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> 
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders."""
     compiled = api.compile_spec(spec)
     root = spec.resolve().parent
-    files = tuple(crdschema.crd_files(
+    files = tuple(schemas.crd_files(
         [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]))
-    checker = crdschema.Checker(crdschema.load(files))
+    checker = schemas.Checker(schemas.load(files))
     findings, checked, unchecked = _check_emitted(compiled, root, checker)
     rendered = 0
     if render:
@@ -69,12 +70,12 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> 
 
 
 def _check_emitted(compiled: api.Compiled, root: Path,
-                   checker: crdschema.Checker) -> tuple[list[Finding], int, Counter[str]]:
+                   checker: schemas.Checker) -> tuple[list[Finding], int, Counter[str]]:
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     for path, data in sorted(compiled.rendered.items()):
-        if not path.endswith(crdschema.YAML_SUFFIXES):
+        if not path.endswith(schemas.YAML_SUFFIXES):
             continue
         for doc in yaml.load_all(data, Loader=yaml.CSafeLoader):
             if not isinstance(doc, dict):
