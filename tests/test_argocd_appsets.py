@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import Environment, IgnoreDifference, Overrides, Selector, SyncPolicy
-from fleetgen.emit.argocd_common import go_text
+from fleetgen.emit.argocd.common import go_text
 from fleetgen.plan import Plan
 from fleetgen.yamlio import uncarriable
 from tests.crd_schemas import errors

@@ -38,7 +38,7 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
-from fleetgen.emit.flux_objects import (
+from fleetgen.emit.flux.objects import (
     Home,
     Ref,
     app_namespaces,
