@@ -1,12 +1,15 @@
-"""Kubernetes' own rules that more than one layer needs: ConfigMap keys.
+"""Kubernetes' own rules that more than one layer needs: ConfigMap keys and object identity.
 
-The spec's field types (`fleetgen.fields`) and the YAML writer (`fleetgen.yamlio`) both ask
-these; they import nothing of fleetgen's but the YAML scalar rules.
+`configmap_key_problem` serves the spec's field types (`fleetgen.fields`) and the YAML writer
+(`fleetgen.yamlio`); `Key` and `identity` serve ``diff`` and ``validate``. Nothing here imports
+more of fleetgen than the YAML scalar rules.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from fleetgen.yamlscalar import needs_quotes
 
@@ -25,3 +28,27 @@ def configmap_key_problem(key: str) -> str | None:
         return (f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
                 " kustomize's configMapGenerator fails on such keys; rename it")
     return None
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Key:
+    """The identity of one object; ``scope`` says where it lives (a cluster, the Argo CD hub, a
+    file)."""
+
+    scope: str
+    group: str
+    kind: str
+    namespace: str
+    name: str
+
+
+def identity(scope: str, doc: Any) -> Key:
+    """(scope, group, kind, namespace, name) of a Kubernetes-shaped document."""
+    if not isinstance(doc, dict):
+        return Key(scope, "", "", "", "")
+    api = str(doc.get("apiVersion") or "")
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+    return Key(scope, api.rpartition("/")[0] if "/" in api else "", str(doc.get("kind") or ""),
+               str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))

@@ -54,6 +54,34 @@ def scan(read: Reader, paths: Iterable[str]) -> Workspace:
     return Workspace({path: _scan_base(read, path) for path in sorted(set(paths))})
 
 
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What an app's base reads: whole directories (one per kustomization) and single files."""
+
+    dirs: frozenset[str]
+    files: frozenset[str]
+
+
+def base_deps(read: Reader, base: str) -> Deps:
+    """The inputs of the base at ``base``, found by recording what the workspace scan reads."""
+    reads: list[tuple[str, bool]] = []
+
+    def recording(path: str) -> bytes | None:
+        data = read(path)
+        reads.append((path, data is not None))
+        return data
+
+    scan(recording, [base])
+    dirs = {base} | {posixpath.dirname(path) for path, found in reads
+                     if found and posixpath.basename(path) in KUSTOMIZATION_FILES}
+    files = {path for path, _ in reads if not any(_under(path, d) for d in dirs)}
+    return Deps(frozenset(dirs), frozenset(files))
+
+
+def _under(path: str, directory: str) -> bool:
+    return directory in (".", "") or path.startswith(directory.rstrip("/") + "/")
+
+
 def _find_kustomization(read: Reader, directory: str) -> tuple[str, bytes] | None:
     for name in KUSTOMIZATION_FILES:
         data = read(posixpath.join(directory, name))

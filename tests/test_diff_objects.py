@@ -8,15 +8,14 @@ from fleetgen.diff.blast import workloads
 from fleetgen.diff.objects import (
     HUB,
     Field,
-    Key,
     Obj,
     field_changes,
     file_objects,
     flatten,
-    identity,
     rename_key,
     scope_of,
 )
+from fleetgen.k8s import Key, identity
 from fleetgen.output import OutputFile
 
 

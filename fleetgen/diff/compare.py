@@ -35,7 +35,7 @@ from fleetgen.diff.blast import (
     entity_renames,
     workloads,
 )
-from fleetgen.diff.objects import Key, Obj, field_changes, file_objects, index, rename_key, whole
+from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
     RefError,
     Snapshot,
@@ -49,6 +49,7 @@ from fleetgen.diff.render import changed_bases, render_changes
 from fleetgen.diff.report import Deletion, Placed, Ref, Rename, Report, section
 from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
+from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import load_source
 from fleetgen.output import OutputFile

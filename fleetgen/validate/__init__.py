@@ -21,12 +21,11 @@ from typing import Any
 import yaml
 
 from fleetgen import api
-from fleetgen.diff.objects import Key, identity
-from fleetgen.diff.render import base_deps
+from fleetgen.k8s import Key, identity
 from fleetgen.kustomize import KustomizeBuildError, build_many
 from fleetgen.plan import Placement
 from fleetgen.validate import schemas
-from fleetgen.workspace import filesystem_reader
+from fleetgen.workspace import base_deps, filesystem_reader
 
 _NOT_SEARCHED = (".git", ".venv")
 
