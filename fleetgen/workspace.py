@@ -39,6 +39,12 @@ class Workspace:
     bases: Mapping[str, Base] = field(default_factory=dict)
 
 
+def base_path(path: str) -> str:
+    """An app's ``path``, normalized: its base relative to the repo root (the directory holding
+    fleet.py)."""
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
 def filesystem_reader(root: Path) -> Reader:
     """A Reader over a directory on disk."""
 
