@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import fleetgen
-from fleetgen import api, diffout
+from fleetgen import api
+from fleetgen.diff import formats
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_build import fleet_arguments, make_repo
@@ -34,7 +35,7 @@ def timed_diff(label: str, spec: Path) -> None:
     report = fleetgen.diff(spec)
     elapsed = time.perf_counter() - start
     start = time.perf_counter()
-    markdown, as_json = diffout.markdown(report), diffout.to_json(report)
+    markdown, as_json = formats.markdown(report), formats.to_json(report)
     formatting = time.perf_counter() - start
     print(f"{label:<16}{elapsed:7.2f} s  (+{formatting:.2f} s formats)  "
           f"changes={len(report.changes)} deletions={len(report.deletions)} "

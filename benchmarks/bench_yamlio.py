@@ -13,7 +13,8 @@ from typing import Any
 import yaml
 
 from fleetgen.yamlfast import BlockWriter
-from fleetgen.yamlio import _libyaml_dump, dump, dump_documents, load_all, needs_quotes
+from fleetgen.yamlio import _libyaml_dump, dump, dump_documents, load_all
+from fleetgen.yamlscalar import needs_quotes
 
 
 def flux_kustomization(i: int) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """fleetgen: compile a typed fleet spec into Argo CD, Flux and kustomize files."""
 
 from fleetgen.api import BuildResult, CheckResult, build, check, compile_spec
-from fleetgen.changeset import diff
+from fleetgen.diff.compare import diff
 from fleetgen.explain import Explanation
 from fleetgen.load import load
 from fleetgen.model import (

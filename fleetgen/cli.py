@@ -13,12 +13,13 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from fleetgen import api, changeset, diffout, explain, scaffold
+from fleetgen import api, explain, scaffold
 from fleetgen import validate as validation
+from fleetgen.diff import compare, formats
+from fleetgen.diff.refs import RefError
+from fleetgen.diff.render import RenderError
 from fleetgen.errors import SpecError
-from fleetgen.gitrefs import RefError
 from fleetgen.kustomize import KustomizeNotFound
-from fleetgen.renderdiff import RenderError
 from fleetgen.writer import OwnershipConflict
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
@@ -156,15 +157,15 @@ def diff(
         = DiffFormat.text,
     max_chars: Annotated[int, typer.Option(
         "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut.")]
-        = diffout.DEFAULT_MAX_CHARS,
+        = formats.DEFAULT_MAX_CHARS,
     json_file: Annotated[Path | None, typer.Option(
         "--json-file", help="Also write the JSON report to this file.")] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
     try:
         with _working(f"comparing {spec} at two refs"):
-            report = changeset.diff(spec, base, head, render=render)
-    except changeset.RefSpecError as error:
+            report = compare.diff(spec, base, head, render=render)
+    except compare.RefSpecError as error:
         for problem in error.problems:
             _err(problem.render())
         _err(f"{len(error.problems)} problem(s) in the spec at {error.ref}")
@@ -173,14 +174,14 @@ def diff(
         _err(str(error))
         raise typer.Exit(EXIT_SPEC) from None
     if json_file is not None:
-        json_file.write_text(diffout.to_json(report), encoding="utf-8")
+        json_file.write_text(formats.to_json(report), encoding="utf-8")
     if output_format is DiffFormat.json:
-        typer.echo(diffout.to_json(report), nl=False)
+        typer.echo(formats.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:
-        typer.echo(diffout.markdown(report, max_chars), nl=False)
+        typer.echo(formats.markdown(report, max_chars), nl=False)
     else:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        typer.echo(diffout.text(report, color=color), nl=False, color=color)
+        typer.echo(formats.text(report, color=color), nl=False, color=color)
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
 
 

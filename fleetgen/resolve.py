@@ -35,7 +35,7 @@ from fleetgen.plan import (
     Settings,
     merge_sync,
 )
-from fleetgen.workspace import Workspace
+from fleetgen.workspace import Workspace, base_path
 
 APPLICATION_NAME_LIMIT = 53
 RESERVED_LABEL_PREFIX = "fleetgen.io/"
@@ -263,13 +263,8 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_rollout_sync(ctx, app, placed)
 
 
-def base_path(app: App) -> str:
-    """The app's base, relative to the repo root (the directory holding fleet.py)."""
-    return posixpath.normpath(app.path.replace("\\", "/"))
-
-
 def _check_base(ctx: _Context, app: App) -> None:
-    path = base_path(app)
+    path = base_path(app.path)
     if posixpath.isabs(path) or path.startswith(".."):
         ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside the repository "
                         "(relative to the directory holding fleet.py)")
@@ -368,7 +363,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
     placements, env_overlays, cluster_overlays = [], [], []
     for app in ctx.apps.values():
         env_secrets, cluster_secrets = _per_cluster_secrets(app)
-        base = ctx.workspace.bases[base_path(app)]
+        base = ctx.workspace.bases[base_path(app.path)]
         by_env: dict[str, EnvOverlay] = {}
         for env in ctx.envs.values():
             if not any(c.env == env.name for c in placed[app.name]):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fleetgen.model import ExecAuth, Layer, Spec
-from fleetgen.yamlio import uncarriable
+from fleetgen.yamlscalar import uncarriable
 
 _CONTENT = [
     ("a PEM private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")),

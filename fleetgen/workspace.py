@@ -39,6 +39,12 @@ class Workspace:
     bases: Mapping[str, Base] = field(default_factory=dict)
 
 
+def base_path(path: str) -> str:
+    """An app's ``path``, normalized: its base relative to the repo root (the directory holding
+    fleet.py)."""
+    return posixpath.normpath(path.replace("\\", "/"))
+
+
 def filesystem_reader(root: Path) -> Reader:
     """A Reader over a directory on disk."""
 
@@ -52,6 +58,34 @@ def filesystem_reader(root: Path) -> Reader:
 def scan(read: Reader, paths: Iterable[str]) -> Workspace:
     """Inventory every base in ``paths`` (repo-relative, normalized)."""
     return Workspace({path: _scan_base(read, path) for path in sorted(set(paths))})
+
+
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What an app's base reads: whole directories (one per kustomization) and single files."""
+
+    dirs: frozenset[str]
+    files: frozenset[str]
+
+
+def base_deps(read: Reader, base: str) -> Deps:
+    """The inputs of the base at ``base``, found by recording what the workspace scan reads."""
+    reads: list[tuple[str, bool]] = []
+
+    def recording(path: str) -> bytes | None:
+        data = read(path)
+        reads.append((path, data is not None))
+        return data
+
+    scan(recording, [base])
+    dirs = {base} | {posixpath.dirname(path) for path, found in reads
+                     if found and posixpath.basename(path) in KUSTOMIZATION_FILES}
+    files = {path for path, _ in reads if not any(_under(path, d) for d in dirs)}
+    return Deps(frozenset(dirs), frozenset(files))
+
+
+def _under(path: str, directory: str) -> bool:
+    return directory in (".", "") or path.startswith(directory.rstrip("/") + "/")
 
 
 def _find_kustomization(read: Reader, directory: str) -> tuple[str, bytes] | None:

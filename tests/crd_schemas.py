@@ -1,7 +1,7 @@
 """Strict validation of emitted objects against the schemas fleetgen ships.
 
-A thin wrapper over ``fleetgen.crdschema`` (which documents the strictness rules and the sets:
-the newest and the oldest supported release of each controller).
+A thin wrapper over ``fleetgen.validate.schemas`` (which documents the strictness rules and the
+sets: the newest and the oldest supported release of each controller).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fleetgen import crdschema
+from fleetgen.validate import schemas as crd
 
 __all__ = ["errors", "schemas"]
 
@@ -18,14 +18,14 @@ __all__ = ["errors", "schemas"]
 def schemas() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> strict JSON Schema of the newest release, for every shipped kind."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for schema_set in reversed(crdschema.shipped()):
+    for schema_set in reversed(crd.shipped()):
         found.update(schema_set.schemas)
     return found
 
 
 @functools.cache
-def _checker() -> crdschema.Checker:
-    return crdschema.Checker(crdschema.shipped())
+def _checker() -> crd.Checker:
+    return crd.Checker(crd.shipped())
 
 
 def errors(obj: dict[str, Any]) -> list[str]:

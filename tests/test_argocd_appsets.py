@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import Environment, IgnoreDifference, Overrides, Selector, SyncPolicy
-from fleetgen.emit.argocd_common import go_text
+from fleetgen.emit.argocd.common import go_text
 from fleetgen.plan import Plan
-from fleetgen.yamlio import uncarriable
+from fleetgen.yamlscalar import uncarriable
 from tests.crd_schemas import errors
 from tests.gotemplate import render, render_tree
 from tests.test_argocd import compile_fleet, example, make_fleet, web

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fleetgen.emit.argocd_common import go_text
+from fleetgen.emit.argocd.common import go_text
 from tests.gotemplate import TemplateError, Unsupported, render
 
 GO_PROGRAM = """package main

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from fleetgen import crdschema
+from fleetgen.validate import schemas as crd
 from tests.crd_schemas import errors, schemas
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,9 +77,9 @@ def prose(node: Any) -> Iterator[str]:
 
 
 def test_floor_sets_apply_until_the_minimum_version_leaves_them_out() -> None:
-    names = [schema_set.name for schema_set in crdschema.shipped()]
+    names = [schema_set.name for schema_set in crd.shipped()]
     assert {"Argo CD 3.3", "Argo CD 3.6", "Flux 2.7", "Flux 2.9"} <= set(names)
-    raised = [s.name for s in crdschema.shipped({"argocd": (3, 5), "flux": (2, 8)})]
+    raised = [s.name for s in crd.shipped({"argocd": (3, 5), "flux": (2, 8)})]
     assert "Argo CD 3.3" not in raised and "Flux 2.7" not in raised
     assert "Argo CD 3.6" in raised and "Flux 2.9" in raised
 

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import api, diffout
-from fleetgen.changeset import RefSpecError
-from fleetgen.diffreport import Report
+from fleetgen import api
+from fleetgen.diff import formats
+from fleetgen.diff.compare import RefSpecError
+from fleetgen.diff.report import Report
 from fleetgen.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 
@@ -288,7 +289,7 @@ def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
     managing = [d for d in report["deletions"] if d["kind"] in ("Application", "Kustomization")]
     assert all(d["workloads"] == "deleted" for d in managing)
     if emitted(repo / "fleet.py", "flux/"):
-        text = diffout.markdown(fleetgen.diff(repo / "fleet.py"))
+        text = formats.markdown(fleetgen.diff(repo / "fleet.py"))
         assert f"{len(managing)} of these delete running workloads" in text
 
 

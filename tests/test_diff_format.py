@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import fleetgen
-from fleetgen import diffout
-from fleetgen.diffreport import Report
+from fleetgen.diff import formats
+from fleetgen.diff.report import Report
 from tests.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
 
 
@@ -20,7 +20,7 @@ def busy_report(repo: Path) -> Report:  # noqa: F811 (the fixture's name)
 
 
 def test_markdown_has_a_collapsible_section_per_cluster_production_open(repo: Path) -> None:  # noqa: F811
-    text = diffout.markdown(busy_report(repo))
+    text = formats.markdown(busy_report(repo))
     assert text.startswith("### fleetgen diff: `")
     assert "**Blast radius:** 4 clusters, 2 environments, 2 apps, 1 project" in text
     assert "> [!WARNING]" in text and "#### Placements (1)" in text
@@ -32,9 +32,9 @@ def test_markdown_has_a_collapsible_section_per_cluster_production_open(repo: Pa
 
 def test_markdown_is_capped_and_says_what_was_cut(repo: Path) -> None:  # noqa: F811
     report = busy_report(repo)
-    full = diffout.markdown(report)
+    full = formats.markdown(report)
     cap = len(full) - 20
-    capped = diffout.markdown(report, max_chars=cap)
+    capped = formats.markdown(report, max_chars=cap)
     assert len(capped) <= cap
     assert "cut to stay under" in capped and "dev-1" in capped.split("cut to stay under")[1]
     assert capped.count("<details") < full.count("<details")
@@ -43,7 +43,7 @@ def test_markdown_is_capped_and_says_what_was_cut(repo: Path) -> None:  # noqa: 
 
 def test_text_is_coloured_only_when_asked(repo: Path) -> None:  # noqa: F811
     report = busy_report(repo)
-    plain, coloured = diffout.text(report), diffout.text(report, color=True)
+    plain, coloured = formats.text(report), formats.text(report, color=True)
     assert "\033[" not in plain and "\033[32m" in coloured and "\033[31m" in coloured
     assert "! production: 3 cluster(s) in prod: prod-a, prod-b, prod-c" in plain
     assert "- api on prod-b (prod)" in plain
@@ -51,5 +51,5 @@ def test_text_is_coloured_only_when_asked(repo: Path) -> None:  # noqa: F811
 
 def test_json_is_the_report_contract(repo: Path) -> None:  # noqa: F811
     report = busy_report(repo)
-    assert diffout.to_json(report).endswith("}\n")
-    assert '"touched": {' in diffout.to_json(report)
+    assert formats.to_json(report).endswith("}\n")
+    assert '"touched": {' in formats.to_json(report)

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fleetgen.blast import workloads
-from fleetgen.objdiff import (
+from fleetgen.diff.blast import workloads
+from fleetgen.diff.objects import (
     HUB,
     Field,
-    Key,
     Obj,
     field_changes,
     file_objects,
     flatten,
-    identity,
     rename_key,
     scope_of,
 )
+from fleetgen.k8s import Key, identity
 from fleetgen.output import OutputFile
 
 

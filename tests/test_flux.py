@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from fleetgen import api, crdschema
+from fleetgen import api
 from fleetgen import emit as emitters
 from fleetgen.kustomize import Kustomize, build_many
 from fleetgen.plan import Plan
+from fleetgen.validate import schemas as crd
 from fleetgen.yamlio import load_all
 from tests.crd_schemas import errors
 
@@ -274,7 +275,7 @@ def test_ignore_differences_become_ignore_rules_from_flux_2_9(
             rule = ks["spec"]["ignore"][0]
             assert rule["paths"] == ["/spec/replicas"]
             assert rule["target"]["group"] == "apps" and rule["target"]["kind"] == "Deployment"
-            on_2_9 = crdschema.Checker(crdschema.shipped({"flux": (2, 9)}))
+            on_2_9 = crd.Checker(crd.shipped({"flux": (2, 9)}))
             assert on_2_9.errors(ks) == []
             assert errors(ks) == ["spec: Additional properties are not allowed ('ignore' was "
                                   "unexpected) (on Flux 2.7)"]

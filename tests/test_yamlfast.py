@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from fleetgen import yamlfast
 from fleetgen.yamlfast import BlockWriter, scalar
-from fleetgen.yamlio import _kubernetes_order, _libyaml_dump, dump_documents, needs_quotes
+from fleetgen.yamlio import _kubernetes_order, _libyaml_dump, dump_documents
+from fleetgen.yamlscalar import needs_quotes
 
 # Characters with a meaning to YAML's scanner or resolvers, a letter and a digit.
 SIGNIFICANT = " -?:#,[]{}&*!|>'\"%@`.~=<+0aey/\\$"

@@ -25,7 +25,8 @@ from ruamel.yaml import parser as ruamel_parser
 from ruamel.yaml import scanner as ruamel_scanner
 
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build
-from fleetgen.yamlio import configmap_literal, dump, dump_documents, load_all, needs_quotes
+from fleetgen.yamlio import configmap_literal, dump, dump_documents, load_all
+from fleetgen.yamlscalar import needs_quotes
 
 TRAPS = [
     "y", "n", "Y", "no", "NO", "on", "off", "yes", "true", "False", "~", "null", "", " ",

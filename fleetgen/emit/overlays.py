@@ -9,13 +9,13 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fleetgen.emit.common import KUSTOMIZATION
 from fleetgen.errors import Problem
 from fleetgen.model import Layer, Patch
 from fleetgen.output import OutputFile
 from fleetgen.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
 from fleetgen.yamlio import configmap_literal, dump
 
-KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
 SECRETS_FILE = "secrets.yaml"
 
 

@@ -5,9 +5,9 @@ Per-cluster mode (the default; each cluster runs its own Flux, bootstrapped with
 holds ``kustomizations.yaml`` (one Kustomization per app placed there, named after the app),
 ``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none) and, with
 ``FluxOptions(source=GitSource(...))``, ``source.yaml`` (the GitRepository they read instead of
-bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux_hub`.
+bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
 
-How the Plan translates (`fleetgen.emit.flux_objects` builds the objects):
+How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
 - ``spec.path`` is the placement's overlay, the one the Argo CD Application uses, so both engines
   deploy the same rendered manifests. No ``targetNamespace``: the overlay already sets
@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from fleetgen.emit import flux_hub
-from fleetgen.emit.flux_objects import (
+from fleetgen.emit.flux import hub
+from fleetgen.emit.flux.objects import (
     Home,
     app_namespaces,
     cluster_dir,
@@ -78,7 +78,7 @@ def check(plan: Plan) -> list[Problem]:
         problems.append(at(fleet, f"fleet {fleet.name!r}: its GitRepository would be named like "
                                   "bootstrap's; rename the fleet", fleet))
     if fleet.flux.mode == "hub":
-        problems += flux_hub.check(plan)
+        problems += hub.check(plan)
     return problems
 
 
@@ -133,14 +133,14 @@ def warnings(plan: Plan) -> list[Problem]:
                                 "by Flux (spec.ignore takes JSON pointers), which "
                                 "reverts those fields every interval", fleet))
     if fleet.flux.mode == "hub":
-        found += flux_hub.warnings(plan)
+        found += hub.warnings(plan)
     return found
 
 
 def emit(plan: Plan) -> list[OutputFile]:
     """The Flux files for the Plan, in the layout of ``FluxOptions.mode``."""
     if plan.fleet.flux.mode == "hub":
-        return flux_hub.emit(plan)
+        return hub.emit(plan)
     return _per_cluster(plan)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetgen.emit.argocd_common import (
+from fleetgen.emit.argocd.common import (
     EARLY_WAVE,
     go_text,
     go_tree,

@@ -1,11 +1,11 @@
 """diff: compile the spec at two refs and compare what they generate, object by object.
 
-The base ref is read in memory through Git (``fleetgen.gitrefs``); the head is the working tree
+The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is the working tree
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
 into the repository: not the working tree, the index, a ref or a worktree.
 
-The report and its JSON contract: ``fleetgen.diffreport``.
+The report and its JSON contract: ``fleetgen.diff.report``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import emit as emitters
-from fleetgen.blast import (
+from fleetgen.diff.blast import (
     Change,
     Context,
     Facts,
@@ -35,10 +35,8 @@ from fleetgen.blast import (
     entity_renames,
     workloads,
 )
-from fleetgen.diffreport import Deletion, Placed, Ref, Rename, Report, section
-from fleetgen.emit import fleetmap
-from fleetgen.errors import Problem, SpecError
-from fleetgen.gitrefs import (
+from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
+from fleetgen.diff.refs import (
     RefError,
     Snapshot,
     WorktreeSnapshot,
@@ -47,11 +45,14 @@ from fleetgen.gitrefs import (
     open_repo,
     spec_root,
 )
+from fleetgen.diff.render import changed_bases, render_changes
+from fleetgen.diff.report import Deletion, Placed, Ref, Rename, Report, section
+from fleetgen.emit import fleetmap
+from fleetgen.errors import Problem, SpecError
+from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import load_source
-from fleetgen.objdiff import Key, Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.output import OutputFile
-from fleetgen.renderdiff import changed_bases, render_changes
 from fleetgen.resolve import resolve
 
 
@@ -68,8 +69,8 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
     default branch, else HEAD) and at ``head`` (default: the working tree).
 
-    Raises RefSpecError (a spec error at one ref), gitrefs.RefError, and with ``render``
-    renderdiff.RenderError or kustomize.KustomizeNotFound.
+    Raises RefSpecError (a spec error at one ref), refs.RefError, and with ``render``
+    render.RenderError or kustomize.KustomizeNotFound.
     """
     spec = spec.resolve()
     with open_repo(spec.parent) as repo:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.emit.argocd_common import (
+from fleetgen.emit.argocd.common import (
     API_VERSION,
     APP_LABEL,
     CLUSTER_LABEL,

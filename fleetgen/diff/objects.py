@@ -1,13 +1,12 @@
 """Objects of generated or rendered YAML, their identity, and field-level differences.
 
-An object's identity is ``Key(scope, group, kind, namespace, name)``. The scope says where the
-object lives and comes from its file's place (see ``scope_of``): the Argo CD hub for
+An object's identity is ``Key(scope, group, kind, namespace, name)`` (`fleetgen.k8s`). The scope
+says where the object lives and comes from its file's place (see ``scope_of``): the Argo CD hub for
 ``argocd/``, the cluster directory for ``flux/clusters/<cluster>/`` (and, in hub mode,
-``flux/spokes/<spoke>/``), the file itself for
-everything else (overlays are keyed by path). A document without ``metadata.name`` (a kustomize
-``Kustomization``) is named after nothing and is identified by its file alone. A file that is
-not YAML is one ``File`` object. Objects are compared as the emitters built them (plain data),
-not re-parsed from YAML.
+``flux/spokes/<spoke>/``), the file itself for everything else (overlays are keyed by path). A
+document without ``metadata.name`` (a kustomize ``Kustomization``) is named after nothing and is
+identified by its file alone. A file that is not YAML is one ``File`` object. Objects are compared
+as the emitters built them (plain data), not re-parsed from YAML.
 """
 
 from __future__ import annotations
@@ -19,23 +18,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fleetgen.k8s import Key, identity
 from fleetgen.output import OutputFile
 
 HUB = "argocd"  # the scope of everything under argocd/: objects on the Argo CD cluster
 FILE_KIND = "File"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _LIST_KEYS = ("name", "key", "secretKey")  # list items identified by one of these fields
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Key:
-    """The identity of one object."""
-
-    scope: str
-    group: str
-    kind: str
-    namespace: str
-    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,18 +79,6 @@ def objects(scope: str, file: str, docs: Iterable[Any]) -> list[Obj]:
         seen.add(unique)
         found.append(Obj(unique, file, doc))
     return found
-
-
-def identity(scope: str, doc: Any) -> Key:
-    """(scope, group, kind, namespace, name) of a Kubernetes-shaped document."""
-    if not isinstance(doc, dict):
-        return Key(scope, "", "", "", "")
-    api = str(doc.get("apiVersion") or "")
-    metadata = doc.get("metadata")
-    if not isinstance(metadata, dict):
-        metadata = {}
-    return Key(scope, api.rpartition("/")[0] if "/" in api else "", str(doc.get("kind") or ""),
-               str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
 
 
 def index(files: Iterable[OutputFile]) -> dict[Key, Obj]:

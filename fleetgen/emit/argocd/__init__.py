@@ -14,9 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from fleetgen.emit.argocd_appsets import DEPENDS_ON_NOTE, application_sets
-from fleetgen.emit.argocd_clusters import registration
-from fleetgen.emit.argocd_common import (
+from fleetgen.emit.argocd.appsets import DEPENDS_ON_NOTE, application_sets
+from fleetgen.emit.argocd.clusters import registration
+from fleetgen.emit.argocd.common import (
     API_VERSION,
     EARLY_WAVE,
     GENERATE_PATHS,
@@ -25,7 +25,7 @@ from fleetgen.emit.argocd_common import (
     metadata,
     server_url,
 )
-from fleetgen.emit.argocd_projects import permitted, projects, repo_permitted
+from fleetgen.emit.argocd.projects import permitted, projects, repo_permitted
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import ExternalSecretRef, SyncPolicy
 from fleetgen.output import OutputFile

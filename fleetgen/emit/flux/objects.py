@@ -1,6 +1,6 @@
 """The objects of the Flux output: a Kustomization per placement, Namespaces, the GitRepository.
 
-Both layouts (`fleetgen.emit.flux` per cluster, `fleetgen.emit.flux_hub` hub and spokes) place the
+Both layouts (`fleetgen.emit.flux` per cluster, `fleetgen.emit.flux.hub` hub and spokes) place the
 same Kustomizations; a `Home` says where a cluster's Kustomizations live and how they reach it.
 """
 

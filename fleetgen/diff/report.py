@@ -40,8 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.blast import Change, Where
-from fleetgen.gitrefs import WORKTREE
+from fleetgen.diff.blast import Change, Where
+from fleetgen.diff.refs import WORKTREE
 
 JSON_VERSION = 1
 

@@ -10,7 +10,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from fleetgen.emit.argocd_common import API_VERSION, EARLY_WAVE, metadata, server_url
+from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
 from fleetgen.model import Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan

@@ -20,8 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from fleetgen.gitrefs import Snapshot
-from fleetgen.objdiff import HUB, Field, Key, Obj
+from fleetgen.diff.objects import HUB, Field, Obj
+from fleetgen.diff.refs import Snapshot
+from fleetgen.k8s import Key
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 

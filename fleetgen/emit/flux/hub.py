@@ -38,7 +38,8 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
-from fleetgen.emit.flux_objects import (
+from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
+from fleetgen.emit.flux.objects import (
     Home,
     Ref,
     app_namespaces,
@@ -49,7 +50,6 @@ from fleetgen.emit.flux_objects import (
     namespace_file,
     source_file,
 )
-from fleetgen.emit.overlays import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.errors import Problem, at
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile

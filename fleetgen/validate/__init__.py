@@ -21,13 +21,13 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, crdschema
+from fleetgen import api
 from fleetgen.fields import release
+from fleetgen.k8s import Key, identity
 from fleetgen.kustomize import KustomizeBuildError, build_many
-from fleetgen.objdiff import Key, identity
 from fleetgen.plan import Placement
-from fleetgen.renderdiff import base_deps
-from fleetgen.workspace import filesystem_reader
+from fleetgen.validate import schemas
+from fleetgen.workspace import base_deps, filesystem_reader
 
 _NOT_SEARCHED = (".git", ".venv")
 
@@ -59,12 +59,12 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> 
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders."""
     compiled = api.compile_spec(spec)
     root = spec.resolve().parent
-    files = tuple(crdschema.crd_files(
+    files = tuple(schemas.crd_files(
         [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]))
     fleet = compiled.plan.fleet
     minimums = {"argocd": release(fleet.argocd.min_version),
                 "flux": release(fleet.flux.min_version)}
-    checker = crdschema.Checker(crdschema.shipped(minimums), overrides=crdschema.load(files))
+    checker = schemas.Checker(schemas.shipped(minimums), overrides=schemas.load(files))
     findings, checked, unchecked = _check_emitted(compiled, root, checker)
     rendered = 0
     if render:
@@ -74,12 +74,12 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> 
 
 
 def _check_emitted(compiled: api.Compiled, root: Path,
-                   checker: crdschema.Checker) -> tuple[list[Finding], int, Counter[str]]:
+                   checker: schemas.Checker) -> tuple[list[Finding], int, Counter[str]]:
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     for path, data in sorted(compiled.rendered.items()):
-        if not path.endswith(crdschema.YAML_SUFFIXES):
+        if not path.endswith(schemas.YAML_SUFFIXES):
             continue
         for doc in yaml.load_all(data, Loader=yaml.CSafeLoader):
             if not isinstance(doc, dict):

@@ -9,53 +9,24 @@ the working tree, so no ``git worktree`` is needed.
 
 from __future__ import annotations
 
-import posixpath
 import tempfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from fleetgen import writer
-from fleetgen.blast import Change, Context, Pair, Side, Where
+from fleetgen.diff.blast import Change, Context, Pair, Side, Where
+from fleetgen.diff.objects import Obj, field_changes, objects, whole
+from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
-from fleetgen.objdiff import Key, Obj, field_changes, objects, whole
-from fleetgen.workspace import KUSTOMIZATION_FILES, Reader, scan
+from fleetgen.workspace import base_deps
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
 
 
-@dataclass(frozen=True, slots=True)
-class Deps:
-    """What an app's base reads: whole directories (one per kustomization) and single files."""
-
-    dirs: frozenset[str]
-    files: frozenset[str]
-
-
 class RenderError(Exception):
     """kustomize failed on an overlay at one of the refs."""
-
-
-def base_deps(read: Reader, base: str) -> Deps:
-    """The inputs of the base at ``base``, found by recording what the workspace scan reads."""
-    reads: list[tuple[str, bool]] = []
-
-    def recording(path: str) -> bytes | None:
-        data = read(path)
-        reads.append((path, data is not None))
-        return data
-
-    scan(recording, [base])
-    dirs = {base} | {posixpath.dirname(path) for path, found in reads
-                     if found and posixpath.basename(path) in KUSTOMIZATION_FILES}
-    files = {path for path, _ in reads if not any(_under(path, d) for d in dirs)}
-    return Deps(frozenset(dirs), frozenset(files))
-
-
-def _under(path: str, directory: str) -> bool:
-    return directory in (".", "") or path.startswith(directory.rstrip("/") + "/")
 
 
 def changed_bases(base: Side, head: Side) -> set[str]:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetgen import templating
-from fleetgen.blast import Change, Where
-from fleetgen.diffreport import Deletion, Rename, Report, section
-from fleetgen.objdiff import Field
+from fleetgen.diff.blast import Change, Where
+from fleetgen.diff.objects import Field
+from fleetgen.diff.report import Deletion, Rename, Report, section
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 MAX_NAMES = 20  # names listed per touched kind
@@ -27,7 +27,7 @@ _ANSI = {"-": "31", "+": "32", "@": "1;36", "!": "1;31", "#": "1"}
 
 
 def to_json(report: Report) -> str:
-    """The JSON contract (``diffreport`` module docstring), indented, newline-terminated."""
+    """The JSON contract (``report`` module docstring), indented, newline-terminated."""
     return json.dumps(report.to_json(), indent=2, default=str) + "\n"
 
 

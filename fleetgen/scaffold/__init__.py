@@ -1,4 +1,4 @@
-"""Scaffolding: ``add cluster`` and ``add app`` edit fleet.py (see `fleetgen.specedit`) and
+"""Scaffolding: ``add cluster`` and ``add app`` edit fleet.py (see `fleetgen.scaffold.edit`) and
 validate the edited spec — load, resolve, emitter checks — before anything is written.
 
 fleet.py snippets come from Jinja templates (values through ``repr``); app base manifests are data,
@@ -14,11 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fleetgen import api, specedit, writer
+from fleetgen import api, writer
 from fleetgen.errors import Problem, SpecError
 from fleetgen.load import load_source, read_spec
 from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
 from fleetgen.plan import Placement
+from fleetgen.scaffold import edit
 from fleetgen.templating import Call, render
 from fleetgen.version import VERSION
 from fleetgen.workspace import Reader, filesystem_reader
@@ -226,8 +227,8 @@ def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Map
     root = spec.parent
     source = read_spec(spec)
     try:
-        edited = specedit.insert(source, field_name, snippet, names)
-    except specedit.EditError as error:
+        edited = edit.insert(source, field_name, snippet, names)
+    except edit.EditError as error:
         raise SpecError([Problem(str(error), str(spec), error.line)]) from None
     taken = sorted(path for path in files if (root / path).exists())
     if taken:

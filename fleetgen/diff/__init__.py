@@ -1,0 +1,13 @@
+"""``diff``: review a spec change before it merges (entry point: `fleetgen.diff.compare.diff`).
+
+- `compare`: compile the spec at two refs and compare what they generate, object by object;
+- `refs`: a Git ref's files read in memory, or the working tree;
+- `objects`: objects of generated or rendered YAML and their field-level differences;
+- `blast`: which clusters, apps, environments and projects a changed object reaches;
+- `report`: the report and its JSON contract;
+- `formats`: the report as text, markdown (a PR comment) or JSON;
+- `render`: ``--render``, kustomize builds of the affected overlays at both refs.
+
+``fleetgen.diff``, the public function, is `compare.diff`; it shadows this package as an
+attribute of ``fleetgen``, so import the modules by their full name.
+"""
