@@ -1,4 +1,8 @@
-"""The public Python API: compile a spec, build output/, check it. The CLI only calls these."""
+"""The public Python API of the pipeline: compile a spec, build output/, check it.
+
+The command line reaches it through `fleetgen.commands`; features (diff, validate, scaffold,
+explain) compile through `compile_spec`, `compile_loaded` or `emit_loaded`, never around them.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from fleetgen import emit as emitters
 from fleetgen import writer
 from fleetgen.errors import Problem, SpecError
 from fleetgen.load import Loaded, load
+from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
@@ -39,12 +44,22 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
+    plan, files = emit_loaded(loaded)
+    out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
+    return Compiled(plan, writer.render(files), out_dir, emitters.warnings(plan))
+
+
+def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
+    """The one compile every command goes through: resolve, the emitters' checks, emit.
+
+    Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
+    compares them as such).
+    """
     plan = resolve(loaded.fleet, loaded.workspace)
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
-    out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
-    return Compiled(plan, writer.render(emitters.emit(plan)), out_dir, emitters.warnings(plan))
+    return plan, emitters.emit(plan)
 
 
 def build(spec: Path, out: Path | None = None) -> BuildResult:

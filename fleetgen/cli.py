@@ -1,4 +1,9 @@
-"""The command line: a thin typer adapter over ``fleetgen.api``. Exit codes per DESIGN.md §4."""
+"""The command line: a typer adapter over `fleetgen.commands`, presentation only.
+
+Every command calls one function of ``commands`` through `_run`, the one place where errors
+become messages and exit codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError` or an
+``OSError`` is printed without a traceback and exits 2.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +18,10 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from fleetgen import api, explain, scaffold
+from fleetgen import commands, explain, scaffold
 from fleetgen import validate as validation
-from fleetgen.diff import compare, formats
-from fleetgen.diff.refs import RefError
-from fleetgen.diff.render import RenderError
-from fleetgen.errors import SpecError
-from fleetgen.kustomize import KustomizeNotFound
-from fleetgen.writer import OwnershipConflict
+from fleetgen.diff import formats
+from fleetgen.errors import FleetgenError, SpecError
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
@@ -47,15 +48,32 @@ def build(
         "--check", help="Write nothing; exit 1 if output/ differs from a fresh build.")] = False,
 ) -> None:
     """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
+    raise typer.Exit(_run(lambda: _check(spec, out) if check else _build(spec, out)))
+
+
+def _run(command: Callable[[], _T], *, scaffolding: bool = False) -> _T:
+    """Run ``command``; a fleetgen or file-system error is printed (exit 2), never a traceback.
+    ``scaffolding`` commands say that nothing was written."""
     try:
-        code = _check(spec, out) if check else _build(spec, out)
-    except SpecError as error:
-        _spec_errors(error)
-        code = EXIT_SPEC
-    except OwnershipConflict as error:
-        _err(str(error))
-        code = EXIT_SPEC
-    raise typer.Exit(code)
+        return command()
+    except (FleetgenError, OSError) as error:
+        lines = _error_lines(error)
+        if scaffolding and not isinstance(error, SpecError):
+            lines = [f"{lines[0]}; nothing was written"] if len(lines) == 1 \
+                else [*lines, "nothing was written"]
+        for line in lines:
+            _err(line)
+        raise typer.Exit(EXIT_SPEC) from None
+
+
+def _error_lines(error: FleetgenError | OSError) -> list[str]:
+    if isinstance(error, SpecError):
+        return [*(problem.render() for problem in error.problems), error.summary]
+    if isinstance(error, OSError):
+        where = " -> ".join(str(name) for name in (error.filename, error.filename2) if name)
+        what = error.strerror or str(error)
+        return [f"{where}: {what}" if where else what]
+    return str(error).splitlines() or [type(error).__name__]
 
 
 @contextmanager
@@ -71,7 +89,7 @@ def _working(what: str) -> Iterator[None]:
 
 def _build(spec: Path, out: Path | None) -> int:
     with _working(f"building {spec}"):
-        result = api.build(spec, out)
+        result = commands.build(spec, out)
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
@@ -83,7 +101,7 @@ def _build(spec: Path, out: Path | None) -> int:
 
 def _check(spec: Path, out: Path | None) -> int:
     with _working(f"checking {spec}"):
-        result = api.check(spec, out)
+        result = commands.check(spec, out)
     findings, where = result.findings, _shown(result.compiled.out_dir)
     for finding in findings:
         _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
@@ -107,15 +125,8 @@ def validate(
 ) -> None:
     """Check the spec, the emitted objects against CRD schemas and (--render) what overlays
     render. Writes nothing."""
-    try:
-        with _working(f"validating {spec}"):
-            result = validation.validate(spec, crds=crds or (), render=render)
-    except SpecError as error:
-        _spec_errors(error)
-        raise typer.Exit(EXIT_SPEC) from None
-    except KustomizeNotFound as error:
-        _err(str(error))
-        raise typer.Exit(EXIT_SPEC) from None
+    with _working(f"validating {spec}"):
+        result = _run(lambda: commands.validate(spec, crds or (), render=render))
     for finding in result.findings:
         typer.echo(str(finding))
     typer.echo(_validation_summary(result))
@@ -162,19 +173,9 @@ def diff(
         "--json-file", help="Also write the JSON report to this file.")] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
-    try:
-        with _working(f"comparing {spec} at two refs"):
-            report = compare.diff(spec, base, head, render=render)
-    except compare.RefSpecError as error:
-        for problem in error.problems:
-            _err(problem.render())
-        _err(f"{len(error.problems)} problem(s) in the spec at {error.ref}")
-        raise typer.Exit(EXIT_SPEC) from None
-    except (RefError, RenderError, KustomizeNotFound) as error:
-        _err(str(error))
-        raise typer.Exit(EXIT_SPEC) from None
-    if json_file is not None:
-        json_file.write_text(formats.to_json(report), encoding="utf-8")
+    with _working(f"comparing {spec} at two refs"):
+        report = _run(lambda: commands.diff(spec, base, head, render=render,
+                                            json_file=json_file))
     if output_format is DiffFormat.json:
         typer.echo(formats.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:
@@ -194,7 +195,7 @@ def init(
         "--repo", help="The Git URL of this repo (the engines read output/ from it).")] = None,
 ) -> None:
     """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
-    created = _scaffolding(lambda: scaffold.init(directory, name, repo))
+    created = _run(lambda: commands.init(directory, name, repo), scaffolding=True)
     for path in created:
         typer.echo(f"created {directory / path}")
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
@@ -223,12 +224,9 @@ def add_cluster(
     dry_run: DryRunOption = False,
 ) -> None:
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
-    def run() -> scaffold.Added:
-        request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(label or []),
-                                          credentials)
-        return scaffold.add_cluster(spec, request, dry_run=dry_run, out=out)
-
-    added = _scaffolding(run)
+    added = _run(lambda: commands.add_cluster(spec, name, env=env, server=server,
+                                              labels=label or (), credentials=credentials,
+                                              dry_run=dry_run, out=out), scaffolding=True)
     _report_added(added, f"cluster {name}")
     if added.written:
         for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
@@ -249,23 +247,13 @@ def add_app(
     dry_run: DryRunOption = False,
 ) -> None:
     """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs or ()), image)
-    added = _scaffolding(lambda: scaffold.add_app(spec, request, dry_run=dry_run, out=out))
+    added = _run(lambda: commands.add_app(spec, name, project=project, namespace=namespace,
+                                          envs=envs or (), image=image, dry_run=dry_run,
+                                          out=out), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
         typer.echo(f"next: edit {scaffold.base_dir(name)}/, then commit it with fleet.py and "
                    "output/")
-
-
-def _scaffolding(run: Callable[[], _T]) -> _T:
-    """Run a scaffolding command; every error exits 2 (nothing was written)."""
-    try:
-        return run()
-    except SpecError as error:
-        _spec_errors(error)
-    except (scaffold.UsageError, OwnershipConflict) as error:
-        _err(f"{error}\nnothing was written")
-    raise typer.Exit(EXIT_SPEC)
 
 
 _CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}
@@ -306,29 +294,14 @@ def explain_command(
 ) -> None:
     """Where things run and why: for an app, which layer set each value on each cluster; for a
     cluster, its apps and rollout waves."""
-    try:
-        report = explain.explain(spec, name)
-    except SpecError as error:
-        _spec_errors(error)
-        raise typer.Exit(EXIT_SPEC) from None
-    except explain.UnknownName as error:
-        _err(str(error))
-        raise typer.Exit(EXIT_SPEC) from None
+    report = _run(lambda: commands.explain(spec, name))
     typer.echo(report.to_json() if output_format is ExplainFormat.json else explain.text(report),
                nl=False)
 
 
-def _spec_errors(error: SpecError) -> None:
-    for problem in error.problems:
-        _err(problem.render())
-    _err(f"{len(error.problems)} problem(s); nothing was written")
-
-
 def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    resolved = path.resolve()
+    return str(resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else path)
 
 
 def _err(message: str) -> None:

@@ -1,4 +1,10 @@
-"""Problems reported to the user as ``fleet.py:LINE: message``."""
+"""What fleetgen reports to the user: problems as ``fleet.py:LINE: message``, and the errors
+every command may raise, which the command line turns into messages and exit codes in one place.
+
+``FleetgenError`` is the root: anything that derives from it is reported as its text on stderr,
+without a traceback, with exit code 2. ``UsageError``: a bad argument or path (one line naming
+it). ``SpecError``: the spec cannot be compiled (every problem, then a summary).
+"""
 
 from __future__ import annotations
 
@@ -42,9 +48,22 @@ def _display(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-class SpecError(Exception):
+class FleetgenError(Exception):
+    """An error fleetgen reports as its message (exit 2), never as a traceback."""
+
+
+class UsageError(FleetgenError, ValueError):
+    """A command-line value or path fleetgen cannot use; the message names it, on one line."""
+
+
+class SpecError(FleetgenError):
     """The spec cannot be compiled; carries every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__("\n".join(p.render() for p in problems))
         self.problems = problems
+
+    @property
+    def summary(self) -> str:
+        """The line shown after the problems."""
+        return f"{len(self.problems)} problem(s); nothing was written"

@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.api import compile_spec
+from fleetgen.errors import UsageError
 from fleetgen.model import AwsAuth, Credentials, ExecAuth, SyncPolicy
 from fleetgen.plan import Placement, Plan, Settings
 
 DEFAULT_LAYER = "default"
 
 
-class UnknownName(LookupError):
+class UnknownName(UsageError, LookupError):
     """The name asked about is no app or cluster of the fleet, or is both."""
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from fleetgen.errors import FleetgenError
+
 STATE_DIR = ".fleetgen"
 MANIFEST = f"{STATE_DIR}/manifest.json"
 _JOURNAL = "journal.json"
@@ -35,7 +37,7 @@ _GITIGNORE = (b"# fleetgen's crash-recovery scratch space\n"
 T = TypeVar("T")
 
 
-class WriteError(Exception):
+class WriteError(FleetgenError):
     """The output directory cannot be written as asked."""
 
 

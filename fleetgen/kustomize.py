@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from fleetgen.errors import FleetgenError
+
 __all__ = ["Kustomize", "KustomizeBuildError", "KustomizeNotFound", "build", "build_many",
            "find_kustomize"]
 
@@ -39,7 +41,7 @@ class Kustomize:
     version: str
 
 
-class KustomizeNotFound(Exception):
+class KustomizeNotFound(FleetgenError):
     """No kustomize >= 5 on this machine."""
 
 

@@ -32,8 +32,8 @@ class Loaded:
 
 def load(spec: Path) -> Loaded:
     """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
+    source = read_spec(spec)  # before resolving: a problem names the path as given
     spec = spec.resolve()
-    source = read_spec(spec)
     return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
 
 

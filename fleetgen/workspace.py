@@ -101,7 +101,7 @@ def _scan_base(read: Reader, path: str) -> Base:
     if found is None:
         return Base(path=path)
     inventory = _Inventory()
-    inventory.add_kustomization(read, path, found[1], depth=0)
+    inventory.add_kustomization(read, path, found, depth=0)
     return Base(
         path=path,
         kustomization=found[0],
@@ -119,8 +119,9 @@ class _Inventory:
     problems: list[str] = field(default_factory=list)
     complete: bool = True
 
-    def add_kustomization(self, read: Reader, directory: str, data: bytes, depth: int) -> None:
-        doc = self._parse(directory, data)
+    def add_kustomization(self, read: Reader, directory: str, found: tuple[str, bytes],
+                          depth: int) -> None:
+        doc = self._parse(posixpath.join(directory, found[0]), found[1])
         if not isinstance(doc, dict):
             return
         if depth > 8 or doc.get("namePrefix") or doc.get("nameSuffix") or doc.get("helmCharts"):
@@ -146,7 +147,7 @@ class _Inventory:
         if nested is None:
             self.problems.append(f"resource {path!r} listed in a kustomization does not exist")
         else:
-            self.add_kustomization(read, path, nested[1], depth + 1)
+            self.add_kustomization(read, path, nested, depth + 1)
 
     def _add_object(self, doc: Any) -> None:
         if not isinstance(doc, dict):

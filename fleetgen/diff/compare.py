@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fleetgen import emit as emitters
+from fleetgen import api
 from fleetgen.diff.blast import (
     Change,
     Context,
@@ -53,7 +53,6 @@ from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import load_source
 from fleetgen.output import OutputFile
-from fleetgen.resolve import resolve
 
 
 class RefSpecError(SpecError):
@@ -62,6 +61,11 @@ class RefSpecError(SpecError):
     def __init__(self, ref: str, problems: list[Problem]) -> None:
         super().__init__(problems)
         self.ref = ref
+
+    @property
+    def summary(self) -> str:
+        """The line shown after the problems: which ref they are at."""
+        return f"{len(self.problems)} problem(s) in the spec at {self.ref}"
 
 
 def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
@@ -101,16 +105,13 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
         source = data.decode("utf-8")
         with _imports_of(snapshot) as import_dir:
             loaded = load_source(source, filename, snapshot.read, import_dir)
-        plan = resolve(loaded.fleet, loaded.workspace)
-        problems = emitters.check(plan)
-        if problems:
-            raise SpecError(problems)
+        plan, files = api.emit_loaded(loaded)
     except UnicodeDecodeError as error:
         raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
             from None
     except SpecError as error:
         raise RefSpecError(snapshot.label, error.problems) from None
-    return Side(snapshot, plan, _by_path(emitters.emit(plan)), Facts.of(plan))
+    return Side(snapshot, plan, _by_path(files), Facts.of(plan))
 
 
 def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:

@@ -16,11 +16,13 @@ from typing import Protocol
 
 import git
 
+from fleetgen.errors import UsageError
+
 WORKTREE = "worktree"
 _DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 
 
-class RefError(Exception):
+class RefError(UsageError):
     """No repository, a spec outside it, or a ref that names no commit."""
 
 

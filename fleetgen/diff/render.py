@@ -18,6 +18,7 @@ import yaml
 from fleetgen import writer
 from fleetgen.diff.blast import Change, Context, Pair, Side, Where
 from fleetgen.diff.objects import Obj, field_changes, objects, whole
+from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
 from fleetgen.workspace import base_deps
@@ -25,7 +26,7 @@ from fleetgen.workspace import base_deps
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
 
 
-class RenderError(Exception):
+class RenderError(FleetgenError):
     """kustomize failed on an overlay at one of the refs."""
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fleetgen import api, writer
-from fleetgen.errors import Problem, SpecError
+from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.load import load_source, read_spec
 from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
 from fleetgen.plan import Placement
@@ -28,10 +28,6 @@ from fleetgen.yamlio import dump_documents
 _AWS = re.compile(r"(arn:aws[a-z-]*:iam::[0-9]*:role/[^:]+)(?::(.+))?")
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
 BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
-
-
-class UsageError(ValueError):
-    """A command-line value fleetgen cannot turn into spec (shown as is, exit 2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +64,7 @@ class AppRequest:
     image: str | None = None
 
 
-def parse_labels(pairs: list[str]) -> dict[str, str]:
+def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
     """``k=v`` strings as a dict (the spec validates keys and values)."""
     labels = {}
     for pair in pairs:

@@ -28,6 +28,9 @@ from typing import Any
 import jsonschema_rs
 import yaml
 
+from fleetgen.errors import UsageError
+from fleetgen.yamlio import load_all
+
 __all__ = ["CORE", "OBJECT_META", "Checker", "SchemaSet", "convert", "crd_files", "load",
            "shipped", "strict_schemas"]
 
@@ -130,10 +133,21 @@ def load(files: Iterable[Path]) -> SchemaSet:
     """A strict schema per served version of every CRD in ``files`` (later wins)."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in files:
-        for crd in yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader):
-            if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
-                found.update(strict_schemas(crd))
+        try:
+            for crd in load_all(path.read_bytes()):
+                if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
+                    found.update(strict_schemas(crd))
+        except yaml.YAMLError as error:
+            raise UsageError(f"{path}: not valid YAML: {_one_line(error)}") from None
+        except (KeyError, TypeError, AttributeError) as error:
+            raise UsageError(f"{path}: a {_CRD_KIND} without the spec.group, spec.names.kind "
+                             "and spec.versions[].schema.openAPIV3Schema fleetgen reads "
+                             f"({type(error).__name__}: {error})") from None
     return SchemaSet("your CRDs", found)
+
+
+def _one_line(error: yaml.YAMLError) -> str:
+    return " ".join(str(error).split())
 
 
 def strict_schemas(crd: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:

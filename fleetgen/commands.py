@@ -1,0 +1,102 @@
+"""One public function per command: the only code the command line calls.
+
+Each takes the command's arguments as values, refuses a path that cannot be what the command needs
+(a ``UsageError`` naming it, before any work), runs the pipeline (`fleetgen.api`) or the feature,
+and returns what the command line presents. Everything that goes wrong is a
+`fleetgen.errors.FleetgenError` or an ``OSError`` of the file system; the command line turns both
+into messages and exit codes in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from fleetgen import api, scaffold
+from fleetgen import explain as explaining
+from fleetgen import validate as validation
+from fleetgen.diff import compare, formats
+from fleetgen.diff.report import Report
+from fleetgen.errors import UsageError
+
+
+def build(spec: Path, out: Path | None = None) -> api.BuildResult:
+    """``fleetgen build``: compile ``spec`` and write the output tree."""
+    return api.build(spec, _directory(out, "--out"))
+
+
+def check(spec: Path, out: Path | None = None) -> api.CheckResult:
+    """``fleetgen build --check``: compare the output tree with a fresh build."""
+    return api.check(spec, _directory(out, "--out"))
+
+
+def validate(spec: Path, crds: Sequence[Path] = (), *,
+             render: bool = False) -> validation.Validation:
+    """``fleetgen validate``: schema checks of what ``spec`` emits (and, ``render``, renders)."""
+    for path in crds:
+        if not path.exists():
+            raise UsageError(f"{path}: no such file or directory (--crds)")
+    return validation.validate(spec, crds=crds, render=render)
+
+
+def diff(spec: Path, base: str | None = None, head: str | None = None, *, render: bool = False,
+         json_file: Path | None = None) -> Report:
+    """``fleetgen diff``: what the spec change from ``base`` to ``head`` does; the JSON report
+    also goes to ``json_file`` when given."""
+    if json_file is not None:
+        _writable_file(json_file, "--json-file")
+    report = compare.diff(spec, base, head, render=render)
+    if json_file is not None:
+        json_file.write_text(formats.to_json(report), encoding="utf-8")
+    return report
+
+
+def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
+    """``fleetgen explain``: where apps run and which layer set each value."""
+    return explaining.explain(spec, name)
+
+
+def init(directory: Path, name: str | None = None, repo: str | None = None) -> list[str]:
+    """``fleetgen init``: a new fleet repo in ``directory``; the created paths."""
+    _directory(directory, "DIR")
+    return scaffold.init(directory, name, repo)
+
+
+def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequence[str] = (),
+                credentials: str | None = None, dry_run: bool = False,
+                out: Path | None = None) -> scaffold.Added:
+    """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
+    ``labels`` are ``KEY=VALUE`` strings."""
+    request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(labels),
+                                      credentials)
+    return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def add_app(spec: Path, name: str, *, project: str, namespace: str, envs: Sequence[str] = (),
+            image: str | None = None, dry_run: bool = False,
+            out: Path | None = None) -> scaffold.Added:
+    """``fleetgen add app``: create the app's base, insert it into fleet.py, rebuild the output."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image)
+    return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def _directory(path: Path | None, option: str) -> Path | None:
+    """``path``, refused when a file stands where it or one of its parents should be a folder."""
+    if path is not None:
+        _no_file_in(path, (path, *path.parents), option)
+    return path
+
+
+def _writable_file(path: Path, option: str) -> None:
+    """Refuse ``path`` when it is a directory or its parent cannot hold a file."""
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory ({option} needs a file)")
+    _no_file_in(path, path.parents, option)
+    if not path.parent.exists():
+        raise UsageError(f"{path.parent}: no such directory ({option} {path})")
+
+
+def _no_file_in(path: Path, folders: Sequence[Path], option: str) -> None:
+    for folder in folders:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"{folder}: not a directory ({option} {path})")
