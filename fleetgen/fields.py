@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Annotated
 
@@ -15,6 +16,15 @@ _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+")
 _URL = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
 _GIT_URL = re.compile(r"(https?|ssh)://[^\s/]+(/[^\s]*)?")
+# An IAM role ARN (AwsAuth.role_arn); the EKS cluster ARN of a Flux hub reuses its parts.
+ROLE_ARN = re.compile(
+    r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/[\w+=,.@/-]+")
+
+
+def repo_path(path: str) -> str:
+    """A repo-relative path as written in the spec, normalized ('/' separators, no '.' parts):
+    the key of an app's base, and the output_dir."""
+    return posixpath.normpath(path.replace("\\", "/"))
 
 
 def dns_label(value: str) -> str:
@@ -25,6 +35,13 @@ def dns_label(value: str) -> str:
             "starting and ending with a letter or digit, at most 63 characters)"
         )
     return value
+
+
+def to_dns_label(text: str, default: str) -> str:
+    """``text`` made a DNS-1123 label (lowercased, other runs of characters as '-', cut to 63
+    characters); ``default`` when nothing of it is left."""
+    label = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:63].strip("-")
+    return label or default
 
 
 def dns_subdomain(value: str) -> str:

@@ -19,7 +19,8 @@ import pydantic
 
 from fleetgen import model
 from fleetgen.errors import Problem, SpecError
-from fleetgen.workspace import Reader, Workspace, base_path, filesystem_reader, scan
+from fleetgen.fields import repo_path
+from fleetgen.workspace import Reader, Workspace, filesystem_reader, scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ def read_spec(spec: Path) -> str:
 def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
     """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    return Loaded(fleet, scan(read, (base_path(app.path) for app in fleet.apps)))
+    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps)))
 
 
 def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet:

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from fleetgen.fields import (
+    ROLE_ARN,
     Annotations,
     ConfigKey,
     Duration,
@@ -35,13 +36,13 @@ from fleetgen.fields import (
     ServerURL,
     Version,
     release,
+    repo_path,
 )
 
 _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
-_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+")
 
 
 def _caller() -> tuple[str, int]:
@@ -160,7 +161,7 @@ class AwsAuth(Spec):
     @field_validator("role_arn")
     @classmethod
     def _arn(cls, value: str) -> str:
-        if not _ROLE_ARN.fullmatch(value):
+        if not ROLE_ARN.fullmatch(value):
             raise ValueError(f"{value!r} is not an IAM role ARN (arn:aws:iam::123456789012:role/x)")
         return value
 
@@ -444,7 +445,7 @@ class Fleet(Spec):
     @field_validator("output_dir")
     @classmethod
     def _output_dir(cls, value: str) -> str:
-        normal = posixpath.normpath(value.replace("\\", "/"))
+        normal = repo_path(value)
         if posixpath.isabs(normal) or normal == "." or normal.startswith(".."):
             raise ValueError(f"{value!r} must be a relative path inside the repository "
                              "(the directory holding fleet.py)")

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
 from fleetgen.errors import Problem, SpecError, at
+from fleetgen.fields import repo_path
 from fleetgen.model import (
     App,
     AppSecret,
@@ -26,6 +27,7 @@ from fleetgen.model import (
     Spec,
     SyncPolicy,
 )
+from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import (
     ClusterOverlay,
     EnvOverlay,
@@ -35,10 +37,9 @@ from fleetgen.plan import (
     Settings,
     merge_sync,
 )
-from fleetgen.workspace import Workspace, base_path
+from fleetgen.workspace import Workspace
 
 APPLICATION_NAME_LIMIT = 53
-RESERVED_LABEL_PREFIX = "fleetgen.io/"
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
@@ -127,9 +128,9 @@ def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
 
 def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:
     for key in labels:
-        if key.startswith(RESERVED_LABEL_PREFIX):
+        if key.startswith(LABEL_PREFIX):
             ctx.report(where, f"{what}: label {key!r} uses the prefix "
-                              f"{RESERVED_LABEL_PREFIX!r}, which fleetgen sets itself")
+                              f"{LABEL_PREFIX!r}, which fleetgen sets itself")
 
 
 def _fill_credentials(cluster: Cluster, credentials: Credentials | None) -> Credentials | None:
@@ -264,7 +265,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
 
 
 def _check_base(ctx: _Context, app: App) -> None:
-    path = base_path(app.path)
+    path = repo_path(app.path)
     if posixpath.isabs(path) or path.startswith(".."):
         ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside the repository "
                         "(relative to the directory holding fleet.py)")
@@ -363,7 +364,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
     placements, env_overlays, cluster_overlays = [], [], []
     for app in ctx.apps.values():
         env_secrets, cluster_secrets = _per_cluster_secrets(app)
-        base = ctx.workspace.bases[base_path(app.path)]
+        base = ctx.workspace.bases[repo_path(app.path)]
         by_env: dict[str, EnvOverlay] = {}
         for env in ctx.envs.values():
             if not any(c.env == env.name for c in placed[app.name]):

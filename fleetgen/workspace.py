@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from fleetgen.yamlio import load_all
+
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 # (path relative to the repo root) -> bytes, or None when there is no such file.
@@ -37,12 +39,6 @@ class Workspace:
     """Bases by repo-relative path."""
 
     bases: Mapping[str, Base] = field(default_factory=dict)
-
-
-def base_path(path: str) -> str:
-    """An app's ``path``, normalized: its base relative to the repo root (the directory holding
-    fleet.py)."""
-    return posixpath.normpath(path.replace("\\", "/"))
 
 
 def filesystem_reader(root: Path) -> Reader:
@@ -164,7 +160,7 @@ class _Inventory:
 
     def _parse_all(self, path: str, data: bytes) -> list[Any]:
         try:
-            return [d for d in yaml.load_all(data, Loader=yaml.CSafeLoader) if d is not None]
+            return [d for d in load_all(data) if d is not None]
         except yaml.YAMLError as error:
             self.problems.append(f"{path} is not valid YAML: {error}".replace("\n", " "))
             return []

@@ -22,11 +22,11 @@ from typing import Any, Literal, NamedTuple
 
 from fleetgen.diff.objects import HUB, Field, Obj
 from fleetgen.diff.refs import Snapshot
+from fleetgen.fields import repo_path
 from fleetgen.k8s import Key
-from fleetgen.output import OutputFile
+from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Plan
 
-LABEL_PREFIX = "fleetgen.io/"
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 ARGO_GROUP = "argoproj.io"
 PRUNE_DISABLED = ("kustomize.toolkit.fluxcd.io/prune", "disabled")
@@ -82,7 +82,7 @@ class Facts:
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
-            app_path={a.name: posixpath.normpath(a.path) for a in fleet.apps},
+            app_path={a.name: repo_path(a.path) for a in fleet.apps},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},

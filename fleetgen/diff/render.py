@@ -13,8 +13,6 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import yaml
-
 from fleetgen import writer
 from fleetgen.diff.blast import Change, Context, Pair, Side, Where
 from fleetgen.diff.objects import Obj, field_changes, objects, whole
@@ -22,6 +20,7 @@ from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
 from fleetgen.workspace import base_deps
+from fleetgen.yamlio import load_all
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
 
@@ -103,7 +102,7 @@ def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None]
         except KustomizeBuildError as error:
             raise RenderError(_describe(error, targets, (base, head))) from None
     return {targets[path]: {obj.key: obj for obj in objects(
-        RENDERED, targets[path][1], yaml.load_all(text, Loader=yaml.CSafeLoader))}
+        RENDERED, targets[path][1], load_all(text))}
         for path, text in outputs.items()}
 
 

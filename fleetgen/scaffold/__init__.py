@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fleetgen import api, writer
 from fleetgen.errors import Problem, SpecError, UsageError
+from fleetgen.fields import ROLE_ARN, to_dns_label
 from fleetgen.load import load_source, read_spec
 from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
 from fleetgen.plan import Placement
@@ -25,7 +26,7 @@ from fleetgen.version import VERSION
 from fleetgen.workspace import Reader, filesystem_reader
 from fleetgen.yamlio import dump_documents
 
-_AWS = re.compile(r"(arn:aws[a-z-]*:iam::[0-9]*:role/[^:]+)(?::(.+))?")
+_AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
 BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
 
@@ -83,7 +84,7 @@ def credentials_call(text: str, cluster: str) -> Call:
         if sep and store and key:
             return Call("ExternalSecretRef", {"store": store, "key": key})
     elif kind == "aws" and (match := _AWS.fullmatch(rest)):
-        return Call("AwsAuth", {"cluster_name": match[2] or cluster, "role_arn": match[1]})
+        return Call("AwsAuth", {"cluster_name": match["eks"] or cluster, "role_arn": match["arn"]})
     elif kind == "exec" and rest in ("gcp", "azure"):
         return Call("ExecAuth", {"args": [rest]})
     raise UsageError(f"--credentials {text!r}: use external-secret:STORE:KEY, "
@@ -158,7 +159,7 @@ def init(directory: Path, name: str | None = None, repo: str | None = None) -> l
     """Create a new fleet repo in ``directory``: fleet.py with one environment, cluster and app,
     the app's base, README, .gitignore, pre-commit config and a CI workflow. Returns the
     created paths; refuses (writing nothing) when any of them exists or the spec is invalid."""
-    name = name or _dns_label(directory.resolve().name)
+    name = name or to_dns_label(directory.resolve().name, "fleet")
     repo = repo or f"https://git.example.com/{name}.git"
     files = init_files(name, repo)
     taken = sorted(path for path in files if (directory / path).exists())
@@ -191,11 +192,6 @@ def init_files(name: str, repo: str) -> dict[str, str]:
     }
     files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
     return files
-
-
-def _dns_label(text: str) -> str:
-    label = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:63].strip("-")
-    return label or "fleet"
 
 
 def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,

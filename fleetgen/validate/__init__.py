@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fleetgen import api
 from fleetgen.fields import release
 from fleetgen.k8s import Key, identity
@@ -28,6 +26,7 @@ from fleetgen.kustomize import KustomizeBuildError, build_many
 from fleetgen.plan import Placement
 from fleetgen.validate import schemas
 from fleetgen.workspace import base_deps, filesystem_reader
+from fleetgen.yamlio import load_all
 
 _NOT_SEARCHED = (".git", ".venv")
 
@@ -81,7 +80,7 @@ def _check_emitted(compiled: api.Compiled, root: Path,
     for path, data in sorted(compiled.rendered.items()):
         if not path.endswith(schemas.YAML_SUFFIXES):
             continue
-        for doc in yaml.load_all(data, Loader=yaml.CSafeLoader):
+        for doc in load_all(data):
             if not isinstance(doc, dict):
                 continue
             errors = checker.errors(doc)
@@ -146,7 +145,7 @@ def _build(compiled: api.Compiled, root: Path,
             findings = [Finding(targets[path], f"kustomize build failed: {stderr.strip()}")
                         for path, stderr in sorted(error.failures.items())]
             outputs = build_many(sorted(set(targets) - error.failures.keys()))
-    return findings, {targets[path]: [doc for doc in yaml.load_all(text, Loader=yaml.CSafeLoader)
+    return findings, {targets[path]: [doc for doc in load_all(text)
                                       if isinstance(doc, dict)]
                       for path, text in outputs.items()}
 

@@ -16,16 +16,14 @@ from typing import Any
 
 from fleetgen.emit.argocd.common import (
     API_VERSION,
-    APP_LABEL,
-    CLUSTER_LABEL,
-    ENV_LABEL,
     GENERATE_PATHS,
-    WAVE_LABEL,
+    RESOURCES_FINALIZER,
     go_text,
     go_tree,
     metadata,
     registration_labels,
 )
+from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 from fleetgen.model import App, Environment, IgnoreDifference, SyncPolicy
 from fleetgen.output import OutputFile
 from fleetgen.plan import EnvOverlay, Placement, Plan
@@ -36,7 +34,6 @@ WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = ("Argo CD syncs Applications independently (sync waves do not order "
                    "generated apps)")
-CASCADE_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 PROGRESSIVE_NOTE = (
     "Progressive sync (strategy RollingSync) needs the ApplicationSet controller flag\n"
     "--enable-progressive-syncs (argocd-cmd-params-cm:\n"
@@ -182,7 +179,7 @@ def _template(plan: Plan, app: App, env: Environment,
                             "labels": dict(sorted(labels.items())),
                             "annotations": dict(sorted(annotations.items()))}
     if fleet.cascade_delete:
-        meta["finalizers"] = [CASCADE_FINALIZER]
+        meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
         "source": {"repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 from fleetgen.model import Cluster
 from fleetgen.plan import Plan
 
@@ -16,10 +17,8 @@ API_VERSION = "argoproj.io/v1alpha1"
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
 SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 GENERATE_PATHS = "argocd.argoproj.io/manifest-generate-paths"
-APP_LABEL = "fleetgen.io/app"
-CLUSTER_LABEL = "fleetgen.io/cluster"
-ENV_LABEL = "fleetgen.io/env"
-WAVE_LABEL = "fleetgen.io/wave"
+# Argo CD deletes an Application's (or waits for an AppProject's) resources before the object.
+RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 # Objects Argo CD needs before any ApplicationSet generates apps (root app sync wave).
 EARLY_WAVE = {SYNC_WAVE: "-1"}
 

@@ -10,12 +10,17 @@ import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
+from fleetgen.emit.argocd.common import (
+    API_VERSION,
+    EARLY_WAVE,
+    RESOURCES_FINALIZER,
+    metadata,
+    server_url,
+)
 from fleetgen.model import Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
 
-PROJECT_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"
                   "(clusterResourceWhitelist[].name) for the namespaces that its apps create\n"
                   "with CreateNamespace=true.")
@@ -69,7 +74,7 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
                                for window in project.sync_windows]
     doc = {"apiVersion": API_VERSION, "kind": "AppProject",
            "metadata": metadata(project.name, fleet.argocd.namespace, annotations=EARLY_WAVE,
-                                finalizers=[PROJECT_FINALIZER]),
+                                finalizers=[RESOURCES_FINALIZER]),
            "spec": spec}
     where = "as written in fleet.py" if project.destinations is not None else (
         "exactly where its apps are placed")

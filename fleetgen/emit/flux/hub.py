@@ -38,6 +38,7 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
+from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     Home,
@@ -51,6 +52,7 @@ from fleetgen.emit.flux.objects import (
     source_file,
 )
 from fleetgen.errors import Problem, at
+from fleetgen.fields import ROLE_ARN
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -64,7 +66,6 @@ WATCH = {"reconcile.fluxcd.io/watch": "Enabled"}  # reconcile at once when the o
 _EKS_ENDPOINT = re.compile(
     r"https://[^/:]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-[0-9]+)\.eks\.amazonaws\.com(?:\.cn)?"
     r"(?::443)?/?")
-_ROLE_ARN = re.compile(r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/.+")
 
 
 def check(plan: Plan) -> list[Problem]:
@@ -152,7 +153,7 @@ def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[
                 spec={"kubeConfig": kube_config})
     namespaces = kustomization(
         plan.fleet, NAMESPACES_KUSTOMIZATION, home, f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
-        prune=True, labels={"fleetgen.io/cluster": spoke.name, "fleetgen.io/env": spoke.env})
+        prune=True, labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env})
     apps_home = replace(home, depends_on=((spoke.name, NAMESPACES_KUSTOMIZATION),))
     return apps_home, [*credentials, namespaces]
 
@@ -189,7 +190,7 @@ def _kubeconfig_secret(ref: ExternalSecretRef, namespace_: str) -> dict[str, Any
 
 def _aws_identity(auth: AwsAuth, spoke: Cluster) -> list[dict[str, Any]]:
     """The ServiceAccount carrying the role and the ConfigMap Flux builds a kubeconfig from."""
-    endpoint, role = _EKS_ENDPOINT.fullmatch(spoke.server), _ROLE_ARN.fullmatch(auth.role_arn)
+    endpoint, role = _EKS_ENDPOINT.fullmatch(spoke.server), ROLE_ARN.fullmatch(auth.role_arn)
     assert endpoint is not None and role is not None  # check() and the model ensure both
     arn = (f"arn:{role['partition']}:eks:{endpoint['region']}:{role['account']}:cluster/"
            f"{auth.cluster_name}")
@@ -237,8 +238,7 @@ def _rollout(plan: Plan, homes: dict[str, Home],
             name = f"{app}.{env}.wave-{current}"
             gates.append(kustomization(
                 plan.fleet, name, home, f"{flux_dir(plan)}/{GATE_DIR}", prune=True,
-                labels={"fleetgen.io/app": app, "fleetgen.io/env": env,
-                        "fleetgen.io/wave": str(current)},
+                labels={APP_LABEL: app, ENV_LABEL: env, WAVE_LABEL: str(current)},
                 depends_on=[(homes[cluster].namespace, app) for cluster in by_wave[previous]]))
             dependencies.update(((app, cluster), [(home.namespace, name)])
                                 for cluster in by_wave[current])

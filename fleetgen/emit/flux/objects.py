@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.fields import release
+from fleetgen.k8s import identity
 from fleetgen.model import App, Fleet, IgnoreDifference
-from fleetgen.output import OutputFile
+from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Placement, Plan
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
 PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
-LABEL_PREFIX = "fleetgen.io/"
 IGNORE_SINCE = (2, 9)  # the Flux release whose Kustomization has spec.ignore
 
 Ref = tuple[str, str]  # (namespace, name) of a Kustomization
@@ -164,13 +164,10 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
             annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec}))
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
-    return [OutputFile(path, (*leading.get(path, ()), *sorted(found, key=_identity)),
+    return [OutputFile(path, (*leading.get(path, ()),
+                              *sorted(found, key=lambda doc: identity("", doc))),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
-
-
-def _identity(doc: dict[str, Any]) -> tuple[str, str]:
-    return doc["metadata"]["namespace"], doc["metadata"]["name"]
 
 
 @dataclass(frozen=True, slots=True)
