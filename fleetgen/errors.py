@@ -9,6 +9,7 @@ it). ``SpecError``: the spec cannot be compiled (every problem, then a summary).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,6 +27,11 @@ class Problem:
         name = _display(self.file) if self.file else default_file
         where = f"{name}:{self.line}" if self.line else name
         return f"{where}: {severity}: {self.message}" if severity else f"{where}: {self.message}"
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """``problems`` by file, line and message: the order they are reported in."""
+    return sorted(problems, key=lambda p: (p.file, p.line, p.message))
 
 
 class HasOrigin(Protocol):

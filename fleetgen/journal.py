@@ -172,7 +172,7 @@ def commit(
     os.makedirs(state, exist_ok=True)
     gitignore = state / ".gitignore"
     if not gitignore.is_file() or gitignore.read_bytes() != _GITIGNORE:
-        _atomic_write(gitignore, _GITIGNORE)
+        atomic_write(gitignore, _GITIGNORE)
     staging = state / _STAGING
     os.mkdir(staging)
     moves = []
@@ -183,7 +183,7 @@ def commit(
     _fsync_dir(staging)
     journal = Journal(moves, sorted(deletions), manifest)
     _fsync_dir(out_dir)
-    _atomic_write(state / _JOURNAL, journal.to_bytes())  # the commit point
+    atomic_write(state / _JOURNAL, journal.to_bytes())  # the commit point
     _apply(out_dir, journal)
 
 
@@ -218,7 +218,7 @@ def _apply(out_dir: Path, journal: Journal) -> None:
         os.replace(staged, target)
     directories = parent_dirs([*journal.deletions, *(p for _, p in journal.moves)])
     _fsync_all((out_dir / d for d in [*directories, ""]), missing_ok=True)
-    _atomic_write(out_dir / MANIFEST, journal.manifest.to_bytes())
+    atomic_write(out_dir / MANIFEST, journal.manifest.to_bytes())
     if (state / _STAGING).exists():
         shutil.rmtree(state / _STAGING)
     os.unlink(state / _JOURNAL)
@@ -271,10 +271,13 @@ def _write_file(path: Path, data: bytes, flags: int, sync: bool = True) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` by ``data`` so that a reader sees the old bytes or the new, never a mix."""
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` by ``data`` so that a reader sees the old bytes or the new, never a mix,
+    also after a crash; ``mode`` sets the permissions of the new file."""
     temp = path.with_name(f"{path.name}.tmp")
     _write_file(temp, data, os.O_TRUNC)
+    if mode is not None:
+        os.chmod(temp, mode)
     os.replace(temp, path)
     _fsync_dir(path.parent)
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
-from fleetgen.errors import Problem, SpecError, at
+from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import repo_path
 from fleetgen.model import (
     App,
@@ -76,7 +76,7 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
     if ctx.problems:
-        raise SpecError(sorted(ctx.problems, key=lambda p: (p.file, p.line, p.message)))
+        raise SpecError(in_order(ctx.problems))
     return _build_plan(ctx, placed, waves, credentials)
 
 

@@ -20,6 +20,8 @@ KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 
 # (path relative to the repo root) -> bytes, or None when there is no such file.
 Reader = Callable[[str], bytes | None]
+# (directory relative to the repo root) -> the repo-relative paths of every file under it.
+Lister = Callable[[str], Iterable[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +51,34 @@ def filesystem_reader(root: Path) -> Reader:
         return target.read_bytes() if target.is_file() else None
 
     return read
+
+
+def filesystem_lister(root: Path) -> Lister:
+    """A Lister over a directory on disk."""
+
+    def files(directory: str) -> list[str]:
+        return sorted(path.relative_to(root).as_posix()
+                      for path in (root / directory).rglob("*") if path.is_file())
+
+    return files
+
+
+def scratch_tree(target: Path, generated: Mapping[str, bytes], bases: Iterable[str],
+                 read: Reader, listing: Lister) -> None:
+    """Lay out under ``target`` (a temporary directory) what kustomize needs to build overlays:
+    the ``generated`` files (by target-relative path) and every input of the ``bases``, read
+    through ``read`` and ``listing`` from the working tree or a Git tree."""
+    wanted: set[str] = set()
+    for base in set(bases):
+        deps = base_deps(read, base)
+        wanted.update(deps.files)
+        for directory in deps.dirs:
+            wanted.update(listing(directory))
+    inputs = ((path, read(path)) for path in sorted(wanted))
+    for path, data in [*generated.items(), *inputs]:
+        if data is not None:
+            (target / path).parent.mkdir(parents=True, exist_ok=True)
+            (target / path).write_bytes(data)
 
 
 def scan(read: Reader, paths: Iterable[str]) -> Workspace:

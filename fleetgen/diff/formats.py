@@ -270,7 +270,7 @@ def _names(names: Iterable[str]) -> dict[str, Any]:
 
 
 def _cell(value: object) -> str:
-    return str(value).replace("|", "\\|") if value not in (None, "") else "–"
+    return templating.md_cell(value) if value not in (None, "") else "–"
 
 
 def _deletion_row(deletion: Deletion) -> dict[str, str]:

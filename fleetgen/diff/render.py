@@ -19,7 +19,7 @@ from fleetgen.diff.objects import Obj, field_changes, objects, whole
 from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
-from fleetgen.workspace import base_deps
+from fleetgen.workspace import base_deps, scratch_tree
 from fleetgen.yamlio import load_all
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
@@ -93,7 +93,7 @@ def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None]
         for index, side in enumerate((base, head)):
             overlays = {move[index] for move in groups if move[index] is not None}
             root = Path(tmp) / ("base", "head")[index]
-            _materialize(side, {o for o in overlays if o is not None}, root)
+            _scratch(side, {o for o in overlays if o is not None}, root)
             for overlay in overlays:
                 if overlay is not None:
                     targets[root / side.output_dir / overlay] = (index, overlay)
@@ -117,24 +117,11 @@ def _describe(error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]
     return "\n".join(lines)
 
 
-def _materialize(side: Side, overlays: set[str], root: Path) -> None:
+def _scratch(side: Side, overlays: set[str], root: Path) -> None:
     """Write the overlays' generated files and their apps' base inputs under ``root``."""
     apps = {overlay.split("/")[1] for overlay in overlays}
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
     needed = [file for path, file in side.files.items() if path.startswith(prefixes)]
-    for path, data in writer.render(needed).items():
-        _write(root / side.output_dir / path, data)
-    for app in sorted(apps):
-        deps = base_deps(side.snapshot.read, side.facts.app_path[app])
-        wanted = set(deps.files)
-        for directory in deps.dirs:
-            wanted.update(side.snapshot.files(directory))
-        for path in sorted(wanted):
-            content = side.snapshot.read(path)
-            if content is not None:
-                _write(root / path, content)
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    generated = {f"{side.output_dir}/{path}": data for path, data in writer.render(needed).items()}
+    scratch_tree(root, generated, [side.facts.app_path[app] for app in apps], side.snapshot.read,
+                 side.snapshot.files)

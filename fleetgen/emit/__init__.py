@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from fleetgen.emit import argocd, fleetmap, flux, overlays
-from fleetgen.errors import Problem
+from fleetgen.errors import Problem, in_order
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -42,8 +42,8 @@ def emitters_for(plan: Plan) -> list[Emitter]:
 
 
 def check(plan: Plan) -> list[Problem]:
-    """Every engine-specific problem of the Plan."""
-    return [problem for emitter in emitters_for(plan) for problem in emitter.check(plan)]
+    """Every engine-specific problem of the Plan, in report order."""
+    return in_order(problem for emitter in emitters_for(plan) for problem in emitter.check(plan))
 
 
 def warnings(plan: Plan) -> list[Problem]:

@@ -8,7 +8,6 @@ serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from fleetgen import api, writer
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.fields import ROLE_ARN, to_dns_label
+from fleetgen.journal import atomic_write
 from fleetgen.load import load_source, read_spec
 from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
 from fleetgen.plan import Placement
@@ -241,7 +241,7 @@ def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Map
     if not dry_run:
         for path, text in files.items():
             _write_new(root / path, text)
-        _replace(spec, edited)
+        atomic_write(spec, edited.encode(), spec.stat().st_mode)
         writer.write(compiled.out_dir, compiled.rendered, VERSION)
     placements = tuple(p for p in compiled.plan.placements if wanted(p))
     return Added(diff, tuple(files), tuple(changes), compiled, placements, not dry_run)
@@ -279,14 +279,6 @@ def _write_new(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as handle:
         handle.write(text)
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, keeping its permissions."""
-    scratch = path.with_name(f".{path.name}.fleetgen-tmp")
-    scratch.write_text(text, encoding="utf-8")
-    os.chmod(scratch, path.stat().st_mode)
-    os.replace(scratch, path)
 
 
 def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:

@@ -11,10 +11,9 @@ namespaced objects must stay in their app's namespace.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from fleetgen.k8s import Key, identity
 from fleetgen.kustomize import KustomizeBuildError, build_many
 from fleetgen.plan import Placement
 from fleetgen.validate import schemas
-from fleetgen.workspace import base_deps, filesystem_reader
+from fleetgen.workspace import filesystem_lister, filesystem_reader, scratch_tree
 from fleetgen.yamlio import load_all
 
 _NOT_SEARCHED = (".git", ".venv")
@@ -135,8 +134,13 @@ def _build(compiled: api.Compiled, root: Path,
            overlays: Sequence[str]) -> tuple[list[Finding], dict[str, list[Any]]]:
     """Rendered documents per overlay; a failed build is a finding, the rest still build."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
-        out = Path(tmp) / compiled.out_dir.resolve().relative_to(root)
-        _materialize(compiled, root, Path(tmp), out)
+        prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
+        out = Path(tmp) / prefix
+        scratch_tree(Path(tmp), {f"{prefix}/{path}": data
+                                 for path, data in compiled.rendered.items()
+                                 if path.startswith("overlays/")},
+                     {overlay.base for overlay in compiled.plan.env_overlays},
+                     filesystem_reader(root), filesystem_lister(root))
         targets = {out / overlay: overlay for overlay in overlays}
         try:
             outputs = build_many(sorted(targets))
@@ -148,24 +152,3 @@ def _build(compiled: api.Compiled, root: Path,
     return findings, {targets[path]: [doc for doc in load_all(text)
                                       if isinstance(doc, dict)]
                       for path, text in outputs.items()}
-
-
-def _materialize(compiled: api.Compiled, root: Path, tmp: Path, out: Path) -> None:
-    """Copy the generated overlays and the inputs of every app base under ``tmp``."""
-    _write_all(out, {path: data for path, data in compiled.rendered.items()
-                     if path.startswith("overlays/")})
-    read = filesystem_reader(root)
-    for base in sorted({overlay.base for overlay in compiled.plan.env_overlays}):
-        deps = base_deps(read, base)
-        for directory in sorted(deps.dirs):
-            shutil.copytree(root / directory, tmp / directory, dirs_exist_ok=True)
-        for path in sorted(deps.files):
-            if (root / path).is_file():
-                (tmp / path).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(root / path, tmp / path)
-
-
-def _write_all(directory: Path, files: Mapping[str, bytes]) -> None:
-    for path, data in files.items():
-        (directory / path).parent.mkdir(parents=True, exist_ok=True)
-        (directory / path).write_bytes(data)

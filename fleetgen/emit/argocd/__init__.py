@@ -41,13 +41,12 @@ _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
 def check(plan: Plan) -> list[Problem]:
     """Spec problems Argo CD cannot express, or would reject or ignore at sync time."""
     fleet = plan.fleet
-    problems = [
+    return [
         *(at(p, f"project name {p.name!r} is reserved: {RESERVED_PROJECTS[p.name]}", fleet)
           for p in fleet.projects if p.name in RESERVED_PROJECTS),
         *_name_clashes(plan), *_cluster_problems(plan), *_sync_option_problems(plan),
         *_app_problems(plan), *_access_problems(plan),
     ]
-    return sorted(problems, key=lambda p: (p.file, p.line, p.message))
 
 
 def warnings(plan: Plan) -> list[Problem]:
