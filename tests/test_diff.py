@@ -14,13 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 
 import fleetgen
 from fleetgen import api
 from fleetgen.diff import formats
 from fleetgen.diff.compare import RefSpecError
-from fleetgen.diff.report import Report
+from fleetgen.diff.report import Report, json_schema
 from fleetgen.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 
@@ -400,3 +401,17 @@ def test_json_contract_shape(repo: Path) -> None:
             "workloads": lambda v: v in (None, "deleted", "orphaned")})
     production = [c["production"] for c in data["changes"]]
     assert production == sorted(production, reverse=True)  # production first
+    errors = [e.message for e in jsonschema_rs.validator_for(
+        json.loads(SCHEMA.read_text())).iter_errors(json.loads(formats.to_json(report)))]
+    assert errors == []
+
+
+SCHEMA = Path(__file__).parent.parent / "docs" / "diff.schema.json"
+
+
+def test_committed_json_schema_is_current() -> None:
+    """docs/diff.schema.json is what the pydantic contract says (FLEETGEN_UPDATE_GOLDEN=1
+    rewrites it)."""
+    if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
+        SCHEMA.write_text(json_schema())
+    assert SCHEMA.read_text() == json_schema()

@@ -1,6 +1,7 @@
 """The report of ``diff`` and its JSON contract.
 
-JSON contract (``--format json``, ``Report.to_json``; version 1 — fields are only ever added)::
+JSON contract (``--format json``, ``Report.to_json``; version 1 — fields are only ever added),
+typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
 
     {"version": 1,
      "base": "<sha>", "head": "<sha>" | "worktree", "base_ref": "<as named>", "head_ref": "…",
@@ -37,13 +38,14 @@ cascades).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from fleetgen.diff.blast import Change, Where
 from fleetgen.diff.refs import WORKTREE
-
-JSON_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,56 +107,172 @@ class Report:
         return bool(self.changes or self.renames or self.added or self.removed)
 
     def to_json(self) -> dict[str, Any]:
-        """The documented JSON document (module docstring)."""
-        return {
-            "version": JSON_VERSION, "base": self.base.sha, "head": self.head.sha or WORKTREE,
-            "base_ref": self.base.label, "head_ref": self.head.label,
-            "changed": self.changed, "rendered": self.rendered,
-            "touched": _names(self.touched), "production": _names(self.production),
-            "placements": {"added": [_placed(p) for p in self.added],
-                           "removed": [_placed(p) for p in self.removed]},
-            "deletions": [_change_json(d.change, fields=False)
-                          | {"engine": d.engine, "workloads": d.workloads}
-                          for d in self.deletions],
-            "renames": [_rename_json(r) for r in self.renames],
-            "changes": [_change_json(c) for c in self.changes],
-            "notes": list(self.notes),
-        }
+        """The documented JSON document (module docstring; schema: `ReportJSON`)."""
+        return self.contract().model_dump(by_alias=True)
+
+    def contract(self) -> ReportJSON:
+        """The report as the typed JSON contract."""
+        return ReportJSON(
+            base=self.base.sha, head=self.head.sha or WORKTREE, base_ref=self.base.label,
+            head_ref=self.head.label, changed=self.changed, rendered=self.rendered,
+            touched=_names(self.touched), production=_names(self.production),
+            placements=Placements(added=[_placed(p) for p in self.added],
+                                  removed=[_placed(p) for p in self.removed]),
+            deletions=[DeletionJSON(**_object(d.change), engine=d.engine, workloads=d.workloads)
+                       for d in self.deletions],
+            renames=[_rename_json(r) for r in self.renames],
+            changes=[ChangeJSON(**_object(c), fields=_fields(c)) for c in self.changes],
+            notes=list(self.notes),
+        )
 
 
-def _names(where: Where) -> dict[str, list[str]]:
-    return {"clusters": sorted(where.clusters), "environments": sorted(where.envs),
-            "apps": sorted(where.apps), "projects": sorted(where.projects)}
+class _Contract(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
 
-def _placed(placed: Placed) -> dict[str, str]:
-    return {"app": placed.app, "cluster": placed.cluster, "env": placed.env}
+class Names(_Contract):
+    """Names reached, each list sorted."""
+
+    clusters: list[str]
+    environments: list[str]
+    apps: list[str]
+    projects: list[str]
 
 
-def _change_json(change: Change, fields: bool = True) -> dict[str, Any]:
+class PlacedJSON(_Contract):
+    """A placement added or removed."""
+
+    app: str
+    cluster: str
+    env: str
+
+
+class Placements(_Contract):
+    """Placements that appear and disappear."""
+
+    added: list[PlacedJSON]
+    removed: list[PlacedJSON]
+
+
+class FieldJSON(_Contract):
+    """One leaf that differs; ``old``/``new`` are null where it is absent."""
+
+    path: str = Field(description='a.b, a["x.y"], list[name=web].image, list[0]')
+    old: Any = Field(description="the value at the base (any JSON value), null where absent")
+    new: Any = Field(description="the value at the head (any JSON value), null where absent")
+
+
+class ObjectJSON(_Contract):
+    """An object added, removed or changed, and what it reaches."""
+
+    source: Literal["generated", "derived", "rendered"]
+    op: Literal["added", "removed", "changed"]
+    kind: str
+    group: str
+    name: str
+    namespace: str
+    cluster: str | None = Field(description="the one cluster reached, else null")
+    clusters: list[str]
+    app: str | None = Field(description="the one app reached, else null")
+    apps: list[str]
+    environments: list[str]
+    production: bool
+    file: str = Field(description="relative to the spec's directory; for a rendered change "
+                                  "the overlay directory built")
+
+
+class DeletionJSON(ObjectJSON):
+    """A removed object an engine applies, and the fate of the workloads it manages."""
+
+    engine: Literal["argocd", "flux"]
+    workloads: Literal["deleted", "orphaned"] | None
+
+
+class ChangeJSON(ObjectJSON):
+    """A change with its field-level differences."""
+
+    fields: list[FieldJSON]
+
+
+class RenameJSON(_Contract):
+    """An object that moved to a new identity because a spec name changed."""
+
+    kind: str
+    group: str
+    namespace: str
+    cluster: str | None
+    app: str | None
+    from_: str = Field(alias="from")
+    to: str
+    file: str
+    from_cluster: str | None
+    from_file: str
+    because: str
+    engine: Literal["argocd", "flux"] | None
+    workloads: Literal["deleted", "orphaned"] | None
+    production: bool
+    fields: list[FieldJSON]
+
+
+class ReportJSON(_Contract):
+    """``fleetgen diff --format json``: version 1; fields are only ever added."""
+
+    model_config = ConfigDict(title="fleetgen diff report")
+
+    version: Literal[1] = 1
+    base: str | None = Field(description="the base commit")
+    head: str = Field(description=f"the head commit, or {WORKTREE!r}")
+    base_ref: str
+    head_ref: str
+    changed: bool = Field(description="exit status 1 when true")
+    rendered: bool = Field(description="--render: rendered workloads compared too")
+    touched: Names = Field(description="only what changes")
+    production: Names = Field(description="the part of touched in production environments")
+    placements: Placements
+    deletions: list[DeletionJSON]
+    renames: list[RenameJSON]
+    changes: list[ChangeJSON] = Field(description="production first, then grouped by cluster "
+                                                  "(or environment) and app")
+    notes: list[str]
+
+
+def json_schema() -> str:
+    """The JSON Schema of the contract, as committed in ``docs/diff.schema.json``."""
+    return json.dumps(ReportJSON.model_json_schema(by_alias=True), indent=2) + "\n"
+
+
+def _names(where: Where) -> Names:
+    return Names(clusters=sorted(where.clusters), environments=sorted(where.envs),
+                 apps=sorted(where.apps), projects=sorted(where.projects))
+
+
+def _placed(placed: Placed) -> PlacedJSON:
+    return PlacedJSON(app=placed.app, cluster=placed.cluster, env=placed.env)
+
+
+def _object(change: Change) -> dict[str, Any]:
     key, where = change.obj.key, change.where
-    found: dict[str, Any] = {
-        "source": change.source, "op": change.op, "kind": key.kind, "group": key.group,
-        "name": key.name, "namespace": key.namespace, "cluster": where.cluster,
-        "clusters": sorted(where.clusters), "app": where.app, "apps": sorted(where.apps),
-        "environments": sorted(where.envs), "production": where.production, "file": change.file,
-    }
-    if fields:
-        found["fields"] = [{"path": f.path, "old": f.old, "new": f.new} for f in change.fields]
-    return found
+    return {"source": change.source, "op": change.op, "kind": key.kind, "group": key.group,
+            "name": key.name, "namespace": key.namespace, "cluster": where.cluster,
+            "clusters": sorted(where.clusters), "app": where.app, "apps": sorted(where.apps),
+            "environments": sorted(where.envs), "production": where.production,
+            "file": change.file}
 
 
-def _rename_json(rename: Rename) -> dict[str, Any]:
+def _fields(change: Change) -> list[FieldJSON]:
+    return [FieldJSON(path=f.path, old=f.old, new=f.new) for f in change.fields]
+
+
+def _rename_json(rename: Rename) -> RenameJSON:
     old, new = rename.old, rename.new
-    return {
-        "kind": new.obj.key.kind, "group": new.obj.key.group, "namespace": new.obj.key.namespace,
-        "cluster": new.where.cluster, "app": new.where.app,
-        "from": old.obj.key.name or old.file, "to": new.obj.key.name or new.file,
-        "file": new.file, "from_cluster": old.where.cluster, "from_file": old.file,
-        "because": rename.because, "engine": rename.engine, "workloads": rename.workloads,
-        "production": new.where.production or old.where.production,
-        "fields": [{"path": f.path, "old": f.old, "new": f.new} for f in new.fields],
-    }
+    return RenameJSON(
+        kind=new.obj.key.kind, group=new.obj.key.group, namespace=new.obj.key.namespace,
+        cluster=new.where.cluster, app=new.where.app,
+        from_=old.obj.key.name or old.file, to=new.obj.key.name or new.file,
+        file=new.file, from_cluster=old.where.cluster, from_file=old.file,
+        because=rename.because, engine=rename.engine, workloads=rename.workloads,
+        production=new.where.production or old.where.production, fields=_fields(new),
+    )
 
 
 def section(where: Where) -> tuple[int, str]:
