@@ -7,7 +7,6 @@ become messages and exit codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -181,7 +180,8 @@ def diff(
     elif output_format is DiffFormat.markdown:
         typer.echo(formats.markdown(report, max_chars), nl=False)
     else:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        terminal = Console()  # stdout: a terminal, and NO_COLOR unset?
+        color = terminal.is_terminal and not terminal.no_color
         typer.echo(formats.text(report, color=color), nl=False, color=color)
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
 

@@ -7,12 +7,16 @@ as they fit, and a note names what was cut.
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from rich.console import Console
+from rich.text import Text
 
 from fleetgen import templating
 from fleetgen.diff.blast import Change, Where
@@ -23,7 +27,7 @@ DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 MAX_NAMES = 20  # names listed per touched kind
 MAX_ROWS = 100  # deletion and rename rows in markdown
 MAX_LINES = 200  # diff lines per object
-_ANSI = {"-": "31", "+": "32", "@": "1;36", "!": "1;31", "#": "1"}
+_STYLES = {"-": "red", "+": "green", "@": "bold cyan", "!": "bold red", "#": "bold"}
 
 
 def to_json(report: Report) -> str:
@@ -174,7 +178,7 @@ def text(report: Report, color: bool = False) -> str:
     else:
         lines += _text_body(report)
     lines += [f"note: {note}" for note in report.notes]
-    return "".join(_paint(line, color) + "\n" for line in lines)
+    return _painted(lines) if color else "".join(line + "\n" for line in lines)
 
 
 def _text_body(report: Report) -> list[str]:
@@ -202,9 +206,14 @@ def _text_body(report: Report) -> list[str]:
     return lines
 
 
-def _paint(line: str, color: bool) -> str:
-    code = _ANSI.get(line.lstrip()[:1])
-    return f"\033[{code}m{line}\033[0m" if color and code else line
+def _painted(lines: list[str]) -> str:
+    """``lines`` styled by their first character, as ANSI text (rich, 16 colours, no wrapping)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, color_system="standard",
+                      highlight=False, markup=False, emoji=False, soft_wrap=True)
+    for line in lines:
+        console.print(Text(line, style=_STYLES.get(line.lstrip()[:1], "")))
+    return buffer.getvalue()
 
 
 def markdown(report: Report, max_chars: int = DEFAULT_MAX_CHARS) -> str:
