@@ -24,8 +24,8 @@ from fleetgen.emit.argocd.common import go_text
 from fleetgen.plan import Plan
 from fleetgen.yamlscalar import uncarriable
 from tests.crd_schemas import errors
+from tests.emit.test_argocd import compile_fleet, example, make_fleet, web
 from tests.gotemplate import render, render_tree
-from tests.test_argocd import compile_fleet, example, make_fleet, web
 
 SECRET_TYPE = {"argocd.argoproj.io/secret-type": "cluster"}
 IN_CLUSTER = {"name": "in-cluster", "nameNormalized": "in-cluster",
@@ -182,7 +182,7 @@ def assert_every_app_in_one_step(plan: Plan, docs: Mapping[str, list[Any]],
 
 def test_example_applicationsets_generate_exactly_the_placements() -> None:
     from fleetgen import api
-    from tests.test_argocd import ROOT
+    from tests.emit.test_argocd import ROOT
 
     assert_generates_the_plan(api.compile_spec(ROOT / "fleet.py").plan, example())
 

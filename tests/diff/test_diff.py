@@ -406,7 +406,7 @@ def test_json_contract_shape(repo: Path) -> None:
     assert errors == []
 
 
-SCHEMA = Path(__file__).parent.parent / "docs" / "diff.schema.json"
+SCHEMA = Path(__file__).parents[2] / "docs" / "diff.schema.json"
 
 
 def test_committed_json_schema_is_current() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from fleetgen import api
 from fleetgen.templating import md_cell
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def fleet_map(spec: Path) -> str:

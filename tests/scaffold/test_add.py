@@ -14,7 +14,7 @@ from fleetgen import api, scaffold
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize, build
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 ODD = '''\
 # An oddly formatted fleet: comments and layout must survive.

@@ -46,7 +46,7 @@ from fleetgen.resolve import resolve
 from fleetgen.workspace import Base, Workspace
 from tests.crd_schemas import errors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPO = "https://git.example.com/fleet.git"
 BASES = ("apps/web/base", "apps/api/base")
 WORKSPACE = Workspace({path: Base(path=path, kustomization="kustomization.yaml",

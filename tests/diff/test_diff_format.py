@@ -7,7 +7,7 @@ from pathlib import Path
 import fleetgen
 from fleetgen.diff import formats
 from fleetgen.diff.report import Report
-from tests.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
+from tests.diff.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
 
 
 def busy_report(repo: Path) -> Report:  # noqa: F811 (the fixture's name)

@@ -21,7 +21,7 @@ from fleetgen.validate import schemas as crd
 from fleetgen.yamlio import load_all
 from tests.crd_schemas import errors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FLUX_NAMESPACE = "flux-system"
 
 HUB_FLEET = '''

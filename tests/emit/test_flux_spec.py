@@ -15,7 +15,7 @@ from fleetgen.errors import SpecError
 from fleetgen.yamlio import load_all
 from tests.crd_schemas import errors
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 FLEET = '''
 from fleetgen import (App, AwsAuth, Cluster, Environment, ExecAuth, ExternalSecretRef, Fleet,
