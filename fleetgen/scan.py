@@ -118,10 +118,9 @@ def _secret_flag(key: str, value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     flag = _SECRET_FLAG.match(value)
-    if flag and flag.group(2) and not _is_reference(flag.group(2)):
+    if flag and flag.group(2) and is_literal_secret(flag.group(2)):
         return flag.group(2)
-    if _SECRET_FLAG.match(key) and value.strip() and not _is_reference(value.strip()) \
-            and not value.startswith("-"):
+    if _SECRET_FLAG.match(key) and not value.startswith("-") and is_literal_secret(value):
         return value
     return None
 
