@@ -154,8 +154,9 @@ def _kubeconfig(key: str, value: Any) -> str | None:
     """Kubeconfig user credentials: YAML text, or a dict with ``users[].user.token`` etc."""
     if isinstance(value, str):
         if re.search(r"(?m)^\s*users\s*:", value):
-            found = _BLOCK_SECRET.search(value)
-            return found.group(1).strip() if found else None
+            for found in _BLOCK_SECRET.finditer(value):
+                if not _is_reference(found.group(1).strip().strip("\"'")):
+                    return found.group(1).strip()
         return None
     users = value.get("users") if isinstance(value, Mapping) else None
     for entry in users if isinstance(users, list) else []:
