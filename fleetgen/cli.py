@@ -75,6 +75,9 @@ def _build(spec: Path, out: Path | None) -> int:
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
+    for path in report.overwritten:
+        _err(f"{_shown(result.compiled.out_dir / path)}: warning: this generated file was edited "
+             "by hand; the edit is overwritten (change fleet.py instead)")
     typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
                f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
                f"({len(result.compiled.plan.placements)} placements)")
