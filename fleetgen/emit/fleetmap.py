@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fleetgen.errors import Problem
 from fleetgen.model import Environment, Project
 from fleetgen.output import OutputFile
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import Placement, Plan, merge_sync
 from fleetgen.templating import render
 
 PATH = "README.md"
@@ -25,6 +25,7 @@ class EnvTable:
     clusters: tuple[str, ...]
     waves: tuple[tuple[str, ...], ...]
     rows: tuple[tuple[str, tuple[str, ...]], ...]  # (app, cell per cluster)
+    automated: bool  # the environment's effective sync policy (the fleet's, then its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,8 @@ def env_tables(plan: Plan) -> list[EnvTable]:
                 placed.setdefault(placement.app, {})[placement.cluster] = placement
         rows = tuple((app, tuple(_cell(by_cluster.get(c), (app, c) in layered) for c in clusters))
                      for app, by_cluster in sorted(placed.items()))
-        tables.append(EnvTable(env, clusters, waves, rows))
+        automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
+        tables.append(EnvTable(env, clusters, waves, rows, automated))
     return tables
 
 
