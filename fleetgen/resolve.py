@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
 from fleetgen.errors import Problem, SpecError, at
+from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
     AppSecret,
@@ -285,6 +286,19 @@ def _check_base(ctx: _Context, app: App) -> None:
             if name not in workloads:
                 ctx.report(layer, f"app {app.name!r}: replicas for {name!r}, but the base has no "
                                   f"workload of that name ({known})")
+    if base.images is not None:
+        _check_images(ctx, app, base.images)
+
+
+def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
+    """Every Image names an image of the base, as kustomize matches them (``k8s.image_matches``)."""
+    known = ", ".join(sorted({image_name(reference) for reference in images})) or "none"
+    for layer in _layers_of(app):
+        for image in layer.images:
+            if not any(image_matches(reference, image.name) for reference in images):
+                ctx.report(image, f"app {app.name!r}: Image(name={image.name!r}) matches no image "
+                                  f"of the base, so it would change nothing (images of the "
+                                  f"base: {known})")
 
 
 def _layers_of(app: App) -> list[Layer]:
