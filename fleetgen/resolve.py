@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
+from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
@@ -382,23 +383,29 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
         for env in ctx.envs.values():
             if not any(c.env == env.name for c in placed[app.name]):
                 continue
+            env_settings = _env_settings(ctx, app, env)
             by_env[env.name] = EnvOverlay(
                 app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
                 base=base.path, namespace=app.namespace,
-                settings=_env_settings(ctx, app, env), base_configmaps=base.configmaps,
-                secrets=_secret_plans(env_secrets, {"env": env.name}))
+                settings=env_settings, base_configmaps=base.configmaps,
+                secrets=_secret_plans(env_secrets, {"env": env.name}),
+                config_hashes=config_hashes(base, env_settings.config))
             env_overlays.append(by_env[env.name])
         for cluster in placed[app.name]:
             env_overlay = by_env[cluster.env]
             layer = app.per_cluster.get(cluster.name)
             overlay_path, settings = env_overlay.path, env_overlay.settings
             if layer is not None or cluster_secrets:
+                cluster_settings = settings.apply("per_cluster", layer)
+                hashes = config_hashes(base, cluster_settings.config)
                 overlay = ClusterOverlay(
                     app=app.name, cluster=cluster.name, env_overlay=env_overlay,
                     path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
-                    settings=settings.apply("per_cluster", layer),
+                    settings=cluster_settings,
                     secrets=_secret_plans(cluster_secrets,
-                                          {"env": cluster.env, "cluster": cluster.name}))
+                                          {"env": cluster.env, "cluster": cluster.name}),
+                    config_hashes={workload: value for workload, value in hashes.items()
+                                   if env_overlay.config_hashes.get(workload) != value})
                 cluster_overlays.append(overlay)
                 overlay_path, settings = overlay.path, overlay.settings
             placements.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env,
