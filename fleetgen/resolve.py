@@ -167,7 +167,7 @@ def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
         steps: list[tuple[str, ...]] = []
         for number, step in enumerate(env.rollout.steps, 1):
             matched = [c for c in remaining if _labels_match(step.match_labels, c.labels)]
-            if not matched:
+            if not matched and step.match_labels:  # an empty catch-all step is fine
                 ctx.report(step, f"environment {env.name!r}: rollout step {number} matches no "
                                  "cluster that an earlier step has not taken")
             steps.append(tuple(c.name for c in matched))

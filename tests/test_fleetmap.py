@@ -78,3 +78,17 @@ def test_unplaced_cells_and_free_text_cannot_break_the_tables(tmp_path: Path) ->
 
 def test_md_cell_keeps_one_cell() -> None:
     assert md_cell("x|y\nz\\") == "x\\|y z\\\\"
+
+
+def test_an_empty_catch_all_wave_is_not_shown(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "tests" / "cases" / "layering" / "apps", tmp_path / "apps")
+    rollout = ('Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout('
+               'steps=[Step(match_labels={"ring": "canary"}), Step()]))')
+    text = (SMALL.replace('Environment(name="prod")', rollout)
+            .replace("Cluster(name=\"prod-b\", env=\"prod\", server=\"https://prod-b.example.com\")",
+                     "")
+            .replace('Cluster(name="prod-a", env="prod",', 'Cluster(name="prod-a", env="prod", '
+                     'labels={"ring": "canary"},')
+            .replace("Project, Selector", "Project, Rollout, Selector, Step, SyncPolicy"))
+    (tmp_path / "fleet.py").write_text(text)
+    assert "Rollout: wave 1: prod-a.\n" in fleet_map(tmp_path / "fleet.py")
