@@ -155,7 +155,7 @@ def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterV
                  if name in clusters), None)
     return ClusterView(cluster.name, cluster.env, cluster.server, dict(sorted(
         cluster.labels.items())), describe_credentials(plan.credentials.get(name)), wave,
-        len(plan.waves.get(cluster.env, ())), placed)
+        sum(1 for wave in plan.waves.get(cluster.env, ()) if wave), placed)
 
 
 def describe_credentials(credentials: Credentials | None) -> str:

@@ -101,3 +101,17 @@ fleet = Fleet(
     dev, qa = text.split("### dev\n", 1)[1].split("### qa\n", 1)
     assert "No rollout: all clusters sync at once." in dev  # automated, from Fleet(sync=...)
     assert "(sync is manual in the environment's policy)" in qa
+
+
+def test_an_empty_catch_all_wave_is_not_shown(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "tests" / "cases" / "layering" / "apps", tmp_path / "apps")
+    rollout = ('Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout('
+               'steps=[Step(match_labels={"ring": "canary"}), Step()]))')
+    text = (SMALL.replace('Environment(name="prod")', rollout)
+            .replace("Cluster(name=\"prod-b\", env=\"prod\", server=\"https://prod-b.example.com\")",
+                     "")
+            .replace('Cluster(name="prod-a", env="prod",', 'Cluster(name="prod-a", env="prod", '
+                     'labels={"ring": "canary"},')
+            .replace("Project, Selector", "Project, Rollout, Selector, Step, SyncPolicy"))
+    (tmp_path / "fleet.py").write_text(text)
+    assert "Rollout: wave 1: prod-a.\n" in fleet_map(tmp_path / "fleet.py")

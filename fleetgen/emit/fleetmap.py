@@ -60,7 +60,8 @@ def env_tables(plan: Plan) -> list[EnvTable]:
     layered = {(o.app, o.cluster) for o in plan.cluster_overlays}
     tables = []
     for env in plan.fleet.environments:
-        waves = plan.waves.get(env.name, ())
+        # An empty wave (a catch-all step with no cluster left) comes after every other one.
+        waves = tuple(wave for wave in plan.waves.get(env.name, ()) if wave)
         in_waves = [name for wave in waves for name in wave]
         others = sorted(c.name for c in plan.fleet.clusters
                         if c.env == env.name and c.name not in in_waves)
