@@ -20,22 +20,34 @@ from fleetgen.diff.refs import RefError
 from fleetgen.diff.render import RenderError
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import KustomizeNotFound
+from fleetgen.version import VERSION
 from fleetgen.writer import OwnershipConflict
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Compile a typed fleet spec (fleet.py) into Argo CD, Flux and kustomize "
-                       "files under output/.")
+# Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
+                  help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
+                       "Flux and kustomize files under output/.")
 
 SpecOption = Annotated[Path, typer.Option("--spec", help="The fleet spec to compile.")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"fleetgen {VERSION}")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the fleetgen version and exit.")] = False,
+) -> None:
     """fleetgen: one typed source of truth for a Kubernetes fleet."""
 
 
