@@ -13,7 +13,7 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from fleetgen import api, explain, scaffold
+from fleetgen import api, explain, locate, scaffold
 from fleetgen import validate as validation
 from fleetgen.diff import compare, formats
 from fleetgen.diff.refs import RefError
@@ -31,7 +31,20 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=No
                   help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
                        "Flux and kustomize files under output/.")
 
-SpecOption = Annotated[Path, typer.Option("--spec", help="The fleet spec to compile.")]
+
+def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
+    """An unset --spec is fleet.py in the current folder or the nearest parent (as git finds
+    .git); relative --out paths stay relative to the current folder."""
+    source = ctx.get_parameter_source(param.name or "")
+    if source is None or source.name != "DEFAULT" or spec.is_file():
+        return spec
+    found = locate.find_spec(Path.cwd())
+    return Path(os.path.relpath(found)) if found else spec
+
+
+SpecOption = Annotated[Path, typer.Option(
+    "--spec", callback=_spec_here_or_above,
+    help="The fleet spec (default: fleet.py here or in the nearest parent folder).")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
 
