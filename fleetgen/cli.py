@@ -13,29 +13,54 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from fleetgen import api, explain, scaffold
+from fleetgen import api, explain, locate, scaffold
 from fleetgen import validate as validation
 from fleetgen.diff import compare, formats
 from fleetgen.diff.refs import RefError
 from fleetgen.diff.render import RenderError
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import KustomizeNotFound
+from fleetgen.version import VERSION
 from fleetgen.writer import OwnershipConflict
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Compile a typed fleet spec (fleet.py) into Argo CD, Flux and kustomize "
-                       "files under output/.")
+# Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
+                  help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
+                       "Flux and kustomize files under output/.")
 
-SpecOption = Annotated[Path, typer.Option("--spec", help="The fleet spec to compile.")]
+
+def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
+    """An unset --spec is fleet.py in the current folder or the nearest parent (as git finds
+    .git); relative --out paths stay relative to the current folder."""
+    source = ctx.get_parameter_source(param.name or "")
+    if source is None or source.name != "DEFAULT" or spec.is_file():
+        return spec
+    found = locate.find_spec(Path.cwd())
+    return Path(os.path.relpath(found)) if found else spec
+
+
+SpecOption = Annotated[Path, typer.Option(
+    "--spec", callback=_spec_here_or_above,
+    help="The fleet spec (default: fleet.py here or in the nearest parent folder).")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"fleetgen {VERSION}")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the fleetgen version and exit.")] = False,
+) -> None:
     """fleetgen: one typed source of truth for a Kubernetes fleet."""
 
 

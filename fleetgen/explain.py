@@ -74,7 +74,12 @@ class ClusterView:
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """What ``explain`` reports: the apps and clusters asked about."""
+    """What ``explain`` reports: the apps and clusters asked about.
+
+    Attributes:
+        apps: Each app asked about: its placements and which layer set each value.
+        clusters: Each cluster asked about: its apps and rollout waves.
+    """
 
     apps: tuple[AppView, ...]
     clusters: tuple[ClusterView, ...]
