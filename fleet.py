@@ -26,7 +26,7 @@ from fleetgen import (
 REPO = "https://github.com/acme/fleet.git"
 
 # A prod cluster kept warm for disaster recovery: everything runs there, but at one replica.
-DR_WARM = {"common_annotations": {"acme.io/role": "warm-standby"}}
+DR_WARM = {"acme.io/role": "warm-standby"}
 
 fleet = Fleet(
     name="acme",
@@ -120,7 +120,7 @@ fleet = Fleet(
             config={"api-config": {"ORDER_URL": "http://order-service.orders.svc.cluster.local"}},
             per_env={"staging": Overrides(replicas={"api-service": 2}),
                      "prod": Overrides(replicas={"api-service": 4})},
-            per_cluster={"dr": Overrides(replicas={"api-service": 1}, **DR_WARM)},
+            per_cluster={"dr": Overrides(replicas={"api-service": 1}, common_annotations=DR_WARM)},
             depends_on=["order-service"],
         ),
         App(
@@ -134,7 +134,8 @@ fleet = Fleet(
                 images=[Image(name="payment-service",
                               digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")],
             )},
-            per_cluster={"dr": Overrides(replicas={"payment-service": 1}, **DR_WARM)},
+            per_cluster={"dr": Overrides(replicas={"payment-service": 1},
+                                         common_annotations=DR_WARM)},
             secrets=[AppSecret(name="payment-provider", store="vault-backend",
                                data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
             labels={"acme.io/pci": "true"},

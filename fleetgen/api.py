@@ -31,7 +31,12 @@ class Compiled:
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
-    """What ``build`` did."""
+    """What ``build`` did.
+
+    Attributes:
+        compiled: The compiled spec: its Plan, output files, warnings and output folder.
+        report: What the writer did: files written, unchanged and deleted.
+    """
 
     compiled: Compiled
     report: writer.WriteReport
@@ -70,7 +75,12 @@ def build(spec: Path, out: Path | None = None) -> BuildResult:
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """What ``check`` found: no findings means output/ is up to date."""
+    """What ``check`` found: no findings means output/ is up to date.
+
+    Attributes:
+        compiled: The compiled spec: its Plan, output files, warnings and output folder.
+        findings: Every stale, missing, extra or hand-edited file.
+    """
 
     compiled: Compiled
     findings: list[writer.Finding]

@@ -7,6 +7,7 @@ become messages and exit codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,25 +18,50 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 
-from fleetgen import commands, explain, scaffold
+from fleetgen import commands, explain, locate, scaffold
 from fleetgen import validate as validation
 from fleetgen.diff import formats
 from fleetgen.errors import FleetgenError, SpecError
+from fleetgen.version import VERSION
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Compile a typed fleet spec (fleet.py) into Argo CD, Flux and kustomize "
-                       "files under output/.")
+# Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
+                  help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
+                       "Flux and kustomize files under output/.")
 
-SpecOption = Annotated[Path, typer.Option("--spec", help="The fleet spec to compile.")]
+
+def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
+    """An unset --spec is fleet.py in the current folder or the nearest parent (as git finds
+    .git); relative --out paths stay relative to the current folder."""
+    source = ctx.get_parameter_source(param.name or "")
+    if source is None or source.name != "DEFAULT" or spec.is_file():
+        return spec
+    found = locate.find_spec(Path.cwd())
+    return Path(os.path.relpath(found)) if found else spec
+
+
+SpecOption = Annotated[Path, typer.Option(
+    "--spec", callback=_spec_here_or_above,
+    help="The fleet spec (default: fleet.py here or in the nearest parent folder).")]
 OutOption = Annotated[Path | None, typer.Option(
     "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"fleetgen {VERSION}")
+        raise typer.Exit(EXIT_OK)
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the fleetgen version and exit.")] = False,
+) -> None:
     """fleetgen: one typed source of truth for a Kubernetes fleet."""
 
 
@@ -92,6 +118,9 @@ def _build(spec: Path, out: Path | None) -> int:
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
+    for path in report.overwritten:
+        _err(f"{_shown(result.compiled.out_dir / path)}: warning: this generated file was edited "
+             "by hand; the edit is overwritten (change fleet.py instead)")
     typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
                f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
                f"({len(result.compiled.plan.placements)} placements)")

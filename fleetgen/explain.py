@@ -75,7 +75,12 @@ class ClusterView:
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
-    """What ``explain`` reports: the apps and clusters asked about."""
+    """What ``explain`` reports: the apps and clusters asked about.
+
+    Attributes:
+        apps: Each app asked about: its placements and which layer set each value.
+        clusters: Each cluster asked about: its apps and rollout waves.
+    """
 
     apps: tuple[AppView, ...]
     clusters: tuple[ClusterView, ...]
@@ -156,7 +161,7 @@ def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterV
                  if name in clusters), None)
     return ClusterView(cluster.name, cluster.env, cluster.server, dict(sorted(
         cluster.labels.items())), describe_credentials(plan.credentials.get(name)), wave,
-        len(plan.waves.get(cluster.env, ())), placed)
+        sum(1 for wave in plan.waves.get(cluster.env, ()) if wave), placed)
 
 
 def describe_credentials(credentials: Credentials | None) -> str:

@@ -14,8 +14,8 @@ _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+")
-_URL = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
-_GIT_URL = re.compile(r"(https?|ssh)://[^\s/]+(/[^\s]*)?")
+_URL = re.compile(r"https://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
+_GIT_URL = re.compile(r"(https|ssh)://[^\s/]+(/[^\s]*)?")
 # An IAM role ARN (AwsAuth.role_arn); the EKS cluster ARN of a Flux hub reuses its parts.
 ROLE_ARN = re.compile(
     r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/[\w+=,.@/-]+")
@@ -83,16 +83,25 @@ def duration(value: str) -> str:
 
 
 def server_url(value: str) -> str:
-    """A Kubernetes API server URL: http(s)://host[:port][/path]."""
+    """A Kubernetes API server URL: https://host[:port][/path]. Plain http:// is refused: the
+    engines would send the cluster's credentials (tokens, exec-plugin output) in clear text."""
+    if "@" in value.partition("://")[2].split("/")[0]:
+        raise ValueError("credentials do not belong in a server URL (expected https://host[:port]; "
+                         "the URL is not repeated here because it holds a credential)")
+    if value.startswith("http://"):
+        raise ValueError("a plain http:// API server would receive the cluster credentials in "
+                         "clear text; use https://host[:port]")
     if not _URL.fullmatch(value):
         raise ValueError(f"{value!r} is not an API server URL (expected https://host[:port])")
-    if "@" in value:
-        raise ValueError(f"{value!r}: credentials do not belong in a server URL")
     return value
 
 
 def git_url(value: str) -> str:
-    """A Git repository URL in https:// or ssh:// form (what Argo CD and Flux both accept)."""
+    """A Git repository URL in https:// or ssh:// form (what Argo CD and Flux both accept).
+    Plain http:// is refused: anyone on the path could change what every cluster deploys."""
+    if value.startswith("http://"):
+        raise ValueError(f"{value!r}: plain http:// lets anyone on the network path change what "
+                         "the clusters deploy; use https:// or ssh://")
     if not _GIT_URL.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a Git URL in https:// or ssh:// form "

@@ -1,8 +1,9 @@
-"""Kubernetes' own rules that more than one layer needs: ConfigMap keys and object identity.
+"""Kubernetes' own rules that more than one layer needs: ConfigMap keys, object identity and
+which images a kustomize ``images`` entry rewrites.
 
 `configmap_key_problem` serves the spec's field types (`fleetgen.fields`) and the YAML writer
-(`fleetgen.yamlio`); `Key` and `identity` serve ``diff`` and ``validate``. Nothing here imports
-more of fleetgen than the YAML scalar rules.
+(`fleetgen.yamlio`); `Key` and `identity` serve ``diff`` and ``validate``; `image_matches` serves
+``resolve``. Nothing here imports more of fleetgen than the YAML scalar rules.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 from fleetgen.yamlscalar import needs_quotes
 
 _CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
+_IMAGE_TAG = r"(:[a-zA-Z0-9_.{}-]*)?"
+_IMAGE_DIGEST = r"(@sha256:[a-zA-Z0-9_.{}-]*)?"
 
 
 def configmap_key_problem(key: str) -> str | None:
@@ -52,3 +55,25 @@ def identity(scope: str, doc: Any) -> Key:
         metadata = {}
     return Key(scope, api.rpartition("/")[0] if "/" in api else "", str(doc.get("kind") or ""),
                str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def image_matches(image: str, name: str) -> bool:
+    """Whether a kustomize ``images`` entry named ``name`` rewrites the container image ``image``.
+
+    As kustomize's ``image.IsImageMatched`` (v5.5, as in the controllers fleetgen supports):
+    ``name`` is put into a regular expression as it is and must match the whole reference up to
+    an optional tag and ``@sha256`` digest, so ``nginx`` does not match ``docker.io/library/nginx``.
+    A name that is no valid expression matches nothing.
+    """
+    try:
+        return re.fullmatch(name + _IMAGE_TAG + _IMAGE_DIGEST, image) is not None
+    except re.error:
+        return False
+
+
+def image_name(reference: str) -> str:
+    """An image reference without its tag and digest (kustomize's ``image.Split``: a ``:`` before
+    the first ``/`` is a registry port)."""
+    slash = max(reference.find("/"), 0)
+    cuts = [i for i in (reference.find("@", slash), reference.find(":", slash)) if i >= 0]
+    return reference[:min(cuts)] if cuts else reference

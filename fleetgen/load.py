@@ -18,6 +18,7 @@ from typing import Any, TypeGuard
 import pydantic
 
 from fleetgen import model
+from fleetgen import scan as secrets
 from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import repo_path
 from fleetgen.workspace import Reader, Workspace, filesystem_reader, scan
@@ -79,6 +80,7 @@ def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet
     except (Exception, SystemExit) as error:  # SystemExit too: sys.exit() in a spec is an error
         line = _user_line(error, filename)
         text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        text = secrets.redact(text)  # a secret in an exception message is masked, never printed
         raise SpecError([Problem(text, filename, line)]) from None
     finally:
         if import_dir is not None:
@@ -98,7 +100,15 @@ def _user_line(error: BaseException, filename: str) -> int:
 
 def _validation_problems(error: pydantic.ValidationError, filename: str) -> list[Problem]:
     line = _user_line(error, filename)
-    return [Problem(_describe(error.title, item), filename, line) for item in error.errors()]
+    return [Problem(_masked(_describe(error.title, item), item), filename, line)
+            for item in error.errors()]
+
+
+def _masked(text: str, item: Any) -> str:
+    """``text`` with secrets masked: validators quote the value they refuse (only ``msg`` is
+    shown, pydantic's ``input_value`` never is), and that value may be a secret."""
+    key = next((str(part) for part in reversed(item["loc"]) if isinstance(part, str)), "")
+    return secrets.redact(text, key, item.get("input"))
 
 
 def _describe(title: str, item: Any) -> str:

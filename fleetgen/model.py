@@ -78,7 +78,14 @@ class Spec(BaseModel):
 
 
 class Retry(Spec):
-    """Sync retry with exponential backoff."""
+    """Sync retry with exponential backoff.
+
+    Attributes:
+        limit: Retries after a failed sync (Argo CD: -1 retries forever; 0 none).
+        backoff_duration: Wait before the first retry.
+        backoff_factor: Each wait is the previous one times this.
+        backoff_max_duration: The longest wait; Flux retries at this fixed interval.
+    """
 
     limit: int = Field(default=5, ge=-1)
     backoff_duration: Duration = "5s"
@@ -87,7 +94,16 @@ class Retry(Spec):
 
 
 class SyncPolicy(Spec):
-    """How an engine syncs: deeper layers override only the fields they set."""
+    """How an engine syncs: deeper layers override only the fields they set.
+
+    Attributes:
+        automated: Sync every merged change by itself (Flux: else the Kustomization is suspended).
+        prune: Delete objects that left the manifests.
+        self_heal: Revert changes made on the cluster (Argo CD; Flux always does).
+        allow_empty: Argo CD: let an automated sync prune an app down to nothing.
+        sync_options: Argo CD sync options such as 'ServerSideApply=true'.
+        retry: Retry failed syncs; None: the engine's default.
+    """
 
     automated: bool = False
     prune: bool = False
@@ -98,7 +114,13 @@ class SyncPolicy(Spec):
 
 
 class Step(Spec):
-    """One rollout step: the clusters matching ``match_labels`` (all remaining when empty)."""
+    """One rollout step: the clusters matching ``match_labels`` (all remaining when empty).
+
+    Attributes:
+        match_labels: Cluster labels this step takes; empty: the environment's remaining clusters.
+        max_update: How many of the step's clusters update at once: an int or a percentage like
+            '25%'.
+    """
 
     match_labels: Labels = {}
     max_update: int | str = "100%"
@@ -115,13 +137,27 @@ class Step(Spec):
 
 
 class Rollout(Spec):
-    """Ordered steps (canary rings first) that an environment's changes roll through."""
+    """Ordered steps (canary rings first) that an environment's changes roll through.
+
+    Attributes:
+        steps: The steps, in order; a step starts when the previous one is healthy.
+    """
 
     steps: list[Step] = Field(min_length=1)
 
 
 class Environment(Spec):
-    """A stage such as dev, staging or prod; every cluster belongs to exactly one."""
+    """A stage such as dev, staging or prod; every cluster belongs to exactly one.
+
+    Attributes:
+        name: The environment's name; clusters refer to it in `env`.
+        sync: Sync settings of its placements (layered over the fleet's).
+        rollout: Roll changes through its clusters in steps; None: all at once.
+        production: Changes here are flagged first by `diff`; None: True for 'prod' and
+            'production'.
+        common_labels: Labels put on every object its placements deploy.
+        common_annotations: Annotations put on every object its placements deploy.
+    """
 
     name: Name
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
@@ -144,6 +180,12 @@ class ExternalSecretRef(Spec):
     For a cluster, the store entry ``key`` holds Argo CD's cluster config JSON (in ``property``
     when set, else the whole entry); a Flux hub reads the spoke's kubeconfig from the entry's
     ``kubeconfig`` property. In Fleet.default_credentials, ``key`` may use ``{cluster}``, ``{env}``.
+
+    Attributes:
+        store: The (Cluster)SecretStore to read from.
+        key: The store entry ({cluster}, {env} are filled in for default_credentials).
+        store_kind: SecretStore or ClusterSecretStore.
+        property: The entry's property holding the cluster config; None: the whole entry.
     """
 
     store: ObjectName
@@ -153,7 +195,12 @@ class ExternalSecretRef(Spec):
 
 
 class AwsAuth(Spec):
-    """EKS access through an IAM role (IRSA / Pod Identity): no secret material."""
+    """EKS access through an IAM role (IRSA / Pod Identity): no secret material.
+
+    Attributes:
+        cluster_name: The EKS cluster's name.
+        role_arn: The IAM role Argo CD assumes, arn:aws:iam::ACCOUNT:role/NAME.
+    """
 
     cluster_name: str = Field(min_length=1)
     role_arn: str
@@ -167,7 +214,14 @@ class AwsAuth(Spec):
 
 
 class ExecAuth(Spec):
-    """Workload identity through an exec plugin, e.g. ``argocd-k8s-auth gcp``."""
+    """Workload identity through an exec plugin, e.g. ``argocd-k8s-auth gcp``.
+
+    Attributes:
+        command: The credential plugin to run.
+        args: Its arguments, e.g. ['gcp'] or ['azure'].
+        env: Environment variables for it.
+        api_version: The client.authentication.k8s.io version it speaks.
+    """
 
     command: str = "argocd-k8s-auth"
     args: list[str] = ["gcp"]
@@ -179,7 +233,17 @@ Credentials = ExternalSecretRef | AwsAuth | ExecAuth
 
 
 class Cluster(Spec):
-    """A Kubernetes cluster of the fleet."""
+    """A Kubernetes cluster of the fleet.
+
+    Attributes:
+        name: The cluster's name, used in `Selector`, `per_cluster` and output paths.
+        env: The environment it belongs to.
+        server: Its API server URL, https://host[:port].
+        labels: Labels that selectors and rollout steps match.
+        annotations: Extra metadata on its registration (values too long for labels).
+        credentials: How the engines reach it; None: the fleet's `default_credentials`.
+        ca_data: Base64 PEM CA bundle (public), needed with `AwsAuth` and `ExecAuth`.
+    """
 
     name: Name
     env: Name
@@ -206,14 +270,26 @@ class Cluster(Spec):
 
 
 class Destination(Spec):
-    """An AppProject destination: a server (or '*') and a namespace (or a glob)."""
+    """An AppProject destination: a server (or '*') and a namespace (or a glob).
+
+    Attributes:
+        server: An API server URL, or '*'.
+        namespace: A namespace, or a glob such as 'team-*'.
+    """
 
     server: str
     namespace: str
 
 
 class Role(Spec):
-    """An AppProject role."""
+    """An AppProject role.
+
+    Attributes:
+        name: The role's name.
+        description: What it is for.
+        policies: Argo CD RBAC policy lines ('p, proj:NAME:ROLE, applications, get, ...').
+        groups: SSO groups that hold the role.
+    """
 
     name: Name
     description: str = ""
@@ -222,7 +298,18 @@ class Role(Spec):
 
 
 class SyncWindow(Spec):
-    """An AppProject sync window."""
+    """An AppProject sync window.
+
+    Attributes:
+        kind: 'allow' syncs only inside the window; 'deny' never inside it.
+        schedule: When the window opens, as a cron expression.
+        duration: How long it stays open.
+        applications: App names (or Argo CD globs) it applies to.
+        clusters: Cluster names (or globs) it applies to.
+        namespaces: Namespaces (or globs) it applies to.
+        manual_sync: Allow manual syncs while the window blocks automatic ones.
+        time_zone: The time zone of `schedule`.
+    """
 
     kind: Literal["allow", "deny"]
     schedule: str = Field(min_length=1)
@@ -235,7 +322,21 @@ class SyncWindow(Spec):
 
 
 class Project(Spec):
-    """A project boundary: which repos, namespaces and resource kinds its apps may use."""
+    """A project boundary: which repos, namespaces and resource kinds its apps may use.
+
+    Attributes:
+        name: The project's name; apps refer to it in `project`.
+        description: What it is for.
+        namespaces: Namespaces (or globs) its apps may deploy into.
+        source_repos: Repositories its apps may read; empty: the fleet's `repo`.
+        destinations: AppProject destinations; None: exactly where its apps are placed.
+        cluster_resources: (group, kind) of cluster-scoped objects its apps may create.
+        namespace_resources_deny: (group, kind) of namespaced objects its apps may not create.
+        roles: AppProject roles.
+        sync_windows: When its apps may sync.
+        service_account: Apply its apps as this ServiceAccount (tenant impersonation); None: as the
+            controller.
+    """
 
     name: Name
     description: str = ""
@@ -253,7 +354,13 @@ class Project(Spec):
 
 
 class Expr(Spec):
-    """A label selector expression with Kubernetes semantics."""
+    """A label selector expression with Kubernetes semantics.
+
+    Attributes:
+        key: The label key.
+        operator: In, NotIn, Exists or DoesNotExist.
+        values: Values for In and NotIn (at least one); empty for the others.
+    """
 
     key: LabelKey
     operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
@@ -269,7 +376,15 @@ class Expr(Spec):
 
 
 class Selector(Spec):
-    """Which clusters an app runs on; all conditions are ANDed."""
+    """Which clusters an app runs on; all conditions are ANDed.
+
+    Attributes:
+        envs: Environment names; None: all.
+        clusters: Cluster names; None: any.
+        match_labels: Labels a cluster must have.
+        match_expressions: Label expressions a cluster must satisfy.
+        exclude: Cluster names left out.
+    """
 
     envs: list[Name] | None = None
     clusters: list[Name] | None = None
@@ -279,7 +394,14 @@ class Selector(Spec):
 
 
 class Image(Spec):
-    """A kustomize image override; ``name`` is the image as written in the base."""
+    """A kustomize image override; ``name`` is the image as written in the base.
+
+    Attributes:
+        name: The image as the base writes it (without tag).
+        new_name: The image to use instead (registry/repository).
+        tag: The tag to use.
+        digest: The digest to use, sha256:<64 hex digits>.
+    """
 
     name: str = Field(min_length=1)
     new_name: str | None = None
@@ -302,7 +424,13 @@ _PATCH_TARGET_KEYS = {"group", "version", "kind", "name", "namespace", "labelSel
 
 
 class Patch(Spec):
-    """A kustomize patch: a dict is a strategic-merge patch, a list is JSON6902."""
+    """A kustomize patch: a dict is a strategic-merge patch, a list is JSON6902.
+
+    Attributes:
+        target: Which objects: kind (required), and group, version, name, namespace, labelSelector,
+            annotationSelector.
+        patch: A strategic-merge patch (dict) or JSON6902 operations (list).
+    """
 
     target: dict[str, str]
     patch: dict[str, Any] | list[dict[str, Any]]
@@ -320,7 +448,17 @@ class Patch(Spec):
 
 
 class IgnoreDifference(Spec):
-    """Fields the engines must not treat as drift (e.g. /spec/replicas under an HPA)."""
+    """Fields the engines must not treat as drift (e.g. /spec/replicas under an HPA).
+
+    Attributes:
+        group: API group of the objects ('' for the core group).
+        kind: Kind of the objects.
+        name: Only the object of this name; None: all.
+        namespace: Only objects in this namespace; None: all.
+        json_pointers: Fields to ignore, as JSON pointers ('/spec/replicas').
+        jq_path_expressions: Fields to ignore, as jq paths (Argo CD only).
+        managed_fields_managers: Ignore fields owned by these field managers (Argo CD only).
+    """
 
     group: str = ""
     kind: str
@@ -332,7 +470,15 @@ class IgnoreDifference(Spec):
 
 
 class AppSecret(Spec):
-    """A Secret for the app, produced by an ExternalSecret; ``data`` maps key → 'remote#prop'."""
+    """A Secret for the app, produced by an ExternalSecret; ``data`` maps key → 'remote#prop'.
+
+    Attributes:
+        name: The Secret's name.
+        store: The (Cluster)SecretStore to read from.
+        data: Secret key → 'remote-key#property' ({env}, {cluster} are filled in).
+        store_kind: SecretStore or ClusterSecretStore.
+        refresh_interval: How often External Secrets refreshes the Secret.
+    """
 
     name: ObjectName
     store: ObjectName
@@ -342,7 +488,17 @@ class AppSecret(Spec):
 
 
 class Layer(Spec):
-    """Settings any layer may give: app level, ``per_env`` and ``per_cluster``."""
+    """Settings any layer may give: app level, ``per_env`` and ``per_cluster``.
+
+    Attributes:
+        replicas: Workload name → replica count.
+        images: Image overrides.
+        config: ConfigMap name → key → value, merged into the base's ConfigMap of that name.
+        patches: Kustomize patches, appended in layer order.
+        common_labels: Labels put on every object, merged by key.
+        common_annotations: Annotations put on every object, merged by key.
+        sync: Sync settings; a deeper layer overrides only the fields it sets.
+    """
 
     replicas: dict[ObjectName, int] = {}
     images: list[Image] = []
@@ -366,7 +522,22 @@ class Overrides(Layer):
 
 
 class App(Layer):
-    """An application: a user-owned kustomize base placed on the clusters its targets select."""
+    """An application: a user-owned kustomize base placed on the clusters its targets select.
+
+    Attributes:
+        name: The app's name.
+        project: Its project.
+        namespace: The namespace it deploys into.
+        path: Its kustomize base, relative to the folder holding fleet.py.
+        targets: The clusters it runs on; default: every cluster.
+        per_env: Environment name → settings there.
+        per_cluster: Cluster name → settings there (deepest layer).
+        ignore_differences: Fields the engines must not treat as drift.
+        secrets: Secrets produced by External Secrets from a store.
+        depends_on: Apps that must be healthy on a cluster before this one syncs there.
+        labels: Labels on the generated Application and Flux Kustomization.
+        annotations: Annotations on the generated Application and Flux Kustomization.
+    """
 
     name: Name
     project: Name
@@ -396,7 +567,12 @@ def _at_least(floor: str, project: str) -> Callable[[str], str]:
 
 
 class ArgoOptions(Spec):
-    """Argo CD settings. ``min_version``: the oldest Argo CD the output must work on."""
+    """Argo CD settings.
+
+    Attributes:
+        namespace: The namespace Argo CD runs in.
+        min_version: The oldest Argo CD release the output must work on.
+    """
 
     namespace: Name = "argocd"
     min_version: Annotated[Version, AfterValidator(_at_least(ARGOCD_FLOOR, "Argo CD"))] = (
@@ -404,7 +580,13 @@ class ArgoOptions(Spec):
 
 
 class GitSource(Spec):
-    """A Git repository Flux reads the output from, when it is not the bootstrap repository."""
+    """A Git repository Flux reads the output from, when it is not the bootstrap repository.
+
+    Attributes:
+        url: The repository's URL, https:// or ssh://.
+        branch: The branch to read.
+        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
+    """
 
     url: GitURL
     branch: str = "main"
@@ -412,7 +594,16 @@ class GitSource(Spec):
 
 
 class FluxOptions(Spec):
-    """Flux settings. ``min_version``: the oldest Flux the output must work on."""
+    """Flux settings.
+
+    Attributes:
+        mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to all.
+        hub: The hub cluster (mode 'hub').
+        namespace: The namespace Flux runs in.
+        interval: How often Flux reconciles each Kustomization.
+        source: The repository to read output/ from; None: the one `flux bootstrap` created.
+        min_version: The oldest Flux release the output must work on.
+    """
 
     mode: Literal["per-cluster", "hub"] = "per-cluster"
     hub: Name | None = None
@@ -423,7 +614,26 @@ class FluxOptions(Spec):
 
 
 class Fleet(Spec):
-    """The whole fleet: the single source of truth that ``fleetgen build`` compiles."""
+    """The whole fleet: the single source of truth that ``fleetgen build`` compiles.
+
+    Attributes:
+        name: The fleet's name.
+        repo: The Git repository that holds output/, which the engines read.
+        revision: The branch or revision of `repo` the engines read.
+        engines: The engines to emit for.
+        environments: The environments, at least one.
+        clusters: The clusters.
+        projects: The project boundaries.
+        apps: The apps.
+        argocd: Argo CD settings.
+        flux: Flux settings.
+        default_credentials: Credentials of clusters that set none ({cluster}, {env} are filled in).
+        cascade_delete: Removing an app or cluster deletes its workloads; False: they are orphaned.
+        output_dir: Where the output goes, relative to the folder holding fleet.py.
+        sync: Sync settings of every placement (the shallowest layer).
+        common_labels: Labels put on every object every placement deploys.
+        common_annotations: Annotations put on every object every placement deploys.
+    """
 
     name: Name
     repo: GitURL

@@ -128,6 +128,8 @@ class EnvOverlay:
     settings: Settings
     base_configmaps: frozenset[str]
     secrets: tuple[SecretPlan, ...] = ()
+    # (kind, name) -> hash of the fleetgen-set config its pod template reads (``confighash``)
+    config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,7 @@ class ClusterOverlay:
     layer: Layer | None
     settings: Settings  # fully effective, per_cluster included
     secrets: tuple[SecretPlan, ...] = ()
+    config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen import scan
+from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import repo_path
+from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
     AppSecret,
@@ -166,7 +168,7 @@ def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
         steps: list[tuple[str, ...]] = []
         for number, step in enumerate(env.rollout.steps, 1):
             matched = [c for c in remaining if _labels_match(step.match_labels, c.labels)]
-            if not matched:
+            if not matched and step.match_labels:  # an empty catch-all step is fine
                 ctx.report(step, f"environment {env.name!r}: rollout step {number} matches no "
                                  "cluster that an earlier step has not taken")
             steps.append(tuple(c.name for c in matched))
@@ -286,6 +288,19 @@ def _check_base(ctx: _Context, app: App) -> None:
             if name not in workloads:
                 ctx.report(layer, f"app {app.name!r}: replicas for {name!r}, but the base has no "
                                   f"workload of that name ({known})")
+    if base.images is not None:
+        _check_images(ctx, app, base.images)
+
+
+def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
+    """Every Image names an image of the base, as kustomize matches them (``k8s.image_matches``)."""
+    known = ", ".join(sorted({image_name(reference) for reference in images})) or "none"
+    for layer in _layers_of(app):
+        for image in layer.images:
+            if not any(image_matches(reference, image.name) for reference in images):
+                ctx.report(image, f"app {app.name!r}: Image(name={image.name!r}) matches no image "
+                                  f"of the base, so it would change nothing (images of the "
+                                  f"base: {known})")
 
 
 def _layers_of(app: App) -> list[Layer]:
@@ -369,23 +384,29 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
         for env in ctx.envs.values():
             if not any(c.env == env.name for c in placed[app.name]):
                 continue
+            env_settings = _env_settings(ctx, app, env)
             by_env[env.name] = EnvOverlay(
                 app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
                 base=base.path, namespace=app.namespace,
-                settings=_env_settings(ctx, app, env), base_configmaps=base.configmaps,
-                secrets=_secret_plans(env_secrets, {"env": env.name}))
+                settings=env_settings, base_configmaps=base.configmaps,
+                secrets=_secret_plans(env_secrets, {"env": env.name}),
+                config_hashes=config_hashes(base, env_settings.config))
             env_overlays.append(by_env[env.name])
         for cluster in placed[app.name]:
             env_overlay = by_env[cluster.env]
             layer = app.per_cluster.get(cluster.name)
             overlay_path, settings = env_overlay.path, env_overlay.settings
             if layer is not None or cluster_secrets:
+                cluster_settings = settings.apply("per_cluster", layer)
+                hashes = config_hashes(base, cluster_settings.config)
                 overlay = ClusterOverlay(
                     app=app.name, cluster=cluster.name, env_overlay=env_overlay,
                     path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
-                    settings=settings.apply("per_cluster", layer),
+                    settings=cluster_settings,
                     secrets=_secret_plans(cluster_secrets,
-                                          {"env": cluster.env, "cluster": cluster.name}))
+                                          {"env": cluster.env, "cluster": cluster.name}),
+                    config_hashes={workload: value for workload, value in hashes.items()
+                                   if env_overlay.config_hashes.get(workload) != value})
                 cluster_overlays.append(overlay)
                 overlay_path, settings = overlay.path, overlay.settings
             placements.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env,

@@ -17,6 +17,8 @@ import yaml
 from fleetgen.yamlio import load_all
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Workloads whose pod template a changed ConfigMap should roll (a Job's template is immutable).
+ROLLING_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet"})
 
 # (path relative to the repo root) -> bytes, or None when there is no such file.
 Reader = Callable[[str], bytes | None]
@@ -34,6 +36,13 @@ class Base:
     resources: frozenset[tuple[str, str]] = frozenset()  # (kind, name)
     complete: bool = True  # False when the base pulls in things fleetgen cannot see
     problems: tuple[str, ...] = ()
+    # Images of containers and initContainers; None when not known (a kustomization of the base
+    # rewrites them with ``images``).
+    images: frozenset[str] | None = None
+    # (kind, name) of each ROLLING_KINDS workload -> the ConfigMaps its pod template reads.
+    workloads: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    # The data (and binaryData) of the base's plain ConfigMap resources, by name.
+    configmap_data: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +144,9 @@ def _scan_base(read: Reader, path: str) -> Base:
         resources=frozenset(inventory.resources),
         complete=inventory.complete,
         problems=tuple(inventory.problems),
+        images=frozenset(inventory.images) if inventory.images_known else None,
+        workloads=inventory.workloads,
+        configmap_data=inventory.configmap_data,
     )
 
 
@@ -144,14 +156,21 @@ class _Inventory:
     resources: set[tuple[str, str]] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     complete: bool = True
+    images: set[str] = field(default_factory=set)
+    images_known: bool = True
+    workloads: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+    configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add_kustomization(self, read: Reader, directory: str, found: tuple[str, bytes],
                           depth: int) -> None:
         doc = self._parse(posixpath.join(directory, found[0]), found[1])
         if not isinstance(doc, dict):
             return
-        if depth > 8 or doc.get("namePrefix") or doc.get("nameSuffix") or doc.get("helmCharts"):
+        if depth > 8 or any(doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts",
+                                                       "components")):
             self.complete = False
+        if doc.get("images"):
+            self.images_known = False
         for generator in doc.get("configMapGenerator") or []:
             if isinstance(generator, dict) and isinstance(generator.get("name"), str):
                 self.configmaps.add(generator["name"])
@@ -183,6 +202,11 @@ class _Inventory:
             self.resources.add((kind, name))
             if kind == "ConfigMap":
                 self.configmaps.add(name)
+                self.configmap_data[name] = _configmap_data(doc)
+            if kind in ROLLING_KINDS:
+                self.workloads[(kind, name)] = _configmaps_read(doc)
+        if kind != "CustomResourceDefinition":
+            self.images.update(_container_images(doc))
 
     def _parse(self, path: str, data: bytes) -> Any:
         docs = self._parse_all(path, data)
@@ -194,3 +218,51 @@ class _Inventory:
         except yaml.YAMLError as error:
             self.problems.append(f"{path} is not valid YAML: {error}".replace("\n", " "))
             return []
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _configmap_data(doc: dict[str, Any]) -> dict[str, str]:
+    """A ConfigMap's data and binaryData (their keys never overlap), values as text."""
+    return {str(key): str(value) for section in ("data", "binaryData")
+            for key, value in _mapping(doc.get(section)).items()}
+
+
+def _configmaps_read(doc: dict[str, Any]) -> frozenset[str]:
+    """The ConfigMaps a workload's pod template reads: envFrom, env valueFrom, volumes
+    (``configMap`` and projected sources)."""
+    pod = _mapping(_mapping(_mapping(doc.get("spec")).get("template")).get("spec"))
+    refs: list[Any] = []
+    for container in _list(pod.get("containers")) + _list(pod.get("initContainers")):
+        container = _mapping(container)
+        refs += [_mapping(source).get("configMapRef") for source in _list(container.get("envFrom"))]
+        refs += [_mapping(_mapping(env).get("valueFrom")).get("configMapKeyRef")
+                 for env in _list(container.get("env"))]
+    for volume in map(_mapping, _list(pod.get("volumes"))):
+        refs.append(volume.get("configMap"))
+        refs += [_mapping(source).get("configMap")
+                 for source in _list(_mapping(volume.get("projected")).get("sources"))]
+    return frozenset(name for ref in refs
+                     if isinstance(name := _mapping(ref).get("name"), str))
+
+
+def _container_images(node: Any) -> list[str]:
+    """The ``image`` of every item of a ``containers`` or ``initContainers`` list anywhere in an
+    object: what kustomize's images transformer rewrites (``imagetag.LegacyFilter``)."""
+    images: list[str] = []
+    if isinstance(node, list):
+        for item in node:
+            images += _container_images(item)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            images += _container_images(value)
+            if key in ("containers", "initContainers"):
+                images += [image for item in _list(value)
+                           if isinstance(image := _mapping(item).get("image"), str)]
+    return images

@@ -13,7 +13,7 @@ import hashlib
 import os
 import stat
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -75,12 +75,17 @@ class OwnershipConflict(WriteError):
 
 @dataclass(frozen=True, slots=True)
 class WriteReport:
-    """What ``write`` did. Paths are sorted; ``adopted`` files are counted in ``unchanged``."""
+    """What ``write`` did. Paths are sorted; ``adopted`` files are counted in ``unchanged``.
+
+    ``overwritten`` are the written or deleted files whose bytes on disk were not the ones the
+    manifest records: hand edits that this build replaced.
+    """
 
     written: list[str]
     unchanged: int
     deleted: list[str]
     adopted: list[str]
+    overwritten: list[str] = field(default_factory=list)
 
 
 def render(files: Iterable[OutputFile]) -> dict[str, bytes]:
@@ -136,6 +141,7 @@ def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteR
         raise OwnershipConflict(conflicts)
     writes = {path: rendered[path] for path, disk in survey.disk.items() if disk.state != "same"}
     manifest = Manifest(version, {path: _sha256(data) for path, data in rendered.items()})
+    overwritten = _hand_edited(out_dir, [*writes, *survey.removable], survey)
     if writes or survey.removable or manifest != survey.manifest:
         commit(out_dir, writes, survey.removable, manifest)
     return WriteReport(
@@ -145,7 +151,15 @@ def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteR
         adopted=sorted(
             p for p, d in survey.disk.items() if d.state == "same" and p not in survey.owned
         ),
+        overwritten=overwritten,
     )
+
+
+def _hand_edited(out_dir: Path, paths: Iterable[str], survey: _Survey) -> list[str]:
+    """The owned ``paths`` on disk whose bytes differ from what the manifest records."""
+    return sorted(path for path in paths if path in survey.owned
+                  and (path in survey.removable or survey.disk[path].state == "different")
+                  and _sha256((out_dir / path).read_bytes()) != survey.owned[path])
 
 
 def check(

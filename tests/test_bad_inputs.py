@@ -4,6 +4,8 @@ Each folder under ``tests/bad_inputs/`` (except ``_repo``) is one case: ``fleet.
 ``expected.txt``, the exact stderr of ``fleetgen build`` (one ``fleet.py:LINE: message`` per
 problem, then the summary line); a ``# <- name`` comment in fleet.py marks each line that
 expected.txt names. An ``xfail.txt`` marks a known fleetgen bug; its content is the reason.
+A ``never-printed.txt`` lists, one a line, fragments of the secret values in that fleet.py
+that must appear nowhere in stdout or stderr (fragments, so this file trips no secret scanner).
 Adding a case is adding a folder.
 
 Every case runs in a copy of ``_repo`` whose ``output/`` was first filled by a real build of the
@@ -80,6 +82,9 @@ def _assert_refused(result: subprocess.CompletedProcess[str], case: Path) -> Non
     assert "Traceback (most recent call last)" not in result.stderr + result.stdout
     assert result.stderr.splitlines() == expected
     assert result.returncode == 2, result.stdout + result.stderr
+    never = case / "never-printed.txt"
+    for fragment in never.read_text().splitlines() if never.exists() else []:
+        assert fragment not in result.stdout + result.stderr, f"a secret was printed: {fragment}"
 
 
 @pytest.mark.parametrize("case", _cases())
@@ -109,3 +114,9 @@ def test_catalogue_is_well_formed() -> None:
         assert problems, case.name
         assert all(line.startswith("fleet.py:") for line in problems), case.name
         assert summary == f"{len(problems)} problem(s); nothing was written", case.name
+        never = case / "never-printed.txt"
+        if never.exists():
+            fragments = never.read_text().splitlines()
+            assert fragments and all(len(f) >= 5 for f in fragments), case.name
+            source = (case / "fleet.py").read_text()
+            assert all(f in source for f in fragments), case.name

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from fleetgen import api
+from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.kustomize import Kustomize, build_many
 from tests.helpers import tree
 
@@ -69,4 +70,7 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
         summary["annotations"] = deployment["metadata"].get("annotations", {})
     if "minReadySeconds" in like:
         summary["minReadySeconds"] = deployment["spec"].get("minReadySeconds")
+    if "configHash" in like:
+        template = deployment["spec"]["template"]["metadata"]
+        summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)
     return summary

@@ -49,6 +49,18 @@ def test_build_prints_what_an_engine_cannot_honour_as_located_warnings(repo: Pat
             "order clusters") in result.stderr
 
 
+def test_build_warns_that_it_overwrites_a_hand_edited_file(repo: Path) -> None:
+    edited = repo / "output/overlays/api-service/prod/kustomization.yaml"
+    original = edited.read_bytes()
+    edited.write_bytes(original + b"# a hand fix\n")
+    result = run_fleetgen(repo, "build")
+    assert result.returncode == 0, result.stderr
+    assert ("output/overlays/api-service/prod/kustomization.yaml: warning: this generated file "
+            "was edited by hand; the edit is overwritten (change fleet.py instead)"
+            in result.stderr.splitlines())
+    assert edited.read_bytes() == original
+
+
 def test_check_names_a_hand_edited_file_and_writes_nothing(repo: Path) -> None:
     edited = repo / "output/overlays/api-service/prod/kustomization.yaml"
     edited.write_text(edited.read_text().replace("count: 4", "count: 40"))

@@ -111,3 +111,25 @@ def test_cli_refuses_an_ambiguous_or_unknown_name(tmp_path: Path, rename: str,
     result = fleetgen(spec.parent, "explain", "web" if not rename else "wbe")
     assert (result.returncode, result.stdout) == (2, "")
     assert message in result.stderr
+
+
+CANARY_ONLY = """
+from fleetgen import App, Cluster, Environment, Fleet, Project, Rollout, Step, SyncPolicy
+fleet = Fleet(
+    name="small", repo="https://git.example.com/small.git", engines=["flux"],
+    environments=[Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(
+        steps=[Step(match_labels={"ring": "canary"}), Step()]))],
+    clusters=[Cluster(name="prod-a", env="prod", server="https://prod-a.example.com",
+                      labels={"ring": "canary"})],
+    projects=[Project(name="web", namespaces=["web"])],
+    apps=[App(name="web", project="web", namespace="web", path="apps/web/base")],
+)
+"""
+
+
+def test_an_empty_catch_all_wave_is_not_counted(tmp_path: Path) -> None:
+    """The environment's first cluster is its canary; the catch-all step has no cluster yet."""
+    shutil.copytree(LAYERING / "apps", tmp_path / "apps")
+    (tmp_path / "fleet.py").write_text(CANARY_ONLY)
+    (cluster,) = explain.explain(tmp_path / "fleet.py", "prod-a").clusters
+    assert (cluster.wave, cluster.waves) == (1, 1)

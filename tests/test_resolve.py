@@ -133,6 +133,39 @@ def test_rollout_waves_assign_each_cluster_to_its_first_matching_step() -> None:
         "dev-1": None, "prod-a": 1, "prod-b": 2, "prod-c": 2, "prod-d": 3}
 
 
+def test_an_empty_catch_all_step_is_fine() -> None:
+    """The first prod cluster, a canary, joins an environment whose rollout ends in Step()."""
+    prod = Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(steps=[
+        Step(match_labels={"ring": "canary"}), Step()]))
+    fleet = make_fleet(environments=[Environment(name="dev"), prod],
+                       clusters=[cluster("dev-1", "dev"), cluster("prod-a", "prod", ring="canary")])
+    plan = resolve(fleet, WORKSPACE)
+    assert plan.waves == {"prod": (("prod-a",), ())}
+    assert {p.cluster: p.wave for p in plan.placements} == {"dev-1": None, "prod-a": 1}
+
+
+def test_a_labelled_step_that_matches_nothing_is_an_error() -> None:
+    """A typo in a step's labels would skip the canary: still refused."""
+    prod = Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(steps=[
+        Step(match_labels={"ring": "canery"}), Step()]))
+    fleet = make_fleet(environments=[Environment(name="dev"), prod],
+                       clusters=[cluster("dev-1", "dev"), cluster("prod-a", "prod", ring="canary")])
+    assert problems(fleet) == ["environment 'prod': rollout step 1 matches no cluster that an "
+                               "earlier step has not taken"]
+
+
+def test_images_must_name_an_image_of_the_base() -> None:
+    base = Base(path=BASE.path, kustomization="kustomization.yaml",
+                images=frozenset({"registry.example.com/web:1.0", "envoy"}))
+    app = web(images=[Image(name="registry.example.com/web", tag="2"), Image(name="web", tag="2")],
+              per_cluster={"prod-b": Overrides(images=[Image(name="envoy", tag="v2")])})
+    with pytest.raises(SpecError) as error:
+        resolve(make_fleet([app]), Workspace({base.path: base}))
+    assert [p.message for p in error.value.problems] == [
+        "app 'web': Image(name='web') matches no image of the base, so it would change nothing "
+        "(images of the base: envoy, registry.example.com/web)"]
+
+
 def test_every_cross_reference_problem_is_reported_at_once() -> None:
     apps = [
         web(project="nope", per_env={"staging": Overrides(replicas={"web": 1})}),

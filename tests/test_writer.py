@@ -150,11 +150,21 @@ def test_changed_file_is_the_only_one_rewritten(tmp_path: Path) -> None:
     }
 
 
-def test_hand_edited_owned_file_is_overwritten(tmp_path: Path) -> None:
+def test_hand_edited_owned_file_is_overwritten_and_reported(tmp_path: Path) -> None:
     write(tmp_path, encode(SPEC), VERSION)
     (tmp_path / "README.md").write_text("edited\n")
-    assert write(tmp_path, encode(SPEC), VERSION).written == ["README.md"]
+    report = write(tmp_path, encode(SPEC), VERSION)
+    assert report.written == report.overwritten == ["README.md"]
     assert (tmp_path / "README.md").read_text() == SPEC["README.md"]
+
+
+def test_only_hand_edits_count_as_overwritten(tmp_path: Path) -> None:
+    write(tmp_path, encode(SPEC), VERSION)
+    (tmp_path / "flux/clusters/b/orders.yaml").write_text("edited\n")  # and no longer generated
+    changed = {**without(SPEC, "flux/clusters/b/orders.yaml"), "README.md": "new\n"}
+    report = write(tmp_path, encode(changed), VERSION)
+    assert "README.md" in report.written and "flux/clusters/b/orders.yaml" in report.deleted
+    assert report.overwritten == ["flux/clusters/b/orders.yaml"]  # README.md was as written
 
 
 def test_prunes_owned_files_and_the_directories_they_leave_empty(tmp_path: Path) -> None:

@@ -24,7 +24,11 @@ from fleetgen.output import OutputFile
 HUB = "argocd"  # the scope of everything under argocd/: objects on the Argo CD cluster
 FILE_KIND = "File"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_LIST_KEYS = ("name", "key", "secretKey")  # list items identified by one of these fields
+# List items are identified by the first of these field sets that is present and distinct in
+# every item: a name alone, else a name with its namespace (AppProject destinations: one per
+# cluster and namespace), else server and namespace, else group and kind (resource lists).
+_LIST_KEYS = (("name",), ("key",), ("secretKey",), ("name", "namespace"),
+              ("server", "namespace"), ("group", "kind"), ("group", "kind", "name"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +150,12 @@ def _join(prefix: str, key: str) -> str:
 
 
 def _item_labels(items: list[dict[str, Any]]) -> list[str]:
-    for field in _LIST_KEYS:
-        names = [item.get(field) for item in items]
-        if all(isinstance(name, str) for name in names) and len(set(names)) == len(names):
-            return [f"{field}={name}" for name in names]
+    for fields in _LIST_KEYS:
+        keys = [tuple(item.get(field) for field in fields) for item in items]
+        if (all(isinstance(part, str) for key in keys for part in key)
+                and len(set(keys)) == len(keys)):
+            return [",".join(f"{field}={part}" for field, part in zip(fields, key, strict=True))
+                    for key in keys]
     return [str(number) for number in range(len(items))]
 
 

@@ -184,12 +184,20 @@ def commit_snapshot(repo: git.Repo, ref: str, root: str,
     try:
         commit = repo.commit(ref)
     except (git.BadName, git.BadObject, ValueError):
-        raise RefError(f"{ref!r} does not name a commit") from None
+        raise RefError(f"{ref!r} does not name a commit (a branch, tag or commit id; fetch a "
+                       "remote branch first, e.g. `git fetch origin main`)") from None
     return CommitSnapshot(label or ref, commit, root)
 
 
 def default_base(repo: git.Repo) -> tuple[str, str]:
-    """(commit, label): the merge-base of HEAD with the default branch, else HEAD."""
+    """(commit, label): the merge-base of HEAD with the default branch, else HEAD.
+
+    Raises RefError in a repository without commits (there is nothing to compare with).
+    """
+    if not repo.head.is_valid():
+        raise RefError("the repository has no commits yet, so there is nothing to compare with: "
+                       "commit fleet.py first; then `fleetgen diff` shows what your edits change")
+    unrelated = []
     for branch in _DEFAULT_BRANCHES:
         try:
             bases = repo.merge_base("HEAD", branch)
@@ -197,4 +205,8 @@ def default_base(repo: git.Repo) -> tuple[str, str]:
             continue
         if bases and bases[0] is not None:
             return bases[0].hexsha, f"merge-base of HEAD and {branch}"
+        unrelated.append(branch)
+    if unrelated:
+        return "HEAD", (f"HEAD (it shares no history with {unrelated[0]}, so there is no "
+                        "merge-base; pass --base REF to choose)")
     return "HEAD", "HEAD (no default branch to take a merge-base with)"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from fleetgen.errors import Problem
 from fleetgen.model import Environment, Project
 from fleetgen.output import OutputFile
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import Placement, Plan, merge_sync
 from fleetgen.templating import render
 
 PATH = "README.md"
@@ -25,6 +25,7 @@ class EnvTable:
     clusters: tuple[str, ...]
     waves: tuple[tuple[str, ...], ...]
     rows: tuple[tuple[str, tuple[str, ...]], ...]  # (app, cell per cluster)
+    automated: bool  # the environment's effective sync policy (the fleet's, then its own)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,8 @@ def env_tables(plan: Plan) -> list[EnvTable]:
     layered = {(o.app, o.cluster) for o in plan.cluster_overlays}
     tables = []
     for env in plan.fleet.environments:
-        waves = plan.waves.get(env.name, ())
+        # An empty wave (a catch-all step with no cluster left) comes after every other one.
+        waves = tuple(wave for wave in plan.waves.get(env.name, ()) if wave)
         in_waves = [name for wave in waves for name in wave]
         others = sorted(c.name for c in plan.fleet.clusters
                         if c.env == env.name and c.name not in in_waves)
@@ -72,7 +74,8 @@ def env_tables(plan: Plan) -> list[EnvTable]:
                 placed.setdefault(placement.app, {})[placement.cluster] = placement
         rows = tuple((app, tuple(_cell(by_cluster.get(c), (app, c) in layered) for c in clusters))
                      for app, by_cluster in sorted(placed.items()))
-        tables.append(EnvTable(env, clusters, waves, rows))
+        automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
+        tables.append(EnvTable(env, clusters, waves, rows, automated))
     return tables
 
 

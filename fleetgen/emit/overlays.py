@@ -9,6 +9,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION
 from fleetgen.errors import Problem
 from fleetgen.model import Layer, Patch
@@ -49,7 +50,7 @@ def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
     doc.update(_images(settings.images.values(), {}))
     doc.update(_replicas(settings.replicas))
     doc.update(_config(settings.config, overlay.base_configmaps))
-    doc.update(_patches(settings.patches))
+    doc.update(_patches(settings.patches, overlay.config_hashes))
     return _with_secrets(overlay.path, doc, overlay.secrets,
                          f"{overlay.app} in {overlay.env}: app, env and per_env layers")
 
@@ -64,7 +65,7 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
     doc.update(_replicas(layer.replicas))
     existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
     doc.update(_config(layer.config, existing))
-    doc.update(_patches(layer.patches))
+    doc.update(_patches(layer.patches, overlay.config_hashes))
     return _with_secrets(overlay.path, doc, overlay.secrets,
                          f"{overlay.app} on {overlay.cluster}: per_cluster layer")
 
@@ -121,10 +122,23 @@ def _config(config: Mapping[str, Mapping[str, str]], existing: Iterable[str]) ->
     return {"configMapGenerator": entries} if entries else {}
 
 
-def _patches(patches: Iterable[Patch]) -> dict[str, Any]:
+def _patches(patches: Iterable[Patch],
+             config_hashes: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+    """The layers' patches, then one per workload whose config hash this overlay sets (last, so
+    that no layer's patch of the pod template's annotations drops it)."""
     entries = [{"target": dict(sorted(p.target.items())), "patch": _patch_text(p)}
                for p in patches]
+    entries += [_config_hash_patch(kind, name, value)
+                for (kind, name), value in sorted(config_hashes.items())]
     return {"patches": entries} if entries else {}
+
+
+def _config_hash_patch(kind: str, name: str, value: str) -> dict[str, Any]:
+    """A strategic-merge patch that puts ``value`` on the workload's pod template, so a change of
+    the config it reads rolls its pods (``fleetgen.confighash``)."""
+    body = {"kind": kind, "metadata": {"name": name},
+            "spec": {"template": {"metadata": {"annotations": {CONFIG_HASH: value}}}}}
+    return {"target": {"kind": kind, "name": name}, "patch": dump(body)}
 
 
 def _patch_text(patch: Patch) -> str:

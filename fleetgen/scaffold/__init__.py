@@ -45,7 +45,16 @@ class Added:
 
 @dataclass(frozen=True, slots=True)
 class ClusterRequest:
-    """``fleetgen add cluster`` arguments."""
+    """``fleetgen add cluster`` arguments.
+
+    Attributes:
+        name: The new cluster's name.
+        env: Its environment.
+        server: Its API server URL.
+        labels: Its labels.
+        credentials: external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | exec:gcp|azure; None: the
+            fleet's default_credentials.
+    """
 
     name: str
     env: str
@@ -56,7 +65,15 @@ class ClusterRequest:
 
 @dataclass(frozen=True, slots=True)
 class AppRequest:
-    """``fleetgen add app`` arguments."""
+    """``fleetgen add app`` arguments.
+
+    Attributes:
+        name: The new app's name.
+        project: Its project.
+        namespace: The namespace it deploys into.
+        envs: The environments it runs in; empty: all.
+        image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
+    """
 
     name: str
     project: str

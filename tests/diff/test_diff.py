@@ -281,6 +281,27 @@ def test_a_bad_ref_or_no_spec_at_all_exits_2(repo: Path) -> None:
     assert result.returncode == 2 and "is not inside a Git repository" in result.stderr
 
 
+def test_a_repository_without_commits_explains_itself(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    root.mkdir()
+    (root / "fleet.py").write_text(FLEET)
+    git(root, "init", "-q", "-b", "main")
+    result = run_cli(root)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.strip() == (
+        "the repository has no commits yet, so there is nothing to compare with: commit "
+        "fleet.py first; then `fleetgen diff` shows what your edits change")
+
+
+def test_a_branch_sharing_no_history_with_main_says_so(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--orphan", "unrelated")
+    commit(repo, "a new root")
+    result = run_cli(repo)
+    assert result.returncode == 0, result.stderr
+    assert ("HEAD (it shares no history with main, so there is no merge-base; pass --base REF "
+            "to choose)") in result.stdout.splitlines()[0]
+
+
 def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
     edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
          'engines=["argocd", "flux"], cascade_delete=True,')

@@ -99,3 +99,16 @@ def test_workloads_of_a_deleted_object_follow_what_it_says() -> None:
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}}
     assert workloads(Obj(identity(HUB, secret), "argocd/clusters/c.yaml", secret), True,
                      {}) is None
+
+
+def test_removing_one_appproject_destination_is_one_change_not_every_following_index() -> None:
+    def project(*clusters: str) -> dict[str, object]:
+        return {"spec": {"destinations": [
+            {"server": f"https://{name}", "name": name, "namespace": namespace}
+            for name in clusters for namespace in ("orders", "payments")]}}
+
+    changes = field_changes(project("dev", "prod", "staging"), project("dev", "staging"))
+    assert {change.path for change in changes} == {
+        f"spec.destinations[name=prod,namespace={ns}].{field}"
+        for ns in ("orders", "payments") for field in ("server", "name", "namespace")}
+    assert all(change.new is None for change in changes)

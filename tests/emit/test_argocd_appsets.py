@@ -19,7 +19,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fleetgen import Environment, IgnoreDifference, Overrides, Selector, SyncPolicy
+from fleetgen import (
+    Environment,
+    IgnoreDifference,
+    Overrides,
+    Rollout,
+    Selector,
+    Step,
+    SyncPolicy,
+)
 from fleetgen.emit.argocd.common import go_text
 from fleetgen.plan import Plan
 from fleetgen.yamlscalar import uncarriable
@@ -223,6 +231,19 @@ def test_a_rollout_step_without_the_apps_clusters_is_left_out() -> None:
     steps = appset["spec"]["strategy"]["rollingSync"]["steps"]
     assert [(s["matchExpressions"][0]["values"], s["maxUpdate"]) for s in steps] == [
         (["1"], 1), (["3"], "50%")]
+    assert_generates_the_plan(plan, docs)
+
+
+def test_an_empty_catch_all_step_emits_no_rolling_sync_step() -> None:
+    """The environment's only cluster is its canary; the catch-all step has no cluster yet."""
+    prod = Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(steps=[
+        Step(match_labels={"ring": "canary"}), Step()]))
+    fleet = make_fleet(environments=[make_fleet().environments[0], prod],
+                       clusters=make_fleet().clusters[:2], apps=[web()])
+    plan, docs = compile_fleet(fleet)
+    assert plan.waves["prod"] == (("prod-a",), ())
+    steps = docs["argocd/applicationsets/web.yaml"][1]["spec"]["strategy"]["rollingSync"]["steps"]
+    assert [s["matchExpressions"][0]["values"] for s in steps] == [["1"]]
     assert_generates_the_plan(plan, docs)
 
 

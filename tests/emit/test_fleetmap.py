@@ -78,3 +78,40 @@ def test_unplaced_cells_and_free_text_cannot_break_the_tables(tmp_path: Path) ->
 
 def test_md_cell_keeps_one_cell() -> None:
     assert md_cell("x|y\nz\\") == "x\\|y z\\\\"
+
+
+def test_sync_note_shows_the_effective_policy_an_environment_inherits(tmp_path: Path) -> None:
+    spec = tmp_path / "fleet.py"
+    spec.write_text("""\
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project, SyncPolicy
+
+fleet = Fleet(
+    name="t", repo="https://git.example.com/t.git", sync=SyncPolicy(automated=True),
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    environments=[Environment(name="dev"),
+                  Environment(name="qa", sync=SyncPolicy(automated=False))],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example.com"),
+              Cluster(name="qa-1", env="qa", server="https://qa-1.example.com")],
+    projects=[Project(name="team", namespaces=["web"])],
+    apps=[App(name="web", project="team", namespace="web", path="apps/web/base")],
+)
+""")
+    shutil.copytree(ROOT / "tests/cases/layering/apps/web", tmp_path / "apps/web")
+    text = fleet_map(spec)
+    dev, qa = text.split("### dev\n", 1)[1].split("### qa\n", 1)
+    assert "No rollout: all clusters sync at once." in dev  # automated, from Fleet(sync=...)
+    assert "(sync is manual in the environment's policy)" in qa
+
+
+def test_an_empty_catch_all_wave_is_not_shown(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "tests" / "cases" / "layering" / "apps", tmp_path / "apps")
+    rollout = ('Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout('
+               'steps=[Step(match_labels={"ring": "canary"}), Step()]))')
+    text = (SMALL.replace('Environment(name="prod")', rollout)
+            .replace("Cluster(name=\"prod-b\", env=\"prod\", server=\"https://prod-b.example.com\")",
+                     "")
+            .replace('Cluster(name="prod-a", env="prod",', 'Cluster(name="prod-a", env="prod", '
+                     'labels={"ring": "canary"},')
+            .replace("Project, Selector", "Project, Rollout, Selector, Step, SyncPolicy"))
+    (tmp_path / "fleet.py").write_text(text)
+    assert "Rollout: wave 1: prod-a.\n" in fleet_map(tmp_path / "fleet.py")

@@ -320,6 +320,19 @@ def test_hub_waves_wait_for_the_previous_wave_of_the_same_app(hub: Built) -> Non
     assert len(gates) == 4
 
 
+def test_hub_gates_skip_an_empty_catch_all_wave(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Without prod-dr the catch-all step has no cluster: no gate waits for or on wave 3."""
+    text = HUB_FLEET.replace(
+        'Cluster(name="prod-dr", env="prod", server="https://prod-dr.example.com"),', "")
+    built = build(tmp_path_factory, "hub-empty-wave", text)
+    assert built.plan.waves["prod"][2] == ()
+    gates = load_all((built.out / "flux/clusters/mgmt/rollouts.yaml").read_text())
+    assert sorted(g["metadata"]["name"] for g in gates) == [
+        "order-service.prod.wave-2", "platform-config.prod.wave-2"]
+    for gate in gates:
+        assert errors(gate) == [] and cel_errors(gate) == [], gate["metadata"]["name"]
+
+
 def test_hub_reaches_each_spoke_with_its_credentials(hub: Built) -> None:
     found = placed_kustomizations(hub)
     assert "kubeConfig" not in found[("platform-config", "mgmt")]["spec"]

@@ -27,7 +27,16 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert 'name="acme-fleet"' in (repo / "fleet.py").read_text()
     for name in (".github/workflows/fleet.yaml", ".pre-commit-config.yaml"):
         assert yaml.safe_load((repo / name).read_text())
+    workflow = yaml.safe_load((repo / ".github/workflows/fleet.yaml").read_text())
     assert "${{ github.base_ref }}" in (repo / ".github/workflows/fleet.yaml").read_text()
+    # The job that runs fleet.py (code) has a read-only token; the one that writes runs no code.
+    assert "pull_request_target" not in workflow[True] and workflow["permissions"] == {
+        "contents": "read"}
+    jobs = workflow["jobs"]
+    assert "permissions" not in jobs["review"]
+    assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
+    assert not any("checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
+                   for step in jobs["comment"]["steps"])
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     checked = fleetgen(repo, "build", "--check")

@@ -1,0 +1,174 @@
+"""The secret scan: the rules table on its own examples, references, and every carrier of a spec.
+
+Secret-looking literals here are assembled by concatenation so that no secret scanner trips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fleetgen import scan
+from fleetgen.errors import SpecError
+from fleetgen.load import run_spec
+from fleetgen.model import (
+    App,
+    AppSecret,
+    Cluster,
+    Environment,
+    ExecAuth,
+    Fleet,
+    Overrides,
+    Patch,
+    Project,
+    Role,
+)
+
+GH = "ghp_" + "AbCdEf0123456789" * 2
+LITERAL = "Zq8v" + "T1xW0pLm3Kr9Bn"  # a literal password: refused under a credential key
+
+
+@pytest.mark.parametrize("rule", scan.RULES, ids=[rule.id for rule in scan.RULES])
+def test_rule_matches_its_positive_example_and_not_its_negative(rule: scan.Rule) -> None:
+    assert rule.match(*rule.positive), f"{rule.id} misses its positive example"
+    assert not rule.match(*rule.negative), f"{rule.id} flags its negative example"
+
+
+def test_rules_table_is_well_formed() -> None:
+    ids = [rule.id for rule in scan.RULES]
+    assert len(ids) == len(set(ids))
+    assert all(rule.description and rule.id.islower() for rule in scan.RULES)
+    # A negative example is not a secret to any rule, not only its own.
+    for rule in scan.RULES:
+        assert scan.find(*rule.negative) is None, rule.id
+
+
+@pytest.mark.parametrize("value", [
+    "vault:secret/data/x#key", "apps/x/{env}#password", "clusters/{cluster}", "${DB_PASSWORD}",
+    "$(DB_PASSWORD)", "{{ .password }}", "arn:aws:iam::123456789012:role/x",
+    "/var/run/secrets/token", "changeme", "password", "disabled", "true", "",
+    "https://vault.acme.example:8200",
+])
+def test_references_and_placeholder_words_are_not_secrets(value: str) -> None:
+    for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/credentials", "--token"):
+        assert scan.find(key, value) is None, (key, value)
+
+
+@pytest.mark.parametrize("value", ["hunter2", "s.abc123", "Tr0ub4dor&3", LITERAL,
+                                   "correcthorsebatterystaple", "admin:hunter2"])
+def test_literals_under_credential_keys_are_secrets(value: str) -> None:
+    assert scan.entropy("changeme") < scan.WORD_ENTROPY
+    for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/private-key", "SECRET"):
+        found = scan.find(key, value)
+        assert found is not None and found.rule.id == "credential-key", (key, value)
+
+
+@pytest.mark.parametrize("key", ["GREETING", "TOKEN_TTL", "PASSWORD_FILE", "secretName",
+                                 "acme.io/token-issuer", "bypass"])
+def test_keys_that_do_not_name_a_credential(key: str) -> None:
+    assert scan.find(key, LITERAL) is None
+
+
+def _carriers() -> Fleet:
+    return Fleet(  # <- fleet
+        name="shop",
+        repo="https://github.com/acme/shop-fleet.git",
+        common_annotations={"acme.io/api-key": LITERAL},
+        environments=[Environment(name="dev",  # <- environment
+                                  common_annotations={"acme.io/deploy-token": LITERAL})],
+        clusters=[
+            Cluster(name="a", env="dev", server="https://a.example",  # <- cluster
+                    annotations={"acme.io/note": GH}),
+            Cluster(name="b", env="dev", server="https://b.example",
+                    credentials=ExecAuth(env={"AWS_SECRET_ACCESS_KEY": LITERAL})),  # <- exec-env
+            Cluster(name="c", env="dev", server="https://c.example",
+                    credentials=ExecAuth(args=["gcp", "--client-secret=" + LITERAL])),  # <- args
+        ],
+        projects=[Project(name="shop", namespaces=["shop"],
+                          roles=[Role(name="ci", description="token " + GH)])],  # <- role
+        apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",  # <- app
+                  labels={"acme.io/build": GH},
+                  annotations={"acme.io/db-password": LITERAL},
+                  config={"web-config": {"SMTP_PASSWORD": LITERAL}},
+                  per_env={"dev": Overrides(config={"web-config": {"GITHUB": GH}})},  # <- env
+                  patches=[Patch(target={"kind": "Deployment"},  # <- patch
+                                 patch={"spec": {"template": {"metadata": {"annotations": {
+                                     "acme.io/clientSecret": LITERAL}}}}})],
+                  secrets=[AppSecret(name="web-db", store="vault",  # <- appsecret
+                                     data={"DB_PASSWORD": LITERAL})])],
+    )
+
+
+CARRIERS = {  # where the secret sits -> the marker of the line it must be reported at
+    "fleet.common_annotations['acme.io/api-key']": "fleet",
+    "fleet.environments['dev'].common_annotations['acme.io/deploy-token']": "environment",
+    "fleet.clusters['a'].annotations['acme.io/note']": "cluster",
+    "fleet.clusters['b'].credentials.env['AWS_SECRET_ACCESS_KEY']": "exec-env",
+    "fleet.clusters['c'].credentials.args[1]": "args",
+    "fleet.projects['shop'].roles['ci'].description": "role",
+    "fleet.apps['web'].labels['acme.io/build']": "app",
+    "fleet.apps['web'].annotations['acme.io/db-password']": "app",
+    "fleet.apps['web'].config['web-config']['SMTP_PASSWORD']": "app",
+    "fleet.apps['web'].per_env['dev'].config['web-config']['GITHUB']": "env",
+    "fleet.apps['web'].patches[0].patch['spec']['template']['metadata']['annotations']"
+    "['acme.io/clientSecret']": "patch",
+    "fleet.apps['web'].secrets['web-db'].data['DB_PASSWORD']": "appsecret",
+}
+
+
+def _marker_lines() -> dict[str, int]:
+    lines = Path(__file__).read_text().splitlines()
+    return {line.rsplit("# <- ", 1)[1]: number for number, line in enumerate(lines, 1)
+            if "# <- " in line}
+
+
+def test_every_carrier_is_found_at_its_line() -> None:
+    markers = _marker_lines()
+    found = {message.split(": ", 1)[0]: (owner.origin, message)
+             for owner, message in scan.problems(_carriers())}
+    assert set(found) == set(CARRIERS)
+    for path, marker in CARRIERS.items():
+        (file, line), message = found[path]
+        assert (Path(file).name, line) == ("test_scan.py", markers[marker]), path
+        assert "(rule " in message and scan.HINT in message
+        assert LITERAL not in message and GH not in message
+        assert LITERAL[4:] not in message and GH[4:] not in message
+
+
+def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
+    fleet = Fleet(name="shop", repo="https://github.com/acme/shop-fleet.git",
+                  environments=[Environment(name="dev")],
+                  apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",
+                            config={"web-config": {"GREETING": "hi"}},
+                            patches=[Patch(target={"kind": "Secret"},
+                                           patch={"data": {GH: "x"}})])])
+    messages = [message for _, message in scan.problems(fleet)]
+    assert messages and all(GH[4:] not in message for message in messages)
+
+
+def test_hint_shows_at_most_four_characters() -> None:
+    assert scan.hint(GH) == "ghp_…"
+    assert scan.hint("hunter2") == "h…"
+    assert scan.hint("abc") == "…"
+
+
+@pytest.mark.parametrize("source", [
+    # validators quote the value they refuse; the quoted secret is masked
+    'Cluster(name="a", env="dev", server="https://a.example", labels={"x": "Bearer " + JWT})',
+    'AwsAuth(cluster_name="a", role_arn="AKIA" + "Z7Q4EXAMPLEK3Y9W")',
+    'Cluster(name="a", env="dev", server="https://u:" + "Kub3-adm1n-pw" + "@a.example")',
+    'Cluster(name="a", env="dev", server="ftp://u:" + "Kub3-adm1n-pw" + "@a.example")',
+    # any exception message from the spec is masked too
+    'raise KeyError("ghp_" + "AbCdEf0123456789" * 2)',
+])
+def test_errors_from_running_the_spec_never_echo_a_secret(source: str) -> None:
+    jwt = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJkZXBsb3kifQ" + ".SflKxwRJSMeKKF2QT4fwpM"
+    text = f"from fleetgen import *\nJWT = {jwt!r}\n{source}\n"
+    with pytest.raises(SpecError) as raised:
+        run_spec(text, "fleet.py", None)
+    message = str(raised.value)
+    assert message.startswith("fleet.py:3: ")
+    for fragment in ("SflKxwRJSMeKKF2QT4fwpM", "Z7Q4EXAMPLEK3Y9W", "Kub3-adm1n-pw",
+                     "AbCdEf0123456789"):
+        assert fragment not in message, message

@@ -1,0 +1,120 @@
+"""The workspace inventory of a base: images, what each workload reads, ConfigMap data; and the
+image matching that the `Image(name=…)` check relies on, compared with the real kustomize."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fleetgen.k8s import image_matches, image_name
+from fleetgen.kustomize import Kustomize, build_many
+from fleetgen.workspace import filesystem_reader, scan
+from fleetgen.yamlio import dump, dump_documents, load_all
+
+DIGEST = "sha256:" + "ab" * 32
+# (image in the base, Image name): kustomize decides whether the entry rewrites the image.
+PAIRS = [
+    ("nginx", "nginx"),
+    ("nginx:1.27", "nginx"),
+    (f"nginx@{DIGEST}", "nginx"),
+    (f"nginx:1.27@{DIGEST}", "nginx"),
+    ("docker.io/library/nginx:1.27", "nginx"),
+    ("docker.io/library/nginx:1.27", "library/nginx"),
+    ("docker.io/library/nginx:1.27", "docker.io/library/nginx"),
+    ("nginx-unprivileged:1", "nginx"),
+    ("registry:5000/team/api:2", "registry:5000/team/api"),
+    ("registry.example.com/api:2", "registry.example.com/api:2"),
+    ("registryXexample.com/api:2", "registry.example.com/api"),  # the name is a regexp
+]
+
+
+def test_image_matching_is_kustomizes(tmp_path: Path, kustomize: Kustomize) -> None:
+    """``image_matches`` answers as kustomize's images transformer does: ``imagetag.Filter`` and
+    ``imagetag.LegacyFilter`` rewrite an image when ``image.IsImageMatched(image, name)``."""
+    dirs = []
+    for number, (image, name) in enumerate(PAIRS):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "image": image}]}}
+        (folder / "pod.yaml").write_text(dump(pod))
+        (folder / "kustomization.yaml").write_text(dump(
+            {"resources": ["pod.yaml"], "images": [{"name": name, "newTag": "matched"}]}))
+        dirs.append(folder)
+    rendered = build_many(dirs, kustomize=kustomize)
+    for folder, (image, name) in zip(dirs, PAIRS, strict=True):
+        (pod,) = load_all(rendered[folder])
+        rewritten = pod["spec"]["containers"][0]["image"] != image
+        assert image_matches(image, name) == rewritten, (image, name)
+
+
+def test_a_name_that_is_no_regexp_matches_nothing() -> None:
+    """kustomize v5.5 panics on such a name, newer releases match nothing: either way the Image
+    is refused as matching no image of the base."""
+    assert not image_matches("api", "[")
+
+
+def test_image_name_drops_tag_and_digest_but_not_a_registry_port() -> None:
+    assert image_name(f"nginx:1.27@{DIGEST}") == "nginx"
+    assert image_name(f"busybox@{DIGEST}") == "busybox"
+    assert image_name("registry:5000/team/api:2") == "registry:5000/team/api"
+    assert image_name("registry:5000/team/api") == "registry:5000/team/api"
+
+
+def _pod(containers: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    return {"containers": containers, **spec}
+
+
+OBJECTS: list[dict[str, Any]] = [
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"}, "spec": {
+        "template": {"spec": _pod(
+            [{"name": "api", "image": "api:1", "envFrom": [
+                {"configMapRef": {"name": "api-env"}}, {"secretRef": {"name": "api-secret"}}]}],
+            initContainers=[{"name": "init", "image": "init:1", "env": [
+                {"name": "A", "valueFrom": {"configMapKeyRef": {"name": "init-env", "key": "A"}}},
+                {"name": "B", "value": "b"}]}],
+            volumes=[{"name": "v", "configMap": {"name": "api-files"}},
+                     {"name": "p", "projected": {"sources": [
+                         {"configMap": {"name": "api-projected"}},
+                         {"secret": {"name": "not-a-configmap"}}]}}])}}},
+    {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+     "spec": {"template": {"spec": _pod([{"name": "db", "image": "db:1"}])}}},
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "report"},
+     "spec": {"jobTemplate": {"spec": {"template": {"spec": _pod(
+         [{"name": "r", "image": "report:1", "envFrom": [{"configMapRef": {"name": "api-env"}}]}],
+         initContainers=[{"name": "ri", "image": "report-init:1"}])}}}}},
+    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate"},
+     "spec": {"template": {"spec": _pod([{"name": "m", "image": "migrate:1"}])}}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debug"},
+     "spec": _pod([{"name": "d", "image": "debug:1"}])},
+    {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+     "metadata": {"name": "things.example.com"},
+     "spec": {"containers": [{"image": "not-rewritten-in-a-crd"}]}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "api-env"},
+     "data": {"LEVEL": "info"}, "binaryData": {"BLOB": "AAE="}},
+]
+
+
+def _scanned(tmp_path: Path, kustomization: dict[str, Any]) -> Any:
+    base = tmp_path / "base"
+    base.mkdir(exist_ok=True)
+    (base / "objects.yaml").write_text(dump_documents(OBJECTS))
+    (base / "kustomization.yaml").write_text(dump({"resources": ["objects.yaml"],
+                                                   **kustomization}))
+    return scan(filesystem_reader(tmp_path), ["base"]).bases["base"]
+
+
+def test_inventory_collects_images_reads_and_configmap_data(tmp_path: Path) -> None:
+    base = _scanned(tmp_path, {})
+    assert base.images == {"api:1", "init:1", "db:1", "report:1", "report-init:1", "migrate:1",
+                           "debug:1"}
+    assert base.workloads == {
+        ("Deployment", "api"): {"api-env", "init-env", "api-files", "api-projected"},
+        ("StatefulSet", "db"): frozenset(),
+    }
+    assert base.configmap_data == {"api-env": {"LEVEL": "info", "BLOB": "AAE="}}
+
+
+def test_images_rewritten_by_the_base_itself_are_not_known(tmp_path: Path) -> None:
+    base = _scanned(tmp_path, {"images": [{"name": "api", "newName": "mirror/api"}]})
+    assert base.images is None
