@@ -37,25 +37,26 @@ def _dangling_link(repo: Path) -> None:
 
 @dataclass(frozen=True)
 class Case:
-    """Arguments, what the message must name, and how many lines it may take."""
+    """Arguments, what the first line must name, and whether it is a spec error."""
 
     args: tuple[str, ...]
     names: str
-    lines: int = 1  # 2 for spec errors: the problem, then the count
+    spec: bool = False  # a spec error: its problems, then the count; else one line
     setup: Callable[[Path], None] | None = None
 
 
 CORRUPT_MANIFEST = _write("output/.fleetgen/manifest.json", b"{not json")
 CASES = {
-    "build-missing-spec": Case(("build", "--spec", "missing.py"), "missing.py", 2),
-    "build-dangling-spec": Case(("build", "--spec", "link.py"), "link.py", 2, _dangling_link),
-    "build-dir-as-spec": Case(("build", "--spec", "apps"), "apps", 2),
+    "build-missing-spec": Case(("build", "--spec", "missing.py"), "missing.py", spec=True),
+    "build-dangling-spec": Case(("build", "--spec", "link.py"), "link.py", spec=True,
+                                setup=_dangling_link),
+    "build-dir-as-spec": Case(("build", "--spec", "apps"), "apps", spec=True),
     "build-file-as-out": Case(("build", "--out", "fleet.py"), "fleet.py"),
     "build-out-under-file": Case(("build", "--out", "README.md/output"), "README.md"),
     "build-corrupt-manifest": Case(("build",), "manifest.json", setup=CORRUPT_MANIFEST),
-    "build-malformed-base": Case(("build",), "apps/hello/base/kustomization.yaml", 2,
-                                 _write("apps/hello/base/kustomization.yaml", b"a: [b\n")),
-    "check-dir-as-spec": Case(("build", "--check", "--spec", "apps"), "apps", 2),
+    "build-malformed-base": Case(("build",), "apps/hello/base/kustomization.yaml", spec=True,
+                                 setup=_write("apps/hello/base/kustomization.yaml", b"a: [b\n")),
+    "check-dir-as-spec": Case(("build", "--check", "--spec", "apps"), "apps", spec=True),
     "check-file-as-out": Case(("build", "--check", "--out", "fleet.py"), "fleet.py"),
     "check-corrupt-manifest": Case(("build", "--check"), "manifest.json",
                                    setup=CORRUPT_MANIFEST),
@@ -68,11 +69,11 @@ CASES = {
     "validate-crd-without-spec": Case(("validate",), "crds/crd.yaml",
                                       setup=_write("crds/crd.yaml",
                                                    b"kind: CustomResourceDefinition\n")),
-    "validate-dir-as-spec": Case(("validate", "--spec", "apps"), "apps", 2),
+    "validate-dir-as-spec": Case(("validate", "--spec", "apps"), "apps", spec=True),
     "validate-render-missing-crds": Case(("validate", "--render", "--crds", "nowhere"),
                                          "nowhere"),
     "validate-render-missing-spec": Case(("validate", "--render", "--spec", "missing.py"),
-                                         "missing.py", 2),
+                                         "missing.py", spec=True),
     "diff-bad-base": Case(("diff", "--base", "no-such-ref"), "no-such-ref"),
     "diff-bad-head": Case(("diff", "--head", "no-such-ref"), "no-such-ref"),
     "diff-dir-as-json-file": Case(("diff", "--json-file", "apps"), "apps"),
@@ -80,12 +81,13 @@ CASES = {
                                       "fleet.py"),
     "diff-spec-outside-repo": Case(("diff", "--spec", "/nonexistent-dir/fleet.py"),
                                    "/nonexistent-dir"),
-    "explain-dir-as-spec": Case(("explain", "--spec", "apps"), "apps", 2),
+    "explain-dir-as-spec": Case(("explain", "--spec", "apps"), "apps", spec=True),
     "explain-unknown-name": Case(("explain", "no-such-app"), "no-such-app"),
-    "add-cluster-missing-spec": Case((*ADD_CLUSTER, "--spec", "missing.py"), "missing.py", 2),
+    "add-cluster-missing-spec": Case((*ADD_CLUSTER, "--spec", "missing.py"), "missing.py",
+                                     spec=True),
     "add-cluster-file-as-out": Case((*ADD_CLUSTER, "--out", "fleet.py"), "fleet.py"),
     "add-cluster-bad-label": Case((*ADD_CLUSTER, "--label", "no-equals"), "no-equals"),
-    "add-app-dir-as-spec": Case((*ADD_APP, "--spec", "apps"), "apps", 2),
+    "add-app-dir-as-spec": Case((*ADD_APP, "--spec", "apps"), "apps", spec=True),
     "add-app-file-as-out": Case((*ADD_APP, "--out", "README.md"), "README.md"),
     "add-app-bad-image": Case((*ADD_APP, "--image", "registry/x"), "registry/x"),
     "init-file-as-dir": Case(("init", "fleet.py"), "fleet.py"),
@@ -121,7 +123,10 @@ def test_hostile_arguments_get_one_message_and_exit_2(name: str, fresh_repo: Pat
     assert "Traceback" not in result.stderr + result.stdout
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.splitlines()
-    assert len(lines) == case.lines, result.stderr
+    if case.spec:
+        assert lines[-1] == f"{len(lines) - 1} problem(s); nothing was written", result.stderr
+    else:
+        assert len(lines) == 1, result.stderr
     assert case.names in lines[0]
 
 
