@@ -36,6 +36,7 @@ from fleetgen.fields import (
     Version,
     release,
 )
+from fleetgen.policy import Severity, configurable_problem
 
 _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
@@ -119,6 +120,30 @@ class Rollout(Spec):
     steps: list[Step] = Field(min_length=1)
 
 
+def _rule_id(rule: str) -> str:
+    problem = configurable_problem(rule)
+    if problem is not None:
+        raise ValueError(problem)
+    return rule
+
+
+RuleId = Annotated[str, AfterValidator(_rule_id)]
+
+
+class Policy(Spec):
+    """Severities of validate's rules by id ("error", "warning" or "off"); others keep their
+    defaults."""
+
+    rules: dict[RuleId, Severity] = {}
+
+
+class Waiver(Spec):
+    """Silences one rule for one app; ``reason`` is printed with every report."""
+
+    rule: RuleId
+    reason: str = Field(min_length=1)
+
+
 class Environment(Spec):
     """A stage such as dev, staging or prod; every cluster belongs to exactly one."""
 
@@ -126,6 +151,7 @@ class Environment(Spec):
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     rollout: Rollout | None = None
     production: bool | None = None
+    policy: Policy | None = None
     common_labels: Labels = {}
     common_annotations: Annotations = {}
 
@@ -379,6 +405,7 @@ class App(Layer):
     depends_on: list[Name] = []
     labels: dict[LabelKey, LabelValue] = {}
     annotations: Annotations = {}
+    waivers: list[Waiver] = []
 
 
 # The oldest controller releases their projects still support (their three newest minors).
@@ -440,6 +467,7 @@ class Fleet(Spec):
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     common_labels: Labels = {}
     common_annotations: Annotations = {}
+    policy: Policy = Field(default_factory=Policy)
 
     @field_validator("output_dir")
     @classmethod
@@ -454,6 +482,6 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Environment",
     "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Project", "Retry",
-    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow",
+    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project", "Retry",
+    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
 ]
