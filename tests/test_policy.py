@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,3 +129,13 @@ def test_rule_ids_a_policy_may_not_name() -> None:
     assert configurable_problem("probes") is None
     assert "did you mean 'probes'" in (configurable_problem("probe") or "")
     assert "cannot be configured" in (configurable_problem("ownership") or "")
+
+
+def test_docs_list_every_rule_with_its_default() -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "validate.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+            for line in docs.splitlines() if line.startswith("| `")}
+    assert set(rows) == set(BY_ID)
+    for rule in RULES:
+        assert rows[rule.id].startswith(rule.severity), rule.id
+        assert ("production" in rows[rule.id]) == (rule.production is not None)

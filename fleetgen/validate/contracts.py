@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ _READ = re.compile(r"^(?:\.metadata\.(labels|annotations)\.([A-Za-z0-9_]+)"
                    r"|index \.metadata\.(labels|annotations) \"([^\"]+)\")$")
 _VALUE = re.compile(r"^\.(name|server|values\.([A-Za-z0-9_]+))$")
 _SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
+_GLOB_CHARS = frozenset("*?[{")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,7 @@ def check(files: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Breach]:
     """Every broken contract among the emitted objects, given as (file, object)."""
     docs = [doc for _, doc in files]
     clusters = registrations(docs)
-    projects = {str((d.get("metadata") or {}).get("name")): d.get("spec") or {}
+    projects = {str((d.get("metadata") or {}).get("name")): _Destinations(d.get("spec") or {})
                 for d in docs if d.get("kind") == "AppProject"}
     breaches: list[Breach] = []
     for file, doc in files:
@@ -92,7 +94,7 @@ def check(files: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Breach]:
 
 
 def _appset(name: str, spec: Mapping[str, Any], clusters: Sequence[Registration],
-            projects: Mapping[str, Mapping[str, Any]]) -> Iterator[Breach]:
+            projects: Mapping[str, _Destinations]) -> Iterator[Breach]:
     source, template = f"ApplicationSet {name}", spec.get("template") or {}
     project = str((template.get("spec") or {}).get("project"))
     reads = sorted(_reads(template))
@@ -189,7 +191,7 @@ def _param(expression: str, cluster: Registration, values: Mapping[str, Any],
 
 
 def _application(source: str, spec: Mapping[str, Any], target: tuple[str, str],
-                 projects: Mapping[str, Mapping[str, Any]]) -> Iterator[Breach]:
+                 projects: Mapping[str, _Destinations]) -> Iterator[Breach]:
     """An Application's project, sources and destination against its AppProject."""
     project_name = str(spec.get("project"))
     project = projects.get(project_name)
@@ -200,14 +202,13 @@ def _application(source: str, spec: Mapping[str, Any], target: tuple[str, str],
         return
     for entry in [spec.get("source") or {}, *(spec.get("sources") or [])]:
         repo = entry.get("repoURL")
-        if repo and "{{" not in repo and not source_permitted(project, repo):
+        if repo and "{{" not in repo and not source_permitted(project.project, repo):
             yield Breach("project-source", source, project_name,
                          f"AppProject {project_name} does not allow source repo {repo}")
     name = str(destination.get("name") or target[0])
     server = str(destination.get("server") or target[1])
     namespace = str(destination.get("namespace") or "")
-    if "{{" not in name + server + namespace and not destination_permitted(
-            project, name, server, namespace):
+    if "{{" not in name + server + namespace and not project.permit(name, server, namespace):
         yield Breach("project-destination", source, project_name,
                      f"AppProject {project_name} does not allow destination {name} ({server}) "
                      f"namespace {namespace or '(none)'}")
@@ -225,6 +226,13 @@ def glob_match(pattern: str, value: str, separator: str = "") -> bool:
     """gobwas/glob as Argo CD uses it: ``*`` stops at ``separator``, ``**`` does not."""
     if pattern == "*":
         return True
+    if not _GLOB_CHARS.intersection(pattern):
+        return pattern == value
+    return _glob_regex(pattern, separator).fullmatch(value) is not None
+
+
+@functools.cache
+def _glob_regex(pattern: str, separator: str) -> re.Pattern[str]:
     regex, index = "", 0
     while index < len(pattern):
         char = pattern[index]
@@ -238,7 +246,7 @@ def glob_match(pattern: str, value: str, separator: str = "") -> bool:
         else:
             regex += re.escape(char)
         index += 1
-    return re.fullmatch(regex, value, re.DOTALL) is not None
+    return re.compile(regex, re.DOTALL)
 
 
 def _allowed(pattern: str, value: str, separator: str = "") -> bool:
@@ -259,6 +267,27 @@ def source_permitted(project: Mapping[str, Any], repo: str) -> bool:
         elif deny:
             return False
     return matched
+
+
+class _Destinations:
+    """An AppProject's destinations, with literal ones indexed (fleetgen lists one per
+    placement); any deny pattern turns the index off, as upstream then reads every entry."""
+
+    def __init__(self, project: Mapping[str, Any]) -> None:
+        self.project = project
+        entries = [tuple(str(item.get(field) or "") for field in ("name", "server", "namespace"))
+                   for item in project.get("destinations") or []]
+        deny = any(value.startswith("!") for entry in entries for value in entry)
+        self.literal: set[tuple[str, str, str]] = set() if deny else {
+            (field, value, entry[2]) for entry in entries
+            if not any(_GLOB_CHARS.intersection(v) for v in entry)
+            for field, value in (("name", entry[0]), ("server", entry[1])) if value}
+
+    def permit(self, name: str, server: str, namespace: str) -> bool:
+        if ("name", name, namespace) in self.literal or (
+                "server", server, namespace) in self.literal:
+            return True
+        return destination_permitted(self.project, name, server, namespace)
 
 
 def destination_permitted(project: Mapping[str, Any], name: str, server: str,
