@@ -517,3 +517,13 @@ def test_the_json_report_schema_in_docs_is_current() -> None:
     assert committed == json_schema(), (
         "regenerate: .venv/bin/python -c 'from fleetgen.validate.report import json_schema; "
         "print(json_schema(), end=\"\")' > docs/validate.schema.json")
+
+
+def test_an_unreadable_file_in_a_crds_directory_is_a_usage_error(tmp_path: Path) -> None:
+    repo = fleet_repo(tmp_path / "repo", {"a": [CONFIGMAP]})
+    crds = tmp_path / "crds"
+    crds.mkdir()
+    (crds / "dangling.yaml").symlink_to(tmp_path / "nowhere.yaml")
+    result = run_fleetgen(repo, "validate", "--crds", str(crds))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"{crds / 'dangling.yaml'}: cannot read it looking for CRDs")

@@ -59,8 +59,12 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
     """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
     compiling)."""
     kubernetes = kubernetes or KubernetesSchemas()
-    files = schemas.crd_files([root, *crds], exclude=[
-        compiled.out_dir, *(root / name for name in _NOT_SEARCHED)])
+    try:
+        files = schemas.crd_files([root, *crds], exclude=[
+            compiled.out_dir, *(root / name for name in _NOT_SEARCHED)])
+    except OSError as error:
+        raise UsageError(f"{error.filename}: cannot read it looking for CRDs "
+                         f"({error.strerror})") from None
     fleet = compiled.plan.fleet
     minimums = {"argocd": release(fleet.argocd.min_version),
                 "flux": release(fleet.flux.min_version)}
