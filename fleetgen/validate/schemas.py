@@ -11,7 +11,9 @@ false`` on every object that declares properties and does not preserve unknown f
 server would prune an unknown field silently; here it is an error), ``int-or-string`` and
 ``nullable`` translated, and a strict ObjectMeta. CEL rules (``x-kubernetes-validations``) are not
 evaluated: emitters check those in code. Minimal strict schemas cover the core kinds fleetgen
-emits (v1 Secret, Namespace, ConfigMap, ServiceAccount).
+emits (v1 Secret, Namespace, ConfigMap, ServiceAccount) and, as ``KUSTOMIZATION``, exactly the
+kustomization fields the overlays use (kustomize publishes no schema; ``--render`` also builds
+every overlay, which is the full check).
 """
 
 from __future__ import annotations
@@ -56,6 +58,37 @@ def _core(**fields: Any) -> dict[str, Any]:
             "properties": {"apiVersion": {}, "kind": {}, "metadata": OBJECT_META, **fields}}
 
 
+def _strict(required: Sequence[str] = (), **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": list(required),
+            "properties": properties}
+
+
+def _list(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+_STRING = {"type": "string", "minLength": 1}
+_PATCH_TARGET = _strict(["kind"], **{key: _STRING for key in (
+    "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector")})
+# The kustomization fields fleetgen's overlays emit (fleetgen/emit/overlays.py), strict.
+KUSTOMIZATION_KEY = ("kustomize.config.k8s.io/v1beta1", "Kustomization")
+KUSTOMIZATION = _strict(
+    ["apiVersion", "kind", "resources"], apiVersion={}, kind={}, namespace=_STRING,
+    resources=_list(_STRING),
+    labels=_list(_strict(["pairs"], pairs=_STRING_MAP, includeSelectors={"type": "boolean"},
+                         includeTemplates={"type": "boolean"})),
+    commonAnnotations=_STRING_MAP,
+    images=_list(_strict(["name"], name=_STRING, newName=_STRING, newTag=_STRING,
+                         digest=_STRING)),
+    replicas=_list(_strict(["name", "count"], name=_STRING,
+                           count={"type": "integer", "minimum": 0})),
+    configMapGenerator=_list(_strict(["name", "behavior", "literals"], name=_STRING,
+                                     behavior={"enum": ["create", "merge"]},
+                                     literals=_list({"type": "string"}))),
+    patches=_list(_strict(["target", "patch"], target=_PATCH_TARGET, patch=_STRING)),
+)
+
+
 # Core kinds fleetgen emits, strict, with the fields it may use.
 CORE: dict[tuple[str, str], dict[str, Any]] = {
     ("v1", "Secret"): _core(type={"type": "string"}, stringData=_STRING_MAP, data=_STRING_MAP,
@@ -63,6 +96,7 @@ CORE: dict[tuple[str, str], dict[str, Any]] = {
     ("v1", "Namespace"): _core(),
     ("v1", "ConfigMap"): _core(data=_STRING_MAP, binaryData=_STRING_MAP),
     ("v1", "ServiceAccount"): _core(),
+    KUSTOMIZATION_KEY: KUSTOMIZATION,
 }
 
 
