@@ -22,6 +22,7 @@ from fleetgen.model import (
     Image,
     Overrides,
     Patch,
+    Policy,
     Project,
     Retry,
     Role,
@@ -30,6 +31,7 @@ from fleetgen.model import (
     Step,
     SyncPolicy,
     SyncWindow,
+    Waiver,
 )
 from fleetgen.resolve import resolve
 from fleetgen.scaffold import AppRequest, ClusterRequest, add_app, add_cluster, init
@@ -41,7 +43,8 @@ __all__ = [
     "App", "AppRequest", "AppSecret", "ArgoOptions", "AwsAuth", "BuildResult", "CheckResult",
     "Cluster", "ClusterRequest", "Destination", "Environment", "ExecAuth", "Explanation", "Expr",
     "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "IgnoreDifference", "Image", "Overrides", "Patch", "Project", "Retry", "Role", "Rollout",
-    "Selector", "Step", "SyncPolicy", "SyncWindow", "__version__", "add_app", "add_cluster",
+    "IgnoreDifference", "Image", "Overrides", "Patch", "Policy", "Project", "Retry", "Role",
+    "Rollout", "Selector", "Step", "SyncPolicy", "SyncWindow", "Waiver", "__version__", "add_app",
+    "add_cluster",
     "build", "check", "compile_spec", "diff", "init", "load", "resolve",
 ]

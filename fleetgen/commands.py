@@ -30,13 +30,11 @@ def check(spec: Path, out: Path | None = None) -> api.CheckResult:
     return api.check(spec, _directory(out, "--out"))
 
 
-def validate(spec: Path, crds: Sequence[Path] = (), *,
-             render: bool = False) -> validation.Validation:
-    """``fleetgen validate``: schema checks of what ``spec`` emits (and, ``render``, renders)."""
-    for path in crds:
-        if not path.exists():
-            raise UsageError(f"{path}: no such file or directory (--crds)")
-    return validation.validate(spec, crds=crds, render=render)
+def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
+             k8s_version: str | None = None) -> validation.Report:
+    """``fleetgen validate``: schema checks and contracts of what ``spec`` emits (and,
+    ``render``, renders)."""
+    return validation.validate(spec, crds=crds, render=render, k8s_version=k8s_version)
 
 
 def diff(spec: Path, base: str | None = None, head: str | None = None, *, render: bool = False,

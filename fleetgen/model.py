@@ -38,6 +38,7 @@ from fleetgen.fields import (
     release,
     repo_path,
 )
+from fleetgen.policy import Severity, configurable_problem
 
 _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
@@ -146,6 +147,39 @@ class Rollout(Spec):
     steps: list[Step] = Field(min_length=1)
 
 
+def _rule_id(rule: str) -> str:
+    problem = configurable_problem(rule)
+    if problem is not None:
+        raise ValueError(problem)
+    return rule
+
+
+RuleId = Annotated[str, AfterValidator(_rule_id)]
+
+
+class Policy(Spec):
+    """Severities of validate's rules by id ("error", "warning" or "off"); others keep their
+    defaults.
+
+    Attributes:
+        rules: Rule id → severity (see docs/validate.md for the rules and their defaults).
+    """
+
+    rules: dict[RuleId, Severity] = {}
+
+
+class Waiver(Spec):
+    """Silences one rule for one app; ``reason`` is printed with every report.
+
+    Attributes:
+        rule: The id of the rule to silence.
+        reason: Why, printed with every validate report.
+    """
+
+    rule: RuleId
+    reason: str = Field(min_length=1)
+
+
 class Environment(Spec):
     """A stage such as dev, staging or prod; every cluster belongs to exactly one.
 
@@ -157,12 +191,14 @@ class Environment(Spec):
             'production'.
         common_labels: Labels put on every object its placements deploy.
         common_annotations: Annotations put on every object its placements deploy.
+        policy: Severities of validate's rules here (over the fleet's, rule by rule).
     """
 
     name: Name
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     rollout: Rollout | None = None
     production: bool | None = None
+    policy: Policy | None = None
     common_labels: Labels = {}
     common_annotations: Annotations = {}
 
@@ -537,6 +573,7 @@ class App(Layer):
         depends_on: Apps that must be healthy on a cluster before this one syncs there.
         labels: Labels on the generated Application and Flux Kustomization.
         annotations: Annotations on the generated Application and Flux Kustomization.
+        waivers: Rules of validate silenced for this app, each with its reason.
     """
 
     name: Name
@@ -551,6 +588,7 @@ class App(Layer):
     depends_on: list[Name] = []
     labels: dict[LabelKey, LabelValue] = {}
     annotations: Annotations = {}
+    waivers: list[Waiver] = []
 
 
 # The oldest controller releases their projects still support (their three newest minors).
@@ -633,6 +671,7 @@ class Fleet(Spec):
         sync: Sync settings of every placement (the shallowest layer).
         common_labels: Labels put on every object every placement deploys.
         common_annotations: Annotations put on every object every placement deploys.
+        policy: Severities of validate's rules for the whole fleet.
     """
 
     name: Name
@@ -651,6 +690,7 @@ class Fleet(Spec):
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     common_labels: Labels = {}
     common_annotations: Annotations = {}
+    policy: Policy = Field(default_factory=Policy)
 
     @field_validator("output_dir")
     @classmethod
@@ -665,6 +705,6 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Environment",
     "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Project", "Retry",
-    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow",
+    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project", "Retry",
+    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
 ]

@@ -150,8 +150,11 @@ def base_files(app: str, port: int = 8080) -> dict[str, str]:
         "name": app, "image": app,  # the name App(images=[Image(name=...)]) points elsewhere
         "ports": [{"name": "http", "containerPort": port}],
         "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
-                      "limits": {"memory": "128Mi"}},
+                      "limits": {"cpu": "500m", "memory": "128Mi"}},
         "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
+        # validate's policy wants both probes; adjust the path to the app's health endpoint
+        "readinessProbe": {"httpGet": {"path": "/", "port": "http"}},
+        "livenessProbe": {"httpGet": {"path": "/", "port": "http"}},
     }
     deployment = {
         "apiVersion": "apps/v1", "kind": "Deployment",

@@ -1,154 +1,253 @@
-"""``validate``: schema checks of emitted objects and, with ``render``, policy on rendered ones.
+"""``validate``: schema, contract and (with ``render``) policy checks; writes nothing but its cache.
 
 Emitted YAML documents are checked against the strict schemas fleetgen ships (newest and oldest
-supported release of each controller), which the given CRDs and any CRD files found in the repo
-(the directory of fleet.py, without the output dir, ``.git`` and ``.venv``) override kind by kind;
-a kind without a schema is counted as not checked. With ``render`` every distinct overlay is
-kustomize-built once, in a temporary copy (nothing is written to the repo), and per cluster:
-no two apps may render the same object, no app may ship a Namespace (fleetgen creates them), and
-namespaced objects must stay in their app's namespace.
+supported release of each controller, the Kubernetes kinds it emits, the kustomization fields
+its overlays use), which the given CRDs and any CRD files found in the repo (the directory of
+fleet.py, without the output dir, ``.git`` and ``.venv``) override kind by kind; emitted
+built-in kinds fleetgen has no schema of are checked against the Kubernetes schemas; a kind
+without any schema is counted as not checked. The contracts between emitted objects
+(``contracts``) are checked too. With ``render`` every distinct overlay is kustomize-built once
+(``render``, cached) and every rendered object is checked against the strict Kubernetes schemas
+of ``k8s_version`` or its CRD, and by the policy rules (``rendered``). Findings an app waives are
+dropped and counted with the waiver's reason.
 """
 
 from __future__ import annotations
 
-import tempfile
+import json
+import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api
+import yaml
+
+from fleetgen import api, errors
+from fleetgen.errors import HasOrigin
 from fleetgen.fields import release
-from fleetgen.k8s import Key, identity
-from fleetgen.kustomize import KustomizeBuildError, build_many
-from fleetgen.plan import Placement
-from fleetgen.validate import schemas
-from fleetgen.workspace import filesystem_lister, filesystem_reader, scratch_tree
-from fleetgen.yamlio import load_all
+from fleetgen.model import Fleet
+from fleetgen.validate import contracts, rendered, schemas
+from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
+from fleetgen.validate.render import render as build_overlays
+from fleetgen.validate.report import BuildCounts, Finding, Location, Report, Summary, Waived
+from fleetgen.version import VERSION
+
+__all__ = ["Report", "UsageError", "check", "validate"]
 
 _NOT_SEARCHED = (".git", ".venv")
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem: ``where`` is a repo-relative file or ``cluster/app``."""
-
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.message}"
+class UsageError(errors.UsageError):
+    """A bad ``--crds`` path, a CRD file that cannot be read, an unknown ``--k8s-version``."""
 
 
-@dataclass(frozen=True, slots=True)
-class Validation:
-    """What ``validate`` found and how much it looked at."""
-
-    compiled: api.Compiled
-    findings: list[Finding]
-    checked: int  # emitted objects checked against a schema
-    unchecked: Counter[str] = field(default_factory=Counter)  # "apiVersion kind" -> count
-    crd_files: tuple[Path, ...] = ()
-    rendered: int = 0  # rendered objects examined (0 without ``render``)
-
-
-def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False) -> Validation:
+def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
+             k8s_version: str | None = None) -> Report:
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders."""
+    kubernetes = _kubernetes(k8s_version)
+    for path in crds:
+        if not path.exists():
+            raise UsageError(f"--crds {path}: no such file or directory")
     compiled = api.compile_spec(spec)
-    root = spec.resolve().parent
-    files = tuple(schemas.crd_files(
-        [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]))
+    return check(compiled, spec.resolve().parent, crds=crds, render=render,
+                 kubernetes=kubernetes)
+
+
+def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
+          render: bool = False, kubernetes: KubernetesSchemas | None = None) -> Report:
+    """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
+    compiling)."""
+    kubernetes = kubernetes or KubernetesSchemas()
+    try:
+        files = schemas.crd_files([root, *crds], exclude=[
+            compiled.out_dir, *(root / name for name in _NOT_SEARCHED)])
+    except OSError as error:
+        raise UsageError(f"{error.filename}: cannot read it looking for CRDs "
+                         f"({error.strerror})") from None
     fleet = compiled.plan.fleet
     minimums = {"argocd": release(fleet.argocd.min_version),
                 "flux": release(fleet.flux.min_version)}
-    checker = schemas.Checker(schemas.shipped(minimums), overrides=schemas.load(files))
-    findings, checked, unchecked = _check_emitted(compiled, root, checker)
-    rendered = 0
+    checker = schemas.Checker(schemas.shipped(minimums), overrides=_load_crds(files))
+    locate = _Locator(root, compiled)
+
+    def schema_errors(doc: Mapping[str, Any]) -> list[str] | None:
+        errors = checker.errors(doc)
+        return kubernetes.errors(doc) if errors is None else errors
+
+    emitted = _emitted(compiled, locate.prefix)
+    findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
+    findings.extend(_contracts(fleet, emitted, locate))
+    builds, rendered_checked = None, 0
     if render:
-        render_findings, rendered = _check_rendered(compiled, root)
-        findings.extend(render_findings)
-    return Validation(compiled, findings, checked, unchecked, files, rendered)
+        overlays = sorted({placement.overlay for placement in compiled.plan.placements})
+        built = build_overlays(compiled, root, overlays)
+        result = rendered.check(compiled.plan, built, lambda doc: (
+            kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
+            else checker.errors(doc)), locate.object)
+        findings.extend(result.findings)
+        unchecked.update(result.unchecked)
+        rendered_checked = result.checked
+        builds = BuildCounts(overlays=len(overlays), distinct=built.distinct, built=built.built,
+                             cached=built.cached)
+    kept, waived = _waive(fleet, _merge(findings), locate, render)
+    kept.sort(key=_order)
+    summary = Summary(errors=sum(f.severity == "error" for f in kept),
+                      warnings=sum(f.severity == "warning" for f in kept),
+                      emitted_checked=checked, rendered_checked=rendered_checked,
+                      not_checked=dict(sorted(unchecked.items())), builds=builds)
+    return Report(fleetgen_version=VERSION,
+                  kubernetes_version=kubernetes.version if render else None, rendered=render,
+                  findings=kept, waived=waived, summary=summary)
 
 
-def _check_emitted(compiled: api.Compiled, root: Path,
-                   checker: schemas.Checker) -> tuple[list[Finding], int, Counter[str]]:
+def _kubernetes(version: str | None) -> KubernetesSchemas:
+    try:
+        return KubernetesSchemas(version)
+    except UnknownVersion as error:
+        raise UsageError(f"--k8s-version {version}: {error}") from None
+
+
+def _load_crds(files: Iterable[Path]) -> schemas.SchemaSet:
+    """The user's CRDs; a file that cannot be read or is no valid CRD is a UsageError."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in files:
+        try:
+            found.update(schemas.load([path]).schemas)
+        except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
+            detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise UsageError(f"{path}: not a readable CustomResourceDefinition "
+                             f"({' '.join(detail.split())})") from None
+    return schemas.SchemaSet("your CRDs", found)
+
+
+class _Locator:
+    """Locations of emitted objects, rendered objects and spec objects."""
+
+    def __init__(self, root: Path, compiled: api.Compiled) -> None:
+        self.root = root
+        self.prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
+        self._rendered = compiled.rendered
+        self._indexes: dict[str, dict[tuple[str, str], int]] = {}
+
+    def object(self, path: str, doc: Mapping[str, Any]) -> Location:
+        """``path`` and the line of the document there with the same kind and name."""
+        index = self._indexes.get(path)
+        if index is None:
+            index = self._indexes[path] = _document_lines(self._read(path))
+        return Location(path=path, line=index.get(_kind_name(doc)))
+
+    def spec(self, item: HasOrigin) -> Location | None:
+        """The constructor call of a spec object in fleet.py."""
+        file, line = item.origin
+        if not file:
+            return None
+        return Location(path=Path(os.path.relpath(file, self.root)).as_posix(), line=line or None)
+
+    def _read(self, path: str) -> bytes:
+        inside = path.removeprefix(self.prefix + "/")
+        if path.startswith(self.prefix + "/") and inside in self._rendered:
+            return self._rendered[inside]
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return b""
+
+
+def _kind_name(doc: Mapping[str, Any]) -> tuple[str, str]:
+    return str(doc.get("kind")), str((doc.get("metadata") or {}).get("name"))
+
+
+def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
+    """(kind, name) -> 1-based line where that document starts."""
+    lines: dict[tuple[str, str], int] = {}
+    try:
+        for node in yaml.compose_all(data, Loader=yaml.CSafeLoader):
+            if isinstance(node, yaml.MappingNode):
+                fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+                meta = fields.get("metadata")
+                name = next((v.value for k, v in meta.value if k.value == "name"), None) \
+                    if isinstance(meta, yaml.MappingNode) else None
+                kind = fields.get("kind")
+                key = (str(kind.value if kind is not None else None), str(name))
+                lines.setdefault(key, node.start_mark.line + 1)
+    except yaml.YAMLError:
+        return lines
+    return lines
+
+
+def _emitted(compiled: api.Compiled, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+    """(repo-relative file, object) of every emitted YAML document."""
+    return [(f"{prefix}/{path}", doc) for path, data in sorted(compiled.rendered.items())
+            if path.endswith(schemas.YAML_SUFFIXES)
+            for doc in yaml.load_all(data, Loader=yaml.CSafeLoader) if isinstance(doc, dict)]
+
+
+def _check_emitted(emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors: Any,
+                   locate: _Locator) -> tuple[list[Finding], int, Counter[str]]:
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
-    prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
-    for path, data in sorted(compiled.rendered.items()):
-        if not path.endswith(schemas.YAML_SUFFIXES):
+    for path, doc in emitted:
+        errors = schema_errors(doc)
+        if errors is None:
+            unchecked[f"{doc.get('apiVersion')} {doc.get('kind')}"] += 1
             continue
-        for doc in load_all(data):
-            if not isinstance(doc, dict):
-                continue
-            errors = checker.errors(doc)
-            if errors is None:
-                unchecked[f"{doc.get('apiVersion')} {doc.get('kind')}"] += 1
-                continue
-            checked += 1
-            name = f"{doc.get('kind')} {(doc.get('metadata') or {}).get('name')}"
-            findings.extend(Finding(f"{prefix}/{path}", f"{name}: {e}") for e in errors)
+        checked += 1
+        kind, name = _kind_name(doc)
+        for error in errors:
+            field, _, message = error.partition(": ")
+            findings.append(rendered.finding("schema", "error", message, field=field,
+                                             object=f"{kind} {name}",
+                                             location=locate.object(path, doc)))
     return findings, checked, unchecked
 
 
-def _check_rendered(compiled: api.Compiled, root: Path) -> tuple[list[Finding], int]:
-    """Build every distinct overlay once, then apply the per-cluster policy."""
-    placements = compiled.plan.placements
-    findings, built = _build(compiled, root, sorted({p.overlay for p in placements}))
-    namespaces = {overlay.app: overlay.namespace for overlay in compiled.plan.env_overlays}
-    by_cluster: dict[str, list[Placement]] = {}
-    for placement in placements:
-        by_cluster.setdefault(placement.cluster, []).append(placement)
-    count = 0
-    for cluster, members in sorted(by_cluster.items()):
-        owners: dict[Key, str] = {}
-        for placement in sorted(members, key=lambda p: p.app):
-            docs = built.get(placement.overlay, [])
-            count += len(docs)
-            findings.extend(_policy(cluster, placement.app, namespaces[placement.app], docs,
-                                    owners))
-    return findings, count
+def _contracts(fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]],
+               locate: _Locator) -> Iterator[Finding]:
+    """Contract breaches, located at the Project (project rules) or App in fleet.py."""
+    apps = {app.name: app for app in fleet.apps}
+    projects = {project.name: project for project in fleet.projects}
+    for breach in contracts.check(emitted):
+        owner: HasOrigin | None = apps.get(breach.app or "")
+        if breach.rule.startswith("project-") and breach.project in projects:
+            owner = projects[breach.project]
+        location = locate.spec(owner) if owner is not None else None
+        yield rendered.finding(breach.rule, "error", breach.message, app=breach.app,
+                               object=breach.source,
+                               location=location or Location(path=breach.file))
 
 
-def _policy(cluster: str, app: str, namespace: str, docs: Iterable[Any],
-            owners: dict[Key, str]) -> list[Finding]:
-    """Findings of one app's rendered objects on ``cluster``; records them in ``owners``."""
-    where, findings = f"{cluster}/{app}", []
-    for doc in docs:
-        key = identity(cluster, doc)
-        shown = f"{key.kind} {key.namespace + '/' if key.namespace else ''}{key.name}"
-        if key.group == "" and key.kind == "Namespace":
-            findings.append(Finding(where, f"ships {shown}: fleetgen creates namespaces, remove "
-                                           "it from the base"))
-        if key.namespace and key.namespace != namespace:
-            findings.append(Finding(where, f"{shown} is outside the app's namespace {namespace}"))
-        other = owners.setdefault(key, app)
-        if other != app:
-            findings.append(Finding(where, f"{shown} is rendered by both {other} and {app} on "
-                                           f"{cluster}"))
-    return findings
+def _merge(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per problem, with the union of the clusters it occurs on."""
+    merged: dict[str, Finding] = {}
+    for item in findings:
+        key = json.dumps(item.model_dump(exclude={"clusters"}), sort_keys=True)
+        seen = merged.get(key)
+        clusters = sorted({*item.clusters, *(seen.clusters if seen else [])})
+        merged[key] = item.model_copy(update={"clusters": clusters})
+    return list(merged.values())
 
 
-def _build(compiled: api.Compiled, root: Path,
-           overlays: Sequence[str]) -> tuple[list[Finding], dict[str, list[Any]]]:
-    """Rendered documents per overlay; a failed build is a finding, the rest still build."""
-    with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
-        prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
-        out = Path(tmp) / prefix
-        scratch_tree(Path(tmp), {f"{prefix}/{path}": data
-                                 for path, data in compiled.rendered.items()
-                                 if path.startswith("overlays/")},
-                     {overlay.base for overlay in compiled.plan.env_overlays},
-                     filesystem_reader(root), filesystem_lister(root))
-        targets = {out / overlay: overlay for overlay in overlays}
-        try:
-            outputs = build_many(sorted(targets))
-            findings = []
-        except KustomizeBuildError as error:
-            findings = [Finding(targets[path], f"kustomize build failed: {stderr.strip()}")
-                        for path, stderr in sorted(error.failures.items())]
-            outputs = build_many(sorted(set(targets) - error.failures.keys()))
-    return findings, {targets[path]: [doc for doc in load_all(text)
-                                      if isinstance(doc, dict)]
-                      for path, text in outputs.items()}
+def _waive(fleet: Fleet, findings: list[Finding], locate: _Locator,
+           render: bool) -> tuple[list[Finding], list[Waived]]:
+    """Findings no waiver covers, the waivers that applied; unused ones warn (with render)."""
+    kept, waived = list(findings), []
+    for app in fleet.apps:
+        for waiver in app.waivers:
+            covered = [f for f in kept if f.app == app.name and f.rule == waiver.rule]
+            kept = [f for f in kept if not (f.app == app.name and f.rule == waiver.rule)]
+            location = locate.spec(waiver)
+            if covered:
+                waived.append(Waived(app=app.name, rule=waiver.rule, reason=waiver.reason,
+                                     location=location, silenced=len(covered)))
+            elif render:
+                kept.append(rendered.finding(
+                    "unused-waiver", "warning",
+                    f"the waiver of {waiver.rule} for {app.name} silenced nothing",
+                    app=app.name, location=location))
+    return kept, waived
+
+
+def _order(item: Finding) -> tuple[Any, ...]:
+    return (item.severity != "error", item.clusters, item.app or "",
+            str(item.location or ""), item.object or "", item.field or "", item.message)

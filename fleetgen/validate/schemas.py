@@ -11,7 +11,9 @@ false`` on every object that declares properties and does not preserve unknown f
 server would prune an unknown field silently; here it is an error), ``int-or-string`` and
 ``nullable`` translated, and a strict ObjectMeta. CEL rules (``x-kubernetes-validations``) are not
 evaluated: emitters check those in code. Minimal strict schemas cover the core kinds fleetgen
-emits (v1 Secret, Namespace, ConfigMap, ServiceAccount).
+emits (v1 Secret, Namespace, ConfigMap, ServiceAccount) and, as ``KUSTOMIZATION``, exactly the
+kustomization fields the overlays use (kustomize publishes no schema; ``--render`` also builds
+every overlay, which is the full check).
 """
 
 from __future__ import annotations
@@ -27,9 +29,6 @@ from typing import Any
 
 import jsonschema_rs
 import yaml
-
-from fleetgen.errors import UsageError
-from fleetgen.yamlio import load_all
 
 __all__ = ["CORE", "OBJECT_META", "Checker", "SchemaSet", "convert", "crd_files", "load",
            "shipped", "strict_schemas"]
@@ -59,6 +58,37 @@ def _core(**fields: Any) -> dict[str, Any]:
             "properties": {"apiVersion": {}, "kind": {}, "metadata": OBJECT_META, **fields}}
 
 
+def _strict(required: Sequence[str] = (), **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": list(required),
+            "properties": properties}
+
+
+def _list(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+_STRING = {"type": "string", "minLength": 1}
+_PATCH_TARGET = _strict(["kind"], **{key: _STRING for key in (
+    "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector")})
+# The kustomization fields fleetgen's overlays emit (fleetgen/emit/overlays.py), strict.
+KUSTOMIZATION_KEY = ("kustomize.config.k8s.io/v1beta1", "Kustomization")
+KUSTOMIZATION = _strict(
+    ["apiVersion", "kind", "resources"], apiVersion={}, kind={}, namespace=_STRING,
+    resources=_list(_STRING),
+    labels=_list(_strict(["pairs"], pairs=_STRING_MAP, includeSelectors={"type": "boolean"},
+                         includeTemplates={"type": "boolean"})),
+    commonAnnotations=_STRING_MAP,
+    images=_list(_strict(["name"], name=_STRING, newName=_STRING, newTag=_STRING,
+                         digest=_STRING)),
+    replicas=_list(_strict(["name", "count"], name=_STRING,
+                           count={"type": "integer", "minimum": 0})),
+    configMapGenerator=_list(_strict(["name", "behavior", "literals"], name=_STRING,
+                                     behavior={"enum": ["create", "merge"]},
+                                     literals=_list({"type": "string"}))),
+    patches=_list(_strict(["target", "patch"], target=_PATCH_TARGET, patch=_STRING)),
+)
+
+
 # Core kinds fleetgen emits, strict, with the fields it may use.
 CORE: dict[tuple[str, str], dict[str, Any]] = {
     ("v1", "Secret"): _core(type={"type": "string"}, stringData=_STRING_MAP, data=_STRING_MAP,
@@ -66,6 +96,7 @@ CORE: dict[tuple[str, str], dict[str, Any]] = {
     ("v1", "Namespace"): _core(),
     ("v1", "ConfigMap"): _core(data=_STRING_MAP, binaryData=_STRING_MAP),
     ("v1", "ServiceAccount"): _core(),
+    KUSTOMIZATION_KEY: KUSTOMIZATION,
 }
 
 
@@ -133,21 +164,10 @@ def load(files: Iterable[Path]) -> SchemaSet:
     """A strict schema per served version of every CRD in ``files`` (later wins)."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in files:
-        try:
-            for crd in load_all(path.read_bytes()):
-                if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
-                    found.update(strict_schemas(crd))
-        except yaml.YAMLError as error:
-            raise UsageError(f"{path}: not valid YAML: {_one_line(error)}") from None
-        except (KeyError, TypeError, AttributeError) as error:
-            raise UsageError(f"{path}: a {_CRD_KIND} without the spec.group, spec.names.kind "
-                             "and spec.versions[].schema.openAPIV3Schema fleetgen reads "
-                             f"({type(error).__name__}: {error})") from None
+        for crd in yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader):
+            if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
+                found.update(strict_schemas(crd))
     return SchemaSet("your CRDs", found)
-
-
-def _one_line(error: yaml.YAMLError) -> str:
-    return " ".join(str(error).split())
 
 
 def strict_schemas(crd: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str], dict[str, Any]]]:

@@ -41,6 +41,8 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert built.returncode == 0, built.stderr
     checked = fleetgen(repo, "build", "--check")
     assert (checked.returncode, checked.stdout) == (0, "output is up to date\n"), checked.stderr
+    validated = fleetgen(repo, "validate", "--render")  # the scaffolded base passes the policy
+    assert validated.returncode == 0, validated.stdout + validated.stderr
     rendered = build(repo / "output/overlays/hello/dev", kustomize)
     assert "image: nginxinc/nginx-unprivileged:1.27" in rendered
     assert "| hello | ✓ |" in (repo / "output/README.md").read_text()

@@ -1,0 +1,136 @@
+"""Checks of rendered objects: schemas, the policy rules, namespaces and ownership.
+
+Each distinct overlay is checked once; its findings hold for every cluster whose placement uses
+it. Severities come from the environment's and the fleet's ``Policy`` (the environment's wins)
+over each rule's default (``Rule.default``: ``image-tag`` is an error in production).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fleetgen.k8s import Key, identity
+from fleetgen.model import Environment, Fleet
+from fleetgen.plan import Plan
+from fleetgen.policy import BY_ID, CHECKS, Severity
+from fleetgen.validate.render import Builds, Rendered
+from fleetgen.validate.report import Finding, Location
+
+Lines = Callable[[str, Mapping[str, Any]], Location]  # (repo-relative file, object) -> location
+SchemaErrors = Callable[[Mapping[str, Any]], "list[str] | None"]
+
+
+def severity(fleet: Fleet, env: Environment | None, rule: str) -> Severity:
+    """The severity of ``rule`` in ``env``: its Policy, else the fleet's, else the default."""
+    for policy in (env.policy if env else None, fleet.policy):
+        if policy is not None and rule in policy.rules:
+            return policy.rules[rule]
+    return BY_ID[rule].default(env.is_production if env else False)
+
+
+def finding(rule: str, level: Severity, message: str, **where: Any) -> Finding:
+    """A Finding of ``rule`` at ``level`` (not "off"), with its hint."""
+    assert level != "off"
+    return Finding(rule=rule, severity=level, message=message, hint=BY_ID[rule].hint, **where)
+
+
+def shown(key: Key) -> str:
+    """``Kind namespace/name``."""
+    return f"{key.kind} {key.namespace + '/' if key.namespace else ''}{key.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Overlay:
+    app: str
+    env: str
+    namespace: str
+    clusters: tuple[str, ...]
+
+
+def _overlays(plan: Plan) -> dict[str, _Overlay]:
+    """Each overlay a placement uses: its app, environment, namespace and clusters."""
+    namespaces = {overlay.app: overlay.namespace for overlay in plan.env_overlays}
+    clusters: dict[str, list[str]] = {}
+    for placement in plan.placements:
+        clusters.setdefault(placement.overlay, []).append(placement.cluster)
+    return {p.overlay: _Overlay(p.app, p.env, namespaces[p.app], tuple(sorted(clusters[p.overlay])))
+            for p in plan.placements}
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """Rendered findings (one per overlay and problem) and what was checked."""
+
+    findings: list[Finding]
+    checked: int
+    unchecked: Counter[str]
+
+
+def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines) -> Checked:
+    """Findings of every rendered object, per overlay, then ownership per cluster."""
+    overlays = _overlays(plan)
+    environments = {env.name: env for env in plan.fleet.environments}
+    findings: list[Finding] = []
+    checked, unchecked = 0, Counter[str]()
+    for path, error in sorted(builds.failures.items()):
+        overlay = overlays[path]
+        findings.append(finding("kustomize-build", "error", error.strip(), app=overlay.app,
+                                clusters=list(overlay.clusters)))
+    for path, objects in sorted(builds.objects.items()):
+        overlay = overlays[path]
+        env = environments[overlay.env]
+        for rendered in objects:
+            errors = schema_errors(rendered.doc)
+            if errors is None:
+                unchecked[f"{rendered.doc.get('apiVersion')} {rendered.doc.get('kind')}"] += 1
+            else:
+                checked += 1
+            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where))
+    findings.extend(_ownership(plan, builds.objects, where))
+    return Checked(findings, checked, unchecked)
+
+
+def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendered,
+            errors: Sequence[str], where: Lines) -> Iterator[Finding]:
+    doc = rendered.doc
+    key = identity("", doc)
+    context = {"app": overlay.app, "clusters": list(overlay.clusters), "object": shown(key),
+               "location": where(rendered.origin, doc) if rendered.origin else None}
+    for error in errors:
+        path, _, message = error.partition(": ")
+        yield finding("schema", "error", message, field=path, **context)
+    for rule in CHECKS:
+        level = severity(fleet, env, rule.id)
+        if level != "off" and rule.check is not None:
+            for path, message in rule.check(doc):
+                yield finding(rule.id, level, message, field=path, **context)
+    level = severity(fleet, env, "base-namespace")
+    if key.group == "" and key.kind == "Namespace" and level != "off":
+        yield finding("base-namespace", level, "the base ships a Namespace", **context)
+    level = severity(fleet, env, "foreign-namespace")
+    if key.namespace and key.namespace != overlay.namespace and level != "off":
+        yield finding("foreign-namespace", level,
+                      f"outside the app's namespace {overlay.namespace}", **context)
+
+
+def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]],
+               where: Lines) -> Iterator[Finding]:
+    """An object rendered by two apps on one cluster (the later app, by name, is reported)."""
+    by_cluster: dict[str, list[tuple[str, str]]] = {}
+    for placement in plan.placements:
+        by_cluster.setdefault(placement.cluster, []).append((placement.app, placement.overlay))
+    for cluster, members in sorted(by_cluster.items()):
+        owners: dict[Key, str] = {}
+        for app, overlay in sorted(members):
+            for rendered in objects.get(overlay, []):
+                key = identity(cluster, rendered.doc)
+                other = owners.setdefault(key, app)
+                if other != app:
+                    yield finding("ownership", "error",
+                                  f"rendered by both {other} and {app}",
+                                  app=app, clusters=[cluster], object=shown(key),
+                                  location=where(rendered.origin, rendered.doc)
+                                  if rendered.origin else None)
