@@ -192,9 +192,11 @@ def init(
         "--name", help="The fleet's name (default: from the directory).")] = None,
     repo: Annotated[str | None, typer.Option(
         "--repo", help="The Git URL of this repo (the engines read output/ from it).")] = None,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="The fleet's engine: argocd or flux.")] = "argocd",
 ) -> None:
     """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
-    created = _scaffolding(lambda: scaffold.init(directory, name, repo))
+    created = _scaffolding(lambda: scaffold.init(directory, name, repo, engine))
     for path in created:
         typer.echo(f"created {directory / path}")
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
@@ -218,6 +220,9 @@ def add_cluster(
         "--credentials", help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
                               "exec:gcp|azure (default: the fleet's default_credentials).")]
         = None,
+    engine: Annotated[str | None, typer.Option(
+        "--engine", help="argocd or flux: the engine of the apps placed on it (default: its "
+                         "environment's, or the fleet's only engine).")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
@@ -225,7 +230,7 @@ def add_cluster(
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
     def run() -> scaffold.Added:
         request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(label or []),
-                                          credentials)
+                                          credentials, engine)
         return scaffold.add_cluster(spec, request, dry_run=dry_run, out=out)
 
     added = _scaffolding(run)
@@ -285,8 +290,8 @@ def _report_added(added: scaffold.Added, what: str) -> None:
     typer.echo(f"runs {len(added.placements)} placement(s):")
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
-        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}): "
-                   f"{placement.overlay}")
+        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
+                   f"{placement.engine}: {placement.overlay}")
 
 
 class ExplainFormat(StrEnum):

@@ -43,6 +43,8 @@ _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+")
 
+Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
+
 
 def _caller() -> tuple[str, int]:
     """File and line of the nearest frame outside pydantic and fleetgen: the user's call."""
@@ -128,6 +130,7 @@ class Environment(Spec):
     production: bool | None = None
     common_labels: Labels = {}
     common_annotations: Annotations = {}
+    engine: Engine | None = None  # of its clusters' placements, unless the cluster or app says
 
     @property
     def is_production(self) -> bool:
@@ -187,6 +190,7 @@ class Cluster(Spec):
     annotations: Annotations = {}
     credentials: Credentials | None = None
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
+    engine: Engine | None = None  # of the placements on it, unless the app says
 
     @field_validator("ca_data")
     @classmethod
@@ -379,6 +383,7 @@ class App(Layer):
     depends_on: list[Name] = []
     labels: dict[LabelKey, LabelValue] = {}
     annotations: Annotations = {}
+    engine: Engine | None = None  # of all its placements (not an Overrides field)
 
 
 # The oldest controller releases their projects still support (their three newest minors).
@@ -427,7 +432,7 @@ class Fleet(Spec):
     name: Name
     repo: GitURL
     revision: str = "main"
-    engines: list[Literal["argocd", "flux"]] = ["argocd", "flux"]
+    engines: list[Engine] = Field(default=["argocd"], min_length=1)
     environments: list[Environment] = Field(min_length=1)
     clusters: list[Cluster] = []
     projects: list[Project] = []
@@ -452,8 +457,8 @@ class Fleet(Spec):
 
 
 __all__ = [
-    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Environment",
-    "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
+    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
+    "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
     "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Project", "Retry",
     "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow",
 ]
