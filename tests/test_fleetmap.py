@@ -78,7 +78,8 @@ def test_unplaced_cells_and_free_text_cannot_break_the_tables(tmp_path: Path) ->
     (tmp_path / "fleet.py").write_text(SMALL)
     text = fleet_map(tmp_path / "fleet.py")
     assert "No app runs in dev (dev-1)." in text
-    assert table(text, "### prod (production)") == [["app", "prod-a", "prod-b"], ["web", "flux", "·"]]
+    assert table(text, "### prod (production)") == [["app", "prod-a", "prod-b"],
+                                                     ["web", "flux", "·"]]
     assert table(text, "## Project boundaries")[1][0] == "web: a \\| b &lt;i>"
 
 

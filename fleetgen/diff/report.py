@@ -8,7 +8,9 @@ JSON contract (``--format json``, ``Report.to_json``; version 1 — fields are o
      "rendered": bool,           # --render: rendered workloads compared too
      "touched": {"clusters": [...], "environments": [...], "apps": [...], "projects": [...]},
      "production": {same keys},  # the part of "touched" in production environments
-     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...]},
+     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...],
+                    "moved": [{"app", "cluster", "env", "from": "argocd" | "flux", "to": …,
+                               "workloads": "orphaned" | "deleted", "production"}]},
      "deletions": [{"source", "op": "removed", "kind", "group", "name", "namespace",
                     "cluster", "clusters", "app", "apps", "environments", "production", "file",
                     "engine": "argocd" | "flux",
@@ -32,7 +34,10 @@ environment for a shared env overlay) and app. ``derived`` changes are Applicati
 ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
 from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
 ``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
-cascades).
+cascades). A placement that changes engine is ``moved``, not deleted: the old engine's objects that
+act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
+move's ``workloads`` says what the old engine does to the workloads: ``orphaned`` (the new engine
+adopts them) or ``deleted`` (the new engine recreates them).
 """
 
 from __future__ import annotations
@@ -84,6 +89,23 @@ class Placed:
 
 
 @dataclass(frozen=True, slots=True)
+class Move:
+    """One placement whose engine changes; the workloads stay unless the old engine deletes them.
+
+    ``workloads``: what the old engine does with them, ``orphaned`` (the new engine adopts
+    them) or ``deleted`` (the new engine recreates them).
+    """
+
+    app: str
+    cluster: str
+    env: str
+    old: str
+    new: str
+    workloads: str
+    production: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything ``diff`` found; ``to_json`` is the stable contract."""
 
@@ -93,6 +115,7 @@ class Report:
     production: Where
     added: tuple[Placed, ...]
     removed: tuple[Placed, ...]
+    moved: tuple[Move, ...]
     changes: tuple[Change, ...]
     deletions: tuple[Deletion, ...]
     renames: tuple[Rename, ...]
@@ -102,7 +125,7 @@ class Report:
     @property
     def changed(self) -> bool:
         """Whether anything that reaches a cluster or an engine changes."""
-        return bool(self.changes or self.renames or self.added or self.removed)
+        return bool(self.changes or self.renames or self.added or self.removed or self.moved)
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON document (module docstring)."""
@@ -112,7 +135,8 @@ class Report:
             "changed": self.changed, "rendered": self.rendered,
             "touched": _names(self.touched), "production": _names(self.production),
             "placements": {"added": [_placed(p) for p in self.added],
-                           "removed": [_placed(p) for p in self.removed]},
+                           "removed": [_placed(p) for p in self.removed],
+                           "moved": [_moved(m) for m in self.moved]},
             "deletions": [_change_json(d.change, fields=False)
                           | {"engine": d.engine, "workloads": d.workloads}
                           for d in self.deletions],
@@ -129,6 +153,11 @@ def _names(where: Where) -> dict[str, list[str]]:
 
 def _placed(placed: Placed) -> dict[str, str]:
     return {"app": placed.app, "cluster": placed.cluster, "env": placed.env}
+
+
+def _moved(move: Move) -> dict[str, Any]:
+    return {"app": move.app, "cluster": move.cluster, "env": move.env, "from": move.old,
+            "to": move.new, "workloads": move.workloads, "production": move.production}
 
 
 def _change_json(change: Change, fields: bool = True) -> dict[str, Any]:
