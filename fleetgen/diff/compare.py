@@ -367,7 +367,9 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
         notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
                      "files do not show: run `fleetgen diff --render` to see what it deploys")
     for old, new in sorted(renamed["cluster"].items()):
-        if base.facts.flux_per_cluster and head.facts.flux_per_cluster:
+        on_flux = "flux" in {engine for (_, cluster), engine in base.facts.engine.items()
+                             if cluster == old}
+        if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
             notes.append(f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
                          f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
                          f"--path={head.shown(f'flux/clusters/{new}')}")

@@ -1,7 +1,7 @@
 """Formats of a ``diff`` report: text (coloured on a terminal), markdown (a PR comment), JSON.
 
 Markdown comes from ``templates/diff.md.j2``. It is capped at ``max_chars``: the blast radius,
-deletions and renames always come first; then per-cluster sections, production first, as long
+deletions, moves and renames always come first; then per-cluster sections, production first, as long
 as they fit, and a note names what was cut.
 """
 
