@@ -9,8 +9,8 @@ bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emi
 
 How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
-- ``spec.path`` is the placement's overlay, the one an Argo CD Application would use, so both engines
-  deploy the same rendered manifests. No ``targetNamespace``: the overlay already sets
+- ``spec.path`` is the placement's overlay, the one an Argo CD Application would use, so either
+  engine deploys the same rendered manifests. No ``targetNamespace``: the overlay already sets
   ``namespace:`` and Flux's would be a second, engine-only transformation. No ``postBuild``,
   ``patches`` or ``images``: a ``${...}`` in a user value reaches the cluster unchanged.
 - ``prune`` from the effective sync policy; ``suspend: true`` where it is not automated (releasing
