@@ -412,9 +412,9 @@ def test_json_contract_shape(repo: Path) -> None:
 
 
 def test_an_engine_change_is_a_move_not_a_deletion(repo: Path) -> None:
-    """prod-b from Flux to Argo CD: the Kustomizations go (deletionPolicy Orphan leaves the
-    workloads; kustomize-controller ``finalize`` skips the prune for Orphan) and Argo CD adopts
-    the workloads; nothing is listed as a deletion."""
+    """prod-b from Flux to Argo CD: the Kustomizations go and leave the workloads
+    (kustomize-controller ``finalizerShouldDeleteResources`` is false for deletionPolicy Orphan,
+    so ``finalize`` deletes nothing), Argo CD adopts them; nothing is listed as a deletion."""
     edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
     report = fleetgen.diff(repo / "fleet.py")
     data = report.to_json()
