@@ -1,5 +1,8 @@
 """The example fleet: three environments, five clusters, four apps, three projects.
 
+Each placement has one engine: dev runs on Flux (each cluster pulls its own changes), staging and
+prod on Argo CD (prod rolls out in canary waves, which an ApplicationSet orders).
+
 Run `fleetgen build` next to this file to regenerate output/.
 """
 
@@ -38,10 +41,12 @@ fleet = Fleet(
     sync=SyncPolicy(sync_options=["CreateNamespace=true", "ServerSideApply=true"],
                     retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
     environments=[
-        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
-        Environment(name="staging", sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
+        Environment(name="dev", engine="flux",
+                    sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
+        Environment(name="staging", engine="argocd",
+                    sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
         Environment(
-            name="prod",
+            name="prod", engine="argocd",
             sync=SyncPolicy(automated=True, self_heal=True),
             common_annotations={"acme.io/oncall": "https://oncall.acme.example/prod"},
             rollout=Rollout(steps=[

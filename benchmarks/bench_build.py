@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_build.py [--clusters 1000] [--apps 100] [--envs 3]
 
-Every app gets app, per_env and (for one cluster in ten) per_cluster layers.
+Every app gets app, per_env and (for one cluster in ten) per_cluster layers. The first environment
+runs on Flux, the others on Argo CD (one engine per placement).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image
 
 ENVS = [f"env{{e}}" for e in range({envs})]
 fleet = Fleet(
-    name="bench", repo="https://git.example.com/bench.git",
+    name="bench", repo="https://git.example.com/bench.git", engines=["argocd", "flux"],
     default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
-    environments=[Environment(name=e, sync=SyncPolicy(automated=True)) for e in ENVS],
+    environments=[Environment(name=e, sync=SyncPolicy(automated=True),
+                              engine="flux" if e == ENVS[0] else "argocd") for e in ENVS],
     clusters=[Cluster(name=f"c{{i:04d}}", env=ENVS[i % len(ENVS)],
                       server=f"https://c{{i}}.example.com", labels={{"ring": str(i % 4)}})
               for i in range({clusters})],

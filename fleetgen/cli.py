@@ -228,9 +228,11 @@ def init(
         "--name", help="The fleet's name (default: from the directory).")] = None,
     repo: Annotated[str | None, typer.Option(
         "--repo", help="The Git URL of this repo (the engines read output/ from it).")] = None,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="The fleet's engine: argocd or flux.")] = "argocd",
 ) -> None:
     """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
-    created = _run(lambda: commands.init(directory, name, repo), scaffolding=True)
+    created = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
     for path in created:
         typer.echo(f"created {directory / path}")
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
@@ -254,6 +256,9 @@ def add_cluster(
         "--credentials", help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
                               "exec:gcp|azure (default: the fleet's default_credentials).")]
         = None,
+    engine: Annotated[str | None, typer.Option(
+        "--engine", help="argocd or flux: the engine of the apps placed on it (default: its "
+                         "environment's, or the fleet's only engine).")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
@@ -261,7 +266,8 @@ def add_cluster(
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
     added = _run(lambda: commands.add_cluster(spec, name, env=env, server=server,
                                               labels=label or (), credentials=credentials,
-                                              dry_run=dry_run, out=out), scaffolding=True)
+                                              engine=engine, dry_run=dry_run, out=out),
+                 scaffolding=True)
     _report_added(added, f"cluster {name}")
     if added.written:
         for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
@@ -308,8 +314,8 @@ def _report_added(added: scaffold.Added, what: str) -> None:
     typer.echo(f"runs {len(added.placements)} placement(s):")
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
-        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}): "
-                   f"{placement.overlay}")
+        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
+                   f"{placement.engine}: {placement.overlay}")
 
 
 class ExplainFormat(StrEnum):

@@ -54,19 +54,20 @@ def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
     return explaining.explain(spec, name)
 
 
-def init(directory: Path, name: str | None = None, repo: str | None = None) -> list[str]:
+def init(directory: Path, name: str | None = None, repo: str | None = None,
+         engine: str = "argocd") -> list[str]:
     """``fleetgen init``: a new fleet repo in ``directory``; the created paths."""
     _directory(directory, "DIR")
-    return scaffold.init(directory, name, repo)
+    return scaffold.init(directory, name, repo, engine)
 
 
 def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequence[str] = (),
-                credentials: str | None = None, dry_run: bool = False,
-                out: Path | None = None) -> scaffold.Added:
+                credentials: str | None = None, engine: str | None = None,
+                dry_run: bool = False, out: Path | None = None) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
     ``labels`` are ``KEY=VALUE`` strings."""
     request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(labels),
-                                      credentials)
+                                      credentials, engine)
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 

@@ -42,6 +42,7 @@ class PlacementView:
     app: str
     cluster: str
     env: str
+    engine: str  # the one engine that reconciles it
     wave: int | None
     overlay: str
     values: tuple[Value, ...]
@@ -118,8 +119,8 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
 
 def placement_view(placement: Placement) -> PlacementView:
     """A placement with each effective value and the layer that set it."""
-    return PlacementView(placement.app, placement.cluster, placement.env, placement.wave,
-                         placement.overlay, tuple(values(placement.settings)))
+    return PlacementView(placement.app, placement.cluster, placement.env, placement.engine,
+                         placement.wave, placement.overlay, tuple(values(placement.settings)))
 
 
 def values(settings: Settings) -> Iterable[Value]:
@@ -191,14 +192,15 @@ def _cluster_text(view: ClusterView) -> str:
     lines = [f"cluster {view.name}: environment {view.env}, server {view.server}",
              f"  labels: {labels}", f"  credentials: {view.credentials}", f"  rollout: {rollout}",
              f"  apps ({len(view.apps)}):"]
-    rows = [(p.app, f"wave {p.wave}" if p.wave else "", p.overlay) for p in view.apps]
+    rows = [(p.app, p.engine + (f" wave {p.wave}" if p.wave else ""), p.overlay)
+            for p in view.apps]
     lines += _table(rows, "    ")
     return "\n".join(lines) + "\n"
 
 
 def _app_text(view: AppView) -> str:
-    clusters = ", ".join(f"{p.cluster} ({p.env}" + (f", wave {p.wave})" if p.wave else ")")
-                         for p in view.placements)
+    clusters = ", ".join(f"{p.cluster} ({p.env}, {p.engine}"
+                         + (f", wave {p.wave})" if p.wave else ")") for p in view.placements)
     lines = [f"app {view.name}: project {view.project}, namespace {view.namespace}, "
              f"base {view.path}",
              f"  runs on {len(view.placements)} cluster(s): {clusters}"]

@@ -45,6 +45,8 @@ _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 
+Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
+
 
 def _caller() -> tuple[str, int]:
     """File and line of the nearest frame outside pydantic and fleetgen: the user's call."""
@@ -192,6 +194,7 @@ class Environment(Spec):
         common_labels: Labels put on every object its placements deploy.
         common_annotations: Annotations put on every object its placements deploy.
         policy: Severities of validate's rules here (over the fleet's, rule by rule).
+        engine: The engine of its placements, unless a cluster or an app names one.
     """
 
     name: Name
@@ -201,6 +204,7 @@ class Environment(Spec):
     policy: Policy | None = None
     common_labels: Labels = {}
     common_annotations: Annotations = {}
+    engine: Engine | None = None  # of its clusters' placements, unless the cluster or app says
 
     @property
     def is_production(self) -> bool:
@@ -279,6 +283,7 @@ class Cluster(Spec):
         annotations: Extra metadata on its registration (values too long for labels).
         credentials: How the engines reach it; None: the fleet's `default_credentials`.
         ca_data: Base64 PEM CA bundle (public), needed with `AwsAuth` and `ExecAuth`.
+        engine: The engine of the apps placed on it, unless an app names one.
     """
 
     name: Name
@@ -288,6 +293,7 @@ class Cluster(Spec):
     annotations: Annotations = {}
     credentials: Credentials | None = None
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
+    engine: Engine | None = None  # of the placements on it, unless the app says
 
     @field_validator("ca_data")
     @classmethod
@@ -574,6 +580,7 @@ class App(Layer):
         labels: Labels on the generated Application and Flux Kustomization.
         annotations: Annotations on the generated Application and Flux Kustomization.
         waivers: Rules of validate silenced for this app, each with its reason.
+        engine: The engine of all its placements (wins over the cluster's and environment's).
     """
 
     name: Name
@@ -589,6 +596,7 @@ class App(Layer):
     labels: dict[LabelKey, LabelValue] = {}
     annotations: Annotations = {}
     waivers: list[Waiver] = []
+    engine: Engine | None = None  # of all its placements (not an Overrides field)
 
 
 # The oldest controller releases their projects still support (their three newest minors).
@@ -677,7 +685,7 @@ class Fleet(Spec):
     name: Name
     repo: GitURL
     revision: str = "main"
-    engines: list[Literal["argocd", "flux"]] = ["argocd", "flux"]
+    engines: list[Engine] = Field(default=["argocd"], min_length=1)
     environments: list[Environment] = Field(min_length=1)
     clusters: list[Cluster] = []
     projects: list[Project] = []
@@ -703,8 +711,8 @@ class Fleet(Spec):
 
 
 __all__ = [
-    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Environment",
-    "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
+    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
+    "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
     "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project", "Retry",
     "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
 ]

@@ -8,10 +8,19 @@ layer wins key by key, and a field it does not set keeps the shallower value.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fleetgen.model import AppSecret, Credentials, Fleet, Image, Layer, Patch, SyncPolicy
+from fleetgen.model import (
+    AppSecret,
+    Credentials,
+    Engine,
+    Fleet,
+    Image,
+    Layer,
+    Patch,
+    SyncPolicy,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +164,7 @@ class Placement:
     env: str
     overlay: str  # output-relative overlay path the engines point at
     settings: Settings
+    engine: Engine  # the one engine that reconciles it
     wave: int | None = None  # 1-based rollout step, None without a rollout
 
 
@@ -168,3 +178,7 @@ class Plan:
     cluster_overlays: Sequence[ClusterOverlay]
     waves: Mapping[str, tuple[tuple[str, ...], ...]]  # env -> steps -> cluster names
     credentials: Mapping[str, Credentials | None]  # cluster -> filled-in credentials
+
+    def on(self, engine: Engine) -> Plan:
+        """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""
+        return replace(self, placements=tuple(p for p in self.placements if p.engine == engine))

@@ -21,6 +21,7 @@ from fleetgen.model import (
     AppSecret,
     Cluster,
     Credentials,
+    Engine,
     Environment,
     ExternalSecretRef,
     Fleet,
@@ -46,6 +47,7 @@ RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds c
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
+LISTED = 5  # names listed in one message
 
 
 class _Context:
@@ -77,9 +79,11 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
+    engines = _engines(ctx, placed)
+    _check_credentials(ctx, engines, credentials)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
-    return _build_plan(ctx, placed, waves, credentials)
+    return _build_plan(ctx, placed, waves, credentials, engines)
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:
@@ -107,7 +111,6 @@ def _check_names(ctx: _Context) -> None:
 
 def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
     fleet = ctx.fleet
-    needs_credentials = "argocd" in fleet.engines or fleet.flux.mode == "hub"
     if isinstance(fleet.default_credentials, ExternalSecretRef):
         _check_placeholders(ctx, fleet.default_credentials, fleet.default_credentials.key,
                             "default_credentials")
@@ -121,11 +124,90 @@ def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
             _check_placeholders(ctx, cluster.credentials, cluster.credentials.key,
                                 f"cluster {cluster.name!r} credentials")
         chosen = cluster.credentials or fleet.default_credentials
-        if chosen is None and needs_credentials:
-            ctx.report(cluster, f"cluster {cluster.name!r} has no credentials: set "
-                                "Cluster(credentials=...) or Fleet(default_credentials=...)")
         credentials[cluster.name] = _fill_credentials(cluster, chosen)
     return credentials
+
+
+def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> dict[tuple[str, str], Engine]:
+    """(app, cluster) -> the engine of that placement: the app's, else the cluster's, else its
+    environment's, else the fleet's only engine. Reports engines the fleet does not list, clusters
+    with placements no rule gives an engine (one problem per cluster) and apps whose placements in
+    an environment with a rollout are on two engines."""
+    fleet = ctx.fleet
+    listed = sorted(set(fleet.engines))
+    owners: list[tuple[str, Spec, Engine | None]] = [
+        *((f"app {a.name!r}", a, a.engine) for a in ctx.apps.values()),
+        *((f"cluster {c.name!r}", c, c.engine) for c in ctx.clusters.values()),
+        *((f"environment {e.name!r}", e, e.engine) for e in ctx.envs.values())]
+    for what, owner, engine in owners:
+        if engine is not None and engine not in listed:
+            ctx.report(owner, f"{what}: engine {engine!r} is not listed in "
+                              f"Fleet(engines={listed!r}); add it there or pick one of those")
+    only = listed[0] if len(listed) == 1 else None
+    engines: dict[tuple[str, str], Engine] = {}
+    open_apps: dict[str, list[str]] = {}
+    for app in ctx.apps.values():
+        for cluster in placed[app.name]:
+            engine = app.engine or cluster.engine or ctx.envs[cluster.env].engine or only
+            if engine is None:
+                open_apps.setdefault(cluster.name, []).append(app.name)
+            else:
+                engines[app.name, cluster.name] = engine
+    for name, apps in open_apps.items():
+        cluster = ctx.clusters[name]
+        ctx.report(cluster, f"cluster {name!r} (env {cluster.env}): "
+                            f"{_few('app', 'apps', apps)} {'has' if len(apps) == 1 else 'have'} "
+                            f"no engine, and the fleet lists {' and '.join(listed)}: set "
+                            "Cluster(engine=...), Environment(engine=...) or App(engine=...)")
+    _check_rollout_engines(ctx, placed, engines)
+    return engines
+
+
+def _few(one: str, many: str, names: list[str]) -> str:
+    """``names`` after the word that fits their number."""
+    return f"{one if len(names) == 1 else many} {_listed(names)}"
+
+
+def _listed(names: list[str]) -> str:
+    """At most LISTED of ``names``, and how many more there are."""
+    more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    return ", ".join(names[:LISTED]) + more
+
+
+def _check_rollout_engines(ctx: _Context, placed: Mapping[str, list[Cluster]],
+                           engines: Mapping[tuple[str, str], Engine]) -> None:
+    """An app's placements in an environment with a rollout are all on one engine: a rollout gate
+    orders clusters within one engine only."""
+    for app in ctx.apps.values():
+        for env in ctx.envs.values():
+            if env.rollout is None:
+                continue
+            by_engine: dict[str, list[str]] = {}
+            for cluster in placed[app.name]:
+                engine = engines.get((app.name, cluster.name))
+                if cluster.env == env.name and engine is not None:
+                    by_engine.setdefault(engine, []).append(cluster.name)
+            if len(by_engine) > 1:
+                split = " and ".join(f"{engine} ({_listed(names)})"
+                                     for engine, names in sorted(by_engine.items()))
+                ctx.report(app, f"app {app.name!r}: environment {env.name!r} rolls out in waves, "
+                                f"but the app's clusters there are on {split}; no gate orders "
+                                "clusters across engines: put them on one engine (App(engine=...) "
+                                "or the clusters' engine)")
+
+
+def _check_credentials(ctx: _Context, engines: Mapping[tuple[str, str], Engine],
+                       credentials: Mapping[str, Credentials | None]) -> None:
+    """Clusters an engine must reach from outside have credentials: those with an Argo CD
+    placement, and the spokes of a Flux hub."""
+    hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
+    reached = {cluster for (_, cluster), engine in engines.items()
+               if engine == "argocd" or hub not in (None, cluster)}
+    for name in sorted(reached):
+        if credentials[name] is None:
+            ctx.report(ctx.clusters[name], f"cluster {name!r} has no credentials: set "
+                                           "Cluster(credentials=...) or "
+                                           "Fleet(default_credentials=...)")
 
 
 def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:
@@ -373,7 +455,8 @@ def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
 
 def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 waves: Mapping[str, tuple[tuple[str, ...], ...]],
-                credentials: Mapping[str, Credentials | None]) -> Plan:
+                credentials: Mapping[str, Credentials | None],
+                engines: Mapping[tuple[str, str], Engine]) -> Plan:
     wave_of = {cluster: number for steps in waves.values()
                for number, clusters in enumerate(steps, 1) for cluster in clusters}
     placements, env_overlays, cluster_overlays = [], [], []
@@ -411,6 +494,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 overlay_path, settings = overlay.path, overlay.settings
             placements.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env,
                                         overlay=overlay_path, settings=settings,
+                                        engine=engines[app.name, cluster.name],
                                         wave=wave_of.get(cluster.name)))
     return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
                 cluster_overlays=tuple(cluster_overlays), waves=waves, credentials=credentials)

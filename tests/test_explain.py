@@ -75,8 +75,17 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
     assert [(p.app, p.wave) for p in cluster.apps] == [
         ("api-service", 2), ("order-service", 2), ("payment-service", 2), ("platform-config", 2)]
     assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
+    assert {p.engine for p in cluster.apps} == {"argocd"}
     text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
     assert "  rollout: wave 2 of 3 in prod\n" in text
+    assert "    api-service      argocd wave 2  overlays/api-service/prod\n" in text
+
+
+def test_app_says_which_engine_runs_it_where() -> None:
+    text = explain.text(explain.explain(ROOT / "fleet.py", "api-service"))
+    assert "  runs on 5 cluster(s): dev (dev, flux), dr (prod, argocd, wave 3), prod-east " \
+        "(prod, argocd, wave 1), prod-west (prod, argocd, wave 2), staging (staging, argocd)\n" \
+        in text
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

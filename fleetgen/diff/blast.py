@@ -4,8 +4,8 @@ Attribution uses the object's place in the output layout (DESIGN.md §5) and the
 refs: an overlay file reaches every placement built from it (directly, or through a cluster
 layer on top of an env overlay); ``argocd/clusters/<c>.yaml`` is cluster ``c``;
 ``argocd/projects/<p>.yaml`` project ``p``; ``argocd/applicationsets/<a>.yaml`` app ``a``, in the
-environment its ApplicationSet ``<a>-<env>`` is for, and every cluster of that pair unless only
-the generators or the rollout strategy changed (those change membership and order, which the
+environment its ApplicationSet ``<a>-<env>`` is for, and every Argo CD cluster of that pair unless
+only the generators or the rollout strategy changed (those change membership and order, which the
 derived Applications report); ``flux/clusters/<c>/`` cluster ``c``, with a Flux Kustomization
 attributed to the app it is named after or whose overlay it applies, and a Namespace to the
 apps placed there in it; in Flux hub mode, an object in a namespace named after a spoke (or the
@@ -49,6 +49,7 @@ class Facts:
     app_path: Mapping[str, str] = field(default_factory=dict)
     project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
+    engine: Mapping[Pair, str] = field(default_factory=dict)  # placement -> its engine
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
     app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     cluster_apps: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -85,6 +86,7 @@ class Facts:
             app_path={a.name: repo_path(a.path) for a in fleet.apps},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
+            engine={(p.app, p.cluster): p.engine for p in plan.placements},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
@@ -147,14 +149,21 @@ class Context:
         """Every placement at either ref."""
         return {pair for facts in self.sides for pair in facts.overlay_of}
 
+    def reached(self, where: Where) -> set[Pair]:
+        """Placements at either ref that a change reaching ``where`` acts on: those of its apps
+        on its clusters, or every placement on its clusters when it names no app."""
+        return {(app, cluster) for app, cluster in self.placements()
+                if cluster in where.clusters and (not where.apps or app in where.apps)}
+
     def users(self, overlay_dir: str) -> set[Pair]:
         """Placements built from an overlay directory at either ref."""
         return {pair for facts in self.sides for pair in facts.overlay_users.get(overlay_dir, ())}
 
-    def clusters_of(self, app: str, env: str | None) -> set[str]:
-        """Clusters ``app`` is placed on (in ``env``, if given) at either ref."""
+    def clusters_of(self, app: str, env: str | None, engine: str | None = None) -> set[str]:
+        """Clusters ``app`` is placed on (in ``env``, by ``engine``, if given) at either ref."""
         return {cluster for facts in self.sides for cluster in facts.app_clusters.get(app, ())
-                if env is None or facts.cluster_env.get(cluster) == env}
+                if env in (None, facts.cluster_env.get(cluster))
+                and engine in (None, facts.engine.get((app, cluster)))}
 
     def apps_on(self, cluster: str, namespace: str | None = None) -> set[str]:
         """Apps placed on ``cluster`` (deploying into ``namespace``, if given) at either ref."""
@@ -234,7 +243,7 @@ def _application_set_clusters(obj: Obj, app: str, fields: Sequence[Field], ctx: 
     if env is not None:
         envs.add(env)
     broad = any(not f.path.startswith(_MEMBERSHIP_FIELDS) for f in fields)
-    return ctx.clusters_of(app, env) if broad else set()
+    return ctx.clusters_of(app, env, "argocd") if broad else set()
 
 
 def _flux_target(obj: Obj, ctx: Context) -> str:
@@ -352,7 +361,7 @@ def derived_applications(plan: Plan | None,
                          files: Mapping[str, OutputFile]) -> dict[tuple[str, str], Application]:
     """The Applications the ApplicationSets generate at sync time, derived from the Plan.
 
-    They exist in no file, so the diff derives them: one per placement whose app has an
+    They exist in no file, so the diff derives them: one per Argo CD placement whose app has an
     ``argocd/applicationsets/<app>.yaml``, named ``<app>-<cluster>``, with what the Plan fixes
     (owner, project, source path, destination).
     """
@@ -365,7 +374,7 @@ def derived_applications(plan: Plan | None,
     derived = {}
     for placement in plan.placements:
         file = f"argocd/applicationsets/{placement.app}.yaml"
-        if file not in files:
+        if placement.engine != "argocd" or file not in files:
             continue
         app, name = apps[placement.app], f"{placement.app}-{placement.cluster}"
         derived[namespace, name] = Application(

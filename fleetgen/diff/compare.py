@@ -46,7 +46,7 @@ from fleetgen.diff.refs import (
     spec_root,
 )
 from fleetgen.diff.render import changed_bases, render_changes
-from fleetgen.diff.report import Deletion, Placed, Ref, Rename, Report, section
+from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.k8s import Key
@@ -184,12 +184,13 @@ def compare(base: Side, head: Side, *, render: bool = False,
     deletions = [Deletion(c, engine, workloads(c.obj, cascade, app_sets)) for c in changes
                  if c.op == "removed" and c.source != "rendered"
                  and (engine := engine_of(c.obj.file)) is not None]
-    reaches = _reaches(changes, renames, added + removed, ctx)
+    moved, deletions = _moves(deletions, cascade, ctx)
+    reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
     return Report(
         base=Ref(base.snapshot.label, base.snapshot.sha),
         head=Ref(head.snapshot.label, head.snapshot.sha),
         touched=_touched(reaches), production=_production(reaches, ctx),
-        added=tuple(added), removed=tuple(removed),
+        added=tuple(added), removed=tuple(removed), moved=tuple(moved),
         changes=tuple(sorted(changes, key=_order)),
         deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
         renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
@@ -285,6 +286,39 @@ def _placed_diff(ours: Facts, theirs: Facts) -> list[Placed]:
             for app, cluster in sorted(ours.overlay_of.keys() - theirs.overlay_of.keys())]
 
 
+def _moves(deletions: list[Deletion], cascade: bool,
+           ctx: Context) -> tuple[list[Move], list[Deletion]]:
+    """Placements whose engine changes, and the deletions that are not part of such a move.
+
+    A deletion is part of a move when every placement it acts on moves (the old engine's
+    Application or Kustomization, and its registration or Namespace once nothing else uses them).
+    What the old engine does to a moved placement's workloads is read from those objects, else
+    from ``cascade_delete``.
+    """
+    base, head = ctx.base, ctx.head
+    pairs = sorted(pair for pair in base.engine.keys() & head.engine.keys()
+                   if base.engine[pair] != head.engine[pair])
+    if not pairs:
+        return [], deletions
+    moving, kept = set(pairs), []
+    fates: dict[Pair, set[str]] = {pair: set() for pair in pairs}
+    for deletion in deletions:
+        reached = ctx.reached(deletion.change.where)
+        if reached and reached <= moving:
+            for pair in reached:
+                fates[pair].add(deletion.workloads or "")
+        else:
+            kept.append(deletion)
+    moves = []
+    for app, cluster in pairs:
+        deleted = "deleted" in fates[app, cluster] or (cascade and not fates[app, cluster])
+        where = ctx.complete({cluster}, {app})
+        moves.append(Move(app, cluster, head.cluster_env[cluster], base.engine[app, cluster],
+                          head.engine[app, cluster], "deleted" if deleted else "orphaned",
+                          where.production))
+    return moves, kept
+
+
 def _render_pairs(changes: list[Change], renames: list[Rename], bases: set[str],
                   moved: list[Placed], ctx: Context) -> set[Pair]:
     """Placements whose kustomize output may differ: overlay changes, base changes, moves."""
@@ -299,9 +333,9 @@ def _render_pairs(changes: list[Change], renames: list[Rename], bases: set[str],
     return affected
 
 
-def _reaches(changes: list[Change], renames: list[Rename], moved: list[Placed],
+def _reaches(changes: list[Change], renames: list[Rename], moved: list[Placed | Move],
              ctx: Context) -> list[Where]:
-    """What each change, rename and placement move reaches."""
+    """What each change, rename and placement addition, removal or move reaches."""
     found = [ctx.complete({p.cluster}, {p.app}) for p in moved]
     found += [change.where for change in changes]
     return found + [r.old.where | r.new.where for r in renames]
@@ -334,7 +368,9 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
         notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
                      "files do not show: run `fleetgen diff --render` to see what it deploys")
     for old, new in sorted(renamed["cluster"].items()):
-        if base.facts.flux_per_cluster and head.facts.flux_per_cluster:
+        on_flux = "flux" in {engine for (_, cluster), engine in base.facts.engine.items()
+                             if cluster == old}
+        if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
             notes.append(f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
                          f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
                          f"--path={head.shown(f'flux/clusters/{new}')}")

@@ -1,7 +1,7 @@
 """Formats of a ``diff`` report: text (coloured on a terminal), markdown (a PR comment), JSON.
 
 Markdown comes from ``templates/diff.md.j2``. It is capped at ``max_chars``: the blast radius,
-deletions and renames always come first; then per-cluster sections, production first, as long
+deletions, moves and renames always come first; then per-cluster sections, production first, as long
 as they fit, and a note names what was cut.
 """
 
@@ -21,7 +21,7 @@ from rich.text import Text
 from fleetgen import templating
 from fleetgen.diff.blast import Change, Where
 from fleetgen.diff.objects import Field
-from fleetgen.diff.report import Deletion, Rename, Report, section
+from fleetgen.diff.report import Deletion, Move, Rename, Report, section
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
 MAX_NAMES = 20  # names listed per touched kind
@@ -164,6 +164,27 @@ def _rename(rename: Rename) -> str:
     return f"{rename.new.obj.key.kind} {source} → {target} ({rename.because}){fate}"
 
 
+def _fate(move: Move) -> str:
+    """What happens to a moved placement's workloads."""
+    if move.workloads == "deleted":
+        return (f"{move.old} deletes the workloads before {move.new} recreates them "
+                "(cascade_delete=True)")
+    return f"{move.old} orphans the workloads, {move.new} adopts them"
+
+
+def _move(move: Move) -> str:
+    return (f"{move.app} on {move.cluster} ({move.env}): {move.old} → {move.new}; "
+            f"{_fate(move)}")
+
+
+def _moves_heading(report: Report) -> str:
+    deleting = sum(m.workloads == "deleted" for m in report.moved)
+    if deleting:
+        return (f"! moves ({len(report.moved)}), engine changes; {deleting} delete and "
+                "recreate running workloads:")
+    return f"# moves ({len(report.moved)}), engine changes; the workloads stay:"
+
+
 def _placements(report: Report) -> list[str]:
     return ([f"+ {p.app} on {p.cluster} ({p.env})" for p in report.added]
             + [f"- {p.app} on {p.cluster} ({p.env})" for p in report.removed])
@@ -195,6 +216,9 @@ def _text_body(report: Report) -> list[str]:
     if report.renames:
         lines.append(f"! renames ({len(report.renames)}), applied as deletion + creation:")
         lines += [f"    {_rename(r)}" for r in report.renames]
+    if report.moved:
+        lines.append(_moves_heading(report))
+        lines += [f"  ~ {_move(m)}" for m in report.moved]
     if placements := _placements(report):
         lines.append("# placements:")
         lines += [f"  {line}" for line in placements]
@@ -264,6 +288,10 @@ def _markdown_view(report: Report) -> dict[str, Any]:
         "deletions": {"count": len(report.deletions), "deleting": deleting,
                       "rows": [_deletion_row(d) for d in report.deletions[:MAX_ROWS]],
                       "more": max(0, len(report.deletions) - MAX_ROWS)},
+        "moves": {"count": len(report.moved),
+                  "deleting": sum(m.workloads == "deleted" for m in report.moved),
+                  "rows": [_move_row(m) for m in report.moved[:MAX_ROWS]],
+                  "more": max(0, len(report.moved) - MAX_ROWS)},
         "renames": {"count": len(report.renames),
                     "rows": [_rename_row(r) for r in report.renames[:MAX_ROWS]],
                     "more": max(0, len(report.renames) - MAX_ROWS)},
@@ -291,6 +319,13 @@ def _deletion_row(deletion: Deletion) -> dict[str, str]:
             "workloads": _cell(f"**{deletion.workloads}**" if deletion.workloads == "deleted"
                                else deletion.workloads),
             "file": _cell(change.file)}
+
+
+def _move_row(move: Move) -> dict[str, str]:
+    return {"app": _cell(move.app), "cluster": _cell(move.cluster), "env": _cell(move.env),
+            "old": _cell(move.old), "new": _cell(move.new),
+            "workloads": _cell(f"**{_fate(move)}**" if move.workloads == "deleted"
+                               else _fate(move))}
 
 
 def _rename_row(rename: Rename) -> dict[str, str]:

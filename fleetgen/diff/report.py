@@ -9,7 +9,9 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
      "rendered": bool,           # --render: rendered workloads compared too
      "touched": {"clusters": [...], "environments": [...], "apps": [...], "projects": [...]},
      "production": {same keys},  # the part of "touched" in production environments
-     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...]},
+     "placements": {"added": [{"app", "cluster", "env"}], "removed": [...],
+                    "moved": [{"app", "cluster", "env", "from": "argocd" | "flux", "to": …,
+                               "workloads": "orphaned" | "deleted", "production"}]},
      "deletions": [{"source", "op": "removed", "kind", "group", "name", "namespace",
                     "cluster", "clusters", "app", "apps", "environments", "production", "file",
                     "engine": "argocd" | "flux",
@@ -33,7 +35,10 @@ environment for a shared env overlay) and app. ``derived`` changes are Applicati
 ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
 from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
 ``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
-cascades).
+cascades). A placement that changes engine is ``moved``, not deleted: the old engine's objects that
+act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
+move's ``workloads`` says what the old engine does to the workloads: ``orphaned`` (the new engine
+adopts them) or ``deleted`` (the new engine recreates them).
 """
 
 from __future__ import annotations
@@ -86,6 +91,23 @@ class Placed:
 
 
 @dataclass(frozen=True, slots=True)
+class Move:
+    """One placement whose engine changes; the workloads stay unless the old engine deletes them.
+
+    ``workloads``: what the old engine does with them, ``orphaned`` (the new engine adopts
+    them) or ``deleted`` (the new engine recreates them).
+    """
+
+    app: str
+    cluster: str
+    env: str
+    old: str
+    new: str
+    workloads: str
+    production: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything ``diff`` found; ``to_json`` is the stable contract."""
 
@@ -95,6 +117,7 @@ class Report:
     production: Where
     added: tuple[Placed, ...]
     removed: tuple[Placed, ...]
+    moved: tuple[Move, ...]
     changes: tuple[Change, ...]
     deletions: tuple[Deletion, ...]
     renames: tuple[Rename, ...]
@@ -104,7 +127,7 @@ class Report:
     @property
     def changed(self) -> bool:
         """Whether anything that reaches a cluster or an engine changes."""
-        return bool(self.changes or self.renames or self.added or self.removed)
+        return bool(self.changes or self.renames or self.added or self.removed or self.moved)
 
     def to_json(self) -> dict[str, Any]:
         """The documented JSON document (module docstring; schema: `ReportJSON`)."""
@@ -117,7 +140,8 @@ class Report:
             head_ref=self.head.label, changed=self.changed, rendered=self.rendered,
             touched=_names(self.touched), production=_names(self.production),
             placements=Placements(added=[_placed(p) for p in self.added],
-                                  removed=[_placed(p) for p in self.removed]),
+                                  removed=[_placed(p) for p in self.removed],
+                                  moved=[_moved(m) for m in self.moved]),
             deletions=[DeletionJSON(**_object(d.change), engine=d.engine, workloads=d.workloads)
                        for d in self.deletions],
             renames=[_rename_json(r) for r in self.renames],
@@ -147,11 +171,24 @@ class PlacedJSON(_Contract):
     env: str
 
 
+class MovedJSON(_Contract):
+    """A placement whose engine changes: the old engine lets go, the new one adopts."""
+
+    app: str
+    cluster: str
+    env: str
+    from_: Literal["argocd", "flux"] = Field(alias="from")
+    to: Literal["argocd", "flux"]
+    workloads: Literal["deleted", "orphaned"] | None
+    production: bool
+
+
 class Placements(_Contract):
-    """Placements that appear and disappear."""
+    """Placements that appear, disappear and change engine."""
 
     added: list[PlacedJSON]
     removed: list[PlacedJSON]
+    moved: list[MovedJSON]
 
 
 class FieldJSON(_Contract):
@@ -248,6 +285,12 @@ def _names(where: Where) -> Names:
 
 def _placed(placed: Placed) -> PlacedJSON:
     return PlacedJSON(app=placed.app, cluster=placed.cluster, env=placed.env)
+
+
+def _moved(move: Move) -> MovedJSON:
+    return MovedJSON.model_validate({"app": move.app, "cluster": move.cluster, "env": move.env,
+                                     "from": move.old, "to": move.new,
+                                     "workloads": move.workloads, "production": move.production})
 
 
 def _object(change: Change) -> dict[str, Any]:

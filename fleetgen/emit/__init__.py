@@ -11,6 +11,7 @@ from typing import Protocol
 
 from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.errors import Problem, in_order
+from fleetgen.model import Engine
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -31,26 +32,30 @@ class Emitter(Protocol):
         ...
 
 
-# Engine-neutral emitters run for every fleet; engine emitters run when Fleet.engines names them.
+# Engine-neutral emitters run for every fleet and see every placement; an engine emitter runs
+# when Fleet.engines names it and sees only the placements its engine reconciles.
 ALWAYS: dict[str, Emitter] = {"overlays": overlays, "fleetmap": fleetmap}
 ENGINES: dict[str, Emitter] = {"argocd": argocd, "flux": flux}
 
 
-def emitters_for(plan: Plan) -> list[Emitter]:
-    """The emitters the Plan's fleet runs, in a fixed order."""
-    return [*ALWAYS.values(), *(ENGINES[name] for name in sorted(set(plan.fleet.engines)))]
+def emitters_for(plan: Plan) -> list[tuple[Emitter, Plan]]:
+    """The emitters the Plan's fleet runs, in a fixed order, each with the Plan it translates."""
+    engines: list[Engine] = sorted(set(plan.fleet.engines))
+    return [*((emitter, plan) for emitter in ALWAYS.values()),
+            *((ENGINES[name], plan.on(name)) for name in engines)]
 
 
 def check(plan: Plan) -> list[Problem]:
     """Every engine-specific problem of the Plan, in report order."""
-    return in_order(problem for emitter in emitters_for(plan) for problem in emitter.check(plan))
+    return in_order(problem for emitter, part in emitters_for(plan)
+                    for problem in emitter.check(part))
 
 
 def warnings(plan: Plan) -> list[Problem]:
     """Every engine-specific warning of the Plan."""
-    return [warning for emitter in emitters_for(plan) for warning in emitter.warnings(plan)]
+    return [warning for emitter, part in emitters_for(plan) for warning in emitter.warnings(part)]
 
 
 def emit(plan: Plan) -> list[OutputFile]:
     """Every file the Plan compiles to."""
-    return [file for emitter in emitters_for(plan) for file in emitter.emit(plan)]
+    return [file for emitter, part in emitters_for(plan) for file in emitter.emit(part)]

@@ -1,4 +1,5 @@
-"""The fleet map ``README.md``: apps × clusters by environment, rollout waves, project boundaries.
+"""The fleet map ``README.md``: apps × clusters by environment with each placement's engine, rollout
+waves, project boundaries.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
 where everything runs without reading the generated YAML.
@@ -51,6 +52,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory."""
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
                   projects=project_views(plan), apps=len({p.app for p in plan.placements}),
+                  engines=cluster_engines(plan),
                   placements=len(plan.placements))
     return [OutputFile(PATH, text=text)]
 
@@ -82,8 +84,17 @@ def env_tables(plan: Plan) -> list[EnvTable]:
 def _cell(placement: Placement | None, layered: bool) -> str:
     if placement is None:
         return "·"
-    text = "✓" if placement.wave is None else f"wave {placement.wave}"
+    text = placement.engine if placement.wave is None else (
+        f"{placement.engine} wave {placement.wave}")
     return f"{text} +" if layered else text
+
+
+def cluster_engines(plan: Plan) -> dict[str, str]:
+    """cluster -> the engines of the placements on it, joined (``—`` for none)."""
+    found: dict[str, set[str]] = {}
+    for placement in plan.placements:
+        found.setdefault(placement.cluster, set()).add(placement.engine)
+    return {c.name: ", ".join(sorted(found.get(c.name, ()))) or "—" for c in plan.fleet.clusters}
 
 
 def project_views(plan: Plan) -> list[ProjectView]:

@@ -28,6 +28,7 @@ from fleetgen.yamlio import dump_documents
 
 _AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
+ENGINES = ("argocd", "flux")
 BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
 
 
@@ -54,6 +55,7 @@ class ClusterRequest:
         labels: Its labels.
         credentials: external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | exec:gcp|azure; None: the
             fleet's default_credentials.
+        engine: argocd or flux for the apps placed on it; None: its environment's.
     """
 
     name: str
@@ -61,6 +63,7 @@ class ClusterRequest:
     server: str
     labels: dict[str, str] = field(default_factory=dict)
     credentials: str | None = None  # external-secret:STORE:KEY | aws:ROLE_ARN[:EKS] | exec:gcp
+    engine: str | None = None  # argocd | flux; None: the cluster's environment or fleet decides
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,13 @@ def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
     return labels
 
 
+def check_engine(engine: str) -> str:
+    """``--engine``: one of ENGINES."""
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine!r}: use {' or '.join(ENGINES)}")
+    return engine
+
+
 def credentials_call(text: str, cluster: str) -> Call:
     """The credentials constructor for ``--credentials``."""
     kind, _, rest = text.partition(":")
@@ -112,8 +122,10 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     """The ``Cluster(...)`` text and the fleetgen names it uses."""
     credentials = (credentials_call(request.credentials, request.name)
                    if request.credentials else None)
+    engine = check_engine(request.engine) if request.engine else None
     text = render("snippets/cluster.py.j2", name=request.name, env=request.env,
-                  server=request.server, labels=request.labels, credentials=credentials)
+                  server=request.server, labels=request.labels, credentials=credentials,
+                  engine=engine)
     return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
 
 
@@ -175,13 +187,14 @@ def base_files(app: str, port: int = 8080) -> dict[str, str]:
     return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}
 
 
-def init(directory: Path, name: str | None = None, repo: str | None = None) -> list[str]:
-    """Create a new fleet repo in ``directory``: fleet.py with one environment, cluster and app,
-    the app's base, README, .gitignore, pre-commit config and a CI workflow. Returns the
+def init(directory: Path, name: str | None = None, repo: str | None = None,
+         engine: str = "argocd") -> list[str]:
+    """Create a new fleet repo in ``directory``: fleet.py with one engine, environment, cluster
+    and app, the app's base, README, .gitignore, pre-commit config and a CI workflow. Returns the
     created paths; refuses (writing nothing) when any of them exists or the spec is invalid."""
     name = name or to_dns_label(directory.resolve().name, "fleet")
     repo = repo or f"https://git.example.com/{name}.git"
-    files = init_files(name, repo)
+    files = init_files(name, repo, check_engine(engine))
     taken = sorted(path for path in files if (directory / path).exists())
     if taken:
         raise UsageError(f"{directory}: {', '.join(taken)} already exist(s); fleetgen init "
@@ -194,7 +207,7 @@ def init(directory: Path, name: str | None = None, repo: str | None = None) -> l
     return list(files)
 
 
-def init_files(name: str, repo: str) -> dict[str, str]:
+def init_files(name: str, repo: str, engine: str = "argocd") -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path."""
     env, app, project = "dev", "hello", "apps"
     cluster, _ = cluster_snippet(ClusterRequest(f"{env}-1", env,
@@ -204,7 +217,7 @@ def init_files(name: str, repo: str) -> dict[str, str]:
     context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
     files = {
         "fleet.py": render("init/fleet.py.j2", env=env, project=project, namespace=app,
-                           cluster=cluster, app=app_text, **context),
+                           cluster=cluster, app=app_text, engine=engine, **context),
         "README.md": render("init/README.md.j2", **context),
         ".gitignore": render("init/gitignore.j2", **context),
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
@@ -302,14 +315,16 @@ def _write_new(path: Path, text: str) -> None:
 
 
 def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
-    """What to do after adding cluster ``name``: its credentials, Flux bootstrap, the PR."""
+    """What to do after adding cluster ``name``, for the engines of its placements: its
+    credentials, Flux bootstrap, the PR."""
     fleet, plan = compiled.plan.fleet, compiled.plan
     credentials = plan.credentials.get(name)
+    engines = {p.engine for p in plan.placements if p.cluster == name}
     steps = []
-    if "argocd" in fleet.engines and credentials is not None:
+    if "argocd" in engines and credentials is not None:
         steps.append(f"Argo CD: {_credentials_step(credentials)} "
                      f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)")
-    if "flux" in fleet.engines:
+    if "flux" in engines:
         if fleet.flux.mode == "hub":
             steps.append(f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
                          f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml")

@@ -34,15 +34,15 @@ REPO = "https://git.example.com/fleet.git"
 fleet = Fleet(
     name="shop", repo=REPO, engines=["argocd", "flux"],
     default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
-    environments=[Environment(name="dev", sync=SyncPolicy(automated=True)),
-                  Environment(name="prod", sync=SyncPolicy(automated=True))],
+    environments=[Environment(name="dev", engine="flux", sync=SyncPolicy(automated=True)),
+                  Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=True))],
     clusters=[
         Cluster(name="dev-1", env="dev", server="https://dev-1.example.com",
                 labels={"tier": "gold"}),
         Cluster(name="prod-a", env="prod", server="https://prod-a.example.com",
                 labels={"tier": "gold"}),
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com",
-                labels={"tier": "gold"}),
+                labels={"tier": "gold"}, engine="flux"),
         Cluster(name="prod-c", env="prod", server="https://prod-c.example.com",
                 labels={"tier": "silver"}),
     ],
@@ -71,6 +71,8 @@ BASES = {
 HELPERS = 'TEAM = "storefront"\nAPI_TAG = "2.0"\n'
 WEB_PROD_TAG = 'per_env={"prod": Overrides(images=[Image(name="web", tag="1.0")])}'
 PROD_B_GOLD = 'server="https://prod-b.example.com",\n                labels={"tier": "gold"}'
+PROD_B_FLUX = '{"tier": "gold"}, engine="flux"'
+PROD_A = 'name="prod-a", env="prod",'
 
 
 def git(repo: Path, *args: str) -> str:
@@ -149,29 +151,35 @@ def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Pa
     assert {"path": "images[name=web].newTag", "old": "1.0", "new": "1.1"} in fields
 
 
-@pytest.mark.parametrize("flux_mode", ["per-cluster", "hub"])
+@pytest.mark.parametrize("layout", ["flux per-cluster", "flux hub", "argocd"])
 def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Path,
-                                                                        flux_mode: str) -> None:
-    if flux_mode == "hub":
+                                                                        layout: str) -> None:
+    """api leaves prod-b: its engine's object there is deleted, and no object of the other."""
+    if layout == "flux hub":
         edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
         edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
              'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),')
         commit(repo, "flux hub mode")
+    if layout == "argocd":
+        edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
+        commit(repo, "prod-b on Argo CD")
+    engine = layout.split()[0]
     edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
     report = fleetgen.diff(repo / "fleet.py").to_json()
     assert report["placements"] == {
-        "added": [], "removed": [{"app": "api", "cluster": "prod-b", "env": "prod"}]}
+        "added": [], "removed": [{"app": "api", "cluster": "prod-b", "env": "prod"}],
+        "moved": []}
     assert report["touched"] == {"clusters": ["prod-b"], "environments": ["prod"],
                                  "apps": ["api"], "projects": ["shop"]}
     for deletion in report["deletions"]:
         assert deletion["clusters"] == ["prod-b"] and deletion["apps"] in ([], ["api"])
         assert deletion["workloads"] in (None, "orphaned")  # cascade_delete=False by default
-    engine_objects = {d["kind"] for d in report["deletions"]}
-    if emitted(repo / "fleet.py", "flux/"):
-        assert "Kustomization" in engine_objects
-    if emitted(repo / "fleet.py", "argocd/applicationsets/"):
-        assert {"Application"} <= engine_objects
-        assert any(d["name"] == "api-prod-b" for d in report["deletions"])
+    assert {d["engine"] for d in report["deletions"]} == {engine}
+    names = {(d["kind"], d["name"]) for d in report["deletions"]}
+    if engine == "flux":
+        assert ("Kustomization", "api") in names
+    else:
+        assert ("Application", "api-prod-b") in names
 
 
 def test_base_edit_shows_only_with_render(repo: Path, kustomize: Kustomize) -> None:
@@ -250,6 +258,7 @@ def test_base_without_a_spec_is_an_empty_fleet(repo: Path) -> None:
     assert report["deletions"] == [] and {c["op"] for c in report["changes"]} == {"added"}
     assert report["touched"]["clusters"] == ["dev-1", "prod-a", "prod-b", "prod-c"]
     assert len(report["placements"]["added"]) == 7
+    assert report["placements"]["moved"] == []
 
 
 @pytest.mark.parametrize("broken", ["base", "head"])
@@ -402,7 +411,7 @@ def test_json_contract_shape(repo: Path) -> None:
         "changed": lambda v: v is True, "rendered": lambda v: v is False,
         "touched": lambda v: check_shape(v, TOUCHED) is None,
         "production": lambda v: check_shape(v, TOUCHED) is None,
-        "placements": lambda v: set(v) == {"added", "removed"},
+        "placements": lambda v: set(v) == {"added", "removed", "moved"},
         "deletions": lambda v: isinstance(v, list), "renames": lambda v: bool(v),
         "changes": lambda v: bool(v), "notes": lambda v: isinstance(v, list)})
     for deletion in data["deletions"]:
@@ -436,3 +445,58 @@ def test_committed_json_schema_is_current() -> None:
     if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
         SCHEMA.write_text(json_schema())
     assert SCHEMA.read_text() == json_schema()
+
+
+def test_an_engine_change_is_a_move_not_a_deletion(repo: Path) -> None:
+    """prod-b from Flux to Argo CD: the Kustomizations go and leave the workloads
+    (kustomize-controller ``finalizerShouldDeleteResources`` is false for deletionPolicy Orphan,
+    so ``finalize`` deletes nothing), Argo CD adopts them; nothing is listed as a deletion."""
+    edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
+    report = fleetgen.diff(repo / "fleet.py")
+    data = report.to_json()
+    assert data["placements"]["moved"] == [
+        {"app": app, "cluster": "prod-b", "env": "prod", "from": "flux", "to": "argocd",
+         "workloads": "orphaned", "production": True} for app in ("api", "web")]
+    assert data["placements"]["added"] == data["placements"]["removed"] == []
+    assert data["deletions"] == []
+    removed = {(c["kind"], c["name"]) for c in data["changes"] if c["op"] == "removed"}
+    assert {("Kustomization", "api"), ("Kustomization", "web")} <= removed
+    added = {(c["kind"], c["name"]) for c in data["changes"] if c["op"] == "added"}
+    assert {("Application", "api-prod-b"), ("Application", "web-prod-b")} <= added
+    assert data["touched"]["clusters"] == ["prod-b"]
+    text = formats.text(report)
+    assert "# moves (2), engine changes; the workloads stay:" in text
+    assert ("  ~ api on prod-b (prod): flux → argocd; flux orphans the workloads, argocd adopts "
+            "them") in text
+    assert "deletions" not in text
+    markdown = formats.markdown(report)
+    assert "#### Moves (2)" in markdown and "#### Deletions" not in markdown
+    assert "| api | prod-b | prod | flux | argocd | flux orphans the workloads, argocd adopts " \
+        "them |" in markdown
+
+
+def test_a_cluster_moving_off_argocd_takes_its_registration_along(repo: Path) -> None:
+    """prod-a from Argo CD to Flux: its Applications and its registration go with the move."""
+    edit(repo / "fleet.py", PROD_A, PROD_A + ' engine="flux",')
+    data = fleetgen.diff(repo / "fleet.py").to_json()
+    assert [(m["app"], m["from"], m["to"]) for m in data["placements"]["moved"]] == [
+        ("api", "argocd", "flux"), ("web", "argocd", "flux")]
+    assert data["deletions"] == []
+    removed = {(c["kind"], c["name"]) for c in data["changes"] if c["op"] == "removed"}
+    assert {("Application", "api-prod-a"), ("Application", "web-prod-a"),
+            ("ExternalSecret", "cluster-prod-a")} <= removed
+
+
+def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path) -> None:
+    edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
+         'engines=["argocd", "flux"], cascade_delete=True,')
+    commit(repo, "cascade")
+    edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
+    report = fleetgen.diff(repo / "fleet.py")
+    assert {m.workloads for m in report.moved} == {"deleted"}
+    assert report.deletions == ()
+    text = formats.text(report)
+    assert "! moves (2), engine changes; 2 delete and recreate running workloads:" in text
+    assert "flux deletes the workloads before argocd recreates them (cascade_delete=True)" in text
+    assert "2 of these delete running workloads before the new engine recreates them" in \
+        formats.markdown(report)

@@ -137,7 +137,7 @@ def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str, str, 
     namespaces = {a.name: a.namespace for a in fleet.apps}
     env_overlays = {(o.app, o.env): o for o in plan.env_overlays}
     found: dict[tuple[str, str], set[tuple[str, str, str, str, str]]] = {}
-    for p in plan.placements:
+    for p in plan.on("argocd").placements:
         env_overlay = env_overlays[p.app, p.env]
         overlay = posixpath.join(fleet.output_dir, p.overlay)
         layers = [overlay, posixpath.join(fleet.output_dir, env_overlay.path), env_overlay.base]
@@ -159,7 +159,7 @@ def assert_generates_the_plan(plan: Plan, docs: Mapping[str, list[Any]]) -> None
     generated = applications(docs)
     assert summary(generated) == expected(plan)
     names = [a["metadata"]["name"] for apps in generated.values() for a in apps]
-    assert len(names) == len(set(names)) == len(plan.placements)
+    assert len(names) == len(set(names)) == len(plan.on("argocd").placements)
     for apps in generated.values():
         for application in apps:
             assert errors(application) == [], application["metadata"]["name"]

@@ -231,7 +231,7 @@ def placed_kustomizations(built: Built) -> dict[tuple[str, str], dict[str, Any]]
 
 def test_kustomizations_are_the_placements_of_the_plan(built: Built) -> None:
     found = placed_kustomizations(built)
-    expected = {(p.app, p.cluster): p for p in built.plan.placements}
+    expected = {(p.app, p.cluster): p for p in built.plan.on("flux").placements}
     assert set(found) == set(expected)
     for key, ks in found.items():
         placement = expected[key]
@@ -288,7 +288,7 @@ def test_namespaces_of_the_apps_exist_where_they_are_applied(built: Built) -> No
     """Per cluster, the cluster directory creates them; on a spoke, its namespaces directory."""
     apps = {app.name: app for app in built.plan.fleet.apps}
     hub = built.plan.fleet.flux.hub
-    for placement in built.plan.placements:
+    for placement in built.plan.on("flux").placements:
         local = hub is None or placement.cluster == hub
         where = (f"flux/clusters/{placement.cluster if hub is None else hub}/namespaces.yaml"
                  if local else f"flux/spokes/{placement.cluster}/namespaces.yaml")

@@ -64,11 +64,12 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
         '                credentials=ExternalSecretRef(store="vault-backend", '
         'key="kube/prod-south")),'])
     assert after.index("prod-south") > after.index('Cluster(name="dr"')
+    # prod is on Argo CD (Environment(engine="argocd")): registered there, no Flux directory
     assert (repo / "output/argocd/clusters/prod-south.yaml").is_file()
-    assert (repo / "output/flux/clusters/prod-south/kustomizations.yaml").is_file()
+    assert not (repo / "output/flux/clusters/prod-south").exists()
     assert "key: kube/prod-south" in (repo / "output/argocd/clusters/prod-south.yaml").read_text()
-    assert "--path=output/flux/clusters/prod-south" in result.stdout
-    assert "api-service on prod-south (prod, wave 3)" in result.stdout
+    assert "flux bootstrap" not in result.stdout
+    assert "api-service on prod-south (prod, wave 3) by argocd" in result.stdout
     assert api.check(spec).findings == []
 
 
@@ -88,7 +89,7 @@ def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> Non
         '                    credentials=ExecAuth(args=["gcp"]))]')
     assert added.placements == ()  # no apps yet
     fleet_map = (tmp_path / "output/README.md").read_text()
-    assert "| c | dev | https://c.example.com | zone=z1 |" in fleet_map
+    assert "| c | dev | — | https://c.example.com | zone=z1 |" in fleet_map
     assert added.written and "README.md" in {c.path for c in added.output_changes}
 
 
@@ -105,6 +106,35 @@ def test_add_cluster_rejects_bad_input_and_writes_nothing(repo: Path, args: list
     args = [a for a in args if a not in ("--name-is", "dr")]
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = fleetgen(repo, "add", "cluster", name, "--server", "https://x.example.com", *args)
+    assert result.returncode == 2
+    assert message in result.stderr and "nothing was written" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+def test_add_cluster_engine_overrides_its_environments(repo: Path) -> None:
+    """--engine argocd on a dev cluster (dev is on Flux): registered with Argo CD, no Flux."""
+    result = fleetgen(repo, "add", "cluster", "dev-2", "--env", "dev", "--server",
+                      "https://dev-2.example.com", "--engine", "argocd")
+    assert result.returncode == 0, result.stderr
+    assert '                engine="argocd"),' in (repo / "fleet.py").read_text()
+    assert (repo / "output/argocd/clusters/dev-2.yaml").is_file()
+    assert not (repo / "output/flux/clusters/dev-2").exists()
+    assert "platform-config on dev-2 (dev) by argocd" in result.stdout
+    assert "Argo CD: store the cluster's config JSON" in result.stdout
+    assert "flux bootstrap" not in result.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--env", "prod", "--engine", "flux"],
+     "environment 'prod' rolls out in waves, but the app's clusters there are on argocd "
+     "(dr, prod-east, prod-west) and flux (prod-south)"),
+    (["--env", "dev", "--engine", "gitops"], "--engine 'gitops': use argocd or flux"),
+])
+def test_add_cluster_refuses_an_engine_it_cannot_use(repo: Path, args: list[str],
+                                                     message: str) -> None:
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "cluster", "prod-south", "--server", "https://x.example.com",
+                      *args)
     assert result.returncode == 2
     assert message in result.stderr and "nothing was written" in result.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
@@ -130,7 +160,9 @@ def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> N
     assert result.stdout.startswith("--- a/fleet.py\n+++ b/fleet.py\n")
     assert '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com"),\n' \
         in result.stdout
-    assert "  new      output/argocd/clusters/qa-1.yaml\n" in result.stdout
+    # dev is on Flux (Environment(engine="flux")): a Flux directory, no Argo CD registration
+    assert "  new      output/flux/clusters/qa-1/kustomizations.yaml\n" in result.stdout
+    assert "output/argocd/clusters/qa-1.yaml" not in result.stdout
     assert "  changed  output/README.md\n" in result.stdout
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 

@@ -45,7 +45,30 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert validated.returncode == 0, validated.stdout + validated.stderr
     rendered = build(repo / "output/overlays/hello/dev", kustomize)
     assert "image: nginxinc/nginx-unprivileged:1.27" in rendered
-    assert "| hello | ✓ |" in (repo / "output/README.md").read_text()
+    assert "| hello | argocd |" in (repo / "output/README.md").read_text()
+    assert 'engines=["argocd"],' in (repo / "fleet.py").read_text()
+
+
+def test_init_with_flux_places_everything_on_flux(tmp_path: Path) -> None:
+    """--engine flux: one engine, no Argo CD files, and no credentials needed (each cluster's
+    own Flux pulls from the repo)."""
+    repo = tmp_path / "fleet"
+    created = fleetgen(tmp_path, "init", repo.name, "--engine", "flux")
+    assert created.returncode == 0, created.stderr
+    text = (repo / "fleet.py").read_text()
+    assert 'engines=["flux"],' in text and "default_credentials" not in text
+    built = fleetgen(repo, "build")
+    assert built.returncode == 0, built.stderr
+    assert (repo / "output/flux/clusters/dev-1/kustomizations.yaml").is_file()
+    assert not (repo / "output/argocd").exists()
+    assert "| hello | flux |" in (repo / "output/README.md").read_text()
+
+
+def test_init_refuses_an_unknown_engine(tmp_path: Path) -> None:
+    result = fleetgen(tmp_path, "init", "--engine", "both")
+    assert result.returncode == 2
+    assert "--engine 'both': use argocd or flux" in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from fleetgen.emit.argocd.common import (
 )
 from fleetgen.emit.argocd.projects import permitted, projects, repo_permitted
 from fleetgen.errors import HasOrigin, Problem, at
-from fleetgen.model import ExternalSecretRef, SyncPolicy
+from fleetgen.model import App, Cluster, ExternalSecretRef, SyncPolicy
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -69,16 +69,28 @@ def warnings(plan: Plan) -> list[Problem]:
                                    f"{', '.join(flags)} has no effect in Argo CD", plan.fleet))
     found += [at(app, f"app {app.name!r}: depends_on is honoured by Flux only; {DEPENDS_ON_NOTE}",
                  plan.fleet)
-              for app in plan.fleet.apps if app.depends_on]
+              for app in _placed_apps(plan) if app.depends_on]
     return found
 
 
 def emit(plan: Plan) -> list[OutputFile]:
     """Registrations, AppProjects, ApplicationSets, then the bootstrap that syncs them all."""
     files = [registration(plan, cluster)
-             for cluster in sorted(plan.fleet.clusters, key=lambda c: c.name)]
+             for cluster in sorted(_registered(plan), key=lambda c: c.name)]
     files += projects(plan) + application_sets(plan)
     return [*files, _bootstrap(plan, files)]
+
+
+def _registered(plan: Plan) -> list[Cluster]:
+    """The clusters Argo CD places something on, in spec order: those it registers."""
+    placed = {p.cluster for p in plan.placements}
+    return [cluster for cluster in plan.fleet.clusters if cluster.name in placed]
+
+
+def _placed_apps(plan: Plan) -> list[App]:
+    """The apps Argo CD places somewhere, in spec order."""
+    placed = {p.app for p in plan.placements}
+    return [app for app in plan.fleet.apps if app.name in placed]
 
 
 def _auto_flags(sync: SyncPolicy) -> list[str]:
@@ -110,7 +122,7 @@ def _clashes(names: Iterable[tuple[str, str, str]], what: str, plan: Plan) -> It
 
 def _cluster_problems(plan: Plan) -> Iterator[Problem]:
     seen: dict[str, str] = {}
-    for cluster in plan.fleet.clusters:
+    for cluster in _registered(plan):
         server = server_url(cluster)
         if server in seen:
             yield at(cluster, f"cluster {cluster.name!r} has the server URL of cluster "
@@ -157,7 +169,7 @@ def _app_problems(plan: Plan) -> Iterator[Problem]:
         yield at(fleet, f"output_dir {fleet.output_dir!r} contains ';', which separates the "
                         f"paths of Argo CD's {GENERATE_PATHS} annotation", fleet)
     bases = {o.app: o.base for o in plan.env_overlays}
-    for app in fleet.apps:
+    for app in _placed_apps(plan):
         yield from _reserved(app, app.annotations, GENERATE_PATHS, "annotation", plan)
         if ";" in bases.get(app.name, ""):
             yield at(app, f"app {app.name!r}: path {app.path!r} contains ';', which separates "

@@ -9,8 +9,8 @@ bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emi
 
 How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
-- ``spec.path`` is the placement's overlay, the one the Argo CD Application uses, so both engines
-  deploy the same rendered manifests. No ``targetNamespace``: the overlay already sets
+- ``spec.path`` is the placement's overlay, the one an Argo CD Application would use, so either
+  engine deploys the same rendered manifests. No ``targetNamespace``: the overlay already sets
   ``namespace:`` and Flux's would be a second, engine-only transformation. No ``postBuild``,
   ``patches`` or ``images``: a ``${...}`` in a user value reaches the cluster unchanged.
 - ``prune`` from the effective sync policy; ``suspend: true`` where it is not automated (releasing
@@ -64,13 +64,15 @@ def check(plan: Plan) -> list[Problem]:
     reserved = {BOOTSTRAP_NAMESPACE}
     if fleet.flux.mode == "hub":
         reserved.add(fleet.flux.namespace)
-    for app in fleet.apps:
+    placed_apps = {p.app for p in plan.placements}
+    placed_clusters = {p.cluster for p in plan.placements}
+    for app in (app for app in fleet.apps if app.name in placed_apps):
         if app.name == fleet.flux.namespace:
             problems.append(at(app, f"app {app.name!r}: its Flux Kustomization would be named "
                                     f"like the one `flux bootstrap` creates in namespace "
                                     f"{fleet.flux.namespace!r}; rename the app", fleet))
     for cluster in fleet.clusters:
-        if cluster.name in reserved:
+        if cluster.name in reserved and cluster.name in placed_clusters:
             problems.append(at(cluster, f"cluster {cluster.name!r}: its Flux directory or "
                                         f"namespace would be {cluster.name!r}, which `flux "
                                         "bootstrap` owns; rename the cluster", fleet))
@@ -106,8 +108,6 @@ def _clusters(names: list[str]) -> str:
 def warnings(plan: Plan) -> list[Problem]:
     """What the Flux output cannot honour, for the CLI to print at build time."""
     fleet = plan.fleet
-    if "flux" not in fleet.engines:
-        return []
     found: list[Problem] = []
     placed_envs = {p.env for p in plan.placements}
     for env in fleet.environments:
@@ -117,7 +117,8 @@ def warnings(plan: Plan) -> list[Problem]:
                                          "each cluster's Flux applies a merged change on its "
                                          "own; FluxOptions(mode='hub') orders waves", fleet))
     ignore = supports_ignore(fleet)
-    for app in fleet.apps:
+    placed_apps = {p.app for p in plan.placements}
+    for app in (app for app in fleet.apps if app.name in placed_apps):
         for ignore_difference in app.ignore_differences:
             if not ignore and ignore_difference.json_pointers:
                 found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences "

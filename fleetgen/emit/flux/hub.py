@@ -70,11 +70,14 @@ _EKS_ENDPOINT = re.compile(
 
 def check(plan: Plan) -> list[Problem]:
     """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation."""
+    project_of = {app.name: app.project for app in plan.fleet.apps}
+    placed = {project_of[p.app] for p in plan.placements}
     problems = [at(project, f"project {project.name!r}: service_account impersonation is not "
                             "supported in Flux hub mode yet (the hub would impersonate it on "
                             "each spoke in a namespace named after the spoke); drop it or use "
                             "per-cluster mode", plan.fleet)
-                for project in plan.fleet.projects if project.service_account]
+                for project in plan.fleet.projects
+                if project.service_account and project.name in placed]
     for cluster in _spokes(plan):
         credentials = plan.credentials[cluster.name]
         if isinstance(credentials, ExecAuth):
@@ -122,6 +125,8 @@ def emit(plan: Plan) -> list[OutputFile]:
     """The hub's directory and each spoke's namespaces directory."""
     fleet, hub = plan.fleet, plan.fleet.flux.hub
     assert hub is not None  # resolve checks that hub names a cluster
+    if not plan.placements:
+        return []
     root = cluster_dir(hub)
     spokes = _spokes(plan)
     homes = {hub: Home(f"{root}/kustomizations.yaml", fleet.flux.namespace,

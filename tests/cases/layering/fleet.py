@@ -16,16 +16,17 @@ from fleetgen import (
 fleet = Fleet(
     name="layers",
     repo="https://git.example.com/layers.git",
+    engines=["argocd", "flux"],  # dev and prod-a on Flux, prod-b on Argo CD
     default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
     common_labels={"team": "web"},
     environments=[
-        Environment(name="dev", sync=SyncPolicy(automated=True)),
-        Environment(name="prod", sync=SyncPolicy(automated=True, self_heal=True),
+        Environment(name="dev", engine="flux", sync=SyncPolicy(automated=True)),
+        Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=True, self_heal=True),
                     common_annotations={"example.com/tier": "production"}),
     ],
     clusters=[
         Cluster(name="dev-1", env="dev", server="https://dev-1.example.com"),
-        Cluster(name="prod-a", env="prod", server="https://prod-a.example.com"),
+        Cluster(name="prod-a", env="prod", server="https://prod-a.example.com", engine="flux"),
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),
     ],
     projects=[Project(name="web", namespaces=["web"])],
