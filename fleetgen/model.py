@@ -42,6 +42,7 @@ _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]+")
+CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces
 
 
 def _caller() -> tuple[str, int]:
@@ -94,6 +95,16 @@ class SyncPolicy(Spec):
     allow_empty: bool = False
     sync_options: list[str] = []
     retry: Retry | None = None
+
+    @field_validator("sync_options")
+    @classmethod
+    def _sync_options(cls, value: list[str]) -> list[str]:
+        for option in value:
+            if option.partition("=")[0] == CREATE_NAMESPACE:
+                raise ValueError(f"sync option {option!r}: remove it; namespace creation is "
+                                 "one switch for both engines, Fleet(create_namespaces=True) "
+                                 "(the default) or False for namespaces provisioned elsewhere")
+        return value
 
 
 class Step(Spec):
@@ -187,6 +198,7 @@ class Cluster(Spec):
     annotations: Annotations = {}
     credentials: Credentials | None = None
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
+    insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
 
     @field_validator("ca_data")
     @classmethod
@@ -436,6 +448,7 @@ class Fleet(Spec):
     flux: FluxOptions = Field(default_factory=FluxOptions)
     default_credentials: Credentials | None = None
     cascade_delete: bool = False
+    create_namespaces: bool = True  # Argo CD CreateNamespace=true, Flux Namespace objects
     output_dir: str = "output"
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     common_labels: Labels = {}

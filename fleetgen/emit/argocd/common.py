@@ -20,7 +20,8 @@ APP_LABEL = "fleetgen.io/app"
 CLUSTER_LABEL = "fleetgen.io/cluster"
 ENV_LABEL = "fleetgen.io/env"
 WAVE_LABEL = "fleetgen.io/wave"
-# Objects Argo CD needs before any ApplicationSet generates apps (root app sync wave).
+# AppProjects, which ApplicationSets name, sync before them (root app sync wave). Nothing else
+# does: an object of an earlier wave that is not healthy stops the root's sync there.
 EARLY_WAVE = {SYNC_WAVE: "-1"}
 
 
