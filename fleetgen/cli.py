@@ -218,6 +218,12 @@ def add_cluster(
         "--credentials", help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
                               "exec:gcp|azure (default: the fleet's default_credentials).")]
         = None,
+    ca_data: Annotated[Path | None, typer.Option(
+        "--ca-data", metavar="FILE",
+        help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
+             "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
+             "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
+             "and exec: credentials.")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
@@ -225,7 +231,8 @@ def add_cluster(
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
     def run() -> scaffold.Added:
         request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(label or []),
-                                          credentials)
+                                          credentials,
+                                          scaffold.read_ca_data(ca_data) if ca_data else None)
         return scaffold.add_cluster(spec, request, dry_run=dry_run, out=out)
 
     added = _scaffolding(run)
