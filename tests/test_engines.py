@@ -13,7 +13,7 @@ import pytest
 from fleetgen import api
 from fleetgen.errors import SpecError
 from fleetgen.yamlio import load_all
-from tests.test_flux import HUB_FLEET
+from tests.emit.test_flux import HUB_FLEET
 
 ROOT = Path(__file__).resolve().parent.parent
 Pair = tuple[str, str]
