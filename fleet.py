@@ -28,6 +28,35 @@ from fleetgen import (
 
 REPO = "https://github.com/acme/fleet.git"
 
+# The EKS clusters' CA bundles (public, base64 PEM), as printed by
+# `aws eks describe-cluster --name NAME --query cluster.certificateAuthority.data --output text`:
+# Argo CD verifies their API servers against these (IAM credentials carry no CA).
+PROD_EAST_CA = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJmekNDQVNXZ0F3SUJBZ0lVUDA4SGYrdytoZEx2M2F5"
+    "c3lqN01UZ3YwOE04d0NnWUlLb1pJemowRUF3SXcKRlRFVE1CRUdBMVVFQXd3S2EzVmlaWEp1WlhSbGN6QWVG"
+    "dzB5TmpFeE16QXlNRFV6TXpaYUZ3MHpOakV4TWpjeQpNRFV6TXpaYU1CVXhFekFSQmdOVkJBTU1DbXQxWW1W"
+    "eWJtVjBaWE13V1RBVEJnY3Foa2pPUFFJQkJnZ3Foa2pPClBRTUJCd05DQUFUUmVLOFprWGQrSm5hUWl4UGlJ"
+    "OTJ0R25VZXBHR0pkdFNJTHhGTzRIUkhFeTF6T3RISFZ3cEQKQ1g1cjMxN202MWQ4OFFuNzZ3dVlDM1BaRUpL"
+    "MWk2VEtvMU13VVRBZEJnTlZIUTRFRmdRVWtwY20zWGRFaU5FZworOTFYWW5xeGN0LzRGUVl3SHdZRFZSMGpC"
+    "Qmd3Rm9BVWtwY20zWGRFaU5FZys5MVhZbnF4Y3QvNEZRWXdEd1lEClZSMFRBUUgvQkFVd0F3RUIvekFLQmdn"
+    "cWhrak9QUVFEQWdOSUFEQkZBaUVBOFd0ZnVELzdhK0tpYUpqcGw1TzIKa0lFeDdKVGpVRlMxbERSSitPQ0ZB"
+    "Mm9DSURtOWNHT2dSUzRkNXZ6VTAwY3M5U09qcTlWVTFwZDJqTXpJRkpvdwpobU0vCi0tLS0tRU5EIENFUlRJ"
+    "RklDQVRFLS0tLS0K"
+)
+
+PROD_WEST_CA = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJnRENDQVNXZ0F3SUJBZ0lVV3M5Rk1zSldyK20rNVFB"
+    "QThYbXdRemo4WGRFd0NnWUlLb1pJemowRUF3SXcKRlRFVE1CRUdBMVVFQXd3S2EzVmlaWEp1WlhSbGN6QWVG"
+    "dzB5TmpFeE16QXlNRFV6TXpaYUZ3MHpOakV4TWpjeQpNRFV6TXpaYU1CVXhFekFSQmdOVkJBTU1DbXQxWW1W"
+    "eWJtVjBaWE13V1RBVEJnY3Foa2pPUFFJQkJnZ3Foa2pPClBRTUJCd05DQUFUQnp2V1dOZ2NsU3MrT1BSMlJC"
+    "UENpcGRNeXZFVnJ3Q0ZjelZUY2dEOWxWZFZmWFlRZWFZelYKdTRMSlFvMzdhSmxUTERnbDhFb3hMZWNmQkEz"
+    "RUw3MlpvMU13VVRBZEJnTlZIUTRFRmdRVUU3Ym5RRm16YWpVSgoxckdlcnNNM28zK0tqRTR3SHdZRFZSMGpC"
+    "Qmd3Rm9BVUU3Ym5RRm16YWpVSjFyR2Vyc00zbzMrS2pFNHdEd1lEClZSMFRBUUgvQkFVd0F3RUIvekFLQmdn"
+    "cWhrak9QUVFEQWdOSkFEQkdBaUVBOHl0U05yb3paQ0x0ck8vT0RRakUKYkpRVlNBVndRTVRCOE5nYzBCVkVs"
+    "dEVDSVFDeVVURjhmdE9iN044cW5wS0ptSEtkWUwreU5ROE4rSTFWN2lGTQpJeGdqelE9PQotLS0tLUVORCBD"
+    "RVJUSUZJQ0FURS0tLS0tCg=="
+)
+
 # A prod cluster kept warm for disaster recovery: everything runs there, but at one replica.
 DR_WARM = {"acme.io/role": "warm-standby"}
 
@@ -38,7 +67,7 @@ fleet = Fleet(
     engines=["argocd", "flux"],
     default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
     common_labels={"acme.io/managed-by": "fleetgen"},
-    sync=SyncPolicy(sync_options=["CreateNamespace=true", "ServerSideApply=true"],
+    sync=SyncPolicy(sync_options=["ServerSideApply=true"],
                     retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
     environments=[
         Environment(name="dev", engine="flux",
@@ -47,7 +76,9 @@ fleet = Fleet(
                     sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
         Environment(
             name="prod", engine="argocd",
-            sync=SyncPolicy(automated=True, self_heal=True),
+            # No self_heal: Argo CD's RollingSync turns automated sync off on the Applications it
+            # rolls out, so drift in prod is corrected by the next rollout.
+            sync=SyncPolicy(automated=True),
             common_annotations={"acme.io/oncall": "https://oncall.acme.example/prod"},
             rollout=Rollout(steps=[
                 Step(match_labels={"ring": "canary"}, max_update=1),
@@ -63,10 +94,12 @@ fleet = Fleet(
                 labels={"region": "eu-west"}),
         Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443",
                 labels={"region": "us-east", "ring": "canary", "role": "primary"},
+                ca_data=PROD_EAST_CA,
                 credentials=AwsAuth(cluster_name="prod-east",
                                     role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
         Cluster(name="prod-west", env="prod", server="https://10.0.2.100:6443",
                 labels={"region": "us-west", "role": "primary"},
+                ca_data=PROD_WEST_CA,
                 credentials=AwsAuth(cluster_name="prod-west",
                                     role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
         Cluster(name="dr", env="prod", server="https://dr.k8s.acme.example:6443",

@@ -259,6 +259,12 @@ def add_cluster(
     engine: Annotated[str | None, typer.Option(
         "--engine", help="argocd or flux: the engine of the apps placed on it (default: its "
                          "environment's, or the fleet's only engine).")] = None,
+    ca_data: Annotated[Path | None, typer.Option(
+        "--ca-data", metavar="FILE",
+        help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
+             "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
+             "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
+             "and exec: credentials when Argo CD deploys to it.")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
@@ -266,7 +272,8 @@ def add_cluster(
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
     added = _run(lambda: commands.add_cluster(spec, name, env=env, server=server,
                                               labels=label or (), credentials=credentials,
-                                              engine=engine, dry_run=dry_run, out=out),
+                                              engine=engine, ca_data=ca_data, dry_run=dry_run,
+                                              out=out),
                  scaffolding=True)
     _report_added(added, f"cluster {name}")
     if added.written:

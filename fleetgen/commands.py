@@ -63,11 +63,13 @@ def init(directory: Path, name: str | None = None, repo: str | None = None,
 
 def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequence[str] = (),
                 credentials: str | None = None, engine: str | None = None,
-                dry_run: bool = False, out: Path | None = None) -> scaffold.Added:
+                ca_data: Path | None = None, dry_run: bool = False,
+                out: Path | None = None) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
-    ``labels`` are ``KEY=VALUE`` strings."""
+    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA."""
     request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(labels),
-                                      credentials, engine)
+                                      credentials, engine,
+                                      scaffold.read_ca_data(ca_data) if ca_data else None)
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 

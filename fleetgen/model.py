@@ -44,6 +44,7 @@ _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces
 
 Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
 
@@ -114,6 +115,16 @@ class SyncPolicy(Spec):
     allow_empty: bool = False
     sync_options: list[str] = []
     retry: Retry | None = None
+
+    @field_validator("sync_options")
+    @classmethod
+    def _sync_options(cls, value: list[str]) -> list[str]:
+        for option in value:
+            if option.partition("=")[0] == CREATE_NAMESPACE:
+                raise ValueError(f"sync option {option!r}: remove it; namespace creation is "
+                                 "one switch for both engines, Fleet(create_namespaces=True) "
+                                 "(the default) or False for namespaces provisioned elsewhere")
+        return value
 
 
 class Step(Spec):
@@ -282,8 +293,11 @@ class Cluster(Spec):
         labels: Labels that selectors and rollout steps match.
         annotations: Extra metadata on its registration (values too long for labels).
         credentials: How the engines reach it; None: the fleet's `default_credentials`.
-        ca_data: Base64 PEM CA bundle (public), needed with `AwsAuth` and `ExecAuth`.
+        ca_data: Base64 PEM CA bundle (public), which Argo CD verifies the API server against;
+            required with `AwsAuth` and `ExecAuth` when an app is placed on it with Argo CD.
         engine: The engine of the apps placed on it, unless an app names one.
+        insecure: With `AwsAuth`/`ExecAuth` and no `ca_data`: Argo CD skips verifying the API
+            server's certificate (warned about).
     """
 
     name: Name
@@ -294,6 +308,7 @@ class Cluster(Spec):
     credentials: Credentials | None = None
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
     engine: Engine | None = None  # of the placements on it, unless the app says
+    insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
 
     @field_validator("ca_data")
     @classmethod
@@ -675,6 +690,8 @@ class Fleet(Spec):
         flux: Flux settings.
         default_credentials: Credentials of clusters that set none ({cluster}, {env} are filled in).
         cascade_delete: Removing an app or cluster deletes its workloads; False: they are orphaned.
+        create_namespaces: Both engines create the apps' namespaces (Argo CD CreateNamespace=true,
+            Flux Namespace objects); False: they are provisioned elsewhere.
         output_dir: Where the output goes, relative to the folder holding fleet.py.
         sync: Sync settings of every placement (the shallowest layer).
         common_labels: Labels put on every object every placement deploys.
@@ -694,6 +711,7 @@ class Fleet(Spec):
     flux: FluxOptions = Field(default_factory=FluxOptions)
     default_credentials: Credentials | None = None
     cascade_delete: bool = False
+    create_namespaces: bool = True  # Argo CD CreateNamespace=true, Flux Namespace objects
     output_dir: str = "output"
     sync: SyncPolicy = Field(default_factory=SyncPolicy)
     common_labels: Labels = {}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fleetgen.emit.common import NEWER_FIELDS
 from fleetgen.errors import Problem
+from fleetgen.fields import release
 from fleetgen.model import Environment, Project
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan, merge_sync
@@ -38,6 +40,16 @@ class ProjectView:
     clusters: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The oldest release of one engine the output needs, and what a higher one unlocks."""
+
+    engine: str  # as users name it: Argo CD, Flux
+    option: str  # the spec setting, e.g. ArgoOptions(min_version="3.3")
+    version: str
+    unlocks: tuple[tuple[str, str, bool], ...]  # (release, what, in use)
+
+
 def check(plan: Plan) -> list[Problem]:
     """The fleet map expresses every Plan: nothing to report."""
     return []
@@ -51,8 +63,8 @@ def warnings(plan: Plan) -> list[Problem]:
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory."""
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
-                  projects=project_views(plan), apps=len({p.app for p in plan.placements}),
-                  engines=cluster_engines(plan),
+                  projects=project_views(plan), floors=floors(plan),
+                  apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
                   placements=len(plan.placements))
     return [OutputFile(PATH, text=text)]
 
@@ -105,3 +117,19 @@ def project_views(plan: Plan) -> list[ProjectView]:
         clusters = sorted({p.cluster for p in plan.placements if p.app in apps})
         views.append(ProjectView(project, tuple(apps), tuple(clusters)))
     return views
+
+
+def floors(plan: Plan) -> list[Floor]:
+    """The controller versions the output needs, for the engines the fleet uses."""
+    fleet = plan.fleet
+    found = []
+    for engine, label, options in (("argocd", "Argo CD", fleet.argocd),
+                                   ("flux", "Flux", fleet.flux)):
+        if engine not in fleet.engines:
+            continue
+        current = release(options.min_version)
+        unlocks = tuple((since, what, current >= release(since))
+                        for since, what in NEWER_FIELDS[engine])
+        option = f'{type(options).__name__}(min_version="{options.min_version}")'
+        found.append(Floor(label, option, options.min_version, unlocks))
+    return found

@@ -7,6 +7,8 @@ serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -14,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fleetgen import api, writer
+from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.fields import ROLE_ARN, to_dns_label
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source, read_spec
-from fleetgen.model import AwsAuth, Credentials, ExternalSecretRef
+from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef
 from fleetgen.plan import Placement
 from fleetgen.scaffold import edit
 from fleetgen.templating import Call, render
@@ -27,6 +30,7 @@ from fleetgen.workspace import Reader, filesystem_reader
 from fleetgen.yamlio import dump_documents
 
 _AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
 ENGINES = ("argocd", "flux")
 BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
@@ -56,6 +60,7 @@ class ClusterRequest:
         credentials: external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | exec:gcp|azure; None: the
             fleet's default_credentials.
         engine: argocd or flux for the apps placed on it; None: its environment's.
+        ca_data: Its CA bundle as base64 PEM (`read_ca_data`); None: not given.
     """
 
     name: str
@@ -64,6 +69,7 @@ class ClusterRequest:
     labels: dict[str, str] = field(default_factory=dict)
     credentials: str | None = None  # external-secret:STORE:KEY | aws:ROLE_ARN[:EKS] | exec:gcp
     engine: str | None = None  # argocd | flux; None: the cluster's environment or fleet decides
+    ca_data: str | None = None  # base64 PEM CA bundle, from `read_ca_data`
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +124,30 @@ def credentials_call(text: str, cluster: str) -> Call:
                      "aws:ROLE_ARN[:EKS_CLUSTER_NAME] or exec:gcp|azure")
 
 
+def read_ca_data(path: Path) -> str:
+    """``--ca-data FILE`` as ``Cluster.ca_data``: the file holds the cluster's CA as PEM, or as
+    the base64 line that ``aws eks describe-cluster``/``gcloud`` print; only CERTIFICATE blocks."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--ca-data {path}: cannot read a PEM or base64 text file ({error})"
+                         ) from None
+    if "-----BEGIN" not in text:
+        try:
+            text = base64.b64decode("".join(text.split()), validate=True).decode("ascii").strip()
+        except (binascii.Error, UnicodeDecodeError):
+            text = ""
+    blocks = _PEM_BLOCK.findall(text)
+    if any("PRIVATE KEY" in block for block in blocks):
+        raise UsageError(f"--ca-data {path} holds a private key: give the cluster's CA "
+                         "certificate (public) only, and keep the key out of the repository")
+    if not blocks or set(blocks) != {"CERTIFICATE"}:
+        raise UsageError(f"--ca-data {path}: expected the cluster's CA certificate (PEM "
+                         "CERTIFICATE blocks, or their base64 as `aws eks describe-cluster` "
+                         "prints it)")
+    return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")
+
+
 def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     """The ``Cluster(...)`` text and the fleetgen names it uses."""
     credentials = (credentials_call(request.credentials, request.name)
@@ -125,7 +155,7 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     engine = check_engine(request.engine) if request.engine else None
     text = render("snippets/cluster.py.j2", name=request.name, env=request.env,
                   server=request.server, labels=request.labels, credentials=credentials,
-                  engine=engine)
+                  engine=engine, ca_data=request.ca_data)
     return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
 
 
@@ -324,6 +354,9 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
     if "argocd" in engines and credentials is not None:
         steps.append(f"Argo CD: {_credentials_step(credentials)} "
                      f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)")
+        if isinstance(credentials, AwsAuth | ExecAuth):
+            steps.append(f"Argo CD verifies {name}'s API server against its ca_data; when the "
+                         f"cluster's CA changes, update it from\n    {ca_command(credentials)}")
     if "flux" in engines:
         if fleet.flux.mode == "hub":
             steps.append(f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "

@@ -72,10 +72,9 @@ def make_fleet(**overrides: Any) -> Fleet:
     spec: dict[str, Any] = {
         "name": "test", "repo": REPO,
         "default_credentials": ExternalSecretRef(store="vault", key="clusters/{env}/{cluster}"),
-        "sync": SyncPolicy(sync_options=["CreateNamespace=true"]),
         "environments": [
             Environment(name="dev", sync=SyncPolicy(automated=True, prune=True)),
-            Environment(name="prod", sync=SyncPolicy(automated=True, self_heal=True),
+            Environment(name="prod", sync=SyncPolicy(automated=True),
                         rollout=Rollout(steps=[Step(match_labels={"ring": "canary"},
                                                     max_update=1),
                                                Step(match_labels={"region": "eu"}),
@@ -83,9 +82,9 @@ def make_fleet(**overrides: Any) -> Fleet:
         ],
         "clusters": [
             cluster("dev-1", "dev", labels={"region": "eu"}),
-            cluster("prod-a", "prod", labels={"ring": "canary", "region": "us"},
+            cluster("prod-a", "prod", labels={"ring": "canary", "region": "us"}, ca_data=CA_DATA,
                     credentials=AwsAuth(cluster_name="prod-a", role_arn=ROLE_ARN)),
-            cluster("prod-b", "prod", labels={"region": "eu"},
+            cluster("prod-b", "prod", labels={"region": "eu"}, ca_data=CA_DATA,
                     credentials=ExecAuth(args=["gcp"], env={"CLOUDSDK_CORE_PROJECT": "acme"})),
             cluster("prod-c", "prod", labels={"region": "us"},
                     annotations={"acme.io/runbook": "https://wiki.example.com/{{ runbook }}"},
@@ -143,11 +142,13 @@ def test_registrations_carry_labels_and_only_references() -> None:
         "fleetgen.io/env": "prod", "fleetgen.io/wave": "1", "region": "us", "ring": "canary"}
     assert aws["stringData"]["server"] == "https://prod-a.example.com:6443"
     assert json.loads(aws["stringData"]["config"]) == {
-        "awsAuthConfig": {"clusterName": "prod-a", "roleARN": ROLE_ARN}}
+        "awsAuthConfig": {"clusterName": "prod-a", "roleARN": ROLE_ARN},
+        "tlsClientConfig": {"caData": CA_DATA}}
     (exec_secret,) = docs["argocd/clusters/prod-b.yaml"]
     assert json.loads(exec_secret["stringData"]["config"]) == {"execProviderConfig": {
         "command": "argocd-k8s-auth", "args": ["gcp"], "env": {"CLOUDSDK_CORE_PROJECT": "acme"},
-        "apiVersion": "client.authentication.k8s.io/v1beta1"}}
+        "apiVersion": "client.authentication.k8s.io/v1beta1"},
+        "tlsClientConfig": {"caData": CA_DATA}}
     (dev,) = docs["argocd/clusters/dev-1.yaml"]
     assert dev["kind"] == "ExternalSecret"
     assert dev["spec"]["data"] == [{"secretKey": "config",
@@ -194,7 +195,7 @@ def test_project_fields_from_the_spec_and_names_mapped_to_what_argo_cd_matches()
                                                 "allow"], groups=["web-team"])],
         sync_windows=[SyncWindow(kind="deny", schedule="0 22 * * *", applications=["api"],
                                  clusters=["prod-a"])])
-    _, docs = compile_fleet(make_fleet(projects=[project], sync=SyncPolicy()))
+    _, docs = compile_fleet(make_fleet(projects=[project], create_namespaces=False))
     spec = docs["argocd/projects/web.yaml"][0]["spec"]
     assert spec["sourceRepos"] == project.source_repos
     assert spec["destinations"] == [{"server": "https://*.example.com:6443", "namespace": "web*"}]
@@ -293,9 +294,9 @@ CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["label 'argocd.argoproj.io/secret-type' is set by fleetgen on the generated Argo CD "
          "object; remove it"]),
     "malformed sync option": (
-        {"sync": SyncPolicy(sync_options=["CreateNamespace"])},
-        ["sync option 'CreateNamespace' is not of the form Name=value (e.g. "
-         "'CreateNamespace=true'); Argo CD ignores anything else"]),
+        {"sync": SyncPolicy(sync_options=["ServerSideApply"])},
+        ["sync option 'ServerSideApply' is not of the form Name=value (e.g. "
+         "'ServerSideApply=true'); Argo CD ignores anything else"]),
     "destination refused": (
         {"projects": [Project(name="web", namespaces=["web", "web-*"], destinations=[
             Destination(server="*", namespace="web"),

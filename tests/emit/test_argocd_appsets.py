@@ -214,11 +214,11 @@ def test_generators_group_clusters_by_overlay_and_sync_policy() -> None:
     assert by_name["web-prod-b"]["spec"]["ignoreDifferences"] == [
         {"group": "", "kind": "Deployment", "jqPathExpressions": ignored.jq_path_expressions}]
     assert by_name["web-prod-a"]["spec"]["syncPolicy"] == {
-        "automated": {"prune": False, "selfHeal": True}, "syncOptions": [
+        "automated": {"prune": False, "selfHeal": False}, "syncOptions": [
             "CreateNamespace=true", "RespectIgnoreDifferences=true"]}
     assert by_name["web-prod-c"]["spec"]["syncPolicy"] == {
-        "automated": {"prune": True, "selfHeal": True}, "syncOptions": [
-            *options, "RespectIgnoreDifferences=true"]}
+        "automated": {"prune": True, "selfHeal": False}, "syncOptions": [
+            "CreateNamespace=true", *options, "RespectIgnoreDifferences=true"]}
     (api_prod,) = docs["argocd/applicationsets/api.yaml"]
     assert "templatePatch" not in api_prod["spec"]
     assert len(api_prod["spec"]["strategy"]["rollingSync"]["steps"]) == 3

@@ -122,3 +122,30 @@ def test_an_empty_catch_all_wave_is_not_shown(tmp_path: Path) -> None:
             .replace("Project, Selector", "Project, Rollout, Selector, Step, SyncPolicy"))
     (tmp_path / "fleet.py").write_text(text)
     assert "Rollout: wave 1: prod-a.\n" in fleet_map(tmp_path / "fleet.py")
+
+
+def test_example_map_states_the_controller_versions_the_output_needs() -> None:
+    text = fleet_map(ROOT / "fleet.py")
+    assert "The output needs Argo CD ≥ 3.3 and Flux ≥ 2.7: it uses only fields" in text
+    assert table(text, "## Controller versions") == [
+        ["engine", "needs", "set by", "a higher floor unlocks"],
+        ["Argo CD", "≥ 3.3", '`ArgoOptions(min_version="3.3")`', "—"],
+        ["Flux", "≥ 2.7", '`FluxOptions(min_version="2.7")`',
+         "2.9: `Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
+         "`ignore_differences` alone too"]]
+
+
+def test_a_raised_floor_and_fleet_wide_switches_show_in_the_map(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "tests" / "cases" / "layering" / "apps", tmp_path / "apps")
+    (tmp_path / "fleet.py").write_text(SMALL.replace(
+        'engines=["flux"],', 'engines=["flux"], create_namespaces=False, '
+                             'flux=FluxOptions(min_version="2.9"),').replace(
+        "from fleetgen import ", "from fleetgen import FluxOptions, "))
+    text = fleet_map(tmp_path / "fleet.py")
+    assert "The output needs Flux ≥ 2.9:" in text and "Argo CD" not in text
+    assert table(text, "## Controller versions")[1:] == [
+        ["Flux", "≥ 2.9", '`FluxOptions(min_version="2.9")`',
+         "2.9: `Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
+         "`ignore_differences` alone too (in use)"]]
+    assert "Namespaces are not created by fleetgen (`Fleet(create_namespaces=False)`)" in text
+    assert table(text, "## Project boundaries")[1][5] == "—"

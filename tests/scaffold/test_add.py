@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import difflib
 import shutil
 import subprocess
@@ -137,6 +138,53 @@ def test_add_cluster_refuses_an_engine_it_cannot_use(repo: Path, args: list[str]
                       *args)
     assert result.returncode == 2
     assert message in result.stderr and "nothing was written" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+CA_PEM = ("-----BEGIN CERTIFICATE-----\nMIIBfzCCASWgAwIBAgIUP08Hf+w+hdLv3aysyj7MTgv08M8w\n"
+          "-----END CERTIFICATE-----\n")
+AWS = ["--env", "prod", "--server", "https://south.example.com:6443", "--credentials",
+       "aws:arn:aws:iam::111122223333:role/argocd:eks-south"]
+
+
+@pytest.mark.parametrize("encoded", [False, True], ids=["pem", "base64 as aws eks prints it"])
+def test_add_an_iam_cluster_with_its_ca(repo: Path, tmp_path: Path, encoded: bool) -> None:
+    ca_file = tmp_path / "ca.txt"
+    ca_file.write_text(base64.b64encode(CA_PEM.encode()).decode() + "\n" if encoded else CA_PEM)
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, "--ca-data", str(ca_file))
+    assert result.returncode == 0, result.stderr
+    ca_data = base64.b64encode(CA_PEM.encode()).decode()
+    assert f'                ca_data="{ca_data}"),' in (repo / "fleet.py").read_text()
+    registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
+    assert f'"caData": "{ca_data}"' in registration
+    assert ("aws eks describe-cluster --name eks-south --query "
+            "cluster.certificateAuthority.data --output text") in result.stdout
+
+
+def test_add_an_iam_cluster_without_its_ca_says_how_to_get_it(repo: Path) -> None:
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS)
+    assert result.returncode == 2
+    assert ("in the new clusters entry: cluster 'prod-south': AwsAuth credentials need the "
+            "cluster's CA") in result.stderr
+    assert "aws eks describe-cluster --name eks-south" in result.stderr
+    assert "--ca-data FILE" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (CA_PEM + "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
+     "holds a private key: give the cluster's CA certificate (public) only"),
+    ("not a certificate\n", "expected the cluster's CA certificate"),
+])
+def test_add_refuses_a_ca_file_that_is_not_a_certificate(repo: Path, tmp_path: Path,
+                                                         content: str, message: str) -> None:
+    ca_file = tmp_path / "ca.pem"
+    ca_file.write_text(content)
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, "--ca-data", str(ca_file))
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 

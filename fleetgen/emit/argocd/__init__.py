@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fleetgen.emit.argocd.appsets import DEPENDS_ON_NOTE, application_sets
-from fleetgen.emit.argocd.clusters import registration
+from fleetgen.emit.argocd.clusters import ca_command, registration
 from fleetgen.emit.argocd.common import (
     API_VERSION,
     EARLY_WAVE,
@@ -27,7 +27,16 @@ from fleetgen.emit.argocd.common import (
 )
 from fleetgen.emit.argocd.projects import permitted, projects, repo_permitted
 from fleetgen.errors import HasOrigin, Problem, at
-from fleetgen.model import App, Cluster, ExternalSecretRef, SyncPolicy
+from fleetgen.model import (
+    App,
+    Cluster,
+    Environment,
+    ExternalSecretRef,
+    Fleet,
+    Layer,
+    Spec,
+    SyncPolicy,
+)
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -36,6 +45,15 @@ RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never us
                      ROOT: "fleetgen's own project for the generated Argo CD objects"}
 IN_CLUSTER = "https://kubernetes.default.svc"
 _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
+# Why the root Application syncs in two waves and without PruneLast (gitops-engine
+# syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
+# except in the last wave; PruneLast would add a prune wave after it).
+REGISTRATION_NOTE = (
+    "Sync waves: AppProjects first (-1), everything else in the last wave (0), prunes\n"
+    "included (no PruneLast). Argo CD fails a sync on an object that is Degraded before\n"
+    "the last wave, so a cluster registration whose store entry is missing (its\n"
+    "ExternalSecret Degraded) never holds back the ApplicationSets; the cluster\n"
+    "generator picks the cluster up once its Secret appears.")
 
 
 def check(plan: Plan) -> list[Problem]:
@@ -70,7 +88,45 @@ def warnings(plan: Plan) -> list[Problem]:
     found += [at(app, f"app {app.name!r}: depends_on is honoured by Flux only; {DEPENDS_ON_NOTE}",
                  plan.fleet)
               for app in _placed_apps(plan) if app.depends_on]
-    return found
+    found += [at(cluster, f"cluster {cluster.name!r}: insecure=True: Argo CD does not verify "
+                          "its API server's certificate, so anyone on the network path can "
+                          "impersonate it; set ca_data instead", plan.fleet)
+              for cluster in _registered(plan) if cluster.insecure
+              and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)]
+    return found + _self_heal_warnings(plan)
+
+
+def _self_heal_warnings(plan: Plan) -> list[Problem]:
+    """``self_heal`` where RollingSync syncs: the ApplicationSet controller turns automated sync
+    off on every Application it generates and syncs them itself, wave by wave, when they go out
+    of sync with Git (``disableAutomatedSync`` in ``applicationset/progressivesync``; Argo CD 3.3:
+    ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift."""
+    fleet = plan.fleet
+    rolling = {env.name for env in fleet.environments if env.rollout is not None}
+    apps = {app.name: app for app in fleet.apps}
+    envs = {env.name: env for env in fleet.environments}
+    affected: dict[int, tuple[Spec, str, list[str]]] = {}
+    for p in plan.placements:
+        if p.env in rolling and p.settings.sync.self_heal:
+            layer = _sync_layer(fleet, envs[p.env], apps[p.app], p.cluster,
+                                p.settings.provenance.get("sync/self_heal", "fleet"))
+            where = affected.setdefault(id(layer), (layer, p.env, []))
+            where[2].append(p.app)
+    return [at(layer, f"environment {env!r} rolls out with RollingSync, which turns automated "
+                      "sync off on its Applications and syncs them itself when a change arrives: "
+                      f"self_heal=True has no effect on the Argo CD placements of app(s) "
+                      f"{', '.join(sorted(set(names)))}; drift stays until the next change",
+               fleet)
+            for layer, env, names in affected.values()]
+
+
+def _sync_layer(fleet: Fleet, env: Environment, app: App, cluster: str, layer: str) -> Spec:
+    """The SyncPolicy of the layer named ``layer`` (a provenance name) for one placement."""
+    owners: dict[str, Fleet | Environment | Layer | None] = {
+        "fleet": fleet, "env": env, "app": app, "per_env": app.per_env.get(env.name),
+        "per_cluster": app.per_cluster.get(cluster)}
+    owner = owners[layer]
+    return owner.sync if owner is not None and owner.sync is not None else app
 
 
 def emit(plan: Plan) -> list[OutputFile]:
@@ -129,12 +185,35 @@ def _cluster_problems(plan: Plan) -> Iterator[Problem]:
                               f"{seen[server]!r} ({server}); Argo CD identifies a cluster by its "
                               "server, so one cluster cannot be registered twice", plan.fleet)
         seen.setdefault(server, cluster.name)
-        if cluster.ca_data and isinstance(plan.credentials[cluster.name], ExternalSecretRef):
-            yield at(cluster, f"cluster {cluster.name!r}: ca_data goes with AwsAuth or ExecAuth "
-                              "credentials; with an ExternalSecretRef the store's config JSON "
-                              "carries tlsClientConfig.caData", plan.fleet)
+        yield from _tls_problems(plan, cluster)
         yield from _reserved(cluster, cluster.labels, SECRET_TYPE, "label", plan)
         yield from _reserved(cluster, cluster.annotations, SYNC_WAVE, "annotation", plan)
+
+
+def _tls_problems(plan: Plan, cluster: Cluster) -> Iterator[Problem]:
+    """How an AwsAuth/ExecAuth registration verifies the API server: Argo CD's REST config takes
+    its TLS settings from ``tlsClientConfig`` alone (``Cluster.RawRestConfig``), so without
+    ``caData`` the system trust store decides, which a managed cluster's own CA is not in."""
+    credentials = plan.credentials[cluster.name]
+    name = cluster.name
+    if isinstance(credentials, ExternalSecretRef):
+        for field, key, value in (("ca_data", "caData", cluster.ca_data),
+                                  ("insecure", "insecure", cluster.insecure)):
+            if value:
+                yield at(cluster, f"cluster {name!r}: {field} goes with AwsAuth or ExecAuth "
+                                  "credentials; with an ExternalSecretRef the store's config "
+                                  f"JSON carries tlsClientConfig.{key}", plan.fleet)
+    elif credentials is not None and cluster.ca_data and cluster.insecure:
+        yield at(cluster, f"cluster {name!r}: set ca_data or insecure=True, not both (client-go "
+                          "refuses a CA together with the insecure flag); drop insecure",
+                 plan.fleet)
+    elif credentials is not None and not cluster.ca_data and not cluster.insecure:
+        yield at(cluster, f"cluster {name!r}: {type(credentials).__name__} credentials need the "
+                          "cluster's CA: without it Argo CD verifies the API server against the "
+                          "system trust store, which the cluster's own CA is not in, and every "
+                          f"sync fails with x509; set Cluster(ca_data=...) to what `"
+                          f"{ca_command(credentials)}` prints (or `fleetgen add cluster "
+                          "--ca-data FILE`), or insecure=True to skip verification", plan.fleet)
 
 
 def _reserved(where: HasOrigin, keys: Iterable[str], key: str, what: str,
@@ -159,7 +238,7 @@ def _sync_option_problems(plan: Plan) -> Iterator[Problem]:
         for option in sync.sync_options:
             if not _SYNC_OPTION.fullmatch(option):
                 yield at(sync, f"sync option {option!r} is not of the form Name=value (e.g. "
-                               "'CreateNamespace=true'); Argo CD ignores anything else",
+                               "'ServerSideApply=true'); Argo CD ignores anything else",
                          plan.fleet)
 
 
@@ -229,12 +308,11 @@ def _bootstrap(plan: Plan, files: Iterable[OutputFile]) -> OutputFile:
                  "source": {"repoURL": fleet.repo, "targetRevision": fleet.revision,
                             "path": path, "directory": {"recurse": True}},
                  "destination": here,
-                 "syncPolicy": {"automated": {"prune": True, "selfHeal": True},
-                                "syncOptions": ["PruneLast=true"]}},
+                 "syncPolicy": {"automated": {"prune": True, "selfHeal": True}}},
     }
     comment = (f"Apply once: kubectl apply -n {namespace} -f {path}/bootstrap.yaml\n"
                f"The root Application then keeps Argo CD in sync with {path}/, this file "
                "included.\nProject fleetgen may manage only the kinds generated there, in "
                f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "
-               f"guard who may change {path}/.")
+               f"guard who may change {path}/.\n{REGISTRATION_NOTE}")
     return OutputFile("argocd/bootstrap.yaml", (project, root), comment=comment)

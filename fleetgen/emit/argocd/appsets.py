@@ -24,7 +24,7 @@ from fleetgen.emit.argocd.common import (
     registration_labels,
 )
 from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
-from fleetgen.model import App, Environment, IgnoreDifference, SyncPolicy
+from fleetgen.model import CREATE_NAMESPACE, App, Environment, IgnoreDifference, SyncPolicy
 from fleetgen.output import OutputFile
 from fleetgen.plan import EnvOverlay, Placement, Plan
 
@@ -34,6 +34,12 @@ WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = ("Argo CD syncs Applications independently (sync waves do not order "
                    "generated apps)")
+# Per-resource sync option: the root Application applies ApplicationSets server-side, since a
+# generator list for many clusters outgrows client-side apply's last-applied annotation (256 KiB).
+SERVER_SIDE = {"argocd.argoproj.io/sync-options": "ServerSideApply=true"}
+SELF_HEAL_NOTE = (
+    "RollingSync turns automated sync off on the generated Applications and syncs\n"
+    "them itself, wave by wave, when Git changes: self_heal has no effect there.")
 PROGRESSIVE_NOTE = (
     "Progressive sync (strategy RollingSync) needs the ApplicationSet controller flag\n"
     "--enable-progressive-syncs (argocd-cmd-params-cm:\n"
@@ -76,7 +82,8 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
             f"an Application {app.name}-<cluster> for every cluster the app is placed on.")
     rolling = [env.name for env in envs if env.rollout is not None]
     if rolling:
-        text += f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}"
+        text += (f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}\n"
+                 f"{SELF_HEAL_NOTE}")
     if app.depends_on:
         text += (f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
                  f"{DEPENDS_ON_NOTE}.")
@@ -106,7 +113,8 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     spec["syncPolicy"] = {"preserveResourcesOnDeletion": not plan.fleet.cascade_delete}
     return {"apiVersion": API_VERSION, "kind": "ApplicationSet",
             "metadata": metadata(f"{app.name}-{env.name}", plan.fleet.argocd.namespace,
-                                 labels={APP_LABEL: app.name, ENV_LABEL: env.name}),
+                                 labels={APP_LABEL: app.name, ENV_LABEL: env.name},
+                                 annotations=SERVER_SIDE),
             "spec": spec}
 
 
@@ -119,19 +127,25 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     below = [] if placement.overlay == env_overlay.path else [
         posixpath.join(plan.fleet.output_dir, env_overlay.path)]
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base])
-    sync = json.dumps(_sync_policy(placement.settings.sync, app))
+    sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet.create_namespaces))
     return _Group(per_cluster, go_text(prefix) + action,
                   go_text("/" + prefix) + action + go_text(rest), sync)
 
 
-def _sync_policy(sync: SyncPolicy, app: App) -> dict[str, Any]:
-    """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement."""
+def _sync_policy(sync: SyncPolicy, app: App, create_namespaces: bool) -> dict[str, Any]:
+    """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement.
+
+    ``CreateNamespace=true`` (``Fleet.create_namespaces``) whatever the sync options: Argo CD
+    creates the destination namespace only when the sync operation's options hold exactly that
+    entry (``appStateManager.SyncAppState``); automated syncs take them from ``syncOptions``.
+    """
     policy: dict[str, Any] = {}
     if sync.automated:
         policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
-    options = list(dict.fromkeys(sync.sync_options))
+    created = [f"{CREATE_NAMESPACE}=true"] if create_namespaces else []
+    options = list(dict.fromkeys([*created, *sync.sync_options]))
     if app.ignore_differences and not any(
             option.startswith("RespectIgnoreDifferences=") for option in options):
         options.append("RespectIgnoreDifferences=true")

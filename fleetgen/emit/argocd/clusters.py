@@ -1,7 +1,13 @@
 """Cluster registrations ``argocd/clusters/<cluster>.yaml``: Argo CD cluster Secrets.
 
-IAM and exec-plugin credentials carry no secret material, so the Secret itself is committed.
-An `ExternalSecretRef` becomes an ExternalSecret that builds the same Secret from the store.
+IAM and exec-plugin credentials carry no secret material, so the Secret itself is committed,
+with the cluster's CA (``Cluster(ca_data=...)``, which `fleetgen.emit.argocd.check` requires) or
+``insecure: true``. An `ExternalSecretRef` becomes an ExternalSecret that builds the same Secret
+from the store.
+
+Registrations carry no sync wave: they sync in the root Application's last wave, together with the
+ApplicationSets, so an unhealthy one (an ExternalSecret whose store entry is missing) never holds
+back the rest of ``argocd/`` (see `fleetgen.emit.argocd.REGISTRATION_NOTE`).
 """
 
 from __future__ import annotations
@@ -10,7 +16,6 @@ import json
 from typing import Any
 
 from fleetgen.emit.argocd.common import (
-    EARLY_WAVE,
     go_text,
     go_tree,
     metadata,
@@ -33,8 +38,25 @@ def registration(plan: Plan, cluster: Cluster) -> OutputFile:
     if isinstance(credentials, ExternalSecretRef):
         return OutputFile(path, (_external_secret(plan, cluster, credentials),),
                           comment=f"{what},\nbuilt by External Secrets. {_store_note(credentials)}")
+    insecure = ("\ninsecure: Argo CD does not verify this API server's certificate."
+                if cluster.insecure else "")
     return OutputFile(path, (_secret(plan, cluster, credentials),),
-                      comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.")
+                      comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.{insecure}")
+
+
+def ca_command(credentials: AwsAuth | ExecAuth) -> str:
+    """A command that prints the cluster's CA bundle as ``ca_data`` takes it (base64 PEM)."""
+    if isinstance(credentials, AwsAuth):
+        return (f"aws eks describe-cluster --name {credentials.cluster_name} "
+                "--query cluster.certificateAuthority.data --output text")
+    if credentials.args[:1] == ["gcp"]:
+        return ("gcloud container clusters describe NAME --location LOCATION "
+                "--format='value(masterAuth.clusterCaCertificate)'")
+    if credentials.args[:1] == ["azure"]:
+        return ("az aks get-credentials --resource-group GROUP --name NAME --file - | "
+                "sed -n 's/^ *certificate-authority-data: //p'")
+    return ("kubectl config view --raw --minify "
+            "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'")
 
 
 def _secret_name(cluster: Cluster) -> str:
@@ -47,7 +69,7 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> di
         "apiVersion": "v1", "kind": "Secret",
         "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
                              labels=registration_labels(plan, cluster),
-                             annotations=_annotations(cluster) | EARLY_WAVE),
+                             annotations=_annotations(cluster)),
         "type": "Opaque",
         "stringData": {"name": cluster.name, "server": server_url(cluster),
                        "config": json.dumps(_config(cluster, credentials), indent=2,
@@ -56,8 +78,15 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> di
 
 
 def _config(cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
-    """Argo CD's cluster ``config`` for credentials that hold no material."""
-    tls = {"tlsClientConfig": {"caData": cluster.ca_data}} if cluster.ca_data else {}
+    """Argo CD's cluster ``config`` for credentials that hold no material.
+
+    Argo CD builds the REST config's TLS settings from ``tlsClientConfig`` alone
+    (``Cluster.RawRestConfig``): without ``caData`` the API server is verified against the
+    system trust store, which a managed cluster's own CA is not in.
+    """
+    verify = ({"caData": cluster.ca_data} if cluster.ca_data else
+              {"insecure": True} if cluster.insecure else {})
+    tls = {"tlsClientConfig": verify} if verify else {}
     if isinstance(credentials, AwsAuth):
         return {"awsAuthConfig": {"clusterName": credentials.cluster_name,
                                   "roleARN": credentials.role_arn}} | tls
@@ -81,8 +110,7 @@ def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> di
     }
     return {
         "apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
-        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
-                             annotations=EARLY_WAVE),
+        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace),
         "spec": {
             "refreshInterval": "1h",
             "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},

@@ -19,7 +19,8 @@ SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 GENERATE_PATHS = "argocd.argoproj.io/manifest-generate-paths"
 # Argo CD deletes an Application's (or waits for an AppProject's) resources before the object.
 RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
-# Objects Argo CD needs before any ApplicationSet generates apps (root app sync wave).
+# AppProjects, which ApplicationSets name, sync before them (root app sync wave). Nothing else
+# does: an object of an earlier wave that is not healthy stops the root's sync there.
 EARLY_WAVE = {SYNC_WAVE: "-1"}
 
 

@@ -24,6 +24,8 @@ from fleetgen.plan import Placement, Plan
 NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"
                   "(clusterResourceWhitelist[].name) for the namespaces that its apps create\n"
                   "with CreateNamespace=true.")
+NO_NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is not allowed:\n"
+                     "Fleet(create_namespaces=False), the namespaces are provisioned elsewhere.")
 
 
 def projects(plan: Plan) -> list[OutputFile]:
@@ -78,7 +80,8 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
            "spec": spec}
     where = "as written in fleet.py" if project.destinations is not None else (
         "exactly where its apps are placed")
-    comment = f"AppProject {project.name}: destinations are {where}.\n{NAMESPACE_NOTE}"
+    note = NAMESPACE_NOTE if fleet.create_namespaces else NO_NAMESPACE_NOTE
+    comment = f"AppProject {project.name}: destinations are {where}.\n{note}"
     if project.service_account:
         comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
                     "\nenable application.sync.impersonation.enabled in argocd-cm.")
@@ -86,9 +89,10 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
 
 
 def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:
+    if not plan.fleet.create_namespaces:
+        return []
     namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    return sorted({namespaces[p.app] for p in placements
-                   if "CreateNamespace=true" in p.settings.sync.sync_options})
+    return sorted({namespaces[p.app] for p in placements})
 
 
 def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Per-cluster mode (the default; each cluster runs its own Flux, bootstrapped with
 ``flux bootstrap <provider> --path=<output_dir>/flux/clusters/<cluster>``): each cluster directory
 holds ``kustomizations.yaml`` (one Kustomization per app placed there, named after the app),
-``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none) and, with
+``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none; none at all with
+``Fleet(create_namespaces=False)``) and, with
 ``FluxOptions(source=GitSource(...))``, ``source.yaml`` (the GitRepository they read instead of
 bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
 
@@ -19,6 +20,7 @@ How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
   period); ``wait: true``, so that Ready, which ``dependsOn`` waits for, means healthy.
 - ``deletionPolicy: Orphan`` unless ``Fleet(cascade_delete=True)`` (then ``Delete``); generated
   Namespaces are likewise never pruned, since deleting a Namespace deletes its workloads.
+- ``labels``/``annotations`` from the app's, except keys under ``argoproj.io/`` (Argo CD's).
 - ``dependsOn`` from ``depends_on``: Flux resolves it on the cluster that holds the
   Kustomizations, so the dependency must be placed on the same cluster (`check`).
 - ``ignore`` from the JSON pointers of ``ignore_differences``, when ``FluxOptions(min_version)``
@@ -41,6 +43,7 @@ from fleetgen.emit.flux.objects import (
     Home,
     app_namespaces,
     cluster_dir,
+    created,
     kustomization_files,
     namespace_file,
     source_file,
@@ -153,7 +156,7 @@ def _per_cluster(plan: Plan) -> list[OutputFile]:
     files = kustomization_files(plan, homes, {})
     for cluster, names in sorted(namespaces.items()):
         files += namespace_file(f"{cluster_dir(cluster)}/namespaces.yaml",
-                                names - {fleet.flux.namespace}, fleet,
+                                created(fleet, names) - {fleet.flux.namespace}, fleet,
                                 f"Namespaces the apps on {cluster} deploy into.")
         files += source_file(fleet, cluster_dir(cluster))
     return files

@@ -45,6 +45,7 @@ from fleetgen.emit.flux.objects import (
     Ref,
     app_namespaces,
     cluster_dir,
+    created,
     flux_dir,
     kustomization,
     kustomization_files,
@@ -138,12 +139,12 @@ def emit(plan: Plan) -> list[OutputFile]:
         home, objects = _spoke_home(plan, spoke, root)
         homes[spoke.name] = home
         leading[home.file] = objects
-        files += _spoke_namespaces(plan, spoke.name, namespaces[spoke.name])
+        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]))
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
     files += namespace_file(f"{root}/namespaces.yaml",
-                            (namespaces.get(hub, set()) | {s.name for s in spokes})
+                            (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})
                             - {fleet.flux.namespace},
                             fleet, "Namespaces of the apps on the hub, and one per spoke for its "
                                    "Kustomizations and credentials.")
@@ -216,10 +217,10 @@ def _spoke_dir(spoke: str) -> str:
 
 def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str]) -> list[OutputFile]:
     """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into, applied on the spoke."""
-    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": ["namespaces.yaml"]}
-    return [*namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
-                            f"Namespaces the apps on {spoke} deploy into."),
-            OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
+    files = namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
+                           f"Namespaces the apps on {spoke} deploy into.")
+    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": ["namespaces.yaml"] if files else []}
+    return [*files, OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
 
 
 def _rollout(plan: Plan, homes: dict[str, Home],

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fleetgen.emit.common import FLUX_IGNORE_SINCE
 from fleetgen.fields import release
 from fleetgen.k8s import identity
 from fleetgen.model import App, Fleet, IgnoreDifference
@@ -22,7 +23,8 @@ KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
 PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
-IGNORE_SINCE = (2, 9)  # the Flux release whose Kustomization has spec.ignore
+IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
+ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
 Ref = tuple[str, str]  # (namespace, name) of a Kustomization
 
@@ -92,6 +94,12 @@ def app_namespaces(plan: Plan) -> dict[str, set[str]]:
     for placement in plan.placements:
         found[placement.cluster].add(apps[placement.app].namespace)
     return dict(found)
+
+
+def created(fleet: Fleet, names: Iterable[str]) -> set[str]:
+    """The app namespaces of ``names`` that Flux creates: all, unless
+    ``Fleet(create_namespaces=False)`` (namespaces provisioned elsewhere)."""
+    return set(names) if fleet.create_namespaces else set()
 
 
 def namespace_file(path: str, names: Iterable[str], fleet: Fleet,
@@ -185,7 +193,19 @@ class _AppParts:
         spec: dict[str, Any] = {"ignore": rules} if rules else {}
         if service_account:  # tenant impersonation, an account in the Flux namespace
             spec["serviceAccountName"] = service_account
-        return cls(app.labels, app.annotations, tuple(app.depends_on), spec)
+        return cls(flux_metadata(app.labels), flux_metadata(app.annotations),
+                   tuple(app.depends_on), spec)
+
+
+def flux_metadata(values: Mapping[str, str]) -> dict[str, str]:
+    """``values`` without the keys under ``argoproj.io/`` (e.g. Argo CD notification
+    subscriptions, ``notifications.argoproj.io/subscribe...``), which mean nothing to Flux."""
+    return {key: value for key, value in values.items() if not _argo_only(key)}
+
+
+def _argo_only(key: str) -> bool:
+    prefix, slash, _ = key.rpartition("/")
+    return bool(slash) and (prefix == ARGO_DOMAIN or prefix.endswith("." + ARGO_DOMAIN))
 
 
 def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, str]:
