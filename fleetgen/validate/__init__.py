@@ -32,6 +32,7 @@ from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, buil
 from fleetgen.validate.render import render as build_overlays
 from fleetgen.validate.report import BuildCounts, Finding, Location, Report, Summary, Waived
 from fleetgen.version import VERSION
+from fleetgen.yamlio import load_all
 
 __all__ = ["Report", "UsageError", "check", "validate"]
 
@@ -180,7 +181,7 @@ def _emitted(compiled: api.Compiled, prefix: str) -> list[tuple[str, dict[str, A
     """(repo-relative file, object) of every emitted YAML document."""
     return [(f"{prefix}/{path}", doc) for path, data in sorted(compiled.rendered.items())
             if path.endswith(schemas.YAML_SUFFIXES)
-            for doc in yaml.load_all(data, Loader=yaml.CSafeLoader) if isinstance(doc, dict)]
+            for doc in load_all(data) if isinstance(doc, dict)]
 
 
 def _check_emitted(emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors: Any,

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import yaml
-
 from fleetgen import api, cache
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many, find_kustomize
 from fleetgen.workspace import base_deps, filesystem_reader
+from fleetgen.yamlio import load_all
 
 _ORIGIN = "config.kubernetes.io/origin"
 _ORIGINS = b"\nbuildMetadata:\n- originAnnotations\n"
@@ -103,12 +102,12 @@ def _valid(value: Any) -> TypeGuard[list[list[Any]]]:
 def _parse(text: str) -> list[list[Any]]:
     """[object, origin relative to the overlay] of every rendered object; annotation removed."""
     found: list[list[Any]] = []
-    for doc in yaml.load_all(text, Loader=yaml.CSafeLoader):
+    for doc in load_all(text):
         if not isinstance(doc, dict):
             continue
         metadata = doc.get("metadata") or {}
         annotations = metadata.get("annotations") or {}
-        origin = yaml.load(annotations.pop(_ORIGIN, "") or "{}", Loader=yaml.CSafeLoader)
+        [origin] = load_all(annotations.pop(_ORIGIN, "") or "{}")
         if not annotations:
             metadata.pop("annotations", None)
         if not isinstance(origin, dict) or "repo" in origin:  # unknown, or a remote base
@@ -181,5 +180,5 @@ def _hashes(tree: Path, overlay: str, inputs: Sequence[str],
 
 def _content_hash(data: bytes) -> str:
     """The hash of a generated YAML file's documents, comments left out."""
-    docs = list(yaml.load_all(data, Loader=yaml.CSafeLoader))
+    docs = load_all(data)
     return hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest()

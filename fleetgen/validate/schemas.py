@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
-import yaml
+
+from fleetgen.yamlio import load_all
 
 __all__ = ["CORE", "OBJECT_META", "Checker", "SchemaSet", "convert", "crd_files", "load",
            "shipped", "strict_schemas"]
@@ -164,7 +165,7 @@ def load(files: Iterable[Path]) -> SchemaSet:
     """A strict schema per served version of every CRD in ``files`` (later wins)."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for path in files:
-        for crd in yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader):
+        for crd in load_all(path.read_bytes()):
             if isinstance(crd, dict) and crd.get("kind") == _CRD_KIND:
                 found.update(strict_schemas(crd))
     return SchemaSet("your CRDs", found)
