@@ -82,7 +82,8 @@ class Facts:
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
-            app_path={a.name: posixpath.normpath(a.path) for a in fleet.apps},
+            app_path={a.name: posixpath.normpath(a.path) for a in fleet.apps
+                      if a.path is not None},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
