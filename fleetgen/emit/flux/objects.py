@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.output import OutputFile
@@ -153,11 +154,15 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore)
              for app in plan.fleet.apps}
     docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    apps = {app.name: app for app in plan.fleet.apps}
     for placement in plan.placements:
         home = homes[placement.cluster]
         app = parts[placement.app]
         deps = [(home.namespace, name) for name in app.depends_on]
         deps += extra_deps.get((placement.app, placement.cluster), ())
+        if placement.chart is not None:
+            docs[home.file] += _chart_objects(plan, apps[placement.app], placement, home, deps)
+            continue
         docs[home.file].append(kustomization(
             plan.fleet, placement.app, home, f"{flux_dir(plan)}/{placement.overlay}",
             prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
@@ -167,6 +172,21 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     return [OutputFile(path, (*leading.get(path, ()), *sorted(found, key=_identity)),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
+
+
+def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
+                   deps: Sequence[Ref]) -> list[dict[str, Any]]:
+    """A chart app's source and HelmRelease, labelled and placed like a Kustomization."""
+    metadata: dict[str, Any] = {"name": app.name, "namespace": home.namespace,
+                                "labels": dict(sorted(_labels(placement, app.labels).items()))}
+    if app.annotations:
+        metadata["annotations"] = dict(sorted(app.annotations.items()))
+    accounts = {project.name: project.service_account for project in plan.fleet.projects}
+    spec = dict(home.spec)
+    if accounts.get(app.project):
+        spec["serviceAccountName"] = accounts[app.project]
+    return chart_objects(plan.fleet, app, placement, home.namespace, metadata, spec,
+                         source_ref(plan.fleet), ignore_rules(app.ignore_differences), deps)
 
 
 def _identity(doc: dict[str, Any]) -> tuple[str, str]:
