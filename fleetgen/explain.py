@@ -226,10 +226,11 @@ def _app_text(view: AppView) -> str:
              f"  runs on {len(view.placements)} cluster(s): {clusters}"]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")
-    by_overlay: dict[str, list[PlacementView]] = {}
-    for placement in view.placements:
-        by_overlay.setdefault(placement.overlay, []).append(placement)
-    for overlay, group in by_overlay.items():
+    by_overlay: dict[tuple[str, str], list[PlacementView]] = {}
+    for placement in view.placements:  # a chart app's clusters share a chart, not its values
+        values = json.dumps([asdict(value) for value in placement.values])
+        by_overlay.setdefault((placement.overlay, values), []).append(placement)
+    for (overlay, _), group in by_overlay.items():
         lines.append(f"  {', '.join(p.cluster for p in group)} — {overlay}")
         lines += _table([(v.key, v.layer, _shown(v.value)) for v in group[0].values], "    ")
     return "\n".join(lines) + "\n"

@@ -291,3 +291,29 @@ def test_explicit_source_repos_must_permit_the_chart_repository() -> None:
     with pytest.raises(SpecError):
         resolve(make_fleet(apps=[remote("https://charts.jetstack.io",
                                         per_env={"nope": Overrides()})]), WORKSPACE)
+
+
+def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines() -> None:
+    from fleetgen import api
+    compiled = api.compile_spec(ROOT / "fleet.py")
+    docs = {path: [d for d in yaml.safe_load_all(data) if d]
+            for path, data in compiled.rendered.items() if path.endswith(".yaml")}
+    servers = {c.server.rstrip("/"): c.name for c in compiled.plan.fleet.clusters}
+    argo = {servers[a["spec"]["destination"]["server"]]: a
+            for (app, _), apps in applications(docs).items() if app == "status-page"
+            for a in apps}
+    placed = {p.cluster for p in compiled.plan.placements if p.app == "status-page"}
+    chart = ROOT / "charts/status-page"
+    for cluster, (release, values) in flux_releases(docs, "status-page").items():
+        helm = argo[cluster]["spec"]["source"]["helm"]
+        from_argo = (without_nulls(helm["valuesObject"]) if "valuesObject" in helm
+                     else parse_values(helm["values"]))
+        assert release["spec"]["releaseName"] == helm["releaseName"] == "status-page"
+        assert render_chart(chart, values, "status-page", "platform") == render_chart(
+            chart, from_argo, "status-page", "platform")
+        placed.discard(cluster)
+    assert not placed
+    dev = render_chart(chart, flux_releases(docs, "status-page")["dev"][1], "status-page",
+                       "platform")
+    deployment, = (d for d in dev if d["kind"] == "Deployment")
+    assert "resources" not in deployment["spec"]["template"]["spec"]["containers"][0]

@@ -73,10 +73,29 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
     (cluster,) = explain.explain(ROOT / "fleet.py", "prod-west").clusters
     assert (cluster.env, cluster.wave, cluster.waves) == ("prod", 2, 3)
     assert [(p.app, p.wave) for p in cluster.apps] == [
-        ("api-service", 2), ("order-service", 2), ("payment-service", 2), ("platform-config", 2)]
+        ("api-service", 2), ("cert-manager", 2), ("order-service", 2), ("payment-service", 2),
+        ("platform-config", 2)]
     assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
     text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
     assert "  rollout: wave 2 of 3 in prod\n" in text
+
+
+def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
+    (app,) = explain.explain(ROOT / "fleet.py", "cert-manager").apps
+    assert app.path == "chart cert-manager from https://charts.jetstack.io"
+    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values}
+                  for p in app.placements}
+    dev, prod = by_cluster["dev"], by_cluster["prod-east"]
+    assert dev["chart/version"] == ("app", "v1.16.2")
+    assert dev["values/crds.enabled"] == ("app", True)
+    assert "values/replicaCount" not in dev
+    assert prod["values/replicaCount"] == ("per_env", 2)
+    assert prod["values/resources.requests.cpu"] == ("per_env", "50m")
+    assert prod["values/global.leaderElection.namespace"] == ("app", "cert-manager")
+    text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
+    assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
+    assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
+    assert "    values/resources   per_env  null\n" in text  # removed by None in dev
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

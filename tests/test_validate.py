@@ -50,6 +50,7 @@ def test_example_fleet_validates_clean_and_writes_nothing(
         tmp_path: Path, kustomize: Kustomize) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(ROOT / "apps", repo / "apps")
+    shutil.copytree(ROOT / "charts", repo / "charts")
     shutil.copytree(ROOT / "output", repo / "output")
     shutil.copy(ROOT / "fleet.py", repo)
     before = tree(repo)

@@ -50,7 +50,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory."""
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
                   projects=project_views(plan), apps=len({p.app for p in plan.placements}),
-                  placements=len(plan.placements))
+                  placements=len(plan.placements), charts=chart_rows(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -81,6 +81,33 @@ def _cell(placement: Placement | None, layered: bool) -> str:
         return "·"
     text = "✓" if placement.wave is None else f"wave {placement.wave}"
     return f"{text} +" if layered else text
+
+
+@dataclass(frozen=True, slots=True)
+class ChartRow:
+    """A chart app: its chart and the chart version(s) each environment runs."""
+
+    app: str
+    chart: str
+    versions: tuple[tuple[str, str], ...]  # (env, versions joined, or "·")
+
+
+def chart_rows(plan: Plan) -> list[ChartRow]:
+    """One row per chart app, environments in spec order."""
+    rows = []
+    for app in sorted((a for a in plan.fleet.apps if a.chart is not None), key=lambda a: a.name):
+        chart = app.chart
+        assert chart is not None
+        placed = [p for p in plan.placements if p.app == app.name and p.chart is not None]
+        if not placed:
+            continue
+        versions = tuple((env.name, ", ".join(sorted({p.chart.version for p in placed
+                                                      if p.env == env.name and p.chart})) or "·")
+                         for env in plan.fleet.environments)
+        source = (f"{chart.path} (in this repository)" if chart.path
+                  else f"{chart.name} from {chart.repo}")
+        rows.append(ChartRow(app.name, source, versions))
+    return rows
 
 
 def project_views(plan: Plan) -> list[ProjectView]:

@@ -96,7 +96,8 @@ def _check_emitted(compiled: api.Compiled, root: Path,
 
 def _check_rendered(compiled: api.Compiled, root: Path) -> tuple[list[Finding], int]:
     """Build every distinct overlay once, then apply the per-cluster policy."""
-    placements = compiled.plan.placements
+    # Chart apps have no overlay; rendering them here (fleetgen.helm) is not wired in yet.
+    placements = [p for p in compiled.plan.placements if p.chart is None]
     findings, built = _build(compiled, root, sorted({p.overlay for p in placements}))
     namespaces = {overlay.app: overlay.namespace for overlay in compiled.plan.env_overlays}
     by_cluster: dict[str, list[Placement]] = {}
