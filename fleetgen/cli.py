@@ -244,17 +244,21 @@ def add_app(
         "--envs", help="Environments it runs in (repeatable; default: all).")] = None,
     image: Annotated[str | None, typer.Option(
         "--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at.")] = None,
+    chart: Annotated[str | None, typer.Option(
+        "--chart", help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
+                        "pinned version) instead of a kustomize base.")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs or ()), image)
+    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py;
+    with --chart, add a chart app (no base)."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs or ()), image, chart)
     added = _scaffolding(lambda: scaffold.add_app(spec, request, dry_run=dry_run, out=out))
     _report_added(added, f"app {name}")
     if added.written:
-        typer.echo(f"next: edit {scaffold.base_dir(name)}/, then commit it with fleet.py and "
-                   "output/")
+        what = "its values in fleet.py" if chart else f"{scaffold.base_dir(name)}/"
+        typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
 def _scaffolding(run: Callable[[], _T]) -> _T:
