@@ -317,3 +317,26 @@ def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines() 
                        "platform")
     deployment, = (d for d in dev if d["kind"] == "Deployment")
     assert "resources" not in deployment["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_hub_mode_releases_reach_spokes_through_kube_config() -> None:
+    from fleetgen import FluxOptions
+    plan = resolve(make_fleet(
+        apps=[echo()], flux=FluxOptions(mode="hub", hub="dev-1"),
+        environments=[Environment(name="dev", sync=SyncPolicy(automated=True)),
+                      Environment(name="prod", sync=SyncPolicy(automated=True))],
+        clusters=[c for c in make_fleet().clusters if c.name in ("dev-1", "prod-c")]),
+        WORKSPACE)
+    docs = emitted(plan)
+    spoke = {(o["kind"], o["metadata"]["name"]): o
+             for o in docs["flux/clusters/dev-1/spokes/prod-c.yaml"]}
+    release = spoke[("HelmRelease", "echo")]
+    assert release["metadata"]["namespace"] == "prod-c"
+    assert release["spec"]["kubeConfig"] == {"secretRef": {"name": "kubeconfig", "key": "value"}}
+    assert ("HelmRepository", "echo") not in spoke  # a chart in the repository: fleet source
+    # The Helm storage lives on the spoke, in the app's namespace (the HelmRelease's own
+    # namespace is a hub namespace that the spoke does not have).
+    assert release["spec"]["storageNamespace"] == "web"
+    assert release["spec"]["install"]["createNamespace"] is True
+    assert errors(release) == []
+    assert [w.message for w in flux.warnings(plan) if "chart app" in w.message] == []
