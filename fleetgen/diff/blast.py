@@ -70,7 +70,7 @@ class Facts:
             app_clusters.setdefault(placement.app, set()).add(placement.cluster)
             cluster_apps.setdefault(placement.cluster, set()).add(placement.app)
             for overlay in (placement.overlay, builds_on.get(placement.overlay)):
-                if overlay is not None:
+                if overlay:  # a chart app has no overlay ("")
                     users.setdefault(overlay, set()).add(pair)
         env_clusters: dict[str, set[str]] = {env.name: set() for env in fleet.environments}
         for cluster in fleet.clusters:
