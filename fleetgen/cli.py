@@ -290,18 +290,22 @@ def add_app(
         "--envs", help="Environments it runs in (repeatable; default: all).")] = None,
     image: Annotated[str | None, typer.Option(
         "--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at.")] = None,
+    chart: Annotated[str | None, typer.Option(
+        "--chart", help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
+                        "pinned version) instead of a kustomize base.")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py."""
+    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py;
+    with --chart, add a chart app (no base)."""
     added = _run(lambda: commands.add_app(spec, name, project=project, namespace=namespace,
-                                          envs=envs or (), image=image, dry_run=dry_run,
-                                          out=out), scaffolding=True)
+                                          envs=envs or (), image=image, chart=chart,
+                                          dry_run=dry_run, out=out), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
-        typer.echo(f"next: edit {scaffold.base_dir(name)}/, then commit it with fleet.py and "
-                   "output/")
+        what = "its values in fleet.py" if chart else f"{scaffold.base_dir(name)}/"
+        typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
 _CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}

@@ -74,10 +74,11 @@ def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequenc
 
 
 def add_app(spec: Path, name: str, *, project: str, namespace: str, envs: Sequence[str] = (),
-            image: str | None = None, dry_run: bool = False,
+            image: str | None = None, chart: str | None = None, dry_run: bool = False,
             out: Path | None = None) -> scaffold.Added:
-    """``fleetgen add app``: create the app's base, insert it into fleet.py, rebuild the output."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image)
+    """``fleetgen add app``: create the app's base (none for a ``chart`` app,
+    ``REPO/NAME@VERSION``), insert it into fleet.py, rebuild the output."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image, chart)
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 
