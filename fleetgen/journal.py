@@ -13,8 +13,8 @@ written). An OS crash or power loss needs exactly two orderings, each one ``sync
 output's file system instead of an fsync per file and per directory: the staged files must be
 on disk before the journal that moves them (`_sync_filesystem` before the commit point), and the
 moves before the journal is removed (again before the unlink). The journal and the manifest are
-written atomically (write, fsync, rename). Measured on 13,000 files: the per-file fsyncs cost
-about 3.5 s of a 4 s first write and bought nothing this guarantee needs.
+written atomically (write, fsync, rename). The per-file fsyncs bought power-loss durability of
+each file, which derived output does not need; their cost is in benchmarks/README.md.
 """
 
 from __future__ import annotations
