@@ -71,9 +71,14 @@ def build(
     out: OutOption = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Write nothing; exit 1 if output/ differs from a fresh build.")] = False,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Compile everything, trusting nothing in output/.fleetgen/cache/.")]
+        = False,
 ) -> None:
     """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
-    raise typer.Exit(_run(lambda: _check(spec, out) if check else _build(spec, out)))
+    use_cache = not no_cache
+    raise typer.Exit(_run(lambda: _check(spec, out, use_cache) if check
+                          else _build(spec, out, use_cache)))
 
 
 def _run(command: Callable[[], _T], *, scaffolding: bool = False) -> _T:
@@ -112,9 +117,9 @@ def _working(what: str) -> Iterator[None]:
         yield
 
 
-def _build(spec: Path, out: Path | None) -> int:
+def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"building {spec}"):
-        result = commands.build(spec, out)
+        result = commands.build(spec, out, use_cache=use_cache)
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
@@ -123,13 +128,13 @@ def _build(spec: Path, out: Path | None) -> int:
              "by hand; the edit is overwritten (change fleet.py instead)")
     typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
                f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-               f"({len(result.compiled.plan.placements)} placements)")
+               f"({result.compiled.placements} placements)")
     return EXIT_OK
 
 
-def _check(spec: Path, out: Path | None) -> int:
+def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"checking {spec}"):
-        result = commands.check(spec, out)
+        result = commands.check(spec, out, use_cache=use_cache)
     findings, where = result.findings, _shown(result.compiled.out_dir)
     for finding in findings:
         _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")

@@ -20,14 +20,15 @@ from fleetgen.diff.report import Report
 from fleetgen.errors import UsageError
 
 
-def build(spec: Path, out: Path | None = None) -> api.BuildResult:
-    """``fleetgen build``: compile ``spec`` and write the output tree."""
-    return api.build(spec, _directory(out, "--out"))
+def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.BuildResult:
+    """``fleetgen build``: compile ``spec`` and write the output tree (``--no-cache``: without
+    trusting the build cache)."""
+    return api.build(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
-def check(spec: Path, out: Path | None = None) -> api.CheckResult:
+def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.CheckResult:
     """``fleetgen build --check``: compare the output tree with a fresh build."""
-    return api.check(spec, _directory(out, "--out"))
+    return api.check(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
 def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
