@@ -1,4 +1,4 @@
-"""The example fleet: three environments, five clusters, four apps, three projects.
+"""The example fleet: three environments, five clusters, six apps (two Helm charts), three projects.
 
 Each placement has one engine: dev runs on Flux (each cluster pulls its own changes), staging and
 prod on Argo CD (prod rolls out in canary waves, which an ApplicationSet orders).
@@ -14,6 +14,7 @@ from fleetgen import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    HelmChart,
     IgnoreDifference,
     Image,
     Overrides,
@@ -27,6 +28,7 @@ from fleetgen import (
 )
 
 REPO = "https://github.com/acme/fleet.git"
+JETSTACK = "https://charts.jetstack.io"
 
 # The EKS clusters' CA bundles (public, base64 PEM), as printed by
 # `aws eks describe-cluster --name NAME --query cluster.certificateAuthority.data --output text`:
@@ -108,7 +110,14 @@ fleet = Fleet(
     ],
     projects=[
         Project(name="platform", description="Cluster-wide platform settings",
-                namespaces=["platform"], source_repos=[REPO]),
+                namespaces=["platform", "cert-manager"], source_repos=[REPO, JETSTACK],
+                cluster_resources=[
+                    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+                    ("rbac.authorization.k8s.io", "ClusterRole"),
+                    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+                    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+                    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+                ]),
         Project(name="orders", description="Order domain", namespaces=["orders"],
                 source_repos=[REPO]),
         Project(name="payments", description="Payment domain (PCI scope)",
@@ -126,6 +135,27 @@ fleet = Fleet(
                 "prod-west": Overrides(config={"cluster-info": {"REGION": "us-west"}}),
                 "dr": Overrides(config={"cluster-info": {"REGION": "eu-central"}}),
             },
+        ),
+        # A third-party chart, pinned; its values are layered like Helm's chained values files.
+        App(
+            name="cert-manager", project="platform", namespace="cert-manager",
+            chart=HelmChart(repo=JETSTACK, name="cert-manager", version="v1.16.2"),
+            values={"crds": {"enabled": True},
+                    # Leader election in its own namespace, not kube-system (project boundary).
+                    "global": {"leaderElection": {"namespace": "cert-manager"}}},
+            per_env={"prod": Overrides(values={
+                "replicaCount": 2,
+                "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+                "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}},
+            })},
+        ),
+        # A chart kept in this repository (charts/status-page), outside prod.
+        App(
+            name="status-page", project="platform", namespace="platform",
+            chart=HelmChart(path="charts/status-page"),
+            targets=Selector(envs=["dev", "staging"]),
+            values={"banner": "Status of {{ env }}: see ${STATUS_URL}"},
+            per_env={"dev": Overrides(values={"banner": "dev", "resources": None})},
         ),
         App(
             name="order-service", project="orders", namespace="orders",

@@ -49,7 +49,9 @@ fleet = Fleet(
 '''
 BASE = {
     "kustomization.yaml": "resources: [deployment.yaml, configmap.yaml]\n",
-    "deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\n",
+    "deployment.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\n"
+                        "spec:\n  template:\n    spec:\n"
+                        "      containers: [{name: app, image: app}]\n"),
     "configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-config}\n",
 }
 
@@ -70,9 +72,10 @@ def fleet_arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def make_repo(root: Path, args: argparse.Namespace) -> str:
-    """Write the generated fleet.py and its app base under ``root``; return the spec source."""
-    source = FLEET.format(**vars(args))
+def make_repo(root: Path, args: argparse.Namespace, template: str = FLEET) -> str:
+    """Write the generated fleet.py (``template`` filled with ``args``) and its app base under
+    ``root``; return the spec source."""
+    source = template.format(**vars(args))
     (root / "fleet.py").write_text(source)
     base = root / "apps/app/base"
     base.mkdir(parents=True)

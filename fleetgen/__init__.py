@@ -18,6 +18,7 @@ from fleetgen.model import (
     Fleet,
     FluxOptions,
     GitSource,
+    HelmChart,
     IgnoreDifference,
     Image,
     Overrides,
@@ -42,7 +43,7 @@ __version__ = VERSION
 __all__ = [
     "App", "AppRequest", "AppSecret", "ArgoOptions", "AwsAuth", "BuildResult", "CheckResult",
     "Cluster", "ClusterRequest", "Destination", "Environment", "ExecAuth", "Explanation", "Expr",
-    "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
+    "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource", "HelmChart",
     "IgnoreDifference", "Image", "Overrides", "Patch", "Policy", "Project", "Retry", "Role",
     "Rollout", "Selector", "Step", "SyncPolicy", "SyncWindow", "Waiver", "__version__", "add_app",
     "add_cluster",

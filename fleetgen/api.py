@@ -6,12 +6,16 @@ explain) compile through `compile_spec`, `compile_loaded` or `emit_loaded`, neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from fleetgen import buildcache, writer
 from fleetgen import emit as emitters
-from fleetgen import writer
+from fleetgen.cache import Cache
 from fleetgen.errors import Problem, SpecError
+from fleetgen.journal import Manifest
 from fleetgen.load import Loaded, load
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -19,14 +23,46 @@ from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Compiled:
-    """A compiled spec: its Plan, the rendered output files and where they belong."""
+    """A compiled spec: the rendered output files, where they belong, warnings and the Plan.
 
-    plan: Plan
-    rendered: dict[str, bytes]
+    When the compile came from the cache, ``rendered`` reads the (proven unchanged) files from
+    the output tree and ``plan`` is resolved on first use.
+    """
+
+    loaded: Loaded
+    rendered: Mapping[str, bytes]
     out_dir: Path
     warnings: list[Problem]
+    placements: int
+    _plan: Plan | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def plan(self) -> Plan:
+        """The Plan the output was emitted from."""
+        if self._plan is None:
+            object.__setattr__(self, "_plan", resolve(self.loaded.fleet, self.loaded.workspace))
+        assert self._plan is not None
+        return self._plan
+
+
+class _TreeFiles(Mapping[str, bytes]):
+    """The bytes of output files read from the tree, where a cached compile proved them."""
+
+    def __init__(self, out_dir: Path, digests: Mapping[str, str]) -> None:
+        self._out_dir, self._digests = out_dir, digests
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self._digests:
+            raise KeyError(path)
+        return (self._out_dir / path).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._digests)
+
+    def __len__(self) -> int:
+        return len(self._digests)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +86,8 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
     plan, files = emit_loaded(loaded)
-    out_dir = out if out is not None else spec.resolve().parent / plan.fleet.output_dir
-    return Compiled(plan, writer.render(files), out_dir, emitters.warnings(plan))
+    return Compiled(loaded, writer.render(files), _out_dir(spec, loaded, out),
+                    emitters.warnings(plan), len(plan.placements), plan)
 
 
 def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
@@ -67,10 +103,60 @@ def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
     return plan, emitters.emit(plan)
 
 
-def build(spec: Path, out: Path | None = None) -> BuildResult:
-    """Compile ``spec`` and write the output tree (only files that changed)."""
-    compiled = compile_spec(spec, out)
-    return BuildResult(compiled, writer.write(compiled.out_dir, compiled.rendered, VERSION))
+def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
+    return out if out is not None else spec.resolve().parent / loaded.fleet.output_dir
+
+
+def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
+    """Compile ``spec`` and write the output tree (only files that changed).
+
+    With ``use_cache`` (the default) a spec compiled before into an output tree that still holds
+    that build is recognised without compiling or reading the tree (`fleetgen.buildcache`);
+    either way the cache is brought up to date.
+    """
+    loaded = load(spec)
+    out_dir, entry = _out_dir(spec, loaded, out), buildcache.inputs_key(loaded)
+    cache = Cache(out_dir)
+    cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
+    if cached is not None:
+        return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
+    compiled = compile_loaded(spec, loaded, out)
+    digests = {path: _sha256(data) for path, data in compiled.rendered.items()}
+    proven = _proven(cache, out_dir) if use_cache else set()
+    report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven)
+    _remember(cache, entry, compiled, digests)
+    buildcache.record_tree(cache, out_dir, Manifest(VERSION, digests))
+    return BuildResult(compiled, report)
+
+
+def _cached(loaded: Loaded, out_dir: Path, cache: Cache, entry: str | None) -> Compiled | None:
+    """The compile recorded under ``entry``, if the output tree provably still holds it."""
+    record = buildcache.load_compile(cache, entry) if entry is not None else None
+    if record is None or not writer.holds(out_dir, record.files, VERSION, _prover(cache)):
+        return None
+    return Compiled(loaded, _TreeFiles(out_dir, record.files), out_dir, record.warnings,
+                    record.placements)
+
+
+def _prover(cache: Cache) -> writer.Prover:
+    return lambda out_dir, manifest: buildcache.unchanged_files(cache, out_dir, manifest)
+
+
+def _proven(cache: Cache, out_dir: Path) -> set[str]:
+    """Owned files proven unchanged since the last build (so the writer need not read them)."""
+    manifest = writer.current_manifest(out_dir)
+    return buildcache.unchanged_files(cache, out_dir, manifest) if manifest else set()
+
+
+def _remember(cache: Cache, entry: str | None, compiled: Compiled,
+              digests: dict[str, str]) -> None:
+    if entry is not None:
+        record = buildcache.CompileRecord(digests, compiled.warnings, compiled.placements)
+        buildcache.save_compile(cache, entry, record)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +172,21 @@ class CheckResult:
     findings: list[writer.Finding]
 
 
-def check(spec: Path, out: Path | None = None) -> CheckResult:
-    """Compare the output tree with a fresh build; writes nothing (bar finishing a crashed one)."""
-    compiled = compile_spec(spec, out)
-    findings = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
+def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:
+    """Compare the output tree with a fresh build; writes nothing but the cache (and finishes a
+    crashed build). A spec compiled before into a tree that provably still holds it is up to
+    date without compiling."""
+    loaded = load(spec)
+    out_dir, entry = _out_dir(spec, loaded, out), buildcache.inputs_key(loaded)
+    cache = Cache(out_dir)
+    cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
+    if cached is not None:
+        return CheckResult(cached, [])
+    compiled = compile_loaded(spec, loaded, out)
+    findings = writer.check(out_dir, compiled.rendered, version=VERSION,
+                            proven=_proven(cache, out_dir) if use_cache else ())
+    if not findings:
+        digests = {path: _sha256(data) for path, data in compiled.rendered.items()}
+        _remember(cache, entry, compiled, digests)
+        buildcache.record_tree(cache, out_dir, Manifest(VERSION, digests))
     return CheckResult(compiled, findings)

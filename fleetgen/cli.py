@@ -71,9 +71,14 @@ def build(
     out: OutOption = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Write nothing; exit 1 if output/ differs from a fresh build.")] = False,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Compile everything, trusting nothing in output/.fleetgen/cache/.")]
+        = False,
 ) -> None:
     """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
-    raise typer.Exit(_run(lambda: _check(spec, out) if check else _build(spec, out)))
+    use_cache = not no_cache
+    raise typer.Exit(_run(lambda: _check(spec, out, use_cache) if check
+                          else _build(spec, out, use_cache)))
 
 
 def _run(command: Callable[[], _T], *, scaffolding: bool = False) -> _T:
@@ -112,9 +117,9 @@ def _working(what: str) -> Iterator[None]:
         yield
 
 
-def _build(spec: Path, out: Path | None) -> int:
+def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"building {spec}"):
-        result = commands.build(spec, out)
+        result = commands.build(spec, out, use_cache=use_cache)
     report = result.report
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
@@ -123,13 +128,13 @@ def _build(spec: Path, out: Path | None) -> int:
              "by hand; the edit is overwritten (change fleet.py instead)")
     typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
                f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-               f"({len(result.compiled.plan.placements)} placements)")
+               f"({result.compiled.placements} placements)")
     return EXIT_OK
 
 
-def _check(spec: Path, out: Path | None) -> int:
+def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"checking {spec}"):
-        result = commands.check(spec, out)
+        result = commands.check(spec, out, use_cache=use_cache)
     findings, where = result.findings, _shown(result.compiled.out_dir)
     for finding in findings:
         _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
@@ -290,18 +295,22 @@ def add_app(
         "--envs", help="Environments it runs in (repeatable; default: all).")] = None,
     image: Annotated[str | None, typer.Option(
         "--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at.")] = None,
+    chart: Annotated[str | None, typer.Option(
+        "--chart", help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
+                        "pinned version) instead of a kustomize base.")] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py."""
+    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py;
+    with --chart, add a chart app (no base)."""
     added = _run(lambda: commands.add_app(spec, name, project=project, namespace=namespace,
-                                          envs=envs or (), image=image, dry_run=dry_run,
-                                          out=out), scaffolding=True)
+                                          envs=envs or (), image=image, chart=chart,
+                                          dry_run=dry_run, out=out), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
-        typer.echo(f"next: edit {scaffold.base_dir(name)}/, then commit it with fleet.py and "
-                   "output/")
+        what = "its values in fleet.py" if chart else f"{scaffold.base_dir(name)}/"
+        typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
 _CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}

@@ -20,14 +20,15 @@ from fleetgen.diff.report import Report
 from fleetgen.errors import UsageError
 
 
-def build(spec: Path, out: Path | None = None) -> api.BuildResult:
-    """``fleetgen build``: compile ``spec`` and write the output tree."""
-    return api.build(spec, _directory(out, "--out"))
+def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.BuildResult:
+    """``fleetgen build``: compile ``spec`` and write the output tree (``--no-cache``: without
+    trusting the build cache)."""
+    return api.build(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
-def check(spec: Path, out: Path | None = None) -> api.CheckResult:
+def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.CheckResult:
     """``fleetgen build --check``: compare the output tree with a fresh build."""
-    return api.check(spec, _directory(out, "--out"))
+    return api.check(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
 def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
@@ -74,10 +75,11 @@ def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequenc
 
 
 def add_app(spec: Path, name: str, *, project: str, namespace: str, envs: Sequence[str] = (),
-            image: str | None = None, dry_run: bool = False,
+            image: str | None = None, chart: str | None = None, dry_run: bool = False,
             out: Path | None = None) -> scaffold.Added:
-    """``fleetgen add app``: create the app's base, insert it into fleet.py, rebuild the output."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image)
+    """``fleetgen add app``: create the app's base (none for a ``chart`` app,
+    ``REPO/NAME@VERSION``), insert it into fleet.py, rebuild the output."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image, chart)
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from fleetgen.api import compile_spec
 from fleetgen.errors import UsageError
 from fleetgen.model import AwsAuth, Credentials, ExecAuth, SyncPolicy
-from fleetgen.plan import Placement, Plan, Settings
+from fleetgen.plan import ChartSource, Placement, Plan, Settings, value_path
 
 DEFAULT_LAYER = "default"
 
@@ -55,7 +55,7 @@ class AppView:
     name: str
     project: str
     namespace: str
-    path: str
+    path: str  # the kustomize base, or the chart (`chart_text`)
     depends_on: tuple[str, ...]
     placements: tuple[PlacementView, ...]
 
@@ -119,8 +119,22 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
 
 def placement_view(placement: Placement) -> PlacementView:
     """A placement with each effective value and the layer that set it."""
+    found = list(values(placement.settings))
+    if placement.chart is not None:
+        found.insert(0, Value("chart/version", placement.chart.version,
+                              placement.settings.provenance.get("chart/version", "app")))
     return PlacementView(placement.app, placement.cluster, placement.env, placement.engine,
-                         placement.wave, placement.overlay, tuple(values(placement.settings)))
+                         placement.wave, placement.overlay or chart_text(placement.chart),
+                         tuple(found))
+
+
+def chart_text(chart: ChartSource | None) -> str:
+    """``chart NAME@VERSION from REPO`` (or ``chart PATH``) for a chart app's placement."""
+    if chart is None:
+        return ""
+    if chart.path is not None:
+        return f"chart {chart.path} ({chart.name} {chart.version})"
+    return f"chart {chart.name}@{chart.version} from {chart.repo}"
 
 
 def values(settings: Settings) -> Iterable[Value]:
@@ -140,6 +154,9 @@ def values(settings: Settings) -> Iterable[Value]:
     for prefix, mapping in (("label", settings.labels), ("annotation", settings.annotations)):
         for key, text in sorted(mapping.items()):
             yield Value(f"{prefix}/{key}", text, where[f"{prefix}/{key}"])
+    for path, value in _value_leaves(settings.values, ()):
+        key = f"values/{value_path(path)}"
+        yield Value(key, value, where[key])
     for index, patch in enumerate(settings.patches):
         kind = "JSON6902" if isinstance(patch.patch, list) else "strategic merge"
         target = "/".join(patch.target[k] for k in ("kind", "name") if k in patch.target)
@@ -149,9 +166,21 @@ def values(settings: Settings) -> Iterable[Value]:
         yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))
 
 
+def _value_leaves(value: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str, ...], Any]]:
+    """(path, value) of every leaf of a values document, keys in order (as provenance has them)."""
+    if isinstance(value, dict) and (value or not path):
+        for key in sorted(value):
+            yield from _value_leaves(value[key], (*path, key))
+    else:
+        yield path, value
+
+
 def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     app = next(a for a in plan.fleet.apps if a.name == name)
-    return AppView(app.name, app.project, app.namespace, app.path, tuple(app.depends_on),
+    chart = app.chart
+    source = app.path or (f"chart {chart.path}" if chart and chart.path else
+                          f"chart {chart.name} from {chart.repo}" if chart else "")
+    return AppView(app.name, app.project, app.namespace, source, tuple(app.depends_on),
                    tuple(v for v in views if v.app == name))
 
 
@@ -201,15 +230,16 @@ def _cluster_text(view: ClusterView) -> str:
 def _app_text(view: AppView) -> str:
     clusters = ", ".join(f"{p.cluster} ({p.env}, {p.engine}"
                          + (f", wave {p.wave})" if p.wave else ")") for p in view.placements)
-    lines = [f"app {view.name}: project {view.project}, namespace {view.namespace}, "
-             f"base {view.path}",
+    source = view.path if view.path.startswith("chart ") else f"base {view.path}"
+    lines = [f"app {view.name}: project {view.project}, namespace {view.namespace}, {source}",
              f"  runs on {len(view.placements)} cluster(s): {clusters}"]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")
-    by_overlay: dict[str, list[PlacementView]] = {}
-    for placement in view.placements:
-        by_overlay.setdefault(placement.overlay, []).append(placement)
-    for overlay, group in by_overlay.items():
+    by_overlay: dict[tuple[str, str], list[PlacementView]] = {}
+    for placement in view.placements:  # a chart app's clusters share a chart, not its values
+        values = json.dumps([asdict(value) for value in placement.values])
+        by_overlay.setdefault((placement.overlay, values), []).append(placement)
+    for (overlay, _), group in by_overlay.items():
         lines.append(f"  {', '.join(p.cluster for p in group)} — {overlay}")
         lines += _table([(v.key, v.layer, _shown(v.value)) for v in group[0].values], "    ")
     return "\n".join(lines) + "\n"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
@@ -135,6 +136,63 @@ def version(value: str) -> str:
     return value
 
 
+_CHART_VERSION = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+                            r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?")
+_CHART_REPO = re.compile(r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^\s]*)?")
+
+
+def chart_version(value: str) -> str:
+    """An exact chart version (SemVer 2, optional ``v``): both engines then install the same
+    release; a range would let each pick its own newest match."""
+    if not _CHART_VERSION.fullmatch(value):
+        raise ValueError(f"chart version {value!r} is not pinned: use an exact version such as "
+                         "'1.2.3' (ranges like '^1.2', '~1.2' or '1.x' let each engine pick a "
+                         "different release)")
+    return value
+
+
+def chart_repo(value: str) -> str:
+    """A Helm repository (``https://``) or OCI registry path (``oci://``), without credentials."""
+    if "@" in value.partition("://")[2].split("/")[0]:
+        raise ValueError("credentials do not belong in a chart repository URL (the URL is not "
+                         "repeated here because it holds a credential)")
+    if value.startswith("http://"):
+        raise ValueError(f"{value!r}: a plain http:// chart repository lets anyone on the "
+                         "network path change what the clusters deploy; use https://")
+    if not _CHART_REPO.fullmatch(value):
+        raise ValueError(f"{value!r} is not a chart repository: use https://host/path for a "
+                         "Helm repository or oci://registry/path for an OCI registry")
+    return value.rstrip("/")
+
+
+def helm_values(value: dict[str, Any]) -> dict[str, Any]:
+    """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None."""
+    problem = _values_problem(value, "values")
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _values_problem(value: Any, where: str) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{where}: key {key!r} is not a string (Helm values keys are strings)"
+            found = _values_problem(item, f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(value, list | tuple):
+        return next(filter(None, (_values_problem(item, f"{where}[{index}]")
+                                  for index, item in enumerate(value))), None)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{where}: {value!r} cannot be written as a Helm value"
+    if value is None or isinstance(value, str | bool | int | float):
+        return None
+    return (f"{where}: a {type(value).__name__} is not a Helm value (use maps, lists, strings, "
+            "numbers, booleans or None)")
+
+
 Name = Annotated[str, AfterValidator(dns_label)]
 ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
@@ -144,5 +202,8 @@ ServerURL = Annotated[str, AfterValidator(server_url)]
 GitURL = Annotated[str, AfterValidator(git_url)]
 ConfigKey = Annotated[str, AfterValidator(config_key)]
 Version = Annotated[str, AfterValidator(version)]
+ChartVersion = Annotated[str, AfterValidator(chart_version)]
+ChartRepo = Annotated[str, AfterValidator(chart_repo)]
+HelmValues = Annotated[dict[str, Any], AfterValidator(helm_values)]
 Labels = dict[LabelKey, LabelValue]
 Annotations = dict[LabelKey, str]

@@ -1,15 +1,27 @@
 """The writer's state under ``<out>/.fleetgen/``: ownership manifest, staging area and journal.
 
-A build changes the output tree in one transaction. New contents are staged and fsynced, then a
-journal (moves from staging, deletions, the new manifest) is committed by one atomic rename.
-Applying a journal is idempotent, so ``recover`` can finish an interrupted build, however often
-it is itself interrupted. Before the commit the tree is untouched; the manifest is only ever
-written while applying a journal, so tree and manifest always change together.
+A build changes the output tree in one transaction. New contents are staged, then a journal
+(moves from staging, deletions, the new manifest) is committed by one atomic rename. Applying a
+journal is idempotent, so ``recover`` can finish an interrupted build, however often it is
+itself interrupted. Before the commit the tree is untouched; the manifest is only ever written
+while applying a journal, so tree and manifest always change together.
+
+Durability fits derived data: output/ is reproducible from fleet.py and Git, so what must hold is
+consistency (the old tree, the new tree, or a journal the next run completes), not the
+durability of each file. A killed process needs no sync at all (the kernel keeps what was
+written). An OS crash or power loss needs exactly two orderings, each one ``syncfs`` of the
+output's file system instead of an fsync per file and per directory: the staged files must be
+on disk before the journal that moves them (`_sync_filesystem` before the commit point), and the
+moves before the journal is removed (again before the unlink). The journal and the manifest are
+written atomically (write, fsync, rename). The per-file fsyncs bought power-loss durability of
+each file, which derived output does not need; their cost is in benchmarks/README.md.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import errno
 import fcntl
 import json
@@ -17,7 +29,6 @@ import os
 import shutil
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +39,6 @@ STATE_DIR = ".fleetgen"
 MANIFEST = f"{STATE_DIR}/manifest.json"
 _JOURNAL = "journal.json"
 _STAGING = "staging"
-_FSYNC_WORKERS = 16
 # Scratch space of an interrupted build must never reach Git: a clone would then hide a
 # half-applied tree from `build --check` (which completes journals) instead of failing it.
 _GITIGNORE = (b"# fleetgen's crash-recovery scratch space\n"
@@ -179,10 +189,8 @@ def commit(
     for index, (path, data) in enumerate(sorted(writes.items())):
         _write_file(staging / str(index), data, os.O_EXCL, sync=False)
         moves.append((str(index), path))
-    _fsync_all(staging / name for name, _ in moves)
-    _fsync_dir(staging)
     journal = Journal(moves, sorted(deletions), manifest)
-    _fsync_dir(out_dir)
+    _sync_filesystem(staging)  # staged bytes reach the disk before the journal that moves them
     atomic_write(state / _JOURNAL, journal.to_bytes())  # the commit point
     _apply(out_dir, journal)
 
@@ -216,9 +224,8 @@ def _apply(out_dir: Path, journal: Journal) -> None:
             os.makedirs(target.parent, exist_ok=True)
             made.add(target.parent)
         os.replace(staged, target)
-    directories = parent_dirs([*journal.deletions, *(p for _, p in journal.moves)])
-    _fsync_all((out_dir / d for d in [*directories, ""]), missing_ok=True)
     atomic_write(out_dir / MANIFEST, journal.manifest.to_bytes())
+    _sync_filesystem(state)  # the moves and deletions reach the disk before the journal goes
     if (state / _STAGING).exists():
         shutil.rmtree(state / _STAGING)
     os.unlink(state / _JOURNAL)
@@ -290,20 +297,19 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _fsync_all(paths: Iterable[Path], missing_ok: bool = False) -> None:
-    """fsync many files or directories at once: the disk serves concurrent flushes faster."""
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
-    def flush(path: Path) -> None:
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        except (FileNotFoundError, NotADirectoryError):  # pruned or replaced meanwhile
-            if missing_ok:
-                return
-            raise
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
-    with ThreadPoolExecutor(max_workers=_FSYNC_WORKERS) as pool:
-        list(pool.map(flush, paths))
+def _sync_filesystem(path: Path) -> None:
+    """Flush the whole file system holding ``path`` (Linux ``syncfs``; ``sync`` elsewhere)."""
+    syncfs = getattr(_LIBC, "syncfs", None)
+    if syncfs is None:
+        os.sync()
+        return
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if syncfs(fd) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, os.strerror(error), str(path))
+    finally:
+        os.close(fd)

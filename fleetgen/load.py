@@ -59,7 +59,9 @@ def read_spec(spec: Path) -> str:
 def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
     """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps)))
+    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps if app.path),
+                              (repo_path(app.chart.path) for app in fleet.apps
+                               if app.chart and app.chart.path)))
 
 
 def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet:

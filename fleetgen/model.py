@@ -25,9 +25,12 @@ from pydantic import (
 from fleetgen.fields import (
     ROLE_ARN,
     Annotations,
+    ChartRepo,
+    ChartVersion,
     ConfigKey,
     Duration,
     GitURL,
+    HelmValues,
     LabelKey,
     Labels,
     LabelValue,
@@ -555,6 +558,8 @@ class Layer(Spec):
         common_labels: Labels put on every object, merged by key.
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.
+        values: Chart apps only: Helm values, merged like Helm's chained values files (None
+            removes a key, the chart's default included).
     """
 
     replicas: dict[ObjectName, int] = {}
@@ -564,6 +569,7 @@ class Layer(Spec):
     common_labels: Labels = {}
     common_annotations: Annotations = {}
     sync: SyncPolicy | None = None
+    values: HelmValues = {}  # chart apps only: merged like Helm's chained values files
 
     @field_validator("replicas")
     @classmethod
@@ -575,17 +581,65 @@ class Layer(Spec):
 
 
 class Overrides(Layer):
-    """The settings of one environment or cluster for an app; deeper layers win."""
+    """The settings of one environment or cluster for an app; deeper layers win.
+
+    Attributes:
+        chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
+    """
+
+    chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
+
+
+_CHART_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class HelmChart(Spec):
+    """A Helm chart: ``repo`` (``https://`` Helm repository or ``oci://`` registry path) with
+    ``name`` and a pinned ``version``, or ``path``, a chart kept in this repository (its
+    Chart.yaml names it and gives its version).
+
+    Attributes:
+        repo: The https:// Helm repository or oci:// registry path of the chart.
+        name: The chart's name in that repository.
+        version: The exact chart version (pinned, SemVer).
+        path: A chart kept in this repository, relative to the folder holding fleet.py.
+    """
+
+    repo: ChartRepo | None = None
+    name: str | None = None
+    version: ChartVersion | None = None
+    path: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _source(self) -> HelmChart:
+        remote = {"repo": self.repo, "name": self.name, "version": self.version}
+        if self.path is not None:
+            given = [key for key, value in remote.items() if value is not None]
+            if given:
+                raise ValueError(f"a chart kept in the repository (path=) takes its name and "
+                                 f"version from its Chart.yaml; drop {', '.join(given)}")
+            return self
+        missing = [key for key, value in remote.items() if value is None]
+        if missing:
+            raise ValueError(f"a chart needs repo=, name= and a pinned version= (missing "
+                             f"{', '.join(missing)}), or path= for a chart kept in the "
+                             "repository")
+        assert self.name is not None
+        if not _CHART_NAME.fullmatch(self.name):
+            raise ValueError(f"chart name {self.name!r} is not a chart name")
+        return self
 
 
 class App(Layer):
-    """An application: a user-owned kustomize base placed on the clusters its targets select.
+    """An application: a user-owned kustomize base (``path``) or a Helm chart (``chart``),
+    placed on the clusters its targets select.
 
     Attributes:
         name: The app's name.
         project: Its project.
         namespace: The namespace it deploys into.
-        path: Its kustomize base, relative to the folder holding fleet.py.
+        path: Its kustomize base, relative to the folder holding fleet.py; or give chart.
+        chart: The Helm chart it installs, instead of a kustomize base (path).
         targets: The clusters it runs on; default: every cluster.
         per_env: Environment name → settings there.
         per_cluster: Cluster name → settings there (deepest layer).
@@ -601,7 +655,8 @@ class App(Layer):
     name: Name
     project: Name
     namespace: Name
-    path: str = Field(min_length=1)
+    path: str | None = Field(default=None, min_length=1)
+    chart: HelmChart | None = None
     targets: Selector = Field(default_factory=Selector)
     per_env: dict[str, Overrides] = {}
     per_cluster: dict[str, Overrides] = {}
@@ -612,6 +667,14 @@ class App(Layer):
     annotations: Annotations = {}
     waivers: list[Waiver] = []
     engine: Engine | None = None  # of all its placements (not an Overrides field)
+
+    @model_validator(mode="after")
+    def _source(self) -> App:
+        if (self.path is None) == (self.chart is None):
+            which = "neither" if self.path is None else "both"
+            raise ValueError(f"an app has exactly one of path= (a kustomize base in this "
+                             f"repository) and chart=HelmChart(...); this one sets {which}")
+        return self
 
 
 # The oldest controller releases their projects still support (their three newest minors).
@@ -731,6 +794,6 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
     "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project", "Retry",
-    "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
+    "HelmChart", "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project",
+    "Retry", "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
 ]

@@ -7,6 +7,9 @@ layer wins key by key, and a field it does not set keeps the shallower value.
 
 from __future__ import annotations
 
+import copy
+import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,6 +21,7 @@ from fleetgen.model import (
     Fleet,
     Image,
     Layer,
+    Overrides,
     Patch,
     SyncPolicy,
 )
@@ -54,7 +58,8 @@ class Settings:
 
     Provenance keys: ``image/<name>/name`` (new_name), ``image/<name>/version`` (tag and digest,
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
-    ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``.
+    ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
+    app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``.
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
@@ -64,6 +69,8 @@ class Settings:
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     sync: SyncPolicy = field(default_factory=SyncPolicy)
+    values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
+    chart_version: str | None = None  # an Overrides(chart_version=...) in effect
     provenance: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
@@ -88,10 +95,16 @@ class Settings:
             patches.append(patch)
         _merge(labels, layer.common_labels, "label", layer_name, provenance)
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
+        chart_version = self.chart_version
+        if isinstance(layer, Overrides) and layer.chart_version is not None:
+            chart_version = layer.chart_version
+            provenance["chart/version"] = layer_name
         return Settings(
             images=images, replicas=replicas, config=config, patches=tuple(patches),
             labels=labels, annotations=annotations,
-            sync=merge_sync(self.sync, layer.sync, layer_name, provenance), provenance=provenance,
+            sync=merge_sync(self.sync, layer.sync, layer_name, provenance),
+            values=merge_values(self.values, layer.values, layer_name, provenance),
+            chart_version=chart_version, provenance=provenance,
         )
 
 
@@ -104,6 +117,58 @@ def _merge(target: dict[str, Any], values: Mapping[str, Any], prefix: str, layer
     for key, value in values.items():
         target[key] = value
         provenance[f"{prefix}/{key}"] = layer_name
+
+
+def merge_values(base: Mapping[str, Any], deeper: Mapping[str, Any], layer_name: str,
+                 provenance: dict[str, str], path: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``deeper`` on ``base`` as Helm merges chained values files (``-f a -f b``): maps key by
+    key, anything else replaced whole; a None stays, so that Helm then drops the key, the chart's
+    default included. Provenance of each leaf names the layer that set it."""
+    merged = dict(base)
+    for key, value in deeper.items():
+        here = (*path, key)
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            merged[key] = merge_values(current, value, layer_name, provenance, here)
+            continue
+        replaced = "values/" + value_path(here)
+        for known in [k for k in provenance if k == replaced or k.startswith(
+                (replaced + ".", replaced + "["))]:
+            del provenance[known]
+        merged[key] = copy.deepcopy(value)
+        provenance.update((f"values/{value_path(leaf)}", layer_name)
+                          for leaf in _leaves(value, here))
+    return merged
+
+
+def _leaves(value: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
+    return [path]
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def value_path(path: Sequence[str]) -> str:
+    """A values path as Helm's ``--set`` would name it: ``a.b``, keys with other characters
+    quoted: ``podAnnotations["prometheus.io/scrape"]``."""
+    parts = []
+    for index, key in enumerate(path):
+        if _PLAIN_KEY.fullmatch(key):
+            parts.append(key if index == 0 else f".{key}")
+        else:
+            parts.append(f"[{json.dumps(key, ensure_ascii=False)}]")
+    return "".join(parts)
+
+
+def holds_null(value: Any) -> bool:
+    """Whether a values document holds a None anywhere (then it must travel as text)."""
+    if isinstance(value, dict):
+        return any(holds_null(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_null(item) for item in value)
+    return value is None
 
 
 def merge_sync(base: SyncPolicy, deeper: SyncPolicy | None, layer_name: str,
@@ -156,16 +221,32 @@ class ClusterOverlay:
 
 
 @dataclass(frozen=True, slots=True)
+class ChartSource:
+    """The chart of a chart app's placement: from a repository, or kept in this repository."""
+
+    name: str
+    version: str  # exact; for a chart kept in the repository, its Chart.yaml's
+    repo: str | None = None  # https:// Helm repository or oci:// registry path, as written
+    path: str | None = None  # repo-relative directory of a chart kept in the repository
+
+    @property
+    def oci(self) -> bool:
+        """Whether the chart comes from an OCI registry."""
+        return self.repo is not None and self.repo.startswith("oci://")
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
     """One app on one cluster."""
 
     app: str
     cluster: str
     env: str
-    overlay: str  # output-relative overlay path the engines point at
+    overlay: str  # output-relative overlay path the engines point at ("" for a chart app)
     settings: Settings
     engine: Engine  # the one engine that reconciles it
     wave: int | None = None  # 1-based rollout step, None without a rollout
+    chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,13 +25,16 @@ from fleetgen.model import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    HelmChart,
     Layer,
+    Overrides,
     Selector,
     Spec,
     SyncPolicy,
 )
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import (
+    ChartSource,
     ClusterOverlay,
     EnvOverlay,
     Placement,
@@ -344,11 +347,63 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_reserved_labels(ctx, app, app.labels, f"app {app.name!r}")
     for layer in _layers_of(app):
         _check_reserved_labels(ctx, layer, layer.common_labels, f"app {app.name!r}")
-    _check_base(ctx, app)
+    if app.chart is None:
+        _check_base(ctx, app)
+    else:
+        _check_chart(ctx, app, app.chart)
+    _check_layer_kinds(ctx, app)
     _check_rollout_sync(ctx, app, placed)
 
 
+# Layer fields that only a kustomize base can take (a chart app sets them through `values`).
+KUSTOMIZE_FIELDS = ("images", "replicas", "config", "patches", "common_labels",
+                    "common_annotations")
+
+
+def _check_layer_kinds(ctx: _Context, app: App) -> None:
+    """Kustomize settings on a chart app, chart settings on a kustomize app."""
+    for layer in _layers_of(app):
+        if app.chart is None:
+            chart_fields = [name for name in ("values", "chart_version")
+                            if getattr(layer, name, None)]
+            if chart_fields:
+                ctx.report(layer, f"app {app.name!r}: {' and '.join(chart_fields)} apply to "
+                                  "chart apps (App(chart=HelmChart(...))); a kustomize base takes "
+                                  "images, replicas, config and patches")
+            continue
+        for name in KUSTOMIZE_FIELDS:
+            if getattr(layer, name):
+                ctx.report(layer, f"app {app.name!r}: {name} is for kustomize bases; a chart "
+                                  f"app sets this through values={{...}} (the chart's values)")
+        if app.chart.path is not None and isinstance(layer, Overrides) and layer.chart_version:
+            ctx.report(layer, f"app {app.name!r}: chart_version pins a chart from a "
+                              f"repository; the chart at {app.chart.path!r} is the one in this "
+                              "revision of the repository (its Chart.yaml's version)")
+    if app.chart is not None and app.secrets:
+        ctx.report(app, f"app {app.name!r}: secrets= is for kustomize bases; a chart app "
+                        "refers to its Secrets through values={...} (e.g. an existingSecret "
+                        "value) and gets them from another app")
+
+
+def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
+    if chart.path is None:
+        return
+    path = repo_path(chart.path)
+    if posixpath.isabs(path) or path.startswith(".."):
+        ctx.report(chart, f"app {app.name!r}: chart path {chart.path!r} must be inside the "
+                          "repository (relative to the directory holding fleet.py)")
+        return
+    found = ctx.workspace.charts.get(path)
+    if found is None or (found.name is None and not found.problems):
+        ctx.report(chart, f"app {app.name!r}: chart path {chart.path!r} has no Chart.yaml "
+                          "(create the chart there or fix the path)")
+        return
+    for problem in found.problems:
+        ctx.report(chart, f"app {app.name!r}: chart {path}: {problem}")
+
+
 def _check_base(ctx: _Context, app: App) -> None:
+    assert app.path is not None
     path = repo_path(app.path)
     if posixpath.isabs(path) or path.startswith(".."):
         ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside the repository "
@@ -427,11 +482,14 @@ def _check_dependency_cycles(ctx: _Context) -> None:
 
 
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
-    fleet = ctx.fleet
-    fleet_layer = Layer(common_labels=fleet.common_labels,
-                        common_annotations=fleet.common_annotations, sync=fleet.sync)
-    env_layer = Layer(common_labels=env.common_labels, common_annotations=env.common_annotations,
-                      sync=env.sync)
+    """Fleet, env, app and per_env layers; a chart app takes no fleet or env common metadata
+    (nothing would apply it to the chart's objects)."""
+    fleet, chart = ctx.fleet, app.chart is not None
+    fleet_layer = Layer(common_labels={} if chart else fleet.common_labels,
+                        common_annotations={} if chart else fleet.common_annotations,
+                        sync=fleet.sync)
+    env_layer = Layer(common_labels={} if chart else env.common_labels,
+                      common_annotations={} if chart else env.common_annotations, sync=env.sync)
     return (Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
             .apply("app", app).apply("per_env", app.per_env.get(env.name)))
 
@@ -453,6 +511,27 @@ def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
     return [s for s in app.secrets if s not in by_cluster], by_cluster
 
 
+def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Iterable[Cluster],
+                      wave_of: Mapping[str, int],
+                      engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
+    """A chart app's placements: no overlays; the chart and the layered values per cluster."""
+    found = []
+    for cluster in clusters:
+        settings = _env_settings(ctx, app, ctx.envs[cluster.env]).apply(
+            "per_cluster", app.per_cluster.get(cluster.name))
+        if chart.path is not None:
+            local = ctx.workspace.charts[repo_path(chart.path)]
+            assert local.name is not None and local.version is not None
+            source = ChartSource(local.name, local.version, path=local.path)
+        else:
+            assert chart.repo and chart.name and chart.version
+            source = ChartSource(chart.name, settings.chart_version or chart.version, chart.repo)
+        found.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env, overlay="",
+                               settings=settings, engine=engines[app.name, cluster.name],
+                               wave=wave_of.get(cluster.name), chart=source))
+    return found
+
+
 def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 waves: Mapping[str, tuple[tuple[str, ...], ...]],
                 credentials: Mapping[str, Credentials | None],
@@ -461,6 +540,11 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                for number, clusters in enumerate(steps, 1) for cluster in clusters}
     placements, env_overlays, cluster_overlays = [], [], []
     for app in ctx.apps.values():
+        if app.chart is not None:
+            placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of,
+                                            engines)
+            continue
+        assert app.path is not None
         env_secrets, cluster_secrets = _per_cluster_secrets(app)
         base = ctx.workspace.bases[repo_path(app.path)]
         by_env: dict[str, EnvOverlay] = {}

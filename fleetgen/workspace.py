@@ -46,10 +46,21 @@ class Base:
 
 
 @dataclass(frozen=True, slots=True)
+class ChartDir:
+    """A Helm chart kept in the repository: what its Chart.yaml says (None: no Chart.yaml)."""
+
+    path: str
+    name: str | None = None
+    version: str | None = None
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workspace:
-    """Bases by repo-relative path."""
+    """Bases and charts by repo-relative path."""
 
     bases: Mapping[str, Base] = field(default_factory=dict)
+    charts: Mapping[str, ChartDir] = field(default_factory=dict)
 
 
 def filesystem_reader(root: Path) -> Reader:
@@ -90,9 +101,25 @@ def scratch_tree(target: Path, generated: Mapping[str, bytes], bases: Iterable[s
             (target / path).write_bytes(data)
 
 
-def scan(read: Reader, paths: Iterable[str]) -> Workspace:
-    """Inventory every base in ``paths`` (repo-relative, normalized)."""
-    return Workspace({path: _scan_base(read, path) for path in sorted(set(paths))})
+def scan(read: Reader, paths: Iterable[str], charts: Iterable[str] = ()) -> Workspace:
+    """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized)."""
+    return Workspace({path: _scan_base(read, path) for path in sorted(set(paths))},
+                     {path: _scan_chart(read, path) for path in sorted(set(charts))})
+
+
+def _scan_chart(read: Reader, path: str) -> ChartDir:
+    data = read(posixpath.join(path, "Chart.yaml"))
+    if data is None:
+        return ChartDir(path)
+    try:
+        doc = yaml.load(data, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError as error:
+        return ChartDir(path, problems=(f"Chart.yaml is not valid YAML: {error}".replace(
+            "\n", " "),))
+    if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) and doc[k]
+                                            for k in ("name", "version")):
+        return ChartDir(path, problems=("Chart.yaml needs a name and a version (strings)",))
+    return ChartDir(path, doc["name"], doc["version"])
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -40,12 +40,16 @@ __all__ = [
     "WriteError",
     "WriteReport",
     "check",
+    "current_manifest",
+    "holds",
     "recover",
     "render",
     "write",
 ]
 
 FindingKind = Literal["missing", "stale", "hand-edited", "extra", "unowned-conflict"]
+# The owned files of an output tree proven to hold the bytes its manifest records.
+Prover = Callable[[Path, Manifest], Collection[str]]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -121,19 +125,44 @@ def _render_file(file: OutputFile) -> bytes:
     return file.text.encode()
 
 
-def write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteReport:
+def write(out_dir: Path, rendered: Mapping[str, bytes], version: str, *,
+          proven: Collection[str] = ()) -> WriteReport:
     """Make ``out_dir`` hold ``rendered``, touching only changed files that fleetgen owns.
 
+    ``proven``: owned files known to hold the bytes the manifest records (not read again).
     Raises OwnershipConflict, before writing anything, when an unowned file is in the way.
     """
     _check_layout(rendered)
     with exclusive(out_dir):
-        return _write(out_dir, rendered, version)
+        return _write(out_dir, rendered, version, proven)
 
 
-def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str) -> WriteReport:
+def holds(out_dir: Path, digests: Mapping[str, str], version: str, prove: Prover) -> bool:
+    """Whether ``out_dir`` is exactly the tree a build of files with ``digests`` (path ->
+    sha256) by ``version`` leaves, as far as ``prove`` can tell without the bytes. Completes an
+    interrupted build first."""
+    with exclusive(out_dir):
+        if not out_dir.is_dir():
+            return False
+        recover(out_dir)
+        manifest = load_manifest(out_dir)
+        if manifest is None or manifest.version != version or manifest.files != digests:
+            return False
+        return len(prove(out_dir, manifest)) == len(manifest.files)
+
+
+def current_manifest(out_dir: Path) -> Manifest | None:
+    """The manifest of ``out_dir`` as it stands (None without one, or an unreadable one)."""
+    try:
+        return load_manifest(out_dir)
+    except StateError:
+        return None
+
+
+def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str,
+           proven: Collection[str]) -> WriteReport:
     recover(out_dir)
-    survey = _survey(out_dir, rendered)
+    survey = _survey(out_dir, rendered, proven)
     conflicts = sorted(
         finding for path, disk in survey.disk.items() if (finding := _conflict(path, disk, survey))
     )
@@ -163,21 +192,24 @@ def _hand_edited(out_dir: Path, paths: Iterable[str], survey: _Survey) -> list[s
 
 
 def check(
-    out_dir: Path, rendered: Mapping[str, bytes], *, version: str | None = None
+    out_dir: Path, rendered: Mapping[str, bytes], *, version: str | None = None,
+    proven: Collection[str] = (),
 ) -> list[Finding]:
     """How ``out_dir`` differs from what ``write`` would leave; [] when it is up to date.
 
     Writes nothing, except that it first completes an interrupted build (`recover`). With
     ``version``, a manifest written by another fleetgen version is reported as stale.
+    ``proven`` as for `write`.
     """
     _check_layout(rendered)
     with exclusive(out_dir):
-        return _check(out_dir, rendered, version)
+        return _check(out_dir, rendered, version, proven)
 
 
-def _check(out_dir: Path, rendered: Mapping[str, bytes], version: str | None) -> list[Finding]:
+def _check(out_dir: Path, rendered: Mapping[str, bytes], version: str | None,
+           proven: Collection[str]) -> list[Finding]:
     recover(out_dir)
-    survey = _survey(out_dir, rendered)
+    survey = _survey(out_dir, rendered, proven)
     findings = [
         finding
         for path, disk in survey.disk.items()
@@ -208,14 +240,16 @@ class _Survey:
     removable: list[str]  # owned, no longer generated, a regular file on disk: to delete
 
 
-def _survey(out_dir: Path, rendered: Mapping[str, bytes]) -> _Survey:
+def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str]) -> _Survey:
     manifest = load_manifest(out_dir)
     owned = manifest.files if manifest else {}
     modes: dict[str, int] = {}
     removable = sorted(p for p in owned if p not in rendered and _is_file(out_dir, p, modes))
-    removable_set = set(removable)
+    removable_set, proven_set = set(removable), set(proven) & set(owned)
     disk = {
-        path: _examine(out_dir, path, data, removable_set, modes) for path, data in rendered.items()
+        path: _Disk("same" if owned[path] == _sha256(data) else "different")
+        if path in proven_set else _examine(out_dir, path, data, removable_set, modes)
+        for path, data in rendered.items()
     }
     return _Survey(manifest, owned, disk, removable)
 

@@ -118,12 +118,13 @@ def argocd_pairs(rendered: dict[str, bytes]) -> set[Pair]:
 
 
 def flux_pairs(rendered: dict[str, bytes]) -> set[Pair]:
-    """(app, cluster) of every Flux Kustomization that applies an app overlay."""
+    """(app, cluster) of every Flux Kustomization that applies an app overlay, and of every
+    HelmRelease (a chart app)."""
     found = set()
     for _, doc in documents(rendered, "flux/"):
         labels = doc.get("metadata", {}).get("labels", {})
-        if doc["kind"] == "Kustomization" and "fleetgen.io/app" in labels \
-                and "/overlays/" in doc["spec"]["path"]:
+        if "fleetgen.io/app" in labels and (doc["kind"] == "HelmRelease" or (
+                doc["kind"] == "Kustomization" and "/overlays/" in doc["spec"]["path"])):
             found.add((labels["fleetgen.io/app"], labels["fleetgen.io/cluster"]))
     return found
 

@@ -26,11 +26,11 @@ def fleetgen(cwd: Path, *args: str, seed: str = "0") -> subprocess.CompletedProc
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A copy of the example fleet repo: fleet.py, apps/ and the committed output/."""
+    """A copy of the example fleet repo: fleet.py, apps/, charts/ and the committed output/."""
     copy = tmp_path / "fleet-repo"
     copy.mkdir()
     shutil.copy(ROOT / "fleet.py", copy)
-    for folder in ("apps", "output"):
+    for folder in ("apps", "charts", "output"):
         shutil.copytree(ROOT / folder, copy / folder)
     return copy
 
@@ -88,7 +88,8 @@ def test_every_overlay_of_the_example_builds_with_kustomize(kustomize: Kustomize
     compiled = api.compile_spec(ROOT / "fleet.py")
     apps = {app.name: app for app in compiled.plan.fleet.apps}
     overlays = {compiled.out_dir / o.path: o.app for o in compiled.plan.env_overlays}
-    overlays |= {compiled.out_dir / p.overlay: p.app for p in compiled.plan.placements}
+    overlays |= {compiled.out_dir / p.overlay: p.app for p in compiled.plan.placements
+                 if p.chart is None}
     rendered = build_many(sorted(overlays), kustomize=kustomize)
     for overlay, app in overlays.items():
         docs = [d for d in yaml.safe_load_all(rendered[overlay]) if d]

@@ -73,7 +73,8 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
     (cluster,) = explain.explain(ROOT / "fleet.py", "prod-west").clusters
     assert (cluster.env, cluster.wave, cluster.waves) == ("prod", 2, 3)
     assert [(p.app, p.wave) for p in cluster.apps] == [
-        ("api-service", 2), ("order-service", 2), ("payment-service", 2), ("platform-config", 2)]
+        ("api-service", 2), ("cert-manager", 2), ("order-service", 2), ("payment-service", 2),
+        ("platform-config", 2)]
     assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
     assert {p.engine for p in cluster.apps} == {"argocd"}
     text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
@@ -86,6 +87,24 @@ def test_app_says_which_engine_runs_it_where() -> None:
     assert "  runs on 5 cluster(s): dev (dev, flux), dr (prod, argocd, wave 3), prod-east " \
         "(prod, argocd, wave 1), prod-west (prod, argocd, wave 2), staging (staging, argocd)\n" \
         in text
+
+
+def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
+    (app,) = explain.explain(ROOT / "fleet.py", "cert-manager").apps
+    assert app.path == "chart cert-manager from https://charts.jetstack.io"
+    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values}
+                  for p in app.placements}
+    dev, prod = by_cluster["dev"], by_cluster["prod-east"]
+    assert dev["chart/version"] == ("app", "v1.16.2")
+    assert dev["values/crds.enabled"] == ("app", True)
+    assert "values/replicaCount" not in dev
+    assert prod["values/replicaCount"] == ("per_env", 2)
+    assert prod["values/resources.requests.cpu"] == ("per_env", "50m")
+    assert prod["values/global.leaderElection.namespace"] == ("app", "cert-manager")
+    text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
+    assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
+    assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
+    assert "    values/resources   per_env  null\n" in text  # removed by None in dev
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

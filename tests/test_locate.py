@@ -52,7 +52,7 @@ def repo(tmp_path: Path) -> Path:
     copy = tmp_path / "fleet-repo"
     copy.mkdir()
     shutil.copy(ROOT / "fleet.py", copy)
-    for folder in ("apps", "output"):
+    for folder in ("apps", "charts", "output"):
         shutil.copytree(ROOT / folder, copy / folder)
     git(copy, "init", "-q", "-b", "main")
     git(copy, "add", "-A")

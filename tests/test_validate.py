@@ -113,6 +113,7 @@ def found(data: dict[str, Any]) -> set[tuple[Any, ...]]:
 def example(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     shutil.copytree(ROOT / "apps", repo / "apps")
+    shutil.copytree(ROOT / "charts", repo / "charts")
     shutil.copytree(ROOT / "output", repo / "output", ignore=shutil.ignore_patterns("cache"))
     shutil.copy(ROOT / "fleet.py", repo)
     return repo

@@ -71,7 +71,7 @@ class Facts:
             app_clusters.setdefault(placement.app, set()).add(placement.cluster)
             cluster_apps.setdefault(placement.cluster, set()).add(placement.app)
             for overlay in (placement.overlay, builds_on.get(placement.overlay)):
-                if overlay is not None:
+                if overlay:  # a chart app has no overlay ("")
                     users.setdefault(overlay, set()).add(pair)
         env_clusters: dict[str, set[str]] = {env.name: set() for env in fleet.environments}
         for cluster in fleet.clusters:
@@ -83,7 +83,7 @@ class Facts:
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
-            app_path={a.name: repo_path(a.path) for a in fleet.apps},
+            app_path={a.name: repo_path(a.path) for a in fleet.apps if a.path is not None},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
             engine={(p.app, p.cluster): p.engine for p in plan.placements},

@@ -1,12 +1,16 @@
 """What more than one emitter writes: the kustomization header, fleetgen's own label keys, the
-output fields newer than a controller floor.
+output fields newer than a controller floor, and the text of a chart app's values.
 
 Emitters never import from one another; what two of them share lives here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from fleetgen.output import LABEL_PREFIX
+from fleetgen.yamlio import dump
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
 APP_LABEL = f"{LABEL_PREFIX}app"
@@ -23,3 +27,10 @@ NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "flux": ((FLUX_IGNORE_SINCE, "`Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
                                  "`ignore_differences` alone too"),),
 }
+
+
+def values_text(values: Mapping[str, Any]) -> str:
+    """A chart app's merged values as the text of a Helm values file (``-f``). Strings Helm's
+    YAML 1.1 reader would take for something else (``no``, ``1e3``) are quoted, and a None is
+    written ``null``, which Helm reads as "drop this key, the chart's default included"."""
+    return dump(dict(values))

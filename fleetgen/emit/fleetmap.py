@@ -65,7 +65,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
                   projects=project_views(plan), floors=floors(plan),
                   apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
-                  placements=len(plan.placements))
+                  placements=len(plan.placements), charts=chart_rows(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -107,6 +107,33 @@ def cluster_engines(plan: Plan) -> dict[str, str]:
     for placement in plan.placements:
         found.setdefault(placement.cluster, set()).add(placement.engine)
     return {c.name: ", ".join(sorted(found.get(c.name, ()))) or "—" for c in plan.fleet.clusters}
+
+
+@dataclass(frozen=True, slots=True)
+class ChartRow:
+    """A chart app: its chart and the chart version(s) each environment runs."""
+
+    app: str
+    chart: str
+    versions: tuple[tuple[str, str], ...]  # (env, versions joined, or "·")
+
+
+def chart_rows(plan: Plan) -> list[ChartRow]:
+    """One row per chart app, environments in spec order."""
+    rows = []
+    for app in sorted((a for a in plan.fleet.apps if a.chart is not None), key=lambda a: a.name):
+        chart = app.chart
+        assert chart is not None
+        placed = [p for p in plan.placements if p.app == app.name and p.chart is not None]
+        if not placed:
+            continue
+        versions = tuple((env.name, ", ".join(sorted({p.chart.version for p in placed
+                                                      if p.env == env.name and p.chart})) or "·")
+                         for env in plan.fleet.environments)
+        source = (f"{chart.path} (in this repository)" if chart.path
+                  else f"{chart.name} from {chart.repo}")
+        rows.append(ChartRow(app.name, source, versions))
+    return rows
 
 
 def project_views(plan: Plan) -> list[ProjectView]:

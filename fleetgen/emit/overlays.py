@@ -11,7 +11,7 @@ from typing import Any
 
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION
-from fleetgen.errors import Problem
+from fleetgen.errors import Problem, at
 from fleetgen.model import Layer, Patch
 from fleetgen.output import OutputFile
 from fleetgen.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
@@ -26,8 +26,24 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """Nothing risky to report about overlays."""
-    return []
+    """Chart apps have no overlay: fleet and environment common metadata does not reach them."""
+    fleet = plan.fleet
+    envs = {env.name: env for env in fleet.environments}
+    found = []
+    for app in fleet.apps:
+        if app.chart is None:
+            continue
+        placed = sorted({p.env for p in plan.placements if p.app == app.name})
+        layers = [("fleet", fleet.common_labels, fleet.common_annotations),
+                  *((f"environment {env!r}", envs[env].common_labels,
+                     envs[env].common_annotations) for env in placed)]
+        skipped = [name for name, labels, annotations in layers if labels or annotations]
+        if skipped:
+            found.append(at(app, f"app {app.name!r}: common_labels/common_annotations of "
+                                 f"{', '.join(skipped)} are not applied to a chart app (it has "
+                                 "no overlay); set them through its values if the chart takes "
+                                 "them", fleet))
+    return found
 
 
 def emit(plan: Plan) -> list[OutputFile]:

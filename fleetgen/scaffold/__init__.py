@@ -82,6 +82,7 @@ class AppRequest:
         namespace: The namespace it deploys into.
         envs: The environments it runs in; empty: all.
         image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
+        chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
     """
 
     name: str
@@ -89,6 +90,7 @@ class AppRequest:
     namespace: str
     envs: tuple[str, ...] = ()
     image: str | None = None
+    chart: str | None = None  # REPO/NAME@VERSION: a chart app instead of a kustomize base
 
 
 def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
@@ -169,14 +171,30 @@ def image_call(reference: str, name: str) -> Call:
     return Call("Image", {key: value for key, value in parts.items() if value})
 
 
+def chart_call(reference: str) -> Call:
+    """``HelmChart(...)`` for ``--chart REPO/NAME@VERSION`` (REPO https:// or oci://)."""
+    rest, _, version = reference.rpartition("@")
+    repo, _, name = rest.rpartition("/")
+    if not (version and name and repo.startswith(("https://", "oci://"))):
+        raise UsageError(f"--chart {reference!r}: write REPO/NAME@VERSION, e.g. "
+                         "https://charts.jetstack.io/cert-manager@v1.16.2 or "
+                         "oci://registry.example.com/charts/web@1.2.3")
+    return Call("HelmChart", {"repo": repo, "name": name, "version": version})
+
+
 def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
     """The ``App(...)`` text and the fleetgen names it uses."""
+    if request.chart and request.image:
+        raise UsageError("--image sets a kustomize base's image; a chart app sets its image "
+                         "through values in fleet.py")
     targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
     images = [image_call(request.image, request.name)] if request.image else []
+    chart = chart_call(request.chart) if request.chart else None
     text = render("snippets/app.py.j2", name=request.name, project=request.project,
                   namespace=request.namespace, path=base_dir(request.name), targets=targets,
-                  images=images)
-    names = ["App", *(["Selector"] if targets else []), *(["Image"] if images else [])]
+                  images=images, chart=chart)
+    names = ["App", *(["Selector"] if targets else []), *(["Image"] if images else []),
+             *(["HelmChart"] if chart else [])]
     return text.rstrip("\n"), names
 
 
@@ -267,10 +285,11 @@ def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,
 
 def add_app(spec: Path, request: AppRequest, *, dry_run: bool = False,
             out: Path | None = None) -> Added:
-    """Create ``apps/NAME/base/`` and insert ``App(...)``; validated before anything is written."""
+    """Create ``apps/NAME/base/`` (not for a chart app) and insert ``App(...)``; validated before
+    anything is written."""
     snippet, names = app_snippet(request)
-    files = {f"{base_dir(request.name)}/{name}": text
-             for name, text in base_files(request.name).items()}
+    files = {} if request.chart else {f"{base_dir(request.name)}/{name}": text
+                                      for name, text in base_files(request.name).items()}
     return _add(spec, "apps", snippet, names, files, lambda p: p.app == request.name,
                 dry_run, out)
 

@@ -18,6 +18,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,12 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
     findings.extend(_contracts(fleet, emitted, locate))
     builds, rendered_checked = None, 0
     if render:
-        overlays = sorted({placement.overlay for placement in compiled.plan.placements})
+        # Chart apps have no overlay; rendering them here (fleetgen.helm) is not wired in yet.
+        plan = replace(compiled.plan, placements=tuple(
+            p for p in compiled.plan.placements if p.chart is None))
+        overlays = sorted({placement.overlay for placement in plan.placements})
         built = build_overlays(compiled, root, overlays)
-        result = rendered.check(compiled.plan, built, lambda doc: (
+        result = rendered.check(plan, built, lambda doc: (
             kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
             else checker.errors(doc)), locate.object)
         findings.extend(result.findings)

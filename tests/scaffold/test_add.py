@@ -38,7 +38,7 @@ def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A copy of the example fleet with its committed output/."""
-    for name in ("fleet.py", "apps", "output"):
+    for name in ("fleet.py", "apps", "charts", "output"):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
     return tmp_path
@@ -246,6 +246,35 @@ def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) ->
     assert "cart on dev (dev)" in result.stdout
     again = fleetgen(repo, "add", "app", "cart", "--project", "orders", "--namespace", "orders")
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_add_app_with_a_chart_adds_a_chart_app_and_no_base(repo: Path) -> None:
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "app", "trust", "--project", "platform", "--namespace",
+                      "cert-manager", "--envs", "dev",
+                      "--chart", "https://charts.jetstack.io/trust-manager@v0.12.0")
+    assert result.returncode == 0, result.stderr
+    removed, added = added_lines(before, spec.read_text())
+    assert removed == []
+    assert ('chart=HelmChart(repo="https://charts.jetstack.io", name="trust-manager", '
+            'version="v0.12.0"),') in "\n".join(added)
+    assert not (repo / "apps" / "trust").exists()
+    assert "next: edit its values in fleet.py" in result.stdout
+    # dev is on Flux: a HelmRelease there, no ApplicationSet
+    assert "kind: HelmRelease\nmetadata:\n  name: trust\n" in (
+        repo / "output/flux/clusters/dev/kustomizations.yaml").read_text()
+    assert not (repo / "output/argocd/applicationsets/trust.yaml").exists()
+
+
+@pytest.mark.parametrize("chart", ["ingress-nginx@4.11.3", "https://charts.example.com/x",
+                                   "https://charts.example.com/x@^4.0"])
+def test_add_app_refuses_a_bad_chart_reference(repo: Path, chart: str) -> None:
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    result = fleetgen(repo, "add", "app", "ingress", "--project", "platform", "--namespace",
+                      "platform", "--chart", chart)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 
 def test_add_app_with_an_unknown_project_writes_nothing(repo: Path) -> None:

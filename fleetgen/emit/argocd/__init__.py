@@ -25,7 +25,7 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.emit.argocd.projects import permitted, projects, repo_permitted
+from fleetgen.emit.argocd.projects import chart_repos, permitted, projects, repo_permitted
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
     App,
@@ -38,7 +38,7 @@ from fleetgen.model import (
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.plan import Placement, Plan
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
@@ -265,6 +265,15 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
         if project.source_repos and not repo_permitted(project.source_repos, fleet.repo):
             yield at(project, f"project {project.name!r}: source_repos do not permit the fleet "
                               f"repo {fleet.repo}, which every Application reads", fleet)
+    by_project: dict[str, list[Placement]] = defaultdict(list)
+    for p in plan.placements:
+        by_project[apps[p.app].project].append(p)
+    for project in fleet.projects:
+        for repo in chart_repos(by_project[project.name]) if project.source_repos else ():
+            if not repo_permitted(project.source_repos, repo):
+                yield at(project, f"project {project.name!r}: source_repos do not permit the "
+                                  f"chart repository {repo} that its apps read; add it",
+                         fleet)
     refused: dict[str, list[str]] = defaultdict(list)
     for p in plan.placements:
         project = projects_by_name[apps[p.app].project]

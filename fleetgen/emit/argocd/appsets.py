@@ -14,6 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fleetgen.emit.argocd.charts import (
+    ChartParts,
+    chart_generator_values,
+    chart_parts,
+    chart_source,
+)
 from fleetgen.emit.argocd.common import (
     API_VERSION,
     GENERATE_PATHS,
@@ -56,6 +62,7 @@ class _Group:
     overlay: str  # Go template of the repo-relative overlay path
     generate_paths: str  # Go template of the manifest-generate-paths annotation
     sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
+    chart: ChartParts | None = None  # a chart app's version and values for these clusters
 
 
 def application_sets(plan: Plan) -> list[OutputFile]:
@@ -69,7 +76,7 @@ def application_sets(plan: Plan) -> list[OutputFile]:
     files = []
     for name in sorted(by_app):
         placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]
-        docs = tuple(_application_set(plan, apps[name], env, overlays[name, env.name], ps)
+        docs = tuple(_application_set(plan, apps[name], env, overlays.get((name, env.name)), ps)
                      for env, ps in placed)
         files.append(OutputFile(f"argocd/applicationsets/{name}.yaml", docs,
                                 comment=_header(apps[name], [env for env, _ in placed])))
@@ -90,21 +97,25 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
     return text
 
 
-def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay,
+def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay | None,
                      placements: Sequence[Placement]) -> dict[str, Any]:
     groups: dict[_Group, list[str]] = {}
     for placement in placements:
-        groups.setdefault(_group(plan, app, env_overlay, placement), []).append(placement.cluster)
+        group = (_group(plan, app, env_overlay, placement) if env_overlay is not None
+                 else _chart_group(plan, app, placement))
+        groups.setdefault(group, []).append(placement.cluster)
     ordered = sorted(groups.items(), key=lambda item: (item[0].per_cluster, item[1]))
     syncs = {group.sync for group in groups}
     uniform = json.loads(syncs.pop()) if len(syncs) == 1 else None
+    charts = [group.chart for group in groups if group.chart is not None]
     reads = [WAVE_LABEL] if env.rollout is not None else []
     _check_reads(plan, [name for _, names in ordered for name in names], reads)
     spec: dict[str, Any] = {
         "goTemplate": True,
         "goTemplateOptions": ["missingkey=error"],
-        "generators": [_generator(env, group, names, uniform is None) for group, names in ordered],
-        "template": _template(plan, app, env, uniform),
+        "generators": [_generator(env, group, names, uniform is None, charts)
+                       for group, names in ordered],
+        "template": _template(plan, app, env, uniform, charts),
     }
     if uniform is None:
         spec["templatePatch"] = SYNC_PATCH
@@ -130,6 +141,13 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet.create_namespaces))
     return _Group(per_cluster, go_text(prefix) + action,
                   go_text("/" + prefix) + action + go_text(rest), sync)
+
+
+def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
+    """The generator group of a chart app's placement: chart version, values, sync policy."""
+    assert placement.chart is not None
+    sync = _sync_policy(placement.settings.sync, app, plan.fleet.create_namespaces)
+    return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
 
 
 def _sync_policy(sync: SyncPolicy, app: App, create_namespaces: bool) -> dict[str, Any]:
@@ -169,26 +187,30 @@ def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> N
                                f"label(s) {sorted(missing)} that its ApplicationSet reads")
 
 
-def _generator(env: Environment, group: _Group, clusters: list[str],
-               patch_sync: bool) -> dict[str, Any]:
-    values = {"overlay": group.overlay, "generatePaths": group.generate_paths}
+def _generator(env: Environment, group: _Group, clusters: list[str], patch_sync: bool,
+               charts: Sequence[ChartParts]) -> dict[str, Any]:
+    values = ({"overlay": group.overlay, "generatePaths": group.generate_paths}
+              if group.chart is None else chart_generator_values(group.chart, charts))
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
     selector = {"matchLabels": {ENV_LABEL: env.name},
                 "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
                                       "values": sorted(clusters)}]}
-    return {"clusters": {"selector": selector, "values": values}}
+    return {"clusters": {"selector": selector, **({"values": values} if values else {})}}
 
 
-def _template(plan: Plan, app: App, env: Environment,
-              sync: dict[str, Any] | None) -> dict[str, Any]:
+def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | None,
+              charts: Sequence[ChartParts]) -> dict[str, Any]:
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name), ENV_LABEL: go_text(env.name), CLUSTER_LABEL: NAME}
     if env.rollout is not None:
         labels[WAVE_LABEL] = WAVE
-    annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()} | {
-        GENERATE_PATHS: "{{ .values.generatePaths }}"}
+    annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()}
+    if app.chart is None:
+        annotations[GENERATE_PATHS] = "{{ .values.generatePaths }}"
+    elif app.chart.path is not None:  # Argo CD refreshes it on a push touching the chart
+        annotations[GENERATE_PATHS] = go_text("/" + posixpath.normpath(app.chart.path))
     meta: dict[str, Any] = {"name": go_text(f"{app.name}-") + NAME,
                             "labels": dict(sorted(labels.items())),
                             "annotations": dict(sorted(annotations.items()))}
@@ -196,8 +218,9 @@ def _template(plan: Plan, app: App, env: Environment,
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
-        "source": {"repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
-                   "path": "{{ .values.overlay }}"},
+        "source": chart_source(fleet, app, charts) if charts else {
+            "repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
+            "path": "{{ .values.overlay }}"},
         "destination": {"server": SERVER, "namespace": go_text(app.namespace)},
     }
     if app.ignore_differences:

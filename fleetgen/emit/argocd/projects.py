@@ -10,6 +10,7 @@ import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fleetgen.emit.argocd.charts import repo_url
 from fleetgen.emit.argocd.common import (
     API_VERSION,
     EARLY_WAVE,
@@ -53,7 +54,7 @@ def _destinations(plan: Plan, project: Project,
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
     fleet = plan.fleet
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
-    spec["sourceRepos"] = project.source_repos or [fleet.repo]
+    spec["sourceRepos"] = project.source_repos or [fleet.repo, *chart_repos(placements)]
     spec["destinations"] = _destinations(plan, project, placements)
     if project.service_account:
         spec["destinationServiceAccounts"] = [
@@ -86,6 +87,11 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
         comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
                     "\nenable application.sync.impersonation.enabled in argocd-cm.")
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
+
+
+def chart_repos(placements: Iterable[Placement]) -> list[str]:
+    """The chart repositories the placements' chart apps read, as their Applications name them."""
+    return sorted({repo_url(p.chart.repo) for p in placements if p.chart and p.chart.repo})
 
 
 def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:

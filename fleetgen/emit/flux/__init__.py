@@ -62,7 +62,7 @@ def check(plan: Plan) -> list[Problem]:
     """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns, and
     (hub mode) spokes whose credentials Flux cannot use."""
     fleet = plan.fleet
-    problems = _check_dependencies(plan)
+    problems = _check_dependencies(plan) + _check_dependency_kinds(plan)
     # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
     reserved = {BOOTSTRAP_NAMESPACE}
     if fleet.flux.mode == "hub":
@@ -102,6 +102,26 @@ def _check_dependencies(plan: Plan) -> list[Problem]:
             for (app, dependency), clusters in sorted(missing.items())]
 
 
+def _check_dependency_kinds(plan: Plan) -> list[Problem]:
+    """A HelmRelease's dependsOn names HelmReleases only, a Kustomization's Kustomizations only
+    (helm-controller and kustomize-controller ``checkDependencies`` get their own kind)."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    pairs = sorted({(p.app, name) for p in plan.placements for name in apps[p.app].depends_on
+                    if name in apps and (apps[name].chart is None) != (p.chart is None)})
+    return [at(apps[app], f"app {app!r} depends_on {dependency!r}: in Flux a "
+                          f"{_kind(apps[app].chart is not None)} can wait only for another of "
+                          f"its kind, and {dependency!r} is a "
+                          f"{_kind(apps[dependency].chart is not None)}; drop the dependency or "
+                          "make both apps the same kind", plan.fleet)
+            for app, dependency in pairs]
+
+
+def _kind(chart: bool) -> str:
+    """What a Flux dependsOn entry of an app names (helm-controller and kustomize-controller
+    each resolve dependsOn to their own kind only)."""
+    return "chart app (HelmRelease)" if chart else "kustomize app (Kustomization)"
+
+
 def _clusters(names: list[str]) -> str:
     shown = ", ".join(sorted(names)[:_LISTED])
     more = len(names) - _LISTED
@@ -123,7 +143,7 @@ def warnings(plan: Plan) -> list[Problem]:
     placed_apps = {p.app for p in plan.placements}
     for app in (app for app in fleet.apps if app.name in placed_apps):
         for ignore_difference in app.ignore_differences:
-            if not ignore and ignore_difference.json_pointers:
+            if not ignore and ignore_difference.json_pointers and app.chart is None:
                 found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences "
                                 f"cannot be honoured by Flux {fleet.flux.min_version} "
                                 "(Kustomization spec.ignore needs Flux >= 2.9; set "

@@ -106,6 +106,14 @@ def warnings(plan: Plan) -> list[Problem]:
                         "kustomize-controller with --feature-gates=ObjectLevelWorkloadIdentity=true"
                         " (a patch in flux-system/kustomization.yaml) and let each IAM role trust "
                         f"the hub's ServiceAccount <cluster>/{IDENTITY}", plan.fleet))
+    charts = sorted({(p.app, p.env) for p in plan.placements
+                     if p.wave is not None and p.chart is not None})
+    apps = {app.name: app for app in plan.fleet.apps}
+    found += [at(apps[app], f"app {app!r} in environment {env!r}: Flux cannot order the "
+                            "rollout waves of a chart app (a HelmRelease can only wait for "
+                            "other HelmReleases, not for a rollout gate), so each cluster "
+                            "installs a merged change at once", plan.fleet)
+              for app, env in charts]
     placed_envs = {p.env for p in plan.placements if p.wave is not None}
     for env in plan.fleet.environments:
         if env.rollout and env.name in placed_envs and any(
@@ -234,7 +242,7 @@ def _rollout(plan: Plan, homes: dict[str, Home],
     """
     waves: dict[tuple[str, str], dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for placement in plan.placements:
-        if placement.wave is not None:
+        if placement.wave is not None and placement.chart is None:  # see `warnings`
             waves[(placement.app, placement.env)][placement.wave].append(placement.cluster)
     home = Home(f"{root}/rollouts.yaml", plan.fleet.flux.namespace, _GATES_COMMENT)
     dependencies: dict[tuple[str, str], list[Ref]] = {}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.emit.common import FLUX_IGNORE_SINCE
+from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.k8s import identity
 from fleetgen.model import App, Fleet, IgnoreDifference
@@ -161,11 +162,15 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore)
              for app in plan.fleet.apps}
     docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    apps = {app.name: app for app in plan.fleet.apps}
     for placement in plan.placements:
         home = homes[placement.cluster]
         app = parts[placement.app]
         deps = [(home.namespace, name) for name in app.depends_on]
         deps += extra_deps.get((placement.app, placement.cluster), ())
+        if placement.chart is not None:
+            docs[home.file] += _chart_objects(plan, apps[placement.app], placement, home, deps)
+            continue
         docs[home.file].append(kustomization(
             plan.fleet, placement.app, home, f"{flux_dir(plan)}/{placement.overlay}",
             prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
@@ -176,6 +181,23 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
                               *sorted(found, key=lambda doc: identity("", doc))),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
+
+
+def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
+                   deps: Sequence[Ref]) -> list[dict[str, Any]]:
+    """A chart app's source and HelmRelease, labelled and placed like a Kustomization (without
+    Argo CD's ``argoproj.io/`` metadata, as `flux_metadata` says)."""
+    labels, annotations = flux_metadata(app.labels), flux_metadata(app.annotations)
+    metadata: dict[str, Any] = {"name": app.name, "namespace": home.namespace,
+                                "labels": dict(sorted(_labels(placement, labels).items()))}
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
+    accounts = {project.name: project.service_account for project in plan.fleet.projects}
+    spec = dict(home.spec)
+    if accounts.get(app.project):
+        spec["serviceAccountName"] = accounts[app.project]
+    return chart_objects(plan.fleet, app, placement, home.namespace, metadata, spec,
+                         source_ref(plan.fleet), ignore_rules(app.ignore_differences), deps)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,177 @@
+"""The incremental-build benchmark: full, floor, no-op, one-app change, check and diff, one run.
+
+    .venv/bin/python benchmarks/run.py [--clusters 1000] [--apps 100] [--json]
+
+Generates a fleet in a temporary Git repository (4 environments, dev and test on Flux, staging
+and prod on Argo CD, a rollout in prod, per_env and per_cluster layers on a tenth of the apps)
+and measures, in this one process:
+
+- ``full``: ``fleetgen build`` into an empty output folder (no cache);
+- ``floor``: ``json.dumps`` of exactly the documents that build wrote, plus writing the same
+  files (no fsync): what any generator of these files pays;
+- ``noop``: the same build again; ``one_app``: one app's image tag changed, then build;
+- ``check``: ``fleetgen build --check`` after that; ``diff``: ``fleetgen diff`` of that change
+  against the commit.
+
+Prints a table, or with ``--json`` one object. Asserts nothing; tests never assert on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import fleetgen
+from fleetgen import api
+from fleetgen.emit import emit
+from fleetgen.load import load
+from fleetgen.output import OutputFile
+from fleetgen.resolve import resolve
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_build import make_repo
+
+T = TypeVar("T")
+
+FLEET = '''
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
+                      Project, Rollout, Step, SyncPolicy)
+
+ENVS = ["dev", "test", "staging", "prod"]
+TAGS = {{}}  # app index -> image tag; the one-app change edits this line
+fleet = Fleet(
+    name="bench", repo="https://git.example.com/bench.git", engines=["argocd", "flux"],
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
+    environments=[  # dev and test on Flux, staging and prod on Argo CD
+        Environment(name="dev", engine="flux", sync=SyncPolicy(automated=True, prune=True)),
+        Environment(name="test", engine="flux", sync=SyncPolicy(automated=True)),
+        Environment(name="staging", engine="argocd", sync=SyncPolicy(automated=True)),
+        Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=True),
+                    rollout=Rollout(steps=[Step(match_labels={{"ring": "canary"}}),
+                                           Step(max_update="25%"), Step(max_update="100%")])),
+    ],
+    clusters=[Cluster(name=f"c{{i:04d}}", env=ENVS[i % 4], server=f"https://c{{i}}.example.com",
+                      labels={{"ring": "canary" if i % 20 == 3 else "main",
+                              "region": ["east", "west", "north"][i % 3]}})
+              for i in range({clusters})],
+    projects=[Project(name=f"team{{t}}", namespaces=[f"ns{{n}}" for n in range(t, 20, 5)])
+              for t in range(5)],
+    apps=[App(name=f"app{{a:03d}}", project=f"team{{a % 5}}", namespace=f"ns{{a % 20}}",
+              path="apps/app/base",
+              images=[Image(name="app", new_name="registry.example.com/app",
+                            tag=TAGS.get(a, "1.0"))],
+              config={{"app-config": {{"LOG_LEVEL": "info"}}}},
+              per_env={{"prod": Overrides(replicas={{"app": 3}})}} if a % 10 == 0 else {{}},
+              per_cluster={{f"c{{i:04d}}": Overrides(config={{"app-config": {{"SHARD": str(i)}}}})
+                           for i in range(a % 7, {clusters}, 7)}} if a % 10 == 0 else {{}})
+          for a in range({apps})],
+)
+'''
+ONE_APP = ("TAGS = {}", "TAGS = {7: '1.1'}")
+
+
+def main() -> None:
+    args = _arguments()
+    with tempfile.TemporaryDirectory(prefix="fleetgen-bench-") as tmp:
+        figures = measure(Path(tmp), args.clusters, args.apps)
+    if args.json:
+        print(json.dumps(figures, indent=1))
+    else:
+        print(table(figures))
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clusters", type=int, default=1000)
+    parser.add_argument("--apps", type=int, default=100)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser.parse_args()
+
+
+def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
+    """Every figure of one run on a fleet generated under ``root`` (a fresh directory)."""
+    spec = root / "fleet.py"
+    source = make_repo(root, argparse.Namespace(clusters=clusters, apps=apps), FLEET)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "fleet")
+    full_s, built = _timed(lambda: api.build(spec))
+    files = emit(_plan(spec))
+    floor_s, _ = _timed(lambda: _floor(root / "floor", files))
+    noop_s, noop = _timed(lambda: api.build(spec))
+    spec.write_text(source.replace(*ONE_APP))
+    one_app_s, one_app = _timed(lambda: api.build(spec))
+    check_s, checked = _timed(lambda: api.check(spec))
+    diff_s, report = _timed(lambda: fleetgen.diff(spec))
+    rendered = built.compiled.rendered
+    figures: dict[str, Any] = {
+        "clusters": clusters, "apps": apps,
+        "full_s": full_s, "floor_s": floor_s, "noop_s": noop_s, "one_app_s": one_app_s,
+        "check_s": check_s, "diff_s": diff_s,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "docs": sum(len(file.documents) for file in files), "files": len(rendered),
+        "bytes": sum(map(len, rendered.values())),
+        "noop_written": len(noop.report.written), "one_app_written": len(one_app.report.written),
+        "check_findings": len(checked.findings), "diff_changes": len(report.changes),
+    }
+    figures["ratios"] = {
+        "full_over_floor": full_s / floor_s, "noop_over_full": noop_s / full_s,
+        "one_app_over_full": one_app_s / full_s, "diff_over_full": diff_s / full_s,
+    }
+    return figures
+
+
+def _plan(spec: Path) -> Any:
+    loaded = load(spec)
+    return resolve(loaded.fleet, loaded.workspace)
+
+
+def _floor(directory: Path, files: list[OutputFile]) -> None:
+    """json.dumps of every file's documents (or its text) and a plain write, no fsync."""
+    made: set[Path] = set()
+    for file in files:
+        data = file.text if file.text is not None else json.dumps(file.documents)
+        target = directory / file.path
+        if target.parent not in made:
+            os.makedirs(target.parent, exist_ok=True)
+            made.add(target.parent)
+        target.write_text(data)
+
+
+def _timed(step: Callable[[], T]) -> tuple[float, T]:
+    start = time.perf_counter()
+    result = step()
+    return round(time.perf_counter() - start, 3), result
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+                   cwd=root, check=True, capture_output=True)
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The figures as a plain-text table."""
+    full = figures["full_s"]
+    rows = [f"{figures['clusters']} clusters x {figures['apps']} apps: {figures['files']} files, "
+            f"{figures['docs']} documents, {figures['bytes'] / 1e6:.1f} MB"]
+    for name, label in [("full_s", "full build"), ("floor_s", "floor (json.dumps + write)"),
+                        ("noop_s", "no-op rebuild"), ("one_app_s", "one app changed"),
+                        ("check_s", "build --check"), ("diff_s", "diff (one app)")]:
+        rows.append(f"{label:<28}{figures[name]:8.2f} s  {figures[name] / full:5.2f}x full")
+    rows.append(f"{'peak RSS':<28}{figures['peak_rss_mb']:8d} MB")
+    rows.append(f"files written: no-op {figures['noop_written']}, "
+                f"one app {figures['one_app_written']}")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""What ``build`` and ``build --check`` keep in the cache (`fleetgen.cache`), and how they trust it.
+
+Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
+
+- ``compile/``: the result of one compile (the digest of every output file, the warnings, the
+  number of placements), keyed by the hash of the compile's complete inputs: the loaded spec
+  and workspace as `canonical` serializes them — every field, which fields were set explicitly,
+  every private attribute (the ``fleet.py`` line each object was built at) — plus the fleetgen
+  version. A spec that serializes to the same bytes compiles to the same output, so a hit skips
+  resolve, emit and serialization.
+- ``tree/``: proof that the output tree still holds what a build left, without reading it:
+  the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
+  keyed by the manifest's bytes. A file whose stat changed is read and hashed again; so is a
+  file changed in the same clock tick as the record was taken (Git's "racily clean" rule),
+  because a later edit in that tick would leave its stat as recorded.
+
+An entry that cannot be read back as written counts as a miss (`fleetgen.cache`); any doubt
+sends the build down the full path, which is always correct.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from stat import S_ISREG
+from typing import Any
+
+import pydantic
+
+from fleetgen.cache import Cache, key
+from fleetgen.errors import Problem
+from fleetgen.journal import Manifest
+
+COMPILE = "compile"
+TREE = "tree"
+# A file whose ctime is this close to when its stat was recorded may have changed unseen since.
+_RACY_NS = 50_000_000
+
+
+class Uncacheable(TypeError):
+    """The inputs hold a value `canonical` cannot serialize faithfully; compile without cache."""
+
+
+def canonical(value: Any) -> Any:
+    """``value`` as JSON data that differs whenever anything a compile could read differs.
+
+    Models and dataclasses carry their class name; pydantic models also their explicitly set
+    fields and private attributes; mappings keep their order (emitters may depend on it); sets
+    are sorted. Raises Uncacheable for any other type, never guessing.
+    """
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, pydantic.BaseModel):
+        fields = {name: canonical(getattr(value, name)) for name in type(value).model_fields}
+        return {"$model": type(value).__qualname__, "fields": fields,
+                "set": sorted(value.model_fields_set),
+                "private": canonical(value.__pydantic_private__ or {})}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {"$dataclass": type(value).__qualname__,
+                "fields": {f.name: canonical(getattr(value, f.name))
+                           for f in dataclasses.fields(value)}}
+    if isinstance(value, Mapping):
+        return {"$map": [[canonical(k), canonical(v)] for k, v in value.items()]}
+    if isinstance(value, list | tuple):
+        return [canonical(item) for item in value]
+    if isinstance(value, set | frozenset):
+        items = [canonical(item) for item in value]
+        return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+    raise Uncacheable(f"cannot serialize a {type(value).__qualname__} for a cache key")
+
+
+def inputs_key(*inputs: Any) -> str | None:
+    """The cache key of a unit whose complete inputs are ``inputs``; None if uncacheable."""
+    try:
+        return key(canonical(list(inputs)))
+    except Uncacheable:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class CompileRecord:
+    """What a compile produced, without the bytes: they are in the output tree."""
+
+    files: dict[str, str]  # path -> sha256 of the rendered bytes
+    warnings: list[Problem]
+    placements: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"files": self.files, "placements": self.placements,
+                "warnings": [[w.message, w.file, w.line] for w in self.warnings]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> CompileRecord | None:
+        """The record, or None when ``data`` is not one (a foreign or damaged entry)."""
+        try:
+            files, placements = data["files"], data["placements"]
+            warnings = [Problem(str(m), str(f), int(n)) for m, f, n in data["warnings"]]
+        except (KeyError, TypeError, ValueError):
+            return None
+        valid = (isinstance(files, dict) and isinstance(placements, int)
+                 and all(isinstance(p, str) and isinstance(d, str) for p, d in files.items()))
+        return cls(files, warnings, placements) if valid else None
+
+
+def load_compile(cache: Cache, entry: str) -> CompileRecord | None:
+    """The compile recorded under ``entry``, if any."""
+    return CompileRecord.from_json(cache.get(COMPILE, entry))
+
+
+def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
+    """Record a compile under ``entry``."""
+    cache.put(COMPILE, entry, record.to_json())
+
+
+def _tree_key(manifest: Manifest) -> str:
+    return hashlib.sha256(manifest.to_bytes()).hexdigest()
+
+
+def _stat(path: Path) -> list[int] | None:
+    """(mode, inode, size, mtime, ctime) of ``path`` itself (a symlink is not followed)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def record_tree(cache: Cache, out_dir: Path, manifest: Manifest) -> None:
+    """Remember the stat of every file ``manifest`` owns, as the build just left them."""
+    fence = time.time_ns() - _RACY_NS
+    stats = {path: stat for path in manifest.files
+             if (stat := _stat(out_dir / path)) is not None and stat[4] < fence}
+    cache.put(TREE, _tree_key(manifest), stats)
+
+
+def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> set[str]:
+    """The owned files proven to hold the bytes ``manifest`` records: stat as recorded, or
+    (for the few whose stat is unknown) read and hashed."""
+    recorded = cache.get(TREE, _tree_key(manifest))
+    if not isinstance(recorded, dict):
+        recorded = {}
+    return {path for path, digest in manifest.files.items()
+            if (stat := _stat(out_dir / path)) is not None
+            and (stat == recorded.get(path)
+                 or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest))}
+
+
+def _is_plain_file(out_dir: Path, path: str, stat: list[int]) -> bool:
+    """A regular file reached through real directories, as the writer requires."""
+    target = out_dir / path
+    return S_ISREG(stat[0]) and target.parent.resolve() == out_dir.resolve() / Path(path).parent
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

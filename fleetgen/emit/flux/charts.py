@@ -1,0 +1,124 @@
+"""The Flux objects of a chart app's placement: its chart source and a HelmRelease.
+
+Next to the Kustomizations of its cluster (`fleetgen.emit.flux.objects.kustomization_files`), in
+the same namespace, each named after the app:
+
+- the source: a ``HelmRepository`` for an ``https://`` repository, an ``OCIRepository`` (tag = the
+  chart version, the Helm chart layer) for ``oci://``, or nothing for a chart kept in the
+  repository, which the HelmRelease reads from the fleet's GitRepository with
+  ``reconcileStrategy: Revision`` (a template edit deploys without a Chart.yaml version bump, as
+  on Argo CD);
+- a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
+  namespace as target and Helm storage namespace, the merged values, ``install.crds: Create`` and
+  ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/`` on every sync), drift
+  detection on (Flux corrects drift, as Kustomizations do) with ``ignore_differences``' JSON
+  pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
+- values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
+  (a null inside ``spec.values`` would be dropped on the way to the API server);
+- with ``cascade_delete=False``, a post-renderer annotates every rendered object with
+  ``helm.sh/resource-policy: keep``: a HelmRelease has no orphaning deletion policy (uninstall
+  deletes the release's objects), and Helm skips kept objects on uninstall.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fleetgen.emit.common import values_text
+from fleetgen.model import App, Fleet
+from fleetgen.plan import ChartSource, Placement, holds_null
+
+HELM_API = "helm.toolkit.fluxcd.io/v2"
+SOURCE_API = "source.toolkit.fluxcd.io/v1"
+HELM_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+VALUES_KEY = "values.yaml"
+KEEP = {"helm.sh/resource-policy": "keep"}
+# A strategic-merge patch that kustomize applies to every object (its kind and name are replaced
+# by each target's): helm-controller's kustomize post-renderer runs it on the rendered chart.
+_KEEP_PATCH = ("apiVersion: v1\nkind: Keep\nmetadata:\n  name: keep\n  annotations:\n"
+               "    helm.sh/resource-policy: keep\n")
+
+Ref = tuple[str, str]
+
+
+def values_configmap_name(app: str) -> str:
+    """The ConfigMap that carries the values text of a chart app (dotted: no app clashes)."""
+    return f"{app}.values"
+
+
+def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
+                  metadata: Mapping[str, Any], spec: Mapping[str, Any],
+                  git_source: Mapping[str, str], ignore: list[dict[str, Any]],
+                  depends_on: Iterable[Ref]) -> list[dict[str, Any]]:
+    """Source, values ConfigMap (when the values hold a null) and HelmRelease of ``placement``.
+
+    ``metadata`` is the HelmRelease's (name, namespace, labels, annotations); ``spec`` what every
+    object of its Home carries (kubeConfig of a spoke) plus the project's service account.
+    """
+    chart = placement.chart
+    assert chart is not None
+    objects = []
+    release: dict[str, Any] = {
+        "interval": fleet.flux.interval,
+        "releaseName": app.name,
+        "targetNamespace": app.namespace,
+        "storageNamespace": app.namespace,
+    }
+    if chart.path is not None:
+        release["chart"] = {"spec": {"chart": f"./{posixpath.normpath(chart.path)}",
+                                     "reconcileStrategy": "Revision",
+                                     "sourceRef": dict(git_source)}}
+    elif chart.oci:
+        objects.append(_oci_repository(fleet, chart, app.name, namespace))
+        release["chartRef"] = {"kind": "OCIRepository", "name": app.name}
+    else:
+        objects.append(_helm_repository(fleet, chart, app.name, namespace))
+        release["chart"] = {"spec": {"chart": chart.name, "version": chart.version,
+                                     "sourceRef": {"kind": "HelmRepository", "name": app.name}}}
+    # The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
+    # creates (Argo CD's Applications carry CreateNamespace=true likewise).
+    release["install"] = {"createNamespace": True, "crds": "Create"}
+    release["upgrade"] = {"crds": "CreateReplace"}
+    release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
+    values = placement.settings.values
+    if holds_null(values):
+        name = values_configmap_name(app.name)
+        objects.append({"apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": name, "namespace": namespace},
+                        "data": {VALUES_KEY: values_text(values)}})
+        release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
+    elif values:
+        release["values"] = dict(values)
+    if not fleet.cascade_delete:
+        release["postRenderers"] = [{"kustomize": {"patches": [
+            {"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}]
+    refs = sorted(set(depends_on))
+    if refs:
+        release["dependsOn"] = [{"name": name} if ns == namespace else
+                                {"name": name, "namespace": ns} for ns, name in refs]
+    release.update(spec)
+    if not placement.settings.sync.automated:
+        release["suspend"] = True
+    objects.append({"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata),
+                    "spec": release})
+    return objects
+
+
+def _helm_repository(fleet: Fleet, chart: ChartSource, name: str,
+                     namespace: str) -> dict[str, Any]:
+    assert chart.repo is not None
+    return {"apiVersion": SOURCE_API, "kind": "HelmRepository",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"interval": fleet.flux.interval, "url": chart.repo}}
+
+
+def _oci_repository(fleet: Fleet, chart: ChartSource, name: str,
+                    namespace: str) -> dict[str, Any]:
+    assert chart.repo is not None
+    return {"apiVersion": SOURCE_API, "kind": "OCIRepository",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"interval": fleet.flux.interval, "url": f"{chart.repo}/{chart.name}",
+                     "ref": {"tag": chart.version},
+                     "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"}}}

@@ -1,0 +1,187 @@
+"""The build cache: warm output is byte-identical to cold, invalidation, damaged caches ignored."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fleetgen import api, buildcache
+from fleetgen.cache import CACHE_DIR
+from tests.helpers import tree
+
+ROOT = Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_build import make_repo  # noqa: E402
+from run import FLEET, ONE_APP  # noqa: E402
+
+
+def _example(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(ROOT / "fleet.py", repo / "fleet.py")
+    shutil.copytree(ROOT / "apps", repo / "apps")
+    shutil.copytree(ROOT / "charts", repo / "charts")
+    return repo / "fleet.py"
+
+
+def _cold(spec: Path, where: Path) -> dict[str, bytes]:
+    """The tree a build without cache writes into the empty folder ``where``."""
+    api.build(spec, where, use_cache=False)
+    return tree(where)
+
+
+def _no_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any resolve fail: what runs afterwards must come from the cache."""
+    def refuse(*_: Any) -> None:
+        raise AssertionError("compiled although the cache holds this build")
+    monkeypatch.setattr(api, "resolve", refuse)
+
+
+def test_noop_build_and_check_come_from_the_cache(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _example(tmp_path)
+    first = api.build(spec)
+    out = first.compiled.out_dir
+    before = tree(out)
+    _no_compile(monkeypatch)
+    again = api.build(spec)
+    assert again.report.written == [] and again.report.deleted == []
+    assert again.compiled.placements == first.compiled.placements
+    assert again.compiled.warnings == first.compiled.warnings
+    assert dict(again.compiled.rendered) == dict(first.compiled.rendered)
+    assert api.check(spec).findings == []
+    assert tree(out) == before
+
+
+def test_a_hand_edit_is_seen_through_the_cache(tmp_path: Path) -> None:
+    spec = _example(tmp_path)
+    out = api.build(spec).compiled.out_dir
+    edited = sorted(p for p in out.rglob("*.yaml") if ".fleetgen" not in p.parts)[0]
+    original = edited.read_bytes()
+    edited.write_bytes(original.replace(b"fleetgen", b"fleetgem", 1))  # same size
+    assert [f.kind for f in api.check(spec).findings] == ["hand-edited"]
+    assert api.build(spec).report.overwritten == [edited.relative_to(out).as_posix()]
+    assert edited.read_bytes() == original
+    edited.unlink()
+    assert [f.kind for f in api.check(spec).findings] == ["missing"]
+
+
+def test_no_cache_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _example(tmp_path)
+    api.build(spec)
+    _no_compile(monkeypatch)
+    with pytest.raises(AssertionError, match="compiled although"):
+        api.build(spec, use_cache=False)
+    with pytest.raises(AssertionError, match="compiled although"):
+        api.check(spec, use_cache=False)
+
+
+def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
+    spec = _example(tmp_path)
+    out = api.build(spec).compiled.out_dir
+    entries = [p for p in (out / CACHE_DIR).rglob("*.json")]
+    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE}
+    for number, entry in enumerate(entries):
+        damage = [b"", b"{not json", b'{"key": "another", "value": {}}',
+                  b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode()]
+        entry.write_bytes(damage[number % len(damage)])
+    spec.write_text(spec.read_text() + "\n")  # same spec: the damaged entries are its entries
+    assert api.build(spec).report.written == []
+    assert tree(out) == _cold(spec, tmp_path / "cold")
+    assert api.check(spec).findings == []
+
+
+def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
+    """A base's files (the workspace) and the lines of the spec (warnings) are inputs too."""
+    spec = _example(tmp_path)
+    api.build(spec)
+    configmap = spec.parent / "apps/order-service/base/configmap.yaml"
+    configmap.write_text(configmap.read_text().replace("name: order-config",
+                                                       "name: order-config-2"))
+    rebuilt = api.build(spec)
+    assert tree(rebuilt.compiled.out_dir) == _cold(spec, tmp_path / "cold1")
+    chart = spec.parent / "charts/status-page/Chart.yaml"  # a chart's version is an input too
+    chart.write_text(chart.read_text().replace("version: 0.1.0", "version: 0.2.0"))
+    rebuilt = api.build(spec)
+    assert rebuilt.report.written
+    assert tree(rebuilt.compiled.out_dir) == _cold(spec, tmp_path / "cold2")
+    warnings = [w.line for w in rebuilt.compiled.warnings]
+    spec.write_text("\n\n" + spec.read_text())
+    moved = api.build(spec).compiled.warnings
+    assert [w.line for w in moved] == [line + 2 if line else 0 for line in warnings]
+
+
+def test_canonical_refuses_what_it_cannot_serialize() -> None:
+    assert buildcache.inputs_key(object()) is None
+    assert buildcache.inputs_key({"a": 1, "b": 2}) != buildcache.inputs_key({"b": 2, "a": 1})
+    assert buildcache.inputs_key(frozenset("ab")) == buildcache.inputs_key(frozenset("ba"))
+
+
+def test_synthetic_fleet_warm_equals_cold(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    source = make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
+    spec = repo / "fleet.py"
+    api.build(spec)
+    spec.write_text(source.replace(*ONE_APP))
+    report = api.build(spec).report
+    assert report.written and len(report.written) < 10
+    assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
+
+
+SPEC = '''
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
+                      Project, SyncPolicy)
+
+fleet = Fleet(
+    name="f", repo="https://git.example.com/f.git",
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
+    environments=[Environment(name="dev", sync=SyncPolicy(automated={automated})),
+                  Environment(name="prod")],
+    clusters=[Cluster(name=f"c{{i}}", env=["dev", "prod"][i % 2],
+                      server=f"https://c{{i}}.example.com") for i in range({clusters})],
+    projects=[Project(name="p", namespaces=["ns"])],
+    apps=[App(name=f"a{{a}}", project="p", namespace="ns", path="apps/app/base",
+              images=[Image(name="app", tag={tags}[a])],
+              per_cluster={{"c0": Overrides(replicas={{"app": {replicas}}})}} if a == 0 else {{}})
+          for a in range({apps})],
+)
+'''
+EDITS = st.sampled_from(["tag", "replicas", "automated", "clusters", "apps", "base"])
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(EDITS, st.integers(0, 3)), min_size=1, max_size=5))
+def test_random_edit_sequences_warm_equals_cold(tmp_path: Path,
+                                                edits: list[tuple[str, int]]) -> None:
+    work = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+    repo = work / "repo"
+    repo.mkdir(parents=True)
+    make_repo(repo, argparse.Namespace(), "")
+    state = {"automated": "True", "clusters": 3, "apps": 3, "tags": ["1", "1", "1", "1"],
+             "replicas": 2}
+    spec = repo / "fleet.py"
+    for step, (edit, value) in enumerate(edits):
+        if edit == "tag":
+            state["tags"] = [*state["tags"][:value], str(step), *state["tags"][value + 1:]]
+        elif edit == "replicas":
+            state["replicas"] = value + 1
+        elif edit == "automated":
+            state["automated"] = str(value % 2 == 0)
+        elif edit in ("clusters", "apps"):
+            state[edit] = value + 1
+        else:
+            deployment = repo / "apps/app/base/deployment.yaml"
+            deployment.write_text(deployment.read_text() + f"# edit {step}\n")
+        spec.write_text(SPEC.format(**{**state, "tags": repr(state["tags"])}))
+        api.build(spec)
+        assert api.check(spec).findings == []
+        assert tree(repo / "output") == _cold(spec, work / f"cold{step}")
