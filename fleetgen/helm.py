@@ -3,6 +3,7 @@
 ``build`` never renders charts; tests (and ``validate --render``) do, to show that what each engine
 passes to Helm renders what the spec says. Values given as text are parsed by Helm's own values
 reader, as ``helm template -f`` (Argo CD) and helm-controller's ``valuesFrom`` read them.
+A chart is a directory or a ``.tgz`` archive (as ``helm pull`` writes it).
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ from typing import Any
 
 import yaml
 
-__all__ = ["HelmNotInstalled", "parse_values", "render_chart"]
+__all__ = ["HelmNotInstalled", "RenderError", "chart_id", "parse_values", "render_chart",
+           "render_files", "sdk_version"]
 
 _HINT = "install fleetgen with the helm extra: pip install 'fleetgen[helm]'"
 
 
 class HelmNotInstalled(Exception):
     """helm-python-sdk is not installed."""
+
+
+class RenderError(Exception):
+    """A chart Helm cannot load or render with the given values (Helm's message)."""
 
 
 def _sdk() -> Any:
@@ -36,10 +42,52 @@ def parse_values(text: str) -> dict[str, Any]:
     return values
 
 
+def sdk_version() -> str:
+    """The version of Helm's Go SDK that renders (part of a render's cache key)."""
+    version: str = _sdk().helm_sdk_version()
+    return version
+
+
+def chart_id(chart: Path) -> tuple[str, str]:
+    """(name, version) of the chart at ``chart``, from its Chart.yaml."""
+    sdk = _sdk()
+    try:
+        with sdk.Chart.load(str(chart)) as loaded:
+            return str(loaded.name), str(loaded.version)
+    except sdk.HelmError as error:
+        raise RenderError(str(error)) from None
+
+
 def render_chart(chart: Path, values: Mapping[str, Any], release: str,
                  namespace: str) -> list[dict[str, Any]]:
-    """The objects ``chart`` (a directory) renders with ``values``, sorted by template path."""
+    """The objects ``chart`` renders from its templates with ``values``, sorted by template
+    path."""
     with _sdk().Chart.load(str(chart)) as loaded:
         rendered: dict[str, str] = loaded.render(dict(values), name=release, namespace=namespace)
     return [doc for _, text in sorted(rendered.items())
             for doc in yaml.safe_load_all(text) if isinstance(doc, dict)]
+
+
+def render_files(chart: Path, values: Mapping[str, Any], release: str,
+                 namespace: str) -> list[tuple[str, dict[str, Any]]]:
+    """(file inside the chart, object) of everything an engine applies: the CRDs of ``crds/``
+    (Argo CD's ``helm template --include-crds``, Flux's ``install.crds: Create``), then the
+    rendered templates, sorted by path. Raises RenderError with Helm's message."""
+    sdk = _sdk()
+    try:
+        with sdk.Chart.load(str(chart)) as loaded:
+            crds = [(str(crd["filename"]), str(crd["data"])) for crd in loaded.crds]
+            rendered: dict[str, str] = loaded.render(dict(values), name=release,
+                                                     namespace=namespace)
+    except sdk.HelmError as error:
+        raise RenderError(" ".join(str(error).split())) from None
+    found = []
+    for path, text in [*sorted(crds), *sorted(rendered.items())]:
+        if not path.endswith((".yaml", ".yml", ".json")):
+            continue  # NOTES.txt, partials
+        try:
+            docs = list(yaml.safe_load_all(text))
+        except yaml.YAMLError as error:
+            raise RenderError(f"{path}: {' '.join(str(error).split())}") from None
+        found += [(path.partition("/")[2], doc) for doc in docs if isinstance(doc, dict)]
+    return found

@@ -209,6 +209,8 @@ RULES: tuple[Rule, ...] = (
          "fix the field named; CRD schemas come from fleetgen, the repo or --crds"),
     Rule("kustomize-build", "error", "an overlay kustomize cannot build",
          "fix the base kustomization named in the message"),
+    Rule("helm-render", "error", "a chart Helm cannot render with the placement's values",
+         "fix the values (or the chart kept in the repository) named in the message"),
     Rule("appset-labels", "error",
          "an ApplicationSet reads a label or annotation a cluster it selects lacks",
          "set the label on the Cluster in fleet.py, or stop the ApplicationSet reading it"),

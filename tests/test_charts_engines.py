@@ -341,7 +341,8 @@ def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines(
     dev = render_chart(chart, flux_releases(flux_docs, "status-page")["dev"][1], "status-page",
                        "platform")
     deployment, = (d for d in dev if d["kind"] == "Deployment")
-    assert "resources" not in deployment["spec"]["template"]["spec"]["containers"][0]
+    resources = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"cpu": "200m", "memory": "128Mi"}}  # requests removed
 
 
 def test_hub_mode_releases_reach_spokes_through_kube_config() -> None:
