@@ -8,7 +8,12 @@ A chart is a directory or a ``.tgz`` archive (as ``helm pull`` writes it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +73,38 @@ def render_chart(chart: Path, values: Mapping[str, Any], release: str,
             for doc in yaml.safe_load_all(text) if isinstance(doc, dict)]
 
 
-def render_files(chart: Path, values: Mapping[str, Any], release: str,
-                 namespace: str) -> list[tuple[str, dict[str, Any]]]:
+_GO_LOG_TIME = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ")
+
+
+@contextmanager
+def _go_log() -> Iterator[list[str]]:
+    """Collect what Helm's Go code logs to the process's stderr meanwhile (Go's ``log``, e.g.
+    "destination for x is a table. Ignoring non-table value" when a value and the chart's
+    default differ in kind), one line each, without Go's timestamp."""
+    lines: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            text = capture.read().decode("utf-8", "replace")
+            lines += [_GO_LOG_TIME.sub("", line) for line in text.splitlines() if line.strip()]
+
+
+def render_files(chart: Path, values: Mapping[str, Any], release: str, namespace: str
+                 ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """(file inside the chart, object) of everything an engine applies: the CRDs of ``crds/``
     (Argo CD's ``helm template --include-crds``, Flux's ``install.crds: Create``), then the
-    rendered templates, sorted by path. Raises RenderError with Helm's message."""
+    rendered templates, sorted by path; and the warnings Helm logged. Raises RenderError with
+    Helm's message."""
     sdk = _sdk()
     try:
-        with sdk.Chart.load(str(chart)) as loaded:
+        with _go_log() as warnings, sdk.Chart.load(str(chart)) as loaded:
             crds = [(str(crd["filename"]), str(crd["data"])) for crd in loaded.crds]
             rendered: dict[str, str] = loaded.render(dict(values), name=release,
                                                      namespace=namespace)
@@ -90,4 +119,4 @@ def render_files(chart: Path, values: Mapping[str, Any], release: str,
         except yaml.YAMLError as error:
             raise RenderError(f"{path}: {' '.join(str(error).split())}") from None
         found += [(path.partition("/")[2], doc) for doc in docs if isinstance(doc, dict)]
-    return found
+    return found, warnings

@@ -211,6 +211,8 @@ RULES: tuple[Rule, ...] = (
          "fix the base kustomization named in the message"),
     Rule("helm-render", "error", "a chart Helm cannot render with the placement's values",
          "fix the values (or the chart kept in the repository) named in the message"),
+    Rule("helm-warning", "warning", "a warning Helm logged rendering a chart",
+         "check the value named: its kind (map or scalar) differs from the chart's default"),
     Rule("appset-labels", "error",
          "an ApplicationSet reads a label or annotation a cluster it selects lacks",
          "set the label on the Cluster in fleet.py, or stop the ApplicationSet reading it"),

@@ -156,6 +156,21 @@ def test_a_chart_helm_cannot_render_is_a_located_finding(tmp_path: Path,
     assert failed["location"] == {"path": "fleet.py", "line": spec_line(repo, "# <- echo")}
 
 
+def test_a_value_of_another_kind_than_the_charts_default_is_a_warning_at_the_app(
+        tmp_path: Path, kustomize: Kustomize) -> None:
+    """Helm's values coalescing logs where a value and the chart's default differ in kind, a map
+    against a scalar ("destination for echo.image.tag is a table. Ignoring non-table value"),
+    and renders on."""
+    repo = chart_repo(tmp_path / "repo", echo_app(extra=(
+        ', per_env={"prod": Overrides(values={"image": {"tag": {"major": 2}}})}')))
+    data = report(repo, "--render")
+    warned = [f for f in data["findings"] if f["rule"] == "helm-warning"]
+    assert [(f["severity"], f["clusters"], f["location"]["line"]) for f in warned] == [
+        ("warning", ["prod-1", "prod-2"], spec_line(repo, "# <- echo"))]
+    assert warned[0]["message"].startswith("warning: destination for echo.image.tag is a table")
+    assert report(repo, "--render")["findings"] == data["findings"]  # kept in the cache too
+
+
 @pytest.mark.parametrize("charts", [False, True])
 def test_the_example_renders_its_local_chart_and_counts_the_remote_one(
         tmp_path: Path, kustomize: Kustomize, charts: bool) -> None:

@@ -254,15 +254,19 @@ def _contracts(fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]],
 
 def _chart_failures(compiled: api.Compiled, charted: chart_renders.ChartBuilds,
                     locate: _Locator) -> Iterator[Finding]:
-    """A ``helm-render`` finding per chart placement Helm could not render, at its App."""
+    """Per chart placement, at its App: a ``helm-render`` finding where Helm could not render
+    it, a ``helm-warning`` per warning Helm logged."""
     apps = {app.name: app for app in compiled.plan.fleet.apps}
     for placement in compiled.plan.placements:
-        error = charted.failures.get(chart_renders.unit(placement)) \
-            if placement.chart is not None else None
-        if error is not None:
-            yield rendered.finding("helm-render", "error", error, app=placement.app,
-                                   clusters=[placement.cluster],
-                                   location=locate.spec(apps[placement.app]))
+        if placement.chart is None:
+            continue
+        unit = chart_renders.unit(placement)
+        where = {"app": placement.app, "clusters": [placement.cluster],
+                 "location": locate.spec(apps[placement.app])}
+        if unit in charted.failures:
+            yield rendered.finding("helm-render", "error", charted.failures[unit], **where)
+        for warning in charted.warnings.get(unit, []):
+            yield rendered.finding("helm-warning", "warning", warning, **where)
 
 
 def _merge(findings: Iterable[Finding]) -> list[Finding]:

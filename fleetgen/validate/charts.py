@@ -9,6 +9,8 @@ Where the chart comes from:
   oci://…/NAME --version VERSION -d DIR``) writes it. The archive's Chart.yaml must name that chart
   and version. fleetgen never downloads a chart.
 
+What Helm logs while rendering (a value whose kind, map or scalar, differs from the chart's
+default, of which Helm ignores one) is kept as the render's warnings.
 A placement whose chart cannot be rendered (a remote chart not in the cache, no ``--charts``,
 helm-python-sdk not installed) is counted as not rendered, with the reason; it is never passed.
 A render is keyed by the chart's content (the archive's bytes, or every file of the chart
@@ -49,6 +51,7 @@ class ChartBuilds:
 
     objects: Mapping[str, list[Rendered]]
     failures: Mapping[str, str]  # unit -> Helm's error
+    warnings: Mapping[str, list[str]]  # unit -> what Helm logged while rendering
     not_rendered: Mapping[str, int]  # "chart NAME VERSION: reason" -> placements
     placements: int  # chart placements
     distinct: int  # distinct render inputs
@@ -101,16 +104,18 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
         results[entry] = _render(source, placement, namespaces[placement.app])
         built += 1
         store.put(_NAMESPACE, entry, results[entry])
-    objects, failures = {}, {}
+    objects, failures, warnings = {}, {}, {}
     for name, (entry, _) in keys.items():
         result = results[entry]
         if isinstance(result, str):
             failures[name] = result
-        else:
-            objects[name] = [Rendered(doc, origin) for doc, origin in result]
+            continue
+        objects[name] = [Rendered(doc, origin) for doc, origin in result["objects"]]
+        if result["warnings"]:
+            warnings[name] = list(result["warnings"])
     distinct = len(results)
-    return ChartBuilds(objects, failures, dict(sorted(not_rendered.items())), len(charts),
-                       distinct, built, distinct - built)
+    return ChartBuilds(objects, failures, warnings, dict(sorted(not_rendered.items())),
+                       len(charts), distinct, built, distinct - built)
 
 
 def _sdk_version() -> str | None:
@@ -145,19 +150,25 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _render(source: _Source, placement: Placement, namespace: str) -> list[list[Any]] | str:
-    """[object, repo-relative origin] of what the chart renders, or Helm's error."""
+def _render(source: _Source, placement: Placement, namespace: str) -> dict[str, Any] | str:
+    """``objects``: [object, repo-relative origin] of what the chart renders, ``warnings``: what
+    Helm logged; or Helm's error."""
     values = json.loads(json.dumps(placement.settings.values))
     try:
-        files = helm.render_files(source.path, values, placement.app, namespace)
+        files, warnings = helm.render_files(source.path, values, placement.app, namespace)
     except helm.RenderError as error:
         return str(error)
-    return [[doc, f"{source.origin}/{path}" if source.origin else None] for path, doc in files]
+    return {"objects": [[doc, f"{source.origin}/{path}" if source.origin else None]
+                        for path, doc in files], "warnings": warnings}
 
 
 def _valid(value: Any) -> bool:
     if isinstance(value, str):
         return True
-    return isinstance(value, list) and all(
-        isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
-        and (item[1] is None or isinstance(item[1], str)) for item in value)
+    if not isinstance(value, dict) or set(value) != {"objects", "warnings"}:
+        return False
+    objects, warnings = value["objects"], value["warnings"]
+    return isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and \
+        isinstance(objects, list) and all(
+            isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
+            and (item[1] is None or isinstance(item[1], str)) for item in objects)
