@@ -127,6 +127,9 @@ def test_a_cached_archive_must_hold_the_pinned_chart(tmp_path: Path,
     result = run_fleetgen(repo, "validate", "--render", "--charts", str(tmp_path / "nowhere"))
     assert (result.returncode, result.stdout) == (2, "")
     assert "--charts" in result.stderr and "Traceback" not in result.stderr
+    result = run_fleetgen(repo, "validate", "--charts", str(cache))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "only with --render" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_an_object_of_a_chart_and_of_a_kustomize_app_is_an_ownership_finding(

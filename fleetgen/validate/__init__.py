@@ -65,6 +65,8 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
     for path in crds:
         if not path.exists():
             raise UsageError(f"--crds {path}: no such file or directory")
+    if charts is not None and not render:
+        raise UsageError("--charts: charts are rendered only with --render")
     if charts is not None and not charts.is_dir():
         raise UsageError(f"--charts {charts}: not a directory")
     compiled = api.compile_spec(spec)
