@@ -129,7 +129,7 @@ def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
     assert tree_digest([code]) == before
     (code / "emit.py").write_text("A = 2\n")
     assert tree_digest([code]) != before
-    shipped = [Path(str(resources.files(package))) for package in ("fleetgen", "fleetgen.templates")]
+    shipped = [Path(str(resources.files(name))) for name in ("fleetgen", "fleetgen.templates")]
     assert code_identity().endswith(tree_digest(shipped))
 
 
