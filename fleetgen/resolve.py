@@ -41,9 +41,12 @@ from fleetgen.plan import (
     Plan,
     SecretPlan,
     Settings,
+    assignments,
+    label_layers,
+    label_matches,
     merge_sync,
 )
-from fleetgen.workspace import Workspace
+from fleetgen.workspace import Base, Workspace
 
 APPLICATION_NAME_LIMIT = 53
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
@@ -82,6 +85,7 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
+    _check_namespace_metadata(ctx)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
     if ctx.problems:
@@ -314,7 +318,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     if project is None:
         ctx.report(app, f"app {app.name!r}: project {app.project!r} is not defined "
                         f"(projects: {', '.join(ctx.projects) or 'none'})")
-    elif not any(fnmatch.fnmatchcase(app.namespace, ns) for ns in project.namespaces):
+    elif app.namespace is not None and not _allowed(app.namespace, project.namespaces):
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
     placed_envs = {c.env for c in placed}
@@ -323,6 +327,11 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
             ctx.report(app.per_env[env], f"app {app.name!r}: per_env key {env!r} is not an "
                                          f"environment the app runs in "
                                          f"({', '.join(sorted(placed_envs)) or 'none'})")
+    for selection, overrides in app.per_label.items():
+        if not any(label_matches(selection, c.labels) for c in placed):
+            ctx.report(overrides, f"app {app.name!r}: per_label key {selection!r} matches no "
+                                  "cluster the app runs on")
+    _check_label_conflicts(ctx, app, placed)
     placed_names = {c.name for c in placed}
     for name in app.per_cluster:
         if name not in placed_names:
@@ -351,6 +360,9 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         _check_base(ctx, app)
     else:
         _check_chart(ctx, app, app.chart)
+        if app.namespace is None:
+            ctx.report(app, f"app {app.name!r}: a chart app needs a namespace (its Helm release "
+                            "and the objects the chart leaves unplaced live there)")
     _check_layer_kinds(ctx, app)
     _check_rollout_sync(ctx, app, placed)
 
@@ -416,6 +428,7 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+    _check_base_namespaces(ctx, app, base)
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -429,6 +442,31 @@ def _check_base(ctx: _Context, app: App) -> None:
         _check_images(ctx, app, base.images)
 
 
+def _check_base_namespaces(ctx: _Context, app: App, base: Base) -> None:
+    """Namespace objects of the base under the overlay's namespace rewrite, which renames each to
+    the app's namespace (kustomize's namespace transformer; two collide in an ID conflict); and
+    for App(namespace=None), namespaces the project does not allow."""
+    shipped = sorted(base.namespace_objects)
+    if app.namespace is not None and len(shipped) > 1:
+        ctx.report(app, f"app {app.name!r}: its base ships {len(shipped)} Namespace objects "
+                        f"({', '.join(shipped)}), which the overlay's namespace rewrite to "
+                        f"{app.namespace!r} would all rename to {app.namespace!r} (kustomize: ID "
+                        "conflict); set App(namespace=None) to keep the base's namespaces")
+    elif app.namespace is not None and shipped:
+        ctx.report(app, f"app {app.name!r}: its base ships Namespace {shipped[0]!r}, which the "
+                        f"overlay's namespace rewrite turns into the app's own namespace "
+                        f"{app.namespace!r}, which fleetgen already creates; remove it from the "
+                        "base, or set App(namespace=None) to keep the base's namespaces")
+    project = ctx.projects.get(app.project)
+    if app.namespace is None and project is not None:
+        refused = sorted(ns for ns in base.namespaces | base.namespace_objects
+                         if not _allowed(ns, project.namespaces))
+        if refused:
+            ctx.report(app, f"app {app.name!r}: its base puts objects in namespace(s) "
+                            f"{', '.join(refused)}, which project {project.name!r} does not "
+                            "allow (add them to Project(namespaces=[...]))")
+
+
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
     """Every Image names an image of the base, as kustomize matches them (``k8s.image_matches``)."""
     known = ", ".join(sorted({image_name(reference) for reference in images})) or "none"
@@ -440,8 +478,30 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
                                   f"base: {known})")
 
 
+def _allowed(namespace: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(namespace, pattern) for pattern in patterns)
+
+
+def _check_label_conflicts(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """Two per_label layers that one cluster matches may not set one value differently (which
+    would win is no order a reader sees)."""
+    reported: set[tuple[str, str, str]] = set()
+    for cluster in placed:
+        matched = label_layers(app, cluster.labels)
+        for index, (first, shallow) in enumerate(matched):
+            sets = assignments(shallow)
+            for second, deep in matched[index + 1:]:
+                for key, value in sorted(assignments(deep).items()):
+                    if key in sets and sets[key] != value and (first, second, key) not in reported:
+                        reported.add((first, second, key))
+                        ctx.report(deep, f"app {app.name!r}: {first} and {second} both match "
+                                         f"cluster {cluster.name!r} and set {key} differently "
+                                         f"({sets[key]!r} and {value!r}); set it in one of them, "
+                                         "or per_cluster")
+
+
 def _layers_of(app: App) -> list[Layer]:
-    return [app, *app.per_env.values(), *app.per_cluster.values()]
+    return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
 
 
 def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
@@ -449,8 +509,10 @@ def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     layers: dict[int, tuple[Layer, str]] = {}
     for cluster in placed:
         if ctx.envs[cluster.env].rollout is not None:
-            candidates: list[Layer | None] = [app, app.per_env.get(cluster.env),
-                                              app.per_cluster.get(cluster.name)]
+            candidates: list[Layer | None] = [
+                app, app.per_env.get(cluster.env),
+                *(layer for _, layer in label_layers(app, cluster.labels)),
+                app.per_cluster.get(cluster.name)]
             for candidate in candidates:
                 if candidate is not None:
                     layers.setdefault(id(candidate), (candidate, cluster.env))
@@ -459,6 +521,26 @@ def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
             ctx.report(layer, f"app {app.name!r}: environment {env_name!r} has a rollout, which "
                               "needs automated sync; remove automated=False")
+
+
+def _check_namespace_metadata(ctx: _Context) -> None:
+    """Namespace metadata: declared once per namespace, by a project that allows it, on a fleet
+    whose engines create the namespaces that carry it."""
+    declared: dict[str, str] = {}
+    for project in ctx.fleet.projects:
+        for namespace, meta in project.namespace_metadata.items():
+            other = declared.setdefault(namespace, project.name)
+            where = f"project {project.name!r}: namespace_metadata for {namespace!r}"
+            if other != project.name:
+                ctx.report(meta, f"{where} is also declared by project {other!r}; declare it "
+                                 "once, on the project that owns the namespace")
+            if not _allowed(namespace, project.namespaces):
+                ctx.report(meta, f"{where}, a namespace the project does not allow (add it to "
+                                 "Project(namespaces=[...]))")
+            if not ctx.fleet.create_namespaces:
+                ctx.report(meta, f"{where}: Fleet(create_namespaces=False) leaves namespaces to "
+                                 "another tool, so nothing would carry these labels and "
+                                 "annotations; set them there")
 
 
 def _check_dependency_cycles(ctx: _Context) -> None:
@@ -511,14 +593,21 @@ def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
     return [s for s in app.secrets if s not in by_cluster], by_cluster
 
 
+def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]:
+    """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
+    own = app.per_cluster.get(cluster.name)
+    return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
+
+
 def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Iterable[Cluster],
                       wave_of: Mapping[str, int],
                       engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
     found = []
     for cluster in clusters:
-        settings = _env_settings(ctx, app, ctx.envs[cluster.env]).apply(
-            "per_cluster", app.per_cluster.get(cluster.name))
+        settings = _env_settings(ctx, app, ctx.envs[cluster.env])
+        for name, layer in _cluster_layers(app, cluster):
+            settings = settings.apply(name, layer)
         if chart.path is not None:
             local = ctx.workspace.charts[repo_path(chart.path)]
             assert local.name is not None and local.version is not None
@@ -561,14 +650,16 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
             env_overlays.append(by_env[env.name])
         for cluster in placed[app.name]:
             env_overlay = by_env[cluster.env]
-            layer = app.per_cluster.get(cluster.name)
+            layers = _cluster_layers(app, cluster)
             overlay_path, settings = env_overlay.path, env_overlay.settings
-            if layer is not None or cluster_secrets:
-                cluster_settings = settings.apply("per_cluster", layer)
+            if layers or cluster_secrets:
+                cluster_settings = settings
+                for name, layer in layers:
+                    cluster_settings = cluster_settings.apply(name, layer)
                 hashes = config_hashes(base, cluster_settings.config)
                 overlay = ClusterOverlay(
                     app=app.name, cluster=cluster.name, env_overlay=env_overlay,
-                    path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
+                    path=f"overlays/{app.name}/clusters/{cluster.name}", layers=layers,
                     settings=cluster_settings,
                     secrets=_secret_plans(cluster_secrets,
                                           {"env": cluster.env, "cluster": cluster.name}),
@@ -580,5 +671,11 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                                         overlay=overlay_path, settings=settings,
                                         engine=engines[app.name, cluster.name],
                                         wave=wave_of.get(cluster.name)))
+    unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)] for app in ctx.apps.values()
+                if app.namespace is None and app.path is not None}
     return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
+                manifest_namespaces={name: base.namespaces | base.namespace_objects
+                                     for name, base in unplaced.items()},
+                namespace_objects={name: base.namespace_objects
+                                   for name, base in unplaced.items()},
                 cluster_overlays=tuple(cluster_overlays), waves=waves, credentials=credentials)

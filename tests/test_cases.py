@@ -70,6 +70,9 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
         summary["annotations"] = deployment["metadata"].get("annotations", {})
     if "minReadySeconds" in like:
         summary["minReadySeconds"] = deployment["spec"].get("minReadySeconds")
+    if "namespaces" in like:  # where each rendered object goes: Kind/name -> namespace
+        summary["namespaces"] = {f"{d['kind']}/{d['metadata']['name']}":
+                                 d["metadata"].get("namespace") for d in docs}
     if "configHash" in like:
         template = deployment["spec"]["template"]["metadata"]
         summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)

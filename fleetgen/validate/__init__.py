@@ -28,7 +28,7 @@ from fleetgen import api, errors
 from fleetgen.errors import HasOrigin
 from fleetgen.fields import release
 from fleetgen.model import Fleet
-from fleetgen.validate import contracts, rendered, schemas
+from fleetgen.validate import contracts, rendered, schemas, scopes
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
 from fleetgen.validate.render import render as build_overlays
 from fleetgen.validate.report import BuildCounts, Finding, Location, Report, Summary, Waived
@@ -89,7 +89,7 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
         built = build_overlays(compiled, root, overlays)
         result = rendered.check(plan, built, lambda doc: (
             kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
-            else checker.errors(doc)), locate.object)
+            else checker.errors(doc)), locate.object, scopes.known(files))
         findings.extend(result.findings)
         unchecked.update(result.unchecked)
         rendered_checked = result.checked

@@ -18,6 +18,7 @@ from fleetgen.plan import Plan
 from fleetgen.policy import BY_ID, CHECKS, Severity
 from fleetgen.validate.render import Builds, Rendered
 from fleetgen.validate.report import Finding, Location
+from fleetgen.validate.scopes import CORE, Scopes, from_docs
 
 Lines = Callable[[str, Mapping[str, Any]], Location]  # (repo-relative file, object) -> location
 SchemaErrors = Callable[[Mapping[str, Any]], "list[str] | None"]
@@ -46,7 +47,7 @@ def shown(key: Key) -> str:
 class _Overlay:
     app: str
     env: str
-    namespace: str
+    namespace: str | None  # None: App(namespace=None), no rewrite
     clusters: tuple[str, ...]
 
 
@@ -69,9 +70,13 @@ class Checked:
     unchecked: Counter[str]
 
 
-def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines) -> Checked:
-    """Findings of every rendered object, per overlay, then ownership per cluster."""
+def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines,
+          scopes: Scopes = CORE) -> Checked:
+    """Findings of every rendered object, per overlay, then ownership per cluster. ``scopes``
+    says which kinds are cluster-scoped, besides the CRDs the overlays render."""
     overlays = _overlays(plan)
+    scopes = {**scopes, **from_docs(rendered.doc for objects in builds.objects.values()
+                                    for rendered in objects)}
     environments = {env.name: env for env in plan.fleet.environments}
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
@@ -88,13 +93,14 @@ def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines)
                 unchecked[f"{rendered.doc.get('apiVersion')} {rendered.doc.get('kind')}"] += 1
             else:
                 checked += 1
-            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where))
+            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where,
+                                    scopes))
     findings.extend(_ownership(plan, builds.objects, where))
     return Checked(findings, checked, unchecked)
 
 
 def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendered,
-            errors: Sequence[str], where: Lines) -> Iterator[Finding]:
+            errors: Sequence[str], where: Lines, scopes: Scopes) -> Iterator[Finding]:
     doc = rendered.doc
     key = identity("", doc)
     context = {"app": overlay.app, "clusters": list(overlay.clusters), "object": shown(key),
@@ -107,6 +113,13 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
         if level != "off" and rule.check is not None:
             for path, message in rule.check(doc):
                 yield finding(rule.id, level, message, field=path, **context)
+    level = severity(fleet, env, "cluster-scoped-namespace")
+    if key.namespace and scopes.get((key.group, key.kind)) and level != "off":
+        yield finding("cluster-scoped-namespace", level,
+                      f"{key.kind} is cluster-scoped but has namespace {key.namespace}",
+                      field="metadata/namespace", **context)
+    if overlay.namespace is None:  # the manifests say where things go: no app namespace
+        return
     level = severity(fleet, env, "base-namespace")
     if key.group == "" and key.kind == "Namespace" and level != "off":
         yield finding("base-namespace", level, "the base ships a Namespace", **context)
