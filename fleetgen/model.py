@@ -115,7 +115,7 @@ class SyncPolicy(Spec):
         retry: Retry failed syncs; None: the engine's default.
         interval: Flux: how often it reconciles; None: FluxOptions.interval (Argo CD has none).
         timeout: Flux: how long an apply (with wait, the health check) may take; None: the
-            engine's default (Kustomization: its interval; HelmRelease: 5m).
+            engine's default (Kustomization: its interval less 30s; HelmRelease: 5m).
         retry_interval: Flux Kustomization: how soon a failed reconciliation is retried; None:
             the retry's backoff_max_duration, else the interval.
         wait: Flux: wait for the applied objects to be healthy (Kustomization wait; HelmRelease
