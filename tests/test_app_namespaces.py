@@ -194,3 +194,16 @@ def test_namespace_metadata_passes_the_secret_scan(tmp_path: Path) -> None:
                                 f'"example.com/owner": "{token}"'))
     [found] = problems(repo)
     assert "looks like" in found and token not in found
+
+
+def test_explicit_destinations_must_permit_every_namespace_the_base_uses(tmp_path: Path) -> None:
+    """Written destinations are a boundary: Argo CD would refuse the Application ("" namespace)
+    or the object in cert-manager-webhook at sync (``validateSyncPermissions``)."""
+    repo = case_repo(tmp_path, ('Project(name="platform", ',
+                                'Project(name="platform", destinations=[Destination(server="*", '
+                                'namespace="cert-manager"), Destination(server="*", '
+                                'namespace="")], '),
+                     ("    Fleet,\n", "    Destination,\n    Fleet,\n"))
+    assert problems(repo) == [
+        f"{line_of(repo, CERT_MANAGER)}: app 'cert-manager': project 'platform' destinations do "
+        "not permit namespace 'cert-manager-webhook' on cluster(s) prod-1"]

@@ -25,7 +25,13 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.emit.argocd.projects import chart_repos, permitted, projects, repo_permitted
+from fleetgen.emit.argocd.projects import (
+    app_destinations,
+    chart_repos,
+    permitted,
+    projects,
+    repo_permitted,
+)
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
     App,
@@ -277,16 +283,18 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                 yield at(project, f"project {project.name!r}: source_repos do not permit the "
                                   f"chart repository {repo} that its apps read; add it",
                          fleet)
-    refused: dict[str, list[str]] = defaultdict(list)
+    refused: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in plan.placements:
-        project = projects_by_name[apps[p.app].project]
-        if project.destinations is not None and not permitted(
-                project.destinations, server_url(clusters[p.cluster]), apps[p.app].namespace or ""):
-            refused[p.app].append(p.cluster)
-    for app_name, names in refused.items():
+        destinations = projects_by_name[apps[p.app].project].destinations
+        if destinations is None:
+            continue
+        for namespace in app_destinations(plan, apps[p.app]):
+            if not permitted(destinations, server_url(clusters[p.cluster]), namespace):
+                refused[p.app, namespace].append(p.cluster)
+    for (app_name, namespace), names in refused.items():
         app = apps[app_name]
         yield at(app, f"app {app_name!r}: project {app.project!r} destinations do not permit "
-                      f"namespace {app.namespace!r} on cluster(s) {', '.join(names)}", fleet)
+                      f"namespace {namespace!r} on cluster(s) {', '.join(names)}", fleet)
 
 
 def _kinds(files: Iterable[OutputFile]) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.model import Destination, Project, SyncWindow
+from fleetgen.model import App, Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
 
@@ -45,21 +45,21 @@ def _destinations(plan: Plan, project: Project,
     if project.destinations is not None:
         return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
+    apps = {app.name: app for app in plan.fleet.apps}
     pairs = sorted({(p.cluster, namespace) for p in placements
-                    for namespace in _app_destinations(plan, p.app)})
+                    for namespace in app_destinations(plan, apps[p.app])})
     return [{"server": server_url(clusters[name]), "name": name, "namespace": namespace}
             for name, namespace in pairs]
 
 
-def _app_destinations(plan: Plan, app_name: str) -> list[str]:
+def app_destinations(plan: Plan, app: App) -> list[str]:
     """The namespaces an app's Application needs: its namespace; for an App(namespace=None),
     "" (its Application's own destination, which Argo CD checks against the project:
     ``ValidatePermissions``) and each namespace its manifests put objects in (checked object by
     object at sync: controller ``validateSyncPermissions``)."""
-    app = next(app for app in plan.fleet.apps if app.name == app_name)
     if app.namespace is not None:
         return [app.namespace]
-    return ["", *sorted(plan.manifest_namespaces.get(app_name, ()))]
+    return ["", *sorted(plan.manifest_namespaces.get(app.name, ()))]
 
 
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
