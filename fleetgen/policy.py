@@ -174,7 +174,7 @@ def _probes(obj: Mapping[str, Any]) -> Iterator[Violation]:
 
 
 _CONFIGURABLE_CROSS_OBJECT = frozenset({"base-namespace", "foreign-namespace",
-                                        "cluster-scoped-namespace"})
+                                        "cluster-scoped-namespace", "unplaced-object"})
 
 RULES: tuple[Rule, ...] = (
     Rule("image-tag", "warning", "an image without a tag or with :latest",
@@ -205,6 +205,10 @@ RULES: tuple[Rule, ...] = (
     Rule("cluster-scoped-namespace", "error", "a cluster-scoped object with a namespace",
          "drop metadata.namespace from it; under App(namespace=...) kustomize stamps the "
          "namespace on custom kinds it does not know: set App(namespace=None) for such a base"),
+    Rule("unplaced-object", "error",
+         "a namespaced object without a namespace in an app with App(namespace=None)",
+         "set metadata.namespace on it in the base (with no app namespace, Argo CD and Flux "
+         "would not agree where it goes)"),
     Rule("foreign-namespace", "error", "an object outside its app's namespace",
          "move the object to the app's namespace, or into the app that owns that namespace"),
     Rule("ownership", "error", "two apps render the same object on one cluster",

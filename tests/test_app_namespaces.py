@@ -133,7 +133,7 @@ def _rendered_findings(repo: Path) -> set[tuple[str, str]]:
     result = run_fleetgen(repo, "validate", "--render", "--format", "json")
     assert "Traceback" not in result.stderr, result.stderr
     return {(f["rule"], f["object"]) for f in json.loads(result.stdout)["findings"]
-            if f["rule"].endswith("namespace")}
+            if f["rule"].endswith("namespace") or f["rule"] == "unplaced-object"}
 
 
 def test_validate_render_flags_a_namespace_on_cluster_scoped_kinds(
@@ -152,6 +152,18 @@ def test_validate_render_flags_a_namespace_on_cluster_scoped_kinds(
     assert _rendered_findings(repo) == {
         ("cluster-scoped-namespace", "ClusterIssuer cert-manager/self-signed"),
         ("cluster-scoped-namespace", "ClusterRole cert-manager/cert-manager-controller")}
+
+
+def test_validate_render_flags_a_namespaced_object_without_namespace(
+        tmp_path: Path, kustomize: Kustomize) -> None:
+    """With no destination namespace, Argo CD leaves a namespaced object's namespace empty
+    (``NormalizeTargetObjects`` defaults only to a non-empty one) and Flux has no
+    targetNamespace: where it lands is not the spec's to say."""
+    repo = case_repo(tmp_path)
+    controller = repo / "apps/cert-manager/controller.yaml"
+    controller.write_text(controller.read_text().replace("  namespace: cert-manager-webhook\n",
+                                                         ""))
+    assert _rendered_findings(repo) == {("unplaced-object", "ConfigMap webhook-config")}
 
 
 # --- 2. Namespace metadata ----------------------------------------------------------------

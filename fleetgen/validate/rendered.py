@@ -16,6 +16,7 @@ from fleetgen.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.plan import Plan
 from fleetgen.policy import BY_ID, CHECKS, Severity
+from fleetgen.validate.kubernetes import built_in
 from fleetgen.validate.render import Builds, Rendered
 from fleetgen.validate.report import Finding, Location
 from fleetgen.validate.scopes import CORE, Scopes, from_docs
@@ -119,6 +120,11 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
                       f"{key.kind} is cluster-scoped but has namespace {key.namespace}",
                       field="metadata/namespace", **context)
     if overlay.namespace is None:  # the manifests say where things go: no app namespace
+        level = severity(fleet, env, "unplaced-object")
+        if not key.namespace and _namespaced(doc, scopes) and level != "off":
+            yield finding("unplaced-object", level,
+                          f"{key.kind} is namespaced but has no namespace, and the app has none",
+                          field="metadata/namespace", **context)
         return
     level = severity(fleet, env, "base-namespace")
     if key.group == "" and key.kind == "Namespace" and level != "off":
@@ -127,6 +133,14 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
     if key.namespace and key.namespace != overlay.namespace and level != "off":
         yield finding("foreign-namespace", level,
                       f"outside the app's namespace {overlay.namespace}", **context)
+
+
+def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
+    """Whether ``doc`` is of a kind known to be namespaced: a built-in kind not on the
+    cluster-scoped list, or a custom kind whose CRD says so."""
+    api_version = str(doc.get("apiVersion") or "")
+    scope = scopes.get((api_version.rpartition("/")[0], str(doc.get("kind") or "")))
+    return scope is False or (scope is None and built_in(api_version))
 
 
 def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]],
