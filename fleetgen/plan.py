@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fleetgen.model import (
     App,
     AppSecret,
+    Cluster,
     Credentials,
     Engine,
     Environment,
@@ -142,6 +143,26 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
     each with its provenance name ``per_label[key=value]``."""
     return [(f"per_label[{selection}]", layer) for selection, layer in sorted(app.per_label.items())
             if label_matches(selection, labels)]
+
+
+def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
+    """Two per_label layers that one cluster matches may not set one value differently (which
+    would win is no order a reader sees): (the deeper layer, message) for each such value."""
+    found: list[tuple[Overrides, str]] = []
+    reported: set[tuple[str, str, str]] = set()
+    for cluster in clusters:
+        matched = label_layers(app, cluster.labels)
+        for index, (first, shallow) in enumerate(matched):
+            sets = assignments(shallow)
+            for second, deep in matched[index + 1:]:
+                for key, value in sorted(assignments(deep).items()):
+                    if key in sets and sets[key] != value and (first, second, key) not in reported:
+                        reported.add((first, second, key))
+                        found.append((deep, f"app {app.name!r}: {first} and {second} both match "
+                                            f"cluster {cluster.name!r} and set {key} differently "
+                                            f"({sets[key]!r} and {value!r}); set it in one of "
+                                            "them, or per_cluster"))
+    return found
 
 
 def label_matches(selection: str, labels: Mapping[str, str]) -> bool:

@@ -5,13 +5,12 @@ Every problem is collected before anything is reported, so a user fixes a spec i
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from fleetgen import scan
+from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import repo_path
@@ -41,12 +40,12 @@ from fleetgen.plan import (
     Plan,
     SecretPlan,
     Settings,
-    assignments,
+    label_conflicts,
     label_layers,
     label_matches,
     merge_sync,
 )
-from fleetgen.workspace import Base, Workspace
+from fleetgen.workspace import Workspace
 
 APPLICATION_NAME_LIMIT = 53
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
@@ -85,7 +84,8 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
-    _check_namespace_metadata(ctx)
+    for meta, message in namespacing.metadata_problems(fleet):
+        ctx.report(meta, message)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
     if ctx.problems:
@@ -318,7 +318,8 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     if project is None:
         ctx.report(app, f"app {app.name!r}: project {app.project!r} is not defined "
                         f"(projects: {', '.join(ctx.projects) or 'none'})")
-    elif app.namespace is not None and not _allowed(app.namespace, project.namespaces):
+    elif app.namespace is not None and not namespacing.allowed(app.namespace,
+                                                               project.namespaces):
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
     placed_envs = {c.env for c in placed}
@@ -331,7 +332,8 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         if not any(label_matches(selection, c.labels) for c in placed):
             ctx.report(overrides, f"app {app.name!r}: per_label key {selection!r} matches no "
                                   "cluster the app runs on")
-    _check_label_conflicts(ctx, app, placed)
+    for conflicting, message in label_conflicts(app, placed):
+        ctx.report(conflicting, message)
     placed_names = {c.name for c in placed}
     for name in app.per_cluster:
         if name not in placed_names:
@@ -428,7 +430,8 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
-    _check_base_namespaces(ctx, app, base)
+    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
+        ctx.report(app, message)
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -442,31 +445,6 @@ def _check_base(ctx: _Context, app: App) -> None:
         _check_images(ctx, app, base.images)
 
 
-def _check_base_namespaces(ctx: _Context, app: App, base: Base) -> None:
-    """Namespace objects of the base under the overlay's namespace rewrite, which renames each to
-    the app's namespace (kustomize's namespace transformer; two collide in an ID conflict); and
-    for App(namespace=None), namespaces the project does not allow."""
-    shipped = sorted(base.namespace_objects)
-    if app.namespace is not None and len(shipped) > 1:
-        ctx.report(app, f"app {app.name!r}: its base ships {len(shipped)} Namespace objects "
-                        f"({', '.join(shipped)}), which the overlay's namespace rewrite to "
-                        f"{app.namespace!r} would all rename to {app.namespace!r} (kustomize: ID "
-                        "conflict); set App(namespace=None) to keep the base's namespaces")
-    elif app.namespace is not None and shipped:
-        ctx.report(app, f"app {app.name!r}: its base ships Namespace {shipped[0]!r}, which the "
-                        f"overlay's namespace rewrite turns into the app's own namespace "
-                        f"{app.namespace!r}, which fleetgen already creates; remove it from the "
-                        "base, or set App(namespace=None) to keep the base's namespaces")
-    project = ctx.projects.get(app.project)
-    if app.namespace is None and project is not None:
-        refused = sorted(ns for ns in base.namespaces | base.namespace_objects
-                         if not _allowed(ns, project.namespaces))
-        if refused:
-            ctx.report(app, f"app {app.name!r}: its base puts objects in namespace(s) "
-                            f"{', '.join(refused)}, which project {project.name!r} does not "
-                            "allow (add them to Project(namespaces=[...]))")
-
-
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
     """Every Image names an image of the base, as kustomize matches them (``k8s.image_matches``)."""
     known = ", ".join(sorted({image_name(reference) for reference in images})) or "none"
@@ -476,28 +454,6 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
                 ctx.report(image, f"app {app.name!r}: Image(name={image.name!r}) matches no image "
                                   f"of the base, so it would change nothing (images of the "
                                   f"base: {known})")
-
-
-def _allowed(namespace: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(namespace, pattern) for pattern in patterns)
-
-
-def _check_label_conflicts(ctx: _Context, app: App, placed: list[Cluster]) -> None:
-    """Two per_label layers that one cluster matches may not set one value differently (which
-    would win is no order a reader sees)."""
-    reported: set[tuple[str, str, str]] = set()
-    for cluster in placed:
-        matched = label_layers(app, cluster.labels)
-        for index, (first, shallow) in enumerate(matched):
-            sets = assignments(shallow)
-            for second, deep in matched[index + 1:]:
-                for key, value in sorted(assignments(deep).items()):
-                    if key in sets and sets[key] != value and (first, second, key) not in reported:
-                        reported.add((first, second, key))
-                        ctx.report(deep, f"app {app.name!r}: {first} and {second} both match "
-                                         f"cluster {cluster.name!r} and set {key} differently "
-                                         f"({sets[key]!r} and {value!r}); set it in one of them, "
-                                         "or per_cluster")
 
 
 def _layers_of(app: App) -> list[Layer]:
@@ -521,26 +477,6 @@ def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
             ctx.report(layer, f"app {app.name!r}: environment {env_name!r} has a rollout, which "
                               "needs automated sync; remove automated=False")
-
-
-def _check_namespace_metadata(ctx: _Context) -> None:
-    """Namespace metadata: declared once per namespace, by a project that allows it, on a fleet
-    whose engines create the namespaces that carry it."""
-    declared: dict[str, str] = {}
-    for project in ctx.fleet.projects:
-        for namespace, meta in project.namespace_metadata.items():
-            other = declared.setdefault(namespace, project.name)
-            where = f"project {project.name!r}: namespace_metadata for {namespace!r}"
-            if other != project.name:
-                ctx.report(meta, f"{where} is also declared by project {other!r}; declare it "
-                                 "once, on the project that owns the namespace")
-            if not _allowed(namespace, project.namespaces):
-                ctx.report(meta, f"{where}, a namespace the project does not allow (add it to "
-                                 "Project(namespaces=[...]))")
-            if not ctx.fleet.create_namespaces:
-                ctx.report(meta, f"{where}: Fleet(create_namespaces=False) leaves namespaces to "
-                                 "another tool, so nothing would carry these labels and "
-                                 "annotations; set them there")
 
 
 def _check_dependency_cycles(ctx: _Context) -> None:
