@@ -54,7 +54,7 @@ class AppView:
 
     name: str
     project: str
-    namespace: str
+    namespace: str | None  # None: the manifests say where things go
     path: str  # the kustomize base, or the chart (`chart_text`)
     depends_on: tuple[str, ...]
     placements: tuple[PlacementView, ...]
@@ -231,7 +231,9 @@ def _app_text(view: AppView) -> str:
     clusters = ", ".join(f"{p.cluster} ({p.env}, {p.engine}"
                          + (f", wave {p.wave})" if p.wave else ")") for p in view.placements)
     source = view.path if view.path.startswith("chart ") else f"base {view.path}"
-    lines = [f"app {view.name}: project {view.project}, namespace {view.namespace}, {source}",
+    where = (f"namespace {view.namespace}" if view.namespace is not None
+             else "namespaces as its manifests say")
+    lines = [f"app {view.name}: project {view.project}, {where}, {source}",
              f"  runs on {len(view.placements)} cluster(s): {clusters}"]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")

@@ -15,6 +15,8 @@ _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+")
+# What Flux's CRDs accept for interval, timeout and retryInterval (a Go duration, ms and longer).
+_FLUX_DURATION = re.compile(r"([0-9]+(\.[0-9]+)?(ms|s|m|h))+")
 _URL = re.compile(r"https://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[^\s]*)?")
 _GIT_URL = re.compile(r"(https|ssh)://[^\s/]+(/[^\s]*)?")
 # An IAM role ARN (AwsAuth.role_arn); the EKS cluster ARN of a Flux hub reuses its parts.
@@ -80,6 +82,14 @@ def duration(value: str) -> str:
     """A Go duration such as '30s', '5m' or '1h30m'."""
     if not _DURATION.fullmatch(value):
         raise ValueError(f"{value!r} is not a duration (use Go syntax such as '30s', '5m', '1h')")
+    return value
+
+
+def flux_duration(value: str) -> str:
+    """A Go duration in the units Flux's CRDs accept: '30s', '5m', '1h30m' (ms, s, m, h)."""
+    if not _FLUX_DURATION.fullmatch(value):
+        raise ValueError(f"{value!r} is not a duration Flux accepts (use Go syntax in ms, s, m "
+                         "or h, such as '30s', '5m', '1h30m')")
     return value
 
 
@@ -198,6 +208,7 @@ ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
 LabelValue = Annotated[str, AfterValidator(label_value)]
 Duration = Annotated[str, AfterValidator(duration)]
+FluxDuration = Annotated[str, AfterValidator(flux_duration)]
 ServerURL = Annotated[str, AfterValidator(server_url)]
 GitURL = Annotated[str, AfterValidator(git_url)]
 ConfigKey = Annotated[str, AfterValidator(config_key)]

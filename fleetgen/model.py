@@ -29,6 +29,7 @@ from fleetgen.fields import (
     ChartVersion,
     ConfigKey,
     Duration,
+    FluxDuration,
     GitURL,
     HelmValues,
     LabelKey,
@@ -38,6 +39,8 @@ from fleetgen.fields import (
     ObjectName,
     ServerURL,
     Version,
+    label_key,
+    label_value,
     release,
     repo_path,
 )
@@ -110,6 +113,13 @@ class SyncPolicy(Spec):
         allow_empty: Argo CD: let an automated sync prune an app down to nothing.
         sync_options: Argo CD sync options such as 'ServerSideApply=true'.
         retry: Retry failed syncs; None: the engine's default.
+        interval: Flux: how often it reconciles; None: FluxOptions.interval (Argo CD has none).
+        timeout: Flux: how long an apply (with wait, the health check) may take; None: the
+            engine's default (Kustomization: its interval less 30s; HelmRelease: 5m).
+        retry_interval: Flux Kustomization: how soon a failed reconciliation is retried; None:
+            the retry's backoff_max_duration, else the interval.
+        wait: Flux: wait for the applied objects to be healthy (Kustomization wait; HelmRelease
+            install/upgrade wait), which depends_on relies on.
     """
 
     automated: bool = False
@@ -118,6 +128,10 @@ class SyncPolicy(Spec):
     allow_empty: bool = False
     sync_options: list[str] = []
     retry: Retry | None = None
+    interval: FluxDuration | None = None
+    timeout: FluxDuration | None = None
+    retry_interval: FluxDuration | None = None
+    wait: bool = True
 
     @field_validator("sync_options")
     @classmethod
@@ -381,6 +395,19 @@ class SyncWindow(Spec):
     time_zone: str = "UTC"
 
 
+class NamespaceMeta(Spec):
+    """Labels and annotations of a namespace the engines create (tenancy labels, pod-security
+    levels): on Flux's Namespace object and through Argo CD's managedNamespaceMetadata.
+
+    Attributes:
+        labels: Labels of the namespace.
+        annotations: Annotations of the namespace.
+    """
+
+    labels: Labels = {}
+    annotations: Annotations = {}
+
+
 class Project(Spec):
     """A project boundary: which repos, namespaces and resource kinds its apps may use.
 
@@ -396,6 +423,8 @@ class Project(Spec):
         sync_windows: When its apps may sync.
         service_account: Apply its apps as this ServiceAccount (tenant impersonation); None: as the
             controller.
+        namespace_metadata: Namespace → its labels and annotations, declared once per namespace
+            (on the project that owns it); needs Fleet(create_namespaces=True).
     """
 
     name: Name
@@ -411,6 +440,7 @@ class Project(Spec):
     # serviceAccountName, in the Flux namespace of each cluster; Argo CD: the project's
     # destinationServiceAccounts, in each destination namespace, with impersonation enabled).
     service_account: Name | None = None
+    namespace_metadata: dict[Name, NamespaceMeta] = {}
 
 
 class Expr(Spec):
@@ -630,6 +660,18 @@ class HelmChart(Spec):
         return self
 
 
+def _label_selection(value: str) -> str:
+    key, equals, label = value.partition("=")
+    if not equals:
+        raise ValueError(f"per_label key {value!r} must be 'key=value' (a cluster label)")
+    label_key(key)
+    label_value(label)
+    return value
+
+
+LabelSelection = Annotated[str, AfterValidator(_label_selection)]  # "key=value"
+
+
 class App(Layer):
     """An application: a user-owned kustomize base (``path``) or a Helm chart (``chart``),
     placed on the clusters its targets select.
@@ -637,11 +679,14 @@ class App(Layer):
     Attributes:
         name: The app's name.
         project: Its project.
-        namespace: The namespace it deploys into.
+        namespace: The namespace it deploys into (kustomize rewrites every object's); None: the
+            manifests say where each object goes (several namespaces, cluster-scoped objects).
         path: Its kustomize base, relative to the folder holding fleet.py; or give chart.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         targets: The clusters it runs on; default: every cluster.
         per_env: Environment name → settings there.
+        per_label: 'key=value' of a cluster label → settings on the clusters that have it
+            (between per_env and per_cluster).
         per_cluster: Cluster name → settings there (deepest layer).
         ignore_differences: Fields the engines must not treat as drift.
         secrets: Secrets produced by External Secrets from a store.
@@ -654,11 +699,12 @@ class App(Layer):
 
     name: Name
     project: Name
-    namespace: Name
+    namespace: Name | None
     path: str | None = Field(default=None, min_length=1)
     chart: HelmChart | None = None
     targets: Selector = Field(default_factory=Selector)
     per_env: dict[str, Overrides] = {}
+    per_label: dict[LabelSelection, Overrides] = {}
     per_cluster: dict[str, Overrides] = {}
     ignore_differences: list[IgnoreDifference] = []
     secrets: list[AppSecret] = []
@@ -794,6 +840,7 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
     "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "HelmChart", "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project",
-    "Retry", "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
+    "HelmChart", "IgnoreDifference", "Image", "Layer", "NamespaceMeta", "Overrides", "Patch",
+    "Policy", "Project", "Retry", "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy",
+    "SyncWindow", "Waiver",
 ]

@@ -1,8 +1,9 @@
 """The Plan: every placement (app × cluster) with its effective, layered settings.
 
 ``resolve`` builds it; emitters only translate it. Layers apply in the order fleet, env, app,
-per_env, per_cluster (the names recorded in ``Settings.provenance``); a deeper
-layer wins key by key, and a field it does not set keeps the shallower value.
+per_env, per_label (each matching ``key=value``, in key order), per_cluster (the names recorded
+in ``Settings.provenance``: ``per_label[key=value]`` for a per_label layer); a deeper layer wins
+key by key, and a field it does not set keeps the shallower value.
 """
 
 from __future__ import annotations
@@ -10,21 +11,28 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fleetgen.model import (
+    App,
     AppSecret,
+    Cluster,
     Credentials,
     Engine,
+    Environment,
     Fleet,
     Image,
     Layer,
+    NamespaceMeta,
     Overrides,
     Patch,
+    Spec,
     SyncPolicy,
 )
+
+TIMING_FIELDS = ("interval", "timeout", "retry_interval", "wait")  # SyncPolicy: Flux's alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +116,91 @@ class Settings:
         )
 
 
+def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
+    """Namespace -> the labels and annotations its project declares (`resolve` refuses two
+    declarations of one namespace)."""
+    return {name: meta for project in fleet.projects
+            for name, meta in project.namespace_metadata.items()}
+
+
+def sync_owner(fleet: Fleet, placement: Placement, name: str) -> Spec:
+    """Where the effective sync field ``name`` of ``placement`` was set: the SyncPolicy of the
+    layer its provenance names (the App when no layer has one, e.g. a default)."""
+    layer = placement.settings.provenance.get(f"sync/{name}", "fleet")
+    env = next(env for env in fleet.environments if env.name == placement.env)
+    app = next(app for app in fleet.apps if app.name == placement.app)
+    owners: dict[str, Fleet | Environment | Layer | None] = {
+        "fleet": fleet, "env": env, "app": app, "per_env": app.per_env.get(env.name),
+        "per_cluster": app.per_cluster.get(placement.cluster)}
+    if layer.startswith("per_label["):
+        owners[layer] = app.per_label.get(layer[len("per_label["):-1])
+    owner = owners.get(layer)
+    return owner.sync if owner is not None and owner.sync is not None else app
+
+
+def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrides]]:
+    """The ``per_label`` layers of ``app`` that a cluster with ``labels`` matches, in key order,
+    each with its provenance name ``per_label[key=value]``."""
+    return [(f"per_label[{selection}]", layer) for selection, layer in sorted(app.per_label.items())
+            if label_matches(selection, labels)]
+
+
+def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
+    """Two per_label layers that one cluster matches may not set one value differently (which
+    would win is no order a reader sees): (the deeper layer, message) for each such value."""
+    found: list[tuple[Overrides, str]] = []
+    reported: set[tuple[str, str, str]] = set()
+    for cluster in clusters:
+        matched = label_layers(app, cluster.labels)
+        for index, (first, shallow) in enumerate(matched):
+            sets = assignments(shallow)
+            for second, deep in matched[index + 1:]:
+                for key, value in sorted(assignments(deep).items()):
+                    if key in sets and sets[key] != value and (first, second, key) not in reported:
+                        reported.add((first, second, key))
+                        found.append((deep, f"app {app.name!r}: {first} and {second} both match "
+                                            f"cluster {cluster.name!r} and set {key} differently "
+                                            f"({sets[key]!r} and {value!r}); set it in one of "
+                                            "them, or per_cluster"))
+    return found
+
+
+def label_matches(selection: str, labels: Mapping[str, str]) -> bool:
+    """Whether a cluster with ``labels`` has the label ``selection`` ('key=value') names."""
+    key, _, value = selection.partition("=")
+    return labels.get(key) == value
+
+
+def assignments(layer: Layer) -> dict[str, Any]:
+    """What ``layer`` sets, by provenance key, with the value it sets there (patches, which are
+    appended, set no key)."""
+    found: dict[str, Any] = {}
+    for image in layer.images:
+        if image.new_name is not None:
+            found[f"image/{image.name}/name"] = image.new_name
+        if image.tag is not None or image.digest is not None:
+            found[f"image/{image.name}/version"] = (image.tag, image.digest)
+    found.update((f"replicas/{name}", count) for name, count in layer.replicas.items())
+    found.update((f"config/{configmap}/{key}", value)
+                 for configmap, values in layer.config.items() for key, value in values.items())
+    found.update((f"label/{key}", value) for key, value in layer.common_labels.items())
+    found.update((f"annotation/{key}", value) for key, value in layer.common_annotations.items())
+    if layer.sync is not None:
+        found.update((f"sync/{name}", getattr(layer.sync, name))
+                     for name in layer.sync.model_fields_set)
+    found.update((f"values/{value_path(path)}", value)
+                 for path, value in _leaf_items(layer.values, ()))
+    if isinstance(layer, Overrides) and layer.chart_version is not None:
+        found["chart/version"] = layer.chart_version
+    return found
+
+
+def _leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    if isinstance(value, dict) and value:
+        return [leaf for key, item in value.items() for leaf in _leaf_items(item, (*path, key))]
+    return [(path, value)] if path else []
+
+
 def _copy_config(config: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
     return {name: dict(values) for name, values in config.items()}
 
@@ -137,14 +230,8 @@ def merge_values(base: Mapping[str, Any], deeper: Mapping[str, Any], layer_name:
             del provenance[known]
         merged[key] = copy.deepcopy(value)
         provenance.update((f"values/{value_path(leaf)}", layer_name)
-                          for leaf in _leaves(value, here))
+                          for leaf, _ in _leaf_items(value, here))
     return merged
-
-
-def _leaves(value: Any, path: tuple[str, ...]) -> list[tuple[str, ...]]:
-    if isinstance(value, dict) and value:
-        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
-    return [path]
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
@@ -198,7 +285,7 @@ class EnvOverlay:
     env: str
     path: str
     base: str  # repo-relative path of the user's base
-    namespace: str
+    namespace: str | None  # None: no namespace rewrite (App(namespace=None))
     settings: Settings
     base_configmaps: frozenset[str]
     secrets: tuple[SecretPlan, ...] = ()
@@ -208,14 +295,15 @@ class EnvOverlay:
 
 @dataclass(frozen=True, slots=True)
 class ClusterOverlay:
-    """``overlays/<app>/clusters/<cluster>/``: the env overlay plus the per_cluster layer."""
+    """``overlays/<app>/clusters/<cluster>/``: the env overlay plus the per_label layers the
+    cluster matches and its per_cluster layer, in that order."""
 
     app: str
     cluster: str
     env_overlay: EnvOverlay
     path: str
-    layer: Layer | None
-    settings: Settings  # fully effective, per_cluster included
+    layers: tuple[tuple[str, Layer], ...]  # (provenance name, layer), in order
+    settings: Settings  # fully effective, per_label and per_cluster included
     secrets: tuple[SecretPlan, ...] = ()
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
 
@@ -259,6 +347,10 @@ class Plan:
     cluster_overlays: Sequence[ClusterOverlay]
     waves: Mapping[str, tuple[tuple[str, ...], ...]]  # env -> steps -> cluster names
     credentials: Mapping[str, Credentials | None]  # cluster -> filled-in credentials
+    # App(namespace=None) apps: the namespaces their manifests put objects in (metadata.namespace
+    # and the Namespace objects they ship), and those Namespace objects, from the inventory.
+    manifest_namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""

@@ -173,7 +173,8 @@ def _probes(obj: Mapping[str, Any]) -> Iterator[Violation]:
             yield path, f"container {container.get('name')} has no {' or '.join(missing)}"
 
 
-_CONFIGURABLE_CROSS_OBJECT = frozenset({"base-namespace", "foreign-namespace"})
+_CONFIGURABLE_CROSS_OBJECT = frozenset({"base-namespace", "foreign-namespace",
+                                        "cluster-scoped-namespace", "unplaced-object"})
 
 RULES: tuple[Rule, ...] = (
     Rule("image-tag", "warning", "an image without a tag or with :latest",
@@ -201,6 +202,13 @@ RULES: tuple[Rule, ...] = (
          "add livenessProbe and readinessProbe to every long-running container", _probes),
     Rule("base-namespace", "error", "an app base ships a Namespace",
          "remove the Namespace from the base: fleetgen creates namespaces"),
+    Rule("cluster-scoped-namespace", "error", "a cluster-scoped object with a namespace",
+         "drop metadata.namespace from it; under App(namespace=...) kustomize stamps the "
+         "namespace on custom kinds it does not know: set App(namespace=None) for such a base"),
+    Rule("unplaced-object", "error",
+         "a namespaced object without a namespace in an app with App(namespace=None)",
+         "set metadata.namespace on it in the base (with no app namespace, Argo CD and Flux "
+         "would not agree where it goes)"),
     Rule("foreign-namespace", "error", "an object outside its app's namespace",
          "move the object to the app's namespace, or into the app that owns that namespace"),
     Rule("ownership", "error", "two apps render the same object on one cluster",

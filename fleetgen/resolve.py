@@ -5,13 +5,12 @@ Every problem is collected before anything is reported, so a user fixes a spec i
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from fleetgen import scan
+from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import repo_path
@@ -41,6 +40,9 @@ from fleetgen.plan import (
     Plan,
     SecretPlan,
     Settings,
+    label_conflicts,
+    label_layers,
+    label_matches,
     merge_sync,
 )
 from fleetgen.workspace import Workspace
@@ -82,6 +84,8 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
+    for meta, message in namespacing.metadata_problems(fleet):
+        ctx.report(meta, message)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
     if ctx.problems:
@@ -314,7 +318,8 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     if project is None:
         ctx.report(app, f"app {app.name!r}: project {app.project!r} is not defined "
                         f"(projects: {', '.join(ctx.projects) or 'none'})")
-    elif not any(fnmatch.fnmatchcase(app.namespace, ns) for ns in project.namespaces):
+    elif app.namespace is not None and not namespacing.allowed(app.namespace,
+                                                               project.namespaces):
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
     placed_envs = {c.env for c in placed}
@@ -323,6 +328,12 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
             ctx.report(app.per_env[env], f"app {app.name!r}: per_env key {env!r} is not an "
                                          f"environment the app runs in "
                                          f"({', '.join(sorted(placed_envs)) or 'none'})")
+    for selection, overrides in app.per_label.items():
+        if not any(label_matches(selection, c.labels) for c in placed):
+            ctx.report(overrides, f"app {app.name!r}: per_label key {selection!r} matches no "
+                                  "cluster the app runs on")
+    for conflicting, message in label_conflicts(app, placed):
+        ctx.report(conflicting, message)
     placed_names = {c.name for c in placed}
     for name in app.per_cluster:
         if name not in placed_names:
@@ -351,6 +362,9 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         _check_base(ctx, app)
     else:
         _check_chart(ctx, app, app.chart)
+        if app.namespace is None:
+            ctx.report(app, f"app {app.name!r}: a chart app needs a namespace (its Helm release "
+                            "and the objects the chart leaves unplaced live there)")
     _check_layer_kinds(ctx, app)
     _check_rollout_sync(ctx, app, placed)
 
@@ -416,6 +430,8 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
+        ctx.report(app, message)
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -441,7 +457,7 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
 
 
 def _layers_of(app: App) -> list[Layer]:
-    return [app, *app.per_env.values(), *app.per_cluster.values()]
+    return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
 
 
 def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
@@ -449,8 +465,10 @@ def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     layers: dict[int, tuple[Layer, str]] = {}
     for cluster in placed:
         if ctx.envs[cluster.env].rollout is not None:
-            candidates: list[Layer | None] = [app, app.per_env.get(cluster.env),
-                                              app.per_cluster.get(cluster.name)]
+            candidates: list[Layer | None] = [
+                app, app.per_env.get(cluster.env),
+                *(layer for _, layer in label_layers(app, cluster.labels)),
+                app.per_cluster.get(cluster.name)]
             for candidate in candidates:
                 if candidate is not None:
                     layers.setdefault(id(candidate), (candidate, cluster.env))
@@ -511,14 +529,21 @@ def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
     return [s for s in app.secrets if s not in by_cluster], by_cluster
 
 
+def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]:
+    """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
+    own = app.per_cluster.get(cluster.name)
+    return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
+
+
 def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Iterable[Cluster],
                       wave_of: Mapping[str, int],
                       engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
     found = []
     for cluster in clusters:
-        settings = _env_settings(ctx, app, ctx.envs[cluster.env]).apply(
-            "per_cluster", app.per_cluster.get(cluster.name))
+        settings = _env_settings(ctx, app, ctx.envs[cluster.env])
+        for name, layer in _cluster_layers(app, cluster):
+            settings = settings.apply(name, layer)
         if chart.path is not None:
             local = ctx.workspace.charts[repo_path(chart.path)]
             assert local.name is not None and local.version is not None
@@ -561,14 +586,16 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
             env_overlays.append(by_env[env.name])
         for cluster in placed[app.name]:
             env_overlay = by_env[cluster.env]
-            layer = app.per_cluster.get(cluster.name)
+            layers = _cluster_layers(app, cluster)
             overlay_path, settings = env_overlay.path, env_overlay.settings
-            if layer is not None or cluster_secrets:
-                cluster_settings = settings.apply("per_cluster", layer)
+            if layers or cluster_secrets:
+                cluster_settings = settings
+                for name, layer in layers:
+                    cluster_settings = cluster_settings.apply(name, layer)
                 hashes = config_hashes(base, cluster_settings.config)
                 overlay = ClusterOverlay(
                     app=app.name, cluster=cluster.name, env_overlay=env_overlay,
-                    path=f"overlays/{app.name}/clusters/{cluster.name}", layer=layer,
+                    path=f"overlays/{app.name}/clusters/{cluster.name}", layers=layers,
                     settings=cluster_settings,
                     secrets=_secret_plans(cluster_secrets,
                                           {"env": cluster.env, "cluster": cluster.name}),
@@ -580,5 +607,11 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                                         overlay=overlay_path, settings=settings,
                                         engine=engines[app.name, cluster.name],
                                         wave=wave_of.get(cluster.name)))
+    unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)] for app in ctx.apps.values()
+                if app.namespace is None and app.path is not None}
     return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
+                manifest_namespaces={name: base.namespaces | base.namespace_objects
+                                     for name, base in unplaced.items()},
+                namespace_objects={name: base.namespace_objects
+                                   for name, base in unplaced.items()},
                 cluster_overlays=tuple(cluster_overlays), waves=waves, credentials=credentials)

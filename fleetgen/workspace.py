@@ -43,6 +43,13 @@ class Base:
     workloads: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     # The data (and binaryData) of the base's plain ConfigMap resources, by name.
     configmap_data: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # The metadata.namespace of its objects (those that set one).
+    namespaces: frozenset[str] = frozenset()
+
+    @property
+    def namespace_objects(self) -> frozenset[str]:
+        """The names of the Namespace objects the base ships."""
+        return frozenset(name for kind, name in self.resources if kind == "Namespace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +181,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         images=frozenset(inventory.images) if inventory.images_known else None,
         workloads=inventory.workloads,
         configmap_data=inventory.configmap_data,
+        namespaces=frozenset(inventory.namespaces),
     )
 
 
@@ -187,6 +195,7 @@ class _Inventory:
     images_known: bool = True
     workloads: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
+    namespaces: set[str] = field(default_factory=set)
 
     def add_kustomization(self, read: Reader, directory: str, found: tuple[str, bytes],
                           depth: int) -> None:
@@ -198,6 +207,8 @@ class _Inventory:
             self.complete = False
         if doc.get("images"):
             self.images_known = False
+        if isinstance(doc.get("namespace"), str):  # a base's own rewrite
+            self.namespaces.add(doc["namespace"])
         for generator in doc.get("configMapGenerator") or []:
             if isinstance(generator, dict) and isinstance(generator.get("name"), str):
                 self.configmaps.add(generator["name"])
@@ -225,6 +236,9 @@ class _Inventory:
         if not isinstance(doc, dict):
             return
         kind, name = doc.get("kind"), (doc.get("metadata") or {}).get("name")
+        namespace = _mapping(doc.get("metadata")).get("namespace")
+        if isinstance(namespace, str) and namespace:
+            self.namespaces.add(namespace)
         if isinstance(kind, str) and isinstance(name, str):
             self.resources.add((kind, name))
             if kind == "ConfigMap":

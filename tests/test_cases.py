@@ -17,6 +17,7 @@ import yaml
 from fleetgen import api
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.kustomize import Kustomize, build_many
+from tests.crd_schemas import errors
 from tests.helpers import tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
@@ -53,6 +54,22 @@ def test_rendered_placements_carry_their_layers(case: Path, tmp_path: Path,
         assert summarize(rendered[overlay], expected[key]) == expected[key], key
 
 
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_emitted_objects_are_valid_on_every_supported_release(case: Path, tmp_path: Path) -> None:
+    """Every Argo CD, Flux and External Secrets object of the case passes the strict schemas of
+    the newest and the oldest supported controller releases."""
+    repo, _ = build_case(case, tmp_path)
+    checked = 0
+    for path in sorted((repo / "output").rglob("*.yaml")):
+        if "overlays" in path.relative_to(repo / "output").parts:
+            continue  # kustomize configuration and the user's objects: validate --render's part
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc:
+                assert errors(doc) == [], f"{path}: {doc['kind']} {doc['metadata']['name']}"
+                checked += 1
+    assert checked
+
+
 def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
     """The parts of a rendered placement that ``like`` (an expect.yaml entry) talks about."""
     docs = [d for d in yaml.safe_load_all(rendered) if d]
@@ -70,6 +87,9 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
         summary["annotations"] = deployment["metadata"].get("annotations", {})
     if "minReadySeconds" in like:
         summary["minReadySeconds"] = deployment["spec"].get("minReadySeconds")
+    if "namespaces" in like:  # where each rendered object goes: Kind/name -> namespace
+        summary["namespaces"] = {f"{d['kind']}/{d['metadata']['name']}":
+                                 d["metadata"].get("namespace") for d in docs}
     if "configHash" in like:
         template = deployment["spec"]["template"]["metadata"]
         summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERING = ROOT / "tests" / "cases" / "layering"
 
 DEFAULT_SYNC = {"sync/prune": ("default", False), "sync/allow_empty": ("default", False),
-                "sync/sync_options": ("default", []), "sync/retry": ("default", None)}
+                "sync/sync_options": ("default", []), "sync/retry": ("default", None),
+                "sync/interval": ("default", None), "sync/timeout": ("default", None),
+                "sync/retry_interval": ("default", None), "sync/wait": ("default", True)}
 
 
 def layers(name: str) -> dict[str, dict[str, tuple[str, object]]]:
@@ -161,3 +163,19 @@ def test_an_empty_catch_all_wave_is_not_counted(tmp_path: Path) -> None:
     (tmp_path / "fleet.py").write_text(CANARY_ONLY)
     (cluster,) = explain.explain(tmp_path / "fleet.py", "prod-a").clusters
     assert (cluster.wave, cluster.waves) == (1, 1)
+
+
+def test_per_label_values_are_attributed_to_their_label() -> None:
+    """east-2 matches region=east and tier=gpu; its per_cluster layer wins over both."""
+    (app,) = explain.explain(ROOT / "tests" / "cases" / "per-label" / "fleet.py", "web").apps
+    found = {p.cluster: {v.key: (v.layer, v.value) for v in p.values} for p in app.placements}
+    east_2 = found["east-2"]
+    assert east_2["image/web/name"] == ("per_label[region=east]", "east.registry.example.com/web")
+    assert east_2["replicas/web"] == ("per_label[tier=gpu]", 6)
+    assert east_2["config/web-config/REGION"] == ("per_label[region=east]", "east")
+    assert east_2["config/web-config/LEVEL"] == ("per_cluster", "east-2")
+    assert east_2["sync/prune"] == ("per_label[tier=gpu]", True)  # both set it alike
+    assert found["west-1"]["replicas/web"] == ("app", 2)
+    shown = explain.text(explain.explain(ROOT / "tests" / "cases" / "per-label" / "fleet.py",
+                                        "web"))
+    assert "per_label[tier=gpu]" in shown

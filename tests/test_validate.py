@@ -277,15 +277,24 @@ def test_a_waiver_that_silences_nothing_warns(tmp_path: Path, kustomize: Kustomi
         ("unused-waiver", "warning", "a", (), "fleet.py", spec_line(repo, "# <- a"))}
 
 
-def test_a_base_shipping_a_namespace_or_a_foreign_namespace(
+def test_a_base_shipping_a_namespace_under_a_rewrite_is_a_spec_error(
+        tmp_path: Path, kustomize: Kustomize) -> None:
+    """The workspace inventory sees the Namespace, which kustomize's namespace transformer would
+    rename to the app's own namespace: refused before anything renders (exit 2, located)."""
+    repo = fleet_repo(tmp_path, {"a": [NAMESPACE, CONFIGMAP]})
+    result = run_fleetgen(repo, "validate", "--render")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(f"fleet.py:{spec_line(repo, '# <- a')}: app 'a': its base "
+                                    "ships Namespace 'shared'")
+
+
+def test_a_cluster_scoped_object_is_no_foreign_namespace(
         tmp_path: Path, kustomize: Kustomize) -> None:
     foreign = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
                "metadata": {"name": "x"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
                                                       "kind": "ClusterRole", "name": "view"}}
-    repo = fleet_repo(tmp_path, {"a": [NAMESPACE, CONFIGMAP, foreign]})
-    data = report(repo, "--render", code=1)
-    assert {(f["rule"], f["object"]) for f in data["findings"]} == {
-        ("base-namespace", "Namespace shared")}
+    repo = fleet_repo(tmp_path, {"a": [CONFIGMAP, foreign]})
+    assert report(repo, "--render", code=0)["findings"] == []
 
 
 def test_sarif_output_is_valid_sarif_2_1_0_with_locations(tmp_path: Path,

@@ -47,7 +47,7 @@ class Facts:
     env_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     production: frozenset[str] = frozenset()
     app_project: Mapping[str, str] = field(default_factory=dict)
-    app_namespace: Mapping[str, str] = field(default_factory=dict)
+    app_namespace: Mapping[str, str | None] = field(default_factory=dict)
     app_path: Mapping[str, str] = field(default_factory=dict)
     project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
@@ -348,7 +348,7 @@ class Application(NamedTuple):
     path: str
     cluster: str
     server: str
-    target_namespace: str
+    target_namespace: str | None  # None: the manifests say (App(namespace=None))
     file: str
 
     def obj(self) -> Obj:
@@ -362,7 +362,8 @@ class Application(NamedTuple):
                      "source": {"repoURL": self.repo, "targetRevision": self.revision,
                                 "path": self.path},
                      "destination": {"name": self.cluster, "server": self.server,
-                                     "namespace": self.target_namespace}},
+                                     **({"namespace": self.target_namespace}
+                                        if self.target_namespace else {})}},
         }
         return Obj(application_key(self.namespace, self.name), self.file, doc)
 

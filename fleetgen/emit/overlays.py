@@ -12,7 +12,7 @@ from typing import Any
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION
 from fleetgen.errors import Problem, at
-from fleetgen.model import Layer, Patch
+from fleetgen.model import Patch
 from fleetgen.output import OutputFile
 from fleetgen.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
 from fleetgen.yamlio import configmap_literal, dump
@@ -60,7 +60,7 @@ def emit(plan: Plan) -> list[OutputFile]:
 def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
     here = posixpath.join(output_dir, overlay.path)
     settings = overlay.settings
-    doc: dict[str, Any] = {**KUSTOMIZATION, "namespace": overlay.namespace,
+    doc: dict[str, Any] = {**KUSTOMIZATION, **_namespace(overlay.namespace),
                            "resources": [posixpath.relpath(overlay.base, here)]}
     doc.update(_metadata(settings.labels, settings.annotations))
     doc.update(_images(settings.images.values(), {}))
@@ -72,18 +72,40 @@ def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
 
 
 def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
-    env_overlay, layer = overlay.env_overlay, overlay.layer or Layer()
-    doc: dict[str, Any] = {**KUSTOMIZATION, "namespace": env_overlay.namespace,
+    env_overlay, layers = overlay.env_overlay, [layer for _, layer in overlay.layers]
+    doc: dict[str, Any] = {**KUSTOMIZATION, **_namespace(env_overlay.namespace),
                            "resources": [posixpath.relpath(env_overlay.path, overlay.path)]}
-    doc.update(_metadata(layer.common_labels, layer.common_annotations))
-    changed = [overlay.settings.images[image.name] for image in layer.images]
-    doc.update(_images(changed, env_overlay.settings.images))
-    doc.update(_replicas(layer.replicas))
+    doc.update(_metadata(_union(layer.common_labels for layer in layers),
+                         _union(layer.common_annotations for layer in layers)))
+    changed = sorted({image.name for layer in layers for image in layer.images})
+    doc.update(_images([overlay.settings.images[name] for name in changed],
+                       env_overlay.settings.images))
+    doc.update(_replicas(_union(layer.replicas for layer in layers)))
     existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
-    doc.update(_config(layer.config, existing))
-    doc.update(_patches(layer.patches, overlay.config_hashes))
+    config: dict[str, dict[str, str]] = {}
+    for layer in layers:
+        for name, values in layer.config.items():
+            config.setdefault(name, {}).update(values)
+    doc.update(_config(config, existing))
+    doc.update(_patches([patch for layer in layers for patch in layer.patches],
+                        overlay.config_hashes))
+    names = ", ".join(name for name, _ in overlay.layers) or "per_cluster"
     return _with_secrets(overlay.path, doc, overlay.secrets,
-                         f"{overlay.app} on {overlay.cluster}: per_cluster layer")
+                         f"{overlay.app} on {overlay.cluster}: {names} layer"
+                         f"{'s' if len(overlay.layers) > 1 else ''}")
+
+
+def _union(mappings: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The mappings merged key by key, later ones winning (layer order)."""
+    merged: dict[str, Any] = {}
+    for mapping in mappings:
+        merged.update(mapping)
+    return merged
+
+
+def _namespace(namespace: str | None) -> dict[str, str]:
+    """The overlay's namespace rewrite; none for an app whose manifests say where things go."""
+    return {"namespace": namespace} if namespace is not None else {}
 
 
 def _with_secrets(path: str, doc: dict[str, Any], secrets: tuple[SecretPlan, ...],

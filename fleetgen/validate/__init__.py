@@ -31,7 +31,7 @@ from fleetgen.errors import HasOrigin
 from fleetgen.fields import release
 from fleetgen.model import Fleet
 from fleetgen.validate import charts as chart_renders
-from fleetgen.validate import contracts, rendered, schemas
+from fleetgen.validate import contracts, rendered, schemas, scopes
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
 from fleetgen.validate.render import Builds
 from fleetgen.validate.render import render as build_overlays
@@ -104,9 +104,10 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
         placements = compiled.plan.placements
         overlays = sorted({p.overlay for p in placements if p.chart is None})
         built = build_overlays(compiled, root, overlays)
-        charted = chart_renders.render(
-            placements, {app.name: app.namespace for app in fleet.apps}, root, charts,
-            cache.Cache(compiled.out_dir))
+        # A chart app always has a namespace (resolve refuses a chart app with namespace=None).
+        namespaces = {app.name: app.namespace for app in fleet.apps if app.namespace is not None}
+        charted = chart_renders.render(placements, namespaces, root, charts,
+                                       cache.Cache(compiled.out_dir))
         # A chart placement's objects go by the name of its render, in place of an overlay.
         plan = replace(compiled.plan, placements=tuple(
             p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
@@ -116,7 +117,7 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
             {**built.objects, **charted.objects}, built.failures, built.distinct, built.built,
             built.cached), lambda doc: (
             kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
-            else checker.errors(doc)), locate.object)
+            else checker.errors(doc)), locate.object, scopes.known(files))
         findings.extend(result.findings)
         findings.extend(_chart_failures(compiled, charted, locate))
         unchecked.update(result.unchecked)

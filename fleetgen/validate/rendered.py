@@ -16,8 +16,10 @@ from fleetgen.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.plan import Plan
 from fleetgen.policy import BY_ID, CHECKS, Severity
+from fleetgen.validate.kubernetes import built_in
 from fleetgen.validate.render import Builds, Rendered
 from fleetgen.validate.report import Finding, Location
+from fleetgen.validate.scopes import CORE, Scopes, from_docs
 
 Lines = Callable[[str, Mapping[str, Any]], Location]  # (repo-relative file, object) -> location
 SchemaErrors = Callable[[Mapping[str, Any]], "list[str] | None"]
@@ -46,7 +48,7 @@ def shown(key: Key) -> str:
 class _Overlay:
     app: str
     env: str
-    namespace: str
+    namespace: str | None  # None: App(namespace=None), no rewrite
     clusters: tuple[str, ...]
 
 
@@ -71,9 +73,13 @@ class Checked:
     unchecked: Counter[str]
 
 
-def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines) -> Checked:
-    """Findings of every rendered object, per overlay, then ownership per cluster."""
+def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines,
+          scopes: Scopes = CORE) -> Checked:
+    """Findings of every rendered object, per overlay, then ownership per cluster. ``scopes``
+    says which kinds are cluster-scoped, besides the CRDs the overlays render."""
     overlays = _overlays(plan)
+    scopes = {**scopes, **from_docs(rendered.doc for objects in builds.objects.values()
+                                    for rendered in objects)}
     environments = {env.name: env for env in plan.fleet.environments}
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
@@ -90,13 +96,14 @@ def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines)
                 unchecked[f"{rendered.doc.get('apiVersion')} {rendered.doc.get('kind')}"] += 1
             else:
                 checked += 1
-            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where))
+            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where,
+                                    scopes))
     findings.extend(_ownership(plan, builds.objects, where))
     return Checked(findings, checked, unchecked)
 
 
 def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendered,
-            errors: Sequence[str], where: Lines) -> Iterator[Finding]:
+            errors: Sequence[str], where: Lines, scopes: Scopes) -> Iterator[Finding]:
     doc = rendered.doc
     key = identity("", doc)
     context = {"app": overlay.app, "clusters": list(overlay.clusters), "object": shown(key),
@@ -109,6 +116,18 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
         if level != "off" and rule.check is not None:
             for path, message in rule.check(doc):
                 yield finding(rule.id, level, message, field=path, **context)
+    level = severity(fleet, env, "cluster-scoped-namespace")
+    if key.namespace and scopes.get((key.group, key.kind)) and level != "off":
+        yield finding("cluster-scoped-namespace", level,
+                      f"{key.kind} is cluster-scoped but has namespace {key.namespace}",
+                      field="metadata/namespace", **context)
+    if overlay.namespace is None:  # the manifests say where things go: no app namespace
+        level = severity(fleet, env, "unplaced-object")
+        if not key.namespace and _namespaced(doc, scopes) and level != "off":
+            yield finding("unplaced-object", level,
+                          f"{key.kind} is namespaced but has no namespace, and the app has none",
+                          field="metadata/namespace", **context)
+        return
     level = severity(fleet, env, "base-namespace")
     if key.group == "" and key.kind == "Namespace" and level != "off":
         yield finding("base-namespace", level, "the base ships a Namespace", **context)
@@ -116,6 +135,14 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
     if key.namespace and key.namespace != overlay.namespace and level != "off":
         yield finding("foreign-namespace", level,
                       f"outside the app's namespace {overlay.namespace}", **context)
+
+
+def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
+    """Whether ``doc`` is of a kind known to be namespaced: a built-in kind not on the
+    cluster-scoped list, or a custom kind whose CRD says so."""
+    api_version = str(doc.get("apiVersion") or "")
+    scope = scopes.get((api_version.rpartition("/")[0], str(doc.get("kind") or "")))
+    return scope is False or (scope is None and built_in(api_version))
 
 
 def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]],

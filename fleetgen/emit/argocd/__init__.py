@@ -25,20 +25,23 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.emit.argocd.projects import chart_repos, permitted, projects, repo_permitted
+from fleetgen.emit.argocd.projects import (
+    app_destinations,
+    chart_repos,
+    permitted,
+    projects,
+    repo_permitted,
+)
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
     App,
     Cluster,
-    Environment,
     ExternalSecretRef,
-    Fleet,
-    Layer,
     Spec,
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import TIMING_FIELDS, Placement, Plan, sync_owner
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
@@ -93,7 +96,7 @@ def warnings(plan: Plan) -> list[Problem]:
                           "impersonate it; set ca_data instead", plan.fleet)
               for cluster in _registered(plan) if cluster.insecure
               and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)]
-    return found + _self_heal_warnings(plan)
+    return found + _self_heal_warnings(plan) + _timing_warnings(plan)
 
 
 def _self_heal_warnings(plan: Plan) -> list[Problem]:
@@ -103,13 +106,10 @@ def _self_heal_warnings(plan: Plan) -> list[Problem]:
     ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift."""
     fleet = plan.fleet
     rolling = {env.name for env in fleet.environments if env.rollout is not None}
-    apps = {app.name: app for app in fleet.apps}
-    envs = {env.name: env for env in fleet.environments}
     affected: dict[int, tuple[Spec, str, list[str]]] = {}
     for p in plan.placements:
         if p.env in rolling and p.settings.sync.self_heal:
-            layer = _sync_layer(fleet, envs[p.env], apps[p.app], p.cluster,
-                                p.settings.provenance.get("sync/self_heal", "fleet"))
+            layer = sync_owner(fleet, p, "self_heal")
             where = affected.setdefault(id(layer), (layer, p.env, []))
             where[2].append(p.app)
     return [at(layer, f"environment {env!r} rolls out with RollingSync, which turns automated "
@@ -120,13 +120,22 @@ def _self_heal_warnings(plan: Plan) -> list[Problem]:
             for layer, env, names in affected.values()]
 
 
-def _sync_layer(fleet: Fleet, env: Environment, app: App, cluster: str, layer: str) -> Spec:
-    """The SyncPolicy of the layer named ``layer`` (a provenance name) for one placement."""
-    owners: dict[str, Fleet | Environment | Layer | None] = {
-        "fleet": fleet, "env": env, "app": app, "per_env": app.per_env.get(env.name),
-        "per_cluster": app.per_cluster.get(cluster)}
-    owner = owners[layer]
-    return owner.sync if owner is not None and owner.sync is not None else app
+def _timing_warnings(plan: Plan) -> list[Problem]:
+    """Flux timing (``interval``, ``timeout``, ``retry_interval``, ``wait``) set by a layer that
+    reaches Argo CD placements: an Application has no such settings (only ``retry``)."""
+    affected: dict[int, tuple[Spec, set[str], set[str]]] = {}
+    for p in plan.placements:
+        for name in TIMING_FIELDS:
+            if f"sync/{name}" in p.settings.provenance:
+                layer = sync_owner(plan.fleet, p, name)
+                _, names, apps = affected.setdefault(id(layer), (layer, set(), set()))
+                names.add(name)
+                apps.add(p.app)
+    return [at(layer, f"{', '.join(sorted(names))}: Flux settings, which the Argo CD placements "
+                      f"of app(s) {', '.join(sorted(apps))} do not have (an Application syncs "
+                      "when Git changes and retries by retry=Retry(...)); they apply to Flux "
+                      "placements only", plan.fleet)
+            for layer, names, apps in affected.values()]
 
 
 def emit(plan: Plan) -> list[OutputFile]:
@@ -274,16 +283,18 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                 yield at(project, f"project {project.name!r}: source_repos do not permit the "
                                   f"chart repository {repo} that its apps read; add it",
                          fleet)
-    refused: dict[str, list[str]] = defaultdict(list)
+    refused: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in plan.placements:
-        project = projects_by_name[apps[p.app].project]
-        if project.destinations is not None and not permitted(
-                project.destinations, server_url(clusters[p.cluster]), apps[p.app].namespace):
-            refused[p.app].append(p.cluster)
-    for app_name, names in refused.items():
+        destinations = projects_by_name[apps[p.app].project].destinations
+        if destinations is None:
+            continue
+        for namespace in app_destinations(plan, apps[p.app]):
+            if not permitted(destinations, server_url(clusters[p.cluster]), namespace):
+                refused[p.app, namespace].append(p.cluster)
+    for (app_name, namespace), names in refused.items():
         app = apps[app_name]
         yield at(app, f"app {app_name!r}: project {app.project!r} destinations do not permit "
-                      f"namespace {app.namespace!r} on cluster(s) {', '.join(names)}", fleet)
+                      f"namespace {namespace!r} on cluster(s) {', '.join(names)}", fleet)
 
 
 def _kinds(files: Iterable[OutputFile]) -> list[tuple[str, str]]:

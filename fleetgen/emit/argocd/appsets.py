@@ -30,9 +30,16 @@ from fleetgen.emit.argocd.common import (
     registration_labels,
 )
 from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
-from fleetgen.model import CREATE_NAMESPACE, App, Environment, IgnoreDifference, SyncPolicy
+from fleetgen.model import (
+    CREATE_NAMESPACE,
+    App,
+    Environment,
+    Fleet,
+    IgnoreDifference,
+    SyncPolicy,
+)
 from fleetgen.output import OutputFile
-from fleetgen.plan import EnvOverlay, Placement, Plan
+from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata
 
 NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
@@ -138,7 +145,7 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     below = [] if placement.overlay == env_overlay.path else [
         posixpath.join(plan.fleet.output_dir, env_overlay.path)]
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base])
-    sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet.create_namespaces))
+    sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet))
     return _Group(per_cluster, go_text(prefix) + action,
                   go_text("/" + prefix) + action + go_text(rest), sync)
 
@@ -146,23 +153,33 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
 def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
     """The generator group of a chart app's placement: chart version, values, sync policy."""
     assert placement.chart is not None
-    sync = _sync_policy(placement.settings.sync, app, plan.fleet.create_namespaces)
+    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
     return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
 
 
-def _sync_policy(sync: SyncPolicy, app: App, create_namespaces: bool) -> dict[str, Any]:
+def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement.
 
     ``CreateNamespace=true`` (``Fleet.create_namespaces``) whatever the sync options: Argo CD
     creates the destination namespace only when the sync operation's options hold exactly that
     entry (``appStateManager.SyncAppState``); automated syncs take them from ``syncOptions``.
+    With it, ``managedNamespaceMetadata`` from the namespace's ``Project(namespace_metadata=...)``
+    (applied only through that namespace modifier: controller ``syncNamespace``). Neither for an
+    App(namespace=None): with no destination namespace there is nothing to create
+    (gitops-engine ``syncContext`` runs the modifier only for a non-empty namespace).
     """
     policy: dict[str, Any] = {}
     if sync.automated:
         policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
-    created = [f"{CREATE_NAMESPACE}=true"] if create_namespaces else []
+    creates = fleet.create_namespaces and app.namespace is not None
+    meta = namespace_metadata(fleet).get(app.namespace or "") if creates else None
+    if meta is not None and (meta.labels or meta.annotations):
+        policy["managedNamespaceMetadata"] = {
+            key: dict(sorted(value.items())) for key, value in (
+                ("labels", meta.labels), ("annotations", meta.annotations)) if value}
+    created = [f"{CREATE_NAMESPACE}=true"] if creates else []
     options = list(dict.fromkeys([*created, *sync.sync_options]))
     if app.ignore_differences and not any(
             option.startswith("RespectIgnoreDifferences=") for option in options):
@@ -221,7 +238,10 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
         "source": chart_source(fleet, app, charts) if charts else {
             "repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
             "path": "{{ .values.overlay }}"},
-        "destination": {"server": SERVER, "namespace": go_text(app.namespace)},
+        # No namespace for App(namespace=None): Argo CD then leaves objects where the manifests
+        # put them (controller NormalizeTargetObjects defaults only to a non-empty one).
+        "destination": {"server": SERVER, **({"namespace": go_text(app.namespace)}
+                                             if app.namespace is not None else {})},
     }
     if app.ignore_differences:
         spec["ignoreDifferences"] = go_tree([_ignore(d) for d in app.ignore_differences])

@@ -18,7 +18,7 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.model import Destination, Project, SyncWindow
+from fleetgen.model import App, Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
 
@@ -45,10 +45,21 @@ def _destinations(plan: Plan, project: Project,
     if project.destinations is not None:
         return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
-    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    pairs = sorted({(p.cluster, namespaces[p.app]) for p in placements})
+    apps = {app.name: app for app in plan.fleet.apps}
+    pairs = sorted({(p.cluster, namespace) for p in placements
+                    for namespace in app_destinations(plan, apps[p.app])})
     return [{"server": server_url(clusters[name]), "name": name, "namespace": namespace}
             for name, namespace in pairs]
+
+
+def app_destinations(plan: Plan, app: App) -> list[str]:
+    """The namespaces an app's Application needs: its namespace; for an App(namespace=None),
+    "" (its Application's own destination, which Argo CD checks against the project:
+    ``ValidatePermissions``) and each namespace its manifests put objects in (checked object by
+    object at sync: controller ``validateSyncPermissions``)."""
+    if app.namespace is not None:
+        return [app.namespace]
+    return ["", *sorted(plan.manifest_namespaces.get(app.name, ()))]
 
 
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
@@ -83,6 +94,10 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
         "exactly where its apps are placed")
     note = NAMESPACE_NOTE if fleet.create_namespaces else NO_NAMESPACE_NOTE
     comment = f"AppProject {project.name}: destinations are {where}.\n{note}"
+    shipped = sorted({name for p in placements for name in plan.namespace_objects.get(p.app, ())})
+    if shipped:
+        comment += (f"\nNamespace {', '.join(shipped)}: shipped by its apps with "
+                    "App(namespace=None),\nallowed by name.")
     if project.service_account:
         comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
                     "\nenable application.sync.impersonation.enabled in argocd-cm.")
@@ -95,10 +110,12 @@ def chart_repos(placements: Iterable[Placement]) -> list[str]:
 
 
 def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:
-    if not plan.fleet.create_namespaces:
-        return []
+    """The Namespaces the project's apps create: those the engines create for them (unless
+    ``create_namespaces=False``) and those an App(namespace=None) ships itself."""
     namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    return sorted({namespaces[p.app] for p in placements})
+    created = {namespaces[p.app] for p in placements if plan.fleet.create_namespaces}
+    shipped = {name for p in placements for name in plan.namespace_objects.get(p.app, ())}
+    return sorted({name for name in created | shipped if name is not None})
 
 
 def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]) -> dict[str, Any]:

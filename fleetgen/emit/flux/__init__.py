@@ -51,8 +51,9 @@ from fleetgen.emit.flux.objects import (
     unmirrored,
 )
 from fleetgen.errors import Problem, at
+from fleetgen.model import Spec
 from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.plan import Plan, sync_owner
 
 BOOTSTRAP_NAMESPACE = "flux-system"
 _LISTED = 5  # clusters named in one message
@@ -158,7 +159,21 @@ def warnings(plan: Plan) -> list[Problem]:
                                 "reverts those fields every interval", fleet))
     if fleet.flux.mode == "hub":
         found += hub.warnings(plan)
-    return found
+    return found + _chart_retry_interval(plan)
+
+
+def _chart_retry_interval(plan: Plan) -> list[Problem]:
+    """``retry_interval`` on a chart app: a HelmRelease has no retryInterval (helm-controller
+    retries by its install/upgrade remediation), so only Kustomizations take it."""
+    layers: dict[int, tuple[Spec, set[str]]] = {}
+    for p in plan.placements:
+        if p.chart is not None and "sync/retry_interval" in p.settings.provenance:
+            layer = sync_owner(plan.fleet, p, "retry_interval")
+            layers.setdefault(id(layer), (layer, set()))[1].add(p.app)
+    return [at(layer, f"retry_interval does not apply to the Flux placements of chart app(s) "
+                      f"{', '.join(sorted(apps))} (a HelmRelease has no retryInterval)",
+               plan.fleet)
+            for layer, apps in layers.values()]
 
 
 def emit(plan: Plan) -> list[OutputFile]:

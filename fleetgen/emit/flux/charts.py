@@ -62,10 +62,11 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     object of its Home carries (kubeConfig of a spoke) plus the project's service account.
     """
     chart = placement.chart
-    assert chart is not None
+    assert chart is not None and app.namespace is not None  # resolve: a chart app has one
     objects = []
+    sync = placement.settings.sync
     release: dict[str, Any] = {
-        "interval": fleet.flux.interval,
+        "interval": sync.interval or fleet.flux.interval,
         "releaseName": app.name,
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
@@ -83,9 +84,12 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
                                      "sourceRef": {"kind": "HelmRepository", "name": app.name}}}
     # The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
     # creates (Argo CD's Applications carry CreateNamespace=true likewise).
-    release["install"] = {"createNamespace": True, "crds": "Create"}
-    release["upgrade"] = {"crds": "CreateReplace"}
-    retry = placement.settings.sync.retry
+    if sync.timeout is not None:
+        release["timeout"] = sync.timeout
+    no_wait = {} if sync.wait else {"disableWait": True}
+    release["install"] = {"createNamespace": True, "crds": "Create", **no_wait}
+    release["upgrade"] = {"crds": "CreateReplace", **no_wait}
+    retry = sync.retry
     if retry is not None and retry.limit != 0:
         for action in ("install", "upgrade"):
             # Named: a DefaultToRetryOnFailure feature gate would otherwise ignore the retries.

@@ -16,9 +16,9 @@ from fleetgen.emit.common import FLUX_IGNORE_SINCE
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.k8s import identity
-from fleetgen.model import App, Fleet, IgnoreDifference
+from fleetgen.model import App, Fleet, IgnoreDifference, NamespaceMeta
 from fleetgen.output import LABEL_PREFIX, OutputFile
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import Placement, Plan, namespace_metadata
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
@@ -80,20 +80,27 @@ def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
 
 
 def namespace(name: str, fleet: Fleet) -> dict[str, Any]:
-    """A Namespace; kept when it leaves the spec unless ``cascade_delete`` (pruning a Namespace
-    deletes everything in it, which ``deletionPolicy: Orphan`` promised to keep)."""
+    """A Namespace with the labels and annotations its project declares; kept when it leaves the
+    spec unless ``cascade_delete`` (pruning a Namespace deletes everything in it, which
+    ``deletionPolicy: Orphan`` promised to keep)."""
+    meta = namespace_metadata(fleet).get(name) or NamespaceMeta()
     metadata: dict[str, Any] = {"name": name}
-    if not fleet.cascade_delete:
-        metadata["annotations"] = dict(PRUNE_DISABLED)
+    if meta.labels:
+        metadata["labels"] = dict(sorted(meta.labels.items()))
+    annotations = {**meta.annotations, **({} if fleet.cascade_delete else PRUNE_DISABLED)}
+    if annotations:
+        metadata["annotations"] = dict(sorted(annotations.items()))
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
 
 
 def app_namespaces(plan: Plan) -> dict[str, set[str]]:
-    """cluster -> the namespaces of the apps placed on it."""
+    """cluster -> the namespaces of the apps placed on it (none for an App(namespace=None),
+    whose manifests ship their own Namespaces)."""
     apps = {app.name: app for app in plan.fleet.apps}
     found: dict[str, set[str]] = defaultdict(set)
     for placement in plan.placements:
-        found[placement.cluster].add(apps[placement.app].namespace)
+        namespace_ = apps[placement.app].namespace
+        found[placement.cluster].update([namespace_] if namespace_ is not None else [])
     return dict(found)
 
 
@@ -137,7 +144,8 @@ def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool
 
 
 _SPEC_ORDER = {key: index for index, key in enumerate((
-    "interval", "retryInterval", "sourceRef", "path", "prune", "wait", "deletionPolicy",
+    "interval", "retryInterval", "timeout", "sourceRef", "path", "prune", "wait",
+    "deletionPolicy",
     "dependsOn", "ignore", "kubeConfig", "serviceAccountName", "suspend"))}
 
 
@@ -236,10 +244,16 @@ def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, st
 
 
 def _sync(placement: Placement) -> dict[str, Any]:
-    """retryInterval and suspend from the effective sync policy."""
+    """interval, timeout, retryInterval, wait and suspend from the effective sync policy."""
     sync = placement.settings.sync
-    spec: dict[str, Any] = {}
-    if sync.retry is not None and sync.retry.limit != 0:
+    spec: dict[str, Any] = {"wait": sync.wait}
+    if sync.interval is not None:
+        spec["interval"] = sync.interval
+    if sync.timeout is not None:
+        spec["timeout"] = sync.timeout
+    if sync.retry_interval is not None:
+        spec["retryInterval"] = sync.retry_interval
+    elif sync.retry is not None and sync.retry.limit != 0:
         # Flux retries at a fixed period: Argo CD's backoff ceiling is the closest match.
         spec["retryInterval"] = sync.retry.backoff_max_duration
     if not sync.automated:

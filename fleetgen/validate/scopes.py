@@ -1,0 +1,82 @@
+"""Which kinds are cluster-scoped: Kubernetes' own (a fixed list) and custom kinds by the scope of
+their CRD, where fleetgen knows it (the shipped CRDs, the user's, CRDs rendered by the bases).
+
+A cluster-scoped object that carries ``metadata.namespace`` is what kustomize's namespace rewrite
+leaves on custom kinds it does not know (it knows only the built-in ones).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fleetgen.yamlio import load_all
+
+GroupKind = tuple[str, str]
+Scopes = Mapping[GroupKind, bool]  # (group, kind) -> cluster-scoped
+
+# The built-in cluster-scoped kinds (kubectl api-resources --namespaced=false, Kubernetes 1.35).
+CORE: Scopes = dict.fromkeys([
+    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "IPAddress"),
+    ("networking.k8s.io", "ServiceCIDR"),
+    ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("certificates.k8s.io", "ClusterTrustBundle"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
+], True)
+
+
+def crd_scope(doc: Mapping[str, Any]) -> tuple[GroupKind, bool] | None:
+    """((group, kind), cluster-scoped) of a CustomResourceDefinition, None for anything else."""
+    if doc.get("kind") != "CustomResourceDefinition":
+        return None
+    spec = doc.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(names, dict) or not isinstance(spec, dict):
+        return None
+    group, kind = spec.get("group"), names.get("kind")
+    if not isinstance(group, str) or not isinstance(kind, str):
+        return None
+    return (group, kind), spec.get("scope") == "Cluster"
+
+
+def from_docs(docs: Iterable[Any]) -> dict[GroupKind, bool]:
+    """The scopes of the CRDs among ``docs``."""
+    return dict(found for doc in docs if isinstance(doc, dict)
+                and (found := crd_scope(doc)) is not None)
+
+
+def known(crd_files: Iterable[Path]) -> dict[GroupKind, bool]:
+    """Core kinds, the CRDs fleetgen ships, then the user's CRD files (later wins)."""
+    scopes = dict(CORE)
+    root = resources.files("fleetgen") / "schemas"
+    for folder in sorted(root.iterdir(), key=lambda entry: entry.name):
+        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+            if entry.name.endswith(".json"):
+                document = json.loads(entry.read_bytes())
+                for key in document["schemas"]:
+                    api_version, kind = key.split(" ")
+                    scopes[(api_version.rpartition("/")[0], kind)] = (
+                        document["scope"] == "Cluster")
+    for path in crd_files:
+        scopes.update(from_docs(load_all(path.read_bytes())))
+    return scopes

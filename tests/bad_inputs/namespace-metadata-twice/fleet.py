@@ -1,0 +1,18 @@
+"""Two projects declare the metadata of one namespace."""
+
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, NamespaceMeta, Project
+
+fleet = Fleet(
+    name="shop",
+    repo="https://github.com/acme/shop-fleet.git",
+    default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
+    environments=[Environment(name="dev")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443")],
+    projects=[
+        Project(name="shop", namespaces=["shop"],
+                namespace_metadata={"shop": NamespaceMeta(labels={"tenant": "shop"})}),
+        Project(name="ops", namespaces=["shop"],
+                namespace_metadata={"shop": NamespaceMeta(labels={"tenant": "ops"})}),  # <- here
+    ],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base")],
+)
