@@ -281,6 +281,9 @@ def add_cluster(
                                               out=out),
                  scaffolding=True)
     _report_added(added, f"cluster {name}")
+    joined = scaffold.rollout_step(added.compiled, name)
+    if joined:
+        typer.echo(joined)
     if added.written:
         for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
             typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")

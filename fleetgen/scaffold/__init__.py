@@ -363,6 +363,25 @@ def _write_new(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def rollout_step(compiled: api.Compiled, name: str) -> str | None:
+    """Which rollout step of its environment cluster ``name`` joined, as a sentence; None when
+    the environment has no rollout."""
+    plan = compiled.plan
+    cluster = next(c for c in plan.fleet.clusters if c.name == name)
+    env = next(e for e in plan.fleet.environments if e.name == cluster.env)
+    if env.rollout is None:
+        return None
+    steps = plan.waves.get(env.name, ())
+    number = next(i for i, step in enumerate(steps, 1) if name in step)
+    step = env.rollout.steps[number - 1]
+    matched = (f"match_labels {', '.join(f'{k}={v}' for k, v in sorted(step.match_labels.items()))}"
+               if step.match_labels else "the catch-all Step()")
+    others = [c for c in steps[number - 1] if c != name]
+    return (f"rollout: {name} is in step {number} of {len(steps)} of environment {env.name} "
+            f"({matched}, max_update {step.max_update}), "
+            + (f"with {', '.join(others)}" if others else "alone"))
+
+
 def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
     """What to do after adding cluster ``name``, for the engines of its placements: its
     credentials, Flux bootstrap, the PR."""

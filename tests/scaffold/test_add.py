@@ -90,7 +90,7 @@ def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> Non
         '                    credentials=ExecAuth(args=["gcp"]))]')
     assert added.placements == ()  # no apps yet
     fleet_map = (tmp_path / "output/README.md").read_text()
-    assert "| c | dev | — | https://c.example.com | zone=z1 |" in fleet_map
+    assert "| c | dev | — | — | https://c.example.com | zone=z1 |" in fleet_map
     assert added.written and "README.md" in {c.path for c in added.output_changes}
 
 
@@ -282,3 +282,48 @@ def test_add_app_with_an_unknown_project_writes_nothing(repo: Path) -> None:
     assert result.returncode == 2
     assert "project 'shop' is not defined" in result.stderr
     assert not (repo / "apps/cart").exists()
+
+
+def test_add_cluster_to_a_rollout_says_which_step_it_joined(repo: Path) -> None:
+    """An unlabelled cluster in prod falls to the catch-all Step(), with dr."""
+    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "prod",
+                      "--server", "https://south.example.com:6443")
+    assert result.returncode == 0, result.stderr
+    assert ("rollout: prod-south is in step 3 of 3 of environment prod (the catch-all Step(), "
+            "max_update 100%), with dr") in result.stdout.splitlines()
+    canary = fleetgen(repo, "add", "cluster", "prod-north", "--env", "prod", "--label",
+                      "ring=canary", "--server", "https://north.example.com:6443", "--dry-run")
+    assert ("rollout: prod-north is in step 1 of 3 of environment prod (match_labels "
+            "ring=canary, max_update 1), with prod-east") in canary.stdout.splitlines()
+
+
+ROLLOUT_NO_CLUSTERS = """\
+from fleetgen import Environment, Fleet, Rollout, Step
+
+fleet = Fleet(
+    name="ring",
+    repo="https://git.example.com/ring.git",
+    engines=["argocd"],
+    environments=[
+        Environment(name="prod", sync={"automated": True},
+                    rollout=Rollout(steps=[Step(match_labels={"ring": "canary"}), Step()])),
+    ],
+    clusters=[],
+)
+"""
+
+
+def test_the_first_cluster_of_a_rollout_environment_leaves_the_catch_all_step_empty(
+        tmp_path: Path) -> None:
+    """DESIGN: a catch-all Step() left with no cluster is fine, so the environment's first
+    (canary) cluster can be added; the map shows no empty wave."""
+    spec = tmp_path / "fleet.py"
+    spec.write_text(ROLLOUT_NO_CLUSTERS)
+    result = fleetgen(tmp_path, "add", "cluster", "canary-1", "--env", "prod", "--label",
+                      "ring=canary", "--server", "https://canary-1.example.com",
+                      "--credentials", "external-secret:vault:canary-1")
+    assert result.returncode == 0, result.stderr
+    assert ("rollout: canary-1 is in step 1 of 2 of environment prod (match_labels "
+            "ring=canary, max_update 100%), alone") in result.stdout.splitlines()
+    assert "Rollout: wave 1: canary-1." in (tmp_path / "output/README.md").read_text()
+    assert api.check(spec).findings == []
