@@ -236,10 +236,17 @@ def init(
     engine: Annotated[str, typer.Option(
         "--engine", help="The fleet's engine: argocd or flux.")] = "argocd",
 ) -> None:
-    """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
-    created = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
-    for path in created:
-        typer.echo(f"created {directory / path}")
+    """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
+    .gitignore, pre-commit and CI examples. Never overwrites a file: an existing .gitignore gets
+    fleetgen's missing lines, other existing files are skipped. Without --repo, the repo URL comes
+    from the Git remote 'origin'."""
+    done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
+    for warning in done.warnings:
+        _err(f"warning: {warning}")
+    for path, action in done.files:
+        verb, _, why = action.partition(": ")
+        typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
+    typer.echo(f"repo: {done.repo}")
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
 
 

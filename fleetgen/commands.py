@@ -56,8 +56,9 @@ def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
 
 
 def init(directory: Path, name: str | None = None, repo: str | None = None,
-         engine: str = "argocd") -> list[str]:
-    """``fleetgen init``: a new fleet repo in ``directory``; the created paths."""
+         engine: str = "argocd") -> scaffold.Initialized:
+    """``fleetgen init``: a new fleet repo in ``directory``, or an existing repository adopted;
+    what it did to each file."""
     _directory(directory, "DIR")
     return scaffold.init(directory, name, repo, engine)
 
