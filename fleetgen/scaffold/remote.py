@@ -27,9 +27,11 @@ class Remote:
 
 
 def origin(directory: Path) -> Remote:
-    """The https URL of ``directory``'s Git remote ``origin``, or why there is none."""
+    """The https URL of the Git remote ``origin`` of the repository holding ``directory`` (or
+    its nearest existing parent: init may create it), or why there is none."""
+    where = next((p for p in (directory, *directory.resolve().parents) if p.is_dir()), directory)
     try:
-        found = subprocess.run(["git", "-C", str(directory), "remote", "get-url", "origin"],
+        found = subprocess.run(["git", "-C", str(where), "remote", "get-url", "origin"],
                                capture_output=True, text=True, check=False, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return Remote(None, "git is not available to read the remote 'origin'")

@@ -171,3 +171,13 @@ def test_init_refuses_an_invalid_name(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "Fleet.name" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "https://github.com/acme/mono.git")
+    result = fleetgen(tmp_path, "init", "deploy/fleet")
+    assert result.returncode == 0, result.stderr
+    assert 'REPO = "https://github.com/acme/mono.git"' in (
+        tmp_path / "deploy/fleet/fleet.py").read_text()
+    assert result.stderr == ""
