@@ -406,7 +406,7 @@ def _report_added(added: scaffold.Added, what: str) -> None:
                f"{'changed' if added.written else 'would change'}")
     for change in added.output_changes:
         typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
-    typer.echo(f"runs {len(added.placements)} placement(s):")
+    typer.echo(f"runs {len(added.placements)} placement(s)" + (":" if added.placements else ""))
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
         typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
