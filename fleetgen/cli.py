@@ -240,14 +240,23 @@ def init(
     engine: Annotated[str, typer.Option(
         "--engine", help="The fleet's engine: argocd or flux.")] = "argocd",
 ) -> None:
-    """Create a new fleet repo: fleet.py, an app base, README, pre-commit and CI examples."""
-    created = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
-    for path in created:
-        typer.echo(f"created {directory / path}")
+    """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
+    .gitignore, pre-commit and CI examples. Never overwrites a file: an existing .gitignore gets
+    fleetgen's missing lines, other existing files are skipped. Without --repo, the repo URL comes
+    from the Git remote 'origin'."""
+    done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
+    for warning in done.warnings:
+        _err(f"warning: {warning}")
+    for path, action in done.files:
+        verb, _, why = action.partition(": ")
+        typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
+    typer.echo(f"repo: {done.repo}")
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
 
 
-add_group = typer.Typer(no_args_is_help=True, help="Scaffold a cluster or an app into fleet.py.")
+add_group = typer.Typer(no_args_is_help=True,
+                        help="Scaffold a cluster, an app, an environment or a project into "
+                             "fleet.py.")
 app.add_typer(add_group, name="add")
 DryRunOption = Annotated[bool, typer.Option(
     "--dry-run", help="Print the fleet.py diff and the output files that would change; write "
@@ -285,6 +294,9 @@ def add_cluster(
                                               out=out),
                  scaffolding=True)
     _report_added(added, f"cluster {name}")
+    joined = scaffold.rollout_step(added.compiled, name)
+    if joined:
+        typer.echo(joined)
     if added.written:
         for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
             typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
@@ -302,19 +314,83 @@ def add_app(
     chart: Annotated[str | None, typer.Option(
         "--chart", help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
                         "pinned version) instead of a kustomize base.")] = None,
+    path: Annotated[str | None, typer.Option(
+        "--path", help="Its kustomize base, relative to fleet.py's folder: an existing base is "
+                       "used as it is, else one is created there (default: apps/NAME/base).")]
+        = None,
+    extend_project: Annotated[bool, typer.Option(
+        "--extend-project", help="Add the namespace to the project's namespaces if the project "
+                                 "does not allow it (on a terminal, add asks).")] = False,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Create apps/NAME/base/ (Deployment, Service, kustomization) and add App(...) to fleet.py;
-    with --chart, add a chart app (no base)."""
-    added = _run(lambda: commands.add_app(spec, name, project=project, namespace=namespace,
-                                          envs=envs or (), image=image, chart=chart,
-                                          dry_run=dry_run, out=out), scaffolding=True)
+    """Add App(...) to fleet.py with a new base (Deployment, Service, kustomization) at
+    apps/NAME/base/ or --path, or the existing base at --path as it is; with --chart, a chart app
+    (no base)."""
+
+    def attempt(extend: bool) -> scaffold.Added:
+        return commands.add_app(spec, name, project=project, namespace=namespace,
+                                envs=envs or (), image=image, chart=chart, path=path,
+                                extend_project=extend, dry_run=dry_run, out=out)
+
+    added = _run(lambda: _confirming_extension(attempt, extend_project), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
-        what = "its values in fleet.py" if chart else f"{scaffold.base_dir(name)}/"
+        bases = [*added.kept, *(Path(path).parent.as_posix() for path in added.new_files)]
+        what = f"{bases[0]}/" if bases else "its values in fleet.py"
         typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
+
+
+def _confirming_extension(attempt: Callable[[bool], scaffold.Added],
+                          extend: bool) -> scaffold.Added:
+    """``attempt(extend)``; when the project does not allow the namespace, ask on a terminal
+    (never in CI, where stdin is not one) whether to extend it."""
+    try:
+        return attempt(extend)
+    except scaffold.NamespaceNotAllowed as refused:
+        if extend or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise
+        if not typer.confirm(f"{refused} -- {refused.question}", default=False):
+            raise
+        return attempt(True)
+
+
+@add_group.command("env")
+def add_env(
+    name: Annotated[str, typer.Argument(help="The new environment's name.")],
+    after: Annotated[str | None, typer.Option(
+        "--after", help="The environment it goes after (default: last).")] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
+    added = _run(lambda: commands.add_env(spec, name, after=after, dry_run=dry_run, out=out),
+                 scaffolding=True)
+    _report_added(added, f"environment {name}")
+    if added.written:
+        typer.echo(f"next: add its clusters with `fleetgen add cluster NAME --env {name} "
+                   "--server URL`")
+
+
+@add_group.command("project")
+def add_project(
+    name: Annotated[str, typer.Argument(help="The new project's name.")],
+    namespace: Annotated[list[str], typer.Option(
+        "--namespace", help="A namespace (or glob) its apps may deploy into (repeatable).")],
+    description: Annotated[str, typer.Option("--description", help="What it is for.")] = "",
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add Project(name=NAME, namespaces=[...]) to fleet.py, rebuild output/."""
+    added = _run(lambda: commands.add_project(spec, name, namespaces=namespace,
+                                              description=description, dry_run=dry_run,
+                                              out=out), scaffolding=True)
+    _report_added(added, f"project {name}")
+    if added.written:
+        typer.echo(f"next: add apps with `fleetgen add app NAME --project {name} --namespace NS`")
 
 
 _CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}
@@ -326,12 +402,15 @@ def _report_added(added: scaffold.Added, what: str) -> None:
     where = _shown(added.compiled.out_dir)
     verb = "added" if added.written else "would add"
     typer.echo(f"{verb} {what}" + "".join(f"; {'created' if added.written else 'would create'} "
-                                          f"{path}" for path in added.new_files))
+                                          f"{path}" for path in added.new_files)
+               + "".join(f"; using {path} as it is" for path in added.kept)
+               + (f"; {'extended' if added.written else 'would extend'} project "
+                  f"{added.extended}'s namespaces" if added.extended else ""))
     typer.echo(f"{where}: {len(added.output_changes)} file(s) "
                f"{'changed' if added.written else 'would change'}")
     for change in added.output_changes:
         typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
-    typer.echo(f"runs {len(added.placements)} placement(s):")
+    typer.echo(f"runs {len(added.placements)} placement(s)" + (":" if added.placements else ""))
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
         typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "

@@ -57,8 +57,9 @@ def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
 
 
 def init(directory: Path, name: str | None = None, repo: str | None = None,
-         engine: str = "argocd") -> list[str]:
-    """``fleetgen init``: a new fleet repo in ``directory``; the created paths."""
+         engine: str = "argocd") -> scaffold.Initialized:
+    """``fleetgen init``: a new fleet repo in ``directory``, or an existing repository adopted;
+    what it did to each file."""
     _directory(directory, "DIR")
     return scaffold.init(directory, name, repo, engine)
 
@@ -76,12 +77,29 @@ def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequenc
 
 
 def add_app(spec: Path, name: str, *, project: str, namespace: str, envs: Sequence[str] = (),
-            image: str | None = None, chart: str | None = None, dry_run: bool = False,
+            image: str | None = None, chart: str | None = None, path: str | None = None,
+            extend_project: bool = False, dry_run: bool = False,
             out: Path | None = None) -> scaffold.Added:
     """``fleetgen add app``: create the app's base (none for a ``chart`` app,
-    ``REPO/NAME@VERSION``), insert it into fleet.py, rebuild the output."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image, chart)
+    ``REPO/NAME@VERSION``; ``path``: an existing base used as it is), insert it into fleet.py
+    (``extend_project``: adding the namespace to its project), rebuild the output."""
+    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image, chart, path,
+                                  extend_project)
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def add_env(spec: Path, name: str, *, after: str | None = None, dry_run: bool = False,
+            out: Path | None = None) -> scaffold.Added:
+    """``fleetgen add env``: insert the environment (after ``after``), rebuild the output."""
+    return scaffold.add_env(spec, scaffold.EnvRequest(name, after), dry_run=dry_run,
+                            out=_directory(out, "--out"))
+
+
+def add_project(spec: Path, name: str, *, namespaces: Sequence[str], description: str = "",
+                dry_run: bool = False, out: Path | None = None) -> scaffold.Added:
+    """``fleetgen add project``: insert the project, rebuild the output."""
+    request = scaffold.ProjectRequest(name, tuple(namespaces), description)
+    return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 
 def _directory(path: Path | None, option: str) -> Path | None:

@@ -318,8 +318,10 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     if project is None:
         ctx.report(app, f"app {app.name!r}: project {app.project!r} is not defined "
                         f"(projects: {', '.join(ctx.projects) or 'none'})")
-    elif app.namespace is not None and not namespacing.allowed(app.namespace,
-                                                               project.namespaces):
+    elif app.namespace is not None and not namespacing.allowed(
+            app.namespace, [ns for same in ctx.fleet.projects if same.name == project.name
+                            for ns in same.namespaces]):
+        # (a project name given twice is reported once as such, not as namespaces refused)
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
     placed_envs = {c.env for c in placed}

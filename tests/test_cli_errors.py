@@ -21,6 +21,8 @@ from tests.helpers import run_fleetgen
 
 ADD_CLUSTER = ("add", "cluster", "extra", "--env", "dev", "--server", "https://x.example.com")
 ADD_APP = ("add", "app", "extra", "--project", "apps", "--namespace", "extra")
+ADD_ENV = ("add", "env", "qa")
+ADD_PROJECT = ("add", "project", "extra", "--namespace", "extra")
 BAD_YAML_CRD = b"kind: CustomResourceDefinition\nspec: [unclosed\n"
 
 
@@ -90,12 +92,22 @@ CASES = {
     "add-app-dir-as-spec": Case((*ADD_APP, "--spec", "apps"), "apps", spec=True),
     "add-app-file-as-out": Case((*ADD_APP, "--out", "README.md"), "README.md"),
     "add-app-bad-image": Case((*ADD_APP, "--image", "registry/x"), "registry/x"),
+    "add-app-taken-name": Case(("add", "app", "hello", "--project", "apps", "--namespace",
+                                "hello"), "app 'hello' exists"),
+    "add-app-namespace-not-allowed": Case(ADD_APP, "does not allow namespace 'extra'"),
+    "add-app-path-outside": Case((*ADD_APP, "--path", "../x"), "../x"),
+    "add-env-missing-spec": Case((*ADD_ENV, "--spec", "missing.py"), "missing.py", spec=True),
+    "add-env-file-as-out": Case((*ADD_ENV, "--out", "fleet.py"), "fleet.py"),
+    "add-env-unknown-after": Case((*ADD_ENV, "--after", "nope"), "nope"),
+    "add-project-dir-as-spec": Case((*ADD_PROJECT, "--spec", "apps"), "apps", spec=True),
+    "add-project-taken-name": Case(("add", "project", "apps", "--namespace", "x"),
+                                   "project 'apps' exists"),
     "init-file-as-dir": Case(("init", "fleet.py"), "fleet.py"),
     "init-under-file": Case(("init", "fleet.py/sub"), "fleet.py"),
     "init-existing-repo": Case(("init", "."), "fleet.py"),
 }
 COMMANDS = ("build", "build --check", "validate", "validate --render", "diff", "explain",
-            "add cluster", "add app", "init")
+            "add cluster", "add app", "add env", "add project", "init")
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
 """The fleet map ``README.md``: apps × clusters by environment with each placement's engine, rollout
-waves, project boundaries.
+waves, image and chart versions per environment, each cluster's credential kind, project boundaries.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
 where everything runs without reading the generated YAML.
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from fleetgen.emit.common import NEWER_FIELDS
 from fleetgen.errors import Problem
 from fleetgen.fields import release
-from fleetgen.model import Environment, Project
+from fleetgen.model import AwsAuth, Credentials, Environment, ExternalSecretRef, Project
 from fleetgen.output import OutputFile
-from fleetgen.plan import Placement, Plan, merge_sync
+from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
 from fleetgen.templating import render
 
 PATH = "README.md"
@@ -65,7 +65,8 @@ def emit(plan: Plan) -> list[OutputFile]:
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
                   projects=project_views(plan), floors=floors(plan),
                   apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
-                  placements=len(plan.placements), charts=chart_rows(plan))
+                  placements=len(plan.placements), charts=chart_rows(plan),
+                  images=image_rows(plan), credentials=credential_kinds(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -134,6 +135,72 @@ def chart_rows(plan: Plan) -> list[ChartRow]:
                   else f"{chart.name} from {chart.repo}")
         rows.append(ChartRow(app.name, source, versions))
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRow:
+    """One image of a kustomize app's base: what each environment runs instead of it."""
+
+    app: str
+    image: str  # as the base writes it
+    versions: tuple[tuple[str, str], ...]  # (env, references joined, or "·")
+
+
+def image_rows(plan: Plan) -> list[ImageRow]:
+    """One row per (app, overridden image), environments in spec order; a cell lists every
+    distinct reference the environment's placements of the app run (per_cluster layers
+    included)."""
+    found: dict[tuple[str, str], dict[str, set[str]]] = {}
+    for placement in plan.placements:
+        if placement.chart is not None:
+            continue
+        for name, ref in placement.settings.images.items():
+            by_env = found.setdefault((placement.app, name), {})
+            by_env.setdefault(placement.env, set()).add(image_reference(ref))
+    return [ImageRow(app, image, tuple((env.name, ", ".join(sorted(by_env.get(env.name, ())))
+                                        or "·") for env in plan.fleet.environments))
+            for (app, image), by_env in sorted(found.items())]
+
+
+def image_reference(ref: ImageRef) -> str:
+    """``repository:tag@sha256:123456789abc…`` (a digest shortened to 12 hex digits)."""
+    text = ref.current_name
+    if ref.tag:
+        text += f":{ref.tag}"
+    if ref.digest:
+        algorithm, _, digest = ref.digest.partition(":")
+        text += f"@{algorithm}:{digest[:12]}…"
+    return text
+
+
+def credential_kinds(plan: Plan) -> dict[str, str]:
+    """cluster -> how the engines reach it: the kind of its credentials when an engine that
+    connects from outside (Argo CD, a Flux hub) places apps on it, else how Flux runs there."""
+    found: dict[str, set[str]] = {}
+    for placement in plan.placements:
+        found.setdefault(placement.cluster, set()).add(placement.engine)
+    kinds = {}
+    for cluster in plan.fleet.clusters:
+        engines = found.get(cluster.name, set())
+        remote = "argocd" in engines or ("flux" in engines and plan.fleet.flux.mode == "hub"
+                                         and cluster.name != plan.fleet.flux.hub)
+        credentials = plan.credentials.get(cluster.name)
+        if remote:
+            kinds[cluster.name] = credential_kind(credentials)
+        else:
+            kinds[cluster.name] = "in-cluster (Flux pulls)" if engines else "—"
+    return kinds
+
+
+def credential_kind(credentials: Credentials | None) -> str:
+    """A credentials object as a table cell: its kind and where it lives (never a value)."""
+    if credentials is None:
+        return "none"
+    if isinstance(credentials, ExternalSecretRef):
+        return f"external secret ({credentials.store_kind} {credentials.store})"
+    if isinstance(credentials, AwsAuth):
+        return "AWS IAM role"
+    return f"exec ({credentials.command} {' '.join(credentials.args)})".rstrip()
 
 
 def project_views(plan: Plan) -> list[ProjectView]:

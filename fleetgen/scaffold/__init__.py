@@ -1,4 +1,4 @@
-"""Scaffolding: ``add cluster`` and ``add app`` edit fleet.py (see `fleetgen.scaffold.edit`) and
+"""Scaffolding: ``add cluster|app|env|project`` edit fleet.py (see `fleetgen.scaffold.edit`) and
 validate the edited spec — load, resolve, emitter checks — before anything is written.
 
 fleet.py snippets come from Jinja templates (values through ``repr``); app base manifests are data,
@@ -10,21 +10,30 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
+import fnmatch
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
 
 from fleetgen import api, writer
 from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.fields import ROLE_ARN, to_dns_label
 from fleetgen.journal import atomic_write
-from fleetgen.load import load_source, read_spec
-from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef
+from fleetgen.load import load_source, read_spec, run_spec
+from fleetgen.model import (
+    App,
+    AwsAuth,
+    Credentials,
+    Environment,
+    ExecAuth,
+    ExternalSecretRef,
+    Project,
+)
 from fleetgen.plan import Placement
-from fleetgen.scaffold import edit
-from fleetgen.templating import Call, render
+from fleetgen.scaffold import edit, remote
+from fleetgen.templating import Call, py_literal, render
 from fleetgen.version import VERSION
 from fleetgen.workspace import Reader, filesystem_reader
 from fleetgen.yamlio import dump_documents
@@ -46,6 +55,8 @@ class Added:
     compiled: api.Compiled
     placements: tuple[Placement, ...]  # of the added cluster or app
     written: bool
+    kept: tuple[str, ...] = ()  # existing files used as they are (an adopted base), repo-relative
+    extended: str | None = None  # the project whose namespaces the add extended
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +94,9 @@ class AppRequest:
         envs: The environments it runs in; empty: all.
         image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
         chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
+        path: Its kustomize base, repo-relative: used as it is when it exists, else scaffolded
+            there; None: apps/NAME/base.
+        extend_project: Add the namespace to the project's namespaces when it does not allow it.
     """
 
     name: str
@@ -91,6 +105,48 @@ class AppRequest:
     envs: tuple[str, ...] = ()
     image: str | None = None
     chart: str | None = None  # REPO/NAME@VERSION: a chart app instead of a kustomize base
+    path: str | None = None  # an existing base (adopted as is), or where to scaffold one
+    extend_project: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EnvRequest:
+    """``fleetgen add env`` arguments.
+
+    Attributes:
+        name: The new environment's name.
+        after: The environment it goes after (order matters to the fleet map and diff); None:
+            last.
+    """
+
+    name: str
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRequest:
+    """``fleetgen add project`` arguments.
+
+    Attributes:
+        name: The new project's name.
+        namespaces: The namespaces (or globs) its apps may deploy into.
+        description: What it is for.
+    """
+
+    name: str
+    namespaces: tuple[str, ...]
+    description: str = ""
+
+
+class NamespaceNotAllowed(UsageError):
+    """``add app --namespace NS`` into a project that does not allow NS (without
+    ``extend_project``); ``question`` asks whether to extend the project."""
+
+    def __init__(self, project: Project, namespace: str) -> None:
+        allowed = ", ".join(project.namespaces) or "none"
+        super().__init__(f"project {project.name!r} does not allow namespace {namespace!r} "
+                         f"(its namespaces: {allowed}); pass --extend-project to add it")
+        self.question = f"Add namespace {namespace!r} to project {project.name!r}'s namespaces?"
 
 
 def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
@@ -187,11 +243,13 @@ def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
     if request.chart and request.image:
         raise UsageError("--image sets a kustomize base's image; a chart app sets its image "
                          "through values in fleet.py")
+    if request.chart and request.path:
+        raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
     targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
     images = [image_call(request.image, request.name)] if request.image else []
     chart = chart_call(request.chart) if request.chart else None
     text = render("snippets/app.py.j2", name=request.name, project=request.project,
-                  namespace=request.namespace, path=base_dir(request.name), targets=targets,
+                  namespace=request.namespace, path=app_base(request), targets=targets,
                   images=images, chart=chart)
     names = ["App", *(["Selector"] if targets else []), *(["Image"] if images else []),
              *(["HelmChart"] if chart else [])]
@@ -201,6 +259,17 @@ def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
 def base_dir(app: str) -> str:
     """Where ``add app`` puts an app's kustomize base."""
     return f"apps/{app}/base"
+
+
+def app_base(request: AppRequest) -> str:
+    """The base ``add app`` points the app at: ``--path`` (normalized) or `base_dir`."""
+    if request.path is None:
+        return base_dir(request.name)
+    path = PurePosixPath(request.path.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or str(path) == ".":
+        raise UsageError(f"--path {request.path!r}: give the base's folder relative to the "
+                         "folder holding fleet.py, inside it")
+    return str(path)
 
 
 def base_files(app: str, port: int = 8080) -> dict[str, str]:
@@ -235,27 +304,81 @@ def base_files(app: str, port: int = 8080) -> dict[str, str]:
     return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}
 
 
+PLACEHOLDER_REPO = "https://git.example.com/{name}.git"
+
+
+@dataclass(frozen=True, slots=True)
+class Initialized:
+    """What ``init`` did, file by file, and what the user must know.
+
+    Attributes:
+        files: (repo-relative path, "created" | "appended: N line(s)" | "skipped: WHY").
+        repo: The fleet's repo URL as written into fleet.py.
+        warnings: Things to fix or know (a placeholder repo, a converted remote).
+    """
+
+    files: tuple[tuple[str, str], ...]
+    repo: str
+    warnings: tuple[str, ...]
+
+
 def init(directory: Path, name: str | None = None, repo: str | None = None,
-         engine: str = "argocd") -> list[str]:
-    """Create a new fleet repo in ``directory``: fleet.py with one engine, environment, cluster
-    and app, the app's base, README, .gitignore, pre-commit config and a CI workflow. Returns the
-    created paths; refuses (writing nothing) when any of them exists or the spec is invalid."""
+         engine: str = "argocd") -> Initialized:
+    """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
+    fleet.py with one engine, environment, cluster and app, the app's base, README, .gitignore,
+    pre-commit config and a CI workflow. Never overwrites a file: an existing .gitignore gets the
+    lines it lacks, any other existing file is skipped; an existing fleet.py is refused. Without
+    ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
+    validated, with the files as they will be, before anything is written."""
+    if (directory / "fleet.py").exists():
+        raise UsageError(f"{directory / 'fleet.py'} already exists: this is a fleet repo "
+                         "already; add to it with `fleetgen add`")
     name = name or to_dns_label(directory.resolve().name, "fleet")
-    repo = repo or f"https://git.example.com/{name}.git"
-    files = init_files(name, repo, check_engine(engine))
-    taken = sorted(path for path in files if (directory / path).exists())
-    if taken:
-        raise UsageError(f"{directory}: {', '.join(taken)} already exist(s); fleetgen init "
-                         "does not overwrite files")
+    warnings: list[str] = []
+    placeholder = None
+    if repo is None:
+        found = remote.origin(directory)
+        if found.url is None:
+            placeholder = (f"repo is a placeholder ({found.note}): set it to the https:// or "
+                           "ssh:// URL the engines read this repository from")
+        warnings.append(placeholder or found.note or "")
+        repo = found.url or PLACEHOLDER_REPO.format(name=name)
+    files = init_files(name, repo, check_engine(engine), placeholder)
+    planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
-    loaded = load_source(files["fleet.py"], str(spec), _overlay(lambda _: None, files), None)
+    written = {path: text for path, (text, _) in planned.items() if text is not None}
+    loaded = load_source(files["fleet.py"], str(spec),
+                         _overlay(filesystem_reader(directory.resolve()), written), None)
     api.compile_loaded(spec, loaded)
-    for path, text in files.items():
-        _write_new(directory / path, text)
-    return list(files)
+    for path, (text, action) in planned.items():
+        if text is not None:
+            target = directory / path
+            if action == "created":
+                _write_new(target, text)
+            else:
+                atomic_write(target, text.encode(), target.stat().st_mode)
+    return Initialized(tuple((path, action) for path, (_, action) in planned.items()), repo,
+                       tuple(warning for warning in warnings if warning))
 
 
-def init_files(name: str, repo: str, engine: str = "argocd") -> dict[str, str]:
+def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
+    """(the file's new text, or None to leave it; what init does to it)."""
+    if not target.exists():
+        return text, "created"
+    if path != ".gitignore" or not target.is_file():
+        return None, "skipped: it exists"
+    current = target.read_text(encoding="utf-8")
+    have = {line.strip() for line in current.splitlines()}
+    missing = [line for line in text.splitlines() if line.strip() and line.strip() not in have]
+    if not missing:
+        return None, "skipped: it has fleetgen's lines"
+    separator = "" if not current or current.endswith("\n") else "\n"
+    return (current + separator + "# fleetgen\n" + "".join(f"{line}\n" for line in missing),
+            f"appended: {len(missing)} line(s)")
+
+
+def init_files(name: str, repo: str, engine: str = "argocd",
+               placeholder: str | None = None) -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path."""
     env, app, project = "dev", "hello", "apps"
     cluster, _ = cluster_snippet(ClusterRequest(f"{env}-1", env,
@@ -265,7 +388,8 @@ def init_files(name: str, repo: str, engine: str = "argocd") -> dict[str, str]:
     context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
     files = {
         "fleet.py": render("init/fleet.py.j2", env=env, project=project, namespace=app,
-                           cluster=cluster, app=app_text, engine=engine, **context),
+                           cluster=cluster, app=app_text, engine=engine,
+                           placeholder=placeholder, **context),
         "README.md": render("init/README.md.j2", **context),
         ".gitignore": render("init/gitignore.j2", **context),
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
@@ -279,35 +403,90 @@ def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,
                 out: Path | None = None) -> Added:
     """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
     snippet, names = cluster_snippet(request)
-    return _add(spec, "clusters", snippet, names, {}, lambda p: p.cluster == request.name,
-                dry_run, out)
+    return _add(spec, "clusters", lambda source: edit.insert(source, "clusters", snippet, names),
+                {}, lambda p: p.cluster == request.name, dry_run, out)
 
 
 def add_app(spec: Path, request: AppRequest, *, dry_run: bool = False,
             out: Path | None = None) -> Added:
-    """Create ``apps/NAME/base/`` (not for a chart app) and insert ``App(...)``; validated before
-    anything is written."""
+    """Insert ``App(...)``, with a new base at apps/NAME/base/ (or ``path``), or the existing base
+    at ``path`` as it is (none for a chart app); a project that does not allow the namespace is
+    extended when ``request.extend_project``, else refused. Validated before anything is
+    written."""
+    spec = spec.resolve()
     snippet, names = app_snippet(request)
-    files = {} if request.chart else {f"{base_dir(request.name)}/{name}": text
-                                      for name, text in base_files(request.name).items()}
-    return _add(spec, "apps", snippet, names, files, lambda p: p.app == request.name,
-                dry_run, out)
+    fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    _unique(fleet.apps, "app", request.name)
+    project = next((p for p in fleet.projects if p.name == request.project), None)
+    extend = project is not None and not any(fnmatch.fnmatchcase(request.namespace, allowed)
+                                             for allowed in project.namespaces)
+    if extend and not request.extend_project:
+        assert project is not None
+        raise NamespaceNotAllowed(project, request.namespace)
+    base = app_base(request)
+    kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
+    files = {} if request.chart or kept else {f"{base}/{name}": text
+                                              for name, text in base_files(request.name).items()}
+
+    def change(source: str) -> str:
+        if extend:
+            source = edit.extend(source, "projects", request.project, "namespaces",
+                                 py_literal(request.namespace))
+        return edit.insert(source, "apps", snippet, names)
+
+    added = _add(spec, "apps", change, files, lambda p: p.app == request.name, dry_run, out)
+    return replace(added, kept=kept, extended=request.project if extend else None)
 
 
-def _add(spec: Path, field_name: str, snippet: str, names: list[str], files: Mapping[str, str],
+def add_env(spec: Path, request: EnvRequest, *, dry_run: bool = False,
+            out: Path | None = None) -> Added:
+    """Insert ``Environment(name=...)`` at the end of the environments, or after ``after``."""
+    spec = spec.resolve()
+    fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    _unique(fleet.environments, "environment", request.name)
+    if request.after is not None and request.after not in {e.name for e in fleet.environments}:
+        known = ", ".join(e.name for e in fleet.environments) or "none"
+        raise UsageError(f"--after {request.after!r}: no such environment (known: {known})")
+    snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
+    return _add(spec, "environments",
+                lambda source: edit.insert(source, "environments", snippet, ["Environment"],
+                                           after=request.after),
+                {}, lambda p: p.env == request.name, dry_run, out)
+
+
+def add_project(spec: Path, request: ProjectRequest, *, dry_run: bool = False,
+                out: Path | None = None) -> Added:
+    """Insert ``Project(name=..., namespaces=[...])``."""
+    spec = spec.resolve()
+    if not request.namespaces:
+        raise UsageError("add project: give the namespaces its apps may deploy into "
+                         "(--namespace NS, repeatable)")
+    fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    _unique(fleet.projects, "project", request.name)
+    snippet = render("snippets/project.py.j2", name=request.name,
+                     namespaces=list(request.namespaces),
+                     description=request.description).rstrip("\n")
+    return _add(spec, "projects",
+                lambda source: edit.insert(source, "projects", snippet, ["Project"]),
+                {}, lambda p: False, dry_run, out)
+
+
+def _unique(existing: Sequence[Environment | Project | App], kind: str, name: str) -> None:
+    if any(item.name == name for item in existing):
+        raise UsageError(f"{kind} {name!r} exists in fleet.py; pick another name")
+
+
+def _add(spec: Path, field_name: str, change: Callable[[str], str], files: Mapping[str, str],
          wanted: Callable[[Placement], bool], dry_run: bool, out: Path | None) -> Added:
-    """Edit, validate, then (unless ``dry_run``) write new files, fleet.py and output/."""
+    """Edit (``change``), validate, then (unless ``dry_run``) write new files, fleet.py and
+    output/."""
     spec = spec.resolve()
     root = spec.parent
     source = read_spec(spec)
     try:
-        edited = edit.insert(source, field_name, snippet, names)
+        edited = change(source)
     except edit.EditError as error:
         raise SpecError([Problem(str(error), str(spec), error.line)]) from None
-    taken = sorted(path for path in files if (root / path).exists())
-    if taken:
-        raise SpecError([Problem(f"{path} already exists; fleetgen does not overwrite it",
-                                 str(root / path)) for path in taken])
     try:
         loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
         compiled = api.compile_loaded(spec, loaded, out)
@@ -361,6 +540,25 @@ def _write_new(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def rollout_step(compiled: api.Compiled, name: str) -> str | None:
+    """Which rollout step of its environment cluster ``name`` joined, as a sentence; None when
+    the environment has no rollout."""
+    plan = compiled.plan
+    cluster = next(c for c in plan.fleet.clusters if c.name == name)
+    env = next(e for e in plan.fleet.environments if e.name == cluster.env)
+    if env.rollout is None:
+        return None
+    steps = plan.waves.get(env.name, ())
+    number = next(i for i, step in enumerate(steps, 1) if name in step)
+    step = env.rollout.steps[number - 1]
+    matched = (f"match_labels {', '.join(f'{k}={v}' for k, v in sorted(step.match_labels.items()))}"
+               if step.match_labels else "the catch-all Step()")
+    others = [c for c in steps[number - 1] if c != name]
+    return (f"rollout: {name} is in step {number} of {len(steps)} of environment {env.name} "
+            f"({matched}, max_update {step.max_update}), "
+            + (f"with {', '.join(others)}" if others else "alone"))
 
 
 def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:

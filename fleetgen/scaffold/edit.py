@@ -1,10 +1,12 @@
 """Edit fleet.py as text, guided by its concrete syntax tree (libcst), so that every byte the edit
 does not touch stays as it was: comments, formatting, quoting.
 
-`insert` adds one element to the ``clusters=`` or ``apps=`` list of the ``Fleet(...)`` bound to
-``fleet`` (the list may also be a module-level name, ``CLUSTERS = [...]``), in the indentation
-and trailing-comma style of its neighbours, and imports from ``fleetgen`` the names the element
-uses. What cannot be found statically raises `EditError` saying where to add it by hand.
+`insert` adds one element to a list argument (``clusters=``, ``apps=``, ``environments=``,
+``projects=``) of the ``Fleet(...)`` bound to ``fleet`` (the list may also be a module-level name,
+``CLUSTERS = [...]``), at the end or after a named element, in the indentation and trailing-comma
+style of its neighbours, and imports from ``fleetgen`` the names the element uses. `extend` adds a
+value to a list argument of one named element (a project's ``namespaces=``). What cannot be found
+statically raises `EditError` saying where to add it by hand.
 """
 
 from __future__ import annotations
@@ -79,19 +81,62 @@ class _Source:
                 yield from statement.body
 
 
-def insert(source: str, field: str, element: str, names: Sequence[str]) -> str:
+def insert(source: str, field: str, element: str, names: Sequence[str],
+           after: str | None = None) -> str:
     """``source`` with ``element`` (Python text; continuation lines indented from column 0)
-    appended to the Fleet's ``field`` list and ``names`` imported from fleetgen."""
+    appended to the Fleet's ``field`` list (or put right after its element named ``after``) and
+    ``names`` imported from fleetgen."""
     parsed = _Source(source)
-    site = _list_site(parsed, field, element)
-    edits = _append(parsed.text, site, element)
+    node = _list_node(parsed, field, element)
+    site = _site(parsed, node)
+    if after is None:
+        edits = _append(parsed.text, site, element)
+    else:
+        index, _ = _named(parsed, node, field, after)
+        edits = _insert_after(parsed.text, site, index, element)
     missing = sorted(set(names) - _bound_names(parsed))
     if missing:
         edits += _import_edits(parsed, missing)
+    return _applied(source, edits)
+
+
+def extend(source: str, field: str, name: str, keyword: str, value: str) -> str:
+    """``source`` with ``value`` (Python text) appended to the ``keyword=`` list of the element
+    named ``name`` in the Fleet's ``field`` list, or ``keyword=[value]`` added to it."""
+    parsed = _Source(source)
+    hand = f"; add {value} to its {keyword}= by hand"
+    _, call = _named(parsed, _list_node(parsed, field, hand), field, name)
+    argument = next((a for a in call.args if a.keyword and a.keyword.value == keyword), None)
+    if argument is None:
+        arguments = tuple(Item("", parsed.start(a.value), parsed.end(a.value),
+                               parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None)
+                          for a in call.args)
+        site = Site(parsed.text.index("(", parsed.end(call.func)), parsed.end(call) - 1,
+                    arguments)
+        return _applied(source, _append(parsed.text, site, f"{keyword}=[{value}]"))
+    if not isinstance(argument.value, cst.List):
+        raise EditError(f"{field}: {name!r} sets {keyword}= to something other than a list "
+                        f"literal{hand}", parsed.line(argument))
+    return _applied(source, _append(parsed.text, _site(parsed, argument.value), value))
+
+
+def _applied(source: str, edits: list[tuple[int, str]]) -> str:
     # Back to front; edits at one offset end up in the order listed.
     for offset, text in sorted(reversed(edits), key=lambda edit: edit[0], reverse=True):
         source = source[:offset] + text + source[offset:]
     return source
+
+
+def _named(parsed: _Source, node: cst.List, field: str, name: str) -> tuple[int, cst.Call]:
+    """The index and call of the element of ``node`` written ``Kind(name="name", ...)``."""
+    for index, element in enumerate(node.elements):
+        value = element.value
+        if isinstance(value, cst.Call) and any(
+                a.keyword and a.keyword.value == "name" and isinstance(a.value, cst.SimpleString)
+                and a.value.evaluated_value == name for a in value.args):
+            return index, value
+    raise EditError(f"Fleet({field}=...) has no element written with name={name!r} in its list "
+                    "literal", parsed.line(node))
 
 
 def _fleet_call(parsed: _Source) -> cst.Call:
@@ -117,9 +162,12 @@ def _called_name(call: cst.Call) -> str:
     return func.value if isinstance(func, cst.Name) else ""
 
 
-def _list_site(parsed: _Source, field: str, element: str) -> Site:
+def _list_node(parsed: _Source, field: str, element: str) -> cst.List:
+    """The list literal of the Fleet's ``field`` (``element``: what to add by hand, for the
+    error)."""
     call = _fleet_call(parsed)
-    hand = f"; add this to it by hand:\n{element}"
+    hand = (element if element.startswith("; ")
+            else f"; add this to it by hand:\n{element}")
     argument = next((a for a in call.args if a.keyword and a.keyword.value == field), None)
     if argument is None:
         raise EditError(f"Fleet(...) has no {field}= argument{hand}", parsed.line(call))
@@ -130,6 +178,10 @@ def _list_site(parsed: _Source, field: str, element: str) -> Site:
         raise EditError(f"Fleet({field}=...) is not a list literal, nor a name bound once at "
                         f"module level to one, so fleetgen cannot find it statically{hand}",
                         parsed.line(argument))
+    return value
+
+
+def _site(parsed: _Source, value: cst.List) -> Site:
     items = tuple(Item("", parsed.start(e.value), parsed.end(e.value),
                        parsed.end(e.comma) if isinstance(e.comma, cst.Comma) else None)
                   for e in value.elements)
@@ -170,6 +222,19 @@ def _append(source: str, site: Site, element: str) -> list[tuple[int, str]]:
     if _line_of(source, site.close) > _line_of(source, after):  # closing bracket on its own line
         return [*fix, (source.index("\n", after) + 1, f"{indent}{body}{comma}\n")]
     return [*fix, (after, f"\n{indent}{body}{comma}")]
+
+
+def _insert_after(source: str, site: Site, index: int, element: str) -> list[tuple[int, str]]:
+    """Edits putting ``element`` right after item ``index`` of ``site``, in its style."""
+    if index == len(site.items) - 1:
+        return _append(source, site, element)
+    item, following = site.items[index], site.items[index + 1]
+    assert item.comma_end is not None  # an item followed by another has its comma
+    lines = element.splitlines()
+    if _line_of(source, following.start) == _line_of(source, item.comma_end):  # same line
+        return [(item.comma_end, f" {' '.join(line.strip() for line in lines)},")]
+    indent = " " * (following.start - _line_start(source, following.start))
+    return [(source.index("\n", item.comma_end) + 1, f"{indent}{_indented(lines, indent)},\n")]
 
 
 def _indented(lines: list[str], indent: str) -> str:

@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 from fleetgen import api
+from fleetgen.emit import fleetmap
+from fleetgen.model import ExecAuth
 from fleetgen.templating import md_cell
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,3 +161,52 @@ def test_a_raised_floor_and_fleet_wide_switches_show_in_the_map(tmp_path: Path) 
          "`ignore_differences` alone too (in use)"]]
     assert "Namespaces are not created by fleetgen (`Fleet(create_namespaces=False)`)" in text
     assert table(text, "## Project boundaries")[1][5] == "—"
+
+
+def test_example_map_shows_image_versions_per_environment() -> None:
+    """Each overridden base image, with what every environment runs (a per_cluster layer's
+    digest included, shortened); an app not placed in an environment shows ·."""
+    assert table(fleet_map(ROOT / "fleet.py"), "## Images") == [
+        ["app", "base image", "dev", "staging", "prod"],
+        ["api-service", "api-service", *["registry.acme.example/api-service:3.2.0"] * 3],
+        ["order-service", "order-service", "registry.acme.example/order-service:1.9.0-rc.1",
+         "registry.acme.example/order-service:1.8.2",
+         "registry.acme.example/order-service:1.8.2"],
+        ["payment-service", "payment-service", "·",
+         "registry.acme.example/payment-service:2.4.1",
+         "registry.acme.example/payment-service@sha256:4f53cda18c2b…"]]
+
+
+def test_example_map_shows_each_clusters_credential_kind_never_a_value() -> None:
+    text = fleet_map(ROOT / "fleet.py")
+    assert {row[0]: row[3] for row in table(text, "## Clusters")[1:]} == {
+        "dev": "in-cluster (Flux pulls)",
+        "dr": "external secret (ClusterSecretStore vault-backend)",
+        "prod-east": "AWS IAM role", "prod-west": "AWS IAM role",
+        "staging": "external secret (ClusterSecretStore vault-backend)"}
+    assert "argocd-deployer" not in text and "clusters/{cluster}" not in text
+
+
+def test_a_flux_hub_map_shows_the_spokes_credentials(tmp_path: Path) -> None:
+    """In hub mode the hub reaches its spokes with their credentials; the hub reconciles itself."""
+    spec = tmp_path / "fleet.py"
+    shutil.copytree(ROOT / "apps/api-service/base", tmp_path / "base")
+    spec.write_text('''\
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions, Project
+fleet = Fleet(name="hub", repo="https://git.example.com/hub.git", engines=["flux"],
+              projects=[Project(name="p", namespaces=["web"])],
+              apps=[App(name="web", project="p", namespace="web", path="base")],
+              flux=FluxOptions(mode="hub", hub="mgmt"),
+              environments=[Environment(name="dev")],
+              clusters=[Cluster(name="mgmt", env="dev", server="https://mgmt.example.com"),
+                        Cluster(name="spoke", env="dev", server="https://spoke.example.com",
+                                credentials=ExternalSecretRef(store="vault", key="spoke"))])
+''')
+    clusters = table(fleet_map(spec), "## Clusters")
+    assert {row[0]: row[3] for row in clusters[1:]} == {
+        "mgmt": "in-cluster (Flux pulls)", "spoke": "external secret (ClusterSecretStore vault)"}
+
+
+def test_exec_credentials_show_their_plugin_not_their_environment() -> None:
+    assert fleetmap.credential_kind(ExecAuth(args=["gcp"], env={"TOKEN_FILE": "/var/x"})) == (
+        "exec (argocd-k8s-auth gcp)")

@@ -1,9 +1,12 @@
-"""``fleetgen add cluster|app``: byte-preserving edits of fleet.py, validation before writing."""
+"""``fleetgen add cluster|app|env|project``: byte-preserving edits of fleet.py, validation first."""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import difflib
+import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -14,6 +17,7 @@ import pytest
 from fleetgen import api, scaffold
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize, build
+from fleetgen.scaffold import edit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +94,7 @@ def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> Non
         '                    credentials=ExecAuth(args=["gcp"]))]')
     assert added.placements == ()  # no apps yet
     fleet_map = (tmp_path / "output/README.md").read_text()
-    assert "| c | dev | — | https://c.example.com | zone=z1 |" in fleet_map
+    assert "| c | dev | — | — | https://c.example.com | zone=z1 |" in fleet_map
     assert added.written and "README.md" in {c.path for c in added.output_changes}
 
 
@@ -245,7 +249,7 @@ def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) ->
     assert "namespace: orders" in rendered
     assert "cart on dev (dev)" in result.stdout
     again = fleetgen(repo, "add", "app", "cart", "--project", "orders", "--namespace", "orders")
-    assert again.returncode == 2 and "already exists" in again.stderr
+    assert again.returncode == 2 and "app 'cart' exists" in again.stderr
 
 
 def test_add_app_with_a_chart_adds_a_chart_app_and_no_base(repo: Path) -> None:
@@ -282,3 +286,246 @@ def test_add_app_with_an_unknown_project_writes_nothing(repo: Path) -> None:
     assert result.returncode == 2
     assert "project 'shop' is not defined" in result.stderr
     assert not (repo / "apps/cart").exists()
+
+
+def test_add_cluster_to_a_rollout_says_which_step_it_joined(repo: Path) -> None:
+    """An unlabelled cluster in prod falls to the catch-all Step(), with dr."""
+    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "prod",
+                      "--server", "https://south.example.com:6443")
+    assert result.returncode == 0, result.stderr
+    assert ("rollout: prod-south is in step 3 of 3 of environment prod (the catch-all Step(), "
+            "max_update 100%), with dr") in result.stdout.splitlines()
+    canary = fleetgen(repo, "add", "cluster", "prod-north", "--env", "prod", "--label",
+                      "ring=canary", "--server", "https://north.example.com:6443", "--dry-run")
+    assert ("rollout: prod-north is in step 1 of 3 of environment prod (match_labels "
+            "ring=canary, max_update 1), with prod-east") in canary.stdout.splitlines()
+
+
+ROLLOUT_NO_CLUSTERS = """\
+from fleetgen import Environment, Fleet, Rollout, Step
+
+fleet = Fleet(
+    name="ring",
+    repo="https://git.example.com/ring.git",
+    engines=["argocd"],
+    environments=[
+        Environment(name="prod", sync={"automated": True},
+                    rollout=Rollout(steps=[Step(match_labels={"ring": "canary"}), Step()])),
+    ],
+    clusters=[],
+)
+"""
+
+
+def test_the_first_cluster_of_a_rollout_environment_leaves_the_catch_all_step_empty(
+        tmp_path: Path) -> None:
+    """DESIGN: a catch-all Step() left with no cluster is fine, so the environment's first
+    (canary) cluster can be added; the map shows no empty wave."""
+    spec = tmp_path / "fleet.py"
+    spec.write_text(ROLLOUT_NO_CLUSTERS)
+    result = fleetgen(tmp_path, "add", "cluster", "canary-1", "--env", "prod", "--label",
+                      "ring=canary", "--server", "https://canary-1.example.com",
+                      "--credentials", "external-secret:vault:canary-1")
+    assert result.returncode == 0, result.stderr
+    assert ("rollout: canary-1 is in step 1 of 2 of environment prod (match_labels "
+            "ring=canary, max_update 100%), alone") in result.stdout.splitlines()
+    assert "Rollout: wave 1: canary-1." in (tmp_path / "output/README.md").read_text()
+    assert api.check(spec).findings == []
+
+
+def snapshot(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_add_app_adopts_an_existing_base_as_it_is(repo: Path, kustomize: Kustomize) -> None:
+    legacy = repo / "deploy/web"
+    shutil.copytree(repo / "apps/api-service/base", legacy)
+    before = snapshot(legacy)
+    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
+                      "--path", "deploy/web/")
+    assert result.returncode == 0, result.stderr
+    assert "added app web; using deploy/web as it is" in result.stdout
+    assert "next: edit deploy/web/, then commit" in result.stdout
+    assert snapshot(legacy) == before  # not one byte rewritten
+    assert not (repo / "apps/web").exists()
+    assert 'App(name="web", project="orders", namespace="orders",\n            path="deploy/web")' \
+        in (repo / "fleet.py").read_text()
+    assert "kind: Deployment" in build(repo / "output/overlays/web/staging", kustomize)
+
+
+def test_add_app_with_a_new_path_scaffolds_the_base_there(repo: Path) -> None:
+    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
+                      "--path", "services/web")
+    assert result.returncode == 0, result.stderr
+    assert (repo / "services/web/kustomization.yaml").is_file()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--path", "../elsewhere"], "--path '../elsewhere': give the base's folder relative to"),
+    (["--path", "/abs/base"], "--path '/abs/base': give the base's folder relative to"),
+    (["--path", "x", "--chart", "https://charts.example.com/web@1.0.0"],
+     "--path names a kustomize base; a chart app (--chart) has none"),
+])
+def test_add_app_refuses_a_path_it_cannot_use(repo: Path, args: list[str], message: str) -> None:
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
+                      *args)
+    assert (result.returncode, result.stderr) == (2, f"{message}; nothing was written\n") or (
+        result.returncode == 2 and message in result.stderr), result.stderr
+    assert snapshot(repo) == before
+
+
+def test_add_app_with_a_taken_name_says_app_exists(repo: Path) -> None:
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "app", "api-service", "--project", "orders", "--namespace",
+                      "orders")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == ("app 'api-service' exists in fleet.py; pick another name; nothing "
+                             "was written\n")
+    assert snapshot(repo) == before
+
+
+def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None:
+    """Without --extend-project (and no terminal, as in CI) it refuses at once, never waits for
+    an answer; with it, the project's namespaces list gets the namespace, in place."""
+    before = snapshot(repo)
+    refused = subprocess.run([sys.executable, "-m", "fleetgen", "add", "app", "web", "--project",
+                              "orders", "--namespace", "web"], cwd=repo, capture_output=True,
+                             text=True, check=False, stdin=subprocess.DEVNULL, timeout=60)
+    assert refused.returncode == 2
+    assert refused.stderr == ("project 'orders' does not allow namespace 'web' (its namespaces: "
+                              "orders); pass --extend-project to add it; nothing was written\n")
+    assert snapshot(repo) == before
+    spec_before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "web",
+                      "--extend-project")
+    assert result.returncode == 0, result.stderr
+    assert "extended project orders's namespaces" in result.stdout
+    removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
+    assert removed == ['        Project(name="orders", description="Order domain", '
+                       'namespaces=["orders"],']
+    assert added[0] == ('        Project(name="orders", description="Order domain", '
+                        'namespaces=["orders", "web"],')
+    assert "    kind: Namespace\n    name: web\n" in (
+        repo / "output/argocd/projects/orders.yaml").read_text()
+
+
+def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
+    """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
+                               stdin=follower, stdout=follower, stderr=follower,
+                               env={**os.environ, "TERM": "xterm"})
+    os.close(follower)
+    output = b""
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            output += chunk
+            if b"[y/N]" in chunk:
+                os.write(leader, answer)
+    os.close(leader)
+    return process.wait(timeout=60), output.decode(errors="replace")
+
+
+@pytest.mark.parametrize(("answer", "code"), [(b"y\n", 0), (b"n\n", 2)])
+def test_on_a_terminal_add_app_asks_before_extending_the_project(repo: Path, answer: bytes,
+                                                                 code: int) -> None:
+    returncode, output = _answering(repo, answer, "add", "app", "web", "--project", "orders",
+                                    "--namespace", "web")
+    assert "Add namespace 'web' to project 'orders''s namespaces? [y/N]" in output
+    assert returncode == code, output
+    assert ('namespaces=["orders", "web"]' in (repo / "fleet.py").read_text()) == (code == 0)
+
+
+def test_add_env_after_another_and_at_the_end(repo: Path) -> None:
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "env", "qa", "--after", "dev")
+    assert result.returncode == 0, result.stderr
+    assert added_lines(before, spec.read_text()) == ([], ['        Environment(name="qa"),'])
+    text = spec.read_text()
+    assert text.index('name="dev"') < text.index('name="qa"') < text.index('name="staging"')
+    assert fleetgen(repo, "add", "env", "perf").returncode == 0
+    assert spec.read_text().rindex('Environment(name="perf"),') > spec.read_text().index(
+        'name="prod"')
+    assert api.compile_spec(spec).plan.fleet.environments[1].name == "qa"
+    assert api.check(spec).findings == []
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["prod"], "environment 'prod' exists in fleet.py; pick another name"),
+    (["qa", "--after", "test"], "--after 'test': no such environment (known: dev, staging, "
+                                "prod)"),
+    (["Not_Valid"], "Environment.name: 'Not_Valid' is not a DNS-1123 label"),
+])
+def test_add_env_refuses_and_writes_nothing(repo: Path, args: list[str], message: str) -> None:
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "env", *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and snapshot(repo) == before
+
+
+def test_add_project_then_an_app_in_it(repo: Path) -> None:
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "project", "web", "--namespace", "web", "--namespace",
+                      "web-*", "--description", "Web team")
+    assert result.returncode == 0, result.stderr
+    assert added_lines(before, spec.read_text()) == ([], [
+        '        Project(name="web", description="Web team",',
+        '                namespaces=["web", "web-*"]),'])
+    assert (repo / "output/argocd/projects/web.yaml").is_file()
+    app = fleetgen(repo, "add", "app", "shop", "--project", "web", "--namespace", "web-shop")
+    assert app.returncode == 0, app.stderr  # a glob of the project allows web-shop
+    exists = fleetgen(repo, "add", "project", "web", "--namespace", "x")
+    assert (exists.returncode, exists.stderr) == (
+        2, "project 'web' exists in fleet.py; pick another name; nothing was written\n")
+    assert api.check(spec).findings == []
+
+
+def test_add_project_needs_a_namespace(repo: Path) -> None:
+    result = fleetgen(repo, "add", "project", "web")
+    assert result.returncode == 2 and "--namespace" in result.stderr
+
+
+ODD_LISTS = '''\
+from fleetgen import Environment, Fleet, Project  # x
+
+fleet = Fleet(name="a", environments=[Environment(name="dev"),  # dev first
+                                      Environment(name="prod")],
+    projects=[Project(name="p", namespaces=["a", "b"]),
+              Project(name="q",
+                      description="x"),  # no namespaces
+              Project(
+                  name="r",
+                  namespaces=[
+                      "c",  # keep
+                  ],
+              )],
+)
+'''
+
+
+def test_insert_after_a_named_element_keeps_the_layout_and_its_comments() -> None:
+    edited = edit.insert(ODD_LISTS, "environments", 'Environment(name="qa")', ["Environment"],
+                         after="dev")
+    assert edited == ODD_LISTS.replace(
+        '  # dev first\n', '  # dev first\n                                      '
+        'Environment(name="qa"),\n')
+    one_line = 'fleet = Fleet(environments=[Environment(name="a"), Environment(name="b")])\n'
+    assert edit.insert("from fleetgen import *\n" + one_line, "environments",
+                       'Environment(name="x")', ["Environment"], after="a").endswith(
+        'fleet = Fleet(environments=[Environment(name="a"), Environment(name="x"), '
+        'Environment(name="b")])\n')
+    with pytest.raises(edit.EditError, match="no element written with name='test'"):
+        edit.insert(ODD_LISTS, "environments", 'Environment(name="qa")', [], after="test")
+
+
+def test_extend_appends_to_a_named_elements_list_or_adds_the_argument() -> None:
+    edited = ODD_LISTS
+    for project in ("p", "q", "r"):
+        edited = edit.extend(edited, "projects", project, "namespaces", '"z"')
+    assert edited == ODD_LISTS.replace('namespaces=["a", "b"]', 'namespaces=["a", "b", "z"]') \
+        .replace('description="x"),  # no namespaces',
+                 'description="x",\n                      namespaces=["z"]),  # no namespaces') \
+        .replace('"c",  # keep\n', '"c",  # keep\n                      "z",\n')

@@ -6,9 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fleetgen.kustomize import Kustomize, build
+from fleetgen.scaffold import remote
 
 
 def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -71,13 +73,97 @@ def test_init_refuses_an_unknown_engine(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_init_refuses_to_overwrite_and_writes_nothing(tmp_path: Path) -> None:
-    (tmp_path / "README.md").write_text("mine\n")
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_init_adopts_an_existing_repo_without_overwriting(tmp_path: Path) -> None:
+    """An existing README is kept as is, an existing .gitignore gets only the lines it lacks, and
+    the scp-style ssh remote becomes the https URL fleet.py needs."""
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "git@github.com:acme/platform.git")
+    (tmp_path / "README.md").write_text("# Platform\n\nours\n")
+    (tmp_path / ".gitignore").write_text("node_modules/\n.venv/")  # no final newline
+    result = fleetgen(tmp_path, "init")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "README.md").read_text() == "# Platform\n\nours\n"
+    assert (tmp_path / ".gitignore").read_text() == (
+        "node_modules/\n.venv/\n# fleetgen\n__pycache__/\n*.pyc\n")
+    lines = result.stdout.splitlines()
+    assert "skipped  README.md (it exists)" in lines
+    assert "appended .gitignore (2 line(s))" in lines
+    assert "created  fleet.py" in lines and "repo: https://github.com/acme/platform.git" in lines
+    assert "git@github.com:acme/platform.git; the engines read the repo as " \
+           "https://github.com/acme/platform.git" in result.stderr
+    assert 'REPO = "https://github.com/acme/platform.git"' in (tmp_path / "fleet.py").read_text()
+    assert fleetgen(tmp_path, "build").returncode == 0
+
+
+def test_init_twice_refuses_and_a_complete_gitignore_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("__pycache__/\n*.pyc\n.venv/\n")
+    first = fleetgen(tmp_path, "init", "--repo", "https://git.example.com/a.git")
+    assert first.returncode == 0, first.stderr
+    assert "skipped  .gitignore (it has fleetgen's lines)" in first.stdout.splitlines()
+    assert first.stderr == ""  # --repo given: no remote lookup, no warning
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    second = fleetgen(tmp_path, "init")
+    assert second.returncode == 2
+    assert "fleet.py already exists: this is a fleet repo already" in second.stderr
+    assert "Traceback" not in second.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(
+        tmp_path: Path) -> None:
     result = fleetgen(tmp_path, "init", "--name", "acme")
-    assert result.returncode == 2
-    assert "README.md already exist" in result.stderr
-    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]
-    assert (tmp_path / "README.md").read_text() == "mine\n"
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ("warning: repo is a placeholder (the folder has no Git remote "
+                             "'origin'): set it to the https:// or ssh:// URL the engines read "
+                             "this repository from\n")
+    text = (tmp_path / "fleet.py").read_text()
+    assert ("# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
+            "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
+            'REPO = "https://git.example.com/acme.git"\n') in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_init_drops_a_token_from_the_remote_url(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "https://ci:ghp_abcdefSECRET@github.com/acme/x.git")
+    result = fleetgen(tmp_path, "init")
+    assert result.returncode == 0, result.stderr
+    assert "ghp_abcdefSECRET" not in result.stdout + result.stderr
+    assert "ghp_abcdefSECRET" not in (tmp_path / "fleet.py").read_text()
+    assert 'REPO = "https://github.com/acme/x.git"' in (tmp_path / "fleet.py").read_text()
+    assert "carries credentials in its URL" in result.stderr
+
+
+def test_init_explains_a_remote_the_engines_cannot_read(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "/srv/git/fleet.git")
+    result = fleetgen(tmp_path, "init", "--name", "acme")
+    assert result.returncode == 0, result.stderr
+    assert ("the remote 'origin' (/srv/git/fleet.git) is not an https:// or ssh Git URL the "
+            "engines can read") in result.stderr
+    assert "# WARNING: repo is a placeholder" in (tmp_path / "fleet.py").read_text()
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("git@github.com:acme/fleet.git", "https://github.com/acme/fleet.git"),
+    ("ssh://git@gitlab.example.com:2222/group/sub/fleet.git",
+     "https://gitlab.example.com/group/sub/fleet.git"),
+    ("https://github.com/acme/fleet", "https://github.com/acme/fleet"),
+    ("https://user:pw@git.example.com/a/b.git", "https://git.example.com/a/b.git"),
+    ("http://git.example.com/a.git", None),
+    ("/srv/git/fleet.git", None),
+    ("file:///srv/git/fleet.git", None),
+    ("git@host:/absolute/path.git", None),
+])
+def test_remote_urls_become_https_or_are_explained(url: str, expected: str | None) -> None:
+    found = remote.https_url(url)
+    assert found.url == expected
+    assert found.note is None if expected == url else found.note
+    assert "pw@" not in (found.note or "")
 
 
 def test_init_refuses_an_invalid_name(tmp_path: Path) -> None:
@@ -85,3 +171,13 @@ def test_init_refuses_an_invalid_name(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "Fleet.name" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "remote", "add", "origin", "https://github.com/acme/mono.git")
+    result = fleetgen(tmp_path, "init", "deploy/fleet")
+    assert result.returncode == 0, result.stderr
+    assert 'REPO = "https://github.com/acme/mono.git"' in (
+        tmp_path / "deploy/fleet/fleet.py").read_text()
+    assert result.stderr == ""

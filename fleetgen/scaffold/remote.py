@@ -1,0 +1,62 @@
+"""The fleet's ``repo`` for ``init`` without ``--repo``: the Git remote ``origin`` of the folder,
+as the https:// URL the engines read it from.
+
+An scp-style (``git@host:org/repo.git``) or ``ssh://`` remote becomes ``https://host/org/repo.git``;
+user info in an https:// remote (a token, a password) is dropped, never written into fleet.py.
+Anything else falls back to a placeholder, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+_SCP = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<path>[^\s]+)")
+_SSH = re.compile(r"ssh://(?:[^@/\s]+@)?(?P<host>[^:/\s]+)(?::\d+)?/(?P<path>[^\s]+)")
+_HTTPS = re.compile(r"https://(?:(?P<userinfo>[^@/\s]+)@)?(?P<rest>[^\s@]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Remote:
+    """The repo URL init writes, and what the user should know about it (None: nothing)."""
+
+    url: str | None  # None: no usable remote; init writes a placeholder
+    note: str | None
+
+
+def origin(directory: Path) -> Remote:
+    """The https URL of the Git remote ``origin`` of the repository holding ``directory`` (or
+    its nearest existing parent: init may create it), or why there is none."""
+    where = next((p for p in (directory, *directory.resolve().parents) if p.is_dir()), directory)
+    try:
+        found = subprocess.run(["git", "-C", str(where), "remote", "get-url", "origin"],
+                               capture_output=True, text=True, check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return Remote(None, "git is not available to read the remote 'origin'")
+    if found.returncode != 0:
+        return Remote(None, "the folder has no Git remote 'origin'")
+    return https_url(found.stdout.strip())
+
+
+def https_url(remote: str) -> Remote:
+    """``remote`` as an https:// URL, saying what was converted or dropped."""
+    if match := _HTTPS.fullmatch(remote):
+        url = f"https://{match['rest']}"
+        if match["userinfo"]:
+            return Remote(url, "the remote 'origin' carries credentials in its URL; fleet.py "
+                               "gets it without them")
+        return Remote(url, None)
+    for pattern in (_SSH, _SCP):
+        if (match := pattern.fullmatch(remote)) and not match["path"].startswith("/"):
+            url = f"https://{match['host']}/{match['path']}"
+            return Remote(url, f"the remote 'origin' is {_shown(remote)}; the engines read the "
+                               f"repo as {url} (give --repo ssh://... to use ssh instead)")
+    return Remote(None, f"the remote 'origin' ({_shown(remote)}) is not an https:// or ssh "
+                        "Git URL the engines can read")
+
+
+def _shown(remote: str) -> str:
+    """``remote`` without the user info of a URL (it may hold a token)."""
+    return re.sub(r"(?<=://)[^@/\s]+@", "", remote)
