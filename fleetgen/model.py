@@ -36,6 +36,7 @@ from fleetgen.fields import (
     LabelValue,
     Name,
     ObjectName,
+    OciURL,
     ServerURL,
     Version,
     release,
@@ -47,6 +48,7 @@ _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces
 
 Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
@@ -630,16 +632,80 @@ class HelmChart(Spec):
         return self
 
 
+class GitSource(Spec):
+    """A Git repository: where Flux reads output/ from (`FluxOptions.source`), or where an app's
+    manifests live (`App.source`).
+
+    Attributes:
+        url: The repository's URL, https:// (or ssh:// for `FluxOptions.source`).
+        branch: The branch to read.
+        revision: A tag, or a full 40-hex commit SHA, to read instead of following `branch`.
+        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
+    """
+
+    url: GitURL
+    branch: str = "main"
+    revision: str | None = Field(default=None, min_length=1)
+    secret_ref: ObjectName | None = None
+
+    @property
+    def commit(self) -> bool:
+        """Whether ``revision`` names a commit (40 hex digits) rather than a tag."""
+        return self.revision is not None and bool(_COMMIT.fullmatch(self.revision))
+
+    @property
+    def target_revision(self) -> str:
+        """The revision as Argo CD's ``targetRevision`` takes it: the pin, else the branch."""
+        return self.revision or self.branch
+
+
+class OciSource(Spec):
+    """An OCI artifact holding an app's manifests (e.g. pushed by ``flux push artifact`` or
+    ``oras push``), pinned by exactly one of ``tag`` and ``digest``.
+
+    Attributes:
+        url: The artifact's repository, oci://registry/path (no credentials).
+        tag: The tag to read.
+        digest: The digest to read, sha256:<64 hex digits>.
+    """
+
+    url: OciURL
+    tag: str | None = None
+    digest: str | None = None
+
+    @model_validator(mode="after")
+    def _ref(self) -> OciSource:
+        if (self.tag is None) == (self.digest is None):
+            raise ValueError("an OCI source is pinned by exactly one of tag= and digest=")
+        if self.tag is not None and not _TAG.fullmatch(self.tag):
+            raise ValueError(f"tag {self.tag!r} is not a valid OCI tag")
+        if self.digest is not None and not _DIGEST.fullmatch(self.digest):
+            raise ValueError(f"digest {self.digest!r} must look like sha256:<64 hex digits>")
+        return self
+
+    @property
+    def target_revision(self) -> str:
+        """The tag or digest, as Argo CD's ``targetRevision`` takes it."""
+        return self.tag or self.digest or ""
+
+
+RemoteSource = GitSource | OciSource
+
+
 class App(Layer):
-    """An application: a user-owned kustomize base (``path``) or a Helm chart (``chart``),
-    placed on the clusters its targets select.
+    """An application: a user-owned kustomize base (``path``), a Helm chart (``chart``) or
+    manifests from another repository or an OCI artifact (``source``), placed on the clusters its
+    targets select.
 
     Attributes:
         name: The app's name.
         project: Its project.
         namespace: The namespace it deploys into.
-        path: Its kustomize base, relative to the folder holding fleet.py; or give chart.
+        path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
+            directory in that source (relative to its root; None: the root).
         chart: The Helm chart it installs, instead of a kustomize base (path).
+        source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
+            only settings that need none (sync, ignore_differences, depends_on, labels).
         targets: The clusters it runs on; default: every cluster.
         per_env: Environment name → settings there.
         per_cluster: Cluster name → settings there (deepest layer).
@@ -657,6 +723,7 @@ class App(Layer):
     namespace: Name
     path: str | None = Field(default=None, min_length=1)
     chart: HelmChart | None = None
+    source: RemoteSource | None = None
     targets: Selector = Field(default_factory=Selector)
     per_env: dict[str, Overrides] = {}
     per_cluster: dict[str, Overrides] = {}
@@ -670,6 +737,10 @@ class App(Layer):
 
     @model_validator(mode="after")
     def _source(self) -> App:
+        if self.source is not None:
+            if self.chart is not None:
+                raise ValueError("an app has one of chart= and source=, not both")
+            return self
         if (self.path is None) == (self.chart is None):
             which = "neither" if self.path is None else "both"
             raise ValueError(f"an app has exactly one of path= (a kustomize base in this "
@@ -701,20 +772,6 @@ class ArgoOptions(Spec):
     namespace: Name = "argocd"
     min_version: Annotated[Version, AfterValidator(_at_least(ARGOCD_FLOOR, "Argo CD"))] = (
         ARGOCD_FLOOR)
-
-
-class GitSource(Spec):
-    """A Git repository Flux reads the output from, when it is not the bootstrap repository.
-
-    Attributes:
-        url: The repository's URL, https:// or ssh://.
-        branch: The branch to read.
-        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
-    """
-
-    url: GitURL
-    branch: str = "main"
-    secret_ref: ObjectName | None = None
 
 
 class FluxOptions(Spec):
@@ -794,6 +851,7 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
     "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "HelmChart", "IgnoreDifference", "Image", "Layer", "Overrides", "Patch", "Policy", "Project",
-    "Retry", "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy", "SyncWindow", "Waiver",
+    "HelmChart", "IgnoreDifference", "Image", "Layer", "OciSource", "Overrides", "Patch",
+    "Policy", "Project", "RemoteSource", "Retry", "Role", "Rollout", "Selector", "Spec", "Step",
+    "SyncPolicy", "SyncWindow", "Waiver",
 ]

@@ -25,8 +25,10 @@ from fleetgen.model import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    GitSource,
     HelmChart,
     Layer,
+    OciSource,
     Overrides,
     Selector,
     Spec,
@@ -39,9 +41,11 @@ from fleetgen.plan import (
     EnvOverlay,
     Placement,
     Plan,
+    Remote,
     SecretPlan,
     Settings,
     merge_sync,
+    remote_path,
 )
 from fleetgen.workspace import Workspace
 
@@ -347,7 +351,9 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_reserved_labels(ctx, app, app.labels, f"app {app.name!r}")
     for layer in _layers_of(app):
         _check_reserved_labels(ctx, layer, layer.common_labels, f"app {app.name!r}")
-    if app.chart is None:
+    if app.source is not None:
+        _check_remote(ctx, app, app.source)
+    elif app.chart is None:
         _check_base(ctx, app)
     else:
         _check_chart(ctx, app, app.chart)
@@ -383,6 +389,35 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
         ctx.report(app, f"app {app.name!r}: secrets= is for kustomize bases; a chart app "
                         "refers to its Secrets through values={...} (e.g. an existingSecret "
                         "value) and gets them from another app")
+
+
+def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> None:
+    """An app from another source: an https:// Git URL without credentials, a path inside the
+    source, and no setting that needs an overlay (its manifests are not in this repository)."""
+    if isinstance(source, GitSource):
+        authority = source.url.partition("://")[2].split("/")[0]
+        if not source.url.startswith("https://"):
+            ctx.report(source, f"app {app.name!r}: an app's Git source is read by both engines "
+                               "over https:// (credentials are the engines' own repository "
+                               "settings); use an https:// URL")
+        elif "@" in authority:
+            ctx.report(source, f"app {app.name!r}: credentials do not belong in a Git URL (the "
+                               "URL is not repeated here because it holds a credential); give "
+                               "them to the engines as repository credentials")
+    path = remote_path(app)
+    if path.startswith("..") or posixpath.isabs(path):
+        ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside its source "
+                        "(relative to the source's root)")
+    for layer in _layers_of(app):
+        for name in KUSTOMIZE_FIELDS:
+            if getattr(layer, name):
+                ctx.report(layer, f"app {app.name!r}: {name} needs an overlay, which an app "
+                                  "from another source (source=) has not: its manifests are "
+                                  "not in this repository; set it in that source instead")
+    if app.secrets:
+        ctx.report(app, f"app {app.name!r}: secrets= needs an overlay, which an app from "
+                        "another source (source=) has not; ship the ExternalSecret in that "
+                        "source instead")
 
 
 def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
@@ -484,7 +519,7 @@ def _check_dependency_cycles(ctx: _Context) -> None:
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     """Fleet, env, app and per_env layers; a chart app takes no fleet or env common metadata
     (nothing would apply it to the chart's objects)."""
-    fleet, chart = ctx.fleet, app.chart is not None
+    fleet, chart = ctx.fleet, app.chart is not None or app.source is not None
     fleet_layer = Layer(common_labels={} if chart else fleet.common_labels,
                         common_annotations={} if chart else fleet.common_annotations,
                         sync=fleet.sync)
@@ -532,6 +567,19 @@ def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Itera
     return found
 
 
+def _remote_placements(ctx: _Context, app: App, source: GitSource | OciSource,
+                       clusters: Iterable[Cluster], wave_of: Mapping[str, int],
+                       engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
+    """An app from another source: no overlay; its sync settings layered per cluster."""
+    remote = Remote(source, remote_path(app))
+    return [Placement(app=app.name, cluster=cluster.name, env=cluster.env, overlay="",
+                      settings=_env_settings(ctx, app, ctx.envs[cluster.env]).apply(
+                          "per_cluster", app.per_cluster.get(cluster.name)),
+                      engine=engines[app.name, cluster.name], wave=wave_of.get(cluster.name),
+                      remote=remote)
+            for cluster in clusters]
+
+
 def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 waves: Mapping[str, tuple[tuple[str, ...], ...]],
                 credentials: Mapping[str, Credentials | None],
@@ -540,6 +588,10 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                for number, clusters in enumerate(steps, 1) for cluster in clusters}
     placements, env_overlays, cluster_overlays = [], [], []
     for app in ctx.apps.values():
+        if app.source is not None:
+            placements += _remote_placements(ctx, app, app.source, placed[app.name], wave_of,
+                                             engines)
+            continue
         if app.chart is not None:
             placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of,
                                             engines)

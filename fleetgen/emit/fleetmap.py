@@ -65,7 +65,8 @@ def emit(plan: Plan) -> list[OutputFile]:
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
                   projects=project_views(plan), floors=floors(plan),
                   apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
-                  placements=len(plan.placements), charts=chart_rows(plan))
+                  placements=len(plan.placements), charts=chart_rows(plan),
+                  remotes=remote_rows(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -134,6 +135,13 @@ def chart_rows(plan: Plan) -> list[ChartRow]:
                   else f"{chart.name} from {chart.repo}")
         rows.append(ChartRow(app.name, source, versions))
     return rows
+
+
+def remote_rows(plan: Plan) -> list[tuple[str, str, str, str]]:
+    """(app, source URL, revision, path) of each placed app from another source, by name."""
+    placed = {p.app: p.remote for p in plan.placements if p.remote is not None}
+    return [(app, remote.source.url, remote.source.target_revision, remote.path)
+            for app, remote in sorted(placed.items())]
 
 
 def project_views(plan: Plan) -> list[ProjectView]:

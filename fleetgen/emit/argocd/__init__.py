@@ -25,7 +25,13 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
-from fleetgen.emit.argocd.projects import chart_repos, permitted, projects, repo_permitted
+from fleetgen.emit.argocd.projects import (
+    chart_repos,
+    permitted,
+    projects,
+    reads_fleet_repo,
+    repo_permitted,
+)
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
     App,
@@ -261,13 +267,20 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     apps = {app.name: app for app in fleet.apps}
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     projects_by_name = {project.name: project for project in fleet.projects}
-    for project in fleet.projects:
-        if project.source_repos and not repo_permitted(project.source_repos, fleet.repo):
-            yield at(project, f"project {project.name!r}: source_repos do not permit the fleet "
-                              f"repo {fleet.repo}, which every Application reads", fleet)
     by_project: dict[str, list[Placement]] = defaultdict(list)
     for p in plan.placements:
         by_project[apps[p.app].project].append(p)
+    for project in fleet.projects:
+        if project.source_repos and not repo_permitted(project.source_repos, fleet.repo) and (
+                reads_fleet_repo(by_project[project.name]) or not by_project[project.name]):
+            yield at(project, f"project {project.name!r}: source_repos do not permit the fleet "
+                              f"repo {fleet.repo}, which its apps' Applications read", fleet)
+    for app in _placed_apps(plan):
+        patterns = projects_by_name[app.project].source_repos
+        if app.source is not None and patterns and not repo_permitted(patterns, app.source.url):
+            yield at(app.source, f"app {app.name!r}: its source {app.source.url} is outside the "
+                                 f"source_repos of project {app.project!r}; add it there or "
+                                 "move the app", fleet)
     for project in fleet.projects:
         for repo in chart_repos(by_project[project.name]) if project.source_repos else ():
             if not repo_permitted(project.source_repos, repo):

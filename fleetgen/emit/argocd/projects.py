@@ -54,7 +54,7 @@ def _destinations(plan: Plan, project: Project,
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
     fleet = plan.fleet
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
-    spec["sourceRepos"] = project.source_repos or [fleet.repo, *chart_repos(placements)]
+    spec["sourceRepos"] = project.source_repos or source_repos(fleet.repo, placements)
     spec["destinations"] = _destinations(plan, project, placements)
     if project.service_account:
         spec["destinationServiceAccounts"] = [
@@ -92,6 +92,23 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
 def chart_repos(placements: Iterable[Placement]) -> list[str]:
     """The chart repositories the placements' chart apps read, as their Applications name them."""
     return sorted({repo_url(p.chart.repo) for p in placements if p.chart and p.chart.repo})
+
+
+def remote_repos(placements: Iterable[Placement]) -> list[str]:
+    """The other repositories and OCI artifacts the placements' apps read (`App.source`)."""
+    return sorted({p.remote.source.url for p in placements if p.remote})
+
+
+def reads_fleet_repo(placements: Iterable[Placement]) -> bool:
+    """Whether any of the placements reads the fleet repository (an overlay or a chart in it)."""
+    return any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
+
+
+def source_repos(fleet_repo: str, placements: Sequence[Placement]) -> list[str]:
+    """A project's derived ``sourceRepos``: exactly what its apps read (the fleet repository
+    also when it holds no Argo CD placement, as before any app is placed)."""
+    own = [fleet_repo] if reads_fleet_repo(placements) or not placements else []
+    return [*own, *chart_repos(placements), *remote_repos(placements)]
 
 
 def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:

@@ -16,7 +16,7 @@ from fleetgen.emit.common import FLUX_IGNORE_SINCE
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.k8s import identity
-from fleetgen.model import App, Fleet, IgnoreDifference
+from fleetgen.model import App, Fleet, IgnoreDifference, OciSource, RemoteSource
 from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Placement, Plan
 
@@ -62,13 +62,28 @@ def git_repository(fleet: Fleet) -> dict[str, Any]:
     """The GitRepository of ``FluxOptions.source`` (`source_file` checks that it is set)."""
     source = fleet.flux.source
     assert source is not None
-    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url,
-                            "ref": {"branch": source.branch}}
-    if source.secret_ref:
-        spec["secretRef"] = {"name": source.secret_ref}
     ref = source_ref(fleet)
-    return {"apiVersion": SOURCE_API, "kind": "GitRepository",
-            "metadata": {"name": ref["name"], "namespace": ref["namespace"]}, "spec": spec}
+    return remote_source(source, ref["name"], ref["namespace"])
+
+
+def remote_source(source: RemoteSource, name: str, namespace_: str) -> dict[str, Any]:
+    """A GitRepository or OCIRepository named ``name`` reading ``source``.
+
+    A Git ``revision`` of 40 hex digits is a commit, any other a tag, else the branch is
+    followed. An OCIRepository takes Flux's default layer (the first, extracted).
+    """
+    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url}
+    if isinstance(source, OciSource):
+        spec["ref"] = {"digest": source.digest} if source.digest else {"tag": source.tag}
+        kind = "OCIRepository"
+    else:
+        spec["ref"] = ({"commit" if source.commit else "tag": source.revision} if source.revision
+                       else {"branch": source.branch})
+        if source.secret_ref:
+            spec["secretRef"] = {"name": source.secret_ref}
+        kind = "GitRepository"
+    return {"apiVersion": SOURCE_API, "kind": kind,
+            "metadata": {"name": name, "namespace": namespace_}, "spec": spec}
 
 
 def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
@@ -112,16 +127,17 @@ def namespace_file(path: str, names: Iterable[str], fleet: Fleet,
 
 def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool,
                   labels: Mapping[str, str], annotations: Mapping[str, str] | None = None,
-                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None
-                  ) -> dict[str, Any]:
-    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative)."""
+                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None,
+                  source: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative) of
+    ``source`` (default: the fleet's GitRepository)."""
     metadata: dict[str, Any] = {"name": name, "namespace": home.namespace,
                                 "labels": dict(sorted(labels.items()))}
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     spec: dict[str, Any] = {
         "interval": fleet.flux.interval,
-        "sourceRef": source_ref(fleet),
+        "sourceRef": dict(source or source_ref(fleet)),
         "path": path,
         "prune": prune,
         "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
@@ -171,16 +187,28 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
         if placement.chart is not None:
             docs[home.file] += _chart_objects(plan, apps[placement.app], placement, home, deps)
             continue
+        path, source = f"{flux_dir(plan)}/{placement.overlay}", None
+        if placement.remote is not None:
+            found = remote_source(placement.remote.source, placement.app, home.namespace)
+            docs[home.file].append(found)
+            path, source = _remote_path(placement.remote.path), {
+                "kind": found["kind"], "name": placement.app}
         docs[home.file].append(kustomization(
-            plan.fleet, placement.app, home, f"{flux_dir(plan)}/{placement.overlay}",
+            plan.fleet, placement.app, home, path,
             prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
-            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec}))
+            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec},
+            source=source))
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
     return [OutputFile(path, (*leading.get(path, ()),
                               *sorted(found, key=lambda doc: identity("", doc))),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
+
+
+def _remote_path(path: str) -> str:
+    """A directory of another source as Flux paths spell it (``./`` for its root)."""
+    return "./" if path == "." else f"./{path}"
 
 
 def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
