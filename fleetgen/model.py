@@ -49,6 +49,7 @@ _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+IN_CLUSTER = "https://kubernetes.default.svc"  # the API server, seen from inside the cluster
 CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces
 
 Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
@@ -303,6 +304,9 @@ class Cluster(Spec):
         engine: The engine of the apps placed on it, unless an app names one.
         insecure: With `AwsAuth`/`ExecAuth` and no `ca_data`: Argo CD skips verifying the API
             server's certificate (warned about).
+        registration: 'fleetgen': fleetgen writes its Argo CD cluster Secret; 'external': another
+            tool (Terraform, Cluster API) owns it and must give it the labels output/README.md
+            lists (no credentials here then).
     """
 
     name: Name
@@ -314,6 +318,13 @@ class Cluster(Spec):
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
     engine: Engine | None = None  # of the placements on it, unless the app says
     insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
+    registration: Literal["fleetgen", "external"] = "fleetgen"  # who owns its Argo CD Secret
+
+    @property
+    def in_cluster(self) -> bool:
+        """Whether it is the cluster Argo CD runs on, which Argo CD reaches with its own
+        ServiceAccount (``Cluster.RawRestConfig``: in-cluster config for this server)."""
+        return self.server.rstrip("/") == IN_CLUSTER
 
     @field_validator("ca_data")
     @classmethod
@@ -446,6 +457,9 @@ class Selector(Spec):
         match_labels: Labels a cluster must have.
         match_expressions: Label expressions a cluster must satisfy.
         exclude: Cluster names left out.
+        runtime: Argo CD only: its ApplicationSets select clusters by these conditions when they
+            run, so a cluster registered later (`Cluster(registration='external')`) is included;
+            False: exactly the clusters fleet.py knows, by name.
     """
 
     envs: list[Name] | None = None
@@ -453,6 +467,7 @@ class Selector(Spec):
     match_labels: Labels = {}
     match_expressions: list[Expr] = []
     exclude: list[Name] = []
+    runtime: bool = False  # label selection by the ApplicationSet controller at run time
 
 
 class Image(Spec):

@@ -88,6 +88,7 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     _check_dependency_cycles(ctx)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
+    _check_runtime_selectors(ctx, placed, engines)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
     return _build_plan(ctx, placed, waves, credentials, engines)
@@ -130,9 +131,23 @@ def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
         if isinstance(cluster.credentials, ExternalSecretRef):
             _check_placeholders(ctx, cluster.credentials, cluster.credentials.key,
                                 f"cluster {cluster.name!r} credentials")
-        chosen = cluster.credentials or fleet.default_credentials
+        unreached = _registered_elsewhere(cluster)
+        if unreached and cluster.credentials is not None:
+            ctx.report(cluster, f"cluster {cluster.name!r}: {unreached}, so fleetgen takes no "
+                                "credentials for it; remove credentials=")
+        chosen = None if unreached else cluster.credentials or fleet.default_credentials
         credentials[cluster.name] = _fill_credentials(cluster, chosen)
     return credentials
+
+
+def _registered_elsewhere(cluster: Cluster) -> str:
+    """Why fleetgen needs no credentials for ``cluster`` (empty when it does)."""
+    if cluster.registration == "external":
+        return "its Argo CD registration is external (another tool owns its cluster Secret)"
+    if cluster.in_cluster:
+        return ("it is the cluster Argo CD runs on (https://kubernetes.default.svc), which Argo CD "
+                "reaches with its own ServiceAccount")
+    return ""
 
 
 def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> dict[tuple[str, str], Engine]:
@@ -208,13 +223,51 @@ def _check_credentials(ctx: _Context, engines: Mapping[tuple[str, str], Engine],
     """Clusters an engine must reach from outside have credentials: those with an Argo CD
     placement, and the spokes of a Flux hub."""
     hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
-    reached = {cluster for (_, cluster), engine in engines.items()
-               if engine == "argocd" or hub not in (None, cluster)}
+    spokes = {cluster for (_, cluster), engine in engines.items()
+              if engine == "flux" and hub not in (None, cluster)}
+    reached = spokes | {cluster for (_, cluster), engine in engines.items()
+                        if engine == "argocd" and not _registered_elsewhere(ctx.clusters[cluster])}
+    for name in sorted(spokes):
+        unreached = _registered_elsewhere(ctx.clusters[name])
+        if unreached:
+            ctx.report(ctx.clusters[name], f"cluster {name!r}: {unreached}, but the Flux hub "
+                                           f"{hub} reaches its spokes with credentials; give it "
+                                           "a registration by fleetgen and credentials")
     for name in sorted(reached):
-        if credentials[name] is None:
+        if credentials[name] is None and not _registered_elsewhere(ctx.clusters[name]):
             ctx.report(ctx.clusters[name], f"cluster {name!r} has no credentials: set "
                                            "Cluster(credentials=...) or "
                                            "Fleet(default_credentials=...)")
+
+
+def _check_runtime_selectors(ctx: _Context, placed: Mapping[str, list[Cluster]],
+                             engines: Mapping[tuple[str, str], Engine]) -> None:
+    """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
+    layers (a layer pins a cluster by name), and only labels some cluster declares."""
+    declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
+    for app in ctx.apps.values():
+        targets = app.targets
+        if not targets.runtime:
+            continue
+        flux = sorted(c.name for c in placed[app.name] if engines.get((app.name, c.name)) == "flux")
+        if flux:
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) is evaluated by Argo "
+                                "CD's ApplicationSet controller; the app's placements on "
+                                f"{_few('cluster', 'clusters', flux)} are on Flux")
+        if placed[app.name] and not any(c.registration == "external" for c in placed[app.name]):
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) selects clusters "
+                                "registered by another tool at run time, and the app runs on no "
+                                "Cluster(registration='external'); drop runtime=True (the "
+                                "clusters fleetgen registers are selected by name)")
+        if app.per_cluster:
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) cannot give a "
+                                "cluster its own layer (per_cluster pins clusters by name); move "
+                                "the settings to per_env or drop runtime=True")
+        keys = [*targets.match_labels, *(expr.key for expr in targets.match_expressions)]
+        for key in sorted(set(keys) - declared):
+            ctx.report(targets, f"app {app.name!r}: its runtime selector reads label {key!r}, "
+                                "which no cluster of the fleet declares; declare it in "
+                                "Cluster(labels=...) where it is set")
 
 
 def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:

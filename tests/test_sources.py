@@ -5,19 +5,22 @@ release, and each engine gets what its controller reads."""
 from __future__ import annotations
 
 import functools
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+import fleetgen
 from fleetgen import api
 from fleetgen.validate.kubernetes import KubernetesSchemas
 from tests.crd_schemas import errors
+from tests.diff.test_diff import commit, edit, git
 from tests.test_cases import build_case
 
 CASES = Path(__file__).parent / "cases"
-OWN_CASES = ("remote-sources",)
+OWN_CASES = ("remote-sources", "external-clusters")
 
 
 @functools.cache
@@ -88,3 +91,57 @@ def test_remote_sources_reach_both_engines(tmp_path: Path) -> None:
     oci = _by_kind(out, "OCIRepository")[("flux-system", "guestbook")]["spec"]
     assert oci["ref"] == {"digest": "sha256:" + "4f" * 32}
     assert not (out / "overlays" / "tenant").exists()
+
+
+def test_external_clusters_get_no_registration_and_in_cluster_one_without_material(
+        tmp_path: Path) -> None:
+    """Argo CD reads a cluster Secret without ``config`` as an empty config (argo-cd
+    util/db/cluster.go ``SecretToCluster`` unmarshals ``config`` only when present) and reaches
+    https://kubernetes.default.svc without username, password or token through its in-cluster
+    ServiceAccount (``Cluster.RawRestConfig``): the Secret only carries the labels selectors
+    match."""
+    repo, _ = built("external-clusters", tmp_path)
+    out = repo / "output"
+    registrations = sorted(p.name for p in (out / "argocd" / "clusters").iterdir())
+    assert registrations == ["core-1.yaml", "mgmt.yaml"]
+    secret = _by_kind(out, "Secret")[("argocd", "cluster-mgmt")]
+    assert secret["stringData"] == {"name": "mgmt", "server": "https://kubernetes.default.svc"}
+    assert secret["metadata"]["labels"]["argocd.argoproj.io/secret-type"] == "cluster"
+    fleet_map = (out / "README.md").read_text()
+    assert ("| edge-1 | https://edge-1.example.com | fleetgen.io/cluster=edge-1, "
+            "fleetgen.io/env=prod, region=eu, tier=edge |") in fleet_map
+    assert "edge-2 |" not in fleet_map.partition("Registrations owned elsewhere")[2].partition(
+        "## Controller")[0]  # excluded: no Argo CD placement, nothing reads its labels
+
+
+def test_runtime_selector_selects_by_the_apps_labels(tmp_path: Path) -> None:
+    repo, _ = built("external-clusters", tmp_path)
+    sets = {doc["metadata"]["name"]: doc for _, doc in documents(repo / "output")
+            if doc["kind"] == "ApplicationSet"}
+    runtime = sets["edge-api-prod"]["spec"]["generators"][0]["clusters"]["selector"]
+    assert runtime == {"matchLabels": {"fleetgen.io/env": "prod", "tier": "edge"},
+                       "matchExpressions": [{"key": "fleetgen.io/cluster", "operator": "NotIn",
+                                             "values": ["edge-2"]}]}
+    pinned = sets["api-prod"]["spec"]["generators"][0]["clusters"]["selector"]
+    assert pinned["matchExpressions"] == [{"key": "fleetgen.io/cluster", "operator": "In",
+                                           "values": ["core-1"]}]
+
+
+def test_diff_says_a_runtime_selection_reaches_beyond_the_known_clusters(tmp_path: Path) -> None:
+    repo = tmp_path / "edge"
+    shutil.copytree(CASES / "external-clusters", repo,
+                    ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "fleet")
+    edit(repo / "fleet.py", 'exclude=["edge-2"], runtime=True)',
+         'exclude=["edge-2"], runtime=True),\n            replicas={"api": 2}')
+    report = fleetgen.diff(repo / "fleet.py")
+    assert report.to_json()["touched"]["clusters"] == ["edge-1"]
+    assert [note for note in report.notes if "run time" in note] == [
+        "app edge-api selects clusters by label at run time (Selector(runtime=True)): this blast "
+        "radius covers only the clusters fleet.py declares; Argo CD also applies the change to "
+        "any other registered cluster carrying its labels"]
+    edit(repo / "fleet.py", ',\n            replicas={"api": 2}', "")
+    edit(repo / "fleet.py", 'name="api", project="platform", namespace="api", path=',
+         'name="api", project="platform", namespace="api", replicas={"api": 3}, path=')
+    assert not [note for note in fleetgen.diff(repo / "fleet.py").notes if "run time" in note]

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fleetgen.model import Cluster
 from fleetgen.output import LABEL_PREFIX
+from fleetgen.plan import Plan
 from fleetgen.yamlio import dump
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
@@ -34,3 +36,14 @@ def values_text(values: Mapping[str, Any]) -> str:
     YAML 1.1 reader would take for something else (``no``, ``1e3``) are quoted, and a None is
     written ``null``, which Helm reads as "drop this key, the chart's default included"."""
     return dump(dict(values))
+
+
+def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
+    """The labels a cluster's Argo CD registration carries besides its secret type: the
+    cluster's own, and fleetgen's name, environment and rollout wave, which ApplicationSets
+    select by and read."""
+    labels = {**cluster.labels, CLUSTER_LABEL: cluster.name, ENV_LABEL: cluster.env}
+    for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1):
+        if cluster.name in clusters:
+            labels[WAVE_LABEL] = str(number)
+    return dict(sorted(labels.items()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fleetgen.emit.common import NEWER_FIELDS
+from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
 from fleetgen.errors import Problem
 from fleetgen.fields import release
 from fleetgen.model import Environment, Project
@@ -66,7 +66,7 @@ def emit(plan: Plan) -> list[OutputFile]:
                   projects=project_views(plan), floors=floors(plan),
                   apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
                   placements=len(plan.placements), charts=chart_rows(plan),
-                  remotes=remote_rows(plan))
+                  remotes=remote_rows(plan), external=external_rows(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -135,6 +135,16 @@ def chart_rows(plan: Plan) -> list[ChartRow]:
                   else f"{chart.name} from {chart.repo}")
         rows.append(ChartRow(app.name, source, versions))
     return rows
+
+
+def external_rows(plan: Plan) -> list[tuple[str, str, str]]:
+    """(cluster, server, labels) of each external registration with an Argo CD placement: what
+    the tool that owns its cluster Secret must set, since the ApplicationSets select by it."""
+    placed = {p.cluster for p in plan.placements if p.engine == "argocd"}
+    return [(c.name, c.server.rstrip("/"),
+             ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()))
+            for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
+            if c.registration == "external" and c.name in placed]
 
 
 def remote_rows(plan: Plan) -> list[tuple[str, str, str, str]]:

@@ -34,6 +34,7 @@ from fleetgen.emit.argocd.projects import (
 )
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
+    IN_CLUSTER,
     App,
     Cluster,
     Environment,
@@ -49,7 +50,6 @@ from fleetgen.plan import Placement, Plan
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
                      ROOT: "fleetgen's own project for the generated Argo CD objects"}
-IN_CLUSTER = "https://kubernetes.default.svc"
 _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
 # Why the root Application syncs in two waves and without PruneLast (gitops-engine
 # syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
@@ -138,7 +138,8 @@ def _sync_layer(fleet: Fleet, env: Environment, app: App, cluster: str, layer: s
 def emit(plan: Plan) -> list[OutputFile]:
     """Registrations, AppProjects, ApplicationSets, then the bootstrap that syncs them all."""
     files = [registration(plan, cluster)
-             for cluster in sorted(_registered(plan), key=lambda c: c.name)]
+             for cluster in sorted(_registered(plan), key=lambda c: c.name)
+             if cluster.registration == "fleetgen"]
     files += projects(plan) + application_sets(plan)
     return [*files, _bootstrap(plan, files)]
 
@@ -287,6 +288,13 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                 yield at(project, f"project {project.name!r}: source_repos do not permit the "
                                   f"chart repository {repo} that its apps read; add it",
                          fleet)
+    for app in _placed_apps(plan):
+        if app.targets.runtime and projects_by_name[app.project].destinations is None:
+            yield at(app.targets, f"app {app.name!r}: with Selector(runtime=True) its "
+                                  "Applications may reach clusters fleet.py does not know, "
+                                  f"which derived destinations would refuse: give project "
+                                  f"{app.project!r} explicit destinations=[Destination(...)]",
+                     fleet)
     refused: dict[str, list[str]] = defaultdict(list)
     for p in plan.placements:
         project = projects_by_name[apps[p.app].project]

@@ -37,6 +37,7 @@ from fleetgen.model import (
     IgnoreDifference,
     OciSource,
     RemoteSource,
+    Selector,
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
@@ -99,6 +100,10 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
     if rolling:
         text += (f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}\n"
                  f"{SELF_HEAL_NOTE}")
+    if app.targets.runtime:
+        text += ("\nClusters are selected by label when the ApplicationSet runs\n"
+                 "(Selector(runtime=True)): clusters registered later are included, so\n"
+                 "`fleetgen diff` knows only the clusters fleet.py declares.")
     if app.source is not None:
         text += "\n" + remote_note(app.source)
     if app.depends_on:
@@ -124,7 +129,8 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     spec: dict[str, Any] = {
         "goTemplate": True,
         "goTemplateOptions": ["missingkey=error"],
-        "generators": [_generator(env, group, names, uniform is None, charts)
+        "generators": [_generator(env, group, names, uniform is None, charts,
+                                  app.targets if app.targets.runtime else None)
                        for group, names in ordered],
         "template": _template(plan, app, env, uniform, charts),
     }
@@ -205,16 +211,36 @@ def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> N
 
 
 def _generator(env: Environment, group: _Group, clusters: list[str], patch_sync: bool,
-               charts: Sequence[ChartParts]) -> dict[str, Any]:
+               charts: Sequence[ChartParts], runtime: Selector | None) -> dict[str, Any]:
     values = (chart_generator_values(group.chart, charts) if group.chart is not None else
               {"overlay": group.overlay, "generatePaths": group.generate_paths} if group.overlay
               else {})
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
-    selector = {"matchLabels": {ENV_LABEL: env.name},
-                "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
-                                      "values": sorted(clusters)}]}
+    selector = (_runtime_selector(env, runtime) if runtime is not None else
+                {"matchLabels": {ENV_LABEL: env.name},
+                 "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
+                                       "values": sorted(clusters)}]})
     return {"clusters": {"selector": selector, **({"values": values} if values else {})}}
+
+
+def _runtime_selector(env: Environment, targets: Selector) -> dict[str, Any]:
+    """The app's own label selector, which the ApplicationSet controller evaluates against the
+    registrations it finds when it runs (``Selector(runtime=True)``), within the environment."""
+    expressions = [{"key": expr.key, "operator": expr.operator,
+                    **({"values": list(expr.values)} if expr.values else {})}
+                   for expr in targets.match_expressions]
+    if targets.clusters is not None:
+        expressions.append({"key": CLUSTER_LABEL, "operator": "In",
+                            "values": sorted(targets.clusters)})
+    if targets.exclude:
+        expressions.append({"key": CLUSTER_LABEL, "operator": "NotIn",
+                            "values": sorted(targets.exclude)})
+    selector: dict[str, Any] = {"matchLabels": dict(sorted(
+        {**targets.match_labels, ENV_LABEL: env.name}.items()))}
+    if expressions:
+        selector["matchExpressions"] = expressions
+    return selector
 
 
 def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | None,
