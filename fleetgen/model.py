@@ -799,6 +799,9 @@ class FluxOptions(Spec):
         interval: How often Flux reconciles each Kustomization.
         source: The repository to read output/ from; None: the one `flux bootstrap` created.
         min_version: The oldest Flux release the output must work on.
+        source_per_namespace: Hub mode: a GitRepository of `source` in each spoke namespace, for
+            hubs locked down with --no-cross-namespace-refs (its `secret_ref` must exist in each);
+            False: every Kustomization reads the one in `namespace`, across namespaces.
     """
 
     mode: Literal["per-cluster", "hub"] = "per-cluster"
@@ -807,6 +810,7 @@ class FluxOptions(Spec):
     interval: Duration = "10m"
     source: GitSource | None = None
     min_version: Annotated[Version, AfterValidator(_at_least(FLUX_FLOOR, "Flux"))] = FLUX_FLOOR
+    source_per_namespace: bool = False  # hub mode: a source in each spoke namespace
 
 
 class Fleet(Spec):

@@ -20,7 +20,7 @@ from tests.diff.test_diff import commit, edit, git
 from tests.test_cases import build_case
 
 CASES = Path(__file__).parent / "cases"
-OWN_CASES = ("remote-sources", "external-clusters")
+OWN_CASES = ("remote-sources", "external-clusters", "hub-locked-down")
 
 
 @functools.cache
@@ -145,3 +145,34 @@ def test_diff_says_a_runtime_selection_reaches_beyond_the_known_clusters(tmp_pat
     edit(repo / "fleet.py", 'name="api", project="platform", namespace="api", path=',
          'name="api", project="platform", namespace="api", replicas={"api": 3}, path=')
     assert not [note for note in fleetgen.diff(repo / "fleet.py").notes if "run time" in note]
+
+
+def test_locked_down_hub_reads_only_sources_of_the_own_namespace(tmp_path: Path) -> None:
+    """kustomize-controller with --no-cross-namespace-refs refuses a sourceRef into another
+    namespace (``KustomizationReconciler.getSource``: AccessDeniedError when the source's
+    namespace is not the Kustomization's); dependsOn across namespaces stays allowed
+    (``checkDependencies`` has no such check), which the rollout gates use."""
+    repo, _ = built("hub-locked-down", tmp_path)
+    out = repo / "output"
+    sources = {key for kind in ("GitRepository", "OCIRepository")
+               for key in _by_kind(out, kind)}
+    spokes = {"prod-a", "prod-b"}
+    for (namespace, name), doc in _by_kind(out, "Kustomization").items():
+        ref = doc["spec"]["sourceRef"]
+        source_namespace = ref.get("namespace", namespace)
+        assert (source_namespace, ref["name"]) in sources | {("flux-system", "fleet")}, name
+        if namespace in spokes:
+            assert source_namespace == namespace, (namespace, name)
+    assert {("prod-a", "fleet"), ("prod-b", "fleet"), ("prod-a", "tenant")} <= sources
+    fleet_map = (out / "README.md").read_text()
+    assert "--no-cross-namespace-refs" in fleet_map and "fleet-git" in fleet_map
+
+
+def test_default_hub_says_it_needs_cross_namespace_refs(tmp_path: Path) -> None:
+    repo, _ = built("hub-rollout", tmp_path)
+    out = repo / "output"
+    spoke = _by_kind(out, "Kustomization")[("prod-a", "api")]
+    assert spoke["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "flux-system",
+                                          "namespace": "flux-system"}
+    assert ("must allow cross-namespace references (it must not run with\n"
+            "`--no-cross-namespace-refs`)") in (out / "README.md").read_text()

@@ -51,6 +51,7 @@ from fleetgen.emit.flux.objects import (
     unmirrored,
 )
 from fleetgen.errors import Problem, at
+from fleetgen.model import GitSource
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -82,6 +83,15 @@ def check(plan: Plan) -> list[Problem]:
     if fleet.flux.source is not None and fleet.name == fleet.flux.namespace:
         problems.append(at(fleet, f"fleet {fleet.name!r}: its GitRepository would be named like "
                                   "bootstrap's; rename the fleet", fleet))
+    if fleet.flux.source_per_namespace and fleet.flux.mode != "hub":
+        problems.append(at(fleet.flux, "FluxOptions(source_per_namespace=True) is for hub mode "
+                                       "(spoke namespaces on the hub); per cluster, every "
+                                       "Kustomization reads a source of its own namespace", fleet))
+    named_like_fleet = fleet.flux.source is not None
+    for app in (app for app in fleet.apps if app.name in placed_apps):
+        if named_like_fleet and app.name == fleet.name and isinstance(app.source, GitSource):
+            problems.append(at(app, f"app {app.name!r}: its GitRepository would be named like "
+                                    "the fleet's (FluxOptions.source); rename the app", fleet))
     if fleet.flux.mode == "hub":
         problems += hub.check(plan)
     return problems

@@ -22,6 +22,12 @@ rule demands):
 - ``ExecAuth`` cannot be translated: Flux's gcp/azure workload identity needs the cluster's cloud
   resource name, which the spec does not carry (`check`).
 
+Sources: by default every Kustomization reads the fleet's GitRepository in ``FluxOptions.namespace``
+across namespaces, which the hub's kustomize-controller must allow (no
+``--no-cross-namespace-refs``; the fleet map says so). ``FluxOptions(source_per_namespace=True)``
+puts a GitRepository of ``FluxOptions.source`` in each spoke namespace, named after the fleet, which
+that spoke's Kustomizations and chart apps read instead.
+
 Rollouts (``rollouts.yaml``): the Kustomizations of an app in wave n wait, through a gate
 Kustomization ``<app>.<env>.wave-<n>``, for that app's Kustomizations in its previous wave, so
 wave n applies a revision only once wave n-1 is Ready, i.e. healthy (``wait: true``), at that
@@ -50,6 +56,7 @@ from fleetgen.emit.flux.objects import (
     kustomization,
     kustomization_files,
     namespace_file,
+    remote_source,
     source_file,
 )
 from fleetgen.errors import Problem, at
@@ -70,7 +77,15 @@ _EKS_ENDPOINT = re.compile(
 
 
 def check(plan: Plan) -> list[Problem]:
-    """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation."""
+    """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation; a
+    source per namespace without a source to copy."""
+    flux = plan.fleet.flux
+    if flux.source_per_namespace and flux.source is None:
+        return [at(flux, "FluxOptions(source_per_namespace=True) puts a copy of the fleet's "
+                         "GitRepository in each spoke namespace, and bootstrap's (with its "
+                         "Secret) lives in flux-system only: set source=GitSource(url=..., "
+                         "secret_ref=...) with a Secret present in every spoke namespace",
+                   plan.fleet)]
     project_of = {app.name: app.project for app in plan.fleet.apps}
     placed = {project_of[p.app] for p in plan.placements}
     problems = [at(project, f"project {project.name!r}: service_account impersonation is not "
@@ -115,6 +130,12 @@ def warnings(plan: Plan) -> list[Problem]:
                             "installs a merged change at once", plan.fleet)
               for app, env in charts]
     placed_envs = {p.env for p in plan.placements if p.wave is not None}
+    if plan.fleet.flux.source_per_namespace and placed_envs:
+        found.append(at(plan.fleet.flux, "with source_per_namespace, the rollout gates wait for "
+                        "the previous wave to be Ready but cannot check that it applied the "
+                        "current revision (Flux compares revisions only between Kustomizations "
+                        "of one source), so a wave may start before the previous one has the "
+                        "change", plan.fleet))
     for env in plan.fleet.environments:
         if env.rollout and env.name in placed_envs and any(
                 step.max_update != "100%" for step in env.rollout.steps):
@@ -160,11 +181,16 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[str, Any]]]:
-    """The spoke's Home and the objects its file starts with (credentials, namespaces)."""
+    """The spoke's Home and the objects its file starts with (credentials, its own source with
+    ``source_per_namespace``, namespaces)."""
     kube_config, credentials = _credentials(plan, spoke)
     home = Home(f"{root}/spokes/{spoke.name}.yaml", spoke.name,
                 f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
                 spec={"kubeConfig": kube_config})
+    fleet = plan.fleet
+    if fleet.flux.source_per_namespace and fleet.flux.source is not None:
+        credentials = [*credentials, remote_source(fleet.flux.source, fleet.name, spoke.name)]
+        home = replace(home, source={"kind": "GitRepository", "name": fleet.name})
     namespaces = kustomization(
         plan.fleet, NAMESPACES_KUSTOMIZATION, home, f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
         prune=True, labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env})

@@ -39,6 +39,7 @@ class Home:
     comment: str  # header comment of that file
     spec: Mapping[str, Any] = field(default_factory=dict)  # e.g. kubeConfig for a spoke
     depends_on: tuple[Ref, ...] = ()
+    source: Mapping[str, str] | None = None  # its own GitRepository; None: the fleet's
 
 
 def cluster_dir(cluster: str) -> str:
@@ -137,7 +138,7 @@ def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool
         metadata["annotations"] = dict(sorted(annotations.items()))
     spec: dict[str, Any] = {
         "interval": fleet.flux.interval,
-        "sourceRef": dict(source or source_ref(fleet)),
+        "sourceRef": dict(source or home.source or source_ref(fleet)),
         "path": path,
         "prune": prune,
         "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
@@ -225,7 +226,8 @@ def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
     if accounts.get(app.project):
         spec["serviceAccountName"] = accounts[app.project]
     return chart_objects(plan.fleet, app, placement, home.namespace, metadata, spec,
-                         source_ref(plan.fleet), ignore_rules(app.ignore_differences), deps)
+                         home.source or source_ref(plan.fleet),
+                         ignore_rules(app.ignore_differences), deps)
 
 
 @dataclass(frozen=True, slots=True)
