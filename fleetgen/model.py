@@ -407,8 +407,9 @@ class Project(Spec):
         namespace_resources_deny: (group, kind) of namespaced objects its apps may not create.
         roles: AppProject roles.
         sync_windows: When its apps may sync.
-        service_account: Apply its apps as this ServiceAccount (tenant impersonation); None: as the
-            controller.
+        service_account: Apply its apps as this ServiceAccount (tenant impersonation), which
+            fleetgen creates and binds to ClusterRole admin in the namespaces of the project's
+            apps on each cluster, and nowhere else; None: as the controller.
     """
 
     name: Name
@@ -421,8 +422,9 @@ class Project(Spec):
     roles: list[Role] = []
     sync_windows: list[SyncWindow] = []
     # Tenant impersonation: the engines apply this project's apps as this ServiceAccount (Flux:
-    # serviceAccountName, in the Flux namespace of each cluster; Argo CD: the project's
-    # destinationServiceAccounts, in each destination namespace, with impersonation enabled).
+    # serviceAccountName, in the Kustomization's namespace: the Flux namespace, or a hub's spoke
+    # namespace; Argo CD: the project's destinationServiceAccounts, in each destination
+    # namespace, with impersonation enabled). fleetgen emits the accounts and RoleBindings.
     service_account: Name | None = None
 
 

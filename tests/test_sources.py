@@ -17,10 +17,11 @@ from fleetgen import api
 from fleetgen.validate.kubernetes import KubernetesSchemas
 from tests.crd_schemas import errors
 from tests.diff.test_diff import commit, edit, git
+from tests.helpers import run_fleetgen
 from tests.test_cases import build_case
 
 CASES = Path(__file__).parent / "cases"
-OWN_CASES = ("remote-sources", "external-clusters", "hub-locked-down")
+OWN_CASES = ("remote-sources", "external-clusters", "hub-locked-down", "tenants")
 
 
 @functools.cache
@@ -57,6 +58,16 @@ def test_emitted_objects_validate_strictly(name: str, tmp_path: Path) -> None:
     assert found
     for relative, doc in found:
         assert strict_errors(doc) == [], (relative, doc["kind"])
+
+
+@pytest.mark.parametrize("name", OWN_CASES)
+def test_validate_finds_nothing_in_the_cases(name: str, tmp_path: Path) -> None:
+    """fleetgen validate's contracts (Argo CD project destinations and sources, Flux references)
+    hold for what these cases emit."""
+    repo, _ = built(name, tmp_path)
+    result = run_fleetgen(repo, "validate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 error(s), 0 warning(s)" in result.stdout + result.stderr
 
 
 def _by_kind(output: Path, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -176,3 +187,51 @@ def test_default_hub_says_it_needs_cross_namespace_refs(tmp_path: Path) -> None:
                                           "namespace": "flux-system"}
     assert ("must allow cross-namespace references (it must not run with\n"
             "`--no-cross-namespace-refs`)") in (out / "README.md").read_text()
+
+
+def _bindings(output: Path, path: str) -> dict[str, dict[str, str]]:
+    """namespace -> the subject of fleetgen's tenant RoleBinding there, in one output file."""
+    docs = yaml.safe_load_all((output / path).read_text())
+    return {doc["metadata"]["namespace"]: doc["subjects"][0] for doc in docs
+            if doc and doc["kind"] == "RoleBinding"}
+
+
+def test_tenants_are_bound_to_exactly_their_namespaces_on_both_engines(tmp_path: Path) -> None:
+    """Flux impersonates ``system:serviceaccount:<Kustomization namespace>:<name>`` (fluxcd/pkg
+    runtime/client ``Impersonator.setImpersonationConfig``); Argo CD one of each destination
+    namespace (AppProject ``destinationServiceAccounts`` without a namespace prefix)."""
+    repo, _ = built("tenants", tmp_path)
+    out = repo / "output"
+    account = {"kind": "ServiceAccount", "name": "deployer"}
+    assert _bindings(out, "flux/clusters/dev-1/tenants.yaml") == {
+        "team-a": {**account, "namespace": "flux-system"},
+        "team-a-jobs": {**account, "namespace": "flux-system"}}
+    assert _bindings(out, "tenants/prod-1/tenants.yaml") == {
+        "team-a": {**account, "namespace": "team-a"},
+        "team-a-jobs": {**account, "namespace": "team-a-jobs"}}
+    accounts = {key for key in _by_kind(out, "ServiceAccount")}
+    assert accounts == {("flux-system", "deployer"), ("team-a", "deployer"),
+                        ("team-a-jobs", "deployer")}
+    roles = {doc["roleRef"]["name"] for _, doc in documents(out) if doc["kind"] == "RoleBinding"}
+    assert roles == {"admin"}
+    flux = _by_kind(out, "Kustomization")
+    assert flux[("flux-system", "shop")]["spec"]["serviceAccountName"] == "deployer"
+    assert "serviceAccountName" not in flux[("flux-system", "api")]["spec"]
+    project = _by_kind(out, "AppProject")[("argocd", "team-a")]["spec"]
+    assert {d["namespace"] for d in project["destinationServiceAccounts"]} == {
+        "team-a", "team-a-jobs"}
+    application = _by_kind(out, "Application")[("argocd", "prod-1.tenants")]["spec"]
+    assert application["project"] == "fleetgen-tenants"
+    assert application["source"]["path"] == "output/tenants/prod-1"
+
+
+def test_a_flux_hub_impersonates_the_account_of_the_spokes_namespace(tmp_path: Path) -> None:
+    repo, _ = built("hub-locked-down", tmp_path)
+    out = repo / "output"
+    assert ("prod-a", "deployer") in _by_kind(out, "ServiceAccount")
+    assert _bindings(out, "flux/spokes/prod-a/tenants.yaml") == {
+        "api": {"kind": "ServiceAccount", "name": "deployer", "namespace": "prod-a"}}
+    spoke = yaml.safe_load((out / "flux/spokes/prod-a/kustomization.yaml").read_text())
+    assert spoke["resources"] == ["namespaces.yaml", "tenants.yaml"]
+    assert _by_kind(out, "Kustomization")[("prod-a", "api")]["spec"][
+        "serviceAccountName"] == "deployer"

@@ -6,7 +6,7 @@ Emitters never import from one another; what two of them share lives here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.model import Cluster
@@ -47,3 +47,32 @@ def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
         if cluster.name in clusters:
             labels[WAVE_LABEL] = str(number)
     return dict(sorted(labels.items()))
+
+
+# Tenants (`Project.service_account`): the ServiceAccount an engine applies a project's apps as is
+# bound to this ClusterRole in each namespace of the project on a cluster, and nowhere else. The
+# built-in `admin` role covers every namespaced kind of the core API (and custom kinds whose
+# ClusterRoles aggregate to admin), but neither ResourceQuotas nor the namespace itself.
+TENANT_ROLE = "admin"
+
+
+def tenant_bindings(project: str, account: str, home: str | None,
+                    namespaces: Iterable[str]) -> list[dict[str, Any]]:
+    """RoleBindings granting ServiceAccount ``account`` of namespace ``home`` (None: each
+    namespace's own, where Argo CD impersonates it) `TENANT_ROLE` in each of ``namespaces``."""
+    docs = []
+    for namespace in sorted(set(namespaces)):
+        subject = {"kind": "ServiceAccount", "name": account, "namespace": home or namespace}
+        docs.append({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": f"fleetgen-tenant-{project}", "namespace": namespace},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": TENANT_ROLE},
+            "subjects": [subject]})
+    return docs
+
+
+def service_account(name: str, namespace: str) -> dict[str, Any]:
+    """A ServiceAccount, the identity an engine impersonates for a tenant."""
+    return {"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": name, "namespace": namespace}}

@@ -32,6 +32,8 @@ from fleetgen.emit.argocd.projects import (
     reads_fleet_repo,
     repo_permitted,
 )
+from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
+from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
     IN_CLUSTER,
@@ -49,7 +51,8 @@ from fleetgen.plan import Placement, Plan
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
-                     ROOT: "fleetgen's own project for the generated Argo CD objects"}
+                     ROOT: "fleetgen's own project for the generated Argo CD objects",
+                     TENANTS: "fleetgen's project for the ServiceAccounts of tenants"}
 _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
 # Why the root Application syncs in two waves and without PruneLast (gitops-engine
 # syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
@@ -140,7 +143,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     files = [registration(plan, cluster)
              for cluster in sorted(_registered(plan), key=lambda c: c.name)
              if cluster.registration == "fleetgen"]
-    files += projects(plan) + application_sets(plan)
+    files += projects(plan) + application_sets(plan) + tenant_files(plan)
     return [*files, _bootstrap(plan, files)]
 
 

@@ -84,8 +84,9 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     note = NAMESPACE_NOTE if fleet.create_namespaces else NO_NAMESPACE_NOTE
     comment = f"AppProject {project.name}: destinations are {where}.\n{note}"
     if project.service_account:
-        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
-                    "\nenable application.sync.impersonation.enabled in argocd-cm.")
+        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace"
+                    "\n(created by argocd/tenants.yaml): enable "
+                    "application.sync.impersonation.enabled in argocd-cm.")
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
 
 

@@ -6,7 +6,11 @@ holds ``kustomizations.yaml`` (one Kustomization per app placed there, named aft
 ``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none; none at all with
 ``Fleet(create_namespaces=False)``) and, with
 ``FluxOptions(source=GitSource(...))``, ``source.yaml`` (the GitRepository they read instead of
-bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
+bootstrap's); with tenants (``Project(service_account=...)``), ``tenants.yaml``: the account in
+the Flux namespace, which the project's Kustomizations impersonate, bound to ClusterRole admin in
+the namespaces of the project's apps there. An app from another source (``App(source=...)``)
+gets its own GitRepository or OCIRepository next to its Kustomization.
+Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
 
 How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
@@ -48,6 +52,8 @@ from fleetgen.emit.flux.objects import (
     namespace_file,
     source_file,
     supports_ignore,
+    tenant_file,
+    tenants,
     unmirrored,
 )
 from fleetgen.errors import Problem, at
@@ -189,6 +195,9 @@ def _per_cluster(plan: Plan) -> list[OutputFile]:
                                 created(fleet, names) - {fleet.flux.namespace}, fleet,
                                 f"Namespaces the apps on {cluster} deploy into.")
         files += source_file(fleet, cluster_dir(cluster))
+    for cluster, by_project in sorted(tenants(plan).items()):
+        files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,
+                             fleet.flux.namespace, True)
     return files
 
 

@@ -9,6 +9,10 @@ cluster. Only ``flux/clusters/<hub>/`` is bootstrapped; it holds:
   ``flux/spokes/<spoke>/``, outside the bootstrapped tree), and one Kustomization per app placed
   on the spoke, all with ``kubeConfig``. The dotted name cannot clash with an app name.
 
+Tenants (``Project(service_account=...)``): the hub impersonates the account of the spoke's
+namespace on the spoke, through the kubeConfig (fluxcd/pkg ``Impersonator``): the ServiceAccount
+is in the spoke's file on the hub, its RoleBindings in ``flux/spokes/<spoke>/tenants.yaml``.
+
 Reaching a spoke (exactly one of ``kubeConfig.secretRef`` and ``configMapRef``, as the CRD's CEL
 rule demands):
 
@@ -39,16 +43,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
+from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL, service_account
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     Home,
     Ref,
+    accounts,
     app_namespaces,
     cluster_dir,
     created,
@@ -58,6 +63,8 @@ from fleetgen.emit.flux.objects import (
     namespace_file,
     remote_source,
     source_file,
+    tenant_file,
+    tenants,
 )
 from fleetgen.errors import Problem, at
 from fleetgen.fields import ROLE_ARN
@@ -86,14 +93,7 @@ def check(plan: Plan) -> list[Problem]:
                          "Secret) lives in flux-system only: set source=GitSource(url=..., "
                          "secret_ref=...) with a Secret present in every spoke namespace",
                    plan.fleet)]
-    project_of = {app.name: app.project for app in plan.fleet.apps}
-    placed = {project_of[p.app] for p in plan.placements}
-    problems = [at(project, f"project {project.name!r}: service_account impersonation is not "
-                            "supported in Flux hub mode yet (the hub would impersonate it on "
-                            "each spoke in a namespace named after the spoke); drop it or use "
-                            "per-cluster mode", plan.fleet)
-                for project in plan.fleet.projects
-                if project.service_account and project.name in placed]
+    problems = []
     for cluster in _spokes(plan):
         credentials = plan.credentials[cluster.name]
         if isinstance(credentials, ExecAuth):
@@ -164,11 +164,18 @@ def emit(plan: Plan) -> list[OutputFile]:
     leading: dict[str, list[dict[str, Any]]] = {}
     files: list[OutputFile] = []
     namespaces = app_namespaces(plan)
+    tenants_on = tenants(plan)
     for spoke in spokes:
         home, objects = _spoke_home(plan, spoke, root)
         homes[spoke.name] = home
-        leading[home.file] = objects
-        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]))
+        # The hub impersonates the tenant's account of the spoke's namespace on the spoke itself
+        # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
+        leading[home.file] = [*objects, *(service_account(account, spoke.name) for account
+                                          in accounts(tenants_on.get(spoke.name, {})))]
+        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]),
+                                   tenants_on.get(spoke.name, {}))
+    files += tenant_file(f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace,
+                         True)
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
@@ -249,11 +256,15 @@ def _spoke_dir(spoke: str) -> str:
     return f"flux/spokes/{spoke}"
 
 
-def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str]) -> list[OutputFile]:
-    """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into, applied on the spoke."""
+def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str],
+                      by_project: Mapping[tuple[str, str], set[str]]) -> list[OutputFile]:
+    """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into and the tenants'
+    RoleBindings (for accounts of the spoke's namespace on the hub), applied on the spoke."""
     files = namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
                            f"Namespaces the apps on {spoke} deploy into.")
-    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": ["namespaces.yaml"] if files else []}
+    files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False)
+    resources = [file.path.rpartition("/")[2] for file in files]
+    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": resources}
     return [*files, OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
 
 

@@ -12,7 +12,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fleetgen.emit.common import FLUX_IGNORE_SINCE
+from fleetgen.emit.common import (
+    FLUX_IGNORE_SINCE,
+    TENANT_ROLE,
+    service_account,
+    tenant_bindings,
+)
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.k8s import identity
@@ -93,6 +98,38 @@ def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
         return []
     return [OutputFile(f"{directory}/source.yaml", (git_repository(fleet),),
                        comment="The repository the Kustomizations read (FluxOptions.source).")]
+
+
+def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
+    """cluster -> (project, service account) -> the namespaces of that project's apps there, for
+    the projects that impersonate a ServiceAccount (`Project.service_account`)."""
+    accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
+    apps = {app.name: app for app in plan.fleet.apps}
+    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    for placement in plan.placements:
+        app = apps[placement.app]
+        if app.project in accounts:
+            found[placement.cluster][(app.project, accounts[app.project])].add(app.namespace)
+    return found
+
+
+def accounts(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
+    """The distinct ServiceAccount names of ``by_project`` (projects may share one), sorted."""
+    return sorted({account for _, account in by_project})
+
+
+def tenant_file(path: str, by_project: Mapping[tuple[str, str], set[str]], home: str,
+                accounts_here: bool) -> list[OutputFile]:
+    """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
+    ``accounts_here``), or nothing without tenants."""
+    docs = [service_account(account, home) for account in accounts(by_project)] if (
+        accounts_here) else []
+    for (project, account), names in sorted(by_project.items()):
+        docs += tenant_bindings(project, account, home, names)
+    comment = (f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
+               "impersonates,\nmay do what ClusterRole "
+               f"{TENANT_ROLE} allows in the project's namespaces here, nothing else.")
+    return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
 
 
 def namespace(name: str, fleet: Fleet) -> dict[str, Any]:

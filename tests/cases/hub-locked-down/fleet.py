@@ -35,7 +35,9 @@ fleet = Fleet(
                 labels={"ring": "canary"}),
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),
     ],
-    projects=[Project(name="api", namespaces=["api"])],
+    # A tenant: the hub applies its apps on each spoke as ServiceAccount deployer of the spoke's
+    # namespace on the hub.
+    projects=[Project(name="api", namespaces=["api"], service_account="deployer")],
     apps=[
         App(name="api", project="api", namespace="api", path="apps/api/base",
             targets={"envs": ["prod"]},
