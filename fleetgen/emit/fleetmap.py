@@ -38,6 +38,7 @@ class ProjectView:
     project: Project
     apps: tuple[str, ...]
     clusters: tuple[str, ...]
+    repos: tuple[str, ...] = ()  # what its apps may read: source_repos, else what they read
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +160,20 @@ def project_views(plan: Plan) -> list[ProjectView]:
     views = []
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
-        clusters = sorted({p.cluster for p in plan.placements if p.app in apps})
-        views.append(ProjectView(project, tuple(apps), tuple(clusters)))
+        placed = [p for p in plan.placements if p.app in apps]
+        clusters = sorted({p.cluster for p in placed})
+        views.append(ProjectView(project, tuple(apps), tuple(clusters),
+                                 tuple(project.source_repos or _read_repos(plan, placed))))
     return views
+
+
+def _read_repos(plan: Plan, placements: list[Placement]) -> list[str]:
+    """The repositories placements read, as written: the fleet's (overlays and charts kept in
+    it, or no placement yet), chart repositories, other sources."""
+    own = any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
+    others = sorted({p.chart.repo for p in placements if p.chart and p.chart.repo} |
+                    {p.remote.source.url for p in placements if p.remote})
+    return [plan.fleet.repo] * (own or not placements) + others
 
 
 def floors(plan: Plan) -> list[Floor]:
