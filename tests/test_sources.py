@@ -235,3 +235,22 @@ def test_a_flux_hub_impersonates_the_account_of_the_spokes_namespace(tmp_path: P
     assert spoke["resources"] == ["namespaces.yaml", "tenants.yaml"]
     assert _by_kind(out, "Kustomization")[("prod-a", "api")]["spec"][
         "serviceAccountName"] == "deployer"
+
+
+def test_render_skips_apps_from_other_sources(tmp_path: Path) -> None:
+    """validate --render and diff --render build overlays only: an app from another source has
+    none (its manifests are not in this repository)."""
+    repo = tmp_path / "sources"
+    shutil.copytree(CASES / "remote-sources", repo,
+                    ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "fleet")
+    assert run_fleetgen(repo, "build").returncode == 0
+    validated = run_fleetgen(repo, "validate", "--render")
+    assert "Traceback" not in validated.stderr and validated.returncode in (0, 1)
+    assert "2 overlay(s)" in validated.stdout + validated.stderr  # api's two, no remote app's
+    edit(repo / "fleet.py", "    apps=[\n",
+         '    apps=[\n        App(name="extra", project="team-a", namespace="team-a", '
+         'source=GitSource(url=TENANT, revision="v9"), path="x"),\n')
+    report = fleetgen.diff(repo / "fleet.py", render=True)
+    assert report.to_json()["touched"]["apps"] == ["extra"]

@@ -83,8 +83,9 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
     builds, rendered_checked = None, 0
     if render:
         # Chart apps have no overlay; rendering them here (fleetgen.helm) is not wired in yet.
+        # Apps from another source have none either: their manifests are not in this repository.
         plan = replace(compiled.plan, placements=tuple(
-            p for p in compiled.plan.placements if p.chart is None))
+            p for p in compiled.plan.placements if p.chart is None and p.remote is None))
         overlays = sorted({placement.overlay for placement in plan.placements})
         built = build_overlays(compiled, root, overlays)
         result = rendered.check(plan, built, lambda doc: (
