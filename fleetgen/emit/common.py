@@ -6,6 +6,7 @@ Emitters never import from one another; what two of them share lives here.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -76,3 +77,16 @@ def service_account(name: str, namespace: str) -> dict[str, Any]:
     """A ServiceAccount, the identity an engine impersonates for a tenant."""
     return {"apiVersion": "v1", "kind": "ServiceAccount",
             "metadata": {"name": name, "namespace": namespace}}
+
+
+def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
+    """cluster -> (project, service account) -> the namespaces of that project's apps there, for
+    the projects that impersonate a ServiceAccount (`Project.service_account`)."""
+    accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
+    apps = {app.name: app for app in plan.fleet.apps}
+    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    for placement in plan.placements:
+        app = apps[placement.app]
+        if app.project in accounts:
+            found[placement.cluster][(app.project, accounts[app.project])].add(app.namespace)
+    return found

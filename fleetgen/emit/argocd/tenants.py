@@ -11,11 +11,10 @@ clash with an app's Applications (``<app>-<cluster>``).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
-from fleetgen.emit.common import TENANT_ROLE, service_account, tenant_bindings
+from fleetgen.emit.common import TENANT_ROLE, service_account, tenant_bindings, tenants
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -28,13 +27,7 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
     """``tenants/<cluster>/tenants.yaml`` per cluster with a tenant, and ``argocd/tenants.yaml``
     (the AppProject and the Applications that apply them); nothing without tenants."""
     fleet = plan.fleet
-    accounts = {p.name: p.service_account for p in fleet.projects if p.service_account}
-    apps = {app.name: app for app in fleet.apps}
-    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
-    for placement in plan.placements:
-        app = apps[placement.app]
-        if app.project in accounts:
-            found[placement.cluster][(app.project, accounts[app.project])].add(app.namespace)
+    found = tenants(plan)
     if not found:
         return []
     clusters = {cluster.name: cluster for cluster in fleet.clusters}

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from fleetgen.emit.common import tenants
 from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import (
     Home,
@@ -53,7 +54,6 @@ from fleetgen.emit.flux.objects import (
     source_file,
     supports_ignore,
     tenant_file,
-    tenants,
     unmirrored,
 )
 from fleetgen.errors import Problem, at

@@ -48,12 +48,19 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL, service_account
+from fleetgen.emit.common import (
+    APP_LABEL,
+    CLUSTER_LABEL,
+    ENV_LABEL,
+    WAVE_LABEL,
+    service_account,
+    tenants,
+)
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     Home,
     Ref,
-    accounts,
+    account_names,
     app_namespaces,
     cluster_dir,
     created,
@@ -64,7 +71,6 @@ from fleetgen.emit.flux.objects import (
     remote_source,
     source_file,
     tenant_file,
-    tenants,
 )
 from fleetgen.errors import Problem, at
 from fleetgen.fields import ROLE_ARN
@@ -171,7 +177,7 @@ def emit(plan: Plan) -> list[OutputFile]:
         # The hub impersonates the tenant's account of the spoke's namespace on the spoke itself
         # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
         leading[home.file] = [*objects, *(service_account(account, spoke.name) for account
-                                          in accounts(tenants_on.get(spoke.name, {})))]
+                                          in account_names(tenants_on.get(spoke.name, {})))]
         files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]),
                                    tenants_on.get(spoke.name, {}))
     files += tenant_file(f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace,

@@ -100,20 +100,7 @@ def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
                        comment="The repository the Kustomizations read (FluxOptions.source).")]
 
 
-def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
-    """cluster -> (project, service account) -> the namespaces of that project's apps there, for
-    the projects that impersonate a ServiceAccount (`Project.service_account`)."""
-    accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
-    apps = {app.name: app for app in plan.fleet.apps}
-    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
-    for placement in plan.placements:
-        app = apps[placement.app]
-        if app.project in accounts:
-            found[placement.cluster][(app.project, accounts[app.project])].add(app.namespace)
-    return found
-
-
-def accounts(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
+def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
     """The distinct ServiceAccount names of ``by_project`` (projects may share one), sorted."""
     return sorted({account for _, account in by_project})
 
@@ -122,7 +109,7 @@ def tenant_file(path: str, by_project: Mapping[tuple[str, str], set[str]], home:
                 accounts_here: bool) -> list[OutputFile]:
     """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
     ``accounts_here``), or nothing without tenants."""
-    docs = [service_account(account, home) for account in accounts(by_project)] if (
+    docs = [service_account(account, home) for account in account_names(by_project)] if (
         accounts_here) else []
     for (project, account), names in sorted(by_project.items()):
         docs += tenant_bindings(project, account, home, names)
