@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import api, buildcache
-from fleetgen.cache import CACHE_DIR
+from fleetgen.cache import CACHE_DIR, code_identity, tree_digest
 from tests.helpers import tree
 
 ROOT = Path(__file__).parent.parent
@@ -116,6 +117,20 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
     spec.write_text("\n\n" + spec.read_text())
     moved = api.build(spec).compiled.warnings
     assert [w.line for w in moved] == [line + 2 if line else 0 for line in warnings]
+
+
+def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
+    """An edited emitter in a checkout whose version did not move must not reuse old entries."""
+    code = tmp_path / "pkg"
+    (code / "__pycache__").mkdir(parents=True)
+    (code / "emit.py").write_text("A = 1\n")
+    before = tree_digest([code])
+    (code / "__pycache__" / "emit.cpython-312.pyc").write_bytes(b"bytecode")
+    assert tree_digest([code]) == before
+    (code / "emit.py").write_text("A = 2\n")
+    assert tree_digest([code]) != before
+    shipped = [Path(str(resources.files(name))) for name in ("fleetgen", "fleetgen.templates")]
+    assert code_identity().endswith(tree_digest(shipped))
 
 
 def test_canonical_refuses_what_it_cannot_serialize() -> None:
