@@ -124,8 +124,16 @@ def placement_view(placement: Placement) -> PlacementView:
         found.insert(0, Value("chart/version", placement.chart.version,
                               placement.settings.provenance.get("chart/version", "app")))
     return PlacementView(placement.app, placement.cluster, placement.env, placement.engine,
-                         placement.wave, placement.overlay or chart_text(placement.chart),
-                         tuple(found))
+                         placement.wave, placement.overlay or chart_text(placement.chart)
+                         or _remote_text(placement), tuple(found))
+
+
+def _remote_text(placement: Placement) -> str:
+    """``URL at REVISION: PATH`` for the placement of an app from another source."""
+    remote = placement.remote
+    if remote is None:
+        return ""
+    return f"{remote.source.url} at {remote.source.target_revision}: {remote.path}"
 
 
 def chart_text(chart: ChartSource | None) -> str:
@@ -178,8 +186,10 @@ def _value_leaves(value: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str
 def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     app = next(a for a in plan.fleet.apps if a.name == name)
     chart = app.chart
-    source = app.path or (f"chart {chart.path}" if chart and chart.path else
-                          f"chart {chart.name} from {chart.repo}" if chart else "")
+    remote = app.source
+    source = (f"{remote.url} at {remote.target_revision}: {app.path or '.'}" if remote else
+              app.path or (f"chart {chart.path}" if chart and chart.path else
+                          f"chart {chart.name} from {chart.repo}" if chart else ""))
     return AppView(app.name, app.project, app.namespace, source, tuple(app.depends_on),
                    tuple(v for v in views if v.app == name))
 

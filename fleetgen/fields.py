@@ -121,6 +121,20 @@ def git_url(value: str) -> str:
     return value
 
 
+_OCI_URL = re.compile(r"oci://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._/-]+)")
+
+
+def oci_url(value: str) -> str:
+    """An OCI artifact repository, ``oci://registry[:port]/path``, without credentials or tag."""
+    if "@" in value.partition("://")[2]:
+        raise ValueError("credentials, digests and tags do not belong in an OCI URL (pin it with "
+                         "tag= or digest=; the URL is not repeated here as it may hold a "
+                         "credential)")
+    if not _OCI_URL.fullmatch(value) or value.endswith("/"):
+        raise ValueError(f"{value!r} is not an OCI repository URL (expected oci://registry/path)")
+    return value
+
+
 def config_key(value: str) -> str:
     """A ConfigMap data key: alphanumerics, '-', '_', '.', and not number-, bool- or date-like."""
     problem = configmap_key_problem(value)
@@ -211,6 +225,7 @@ Duration = Annotated[str, AfterValidator(duration)]
 FluxDuration = Annotated[str, AfterValidator(flux_duration)]
 ServerURL = Annotated[str, AfterValidator(server_url)]
 GitURL = Annotated[str, AfterValidator(git_url)]
+OciURL = Annotated[str, AfterValidator(oci_url)]
 ConfigKey = Annotated[str, AfterValidator(config_key)]
 Version = Annotated[str, AfterValidator(version)]
 ChartVersion = Annotated[str, AfterValidator(chart_version)]

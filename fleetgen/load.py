@@ -59,7 +59,8 @@ def read_spec(spec: Path) -> str:
 def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
     """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps if app.path),
+    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps
+                               if app.path and app.source is None),
                               (repo_path(app.chart.path) for app in fleet.apps
                                if app.chart and app.chart.path)))
 

@@ -37,6 +37,7 @@ from fleetgen.fields import (
     LabelValue,
     Name,
     ObjectName,
+    OciURL,
     ServerURL,
     Version,
     label_key,
@@ -50,6 +51,8 @@ _SKIP_DIRS = (os.path.dirname(pydantic.__file__), os.path.dirname(__file__))
 _PERCENT = re.compile(r"[0-9]{1,3}%")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+IN_CLUSTER = "https://kubernetes.default.svc"  # the API server, seen from inside the cluster
 CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces
 
 Engine = Literal["argocd", "flux"]  # what reconciles a placement (exactly one per placement)
@@ -315,6 +318,9 @@ class Cluster(Spec):
         engine: The engine of the apps placed on it, unless an app names one.
         insecure: With `AwsAuth`/`ExecAuth` and no `ca_data`: Argo CD skips verifying the API
             server's certificate (warned about).
+        registration: 'fleetgen': fleetgen writes its Argo CD cluster Secret; 'external': another
+            tool (Terraform, Cluster API) owns it and must give it the labels output/README.md
+            lists (no credentials here then).
     """
 
     name: Name
@@ -326,6 +332,13 @@ class Cluster(Spec):
     ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
     engine: Engine | None = None  # of the placements on it, unless the app says
     insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
+    registration: Literal["fleetgen", "external"] = "fleetgen"  # who owns its Argo CD Secret
+
+    @property
+    def in_cluster(self) -> bool:
+        """Whether it is the cluster Argo CD runs on, which Argo CD reaches with its own
+        ServiceAccount (``Cluster.RawRestConfig``: in-cluster config for this server)."""
+        return self.server.rstrip("/") == IN_CLUSTER
 
     @field_validator("ca_data")
     @classmethod
@@ -421,8 +434,9 @@ class Project(Spec):
         namespace_resources_deny: (group, kind) of namespaced objects its apps may not create.
         roles: AppProject roles.
         sync_windows: When its apps may sync.
-        service_account: Apply its apps as this ServiceAccount (tenant impersonation); None: as the
-            controller.
+        service_account: Apply its apps as this ServiceAccount (tenant impersonation), which
+            fleetgen creates and binds to ClusterRole admin in the namespaces of the project's
+            apps on each cluster, and nowhere else; None: as the controller.
         namespace_metadata: Namespace → its labels and annotations, declared once per namespace
             (on the project that owns it); needs Fleet(create_namespaces=True).
     """
@@ -437,8 +451,9 @@ class Project(Spec):
     roles: list[Role] = []
     sync_windows: list[SyncWindow] = []
     # Tenant impersonation: the engines apply this project's apps as this ServiceAccount (Flux:
-    # serviceAccountName, in the Flux namespace of each cluster; Argo CD: the project's
-    # destinationServiceAccounts, in each destination namespace, with impersonation enabled).
+    # serviceAccountName, in the Kustomization's namespace: the Flux namespace, or a hub's spoke
+    # namespace; Argo CD: the project's destinationServiceAccounts, in each destination
+    # namespace, with impersonation enabled). fleetgen emits the accounts and RoleBindings.
     service_account: Name | None = None
     namespace_metadata: dict[Name, NamespaceMeta] = {}
 
@@ -474,6 +489,9 @@ class Selector(Spec):
         match_labels: Labels a cluster must have.
         match_expressions: Label expressions a cluster must satisfy.
         exclude: Cluster names left out.
+        runtime: Argo CD only: its ApplicationSets select clusters by these conditions when they
+            run, so a cluster registered later (`Cluster(registration='external')`) is included;
+            False: exactly the clusters fleet.py knows, by name.
     """
 
     envs: list[Name] | None = None
@@ -481,6 +499,7 @@ class Selector(Spec):
     match_labels: Labels = {}
     match_expressions: list[Expr] = []
     exclude: list[Name] = []
+    runtime: bool = False  # label selection by the ApplicationSet controller at run time
 
 
 class Image(Spec):
@@ -670,19 +689,82 @@ def _label_selection(value: str) -> str:
 
 
 LabelSelection = Annotated[str, AfterValidator(_label_selection)]  # "key=value"
+class GitSource(Spec):
+    """A Git repository: where Flux reads output/ from (`FluxOptions.source`), or where an app's
+    manifests live (`App.source`).
+
+    Attributes:
+        url: The repository's URL, https:// (or ssh:// for `FluxOptions.source`).
+        branch: The branch to read.
+        revision: A tag, or a full 40-hex commit SHA, to read instead of following `branch`.
+        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
+    """
+
+    url: GitURL
+    branch: str = "main"
+    revision: str | None = Field(default=None, min_length=1)
+    secret_ref: ObjectName | None = None
+
+    @property
+    def commit(self) -> bool:
+        """Whether ``revision`` names a commit (40 hex digits) rather than a tag."""
+        return self.revision is not None and bool(_COMMIT.fullmatch(self.revision))
+
+    @property
+    def target_revision(self) -> str:
+        """The revision as Argo CD's ``targetRevision`` takes it: the pin, else the branch."""
+        return self.revision or self.branch
+
+
+class OciSource(Spec):
+    """An OCI artifact holding an app's manifests (e.g. pushed by ``flux push artifact`` or
+    ``oras push``), pinned by exactly one of ``tag`` and ``digest``.
+
+    Attributes:
+        url: The artifact's repository, oci://registry/path (no credentials).
+        tag: The tag to read.
+        digest: The digest to read, sha256:<64 hex digits>.
+    """
+
+    url: OciURL
+    tag: str | None = None
+    digest: str | None = None
+
+    @model_validator(mode="after")
+    def _ref(self) -> OciSource:
+        if (self.tag is None) == (self.digest is None):
+            raise ValueError("an OCI source is pinned by exactly one of tag= and digest=")
+        if self.tag is not None and not _TAG.fullmatch(self.tag):
+            raise ValueError(f"tag {self.tag!r} is not a valid OCI tag")
+        if self.digest is not None and not _DIGEST.fullmatch(self.digest):
+            raise ValueError(f"digest {self.digest!r} must look like sha256:<64 hex digits>")
+        return self
+
+    @property
+    def target_revision(self) -> str:
+        """The tag or digest, as Argo CD's ``targetRevision`` takes it."""
+        return self.tag or self.digest or ""
+
+
+RemoteSource = GitSource | OciSource
 
 
 class App(Layer):
-    """An application: a user-owned kustomize base (``path``) or a Helm chart (``chart``),
-    placed on the clusters its targets select.
+    """An application: a user-owned kustomize base (``path``), a Helm chart (``chart``) or
+    manifests from another repository or an OCI artifact (``source``), placed on the clusters its
+    targets select.
 
     Attributes:
         name: The app's name.
         project: Its project.
         namespace: The namespace it deploys into (kustomize rewrites every object's); None: the
-            manifests say where each object goes (several namespaces, cluster-scoped objects).
-        path: Its kustomize base, relative to the folder holding fleet.py; or give chart.
+            manifests say where each object goes (several namespaces, cluster-scoped objects;
+            always None with `source`).
+        path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
+            directory in that source (relative to its root; None: the root).
         chart: The Helm chart it installs, instead of a kustomize base (path).
+        source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
+            only settings that need none (sync, ignore_differences, depends_on, labels).
         targets: The clusters it runs on; default: every cluster.
         per_env: Environment name → settings there.
         per_label: 'key=value' of a cluster label → settings on the clusters that have it
@@ -702,6 +784,7 @@ class App(Layer):
     namespace: Name | None
     path: str | None = Field(default=None, min_length=1)
     chart: HelmChart | None = None
+    source: RemoteSource | None = None
     targets: Selector = Field(default_factory=Selector)
     per_env: dict[str, Overrides] = {}
     per_label: dict[LabelSelection, Overrides] = {}
@@ -716,6 +799,10 @@ class App(Layer):
 
     @model_validator(mode="after")
     def _source(self) -> App:
+        if self.source is not None:
+            if self.chart is not None:
+                raise ValueError("an app has one of chart= and source=, not both")
+            return self
         if (self.path is None) == (self.chart is None):
             which = "neither" if self.path is None else "both"
             raise ValueError(f"an app has exactly one of path= (a kustomize base in this "
@@ -749,20 +836,6 @@ class ArgoOptions(Spec):
         ARGOCD_FLOOR)
 
 
-class GitSource(Spec):
-    """A Git repository Flux reads the output from, when it is not the bootstrap repository.
-
-    Attributes:
-        url: The repository's URL, https:// or ssh://.
-        branch: The branch to read.
-        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
-    """
-
-    url: GitURL
-    branch: str = "main"
-    secret_ref: ObjectName | None = None
-
-
 class FluxOptions(Spec):
     """Flux settings.
 
@@ -773,6 +846,9 @@ class FluxOptions(Spec):
         interval: How often Flux reconciles each Kustomization.
         source: The repository to read output/ from; None: the one `flux bootstrap` created.
         min_version: The oldest Flux release the output must work on.
+        source_per_namespace: Hub mode: a GitRepository of `source` in each spoke namespace, for
+            hubs locked down with --no-cross-namespace-refs (its `secret_ref` must exist in each);
+            False: every Kustomization reads the one in `namespace`, across namespaces.
     """
 
     mode: Literal["per-cluster", "hub"] = "per-cluster"
@@ -781,6 +857,7 @@ class FluxOptions(Spec):
     interval: Duration = "10m"
     source: GitSource | None = None
     min_version: Annotated[Version, AfterValidator(_at_least(FLUX_FLOOR, "Flux"))] = FLUX_FLOOR
+    source_per_namespace: bool = False  # hub mode: a source in each spoke namespace
 
 
 class Fleet(Spec):
@@ -840,7 +917,7 @@ class Fleet(Spec):
 __all__ = [
     "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
     "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "HelmChart", "IgnoreDifference", "Image", "Layer", "NamespaceMeta", "Overrides", "Patch",
-    "Policy", "Project", "Retry", "Role", "Rollout", "Selector", "Spec", "Step", "SyncPolicy",
-    "SyncWindow", "Waiver",
+    "HelmChart", "IgnoreDifference", "Image", "Layer", "NamespaceMeta", "OciSource", "Overrides",
+    "Patch", "Policy", "Project", "RemoteSource", "Retry", "Role", "Rollout", "Selector", "Spec",
+    "Step", "SyncPolicy", "SyncWindow", "Waiver",
 ]

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fleetgen.fields import repo_path
 from fleetgen.model import (
     App,
     AppSecret,
@@ -28,6 +29,7 @@ from fleetgen.model import (
     NamespaceMeta,
     Overrides,
     Patch,
+    RemoteSource,
     Spec,
     SyncPolicy,
 )
@@ -324,17 +326,34 @@ class ChartSource:
 
 
 @dataclass(frozen=True, slots=True)
+class Remote:
+    """Where an app from another source reads its manifests: that source and a directory in it.
+
+    It has no overlay and no namespace rewrite: its manifests say where things go.
+    """
+
+    source: RemoteSource
+    path: str  # relative to the source's root, normalized ("." for the root)
+
+
+def remote_path(app: App) -> str:
+    """The directory an app from another source reads, normalized ("." for the root)."""
+    return repo_path(app.path) if app.path is not None else "."
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
     """One app on one cluster."""
 
     app: str
     cluster: str
     env: str
-    overlay: str  # output-relative overlay path the engines point at ("" for a chart app)
+    overlay: str  # output-relative overlay path the engines point at ("" for chart and remote)
     settings: Settings
     engine: Engine  # the one engine that reconciles it
     wave: int | None = None  # 1-based rollout step, None without a rollout
     chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
+    remote: Remote | None = None  # an app whose manifests come from another source
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,10 @@ from fleetgen.model import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    GitSource,
     HelmChart,
     Layer,
+    OciSource,
     Overrides,
     Selector,
     Spec,
@@ -38,12 +40,14 @@ from fleetgen.plan import (
     EnvOverlay,
     Placement,
     Plan,
+    Remote,
     SecretPlan,
     Settings,
     label_conflicts,
     label_layers,
     label_matches,
     merge_sync,
+    remote_path,
 )
 from fleetgen.workspace import Workspace
 
@@ -88,6 +92,7 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
         ctx.report(meta, message)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
+    _check_runtime_selectors(ctx, placed, engines)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
     return _build_plan(ctx, placed, waves, credentials, engines)
@@ -130,9 +135,23 @@ def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
         if isinstance(cluster.credentials, ExternalSecretRef):
             _check_placeholders(ctx, cluster.credentials, cluster.credentials.key,
                                 f"cluster {cluster.name!r} credentials")
-        chosen = cluster.credentials or fleet.default_credentials
+        unreached = _registered_elsewhere(cluster)
+        if unreached and cluster.credentials is not None:
+            ctx.report(cluster, f"cluster {cluster.name!r}: {unreached}, so fleetgen takes no "
+                                "credentials for it; remove credentials=")
+        chosen = None if unreached else cluster.credentials or fleet.default_credentials
         credentials[cluster.name] = _fill_credentials(cluster, chosen)
     return credentials
+
+
+def _registered_elsewhere(cluster: Cluster) -> str:
+    """Why fleetgen needs no credentials for ``cluster`` (empty when it does)."""
+    if cluster.registration == "external":
+        return "its Argo CD registration is external (another tool owns its cluster Secret)"
+    if cluster.in_cluster:
+        return ("it is the cluster Argo CD runs on (https://kubernetes.default.svc), which Argo CD "
+                "reaches with its own ServiceAccount")
+    return ""
 
 
 def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> dict[tuple[str, str], Engine]:
@@ -208,13 +227,51 @@ def _check_credentials(ctx: _Context, engines: Mapping[tuple[str, str], Engine],
     """Clusters an engine must reach from outside have credentials: those with an Argo CD
     placement, and the spokes of a Flux hub."""
     hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
-    reached = {cluster for (_, cluster), engine in engines.items()
-               if engine == "argocd" or hub not in (None, cluster)}
+    spokes = {cluster for (_, cluster), engine in engines.items()
+              if engine == "flux" and hub not in (None, cluster)}
+    reached = spokes | {cluster for (_, cluster), engine in engines.items()
+                        if engine == "argocd" and not _registered_elsewhere(ctx.clusters[cluster])}
+    for name in sorted(spokes):
+        unreached = _registered_elsewhere(ctx.clusters[name])
+        if unreached:
+            ctx.report(ctx.clusters[name], f"cluster {name!r}: {unreached}, but the Flux hub "
+                                           f"{hub} reaches its spokes with credentials; give it "
+                                           "a registration by fleetgen and credentials")
     for name in sorted(reached):
-        if credentials[name] is None:
+        if credentials[name] is None and not _registered_elsewhere(ctx.clusters[name]):
             ctx.report(ctx.clusters[name], f"cluster {name!r} has no credentials: set "
                                            "Cluster(credentials=...) or "
                                            "Fleet(default_credentials=...)")
+
+
+def _check_runtime_selectors(ctx: _Context, placed: Mapping[str, list[Cluster]],
+                             engines: Mapping[tuple[str, str], Engine]) -> None:
+    """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
+    layers (a layer pins a cluster by name), and only labels some cluster declares."""
+    declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
+    for app in ctx.apps.values():
+        targets = app.targets
+        if not targets.runtime:
+            continue
+        flux = sorted(c.name for c in placed[app.name] if engines.get((app.name, c.name)) == "flux")
+        if flux:
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) is evaluated by Argo "
+                                "CD's ApplicationSet controller; the app's placements on "
+                                f"{_few('cluster', 'clusters', flux)} are on Flux")
+        if placed[app.name] and not any(c.registration == "external" for c in placed[app.name]):
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) selects clusters "
+                                "registered by another tool at run time, and the app runs on no "
+                                "Cluster(registration='external'); drop runtime=True (the "
+                                "clusters fleetgen registers are selected by name)")
+        if app.per_cluster:
+            ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) cannot give a "
+                                "cluster its own layer (per_cluster pins clusters by name); move "
+                                "the settings to per_env or drop runtime=True")
+        keys = [*targets.match_labels, *(expr.key for expr in targets.match_expressions)]
+        for key in sorted(set(keys) - declared):
+            ctx.report(targets, f"app {app.name!r}: its runtime selector reads label {key!r}, "
+                                "which no cluster of the fleet declares; declare it in "
+                                "Cluster(labels=...) where it is set")
 
 
 def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:
@@ -360,7 +417,9 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_reserved_labels(ctx, app, app.labels, f"app {app.name!r}")
     for layer in _layers_of(app):
         _check_reserved_labels(ctx, layer, layer.common_labels, f"app {app.name!r}")
-    if app.chart is None:
+    if app.source is not None:
+        _check_remote(ctx, app, app.source)
+    elif app.chart is None:
         _check_base(ctx, app)
     else:
         _check_chart(ctx, app, app.chart)
@@ -399,6 +458,45 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
         ctx.report(app, f"app {app.name!r}: secrets= is for kustomize bases; a chart app "
                         "refers to its Secrets through values={...} (e.g. an existingSecret "
                         "value) and gets them from another app")
+
+
+def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> None:
+    """An app from another source: an https:// Git URL without credentials, a path inside the
+    source, and no setting that needs an overlay (its manifests are not in this repository)."""
+    if isinstance(source, GitSource):
+        authority = source.url.partition("://")[2].split("/")[0]
+        if not source.url.startswith("https://"):
+            ctx.report(source, f"app {app.name!r}: an app's Git source is read by both engines "
+                               "over https:// (credentials are the engines' own repository "
+                               "settings); use an https:// URL")
+        elif "@" in authority:
+            ctx.report(source, f"app {app.name!r}: credentials do not belong in a Git URL (the "
+                               "URL is not repeated here because it holds a credential); give "
+                               "them to the engines as repository credentials")
+    if app.namespace is not None:
+        ctx.report(app, f"app {app.name!r}: an app from another source (source=) has no overlay "
+                        "to rewrite namespaces with: give namespace=None (its manifests say where "
+                        "each object goes; its project's namespaces bound where they may)")
+    project = ctx.projects.get(app.project)
+    if project is not None and project.service_account and any(
+            glob in namespace for namespace in project.namespaces for glob in "*?["):
+        ctx.report(app, f"app {app.name!r}: project {project.name!r} binds its ServiceAccount in "
+                        "the namespaces an app from another source may use, which must be "
+                        "named, not patterns: list them in Project(namespaces=[...])")
+    path = remote_path(app)
+    if path.startswith("..") or posixpath.isabs(path):
+        ctx.report(app, f"app {app.name!r}: path {app.path!r} must be inside its source "
+                        "(relative to the source's root)")
+    for layer in _layers_of(app):
+        for name in KUSTOMIZE_FIELDS:
+            if getattr(layer, name):
+                ctx.report(layer, f"app {app.name!r}: {name} needs an overlay, which an app "
+                                  "from another source (source=) has not: its manifests are "
+                                  "not in this repository; set it in that source instead")
+    if app.secrets:
+        ctx.report(app, f"app {app.name!r}: secrets= needs an overlay, which an app from "
+                        "another source (source=) has not; ship the ExternalSecret in that "
+                        "source instead")
 
 
 def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
@@ -504,7 +602,7 @@ def _check_dependency_cycles(ctx: _Context) -> None:
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     """Fleet, env, app and per_env layers; a chart app takes no fleet or env common metadata
     (nothing would apply it to the chart's objects)."""
-    fleet, chart = ctx.fleet, app.chart is not None
+    fleet, chart = ctx.fleet, app.chart is not None or app.source is not None
     fleet_layer = Layer(common_labels={} if chart else fleet.common_labels,
                         common_annotations={} if chart else fleet.common_annotations,
                         sync=fleet.sync)
@@ -559,6 +657,19 @@ def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Itera
     return found
 
 
+def _remote_placements(ctx: _Context, app: App, source: GitSource | OciSource,
+                       clusters: Iterable[Cluster], wave_of: Mapping[str, int],
+                       engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
+    """An app from another source: no overlay; its sync settings layered per cluster."""
+    remote = Remote(source, remote_path(app))
+    return [Placement(app=app.name, cluster=cluster.name, env=cluster.env, overlay="",
+                      settings=_env_settings(ctx, app, ctx.envs[cluster.env]).apply(
+                          "per_cluster", app.per_cluster.get(cluster.name)),
+                      engine=engines[app.name, cluster.name], wave=wave_of.get(cluster.name),
+                      remote=remote)
+            for cluster in clusters]
+
+
 def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 waves: Mapping[str, tuple[tuple[str, ...], ...]],
                 credentials: Mapping[str, Credentials | None],
@@ -567,6 +678,10 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                for number, clusters in enumerate(steps, 1) for cluster in clusters}
     placements, env_overlays, cluster_overlays = [], [], []
     for app in ctx.apps.values():
+        if app.source is not None:
+            placements += _remote_placements(ctx, app, app.source, placed[app.name], wave_of,
+                                             engines)
+            continue
         if app.chart is not None:
             placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of,
                                             engines)
@@ -610,10 +725,14 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                                         engine=engines[app.name, cluster.name],
                                         wave=wave_of.get(cluster.name)))
     unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)] for app in ctx.apps.values()
-                if app.namespace is None and app.path is not None}
+                if app.namespace is None and app.path is not None and app.source is None}
+    # An app from another source may put objects in any namespace its project allows (globs).
+    remote = {app.name: frozenset(ctx.projects[app.project].namespaces)
+              for app in ctx.apps.values()
+              if app.source is not None and app.project in ctx.projects}
     return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
-                manifest_namespaces={name: base.namespaces | base.namespace_objects
-                                     for name, base in unplaced.items()},
+                manifest_namespaces={**{name: base.namespaces | base.namespace_objects
+                                        for name, base in unplaced.items()}, **remote},
                 namespace_objects={name: base.namespace_objects
                                    for name, base in unplaced.items()},
                 cluster_overlays=tuple(cluster_overlays), waves=waves, credentials=credentials)

@@ -7,11 +7,15 @@ sets: the newest and the oldest supported release of each controller).
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
-from fleetgen.validate import schemas as crd
+import yaml
 
-__all__ = ["errors", "schemas"]
+from fleetgen.validate import schemas as crd
+from fleetgen.validate.kubernetes import KubernetesSchemas
+
+__all__ = ["emitted_documents", "errors", "schemas", "strict_errors"]
 
 
 @functools.cache
@@ -33,4 +37,28 @@ def errors(obj: dict[str, Any]) -> list[str]:
     found = _checker().errors(obj)
     if found is None:
         raise KeyError(f"no shipped schema for {obj.get('apiVersion')} {obj.get('kind')}")
+    return found
+
+
+@functools.cache
+def _kubernetes() -> KubernetesSchemas:
+    return KubernetesSchemas()
+
+
+def strict_errors(doc: dict[str, Any]) -> list[str]:
+    """Schema violations of an emitted object: CRDs on every shipped release, built-in kinds
+    on the newest Kubernetes."""
+    found = _kubernetes().errors(doc)
+    return errors(doc) if found is None else found
+
+
+def emitted_documents(output: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every YAML document fleetgen wrote outside the overlays (kustomize configuration and the
+    user's objects: validate --render's part), with its file."""
+    found = []
+    for path in sorted(output.rglob("*.yaml")):
+        relative = path.relative_to(output).as_posix()
+        if relative.startswith(("overlays/", ".fleetgen/")) or path.name == "kustomization.yaml":
+            continue
+        found += [(relative, doc) for doc in yaml.safe_load_all(path.read_text()) if doc]
     return found

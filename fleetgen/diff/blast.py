@@ -85,7 +85,8 @@ class Facts:
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
-            app_path={a.name: repo_path(a.path) for a in fleet.apps if a.path is not None},
+            app_path={a.name: repo_path(a.path) for a in fleet.apps
+                      if a.path is not None and a.source is None},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
             engine={(p.app, p.cluster): p.engine for p in plan.placements},

@@ -14,7 +14,7 @@ import posixpath
 import re
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
+    notes += _runtime_notes(base, head, _touched(reaches).apps)
     bumps, values = charts.changes(base.plan, head.plan,
                                    base.facts.production | head.facts.production)
     return Report(
@@ -365,6 +366,18 @@ def _production(reaches: list[Where], ctx: Context) -> Where:
             found |= Where(frozenset(clusters), where.apps, where.envs & envs, where.projects,
                            True)
     return found
+
+
+def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
+    """Apps selected by label at run time (``Selector(runtime=True)``): the clusters listed are
+    the ones fleet.py declares; Argo CD may also apply the change to clusters registered by
+    another tool that carry the labels."""
+    runtime = {app.name for side in (base, head) if side.plan is not None
+               for app in side.plan.fleet.apps if app.targets.runtime}
+    return [f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
+            "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
+            "change to any other registered cluster carrying its labels"
+            for name in sorted(runtime & set(apps))]
 
 
 def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str],

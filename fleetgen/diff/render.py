@@ -55,7 +55,8 @@ def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
     """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition."""
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
     for pair in pairs:
-        move = (base.facts.overlay_of.get(pair), head.facts.overlay_of.get(pair))
+        # A chart app or an app from another source has no overlay ("") to render.
+        move = (base.facts.overlay_of.get(pair) or None, head.facts.overlay_of.get(pair) or None)
         if move != (None, None):
             groups.setdefault(move, set()).add(pair)
     built = _build(base, head, groups, kustomize)

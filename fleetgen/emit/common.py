@@ -6,10 +6,13 @@ Emitters never import from one another; what two of them share lives here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fleetgen.model import Cluster
 from fleetgen.output import LABEL_PREFIX
+from fleetgen.plan import Plan
 from fleetgen.yamlio import dump
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
@@ -34,3 +37,58 @@ def values_text(values: Mapping[str, Any]) -> str:
     YAML 1.1 reader would take for something else (``no``, ``1e3``) are quoted, and a None is
     written ``null``, which Helm reads as "drop this key, the chart's default included"."""
     return dump(dict(values))
+
+
+def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
+    """The labels a cluster's Argo CD registration carries besides its secret type: the
+    cluster's own, and fleetgen's name, environment and rollout wave, which ApplicationSets
+    select by and read."""
+    labels = {**cluster.labels, CLUSTER_LABEL: cluster.name, ENV_LABEL: cluster.env}
+    for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1):
+        if cluster.name in clusters:
+            labels[WAVE_LABEL] = str(number)
+    return dict(sorted(labels.items()))
+
+
+# Tenants (`Project.service_account`): the ServiceAccount an engine applies a project's apps as is
+# bound to this ClusterRole in each namespace of the project on a cluster, and nowhere else. The
+# built-in `admin` role covers every namespaced kind of the core API (and custom kinds whose
+# ClusterRoles aggregate to admin), but neither ResourceQuotas nor the namespace itself.
+TENANT_ROLE = "admin"
+
+
+def tenant_bindings(project: str, account: str,
+                    homes: Mapping[str, Iterable[str]]) -> list[dict[str, Any]]:
+    """RoleBindings granting `TENANT_ROLE` in each namespace of ``homes`` to ServiceAccount
+    ``account`` of each namespace ``homes`` lists for it (where the engine impersonates it)."""
+    docs = []
+    for namespace, subjects in sorted(homes.items()):
+        docs.append({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+            "metadata": {"name": f"fleetgen-tenant-{project}", "namespace": namespace},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": TENANT_ROLE},
+            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": home}
+                         for home in sorted(set(subjects))]})
+    return docs
+
+
+def service_account(name: str, namespace: str) -> dict[str, Any]:
+    """A ServiceAccount, the identity an engine impersonates for a tenant."""
+    return {"apiVersion": "v1", "kind": "ServiceAccount",
+            "metadata": {"name": name, "namespace": namespace}}
+
+
+def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
+    """cluster -> (project, service account) -> the namespaces of that project's apps there, for
+    the projects that impersonate a ServiceAccount (`Project.service_account`)."""
+    accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
+    apps = {app.name: app for app in plan.fleet.apps}
+    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    for placement in plan.placements:
+        app = apps[placement.app]
+        if app.project in accounts:
+            found[placement.cluster][(app.project, accounts[app.project])].update(
+                [app.namespace] if app.namespace is not None
+                else plan.manifest_namespaces.get(app.name, ()))
+    return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fleetgen.emit.common import NEWER_FIELDS
+from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
 from fleetgen.errors import Problem
 from fleetgen.fields import release
 from fleetgen.model import AwsAuth, Credentials, Environment, ExternalSecretRef, Project
@@ -38,6 +38,7 @@ class ProjectView:
     project: Project
     apps: tuple[str, ...]
     clusters: tuple[str, ...]
+    repos: tuple[str, ...] = ()  # what its apps may read: source_repos, else what they read
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,8 @@ def emit(plan: Plan) -> list[OutputFile]:
                   projects=project_views(plan), floors=floors(plan),
                   apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
                   placements=len(plan.placements), charts=chart_rows(plan),
-                  images=image_rows(plan), credentials=credential_kinds(plan))
+                  images=image_rows(plan), credentials=credential_kinds(plan),
+                  remotes=remote_rows(plan), external=external_rows(plan))
     return [OutputFile(PATH, text=text)]
 
 
@@ -201,6 +203,21 @@ def credential_kind(credentials: Credentials | None) -> str:
     if isinstance(credentials, AwsAuth):
         return "AWS IAM role"
     return f"exec ({credentials.command} {' '.join(credentials.args)})".rstrip()
+def external_rows(plan: Plan) -> list[tuple[str, str, str]]:
+    """(cluster, server, labels) of each external registration with an Argo CD placement: what
+    the tool that owns its cluster Secret must set, since the ApplicationSets select by it."""
+    placed = {p.cluster for p in plan.placements if p.engine == "argocd"}
+    return [(c.name, c.server.rstrip("/"),
+             ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()))
+            for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
+            if c.registration == "external" and c.name in placed]
+
+
+def remote_rows(plan: Plan) -> list[tuple[str, str, str, str]]:
+    """(app, source URL, revision, path) of each placed app from another source, by name."""
+    placed = {p.app: p.remote for p in plan.placements if p.remote is not None}
+    return [(app, remote.source.url, remote.source.target_revision, remote.path)
+            for app, remote in sorted(placed.items())]
 
 
 def project_views(plan: Plan) -> list[ProjectView]:
@@ -208,9 +225,20 @@ def project_views(plan: Plan) -> list[ProjectView]:
     views = []
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
-        clusters = sorted({p.cluster for p in plan.placements if p.app in apps})
-        views.append(ProjectView(project, tuple(apps), tuple(clusters)))
+        placed = [p for p in plan.placements if p.app in apps]
+        clusters = sorted({p.cluster for p in placed})
+        views.append(ProjectView(project, tuple(apps), tuple(clusters),
+                                 tuple(project.source_repos or _read_repos(plan, placed))))
     return views
+
+
+def _read_repos(plan: Plan, placements: list[Placement]) -> list[str]:
+    """The repositories placements read, as written: the fleet's (overlays and charts kept in
+    it, or no placement yet), chart repositories, other sources."""
+    own = any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
+    others = sorted({p.chart.repo for p in placements if p.chart and p.chart.repo} |
+                    {p.remote.source.url for p in placements if p.remote})
+    return [plan.fleet.repo] * (own or not placements) + others
 
 
 def floors(plan: Plan) -> list[Floor]:

@@ -101,7 +101,8 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
     findings.extend(_contracts(fleet, emitted, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if render:
-        placements = compiled.plan.placements
+        # An app from another source has no overlay: its manifests are not in this repository.
+        placements = tuple(p for p in compiled.plan.placements if p.remote is None)
         overlays = sorted({p.overlay for p in placements if p.chart is None})
         built = build_overlays(compiled, root, overlays)
         # A chart app always has a namespace (resolve refuses a chart app with namespace=None).

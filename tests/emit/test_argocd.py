@@ -308,8 +308,8 @@ CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "source repo refused": (
         {"projects": [Project(name="web", namespaces=["web", "web-*"],
                               source_repos=["https://git.example.com/*", "!" + REPO])]},
-        [f"project 'web': source_repos do not permit the fleet repo {REPO}, which every "
-         "Application reads"]),
+        [f"project 'web': source_repos do not permit the fleet repo {REPO}, which its apps' "
+         "Applications read"]),
     "ca_data with a store reference": (
         {"clusters": [cluster("dev-1", "dev", ca_data=CA_DATA)],
          "environments": [Environment(name="dev")], "apps": [web()]},

@@ -94,9 +94,8 @@ def test_depends_on_an_app_missing_from_the_cluster_is_an_error_at_the_app(
       "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", credentials='
                  'AwsAuth(cluster_name="x", role_arn="arn:aws:iam::111122223333:role/r")),'},
      'Cluster(name="x"', "set server to the EKS endpoint"),
-    ({"fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
-      "project_fields": ', service_account="tenant"'},
-     'Project(name="p"', "service_account impersonation is not supported in Flux hub mode"),
+    ({"fleet_fields": 'flux=FluxOptions(mode="per-cluster", source_per_namespace=True),'},
+     'flux=FluxOptions(', "is for hub mode"),
 ])
 def test_what_flux_cannot_express_is_an_error_at_its_line(tmp_path: Path, spec: dict[str, str],
                                                           at: str, says: str) -> None:

@@ -30,10 +30,14 @@ from fleetgen.emit.argocd.projects import (
     chart_repos,
     permitted,
     projects,
+    reads_fleet_repo,
     repo_permitted,
 )
+from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
+from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import (
+    IN_CLUSTER,
     App,
     Cluster,
     ExternalSecretRef,
@@ -45,8 +49,8 @@ from fleetgen.plan import TIMING_FIELDS, Placement, Plan, sync_owner
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
-                     ROOT: "fleetgen's own project for the generated Argo CD objects"}
-IN_CLUSTER = "https://kubernetes.default.svc"
+                     ROOT: "fleetgen's own project for the generated Argo CD objects",
+                     TENANTS: "fleetgen's project for the ServiceAccounts of tenants"}
 _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
 # Why the root Application syncs in two waves and without PruneLast (gitops-engine
 # syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
@@ -141,8 +145,9 @@ def _timing_warnings(plan: Plan) -> list[Problem]:
 def emit(plan: Plan) -> list[OutputFile]:
     """Registrations, AppProjects, ApplicationSets, then the bootstrap that syncs them all."""
     files = [registration(plan, cluster)
-             for cluster in sorted(_registered(plan), key=lambda c: c.name)]
-    files += projects(plan) + application_sets(plan)
+             for cluster in sorted(_registered(plan), key=lambda c: c.name)
+             if cluster.registration == "fleetgen"]
+    files += projects(plan) + application_sets(plan) + tenant_files(plan)
     return [*files, _bootstrap(plan, files)]
 
 
@@ -270,19 +275,33 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     apps = {app.name: app for app in fleet.apps}
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     projects_by_name = {project.name: project for project in fleet.projects}
-    for project in fleet.projects:
-        if project.source_repos and not repo_permitted(project.source_repos, fleet.repo):
-            yield at(project, f"project {project.name!r}: source_repos do not permit the fleet "
-                              f"repo {fleet.repo}, which every Application reads", fleet)
     by_project: dict[str, list[Placement]] = defaultdict(list)
     for p in plan.placements:
         by_project[apps[p.app].project].append(p)
+    for project in fleet.projects:
+        if project.source_repos and not repo_permitted(project.source_repos, fleet.repo) and (
+                reads_fleet_repo(by_project[project.name]) or not by_project[project.name]):
+            yield at(project, f"project {project.name!r}: source_repos do not permit the fleet "
+                              f"repo {fleet.repo}, which its apps' Applications read", fleet)
+    for app in _placed_apps(plan):
+        patterns = projects_by_name[app.project].source_repos
+        if app.source is not None and patterns and not repo_permitted(patterns, app.source.url):
+            yield at(app.source, f"app {app.name!r}: its source {app.source.url} is outside the "
+                                 f"source_repos of project {app.project!r}; add it there or "
+                                 "move the app", fleet)
     for project in fleet.projects:
         for repo in chart_repos(by_project[project.name]) if project.source_repos else ():
             if not repo_permitted(project.source_repos, repo):
                 yield at(project, f"project {project.name!r}: source_repos do not permit the "
                                   f"chart repository {repo} that its apps read; add it",
                          fleet)
+    for app in _placed_apps(plan):
+        if app.targets.runtime and projects_by_name[app.project].destinations is None:
+            yield at(app.targets, f"app {app.name!r}: with Selector(runtime=True) its "
+                                  "Applications may reach clusters fleet.py does not know, "
+                                  f"which derived destinations would refuse: give project "
+                                  f"{app.project!r} explicit destinations=[Destination(...)]",
+                     fleet)
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in plan.placements:
         destinations = projects_by_name[apps[p.app].project].destinations

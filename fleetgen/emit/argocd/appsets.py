@@ -36,10 +36,13 @@ from fleetgen.model import (
     Environment,
     Fleet,
     IgnoreDifference,
+    OciSource,
+    RemoteSource,
+    Selector,
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
-from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata
+from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
 
 NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
@@ -98,6 +101,12 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
     if rolling:
         text += (f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}\n"
                  f"{SELF_HEAL_NOTE}")
+    if app.targets.runtime:
+        text += ("\nClusters are selected by label when the ApplicationSet runs\n"
+                 "(Selector(runtime=True)): clusters registered later are included, so\n"
+                 "`fleetgen diff` knows only the clusters fleet.py declares.")
+    if app.source is not None:
+        text += "\n" + remote_note(app.source)
     if app.depends_on:
         text += (f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
                  f"{DEPENDS_ON_NOTE}.")
@@ -109,7 +118,8 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     groups: dict[_Group, list[str]] = {}
     for placement in placements:
         group = (_group(plan, app, env_overlay, placement) if env_overlay is not None
-                 else _chart_group(plan, app, placement))
+                 else _chart_group(plan, app, placement) if placement.chart is not None
+                 else _remote_group(plan, app, placement))
         groups.setdefault(group, []).append(placement.cluster)
     ordered = sorted(groups.items(), key=lambda item: (item[0].per_cluster, item[1]))
     syncs = {group.sync for group in groups}
@@ -120,7 +130,8 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     spec: dict[str, Any] = {
         "goTemplate": True,
         "goTemplateOptions": ["missingkey=error"],
-        "generators": [_generator(env, group, names, uniform is None, charts)
+        "generators": [_generator(env, group, names, uniform is None, charts,
+                                  app.targets if app.targets.runtime else None)
                        for group, names in ordered],
         "template": _template(plan, app, env, uniform, charts),
     }
@@ -155,6 +166,12 @@ def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
     assert placement.chart is not None
     sync = _sync_policy(placement.settings.sync, app, plan.fleet)
     return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
+
+
+def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
+    """The generator group of a placement of an app from another source: its sync policy."""
+    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
+    return _Group(False, "", "", json.dumps(sync))
 
 
 def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
@@ -205,15 +222,36 @@ def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> N
 
 
 def _generator(env: Environment, group: _Group, clusters: list[str], patch_sync: bool,
-               charts: Sequence[ChartParts]) -> dict[str, Any]:
-    values = ({"overlay": group.overlay, "generatePaths": group.generate_paths}
-              if group.chart is None else chart_generator_values(group.chart, charts))
+               charts: Sequence[ChartParts], runtime: Selector | None) -> dict[str, Any]:
+    values = (chart_generator_values(group.chart, charts) if group.chart is not None else
+              {"overlay": group.overlay, "generatePaths": group.generate_paths} if group.overlay
+              else {})
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
-    selector = {"matchLabels": {ENV_LABEL: env.name},
-                "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
-                                      "values": sorted(clusters)}]}
+    selector = (_runtime_selector(env, runtime) if runtime is not None else
+                {"matchLabels": {ENV_LABEL: env.name},
+                 "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
+                                       "values": sorted(clusters)}]})
     return {"clusters": {"selector": selector, **({"values": values} if values else {})}}
+
+
+def _runtime_selector(env: Environment, targets: Selector) -> dict[str, Any]:
+    """The app's own label selector, which the ApplicationSet controller evaluates against the
+    registrations it finds when it runs (``Selector(runtime=True)``), within the environment."""
+    expressions = [{"key": expr.key, "operator": expr.operator,
+                    **({"values": list(expr.values)} if expr.values else {})}
+                   for expr in targets.match_expressions]
+    if targets.clusters is not None:
+        expressions.append({"key": CLUSTER_LABEL, "operator": "In",
+                            "values": sorted(targets.clusters)})
+    if targets.exclude:
+        expressions.append({"key": CLUSTER_LABEL, "operator": "NotIn",
+                            "values": sorted(targets.exclude)})
+    selector: dict[str, Any] = {"matchLabels": dict(sorted(
+        {**targets.match_labels, ENV_LABEL: env.name}.items()))}
+    if expressions:
+        selector["matchExpressions"] = expressions
+    return selector
 
 
 def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | None,
@@ -224,9 +262,9 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
     if env.rollout is not None:
         labels[WAVE_LABEL] = WAVE
     annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()}
-    if app.chart is None:
+    if app.chart is None and app.source is None:  # (none for another repository's webhooks)
         annotations[GENERATE_PATHS] = "{{ .values.generatePaths }}"
-    elif app.chart.path is not None:  # Argo CD refreshes it on a push touching the chart
+    elif app.chart is not None and app.chart.path is not None:  # refreshed on a chart push
         annotations[GENERATE_PATHS] = go_text("/" + posixpath.normpath(app.chart.path))
     meta: dict[str, Any] = {"name": go_text(f"{app.name}-") + NAME,
                             "labels": dict(sorted(labels.items())),
@@ -235,7 +273,7 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
-        "source": chart_source(fleet, app, charts) if charts else {
+        "source": chart_source(fleet, app, charts) if charts else remote_source(app) or {
             "repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
             "path": "{{ .values.overlay }}"},
         # No namespace for App(namespace=None): Argo CD then leaves objects where the manifests
@@ -248,6 +286,32 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
     if sync:
         spec["syncPolicy"] = go_tree(sync)
     return {"metadata": meta, "spec": spec}
+
+
+def remote_note(source: RemoteSource) -> str:
+    """What an app from another source needs from Argo CD, for its file's header."""
+    if isinstance(source, OciSource):
+        return (f"Manifests from the OCI artifact {source.url} (no overlay). Argo CD reads the\n"
+                "layer media types in reposerver.oci.layer.media.types; an artifact pushed by\n"
+                "`flux push artifact` (application/vnd.cncf.flux.content.v1.tar+gzip) needs it\n"
+                "added there.")
+    return (f"Manifests from {source.url} (no overlay); a private repository needs\n"
+            "repository credentials in Argo CD (a Secret labelled\n"
+            "argocd.argoproj.io/secret-type: repository or repo-creds).")
+
+
+def remote_source(app: App) -> dict[str, str] | None:
+    """The ``spec.source`` of an app from another source, or None for other apps.
+
+    A Git repository by its https:// URL; an OCI artifact by its ``oci://`` URL, which is how
+    Argo CD (>= 3.1) tells an OCI source from Git and Helm (``ApplicationSource.IsOCI``), with
+    the tag or digest as ``targetRevision``.
+    """
+    if app.source is None:
+        return None
+    return {"repoURL": go_text(app.source.url),
+            "targetRevision": go_text(app.source.target_revision),
+            "path": go_text(remote_path(app))}
 
 
 def _ignore(difference: IgnoreDifference) -> dict[str, Any]:

@@ -26,15 +26,21 @@ from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
+IN_CLUSTER_NOTE = (
+    "No secret material: Argo CD reaches it with its own ServiceAccount. The Secret\n"
+    "exists so that ApplicationSet cluster generators can select it by its labels.")
 CONFIG_EXAMPLE = '{"bearerToken": "...", "tlsClientConfig": {"caData": "<base64 PEM>"}}'
 
 
 def registration(plan: Plan, cluster: Cluster) -> OutputFile:
     """The file registering ``cluster`` with Argo CD."""
     credentials = plan.credentials[cluster.name]
-    assert credentials is not None, "resolve requires credentials when Argo CD is an engine"
     path = f"argocd/clusters/{cluster.name}.yaml"
     what = f"Argo CD registration of cluster {cluster.name} (environment {cluster.env})"
+    if credentials is None:
+        assert cluster.in_cluster, "resolve requires credentials for other clusters"
+        return OutputFile(path, (_in_cluster_secret(plan, cluster),),
+                          comment=f"{what}: the cluster Argo CD runs on.\n{IN_CLUSTER_NOTE}")
     if isinstance(credentials, ExternalSecretRef):
         return OutputFile(path, (_external_secret(plan, cluster, credentials),),
                           comment=f"{what},\nbuilt by External Secrets. {_store_note(credentials)}")
@@ -74,6 +80,24 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> di
         "stringData": {"name": cluster.name, "server": server_url(cluster),
                        "config": json.dumps(_config(cluster, credentials), indent=2,
                                             sort_keys=True)},
+    }
+
+
+def _in_cluster_secret(plan: Plan, cluster: Cluster) -> dict[str, Any]:
+    """The registration of the cluster Argo CD runs on: name, server and labels, no config.
+
+    Argo CD reads a cluster Secret without ``config`` as an empty config
+    (``db.SecretToCluster`` unmarshals ``config`` only when present), and for the server
+    https://kubernetes.default.svc without username, password or bearer token it connects with
+    its own in-cluster ServiceAccount (``Cluster.RawRestConfig``).
+    """
+    return {
+        "apiVersion": "v1", "kind": "Secret",
+        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
+                             labels=registration_labels(plan, cluster),
+                             annotations=_annotations(cluster)),
+        "type": "Opaque",
+        "stringData": {"name": cluster.name, "server": server_url(cluster)},
     }
 
 

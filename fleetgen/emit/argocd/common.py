@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
+from fleetgen.emit.common import cluster_labels
 from fleetgen.model import Cluster
 from fleetgen.plan import Plan
 
@@ -54,12 +54,7 @@ def server_url(cluster: Cluster) -> str:
 
 def registration_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
     """Labels of a cluster's registration Secret: secret type, the cluster's, fleetgen's."""
-    labels = {SECRET_TYPE: "cluster", **cluster.labels, CLUSTER_LABEL: cluster.name,
-              ENV_LABEL: cluster.env}
-    for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1):
-        if cluster.name in clusters:
-            labels[WAVE_LABEL] = str(number)
-    return dict(sorted(labels.items()))
+    return dict(sorted({SECRET_TYPE: "cluster", **cluster_labels(plan, cluster)}.items()))
 
 
 def metadata(name: str, namespace: str, **fields: Any) -> dict[str, Any]:

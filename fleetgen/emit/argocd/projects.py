@@ -65,12 +65,14 @@ def app_destinations(plan: Plan, app: App) -> list[str]:
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
     fleet = plan.fleet
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
-    spec["sourceRepos"] = project.source_repos or [fleet.repo, *chart_repos(placements)]
+    spec["sourceRepos"] = project.source_repos or source_repos(fleet.repo, placements)
     spec["destinations"] = _destinations(plan, project, placements)
     if project.service_account:
         spec["destinationServiceAccounts"] = [
             {"server": d["server"], "namespace": d["namespace"],
-             "defaultServiceAccount": project.service_account} for d in spec["destinations"]]
+             "defaultServiceAccount": _impersonated(project.service_account, d["namespace"],
+                                                    fleet.argocd.namespace)}
+            for d in spec["destinations"]]
     spec["clusterResourceWhitelist"] = [
         *({"group": group, "kind": kind} for group, kind in project.cluster_resources),
         *({"group": "", "kind": "Namespace", "name": namespace}
@@ -99,14 +101,40 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
         comment += (f"\nNamespace {', '.join(shipped)}: shipped by its apps with "
                     "App(namespace=None),\nallowed by name.")
     if project.service_account:
-        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace:"
-                    "\nenable application.sync.impersonation.enabled in argocd-cm.")
+        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace"
+                    "\n(created by argocd/tenants.yaml): enable "
+                    "application.sync.impersonation.enabled in argocd-cm.")
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
 
 
 def chart_repos(placements: Iterable[Placement]) -> list[str]:
     """The chart repositories the placements' chart apps read, as their Applications name them."""
     return sorted({repo_url(p.chart.repo) for p in placements if p.chart and p.chart.repo})
+
+
+def remote_repos(placements: Iterable[Placement]) -> list[str]:
+    """The other repositories and OCI artifacts the placements' apps read (`App.source`)."""
+    return sorted({p.remote.source.url for p in placements if p.remote})
+
+
+def reads_fleet_repo(placements: Iterable[Placement]) -> bool:
+    """Whether any of the placements reads the fleet repository (an overlay or a chart in it)."""
+    return any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
+
+
+def source_repos(fleet_repo: str, placements: Sequence[Placement]) -> list[str]:
+    """A project's derived ``sourceRepos``: exactly what its apps read (the fleet repository
+    also when it holds no Argo CD placement, as before any app is placed)."""
+    own = [fleet_repo] if reads_fleet_repo(placements) or not placements else []
+    return [*own, *chart_repos(placements), *remote_repos(placements)]
+
+
+def _impersonated(account: str, destination: str, home: str) -> str:
+    """The account Argo CD impersonates for an Application with ``destination`` namespace: the
+    one in that namespace, or for an empty one (App(namespace=None)) the one of the Application's
+    namespace ``home``, written out (what util/settings ``DeriveServiceAccountToImpersonate`` would
+    default to)."""
+    return account if destination else f"{home}:{account}"
 
 
 def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:

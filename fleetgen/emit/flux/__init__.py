@@ -6,7 +6,11 @@ holds ``kustomizations.yaml`` (one Kustomization per app placed there, named aft
 ``namespaces.yaml`` (the Namespaces those apps deploy into: Flux creates none; none at all with
 ``Fleet(create_namespaces=False)``) and, with
 ``FluxOptions(source=GitSource(...))``, ``source.yaml`` (the GitRepository they read instead of
-bootstrap's). Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
+bootstrap's); with tenants (``Project(service_account=...)``), ``tenants.yaml``: the account in
+the Flux namespace, which the project's Kustomizations impersonate, bound to ClusterRole admin in
+the namespaces of the project's apps there. An app from another source (``App(source=...)``)
+gets its own GitRepository or OCIRepository next to its Kustomization.
+Hub mode (``FluxOptions(mode="hub", hub=...)``): see `fleetgen.emit.flux.hub`.
 
 How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from fleetgen.emit.common import tenants
 from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import (
     Home,
@@ -48,10 +53,11 @@ from fleetgen.emit.flux.objects import (
     namespace_file,
     source_file,
     supports_ignore,
+    tenant_file,
     unmirrored,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.model import Spec
+from fleetgen.model import GitSource, Spec
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan, sync_owner
 
@@ -83,6 +89,15 @@ def check(plan: Plan) -> list[Problem]:
     if fleet.flux.source is not None and fleet.name == fleet.flux.namespace:
         problems.append(at(fleet, f"fleet {fleet.name!r}: its GitRepository would be named like "
                                   "bootstrap's; rename the fleet", fleet))
+    if fleet.flux.source_per_namespace and fleet.flux.mode != "hub":
+        problems.append(at(fleet.flux, "FluxOptions(source_per_namespace=True) is for hub mode "
+                                       "(spoke namespaces on the hub); per cluster, every "
+                                       "Kustomization reads a source of its own namespace", fleet))
+    named_like_fleet = fleet.flux.source is not None
+    for app in (app for app in fleet.apps if app.name in placed_apps):
+        if named_like_fleet and app.name == fleet.name and isinstance(app.source, GitSource):
+            problems.append(at(app, f"app {app.name!r}: its GitRepository would be named like "
+                                    "the fleet's (FluxOptions.source); rename the app", fleet))
     if fleet.flux.mode == "hub":
         problems += hub.check(plan)
     return problems
@@ -194,6 +209,9 @@ def _per_cluster(plan: Plan) -> list[OutputFile]:
                                 created(fleet, names) - {fleet.flux.namespace}, fleet,
                                 f"Namespaces the apps on {cluster} deploy into.")
         files += source_file(fleet, cluster_dir(cluster))
+    for cluster, by_project in sorted(tenants(plan).items()):
+        files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,
+                             fleet.flux.namespace, True)
     return files
 
 

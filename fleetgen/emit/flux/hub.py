@@ -9,6 +9,10 @@ cluster. Only ``flux/clusters/<hub>/`` is bootstrapped; it holds:
   ``flux/spokes/<spoke>/``, outside the bootstrapped tree), and one Kustomization per app placed
   on the spoke, all with ``kubeConfig``. The dotted name cannot clash with an app name.
 
+Tenants (``Project(service_account=...)``): the hub impersonates the account of the spoke's
+namespace on the spoke, through the kubeConfig (fluxcd/pkg ``Impersonator``): the ServiceAccount
+is in the spoke's file on the hub, its RoleBindings in ``flux/spokes/<spoke>/tenants.yaml``.
+
 Reaching a spoke (exactly one of ``kubeConfig.secretRef`` and ``configMapRef``, as the CRD's CEL
 rule demands):
 
@@ -22,6 +26,12 @@ rule demands):
 - ``ExecAuth`` cannot be translated: Flux's gcp/azure workload identity needs the cluster's cloud
   resource name, which the spec does not carry (`check`).
 
+Sources: by default every Kustomization reads the fleet's GitRepository in ``FluxOptions.namespace``
+across namespaces, which the hub's kustomize-controller must allow (no
+``--no-cross-namespace-refs``; the fleet map says so). ``FluxOptions(source_per_namespace=True)``
+puts a GitRepository of ``FluxOptions.source`` in each spoke namespace, named after the fleet, which
+that spoke's Kustomizations and chart apps read instead.
+
 Rollouts (``rollouts.yaml``): the Kustomizations of an app in wave n wait, through a gate
 Kustomization ``<app>.<env>.wave-<n>``, for that app's Kustomizations in its previous wave, so
 wave n applies a revision only once wave n-1 is Ready, i.e. healthy (``wait: true``), at that
@@ -33,16 +43,24 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
+from fleetgen.emit.common import (
+    APP_LABEL,
+    CLUSTER_LABEL,
+    ENV_LABEL,
+    WAVE_LABEL,
+    service_account,
+    tenants,
+)
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     Home,
     Ref,
+    account_names,
     app_namespaces,
     cluster_dir,
     created,
@@ -50,7 +68,9 @@ from fleetgen.emit.flux.objects import (
     kustomization,
     kustomization_files,
     namespace_file,
+    remote_source,
     source_file,
+    tenant_file,
 )
 from fleetgen.errors import Problem, at
 from fleetgen.fields import ROLE_ARN
@@ -70,15 +90,16 @@ _EKS_ENDPOINT = re.compile(
 
 
 def check(plan: Plan) -> list[Problem]:
-    """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation."""
-    project_of = {app.name: app.project for app in plan.fleet.apps}
-    placed = {project_of[p.app] for p in plan.placements}
-    problems = [at(project, f"project {project.name!r}: service_account impersonation is not "
-                            "supported in Flux hub mode yet (the hub would impersonate it on "
-                            "each spoke in a namespace named after the spoke); drop it or use "
-                            "per-cluster mode", plan.fleet)
-                for project in plan.fleet.projects
-                if project.service_account and project.name in placed]
+    """Spokes whose credentials Flux cannot use to reach them from the hub; impersonation; a
+    source per namespace without a source to copy."""
+    flux = plan.fleet.flux
+    if flux.source_per_namespace and flux.source is None:
+        return [at(flux, "FluxOptions(source_per_namespace=True) puts a copy of the fleet's "
+                         "GitRepository in each spoke namespace, and bootstrap's (with its "
+                         "Secret) lives in flux-system only: set source=GitSource(url=..., "
+                         "secret_ref=...) with a Secret present in every spoke namespace",
+                   plan.fleet)]
+    problems = []
     for cluster in _spokes(plan):
         credentials = plan.credentials[cluster.name]
         if isinstance(credentials, ExecAuth):
@@ -115,6 +136,12 @@ def warnings(plan: Plan) -> list[Problem]:
                             "installs a merged change at once", plan.fleet)
               for app, env in charts]
     placed_envs = {p.env for p in plan.placements if p.wave is not None}
+    if plan.fleet.flux.source_per_namespace and placed_envs:
+        found.append(at(plan.fleet.flux, "with source_per_namespace, the rollout gates wait for "
+                        "the previous wave to be Ready but cannot check that it applied the "
+                        "current revision (Flux compares revisions only between Kustomizations "
+                        "of one source), so a wave may start before the previous one has the "
+                        "change", plan.fleet))
     for env in plan.fleet.environments:
         if env.rollout and env.name in placed_envs and any(
                 step.max_update != "100%" for step in env.rollout.steps):
@@ -143,11 +170,18 @@ def emit(plan: Plan) -> list[OutputFile]:
     leading: dict[str, list[dict[str, Any]]] = {}
     files: list[OutputFile] = []
     namespaces = app_namespaces(plan)
+    tenants_on = tenants(plan)
     for spoke in spokes:
         home, objects = _spoke_home(plan, spoke, root)
         homes[spoke.name] = home
-        leading[home.file] = objects
-        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]))
+        # The hub impersonates the tenant's account of the spoke's namespace on the spoke itself
+        # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
+        leading[home.file] = [*objects, *(service_account(account, spoke.name) for account
+                                          in account_names(tenants_on.get(spoke.name, {})))]
+        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]),
+                                   tenants_on.get(spoke.name, {}))
+    files += tenant_file(f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace,
+                         True)
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
@@ -160,11 +194,16 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[str, Any]]]:
-    """The spoke's Home and the objects its file starts with (credentials, namespaces)."""
+    """The spoke's Home and the objects its file starts with (credentials, its own source with
+    ``source_per_namespace``, namespaces)."""
     kube_config, credentials = _credentials(plan, spoke)
     home = Home(f"{root}/spokes/{spoke.name}.yaml", spoke.name,
                 f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
                 spec={"kubeConfig": kube_config})
+    fleet = plan.fleet
+    if fleet.flux.source_per_namespace and fleet.flux.source is not None:
+        credentials = [*credentials, remote_source(fleet.flux.source, fleet.name, spoke.name)]
+        home = replace(home, source={"kind": "GitRepository", "name": fleet.name})
     namespaces = kustomization(
         plan.fleet, NAMESPACES_KUSTOMIZATION, home, f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
         prune=True, labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env})
@@ -223,11 +262,15 @@ def _spoke_dir(spoke: str) -> str:
     return f"flux/spokes/{spoke}"
 
 
-def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str]) -> list[OutputFile]:
-    """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into, applied on the spoke."""
+def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str],
+                      by_project: Mapping[tuple[str, str], set[str]]) -> list[OutputFile]:
+    """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into and the tenants'
+    RoleBindings (for accounts of the spoke's namespace on the hub), applied on the spoke."""
     files = namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
                            f"Namespaces the apps on {spoke} deploy into.")
-    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": ["namespaces.yaml"] if files else []}
+    files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False)
+    resources = [file.path.rpartition("/")[2] for file in files]
+    kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": resources}
     return [*files, OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
 
 

@@ -12,11 +12,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fleetgen.emit.common import FLUX_IGNORE_SINCE
+from fleetgen.emit.common import (
+    FLUX_IGNORE_SINCE,
+    TENANT_ROLE,
+    service_account,
+    tenant_bindings,
+)
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
 from fleetgen.k8s import identity
-from fleetgen.model import App, Fleet, IgnoreDifference, NamespaceMeta
+from fleetgen.model import App, Fleet, IgnoreDifference, NamespaceMeta, OciSource, RemoteSource
 from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Placement, Plan, namespace_metadata
 
@@ -39,6 +44,7 @@ class Home:
     comment: str  # header comment of that file
     spec: Mapping[str, Any] = field(default_factory=dict)  # e.g. kubeConfig for a spoke
     depends_on: tuple[Ref, ...] = ()
+    source: Mapping[str, str] | None = None  # its own GitRepository; None: the fleet's
 
 
 def cluster_dir(cluster: str) -> str:
@@ -62,13 +68,28 @@ def git_repository(fleet: Fleet) -> dict[str, Any]:
     """The GitRepository of ``FluxOptions.source`` (`source_file` checks that it is set)."""
     source = fleet.flux.source
     assert source is not None
-    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url,
-                            "ref": {"branch": source.branch}}
-    if source.secret_ref:
-        spec["secretRef"] = {"name": source.secret_ref}
     ref = source_ref(fleet)
-    return {"apiVersion": SOURCE_API, "kind": "GitRepository",
-            "metadata": {"name": ref["name"], "namespace": ref["namespace"]}, "spec": spec}
+    return remote_source(source, ref["name"], ref["namespace"])
+
+
+def remote_source(source: RemoteSource, name: str, namespace_: str) -> dict[str, Any]:
+    """A GitRepository or OCIRepository named ``name`` reading ``source``.
+
+    A Git ``revision`` of 40 hex digits is a commit, any other a tag, else the branch is
+    followed. An OCIRepository takes Flux's default layer (the first, extracted).
+    """
+    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url}
+    if isinstance(source, OciSource):
+        spec["ref"] = {"digest": source.digest} if source.digest else {"tag": source.tag}
+        kind = "OCIRepository"
+    else:
+        spec["ref"] = ({"commit" if source.commit else "tag": source.revision} if source.revision
+                       else {"branch": source.branch})
+        if source.secret_ref:
+            spec["secretRef"] = {"name": source.secret_ref}
+        kind = "GitRepository"
+    return {"apiVersion": SOURCE_API, "kind": kind,
+            "metadata": {"name": name, "namespace": namespace_}, "spec": spec}
 
 
 def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
@@ -77,6 +98,25 @@ def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
         return []
     return [OutputFile(f"{directory}/source.yaml", (git_repository(fleet),),
                        comment="The repository the Kustomizations read (FluxOptions.source).")]
+
+
+def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
+    """The distinct ServiceAccount names of ``by_project`` (projects may share one), sorted."""
+    return sorted({account for _, account in by_project})
+
+
+def tenant_file(path: str, by_project: Mapping[tuple[str, str], set[str]], home: str,
+                accounts_here: bool) -> list[OutputFile]:
+    """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
+    ``accounts_here``), or nothing without tenants."""
+    docs = [service_account(account, home) for account in account_names(by_project)] if (
+        accounts_here) else []
+    for (project, account), names in sorted(by_project.items()):
+        docs += tenant_bindings(project, account, {name: [home] for name in names})
+    comment = (f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
+               "impersonates,\nmay do what ClusterRole "
+               f"{TENANT_ROLE} allows in the project's namespaces here, nothing else.")
+    return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
 
 
 def namespace(name: str, fleet: Fleet) -> dict[str, Any]:
@@ -119,16 +159,17 @@ def namespace_file(path: str, names: Iterable[str], fleet: Fleet,
 
 def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool,
                   labels: Mapping[str, str], annotations: Mapping[str, str] | None = None,
-                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None
-                  ) -> dict[str, Any]:
-    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative)."""
+                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None,
+                  source: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative) of
+    ``source`` (default: the fleet's GitRepository)."""
     metadata: dict[str, Any] = {"name": name, "namespace": home.namespace,
                                 "labels": dict(sorted(labels.items()))}
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     spec: dict[str, Any] = {
         "interval": fleet.flux.interval,
-        "sourceRef": source_ref(fleet),
+        "sourceRef": dict(source or home.source or source_ref(fleet)),
         "path": path,
         "prune": prune,
         "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
@@ -179,16 +220,28 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
         if placement.chart is not None:
             docs[home.file] += _chart_objects(plan, apps[placement.app], placement, home, deps)
             continue
+        path, source = f"{flux_dir(plan)}/{placement.overlay}", None
+        if placement.remote is not None:
+            found = remote_source(placement.remote.source, placement.app, home.namespace)
+            docs[home.file].append(found)
+            path, source = _remote_path(placement.remote.path), {
+                "kind": found["kind"], "name": placement.app}
         docs[home.file].append(kustomization(
-            plan.fleet, placement.app, home, f"{flux_dir(plan)}/{placement.overlay}",
+            plan.fleet, placement.app, home, path,
             prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
-            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec}))
+            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec},
+            source=source))
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
     return [OutputFile(path, (*leading.get(path, ()),
                               *sorted(found, key=lambda doc: identity("", doc))),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
+
+
+def _remote_path(path: str) -> str:
+    """A directory of another source as Flux paths spell it (``./`` for its root)."""
+    return "./" if path == "." else f"./{path}"
 
 
 def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
@@ -205,7 +258,8 @@ def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
     if accounts.get(app.project):
         spec["serviceAccountName"] = accounts[app.project]
     return chart_objects(plan.fleet, app, placement, home.namespace, metadata, spec,
-                         source_ref(plan.fleet), ignore_rules(app.ignore_differences), deps)
+                         home.source or source_ref(plan.fleet),
+                         ignore_rules(app.ignore_differences), deps)
 
 
 @dataclass(frozen=True, slots=True)
