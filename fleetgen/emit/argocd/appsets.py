@@ -100,9 +100,17 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
 def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay | None,
                      placements: Sequence[Placement]) -> dict[str, Any]:
     groups: dict[_Group, list[str]] = {}
+    # Placements on the env overlay share its Settings: one group per (overlay, policy) object.
+    shared: dict[tuple[str, int], _Group] = {}
     for placement in placements:
-        group = (_group(plan, app, env_overlay, placement) if env_overlay is not None
-                 else _chart_group(plan, app, placement))
+        if env_overlay is None:
+            group = _chart_group(plan, app, placement)
+        elif placement.overlay == env_overlay.path:
+            memo = (placement.overlay, id(placement.settings.sync))
+            group = shared.get(memo) or shared.setdefault(
+                memo, _group(plan, app, env_overlay, placement))
+        else:
+            group = _group(plan, app, env_overlay, placement)
         groups.setdefault(group, []).append(placement.cluster)
     ordered = sorted(groups.items(), key=lambda item: (item[0].per_cluster, item[1]))
     syncs = {group.sync for group in groups}
@@ -179,6 +187,8 @@ def _sync_policy(sync: SyncPolicy, app: App, create_namespaces: bool) -> dict[st
 
 def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> None:
     """Every registration label the template reads exists on every selected registration."""
+    if not reads:
+        return
     by_name = {cluster.name: cluster for cluster in plan.fleet.clusters}
     for name in clusters:
         missing = set(reads) - set(registration_labels(plan, by_name[name]))
