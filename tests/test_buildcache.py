@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fleetgen import api, buildcache
+from fleetgen import api, buildcache, writer
 from fleetgen.cache import CACHE_DIR
 from tests.helpers import tree
 
@@ -87,7 +87,8 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None
     spec = _example(tmp_path)
     out = api.build(spec).compiled.out_dir
     entries = [p for p in (out / CACHE_DIR).rglob("*.json")]
-    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE}
+    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE,
+                                                       buildcache.SOURCE}
     for number, entry in enumerate(entries):
         damage = [b"", b"{not json", b'{"key": "another", "value": {}}',
                   b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode()]
@@ -134,6 +135,47 @@ def test_synthetic_fleet_warm_equals_cold(tmp_path: Path) -> None:
     report = api.build(spec).report
     assert report.written and len(report.written) < 10
     assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
+
+
+def _synthetic(tmp_path: Path) -> tuple[Path, str]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    return repo / "fleet.py", make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
+
+
+def test_one_app_change_renders_only_files_whose_source_changed(tmp_path: Path) -> None:
+    spec, source = _synthetic(tmp_path)
+    api.build(spec)
+    spec.write_text(source.replace(*ONE_APP))
+    built = api.build(spec)
+    rendered = built.compiled.rendered
+    assert isinstance(rendered, writer.Rendered)
+    assert set(rendered) - set(rendered.kept) == set(built.report.written)
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+    assert api.check(spec, use_cache=False).findings == []
+
+
+def test_a_tree_changed_after_the_proof_is_rendered_again(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another build between the proof and the write changes kept files (app 3's): nothing is
+    written from the kept ones; the build renders every file instead."""
+    spec, source = _synthetic(tmp_path)
+    api.build(spec)
+    keep = writer.render_keeping
+
+    def interleaved(files: Any, out_dir: Path, kept: Any) -> writer.Rendered:
+        if kept:
+            monkeypatch.setattr(writer, "render_keeping", keep)
+            spec.write_text(source.replace("TAGS = {}", "TAGS = {3: '2.0'}"))
+            api.build(spec)
+            spec.write_text(source.replace(*ONE_APP))
+        return keep(files, out_dir, kept)
+
+    spec.write_text(source.replace(*ONE_APP))
+    monkeypatch.setattr(writer, "render_keeping", interleaved)
+    api.build(spec)
+    assert writer.render_keeping is keep  # the interleaved build ran
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
 SPEC = '''
