@@ -7,7 +7,7 @@ explain) compile through `compile_spec`, `compile_loaded` or `emit_loaded`, neve
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,8 +90,10 @@ def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compi
                     emitters.warnings(plan), len(plan.placements), plan)
 
 
-def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
-    """The one compile every command goes through: resolve, the emitters' checks, emit.
+def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
+                ) -> tuple[Plan, list[OutputFile]]:
+    """The one compile every command goes through: resolve, the emitters' checks, emit (all
+    but the emitters ``without``, whose checks still run).
 
     Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
     compares them as such).
@@ -100,7 +102,7 @@ def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
-    return plan, emitters.emit(plan)
+    return plan, emitters.emit(plan, without)
 
 
 def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
