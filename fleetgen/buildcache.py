@@ -15,7 +15,7 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   re-serializes that app's files, not the fleet's).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
-  keyed by the manifest's bytes. A file whose stat changed is read and hashed again; so is a
+  keyed by the manifest (version and file digests). A file whose stat changed is read and hashed again; so is a
   file changed in the same clock tick as the record was taken (Git's "racily clean" rule),
   because a later edit in that tick would leave its stat as recorded.
 
@@ -154,7 +154,7 @@ def record_sources(cache: Cache, manifest: Manifest, sources: Mapping[str, str |
 
 
 def _tree_key(manifest: Manifest) -> str:
-    return hashlib.sha256(manifest.to_bytes()).hexdigest()
+    return key(manifest.to_json())  # compact JSON: the C encoder, unlike the manifest's layout
 
 
 def _stat(path: Path) -> list[int] | None:
