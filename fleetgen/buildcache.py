@@ -15,9 +15,9 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   re-serializes that app's files, not the fleet's).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
-  keyed by the manifest (version and file digests). A file whose stat changed is read and hashed again; so is a
-  file changed in the same clock tick as the record was taken (Git's "racily clean" rule),
-  because a later edit in that tick would leave its stat as recorded.
+  keyed by the manifest (version and file digests). A file whose stat changed is read and
+  hashed again; so is a file changed in the same clock tick as the record was taken (Git's
+  "racily clean" rule), because a later edit in that tick would leave its stat as recorded.
 
 An entry that cannot be read back as written counts as a miss (`fleetgen.cache`); any doubt
 sends the build down the full path, which is always correct.
