@@ -155,7 +155,7 @@ fleet = Fleet(
             chart=HelmChart(path="charts/status-page"),
             targets=Selector(envs=["dev", "staging"]),
             values={"banner": "Status of {{ env }}: see ${STATUS_URL}"},
-            per_env={"dev": Overrides(values={"banner": "dev", "resources": None})},
+            per_env={"dev": Overrides(values={"banner": "dev", "resources": {"requests": None}})},
         ),
         App(
             name="order-service", project="orders", namespace="orders",

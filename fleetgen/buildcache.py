@@ -10,8 +10,8 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   resolve, emit and serialization.
 - ``source/``: what each file of a build was rendered from, keyed like ``tree/`` by the
   manifest: path -> `source_key` of the emitted file (its complete data as ``marshal`` writes
-  it, plus the fleetgen version). A rebuild renders only the files whose source key changed or
-  whose bytes on disk are not proven; the others keep their bytes on disk (a one-app change
+  it, plus `code_identity`). A rebuild renders only the files whose source key changed or whose
+  bytes on disk are not proven; the others keep their bytes on disk (a one-app change
   re-serializes that app's files, not the fleet's).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
@@ -39,11 +39,10 @@ from typing import Any
 
 import pydantic
 
-from fleetgen.cache import Cache, key
+from fleetgen.cache import Cache, code_identity, key
 from fleetgen.errors import Problem
 from fleetgen.journal import Manifest
 from fleetgen.output import OutputFile
-from fleetgen.version import VERSION
 
 COMPILE = "compile"
 TREE = "tree"
@@ -132,7 +131,8 @@ def source_key(file: OutputFile) -> str | None:
     type ``marshal`` cannot write. ``marshal`` (format 2, no back-references) writes exact
     builtin types only, tagged by type and in order, so different data never share a key."""
     try:
-        data = marshal.dumps((VERSION, file.path, file.comment, file.text, file.documents), 2)
+        data = marshal.dumps((code_identity(), file.path, file.comment, file.text,
+                              file.documents), 2)
     except ValueError:
         return None
     return hashlib.sha256(data).hexdigest()

@@ -1,17 +1,21 @@
 """One content-addressed cache under ``<output>/.fleetgen/cache/``, which ignores itself in Git.
 
-A key is the hash of a unit's complete serialized inputs plus the fleetgen version, so an entry
-never goes stale: changed inputs make another key. Entries are JSON, written atomically; one that
+A key is the hash of a unit's complete serialized inputs plus the code that computes it (the
+fleetgen version and the content of every file fleetgen ships: a changed emitter in a development
+checkout, whose version did not move, must not reuse what the old one wrote), so an entry never
+goes stale: changed inputs or code make another key. Entries are JSON, written atomically; one that
 cannot be read back as written (truncated, edited, another format) counts as a miss and is
 rewritten. A cache that cannot be written (read-only checkout) only costs time.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +26,27 @@ CACHE_DIR = ".fleetgen/cache"
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
 
 
+def tree_digest(roots: list[Path]) -> str:
+    """The hash of every file's path and bytes under ``roots`` (compiled bytecode aside)."""
+    digest = hashlib.sha256()
+    for number, root in enumerate(roots):
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(f"\0{number}/{path.relative_to(root).as_posix()}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def code_identity() -> str:
+    """This fleetgen: its version and every file of its code, schemas and templates."""
+    roots = [Path(str(resources.files(package))) for package in ("fleetgen", "fleetgen.templates")]
+    return f"{VERSION}:{tree_digest(roots)}"
+
+
 def key(inputs: Any) -> str:
     """The hash of ``inputs`` (JSON-serializable, serialized canonically) and this fleetgen."""
-    text = json.dumps([VERSION, inputs], sort_keys=True, separators=(",", ":"))
+    text = json.dumps([code_identity(), inputs], sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -160,9 +160,13 @@ def validate(
         "--crds", help="A CRD file or directory to check emitted objects against (repeatable; "
                        "CRD files in the repo are found as well).")] = None,
     render: Annotated[bool, typer.Option(
-        "--render", help="Also kustomize-build every overlay (cached under "
-                         "output/.fleetgen/cache/) and check the rendered objects: Kubernetes "
-                         "and CRD schemas, policy rules, ownership.")] = False,
+        "--render", help="Also kustomize-build every overlay and render every chart app "
+                         "(cached under output/.fleetgen/cache/) and check the rendered objects: "
+                         "Kubernetes and CRD schemas, policy rules, ownership.")] = False,
+    charts: Annotated[Path | None, typer.Option(
+        "--charts", help="With --render: a local chart cache holding NAME-VERSION.tgz (as "
+                         "`helm pull --version VERSION -d DIR` writes it) for charts from "
+                         "repositories; without it they are counted as not rendered.")] = None,
     k8s_version: Annotated[str | None, typer.Option(
         "--k8s-version", help="Kubernetes minor whose schemas rendered objects are checked "
                               "against, e.g. 1.33 (default: the newest shipped).")] = None,
@@ -175,7 +179,7 @@ def validate(
     Writes nothing but its cache."""
     with _working(f"validating {spec}"):
         report = _run(lambda: commands.validate(spec, crds or (), render=render,
-                                                k8s_version=k8s_version))
+                                                k8s_version=k8s_version, charts=charts))
     shown = {ValidateFormat.json: validate_formats.to_json,
              ValidateFormat.sarif: validate_formats.sarif}.get(output_format,
                                                               validate_formats.text)

@@ -32,10 +32,11 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api
 
 
 def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
-             k8s_version: str | None = None) -> validation.Report:
+             k8s_version: str | None = None, charts: Path | None = None) -> validation.Report:
     """``fleetgen validate``: schema checks and contracts of what ``spec`` emits (and,
-    ``render``, renders)."""
-    return validation.validate(spec, crds=crds, render=render, k8s_version=k8s_version)
+    ``render``, renders; ``charts``: the local chart cache)."""
+    return validation.validate(spec, crds=crds, render=render, k8s_version=k8s_version,
+                               charts=charts)
 
 
 def diff(spec: Path, base: str | None = None, head: str | None = None, *, render: bool = False,

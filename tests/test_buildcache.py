@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import api, buildcache, writer
-from fleetgen.cache import CACHE_DIR
+from fleetgen.cache import CACHE_DIR, code_identity, tree_digest
+from fleetgen.output import OutputFile
 from tests.helpers import tree
 
 ROOT = Path(__file__).parent.parent
@@ -117,6 +119,36 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
     spec.write_text("\n\n" + spec.read_text())
     moved = api.build(spec).compiled.warnings
     assert [w.line for w in moved] == [line + 2 if line else 0 for line in warnings]
+
+
+def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
+    """An edited emitter in a checkout whose version did not move must not reuse old entries."""
+    code = tmp_path / "pkg"
+    (code / "__pycache__").mkdir(parents=True)
+    (code / "emit.py").write_text("A = 1\n")
+    before = tree_digest([code])
+    (code / "__pycache__" / "emit.cpython-312.pyc").write_bytes(b"bytecode")
+    assert tree_digest([code]) == before
+    (code / "emit.py").write_text("A = 2\n")
+    assert tree_digest([code]) != before
+    shipped = [Path(str(resources.files(name))) for name in ("fleetgen", "fleetgen.templates")]
+    assert code_identity().endswith(tree_digest(shipped))
+
+
+def test_source_keys_tell_apart_what_renders_differently(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data that YAML writes differently never shares a key; types YAML cannot take have none."""
+    def key(*documents: Any) -> str | None:
+        return buildcache.source_key(OutputFile("f.yaml", documents))
+
+    variants = [{"a": 1}, {"a": True}, {"a": "1"}, {1: "a"}, {"1": "a"}, {"a": 1.0},
+                {"a": [1]}, {"a": (1,)}, {"a": 1, "b": 2}, {"b": 2, "a": 1}]
+    keys = [key(doc) for doc in variants]
+    assert None not in keys and len(set(keys)) == len(keys)
+    assert key({"a": type("Name", (str,), {})("x")}) is None  # a str subclass: no key
+    assert buildcache.source_key(OutputFile("f.yaml", ({"a": 1},), comment="c")) != key({"a": 1})
+    before = key({"a": 1})
+    monkeypatch.setattr(buildcache, "code_identity", lambda: "another fleetgen")
+    assert key({"a": 1}) != before
 
 
 def test_canonical_refuses_what_it_cannot_serialize() -> None:

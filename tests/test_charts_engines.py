@@ -253,6 +253,34 @@ def test_deletion_sync_and_drift_map_as_for_kustomizations() -> None:
     assert all("postRenderers" not in r["spec"] for r, _ in flux_releases(deleting).values())
 
 
+def test_sync_retry_maps_to_helm_release_remediation_retries() -> None:
+    """Argo CD retries a failed sync ``limit`` times ("unlimited number of attempts if less than
+    0": docs/operator-manual/application.yaml); helm-controller's ``Remediation.Retries`` counts
+    the same way ("a negative integer equals to unlimited retries": api/v2 helmrelease_types.go
+    ``InstallRemediation``/``UpgradeRemediation``), under the ``RemediateOnFailure`` strategy
+    (named: a ``DefaultToRetryOnFailure`` feature gate changes the default)."""
+    from fleetgen import Retry
+    for limit in (3, -1):
+        environments = [Environment(name=env, sync=SyncPolicy(
+            automated=True, retry=Retry(limit=limit))) for env in ("dev", "prod")]
+        _, docs = compile_apps(echo(), environments=environments)
+        for release, _ in flux_releases(docs).values():
+            spec = release["spec"]
+            assert spec["install"]["remediation"] == spec["upgrade"]["remediation"] == {
+                "retries": limit}
+            assert spec["install"]["strategy"] == spec["upgrade"]["strategy"] == {
+                "name": "RemediateOnFailure"}
+            assert errors(release) == []  # Flux 2.7 and the newest
+        argo, = applications(docs)[("echo", "dev")]
+        assert argo["spec"]["syncPolicy"]["retry"]["limit"] == limit
+    for retry in (None, Retry(limit=0)):
+        environments = [Environment(name=env, sync=SyncPolicy(automated=True, retry=retry))
+                        for env in ("dev", "prod")]
+        _, docs = compile_apps(echo(), environments=environments)
+        assert all("remediation" not in release["spec"]["install"]
+                   for release, _ in flux_releases(docs).values())
+
+
 def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize) -> None:
     _, docs = compile_apps(echo())
     release, _ = flux_releases(docs)["dev-1"]
@@ -341,7 +369,8 @@ def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines(
     dev = render_chart(chart, flux_releases(flux_docs, "status-page")["dev"][1], "status-page",
                        "platform")
     deployment, = (d for d in dev if d["kind"] == "Deployment")
-    assert "resources" not in deployment["spec"]["template"]["spec"]["containers"][0]
+    resources = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"cpu": "200m", "memory": "128Mi"}}  # requests removed
 
 
 def test_hub_mode_releases_reach_spokes_through_kube_config() -> None:

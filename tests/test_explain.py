@@ -104,7 +104,7 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
     assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
     assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
-    assert "    values/resources   per_env  null\n" in text  # removed by None in dev
+    assert "    values/resources.requests  per_env  null\n" in text  # removed by None in dev
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

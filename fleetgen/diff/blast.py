@@ -28,6 +28,8 @@ from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Plan
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
+HELM_GROUP = "helm.toolkit.fluxcd.io"
+KEEP = "helm.sh/resource-policy: keep"
 ARGO_GROUP = "argoproj.io"
 PRUNE_DISABLED = ("kustomize.toolkit.fluxcd.io/prune", "disabled")
 _MEMBERSHIP_FIELDS = ("spec.generators", "spec.strategy")
@@ -290,10 +292,13 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
     """``deleted`` or ``orphaned``: what deleting ``obj`` does to the workloads it manages.
 
     Read from the object where it says (Flux ``deletionPolicy``/``prune``, the prune-disabled
-    annotation, the owning ApplicationSet's ``preserveResourcesOnDeletion``), else from the
-    fleet's ``cascade_delete``. None for objects that manage no workloads.
+    annotation, a HelmRelease's keep post-renderer, the owning ApplicationSet's
+    ``preserveResourcesOnDeletion``), else from the fleet's ``cascade_delete``. None for objects
+    that manage no workloads.
     """
     key, doc = obj.key, obj.doc
+    if key.group == HELM_GROUP and key.kind == "HelmRelease":
+        return "orphaned" if keeps_objects(doc) else "deleted"
     if key.group == FLUX_GROUP and key.kind == "Kustomization":
         policy = _get(doc, "spec", "deletionPolicy")
         if policy in ("Orphan", "Delete"):
@@ -312,6 +317,16 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         cascade = not preserve if isinstance(preserve, bool) else cascade_delete
         return "deleted" if cascade else "orphaned"
     return None
+
+
+def keeps_objects(release: Any) -> bool:
+    """Whether a HelmRelease's post-renderer annotates every object ``helm.sh/resource-policy:
+    keep``: uninstalling the release (helm-controller on deletion) then leaves them."""
+    for renderer in _get(release, "spec", "postRenderers") or []:
+        for patch in _get(renderer, "kustomize", "patches") or []:
+            if isinstance(patch, dict) and KEEP in str(patch.get("patch", "")):
+                return True
+    return False
 
 
 def _owner(doc: Any) -> str | None:

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import api
+from fleetgen.diff import charts
 from fleetgen.diff.blast import (
+    HELM_GROUP,
     Change,
     Context,
     Facts,
@@ -33,6 +35,7 @@ from fleetgen.diff.blast import (
     derived_applications,
     engine_of,
     entity_renames,
+    keeps_objects,
     workloads,
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
@@ -184,7 +187,10 @@ def compare(base: Side, head: Side, *, render: bool = False,
                  if c.op == "removed" and c.source != "rendered"
                  and (engine := engine_of(c.obj.file)) is not None]
     moved, deletions = _moves(deletions, cascade, ctx)
+    notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
+    bumps, values = charts.changes(base.plan, head.plan,
+                                   base.facts.production | head.facts.production)
     return Report(
         base=Ref(base.snapshot.label, base.snapshot.sha),
         head=Ref(head.snapshot.label, head.snapshot.sha),
@@ -193,7 +199,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
         changes=tuple(sorted(changes, key=_order)),
         deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
         renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
-        notes=tuple(notes), rendered=render,
+        notes=tuple(notes), rendered=render, bumps=bumps, values=values,
     )
 
 
@@ -375,6 +381,25 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
                          f"--path={head.shown(f'flux/clusters/{new}')}")
     if any(renamed.values()):
         notes.append("Argo CD and Flux apply a rename as a deletion and a creation")
+    return notes
+
+
+def _uninstalls(changes: list[Change]) -> list[str]:
+    """A note per removed HelmRelease (a Flux chart app removed or moved to Argo CD): what
+    helm-controller's uninstall does to what the release installed."""
+    notes = []
+    for change in changes:
+        key = change.obj.key
+        if change.op != "removed" or (key.group, key.kind) != (HELM_GROUP, "HelmRelease"):
+            continue
+        on = ", ".join(sorted(change.where.clusters)) or key.namespace
+        fate = ("Helm leaves the objects annotated helm.sh/resource-policy: keep by its "
+                "post-renderer (cascade_delete=False; only objects rendered since the "
+                "post-renderer was added carry it)" if keeps_objects(change.obj.doc)
+                else "deleting every object the release installed")
+        notes.append(f"Flux chart app {change.where.app or key.name} leaves {on}: "
+                     f"helm-controller uninstalls release {key.name}, {fate}; CRDs from the "
+                     "chart's crds/ stay")
     return notes
 
 

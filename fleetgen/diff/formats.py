@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from fleetgen import templating
+from fleetgen.diff import charts
 from fleetgen.diff.blast import Change, Where
 from fleetgen.diff.objects import Field
 from fleetgen.diff.report import Deletion, Move, Rename, Report, section
@@ -114,6 +115,9 @@ def _lines(change: Change) -> list[str]:
 
 
 def _field_lines(field: Field) -> list[str]:
+    if isinstance(field.old, str) and isinstance(field.new, str) and \
+            charts.values_text(field.path):
+        return [f"~ {field.path}: values document (text) changed; by value path under # charts"]
     lines = []
     for sign, value, present in (("-", field.old, field.old is not None),
                                  ("+", field.new, field.new is not None)):
@@ -185,6 +189,12 @@ def _moves_heading(report: Report) -> str:
     return f"# moves ({len(report.moved)}), engine changes; the workloads stay:"
 
 
+def _charts(report: Report) -> list[str]:
+    """Chart version changes, then value changes (``fleetgen.diff.charts``)."""
+    found: list[charts.Bump | charts.ValueChange] = [*report.bumps, *report.values]
+    return [f"~ {charts.line(change)}" for change in sorted(found, key=charts.order)]
+
+
 def _placements(report: Report) -> list[str]:
     return ([f"+ {p.app} on {p.cluster} ({p.env})" for p in report.added]
             + [f"- {p.app} on {p.cluster} ({p.env})" for p in report.removed])
@@ -222,6 +232,9 @@ def _text_body(report: Report) -> list[str]:
     if placements := _placements(report):
         lines.append("# placements:")
         lines += [f"  {line}" for line in placements]
+    if chart_lines := _charts(report):
+        lines.append("# charts:")
+        lines += [f"  {line}" for line in chart_lines]
     for group in sections(report.changes):
         lines.append(f"# {group.title}" + (f" ({group.subtitle})" if group.subtitle else ""))
         for change in group.changes:
@@ -296,6 +309,7 @@ def _markdown_view(report: Report) -> dict[str, Any]:
                     "rows": [_rename_row(r) for r in report.renames[:MAX_ROWS]],
                     "more": max(0, len(report.renames) - MAX_ROWS)},
         "placements": _placements(report), "placements_fence": _fence(_placements(report)),
+        "charts": _charts(report), "charts_fence": _fence(_charts(report)),
         "sections": [], "cut": "",
         "notes": list(report.notes),
     }

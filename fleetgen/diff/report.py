@@ -24,7 +24,10 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
                   "kind", "group", "name", "namespace", "cluster", "clusters", "app", "apps",
                   "environments", "production", "file",
                   "fields": [{"path", "old", "new"}]}],
-     "notes": ["…"]}
+     "notes": ["…"],
+     "charts": {"versions": [{"app", "env", "clusters", "production", "old", "new"}],
+                "values": [{"app", "env", "clusters", "production", "path", "old", "new",
+                            "old_set", "new_set"}]}}
 
 Every list is sorted; ``touched`` names only what changes. ``cluster``/``app`` are set when a
 change reaches exactly one (else null; ``clusters``/``apps`` list them all). ``file`` is
@@ -38,7 +41,10 @@ from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
 cascades). A placement that changes engine is ``moved``, not deleted: the old engine's objects that
 act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
 move's ``workloads`` says what the old engine does to the workloads: ``orphaned`` (the new engine
-adopts them) or ``deleted`` (the new engine recreates them).
+adopts them) or ``deleted`` (the new engine recreates them). ``charts`` lists, for chart apps
+placed at both refs, each chart version change per app and environment and each changed value
+path of the merged values (``fleetgen.diff.charts``); ``old_set``/``new_set`` tell an unset value
+from a null one.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fleetgen.diff.blast import Change, Where
+from fleetgen.diff.charts import ABSENT, Bump, ValueChange
 from fleetgen.diff.refs import WORKTREE
 
 
@@ -123,6 +130,8 @@ class Report:
     renames: tuple[Rename, ...]
     notes: tuple[str, ...]
     rendered: bool
+    bumps: tuple[Bump, ...] = ()
+    values: tuple[ValueChange, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -147,6 +156,8 @@ class Report:
             renames=[_rename_json(r) for r in self.renames],
             changes=[ChangeJSON(**_object(c), fields=_fields(c)) for c in self.changes],
             notes=list(self.notes),
+            charts=ChartsJSON(versions=[_bump(b) for b in self.bumps],
+                              values=[_value(v) for v in self.values]),
         )
 
 
@@ -251,6 +262,38 @@ class RenameJSON(_Contract):
     fields: list[FieldJSON]
 
 
+class BumpJSON(_Contract):
+    """A chart version (or chart) change of an app in one environment."""
+
+    app: str
+    env: str
+    clusters: list[str]
+    production: bool
+    old: str
+    new: str
+
+
+class ValueJSON(_Contract):
+    """A changed value path of an app's merged values on some clusters of one environment."""
+
+    app: str
+    env: str
+    clusters: list[str]
+    production: bool
+    path: str = Field(description="as Helm's --set names it: a.b, a[\"x.y\"]")
+    old: Any = Field(description="the value at the base; null where unset (old_set false)")
+    new: Any = Field(description="the value at the head; null where unset (new_set false)")
+    old_set: bool
+    new_set: bool
+
+
+class ChartsJSON(_Contract):
+    """Chart apps placed at both refs: chart version changes and value changes."""
+
+    versions: list[BumpJSON] = []
+    values: list[ValueJSON] = []
+
+
 class ReportJSON(_Contract):
     """``fleetgen diff --format json``: version 1; fields are only ever added."""
 
@@ -271,6 +314,7 @@ class ReportJSON(_Contract):
     changes: list[ChangeJSON] = Field(description="production first, then grouped by cluster "
                                                   "(or environment) and app")
     notes: list[str]
+    charts: ChartsJSON = ChartsJSON()
 
 
 def json_schema() -> str:
@@ -291,6 +335,19 @@ def _moved(move: Move) -> MovedJSON:
     return MovedJSON.model_validate({"app": move.app, "cluster": move.cluster, "env": move.env,
                                      "from": move.old, "to": move.new,
                                      "workloads": move.workloads, "production": move.production})
+
+
+def _bump(bump: Bump) -> BumpJSON:
+    return BumpJSON(app=bump.app, env=bump.env, clusters=list(bump.clusters),
+                    production=bump.production, old=bump.old, new=bump.new)
+
+
+def _value(change: ValueChange) -> ValueJSON:
+    return ValueJSON(app=change.app, env=change.env, clusters=list(change.clusters),
+                     production=change.production, path=change.path,
+                     old=None if change.old is ABSENT else change.old,
+                     new=None if change.new is ABSENT else change.new,
+                     old_set=change.old is not ABSENT, new_set=change.new is not ABSENT)
 
 
 def _object(change: Change) -> dict[str, Any]:

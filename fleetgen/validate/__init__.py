@@ -8,7 +8,9 @@ built-in kinds fleetgen has no schema of are checked against the Kubernetes sche
 without any schema is counted as not checked. The contracts between emitted objects
 (``contracts``) are checked too. With ``render`` every distinct overlay is kustomize-built once
 (``render``, cached) and every rendered object is checked against the strict Kubernetes schemas
-of ``k8s_version`` or its CRD, and by the policy rules (``rendered``). Findings an app waives are
+of ``k8s_version`` or its CRD, and by the policy rules (``rendered``); so is every chart app's
+placement, rendered by Helm's Go SDK from a chart kept in the repo or found in the ``charts``
+cache directory (``charts``; the others are counted as not rendered). Findings an app waives are
 dropped and counted with the waiver's reason.
 """
 
@@ -24,14 +26,24 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, errors
+from fleetgen import api, cache, errors
 from fleetgen.errors import HasOrigin
 from fleetgen.fields import release
 from fleetgen.model import Fleet
+from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import contracts, rendered, schemas
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
+from fleetgen.validate.render import Builds
 from fleetgen.validate.render import render as build_overlays
-from fleetgen.validate.report import BuildCounts, Finding, Location, Report, Summary, Waived
+from fleetgen.validate.report import (
+    BuildCounts,
+    ChartCounts,
+    Finding,
+    Location,
+    Report,
+    Summary,
+    Waived,
+)
 from fleetgen.version import VERSION
 from fleetgen.yamlio import load_all
 
@@ -41,23 +53,30 @@ _NOT_SEARCHED = (".git", ".venv")
 
 
 class UsageError(errors.UsageError):
-    """A bad ``--crds`` path, a CRD file that cannot be read, an unknown ``--k8s-version``."""
+    """A bad ``--crds`` or ``--charts`` path, a CRD file that cannot be read, an unknown
+    ``--k8s-version``."""
 
 
 def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
-             k8s_version: str | None = None) -> Report:
-    """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders."""
+             k8s_version: str | None = None, charts: Path | None = None) -> Report:
+    """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders;
+    ``charts``: a local chart cache directory (``fleetgen.validate.charts``)."""
     kubernetes = _kubernetes(k8s_version)
     for path in crds:
         if not path.exists():
             raise UsageError(f"--crds {path}: no such file or directory")
+    if charts is not None and not render:
+        raise UsageError("--charts: charts are rendered only with --render")
+    if charts is not None and not charts.is_dir():
+        raise UsageError(f"--charts {charts}: not a directory")
     compiled = api.compile_spec(spec)
     return check(compiled, spec.resolve().parent, crds=crds, render=render,
-                 kubernetes=kubernetes)
+                 kubernetes=kubernetes, charts=charts)
 
 
 def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
-          render: bool = False, kubernetes: KubernetesSchemas | None = None) -> Report:
+          render: bool = False, kubernetes: KubernetesSchemas | None = None,
+          charts: Path | None = None) -> Report:
     """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
     compiling)."""
     kubernetes = kubernetes or KubernetesSchemas()
@@ -80,27 +99,40 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
     emitted = _emitted(compiled, locate.prefix)
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(fleet, emitted, locate))
-    builds, rendered_checked = None, 0
+    builds, chart_counts, rendered_checked = None, None, 0
     if render:
-        # Chart apps have no overlay; rendering them here (fleetgen.helm) is not wired in yet.
-        plan = replace(compiled.plan, placements=tuple(
-            p for p in compiled.plan.placements if p.chart is None))
-        overlays = sorted({placement.overlay for placement in plan.placements})
+        placements = compiled.plan.placements
+        overlays = sorted({p.overlay for p in placements if p.chart is None})
         built = build_overlays(compiled, root, overlays)
-        result = rendered.check(plan, built, lambda doc: (
+        charted = chart_renders.render(
+            placements, {app.name: app.namespace for app in fleet.apps}, root, charts,
+            cache.Cache(compiled.out_dir))
+        # A chart placement's objects go by the name of its render, in place of an overlay.
+        plan = replace(compiled.plan, placements=tuple(
+            p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
+            for p in placements
+            if p.chart is None or chart_renders.unit(p) in charted.objects))
+        result = rendered.check(plan, Builds(
+            {**built.objects, **charted.objects}, built.failures, built.distinct, built.built,
+            built.cached), lambda doc: (
             kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
             else checker.errors(doc)), locate.object)
         findings.extend(result.findings)
+        findings.extend(_chart_failures(compiled, charted, locate))
         unchecked.update(result.unchecked)
         rendered_checked = result.checked
         builds = BuildCounts(overlays=len(overlays), distinct=built.distinct, built=built.built,
                              cached=built.cached)
+        chart_counts = ChartCounts(placements=charted.placements, distinct=charted.distinct,
+                                   built=charted.built, cached=charted.cached,
+                                   not_rendered=dict(charted.not_rendered))
     kept, waived = _waive(fleet, _merge(findings), locate, render)
     kept.sort(key=_order)
     summary = Summary(errors=sum(f.severity == "error" for f in kept),
                       warnings=sum(f.severity == "warning" for f in kept),
                       emitted_checked=checked, rendered_checked=rendered_checked,
-                      not_checked=dict(sorted(unchecked.items())), builds=builds)
+                      not_checked=dict(sorted(unchecked.items())), builds=builds,
+                      charts=chart_counts)
     return Report(fleetgen_version=VERSION,
                   kubernetes_version=kubernetes.version if render else None, rendered=render,
                   findings=kept, waived=waived, summary=summary)
@@ -220,6 +252,23 @@ def _contracts(fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]],
         yield rendered.finding(breach.rule, "error", breach.message, app=breach.app,
                                object=breach.source,
                                location=location or Location(path=breach.file))
+
+
+def _chart_failures(compiled: api.Compiled, charted: chart_renders.ChartBuilds,
+                    locate: _Locator) -> Iterator[Finding]:
+    """Per chart placement, at its App: a ``helm-render`` finding where Helm could not render
+    it, a ``helm-warning`` per warning Helm logged."""
+    apps = {app.name: app for app in compiled.plan.fleet.apps}
+    for placement in compiled.plan.placements:
+        if placement.chart is None:
+            continue
+        unit = chart_renders.unit(placement)
+        where = {"app": placement.app, "clusters": [placement.cluster],
+                 "location": locate.spec(apps[placement.app])}
+        if unit in charted.failures:
+            yield rendered.finding("helm-render", "error", charted.failures[unit], **where)
+        for warning in charted.warnings.get(unit, []):
+            yield rendered.finding("helm-warning", "warning", warning, **where)
 
 
 def _merge(findings: Iterable[Finding]) -> list[Finding]:

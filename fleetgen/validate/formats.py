@@ -36,6 +36,7 @@ def text(report: Report) -> str:
     if not report.rendered:
         lines.append("overlay kustomizations checked against the fields fleetgen emits; "
                      "--render also builds them with kustomize and checks what they render")
+    lines += not_rendered(report)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
@@ -67,7 +68,19 @@ def summary(report: Report) -> str:
         builds = counts.builds
         line += (f"; {builds.overlays} overlay(s), {builds.distinct} distinct: {builds.built} "
                  f"built, {builds.cached} from cache")
+    if counts.charts is not None and counts.charts.placements:
+        charts = counts.charts
+        missing = sum(charts.not_rendered.values())
+        line += (f"; {charts.placements} chart placement(s), {charts.distinct} distinct render(s): "
+                 f"{charts.built} rendered, {charts.cached} from cache, {missing} not rendered")
     return line
+
+
+def not_rendered(report: Report) -> list[str]:
+    """One line per chart that was not rendered, with its reason and placements."""
+    charts = report.summary.charts
+    return [f"not rendered: {reason} ({count} placement(s))"
+            for reason, count in (charts.not_rendered.items() if charts else ())]
 
 
 def to_json(report: Report) -> str:

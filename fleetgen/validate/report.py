@@ -67,6 +67,18 @@ class BuildCounts(_Model):
     cached: int
 
 
+class ChartCounts(_Model):
+    """Chart renders of ``--render``: chart placements, distinct render inputs, rendered now,
+    from the cache, and the placements not rendered by reason."""
+
+    placements: int
+    distinct: int
+    built: int
+    cached: int
+    not_rendered: dict[str, int] = Field(
+        description='"chart NAME VERSION: reason" -> placements not rendered (never passed)')
+
+
 class Summary(_Model):
     """Counts: findings by severity, objects checked against a schema, kinds without one."""
 
@@ -76,6 +88,7 @@ class Summary(_Model):
     rendered_checked: int
     not_checked: dict[str, int] = Field(description='"apiVersion kind" -> objects')
     builds: BuildCounts | None = None
+    charts: ChartCounts | None = None
 
 
 class Report(_Model):

@@ -13,6 +13,10 @@ the same namespace, each named after the app:
   ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/`` on every sync), drift
   detection on (Flux corrects drift, as Kustomizations do) with ``ignore_differences``' JSON
   pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
+  the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries`` (``limit``; -1
+  retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
+  helm-controller remediates between attempts (uninstalls a failed install, rolls back a
+  failed upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
   (a null inside ``spec.values`` would be dropped on the way to the API server);
 - with ``cascade_delete=False``, a post-renderer annotates every rendered object with
@@ -81,6 +85,12 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     # creates (Argo CD's Applications carry CreateNamespace=true likewise).
     release["install"] = {"createNamespace": True, "crds": "Create"}
     release["upgrade"] = {"crds": "CreateReplace"}
+    retry = placement.settings.sync.retry
+    if retry is not None and retry.limit != 0:
+        for action in ("install", "upgrade"):
+            # Named: a DefaultToRetryOnFailure feature gate would otherwise ignore the retries.
+            release[action]["strategy"] = {"name": "RemediateOnFailure"}
+            release[action]["remediation"] = {"retries": retry.limit}
     release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
     values = placement.settings.values
     if holds_null(values):

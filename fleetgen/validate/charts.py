@@ -1,0 +1,174 @@
+"""``validate --render`` for chart apps: each placement's chart rendered in-process by Helm's Go
+SDK (`fleetgen.helm`) with its merged values, release name and namespace, cached.
+
+Where the chart comes from:
+
+- a chart kept in the repository (``HelmChart(path=…)``): that directory;
+- a chart from a repository: ``--charts DIR``, a local chart cache holding
+  ``DIR/<name>-<version>.tgz``, as ``helm pull REPO/NAME --version VERSION -d DIR`` (or ``helm pull
+  oci://…/NAME --version VERSION -d DIR``) writes it. The archive's Chart.yaml must name that chart
+  and version. fleetgen never downloads a chart.
+
+What Helm logs while rendering (a value whose kind, map or scalar, differs from the chart's
+default, of which Helm ignores one) is kept as the render's warnings.
+A placement whose chart cannot be rendered (a remote chart not in the cache, no ``--charts``,
+helm-python-sdk not installed) is counted as not rendered, with the reason; it is never passed.
+A render is keyed by the chart's content (the archive's bytes, or every file of the chart
+directory), the values, release, namespace and Helm SDK version: placements with the same inputs
+share one render, and an unchanged one is read from the content-addressed cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fleetgen import cache, helm
+from fleetgen.plan import ChartSource, Placement
+from fleetgen.validate.render import Rendered
+
+_NAMESPACE = "helm"
+NO_SDK = "helm-python-sdk not installed (pip install 'fleetgen[helm]')"
+
+
+def unit(placement: Placement) -> str:
+    """The name its rendered objects go by (in place of an overlay path)."""
+    return f"chart {placement.app} on {placement.cluster}"
+
+
+def archive_name(chart: ChartSource) -> str:
+    """The file a remote chart is looked up as in ``--charts DIR``."""
+    return f"{chart.name}-{chart.version}.tgz"
+
+
+@dataclass(frozen=True, slots=True)
+class ChartBuilds:
+    """Rendered objects per unit (`unit`) and what could not be rendered."""
+
+    objects: Mapping[str, list[Rendered]]
+    failures: Mapping[str, str]  # unit -> Helm's error
+    warnings: Mapping[str, list[str]]  # unit -> what Helm logged while rendering
+    not_rendered: Mapping[str, int]  # "chart NAME VERSION: reason" -> placements
+    placements: int  # chart placements
+    distinct: int  # distinct render inputs
+    built: int  # renders run in this call
+    cached: int  # distinct inputs served from the cache
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    path: Path  # directory or archive
+    origin: str | None  # repo-relative directory of a chart kept in the repository
+    content: str  # hash of the chart's content
+
+
+def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root: Path,
+           charts_dir: Path | None, store: cache.Cache) -> ChartBuilds:
+    """Render the chart of every chart placement in ``placements`` (``namespaces``: app ->
+    release namespace) that can be rendered."""
+    charts = [p for p in placements if p.chart is not None]
+    sources: dict[ChartSource, _Source | str] = {}
+    keys: dict[str, tuple[str, Placement]] = {}  # unit -> (cache key, placement)
+    not_rendered: dict[str, int] = {}
+    version = _sdk_version()
+    for placement in charts:
+        chart = placement.chart
+        assert chart is not None
+        if chart not in sources:
+            sources[chart] = NO_SDK if version is None else _source(chart, root, charts_dir)
+        source = sources[chart]
+        if isinstance(source, str):
+            label = f"chart {chart.name} {chart.version}: {source}"
+            not_rendered[label] = not_rendered.get(label, 0) + 1
+            continue
+        keys[unit(placement)] = (cache.key({
+            "helm": version, "chart": source.content, "values": placement.settings.values,
+            "release": placement.app, "namespace": namespaces[placement.app]}), placement)
+    results: dict[str, Any] = {}
+    built = 0
+    for name in sorted(keys):
+        entry, placement = keys[name]
+        if entry in results:
+            continue
+        stored = store.get(_NAMESPACE, entry)
+        if _valid(stored):
+            results[entry] = stored
+            continue
+        assert placement.chart is not None
+        source = sources[placement.chart]
+        assert isinstance(source, _Source)
+        results[entry] = _render(source, placement, namespaces[placement.app])
+        built += 1
+        store.put(_NAMESPACE, entry, results[entry])
+    objects, failures, warnings = {}, {}, {}
+    for name, (entry, _) in keys.items():
+        result = results[entry]
+        if isinstance(result, str):
+            failures[name] = result
+            continue
+        objects[name] = [Rendered(doc, origin) for doc, origin in result["objects"]]
+        if result["warnings"]:
+            warnings[name] = list(result["warnings"])
+    distinct = len(results)
+    return ChartBuilds(objects, failures, warnings, dict(sorted(not_rendered.items())),
+                       len(charts), distinct, built, distinct - built)
+
+
+def _sdk_version() -> str | None:
+    try:
+        return helm.sdk_version()
+    except helm.HelmNotInstalled:
+        return None
+
+
+def _source(chart: ChartSource, root: Path, charts_dir: Path | None) -> _Source | str:
+    """Where ``chart`` is read from, or why it cannot be rendered."""
+    if chart.path is not None:
+        directory = root / chart.path
+        files = sorted(p for p in directory.rglob("*") if p.is_file())
+        content = [(p.relative_to(directory).as_posix(), _sha256(p)) for p in files]
+        return _Source(directory, chart.path, cache.key(content))
+    if charts_dir is None:
+        return "a chart from a repository; give a local chart cache with --charts DIR"
+    archive = charts_dir / archive_name(chart)
+    if not archive.is_file():
+        return f"{archive} not found"
+    try:
+        found = helm.chart_id(archive)
+    except helm.RenderError as error:
+        return f"{archive}: {error}"
+    if found != (chart.name, chart.version):
+        return f"{archive} holds chart {found[0]} {found[1]}"
+    return _Source(archive, None, _sha256(archive))
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _render(source: _Source, placement: Placement, namespace: str) -> dict[str, Any] | str:
+    """``objects``: [object, repo-relative origin] of what the chart renders, ``warnings``: what
+    Helm logged; or Helm's error."""
+    values = json.loads(json.dumps(placement.settings.values))
+    try:
+        files, warnings = helm.render_files(source.path, values, placement.app, namespace)
+    except helm.RenderError as error:
+        return str(error)
+    return {"objects": [[doc, f"{source.origin}/{path}" if source.origin else None]
+                        for path, doc in files], "warnings": warnings}
+
+
+def _valid(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, dict) or set(value) != {"objects", "warnings"}:
+        return False
+    objects, warnings = value["objects"], value["warnings"]
+    return isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and \
+        isinstance(objects, list) and all(
+            isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
+            and (item[1] is None or isinstance(item[1], str)) for item in objects)
