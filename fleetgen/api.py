@@ -7,7 +7,7 @@ explain) compile through `compile_spec`, `compile_loaded` or `emit_loaded`, neve
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,8 +90,10 @@ def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compi
                     emitters.warnings(plan), len(plan.placements), plan)
 
 
-def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
-    """The one compile every command goes through: resolve, the emitters' checks, emit.
+def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
+                ) -> tuple[Plan, list[OutputFile]]:
+    """The one compile every command goes through: resolve, the emitters' checks, emit (all
+    but the emitters ``without``, whose checks still run).
 
     Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
     compares them as such).
@@ -100,7 +102,7 @@ def emit_loaded(loaded: Loaded) -> tuple[Plan, list[OutputFile]]:
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
-    return plan, emitters.emit(plan)
+    return plan, emitters.emit(plan, without)
 
 
 def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
@@ -120,13 +122,38 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
-    compiled = compile_loaded(spec, loaded, out)
-    digests = {path: _sha256(data) for path, data in compiled.rendered.items()}
-    proven = _proven(cache, out_dir) if use_cache else set()
-    report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven)
+    plan, files = emit_loaded(loaded)
+    sources = {file.path: buildcache.source_key(file) for file in files}
+    proven, kept = _kept(cache, out_dir, sources) if use_cache else (set(), {})
+    rendered = writer.render_keeping(files, out_dir, kept)
+    try:
+        report = writer.write(out_dir, rendered, VERSION, proven=proven)
+    except writer.KeptChanged:  # another build changed the tree meanwhile: render everything
+        rendered = writer.render_keeping(files, out_dir, {})
+        report = writer.write(out_dir, rendered, VERSION)
+    compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
+                        plan)
+    digests = {path: writer.digest(rendered, path) for path in rendered}
     _remember(cache, entry, compiled, digests)
-    buildcache.record_tree(cache, out_dir, Manifest(VERSION, digests))
+    manifest = Manifest(VERSION, digests)
+    buildcache.record_tree(cache, out_dir, manifest)
+    buildcache.record_sources(cache, manifest, sources)
     return BuildResult(compiled, report)
+
+
+def _kept(cache: Cache, out_dir: Path,
+          sources: Mapping[str, str | None]) -> tuple[set[str], dict[str, str]]:
+    """The owned files proven unchanged since the last build, and of those the ones rendered
+    from the same source as now (path -> digest): their bytes on disk need no rendering."""
+    writer.settle(out_dir)
+    manifest = writer.current_manifest(out_dir)
+    if manifest is None:
+        return set(), {}
+    proven = buildcache.unchanged_files(cache, out_dir, manifest)
+    before = buildcache.load_sources(cache, manifest)
+    return proven, {path: manifest.files[path] for path in proven
+                    if path in sources and sources[path] is not None
+                    and before.get(path) == sources[path]}
 
 
 def _cached(loaded: Loaded, out_dir: Path, cache: Cache, entry: str | None) -> Compiled | None:

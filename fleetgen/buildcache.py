@@ -8,11 +8,16 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   every private attribute (the ``fleet.py`` line each object was built at) — plus the fleetgen
   version. A spec that serializes to the same bytes compiles to the same output, so a hit skips
   resolve, emit and serialization.
+- ``source/``: what each file of a build was rendered from, keyed like ``tree/`` by the
+  manifest: path -> `source_key` of the emitted file (its complete data as ``marshal`` writes
+  it, plus `code_identity`). A rebuild renders only the files whose source key changed or whose
+  bytes on disk are not proven; the others keep their bytes on disk (a one-app change
+  re-serializes that app's files, not the fleet's).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
-  keyed by the manifest's bytes. A file whose stat changed is read and hashed again; so is a
-  file changed in the same clock tick as the record was taken (Git's "racily clean" rule),
-  because a later edit in that tick would leave its stat as recorded.
+  keyed by the manifest (version and file digests). A file whose stat changed is read and
+  hashed again; so is a file changed in the same clock tick as the record was taken (Git's
+  "racily clean" rule), because a later edit in that tick would leave its stat as recorded.
 
 An entry that cannot be read back as written counts as a miss (`fleetgen.cache`); any doubt
 sends the build down the full path, which is always correct.
@@ -23,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import marshal
 import os
 import time
 from collections.abc import Mapping
@@ -33,12 +39,14 @@ from typing import Any
 
 import pydantic
 
-from fleetgen.cache import Cache, key
+from fleetgen.cache import Cache, code_identity, key
 from fleetgen.errors import Problem
 from fleetgen.journal import Manifest
+from fleetgen.output import OutputFile
 
 COMPILE = "compile"
 TREE = "tree"
+SOURCE = "source"
 # A file whose ctime is this close to when its stat was recorded may have changed unseen since.
 _RACY_NS = 50_000_000
 
@@ -118,8 +126,35 @@ def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
     cache.put(COMPILE, entry, record.to_json())
 
 
+def source_key(file: OutputFile) -> str | None:
+    """The hash of everything ``file``'s bytes are rendered from, or None when its data holds a
+    type ``marshal`` cannot write. ``marshal`` (format 2, no back-references) writes exact
+    builtin types only, tagged by type and in order, so different data never share a key."""
+    try:
+        data = marshal.dumps((code_identity(), file.path, file.comment, file.text,
+                              file.documents), 2)
+    except ValueError:
+        return None
+    return hashlib.sha256(data).hexdigest()
+
+
+def load_sources(cache: Cache, manifest: Manifest) -> dict[str, str]:
+    """path -> source key of the build that left ``manifest``; {} when not recorded."""
+    recorded = cache.get(SOURCE, _tree_key(manifest))
+    if not isinstance(recorded, dict):
+        return {}
+    return {path: key for path, key in recorded.items()
+            if isinstance(path, str) and isinstance(key, str)}
+
+
+def record_sources(cache: Cache, manifest: Manifest, sources: Mapping[str, str | None]) -> None:
+    """Remember what the files of the build that left ``manifest`` were rendered from."""
+    cache.put(SOURCE, _tree_key(manifest),
+              {path: key for path, key in sources.items() if key is not None})
+
+
 def _tree_key(manifest: Manifest) -> str:
-    return hashlib.sha256(manifest.to_bytes()).hexdigest()
+    return key(manifest.to_json())  # compact JSON: the C encoder, unlike the manifest's layout
 
 
 def _stat(path: Path) -> list[int] | None:

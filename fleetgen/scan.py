@@ -8,6 +8,7 @@ report names the rule and where the string is, and shows at most a masked hint, 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -276,6 +277,19 @@ class Finding:
 
 def find(key: str, value: Any) -> Finding | None:
     """The first rule of ``RULES`` that matches ``value`` held under ``key``."""
+    if type(value) is str and type(key) is str:
+        return _find_text(key, value)
+    return _find(key, value)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _find_text(key: str, value: str) -> Finding | None:
+    """`find` for a string: the rules are pure functions of (key, value), and a fleet repeats
+    the same few strings under the same keys many times (names, labels, paths)."""
+    return _find(key, value)
+
+
+def _find(key: str, value: Any) -> Finding | None:
     for rule in RULES:
         secret = rule.match(key, value)
         if secret:

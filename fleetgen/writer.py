@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,15 +35,20 @@ from fleetgen.yamlio import dump_documents
 __all__ = [
     "Finding",
     "FindingKind",
+    "KeptChanged",
     "OwnershipConflict",
+    "Rendered",
     "StateError",
     "WriteError",
     "WriteReport",
     "check",
     "current_manifest",
+    "digest",
     "holds",
     "recover",
     "render",
+    "render_keeping",
+    "settle",
     "write",
 ]
 
@@ -77,6 +82,18 @@ class OwnershipConflict(WriteError):
         self.findings = findings
 
 
+class KeptChanged(WriteError):
+    """Files a `Rendered` kept on disk no longer hold the bytes proven; nothing was written
+    (render them and write again)."""
+
+
+def settle(out_dir: Path) -> None:
+    """Complete an interrupted build, so that the tree holds what its manifest records."""
+    if out_dir.is_dir():
+        with exclusive(out_dir):
+            recover(out_dir)
+
+
 @dataclass(frozen=True, slots=True)
 class WriteReport:
     """What ``write`` did. Paths are sorted; ``adopted`` files are counted in ``unchanged``.
@@ -105,6 +122,64 @@ def render(files: Iterable[OutputFile]) -> dict[str, bytes]:
         rendered[file.path] = _render_file(file)
     _check_layout(rendered)
     return dict(sorted(rendered.items()))
+
+
+class Rendered(Mapping[str, bytes]):
+    """Rendered files by path, some of them kept on disk: the output tree already holds their
+    bytes (proven by the caller), which are read only on demand, and their digests are known."""
+
+    def __init__(self, out_dir: Path, fresh: Mapping[str, bytes], kept: Mapping[str, str]) -> None:
+        """``fresh``: path -> bytes; ``kept``: path -> sha256 of the bytes on disk."""
+        self._out_dir, self._fresh, self._kept = out_dir, fresh, kept
+        self._paths = sorted({*fresh, *kept})
+        self._digests = dict(kept)
+
+    def __getitem__(self, path: str) -> bytes:
+        if path in self._fresh:
+            return self._fresh[path]
+        if path in self._kept:
+            return (self._out_dir / path).read_bytes()
+        raise KeyError(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._fresh or path in self._kept
+
+    @property
+    def kept(self) -> Collection[str]:
+        """The paths whose bytes were left on disk rather than rendered."""
+        return self._kept.keys()
+
+    def digest(self, path: str) -> str:
+        """The sha256 of a file's bytes, hashed once."""
+        found = self._digests.get(path)
+        if found is None:
+            found = self._digests[path] = _sha256(self[path])
+        return found
+
+
+def render_keeping(files: Iterable[OutputFile], out_dir: Path,
+                   kept: Mapping[str, str]) -> Rendered:
+    """`render`, except the files whose paths ``kept`` maps to a digest: ``out_dir`` holds
+    their bytes already (the caller proved it), so they are not serialized again."""
+    files = list(files)
+    fresh = [file for file in files if file.path not in kept]
+    paths = [file.path for file in files]
+    if len(set(paths)) != len(paths):
+        twice = sorted(path for path in set(paths) if paths.count(path) > 1)[0]
+        raise ValueError(f"output path {twice!r} is generated twice")
+    _check_layout(paths)
+    return Rendered(out_dir, render(fresh), {path: kept[path] for path in paths if path in kept})
+
+
+def digest(rendered: Mapping[str, bytes], path: str) -> str:
+    """The sha256 of the rendered bytes of ``path``."""
+    return rendered.digest(path) if isinstance(rendered, Rendered) else _sha256(rendered[path])
 
 
 def _check_layout(paths: Collection[str]) -> None:
@@ -168,8 +243,11 @@ def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str,
     )
     if conflicts:
         raise OwnershipConflict(conflicts)
+    if isinstance(rendered, Rendered) and (moved := sorted(
+            path for path in rendered.kept if survey.disk[path].state != "same")):
+        raise KeptChanged(f"kept files changed on disk since they were proven: {moved[:3]}")
     writes = {path: rendered[path] for path, disk in survey.disk.items() if disk.state != "same"}
-    manifest = Manifest(version, {path: _sha256(data) for path, data in rendered.items()})
+    manifest = Manifest(version, {path: digest(rendered, path) for path in rendered})
     overwritten = _hand_edited(out_dir, [*writes, *survey.removable], survey)
     if writes or survey.removable or manifest != survey.manifest:
         commit(out_dir, writes, survey.removable, manifest)
@@ -247,9 +325,9 @@ def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str
     removable = sorted(p for p in owned if p not in rendered and _is_file(out_dir, p, modes))
     removable_set, proven_set = set(removable), set(proven) & set(owned)
     disk = {
-        path: _Disk("same" if owned[path] == _sha256(data) else "different")
-        if path in proven_set else _examine(out_dir, path, data, removable_set, modes)
-        for path, data in rendered.items()
+        path: _Disk("same" if owned[path] == digest(rendered, path) else "different")
+        if path in proven_set else _examine(out_dir, path, rendered[path], removable_set, modes)
+        for path in rendered
     }
     return _Survey(manifest, owned, disk, removable)
 

@@ -90,9 +90,14 @@ class BlockWriter:
             text = keys.get(key) if type(key) is str else None
             out.append(lead + (text if text is not None else self._key(key)))
             lead = indent
-            if type(value) is str:  # the common case, inlined
+            kind = type(value)
+            if kind is str:  # the common cases, inlined
                 text = values.get(value)
                 out.append(text if text is not None else self._value(value))
+            elif kind is dict and value:  # a mapping under a key: on the next lines, indented
+                out.append("\n")
+                deeper = indent + "  "
+                self._mapping(out, value, deeper, deeper)
             else:
                 self._node(out, value, indent, False)
 

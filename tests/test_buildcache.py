@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fleetgen import api, buildcache
+from fleetgen import api, buildcache, writer
 from fleetgen.cache import CACHE_DIR, code_identity, tree_digest
+from fleetgen.output import OutputFile
 from tests.helpers import tree
 
 ROOT = Path(__file__).parent.parent
@@ -88,7 +89,8 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None
     spec = _example(tmp_path)
     out = api.build(spec).compiled.out_dir
     entries = [p for p in (out / CACHE_DIR).rglob("*.json")]
-    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE}
+    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE,
+                                                       buildcache.SOURCE}
     for number, entry in enumerate(entries):
         damage = [b"", b"{not json", b'{"key": "another", "value": {}}',
                   b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode()]
@@ -133,6 +135,22 @@ def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
     assert code_identity().endswith(tree_digest(shipped))
 
 
+def test_source_keys_tell_apart_what_renders_differently(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data that YAML writes differently never shares a key; types YAML cannot take have none."""
+    def key(*documents: Any) -> str | None:
+        return buildcache.source_key(OutputFile("f.yaml", documents))
+
+    variants = [{"a": 1}, {"a": True}, {"a": "1"}, {1: "a"}, {"1": "a"}, {"a": 1.0},
+                {"a": [1]}, {"a": (1,)}, {"a": 1, "b": 2}, {"b": 2, "a": 1}]
+    keys = [key(doc) for doc in variants]
+    assert None not in keys and len(set(keys)) == len(keys)
+    assert key({"a": type("Name", (str,), {})("x")}) is None  # a str subclass: no key
+    assert buildcache.source_key(OutputFile("f.yaml", ({"a": 1},), comment="c")) != key({"a": 1})
+    before = key({"a": 1})
+    monkeypatch.setattr(buildcache, "code_identity", lambda: "another fleetgen")
+    assert key({"a": 1}) != before
+
+
 def test_canonical_refuses_what_it_cannot_serialize() -> None:
     assert buildcache.inputs_key(object()) is None
     assert buildcache.inputs_key({"a": 1, "b": 2}) != buildcache.inputs_key({"b": 2, "a": 1})
@@ -149,6 +167,47 @@ def test_synthetic_fleet_warm_equals_cold(tmp_path: Path) -> None:
     report = api.build(spec).report
     assert report.written and len(report.written) < 10
     assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
+
+
+def _synthetic(tmp_path: Path) -> tuple[Path, str]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    return repo / "fleet.py", make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
+
+
+def test_one_app_change_renders_only_files_whose_source_changed(tmp_path: Path) -> None:
+    spec, source = _synthetic(tmp_path)
+    api.build(spec)
+    spec.write_text(source.replace(*ONE_APP))
+    built = api.build(spec)
+    rendered = built.compiled.rendered
+    assert isinstance(rendered, writer.Rendered)
+    assert set(rendered) - set(rendered.kept) == set(built.report.written)
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+    assert api.check(spec, use_cache=False).findings == []
+
+
+def test_a_tree_changed_after_the_proof_is_rendered_again(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another build between the proof and the write changes kept files (app 3's): nothing is
+    written from the kept ones; the build renders every file instead."""
+    spec, source = _synthetic(tmp_path)
+    api.build(spec)
+    keep = writer.render_keeping
+
+    def interleaved(files: Any, out_dir: Path, kept: Any) -> writer.Rendered:
+        if kept:
+            monkeypatch.setattr(writer, "render_keeping", keep)
+            spec.write_text(source.replace("TAGS = {}", "TAGS = {3: '2.0'}"))
+            api.build(spec)
+            spec.write_text(source.replace(*ONE_APP))
+        return keep(files, out_dir, kept)
+
+    spec.write_text(source.replace(*ONE_APP))
+    monkeypatch.setattr(writer, "render_keeping", interleaved)
+    api.build(spec)
+    assert writer.render_keeping is keep  # the interleaved build ran
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
 SPEC = '''

@@ -108,7 +108,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
         source = data.decode("utf-8")
         with _imports_of(snapshot) as import_dir:
             loaded = load_source(source, filename, snapshot.read, import_dir)
-        plan, files = api.emit_loaded(loaded)
+        plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
         raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
             from None
@@ -118,10 +118,9 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
 
 
 def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
-    """Emitted files by path, less the fleet map (a summary of the others: its changes would
-    repeat theirs as one fleet-wide change). Not serialized: objects are compared as the emitters
-    built them, and only the overlays ``--render`` needs are written out."""
-    files = [file for file in files if file.path != fleetmap.PATH]
+    """Emitted files by path (`load_side` leaves out the fleet map, a summary of the others: its
+    changes would repeat theirs as one fleet-wide change). Not serialized: objects are compared
+    as the emitters built them, and only the overlays ``--render`` needs are written out."""
     found = {file.path: file for file in files}
     if len(found) != len(files):
         raise ValueError("an output path is generated twice")

@@ -7,6 +7,7 @@ engine cannot express (engine-specific spec errors), before anything is emitted;
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 from fleetgen.emit import argocd, fleetmap, flux, overlays
@@ -56,6 +57,7 @@ def warnings(plan: Plan) -> list[Problem]:
     return [warning for emitter, part in emitters_for(plan) for warning in emitter.warnings(part)]
 
 
-def emit(plan: Plan) -> list[OutputFile]:
-    """Every file the Plan compiles to."""
-    return [file for emitter, part in emitters_for(plan) for file in emitter.emit(part)]
+def emit(plan: Plan, without: Collection[Emitter] = ()) -> list[OutputFile]:
+    """Every file the Plan compiles to, but those of the emitters ``without``."""
+    return [file for emitter, part in emitters_for(plan) if emitter not in without
+            for file in emitter.emit(part)]

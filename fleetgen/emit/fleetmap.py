@@ -80,8 +80,9 @@ def env_tables(plan: Plan) -> list[EnvTable]:
         # An empty wave (a catch-all step with no cluster left) comes after every other one.
         waves = tuple(wave for wave in plan.waves.get(env.name, ()) if wave)
         in_waves = [name for wave in waves for name in wave]
+        waved = set(in_waves)
         others = sorted(c.name for c in plan.fleet.clusters
-                        if c.env == env.name and c.name not in in_waves)
+                        if c.env == env.name and c.name not in waved)
         clusters = (*in_waves, *others)
         if not clusters:
             continue
@@ -225,7 +226,8 @@ def project_views(plan: Plan) -> list[ProjectView]:
     views = []
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
-        placed = [p for p in plan.placements if p.app in apps]
+        members = set(apps)
+        placed = [p for p in plan.placements if p.app in members]
         clusters = sorted({p.cluster for p in placed})
         views.append(ProjectView(project, tuple(apps), tuple(clusters),
                                  tuple(project.source_repos or _read_repos(plan, placed))))

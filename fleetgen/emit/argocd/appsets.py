@@ -8,9 +8,10 @@ overlay path as ``values``, so the template reads no label that a registration m
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,10 +84,14 @@ def application_sets(plan: Plan) -> list[OutputFile]:
     apps = {app.name: app for app in plan.fleet.apps}
     envs = {env.name: env for env in plan.fleet.environments}
     overlays = {(o.app, o.env): o for o in plan.env_overlays}
+    clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
+    labels: Callable[[str], dict[str, str]] = functools.cache(
+        lambda cluster: registration_labels(plan, clusters[cluster]))
     files = []
     for name in sorted(by_app):
         placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]
-        docs = tuple(_application_set(plan, apps[name], env, overlays.get((name, env.name)), ps)
+        docs = tuple(_application_set(plan, apps[name], env, overlays.get((name, env.name)), ps,
+                                      labels)
                      for env, ps in placed)
         files.append(OutputFile(f"argocd/applicationsets/{name}.yaml", docs,
                                 comment=_header(apps[name], [env for env, _ in placed])))
@@ -114,19 +119,29 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
 
 
 def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay | None,
-                     placements: Sequence[Placement]) -> dict[str, Any]:
+                     placements: Sequence[Placement],
+                     labels: Callable[[str], dict[str, str]]) -> dict[str, Any]:
+    """``labels``: a cluster's name -> the labels of its registration."""
     groups: dict[_Group, list[str]] = {}
+    # Placements on the env overlay share its Settings: one group per (overlay, policy) object.
+    shared: dict[tuple[str, int], _Group] = {}
     for placement in placements:
-        group = (_group(plan, app, env_overlay, placement) if env_overlay is not None
-                 else _chart_group(plan, app, placement) if placement.chart is not None
-                 else _remote_group(plan, app, placement))
+        if env_overlay is None:
+            group = (_chart_group(plan, app, placement) if placement.chart is not None
+                     else _remote_group(plan, app, placement))
+        elif placement.overlay == env_overlay.path:
+            memo = (placement.overlay, id(placement.settings.sync))
+            group = shared.get(memo) or shared.setdefault(
+                memo, _group(plan, app, env_overlay, placement))
+        else:
+            group = _group(plan, app, env_overlay, placement)
         groups.setdefault(group, []).append(placement.cluster)
     ordered = sorted(groups.items(), key=lambda item: (item[0].per_cluster, item[1]))
     syncs = {group.sync for group in groups}
     uniform = json.loads(syncs.pop()) if len(syncs) == 1 else None
     charts = [group.chart for group in groups if group.chart is not None]
     reads = [WAVE_LABEL] if env.rollout is not None else []
-    _check_reads(plan, [name for _, names in ordered for name in names], reads)
+    _check_reads([name for _, names in ordered for name in names], reads, labels)
     spec: dict[str, Any] = {
         "goTemplate": True,
         "goTemplateOptions": ["missingkey=error"],
@@ -211,11 +226,11 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     return policy
 
 
-def _check_reads(plan: Plan, clusters: Sequence[str], reads: Sequence[str]) -> None:
+def _check_reads(clusters: Sequence[str], reads: Sequence[str],
+                 labels: Callable[[str], dict[str, str]]) -> None:
     """Every registration label the template reads exists on every selected registration."""
-    by_name = {cluster.name: cluster for cluster in plan.fleet.clusters}
-    for name in clusters:
-        missing = set(reads) - set(registration_labels(plan, by_name[name]))
+    for name in clusters if reads else ():
+        missing = set(reads) - set(labels(name))
         if missing:
             raise RuntimeError(f"fleetgen bug: the registration of cluster {name!r} lacks "
                                f"label(s) {sorted(missing)} that its ApplicationSet reads")

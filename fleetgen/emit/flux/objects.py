@@ -234,7 +234,7 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
     return [OutputFile(path, (*leading.get(path, ()),
-                              *sorted(found, key=lambda doc: identity("", doc))),
+                              *sorted(found, key=_order)),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
 
@@ -242,6 +242,12 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
 def _remote_path(path: str) -> str:
     """A directory of another source as Flux paths spell it (``./`` for its root)."""
     return "./" if path == "." else f"./{path}"
+
+
+def _order(doc: dict[str, Any]) -> tuple[str, ...]:
+    """A document's identity as a plain tuple: the order of `identity`, compared faster."""
+    key = identity("", doc)
+    return key.group, key.kind, key.namespace, key.name
 
 
 def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
