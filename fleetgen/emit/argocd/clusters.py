@@ -39,7 +39,7 @@ def registration(plan: Plan, cluster: Cluster) -> OutputFile:
     what = f"Argo CD registration of cluster {cluster.name} (environment {cluster.env})"
     if credentials is None:
         assert cluster.in_cluster, "resolve requires credentials for other clusters"
-        return OutputFile(path, (_in_cluster_secret(plan, cluster),),
+        return OutputFile(path, (_secret(plan, cluster, None),),
                           comment=f"{what}: the cluster Argo CD runs on.\n{IN_CLUSTER_NOTE}")
     if isinstance(credentials, ExternalSecretRef):
         return OutputFile(path, (_external_secret(plan, cluster, credentials),),
@@ -70,34 +70,27 @@ def _secret_name(cluster: Cluster) -> str:
     return f"cluster-{cluster.name}"
 
 
-def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
-                             labels=registration_labels(plan, cluster),
-                             annotations=_annotations(cluster)),
-        "type": "Opaque",
-        "stringData": {"name": cluster.name, "server": server_url(cluster),
-                       "config": json.dumps(_config(cluster, credentials), indent=2,
-                                            sort_keys=True)},
-    }
+def _secret(plan: Plan, cluster: Cluster,
+            credentials: AwsAuth | ExecAuth | None) -> dict[str, Any]:
+    """A cluster's registration Secret: name, server, labels, and the ``config`` that reaches it
+    with ``credentials`` (no material).
 
-
-def _in_cluster_secret(plan: Plan, cluster: Cluster) -> dict[str, Any]:
-    """The registration of the cluster Argo CD runs on: name, server and labels, no config.
-
-    Argo CD reads a cluster Secret without ``config`` as an empty config
-    (``db.SecretToCluster`` unmarshals ``config`` only when present), and for the server
-    https://kubernetes.default.svc without username, password or bearer token it connects with
-    its own in-cluster ServiceAccount (``Cluster.RawRestConfig``).
+    Without credentials (the cluster Argo CD runs on) there is no ``config``: Argo CD reads a
+    cluster Secret without it as an empty config (``db.SecretToCluster`` unmarshals ``config``
+    only when present), and for the server https://kubernetes.default.svc without username,
+    password or bearer token connects with its own in-cluster ServiceAccount
+    (``Cluster.RawRestConfig``).
     """
+    data = {"name": cluster.name, "server": server_url(cluster)}
+    if credentials is not None:
+        data["config"] = json.dumps(_config(cluster, credentials), indent=2, sort_keys=True)
     return {
         "apiVersion": "v1", "kind": "Secret",
         "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
                              labels=registration_labels(plan, cluster),
                              annotations=_annotations(cluster)),
         "type": "Opaque",
-        "stringData": {"name": cluster.name, "server": server_url(cluster)},
+        "stringData": data,
     }
 
 
