@@ -3,7 +3,8 @@
 The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is the working tree
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
-into the repository: not the working tree, the index, a ref or a worktree.
+into the repository but the (self-ignoring) cache: not the working tree, the index, a ref or a
+worktree.
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """

@@ -13,7 +13,7 @@ from fleetgen import api, buildcache
 from fleetgen.cache import CACHE_DIR
 from fleetgen.diff import formats
 from fleetgen.diff.compare import RefSpecError
-from tests.diff.test_diff import WEB_PROD_TAG, commit, edit
+from tests.diff.test_diff import WEB_PROD_TAG, commit, edit, state
 
 NEW_TAG = WEB_PROD_TAG.replace('"1.0"', '"1.1"')
 
@@ -39,6 +39,7 @@ def built_before_and_after_the_edit(repo: Path) -> None:
 
 def test_after_builds_diff_compiles_nothing_and_reports_as_cold(repo: Path) -> None:
     built_before_and_after_the_edit(repo)
+    before = state(repo)
     *warm, lookups = diffed(repo)
     assert lookups == {"hit": 2}  # base (the commit) and head (the working tree)
     assert '"newTag"' not in warm[0] and "1.1" in warm[1]
@@ -48,6 +49,7 @@ def test_after_builds_diff_compiles_nothing_and_reports_as_cold(repo: Path) -> N
     assert cold == warm
     *again, lookups = diffed(repo)  # the cold diff stored both refs
     assert lookups == {"hit": 2} and again == warm
+    assert state(repo) == before  # what diff stored ignores itself in Git
 
 
 def test_check_stores_what_diff_reads(repo: Path) -> None:
