@@ -11,7 +11,9 @@ and measures, in this one process:
   files (no fsync): what any generator of these files pays;
 - ``noop``: the same build again; ``one_app``: one app's image tag changed, then build;
 - ``check``: ``fleetgen build --check`` after that; ``diff``: ``fleetgen diff`` of that change
-  against the commit.
+  against the commit (both refs were built, so both read their emitted files from the cache;
+  ``diff_lookups`` counts the hits); ``diff_cold``: the same diff with the cache's emitted files
+  removed first (both refs compiled, as before that cache).
 
 Each step is timed twice: wall clock (the ``*_s`` figures and ``ratios``) and the CPU time of
 this process and its finished children (``cpu``, ``cpu_ratios``), which other work on a shared
@@ -27,6 +29,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +39,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import fleetgen
-from fleetgen import api
+from fleetgen import api, buildcache
+from fleetgen.cache import CACHE_DIR
 from fleetgen.emit import emit
 from fleetgen.load import load
 from fleetgen.output import OutputFile
@@ -117,16 +121,20 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
     one_app_s, one_app = _timed(lambda: api.build(spec), "one_app_s")
     check_s, checked = _timed(lambda: api.check(spec), "check_s")
     diff_s, report = _timed(lambda: fleetgen.diff(spec), "diff_s")
+    lookups = dict(buildcache.LOOKUPS)
+    shutil.rmtree(root / "output" / CACHE_DIR / buildcache.EMITTED)
+    diff_cold_s, _ = _timed(lambda: fleetgen.diff(spec), "diff_cold_s")
     rendered = built.compiled.rendered
     figures: dict[str, Any] = {
         "clusters": clusters, "apps": apps,
         "full_s": full_s, "floor_s": floor_s, "noop_s": noop_s, "one_app_s": one_app_s,
-        "check_s": check_s, "diff_s": diff_s,
+        "check_s": check_s, "diff_s": diff_s, "diff_cold_s": diff_cold_s,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "docs": sum(len(file.documents) for file in files), "files": len(rendered),
         "bytes": sum(map(len, rendered.values())),
         "noop_written": len(noop.report.written), "one_app_written": len(one_app.report.written),
         "check_findings": len(checked.findings), "diff_changes": len(report.changes),
+        "diff_lookups": lookups,  # the first diff reading emitted files: hits, misses
     }
     figures["ratios"] = _ratios(figures)
     figures["cpu"] = dict(CPU)
@@ -135,12 +143,14 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
 
 
 def _ratios(given: dict[str, Any]) -> dict[str, float]:
-    seconds = {name: max(value, 0.001) for name, value in given.items()}  # never divide by 0
+    seconds = {name: max(value, 0.001) for name, value in given.items()  # never divide by 0
+               if isinstance(value, float)}
     full = seconds["full_s"]
     return {"full_over_floor": full / seconds["floor_s"],
             "noop_over_full": seconds["noop_s"] / full,
             "one_app_over_full": seconds["one_app_s"] / full,
-            "diff_over_full": seconds["diff_s"] / full}
+            "diff_over_full": seconds["diff_s"] / full,
+            "diff_cold_over_full": seconds["diff_cold_s"] / full}
 
 
 def _plan(spec: Path) -> Any:
@@ -189,13 +199,15 @@ def table(figures: dict[str, Any]) -> str:
             f"{figures['docs']} documents, {figures['bytes'] / 1e6:.1f} MB"]
     for name, label in [("full_s", "full build"), ("floor_s", "floor (json.dumps + write)"),
                         ("noop_s", "no-op rebuild"), ("one_app_s", "one app changed"),
-                        ("check_s", "build --check"), ("diff_s", "diff (one app)")]:
+                        ("check_s", "build --check"), ("diff_s", "diff (one app)"),
+                        ("diff_cold_s", "diff, no emitted cache")]:
         cpu = figures["cpu"][name]
         rows.append(f"{label:<28}{figures[name]:8.2f} s  {figures[name] / full:5.2f}x full"
                     f"   cpu {cpu:6.2f} s  {cpu / figures['cpu']['full_s']:5.2f}x full")
     rows.append(f"{'peak RSS':<28}{figures['peak_rss_mb']:8d} MB")
     rows.append(f"files written: no-op {figures['noop_written']}, "
-                f"one app {figures['one_app_written']}")
+                f"one app {figures['one_app_written']}; diff's emitted-cache lookups "
+                f"{figures['diff_lookups']}")
     return "\n".join(rows)
 
 

@@ -86,6 +86,11 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
     plan, files = emit_loaded(loaded)
+    return _compiled(spec, loaded, out, plan, files)
+
+
+def _compiled(spec: Path, loaded: Loaded, out: Path | None, plan: Plan,
+              files: list[OutputFile]) -> Compiled:
     return Compiled(loaded, writer.render(files), _out_dir(spec, loaded, out),
                     emitters.warnings(plan), len(plan.placements), plan)
 
@@ -98,11 +103,36 @@ def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
     Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
     compares them as such).
     """
+    plan, emitted = _emit_each(loaded, without)
+    return plan, _flat(emitted)
+
+
+def _emit_each(loaded: Loaded, without: Collection[emitters.Emitter]
+               ) -> tuple[Plan, buildcache.Emitted]:
     plan = resolve(loaded.fleet, loaded.workspace)
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
-    return plan, emitters.emit(plan, without)
+    return plan, emitters.emit_each(plan, without)
+
+
+def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
+    return [file for _, files in emitted for file in files]
+
+
+def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
+                ) -> tuple[Plan, list[OutputFile]]:
+    """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
+    ``build --check`` or an earlier call) are read back instead of emitted, else emitted and
+    stored. The Plan is resolved either way; a stored compile passed the emitters' checks."""
+    entry, left_out = buildcache.inputs_key(loaded), [emitters.name_of(e) for e in without]
+    emitted = buildcache.load_emitted(cache, entry, left_out) if entry is not None else None
+    if emitted is not None:
+        return resolve(loaded.fleet, loaded.workspace), _flat(emitted)
+    plan, emitted = _emit_each(loaded, without)
+    if entry is not None:
+        buildcache.save_emitted(cache, entry, emitted, left_out)
+    return plan, _flat(emitted)
 
 
 def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
@@ -122,7 +152,8 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
-    plan, files = emit_loaded(loaded)
+    plan, emitted = _emit_each(loaded, ())
+    files = _flat(emitted)
     sources = {file.path: buildcache.source_key(file) for file in files}
     proven, kept = _kept(cache, out_dir, sources) if use_cache else (set(), {})
     rendered = writer.render_keeping(files, out_dir, kept)
@@ -135,6 +166,8 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
                         plan)
     digests = {path: writer.digest(rendered, path) for path in rendered}
     _remember(cache, entry, compiled, digests)
+    if entry is not None:
+        buildcache.save_emitted(cache, entry, emitted, ())
     manifest = Manifest(VERSION, digests)
     buildcache.record_tree(cache, out_dir, manifest)
     buildcache.record_sources(cache, manifest, sources)
@@ -209,7 +242,10 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return CheckResult(cached, [])
-    compiled = compile_loaded(spec, loaded, out)
+    plan, emitted = _emit_each(loaded, ())
+    if entry is not None and out_dir.is_dir():  # no output folder: nothing written
+        buildcache.save_emitted(cache, entry, emitted, ())
+    compiled = _compiled(spec, loaded, out, plan, _flat(emitted))
     findings = writer.check(out_dir, compiled.rendered, version=VERSION,
                             proven=_proven(cache, out_dir) if use_cache else ())
     if not findings:

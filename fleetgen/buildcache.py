@@ -13,6 +13,11 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   it, plus `code_identity`). A rebuild renders only the files whose source key changed or whose
   bytes on disk are not proven; the others keep their bytes on disk (a one-app change
   re-serializes that app's files, not the fleet's).
+- ``emitted/``: the emitted files themselves, as data (what ``diff`` compares), keyed by the
+  compile's input key: every build stores its compile, and ``diff`` stores each ref it compiles,
+  so ``diff`` of a ref whose spec was compiled before (by a build in the working tree or an
+  earlier diff) reads the files back instead of emitting them. ``marshal`` (format 4) compressed
+  with zlib; the cache's header checks the bytes, and data of another shape is a miss.
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
   keyed by the manifest (version and file digests). A file whose stat changed is read and
@@ -26,12 +31,16 @@ sends the build down the full path, which is always correct.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 import marshal
 import os
 import time
-from collections.abc import Mapping
+import zlib
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -47,6 +56,9 @@ from fleetgen.output import OutputFile
 COMPILE = "compile"
 TREE = "tree"
 SOURCE = "source"
+EMITTED = "emitted"
+# Lookups of emitted files by outcome ("hit", "miss"), for tests and debugging.
+LOOKUPS: Counter[str] = Counter()
 # A file whose ctime is this close to when its stat was recorded may have changed unseen since.
 _RACY_NS = 50_000_000
 
@@ -124,6 +136,58 @@ def load_compile(cache: Cache, entry: str) -> CompileRecord | None:
 def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
     """Record a compile under ``entry``."""
     cache.put(COMPILE, entry, record.to_json())
+
+
+Emitted = list[tuple[str, list[OutputFile]]]  # emitter name, its files (`emit.emit_each`)
+
+
+def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str]) -> None:
+    """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
+    ``left_out`` named (a later lookup that needs one of them misses)."""
+    try:
+        with _no_gc():
+            payload = marshal.dumps([sorted(left_out), [
+                (name, [(f.path, f.documents, f.text, f.comment) for f in files])
+                for name, files in emitted]], 4)
+    except ValueError:  # a type marshal cannot write: not stored
+        return
+    cache.put_bytes(EMITTED, entry, zlib.compress(payload, 1))
+
+
+def load_emitted(cache: Cache, entry: str, left_out: Collection[str]) -> Emitted | None:
+    """The files stored under ``entry`` but those of the emitters ``left_out``; None when
+    absent, damaged, or missing an emitter this lookup needs."""
+    emitted = _read_emitted(cache.get_bytes(EMITTED, entry), set(left_out))
+    LOOKUPS["miss" if emitted is None else "hit"] += 1
+    return emitted
+
+
+def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
+    if stored is None:
+        return None
+    try:
+        with _no_gc():
+            skipped, groups = marshal.loads(zlib.decompress(stored))
+            if not set(skipped) <= left_out:
+                return None
+            return [(name, [OutputFile(path, documents, text, comment)
+                            for path, documents, text, comment in files])
+                    for name, files in groups if name not in left_out]
+    except (ValueError, TypeError, EOFError, zlib.error):
+        return None
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cyclic collector off: building many containers would trigger it again and again (it
+    tripled the time of reading a large fleet's files back), and these hold no cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def source_key(file: OutputFile) -> str | None:

@@ -3,9 +3,10 @@
 A key is the hash of a unit's complete serialized inputs plus the code that computes it (the
 fleetgen version and the content of every file fleetgen ships: a changed emitter in a development
 checkout, whose version did not move, must not reuse what the old one wrote), so an entry never
-goes stale: changed inputs or code make another key. Entries are JSON, written atomically; one that
-cannot be read back as written (truncated, edited, another format) counts as a miss and is
-rewritten. A cache that cannot be written (read-only checkout) only costs time.
+goes stale: changed inputs or code make another key. Entries are JSON, or bytes behind a header that
+names their key and their SHA-256, written atomically; one that cannot be read back as written
+(truncated, edited, another format) counts as a miss and is rewritten. A cache that cannot be
+written (read-only checkout) only costs time.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from fleetgen.version import VERSION
 
 CACHE_DIR = ".fleetgen/cache"
+_MAGIC = b"fleetgen-cache-bytes\n"
 # In the cache itself, so it holds whichever fleetgen wrote ``.fleetgen/.gitignore``.
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
 
@@ -56,8 +58,8 @@ class Cache:
     def __init__(self, out_dir: Path) -> None:
         self.directory = out_dir / CACHE_DIR
 
-    def _path(self, namespace: str, entry: str) -> Path:
-        return self.directory / namespace / entry[:2] / f"{entry}.json"
+    def _path(self, namespace: str, entry: str, suffix: str = "json") -> Path:
+        return self.directory / namespace / entry[:2] / f"{entry}.{suffix}"
 
     def get(self, namespace: str, entry: str) -> Any | None:
         """The value stored under ``entry``, None when absent or unreadable."""
@@ -71,8 +73,26 @@ class Cache:
 
     def put(self, namespace: str, entry: str, value: Any) -> None:
         """Store ``value`` (JSON-serializable) under ``entry``; a write failure is ignored."""
-        path = self._path(namespace, entry)
         data = json.dumps({"key": entry, "value": value}, separators=(",", ":")).encode()
+        self._write(self._path(namespace, entry), data)
+
+    def get_bytes(self, namespace: str, entry: str) -> bytes | None:
+        """The bytes stored under ``entry``, None when absent, damaged or foreign."""
+        try:
+            stored = self._path(namespace, entry, "bin").read_bytes()
+        except OSError:
+            return None
+        header = _header(entry, stored[len(_MAGIC) + len(entry) + 66:])
+        if not stored.startswith(header):
+            return None
+        return stored[len(header):]
+
+    def put_bytes(self, namespace: str, entry: str, data: bytes) -> None:
+        """Store ``data`` under ``entry``; a write failure is ignored."""
+        self._write(self._path(namespace, entry, "bin"), _header(entry, data) + data)
+
+    def _write(self, path: Path, data: bytes) -> None:
+        """Write ``data`` to ``path`` atomically (a reader sees the old file or the new one)."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.directory / ".gitignore"
@@ -84,3 +104,9 @@ class Cache:
             os.replace(handle.name, path)
         except OSError:
             return
+
+
+def _header(entry: str, payload: bytes) -> bytes:
+    """What precedes ``payload`` stored under ``entry``: the format, the key and the payload's
+    SHA-256, so that a truncated, edited or misplaced entry never reads as valid."""
+    return b"%s%s\n%s\n" % (_MAGIC, entry.encode(), hashlib.sha256(payload).hexdigest().encode())

@@ -19,5 +19,5 @@ def run_fleetgen(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProce
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under ``root`` by relative path, but fleetgen's cache (ignored by Git)."""
     return {path: p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not (path := p.relative_to(root).as_posix()).startswith(
-                ".fleetgen/cache/")}
+            if p.is_file() and "/.fleetgen/cache/" not in "/" + (
+                path := p.relative_to(root).as_posix())}

@@ -3,13 +3,15 @@
 The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is the working tree
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
-into the repository: not the working tree, the index, a ref or a worktree.
+into the repository but the (self-ignoring) cache: not the working tree, the index, a ref or a
+worktree.
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import sys
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import api
+from fleetgen.cache import Cache
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -93,27 +96,42 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
         if old_snapshot.read(name) is None and new_snapshot.read(name) is None:
             raise RefError(f"{posixpath.join(root, name)} exists at neither "
                            f"{old_snapshot.label} nor {new_snapshot.label}")
-        old_side = load_side(old_snapshot, name, posixpath.join(root, name))
-        new_side = load_side(new_snapshot, name, str(spec) if head is None
-                             else posixpath.join(root, name))
+        in_repo = posixpath.join(root, name)
+        old_side = load_side(old_snapshot, name, in_repo, spec)
+        new_side = load_side(new_snapshot, name, str(spec) if head is None else in_repo, spec)
         return compare(old_side, new_side, render=render, kustomize=kustomize)
 
 
-def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
-    """Compile the spec of ``snapshot``; no spec file is an empty fleet."""
+def load_side(snapshot: Snapshot, spec_name: str, filename: str,
+              spec: Path | None = None) -> Side:
+    """Compile the spec of ``snapshot`` (problems name it ``filename``); no spec file is an
+    empty fleet.
+
+    With ``spec`` (the working tree's spec, absolute), the snapshot's spec runs as that file,
+    as a build of it in the working tree would, and compiles through the cache of the output
+    folder next to it if there is one (`api.emit_cached`): a ref whose spec and bases were
+    built or diffed before is read back, not emitted.
+    """
     data = snapshot.read(spec_name)
     if data is None:
         return Side(snapshot, None, {}, Facts())
+    running_as = str(spec) if spec is not None else filename
     try:
         source = data.decode("utf-8")
         with _imports_of(snapshot) as import_dir:
-            loaded = load_source(source, filename, snapshot.read, import_dir)
-        plan, files = api.emit_loaded(loaded, without=(fleetmap,))
+            loaded = load_source(source, running_as, snapshot.read, import_dir)
+        out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
+        if out_dir is not None and out_dir.is_dir():
+            plan, files = api.emit_cached(loaded, Cache(out_dir), without=(fleetmap,))
+        else:
+            plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
         raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
             from None
     except SpecError as error:
-        raise RefSpecError(snapshot.label, error.problems) from None
+        raise RefSpecError(snapshot.label, [dataclasses.replace(p, file=filename)
+                                            if p.file == running_as else p
+                                            for p in error.problems]) from None
     return Side(snapshot, plan, _by_path(files), Facts.of(plan))
 
 

@@ -59,5 +59,15 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan, without: Collection[Emitter] = ()) -> list[OutputFile]:
     """Every file the Plan compiles to, but those of the emitters ``without``."""
-    return [file for emitter, part in emitters_for(plan) if emitter not in without
-            for file in emitter.emit(part)]
+    return [file for _, files in emit_each(plan, without) for file in files]
+
+
+def emit_each(plan: Plan, without: Collection[Emitter] = ()) -> list[tuple[str, list[OutputFile]]]:
+    """`emit`, the files of each emitter under its name."""
+    return [(name_of(emitter), emitter.emit(part)) for emitter, part in emitters_for(plan)
+            if emitter not in without]
+
+
+def name_of(emitter: Emitter) -> str:
+    """The registry's name of ``emitter``."""
+    return next(name for name, known in {**ALWAYS, **ENGINES}.items() if known is emitter)

@@ -1,0 +1,111 @@
+"""diff reads a ref's emitted files from the cache a build, ``build --check`` or an earlier diff
+left (`fleetgen.buildcache` ``emitted/``): same report warm and cold, damaged entries ignored."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import fleetgen
+from fleetgen import api, buildcache
+from fleetgen.cache import CACHE_DIR
+from fleetgen.diff import formats
+from fleetgen.diff.compare import RefSpecError
+from tests.diff.test_diff import WEB_PROD_TAG, commit, edit, state
+
+NEW_TAG = WEB_PROD_TAG.replace('"1.0"', '"1.1"')
+
+
+def emitted_dir(repo: Path) -> Path:
+    return repo / "output" / CACHE_DIR / buildcache.EMITTED
+
+
+def diffed(repo: Path) -> tuple[str, str, str, dict[str, int]]:
+    """The report of ``fleetgen diff`` in every format, and the cache lookups it made."""
+    buildcache.LOOKUPS.clear()
+    report = fleetgen.diff(repo / "fleet.py")
+    lookups = dict(buildcache.LOOKUPS)
+    return formats.to_json(report), formats.text(report), formats.markdown(report), lookups
+
+
+def built_before_and_after_the_edit(repo: Path) -> None:
+    """A build of the committed spec, then of the edited one (as a user works)."""
+    api.build(repo / "fleet.py")
+    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
+    api.build(repo / "fleet.py")
+
+
+def test_after_builds_diff_compiles_nothing_and_reports_as_cold(repo: Path) -> None:
+    built_before_and_after_the_edit(repo)
+    before = state(repo)
+    *warm, lookups = diffed(repo)
+    assert lookups == {"hit": 2}  # base (the commit) and head (the working tree)
+    assert '"newTag"' not in warm[0] and "1.1" in warm[1]
+    shutil.rmtree(emitted_dir(repo))
+    *cold, lookups = diffed(repo)
+    assert lookups == {"miss": 2}
+    assert cold == warm
+    *again, lookups = diffed(repo)  # the cold diff stored both refs
+    assert lookups == {"hit": 2} and again == warm
+    assert state(repo) == before  # what diff stored ignores itself in Git
+
+
+def test_check_stores_what_diff_reads(repo: Path) -> None:
+    api.build(repo / "fleet.py")
+    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
+    assert api.check(repo / "fleet.py").findings  # stale output/, but the compile is stored
+    *_, lookups = diffed(repo)
+    assert lookups == {"hit": 2}
+
+
+def test_only_the_side_never_seen_is_compiled(repo: Path) -> None:
+    api.build(repo / "fleet.py")
+    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
+    *_, lookups = diffed(repo)
+    assert lookups == {"hit": 1, "miss": 1}
+
+
+def test_without_an_output_folder_diff_neither_reads_nor_writes_a_cache(repo: Path) -> None:
+    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
+    *_, lookups = diffed(repo)
+    assert lookups == {} and not (repo / "output").exists()
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "another key's entry", "garbage"])
+def test_a_damaged_or_foreign_entry_is_a_miss(repo: Path, damage: str) -> None:
+    built_before_and_after_the_edit(repo)
+    *expected, _ = diffed(repo)
+    entries = sorted(emitted_dir(repo).rglob("*.bin"))
+    assert len(entries) == 2
+    first, second = (entry.read_bytes() for entry in entries)
+    for entry, data, other in ((entries[0], first, second), (entries[1], second, first)):
+        if damage == "flip a byte":
+            data = data[:-10] + bytes([data[-10] ^ 1]) + data[-9:]
+        elif damage == "truncate":
+            data = data[: len(data) // 2]
+        elif damage == "another key's entry":
+            data = other
+        else:
+            data = b"\x00" * 64
+        entry.write_bytes(data)
+    *found, lookups = diffed(repo)
+    assert lookups == {"miss": 2}
+    assert found == expected
+    *_, lookups = diffed(repo)  # the misses rewrote the entries
+    assert lookups == {"hit": 2}
+
+
+def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
+    """The base ref's spec runs as the working tree's (so its key is a build's), but a problem
+    in it names the file as the repository holds it."""
+    api.build(repo / "fleet.py")
+    edit(repo / "fleet.py", 'namespace="shop", path="apps/api/base"',
+         'namespace="shop", path="apps/nowhere"')
+    commit(repo, "broken")
+    edit(repo / "fleet.py", 'path="apps/nowhere"', 'path="apps/api/base"')
+    with pytest.raises(RefSpecError) as raised:
+        fleetgen.diff(repo / "fleet.py", base="HEAD")
+    assert raised.value.ref == "HEAD"
+    assert {problem.file for problem in raised.value.problems} == {"./fleet.py"}  # not absolute
