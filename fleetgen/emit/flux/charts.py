@@ -82,12 +82,10 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
         objects.append(_helm_repository(fleet, chart, app.name, namespace))
         release["chart"] = {"spec": {"chart": chart.name, "version": chart.version,
                                      "sourceRef": {"kind": "HelmRepository", "name": app.name}}}
-    # The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
-    # creates (Argo CD's Applications carry CreateNamespace=true likewise).
     if sync.timeout is not None:
         release["timeout"] = sync.timeout
     no_wait = {} if sync.wait else {"disableWait": True}
-    release["install"] = {"createNamespace": True, "crds": "Create", **no_wait}
+    release["install"] = {**_create_namespace(spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}
     retry = sync.retry
     if retry is not None and retry.limit != 0:
@@ -118,6 +116,21 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     objects.append({"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata),
                     "spec": release})
     return objects
+
+
+def _create_namespace(spec: Mapping[str, Any]) -> dict[str, bool]:
+    """``createNamespace: true``, except for a tenant's release (``serviceAccountName``).
+
+    The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
+    creates (Argo CD's Applications carry CreateNamespace=true likewise). But helm-controller runs
+    the whole install, namespace creation included, as the impersonated account
+    (``buildRESTClientGetter``: ``kube.WithImpersonate``), and Helm's ``Install.RunWithContext``
+    fails on any error creating it but AlreadyExists: the tenant's account, bound to ClusterRole
+    admin in its namespaces only, is refused even for an existing namespace. fleetgen's Namespace
+    objects create a tenant's namespaces instead (applied as the controller itself), or, with
+    ``Fleet(create_namespaces=False)``, whoever provisions them.
+    """
+    return {} if spec.get("serviceAccountName") else {"createNamespace": True}
 
 
 def _helm_repository(fleet: Fleet, chart: ChartSource, name: str,
