@@ -76,8 +76,8 @@ fleet = Fleet(
     sync=SyncPolicy(sync_options=["ServerSideApply=true"],
                     retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
     environments=[
-        # Flux reconciles dev every minute (FluxOptions.interval, 10m, elsewhere); Argo CD, in
-        # staging and prod, syncs when Git changes and has no interval.
+        # Flux reconciles dev every minute rather than every FluxOptions.interval (10m); Argo CD,
+        # in staging and prod, syncs when Git changes and has no interval.
         Environment(name="dev", engine="flux",
                     sync=SyncPolicy(automated=True, prune=True, self_heal=True, interval="1m")),
         Environment(name="staging", engine="argocd",

@@ -9,7 +9,8 @@ the same namespace, each named after the app:
   ``reconcileStrategy: Revision`` (a template edit deploys without a Chart.yaml version bump, as
   on Argo CD);
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
-  namespace as target and Helm storage namespace, the merged values, ``install.crds: Create`` and
+  namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
+  unless a tenant's account installs it (`_create_namespace`), ``install.crds: Create`` and
   ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/`` on every sync), drift
   detection on (Flux corrects drift, as Kustomizations do) with ``ignore_differences``' JSON
   pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
