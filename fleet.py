@@ -1,4 +1,5 @@
-"""The example fleet: three environments, five clusters, six apps (two Helm charts), three projects.
+"""The example fleet: three environments, five clusters, seven apps (two Helm charts), three
+projects.
 
 Each placement has one engine: dev runs on Flux (each cluster pulls its own changes), staging and
 prod on Argo CD (prod rolls out in canary waves, which an ApplicationSet orders).
@@ -17,6 +18,7 @@ from fleetgen import (
     HelmChart,
     IgnoreDifference,
     Image,
+    NamespaceMeta,
     Overrides,
     Patch,
     Project,
@@ -59,7 +61,9 @@ PROD_WEST_CA = (
     "RVJUSUZJQ0FURS0tLS0tCg=="
 )
 
-# A prod cluster kept warm for disaster recovery: everything runs there, but at one replica.
+# Prod clusters kept warm for disaster recovery (label role=dr): everything runs there, but at one
+# replica; per_label keys say it once for every such cluster.
+DR = "role=dr"
 DR_WARM = {"acme.io/role": "warm-standby"}
 
 fleet = Fleet(
@@ -72,8 +76,10 @@ fleet = Fleet(
     sync=SyncPolicy(sync_options=["ServerSideApply=true"],
                     retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
     environments=[
+        # Flux reconciles dev every minute rather than every FluxOptions.interval (10m); Argo CD,
+        # in staging and prod, syncs when Git changes and has no interval.
         Environment(name="dev", engine="flux",
-                    sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
+                    sync=SyncPolicy(automated=True, prune=True, self_heal=True, interval="1m")),
         Environment(name="staging", engine="argocd",
                     sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
         Environment(
@@ -110,8 +116,10 @@ fleet = Fleet(
     ],
     projects=[
         Project(name="platform", description="Cluster-wide platform settings",
-                namespaces=["platform", "cert-manager"], source_repos=[REPO, JETSTACK],
+                namespaces=["platform", "cert-manager", "monitoring", "ingress"],
+                source_repos=[REPO, JETSTACK],
                 cluster_resources=[
+                    ("scheduling.k8s.io", "PriorityClass"),
                     ("apiextensions.k8s.io", "CustomResourceDefinition"),
                     ("rbac.authorization.k8s.io", "ClusterRole"),
                     ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
@@ -121,9 +129,18 @@ fleet = Fleet(
         Project(name="orders", description="Order domain", namespaces=["orders"],
                 source_repos=[REPO]),
         Project(name="payments", description="Payment domain (PCI scope)",
-                namespaces=["payments"], source_repos=[REPO]),
+                namespaces=["payments"], source_repos=[REPO],
+                # On the payments Namespace that both engines create.
+                namespace_metadata={"payments": NamespaceMeta(labels={
+                    "pod-security.kubernetes.io/enforce": "restricted",
+                    "pod-security.kubernetes.io/enforce-version": "latest",
+                })}),
     ],
     apps=[
+        # Shared infrastructure whose base says where things go: its own Namespaces and a
+        # cluster-scoped PriorityClass (namespace=None: no namespace rewrite).
+        App(name="cluster-baseline", project="platform", namespace=None,
+            path="apps/cluster-baseline/base"),
         App(
             name="platform-config", project="platform", namespace="platform",
             path="apps/platform-config/base",
@@ -168,8 +185,8 @@ fleet = Fleet(
                                  config={"order-config": {"LOG_LEVEL": "debug"}}),
                 "prod": Overrides(config={"order-config": {"LOG_LEVEL": "warn"}}),
             },
-            per_cluster={
-                "dr": Overrides(patches=[Patch(
+            per_label={
+                DR: Overrides(patches=[Patch(
                     target={"kind": "HorizontalPodAutoscaler", "name": "order-service"},
                     patch={"spec": {"minReplicas": 1, "maxReplicas": 1}})]),
             },
@@ -188,7 +205,7 @@ fleet = Fleet(
             config={"api-config": {"ORDER_URL": "http://order-service.orders.svc.cluster.local"}},
             per_env={"staging": Overrides(replicas={"api-service": 2}),
                      "prod": Overrides(replicas={"api-service": 4})},
-            per_cluster={"dr": Overrides(replicas={"api-service": 1}, common_annotations=DR_WARM)},
+            per_label={DR: Overrides(replicas={"api-service": 1}, common_annotations=DR_WARM)},
             depends_on=["order-service"],
         ),
         App(
@@ -202,8 +219,8 @@ fleet = Fleet(
                 images=[Image(name="payment-service",
                               digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")],
             )},
-            per_cluster={"dr": Overrides(replicas={"payment-service": 1},
-                                         common_annotations=DR_WARM)},
+            per_label={DR: Overrides(replicas={"payment-service": 1},
+                                     common_annotations=DR_WARM)},
             secrets=[AppSecret(name="payment-provider", store="vault-backend",
                                data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
             labels={"acme.io/pci": "true"},

@@ -40,6 +40,24 @@ def dns_label(value: str) -> str:
     return value
 
 
+# A glob over namespace characters as AppProject destinations take it (and `namespacing.allowed`
+# matches it): '*', '?' and character classes such as '[a-z]' or '[!0-9]'.
+_NAMESPACE_GLOB = re.compile(r"([a-z0-9*?-]|\[!?[a-z0-9-]+\])+")
+
+
+def namespace_pattern(value: str) -> str:
+    """A namespace name (DNS-1123 label) or a glob over namespace characters ('team-*')."""
+    globbed = any(glob in value for glob in "*?[")
+    pattern = _NAMESPACE_GLOB if globbed else _DNS_LABEL
+    if len(value) > 63 or not pattern.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is neither a namespace name (a DNS-1123 label: lowercase letters, digits "
+            "and '-', starting and ending with a letter or digit, at most 63 characters) nor a "
+            "glob over those characters with '*', '?' or classes such as '[a-z]'"
+        )
+    return value
+
+
 def to_dns_label(text: str, default: str) -> str:
     """``text`` made a DNS-1123 label (lowercased, other runs of characters as '-', cut to 63
     characters); ``default`` when nothing of it is left."""
@@ -218,6 +236,7 @@ def _values_problem(value: Any, where: str) -> str | None:
 
 
 Name = Annotated[str, AfterValidator(dns_label)]
+NamespacePattern = Annotated[str, AfterValidator(namespace_pattern)]
 ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
 LabelValue = Annotated[str, AfterValidator(label_value)]

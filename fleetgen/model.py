@@ -36,6 +36,7 @@ from fleetgen.fields import (
     Labels,
     LabelValue,
     Name,
+    NamespacePattern,
     ObjectName,
     OciURL,
     ServerURL,
@@ -443,7 +444,7 @@ class Project(Spec):
 
     name: Name
     description: str = ""
-    namespaces: list[str] = []
+    namespaces: list[NamespacePattern] = []
     source_repos: list[str] = []
     destinations: list[Destination] | None = None
     cluster_resources: list[tuple[str, str]] = []

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
-from fleetgen import api
+from fleetgen import Project, api, namespacing
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
@@ -219,3 +220,20 @@ def test_explicit_destinations_must_permit_every_namespace_the_base_uses(tmp_pat
     assert problems(repo) == [
         f"{line_of(repo, CERT_MANAGER)}: app 'cert-manager': project 'platform' destinations do "
         "not permit namespace 'cert-manager-webhook' on cluster(s) prod-1"]
+
+
+@pytest.mark.parametrize("pattern, namespace", [
+    ("shop", "shop"), ("team-*", "team-a"), ("team-?", "team-b"), ("team-[a-c]", "team-c"),
+    ("team-[!a]", "team-b"), ("*", "kube-system"),
+])
+def test_project_namespaces_take_names_and_globs_that_allowed_matches(pattern: str,
+                                                                       namespace: str) -> None:
+    project = Project(name="shop", namespaces=[pattern])
+    assert namespacing.allowed(namespace, project.namespaces)
+
+
+@pytest.mark.parametrize("pattern", ["Shop_2", "-shop", "team_*", "team-{a,b}", "team-[a", "!dev",
+                                     "a" * 64])
+def test_project_namespaces_refuse_what_is_no_namespace_nor_glob(pattern: str) -> None:
+    with pytest.raises(ValidationError, match="neither a namespace name"):
+        Project(name="shop", namespaces=[pattern])

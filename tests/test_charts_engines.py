@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import App, Environment, HelmChart, IgnoreDifference, Overrides, SyncPolicy, writer
+from fleetgen import (
+    App,
+    Environment,
+    HelmChart,
+    IgnoreDifference,
+    Overrides,
+    Project,
+    SyncPolicy,
+    writer,
+)
 from fleetgen.emit import argocd, flux
 from fleetgen.errors import SpecError
 from fleetgen.helm import parse_values, render_chart
@@ -394,3 +403,29 @@ def test_hub_mode_releases_reach_spokes_through_kube_config() -> None:
     assert release["spec"]["install"]["createNamespace"] is True
     assert errors(release) == []
     assert [w.message for w in flux.warnings(plan) if "chart app" in w.message] == []
+
+
+def test_a_tenant_release_leaves_its_namespace_to_fleetgen() -> None:
+    # helm-controller builds the release's client with kube.WithImpersonate (HelmReleaseReconciler
+    # buildRESTClientGetter), so Helm's Install.RunWithContext would create the namespace as the
+    # tenant's account, which ClusterRole admin in a RoleBinding cannot do (Forbidden, even for a
+    # namespace that exists: only AlreadyExists is tolerated). fleetgen's Namespace object, which
+    # the cluster's root Kustomization applies as kustomize-controller itself, creates it.
+    _, docs = compile_apps(echo(), projects=[Project(name="web", namespaces=["web"],
+                                                     service_account="deployer")])
+    dev = {(o["kind"], o["metadata"]["name"]): o
+           for o in docs["flux/clusters/dev-1/kustomizations.yaml"]}
+    release = dev[("HelmRelease", "echo")]
+    assert release["spec"]["serviceAccountName"] == "deployer"
+    assert "createNamespace" not in release["spec"]["install"]
+    assert errors(release) == []
+    assert ("Namespace", "web") in {(o["kind"], o["metadata"]["name"])
+                                    for o in docs["flux/clusters/dev-1/namespaces.yaml"]}
+    binding, = (o for o in docs["flux/clusters/dev-1/tenants.yaml"] if o["kind"] == "RoleBinding")
+    assert binding["metadata"]["namespace"] == "web"
+    assert binding["roleRef"]["name"] == "admin"
+    # Without a tenant account, the controller itself installs and may create the namespace.
+    _, plain = compile_apps(echo())
+    release, = (o for o in plain["flux/clusters/dev-1/kustomizations.yaml"]
+                if o["kind"] == "HelmRelease")
+    assert release["spec"]["install"]["createNamespace"] is True

@@ -94,7 +94,13 @@ def test_every_overlay_of_the_example_builds_with_kustomize(kustomize: Kustomize
     for overlay, app in overlays.items():
         docs = [d for d in yaml.safe_load_all(rendered[overlay]) if d]
         assert docs, overlay
-        assert {d["metadata"]["namespace"] for d in docs} == {apps[app].namespace}, overlay
+        # Every object in the app's namespace; cluster-baseline (namespace=None) ships only
+        # cluster-scoped objects (its Namespaces, a PriorityClass), which stay without one.
+        assert {d["metadata"].get("namespace") for d in docs} == {apps[app].namespace}, overlay
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(
+        rendered[compiled.out_dir / "overlays/cluster-baseline/prod"]) if d}
+    assert kinds == {("Namespace", "monitoring"), ("Namespace", "ingress"),
+                     ("PriorityClass", "platform-critical")}
 
 
 def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:

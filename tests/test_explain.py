@@ -75,13 +75,13 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
     (cluster,) = explain.explain(ROOT / "fleet.py", "prod-west").clusters
     assert (cluster.env, cluster.wave, cluster.waves) == ("prod", 2, 3)
     assert [(p.app, p.wave) for p in cluster.apps] == [
-        ("api-service", 2), ("cert-manager", 2), ("order-service", 2), ("payment-service", 2),
-        ("platform-config", 2)]
+        ("api-service", 2), ("cert-manager", 2), ("cluster-baseline", 2), ("order-service", 2),
+        ("payment-service", 2), ("platform-config", 2)]
     assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
     assert {p.engine for p in cluster.apps} == {"argocd"}
     text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
     assert "  rollout: wave 2 of 3 in prod\n" in text
-    assert "    api-service      argocd wave 2  overlays/api-service/prod\n" in text
+    assert "    api-service       argocd wave 2  overlays/api-service/prod\n" in text
 
 
 def test_app_says_which_engine_runs_it_where() -> None:
@@ -113,7 +113,7 @@ def test_text_groups_clusters_that_share_an_overlay() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "api-service"))
     assert "  prod-east, prod-west — overlays/api-service/prod\n" in text
     dr = text.split("  dr — overlays/api-service/clusters/dr\n")[1].split("\n  prod-east")[0]
-    assert "    replicas/api-service         per_cluster  1\n" in dr  # dr's cluster layer
+    assert "    replicas/api-service         per_label[role=dr]  1\n" in dr  # its label layer
 
 
 def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

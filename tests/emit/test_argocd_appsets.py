@@ -130,13 +130,14 @@ def applications(docs: Mapping[str, list[Any]]) -> dict[tuple[str, str], list[An
     return {key: generate(s, clusters) for key, s in zip(keys, appsets, strict=True)}
 
 
-def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str, str, str]]]:
-    """(name, server, namespace, path, manifest-generate-paths) of every placement."""
+def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None, str, str]]]:
+    """(name, server, namespace, path, manifest-generate-paths) of every placement (no
+    destination namespace for an App(namespace=None))."""
     fleet = plan.fleet
     servers = {c.name: c.server.rstrip("/") for c in fleet.clusters}
     namespaces = {a.name: a.namespace for a in fleet.apps}
     env_overlays = {(o.app, o.env): o for o in plan.env_overlays}
-    found: dict[tuple[str, str], set[tuple[str, str, str, str, str]]] = {}
+    found: dict[tuple[str, str], set[tuple[str, str, str | None, str, str]]] = {}
     for p in plan.on("argocd").placements:
         if p.chart is not None:  # see tests/test_charts_engines.py
             continue
@@ -151,7 +152,7 @@ def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str, str, 
 
 def summary(generated: dict[tuple[str, str], list[Any]]) -> dict[tuple[str, str], set[Any]]:
     return {key: {(a["metadata"]["name"], a["spec"]["destination"]["server"],
-                   a["spec"]["destination"]["namespace"], a["spec"]["source"]["path"],
+                   a["spec"]["destination"].get("namespace"), a["spec"]["source"]["path"],
                    a["metadata"]["annotations"]["argocd.argoproj.io/manifest-generate-paths"])
                   for a in apps}
             for key, apps in generated.items() if "path" in apps[0]["spec"]["source"]

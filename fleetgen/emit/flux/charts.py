@@ -9,7 +9,8 @@ the same namespace, each named after the app:
   ``reconcileStrategy: Revision`` (a template edit deploys without a Chart.yaml version bump, as
   on Argo CD);
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
-  namespace as target and Helm storage namespace, the merged values, ``install.crds: Create`` and
+  namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
+  unless a tenant's account installs it (`_create_namespace`), ``install.crds: Create`` and
   ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/`` on every sync), drift
   detection on (Flux corrects drift, as Kustomizations do) with ``ignore_differences``' JSON
   pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
@@ -82,12 +83,10 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
         objects.append(_helm_repository(fleet, chart, app.name, namespace))
         release["chart"] = {"spec": {"chart": chart.name, "version": chart.version,
                                      "sourceRef": {"kind": "HelmRepository", "name": app.name}}}
-    # The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
-    # creates (Argo CD's Applications carry CreateNamespace=true likewise).
     if sync.timeout is not None:
         release["timeout"] = sync.timeout
     no_wait = {} if sync.wait else {"disableWait": True}
-    release["install"] = {"createNamespace": True, "crds": "Create", **no_wait}
+    release["install"] = {**_create_namespace(spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}
     retry = sync.retry
     if retry is not None and retry.limit != 0:
@@ -118,6 +117,21 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     objects.append({"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata),
                     "spec": release})
     return objects
+
+
+def _create_namespace(spec: Mapping[str, Any]) -> dict[str, bool]:
+    """``createNamespace: true``, except for a tenant's release (``serviceAccountName``).
+
+    The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
+    creates (Argo CD's Applications carry CreateNamespace=true likewise). But helm-controller runs
+    the whole install, namespace creation included, as the impersonated account
+    (``buildRESTClientGetter``: ``kube.WithImpersonate``), and Helm's ``Install.RunWithContext``
+    fails on any error creating it but AlreadyExists: the tenant's account, bound to ClusterRole
+    admin in its namespaces only, is refused even for an existing namespace. fleetgen's Namespace
+    objects create a tenant's namespaces instead (applied as the controller itself), or, with
+    ``Fleet(create_namespaces=False)``, whoever provisions them.
+    """
+    return {} if spec.get("serviceAccountName") else {"createNamespace": True}
 
 
 def _helm_repository(fleet: Fleet, chart: ChartSource, name: str,
