@@ -429,3 +429,9 @@ def test_a_tenant_release_leaves_its_namespace_to_fleetgen() -> None:
     release, = (o for o in plain["flux/clusters/dev-1/kustomizations.yaml"]
                 if o["kind"] == "HelmRelease")
     assert release["spec"]["install"]["createNamespace"] is True
+    # With Fleet(create_namespaces=False) the namespaces are provisioned elsewhere, and no
+    # engine creates them (Argo CD's Applications then carry no CreateNamespace=true either).
+    _, provisioned = compile_apps(echo(), create_namespaces=False)
+    release, = (o for o in provisioned["flux/clusters/dev-1/kustomizations.yaml"]
+                if o["kind"] == "HelmRelease")
+    assert "createNamespace" not in release["spec"]["install"]

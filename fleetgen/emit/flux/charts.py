@@ -10,10 +10,10 @@ the same namespace, each named after the app:
   on Argo CD);
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
   namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
-  unless a tenant's account installs it (`_create_namespace`), ``install.crds: Create`` and
-  ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/`` on every sync), drift
-  detection on (Flux corrects drift, as Kustomizations do) with ``ignore_differences``' JSON
-  pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
+  where fleetgen creates namespaces unless a tenant's account installs it (`_create_namespace`),
+  ``install.crds: Create`` and ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's
+  ``crds/`` on every sync), drift detection on (Flux corrects drift, as Kustomizations do) with
+  ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
   the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries`` (``limit``; -1
   retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
   helm-controller remediates between attempts (uninstalls a failed install, rolls back a
@@ -86,7 +86,7 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     if sync.timeout is not None:
         release["timeout"] = sync.timeout
     no_wait = {} if sync.wait else {"disableWait": True}
-    release["install"] = {**_create_namespace(spec), "crds": "Create", **no_wait}
+    release["install"] = {**_create_namespace(fleet, spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}
     retry = sync.retry
     if retry is not None and retry.limit != 0:
@@ -119,8 +119,9 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     return objects
 
 
-def _create_namespace(spec: Mapping[str, Any]) -> dict[str, bool]:
-    """``createNamespace: true``, except for a tenant's release (``serviceAccountName``).
+def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
+    """``createNamespace: true`` where fleetgen creates namespaces (`Fleet.create_namespaces`,
+    as Argo CD's CreateNamespace=true), except for a tenant's release (``serviceAccountName``).
 
     The namespace may not exist yet on a hub's spoke, whose Namespaces another Kustomization
     creates (Argo CD's Applications carry CreateNamespace=true likewise). But helm-controller runs
@@ -131,7 +132,9 @@ def _create_namespace(spec: Mapping[str, Any]) -> dict[str, bool]:
     objects create a tenant's namespaces instead (applied as the controller itself), or, with
     ``Fleet(create_namespaces=False)``, whoever provisions them.
     """
-    return {} if spec.get("serviceAccountName") else {"createNamespace": True}
+    if not fleet.create_namespaces or spec.get("serviceAccountName"):
+        return {}
+    return {"createNamespace": True}
 
 
 def _helm_repository(fleet: Fleet, chart: ChartSource, name: str,
