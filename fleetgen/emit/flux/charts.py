@@ -11,13 +11,13 @@ the same namespace, each named after the app:
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
   namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
   where fleetgen creates namespaces unless a tenant's account installs it (`_create_namespace`),
-  ``install.crds: Create`` and ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's
-  ``crds/`` on every sync), drift detection on (Flux corrects drift, as Kustomizations do) with
-  ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart apps of the cluster;
-  the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries`` (``limit``; -1
-  retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
-  helm-controller remediates between attempts (uninstalls a failed install, rolls back a
-  failed upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
+  ``install.crds: Create`` and ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/``
+  on every sync), drift detection on (Flux corrects drift, as Kustomizations do) with
+  ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart
+  apps of the cluster; the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries``
+  (``limit``; -1 retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
+  helm-controller remediates between attempts (uninstalls a failed install, rolls back a failed
+  upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
   (a null inside ``spec.values`` would be dropped on the way to the API server);
 - with ``cascade_delete=False``, a post-renderer annotates every rendered object with
