@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api
+from fleetgen import api, cache
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -49,6 +49,7 @@ from fleetgen.diff.refs import (
     spec_root,
 )
 from fleetgen.diff.render import changed_bases, render_changes
+from fleetgen.diff.rendercharts import changed_charts, chart_changes
 from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
@@ -72,9 +73,11 @@ class RefSpecError(SpecError):
 
 
 def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
-         render: bool = False, kustomize: Kustomize | None = None) -> Report:
+         render: bool = False, kustomize: Kustomize | None = None,
+         charts_dir: Path | None = None) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
-    default branch, else HEAD) and at ``head`` (default: the working tree).
+    default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
+    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
 
     Raises RefSpecError (a spec error at one ref), refs.RefError, and with ``render``
     render.RenderError or kustomize.KustomizeNotFound.
@@ -96,7 +99,9 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
         old_side = load_side(old_snapshot, name, posixpath.join(root, name))
         new_side = load_side(new_snapshot, name, str(spec) if head is None
                              else posixpath.join(root, name))
-        return compare(old_side, new_side, render=render, kustomize=kustomize)
+        store = cache.Cache(spec.parent / new_side.output_dir)
+        return compare(old_side, new_side, render=render, kustomize=kustomize,
+                       charts_dir=charts_dir, store=store)
 
 
 def load_side(snapshot: Snapshot, spec_name: str, filename: str) -> Side:
@@ -165,8 +170,10 @@ def _module_names(directory: Path) -> set[str]:
 
 
 def compare(base: Side, head: Side, *, render: bool = False,
-            kustomize: Kustomize | None = None) -> Report:
-    """The report of what changes from ``base`` to ``head``."""
+            kustomize: Kustomize | None = None, charts_dir: Path | None = None,
+            store: cache.Cache | None = None) -> Report:
+    """The report of what changes from ``base`` to ``head`` (``store``: where chart renders are
+    cached; a temporary one when None)."""
     ctx = Context(base.facts, head.facts)
     old, new, derived = _changed_objects(base, head)
     renamed = entity_renames(base.facts, head.facts)
@@ -180,9 +187,15 @@ def compare(base: Side, head: Side, *, render: bool = False,
     removed = _placed_diff(base.facts, head.facts)
     bases = changed_bases(base, head)
     notes = _notes(base, head, renamed, bases, render)
+    not_rendered: dict[str, int] = {}
     if render:
         affected = _render_pairs(changes, renames, bases, added + removed, ctx)
         changes += render_changes(base, head, affected, ctx, kustomize)
+        charted = chart_changes(base, head, ctx, charts_dir, store)
+        changes += charted.changes
+        not_rendered = charted.not_rendered
+        notes += [f"{label}; its rendered objects are not compared ({count} placement"
+                  f"{'' if count == 1 else 's'})" for label, count in not_rendered.items()]
     deletions = [Deletion(c, engine, workloads(c.obj, cascade, app_sets)) for c in changes
                  if c.op == "removed" and c.source != "rendered"
                  and (engine := engine_of(c.obj.file)) is not None]
@@ -201,6 +214,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
         deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
         renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
         notes=tuple(notes), rendered=render, bumps=bumps, values=values,
+        not_rendered=not_rendered,
     )
 
 
@@ -385,6 +399,10 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
     if bases and not render:
         notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
                      "files do not show: run `fleetgen diff --render` to see what it deploys")
+    if not render:
+        notes += [f"the chart of {app} ({path}) changed, which generated files do not show: run "
+                  "`fleetgen diff --render` to see what it deploys"
+                  for app, path in changed_charts(base, head).items()]
     for old, new in sorted(renamed["cluster"].items()):
         on_flux = "flux" in {engine for (_, cluster), engine in base.facts.engine.items()
                              if cluster == old}
