@@ -15,6 +15,7 @@ import pytest
 
 import fleetgen
 from fleetgen.diff import formats
+from fleetgen.diff.report import Report
 from fleetgen.kustomize import Kustomize
 from tests.diff.test_diff import BASES, FLEET, HELPERS, SCHEMA, commit, edit, git, run_cli
 from tests.test_validate_charts import ECHO, chart_cache
@@ -54,7 +55,7 @@ def rendered(data: dict[str, Any], kind: str = "Deployment") -> list[dict[str, A
     return [c for c in data["changes"] if c["source"] == "rendered" and c["kind"] == kind]
 
 
-def valid(report: fleetgen.diff.report.Report) -> None:  # type: ignore[name-defined]
+def valid(report: Report) -> None:
     errors = [e.message for e in jsonschema_rs.validator_for(
         json.loads(SCHEMA.read_text())).iter_errors(json.loads(formats.to_json(report)))]
     assert errors == []
