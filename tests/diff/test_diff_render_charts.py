@@ -136,3 +136,13 @@ def test_charts_needs_render_and_a_directory(tmp_path: Path, repo: Path) -> None
         result = run_cli(repo, *args)
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_a_chart_helm_cannot_render_at_a_ref_exits_2_naming_it(repo: Path,
+                                                               kustomize: Kustomize) -> None:
+    edit(repo / "charts/echo/templates/deployment.yaml", "{{ .Values.replicaCount }}",
+         "{{ .Values.missing.replicaCount }}")
+    result = run_cli(repo, "--render")
+    assert result.returncode == 2, result.stderr
+    assert "helm could not render chart echo on dev-1 at worktree: " in result.stderr
+    assert "Traceback" not in result.stderr
