@@ -3,7 +3,9 @@
 The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is the working tree
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
-into the repository: not the working tree, the index, a ref or a worktree.
+into the repository: not the working tree, the index, a ref or a worktree; only ``--render`` keeps
+chart renders in the content-addressed cache under ``output/.fleetgen/cache/``, which Git
+ignores.
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """
