@@ -204,8 +204,12 @@ def diff(
     head: Annotated[str | None, typer.Option(
         "--head", help="Compare to this ref (default: the working tree).")] = None,
     render: Annotated[bool, typer.Option(
-        "--render", help="Also kustomize-build affected placements at both refs and compare "
-                         "the rendered workloads.")] = False,
+        "--render", help="Also kustomize-build affected placements and render affected chart "
+                         "apps at both refs and compare the rendered workloads.")] = False,
+    charts: Annotated[Path | None, typer.Option(
+        "--charts", help="With --render: a local chart cache holding NAME-VERSION.tgz for charts "
+                         "from repositories (as validate --charts); without it they are counted "
+                         "as not rendered.")] = None,
     output_format: Annotated[DiffFormat, typer.Option(
         "--format", help="text (coloured on a terminal), markdown (PR comment) or json.")]
         = DiffFormat.text,
@@ -218,7 +222,7 @@ def diff(
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
     with _working(f"comparing {spec} at two refs"):
         report = _run(lambda: commands.diff(spec, base, head, render=render,
-                                            json_file=json_file))
+                                            json_file=json_file, charts=charts))
     if output_format is DiffFormat.json:
         typer.echo(formats.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:

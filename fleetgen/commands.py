@@ -40,12 +40,16 @@ def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
 
 
 def diff(spec: Path, base: str | None = None, head: str | None = None, *, render: bool = False,
-         json_file: Path | None = None) -> Report:
+         json_file: Path | None = None, charts: Path | None = None) -> Report:
     """``fleetgen diff``: what the spec change from ``base`` to ``head`` does; the JSON report
-    also goes to ``json_file`` when given."""
+    also goes to ``json_file`` when given. ``charts``: as ``validate --charts``."""
     if json_file is not None:
         _writable_file(json_file, "--json-file")
-    report = compare.diff(spec, base, head, render=render)
+    if charts is not None and not render:
+        raise UsageError("--charts: charts are rendered only with --render")
+    if charts is not None and not charts.is_dir():
+        raise UsageError(f"--charts {charts}: not a directory")
+    report = compare.diff(spec, base, head, render=render, charts_dir=charts)
     if json_file is not None:
         json_file.write_text(formats.to_json(report), encoding="utf-8")
     return report

@@ -1,6 +1,7 @@
 """Property: any valid fleet — random names, labels, selectors, layers, environments on both
-engines, rollouts — builds; the build is deterministic; every overlay builds with real kustomize;
-every placement lands on exactly one engine, the one the engine rule picks.
+engines, rollouts, kustomize and chart apps (the echo test chart kept in the repository), Flux per
+cluster or from a hub — builds; the build is deterministic; every overlay builds with real
+kustomize; every placement lands on exactly one engine, the one the engine rule picks.
 
 Fleets are drawn as fleet.py text (``from fleetgen import *``) and built through `api.build`, the
 path ``fleetgen build`` takes. The expected placements and engines are computed here, from the
@@ -15,7 +16,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import api
@@ -25,6 +26,7 @@ from tests.helpers import tree
 from tests.test_engines import argocd_pairs, flux_pairs
 
 BASE = Path(__file__).parent / "cases" / "layering" / "apps" / "web" / "base"
+ECHO = Path(__file__).parent / "charts" / "echo"
 NAME = st.from_regex(r"[a-z][a-z0-9]{0,5}", fullmatch=True).filter(lambda n: n != "clusters")
 LABEL_KEYS = ("region", "tier", "example.com/team")
 LABEL_VALUE = st.from_regex(r"[a-z0-9]([a-z0-9._-]{0,6}[a-z0-9])?", fullmatch=True)
@@ -102,10 +104,14 @@ def _app(draw: st.DrawFn, name: str, env_names: list[str], clusters: list[Cluste
     placed = [c for c in clusters if _selects(targets, c)]
     if not placed:  # a selector that matches nothing is a spec error: take every cluster
         targets, placed = {}, clusters
-    kwargs: dict[str, object] = {"name": name, "project": "apps", "namespace": f"ns-{name}",
-                                 "path": "apps/web/base"}
+    kwargs: dict[str, object] = {"name": name, "project": "apps", "namespace": f"ns-{name}"}
     if targets:
         kwargs["targets"] = Call("Selector", targets)
+    if engine is not None:
+        kwargs["engine"] = engine
+    if draw(st.booleans()):
+        return _chart_app(draw, kwargs, placed), placed
+    kwargs["path"] = "apps/web/base"
     if draw(st.booleans()):
         kwargs["images"] = [Call("Image", {"name": "web", "tag": draw(TAG)})]
     if draw(st.booleans()):
@@ -129,9 +135,22 @@ def _app(draw: st.DrawFn, name: str, env_names: list[str], clusters: list[Cluste
                 "common_annotations": {"example.com/cluster": cluster.name}})
     if per_cluster:
         kwargs["per_cluster"] = per_cluster
-    if engine is not None:
-        kwargs["engine"] = engine
     return Call("App", kwargs), placed
+
+
+def _chart_app(draw: st.DrawFn, kwargs: dict[str, object], placed: list[ClusterDraw]) -> Call:
+    """A chart app on the echo chart, its values set at the app, environment and cluster
+    layers (a chart app takes values, not kustomize settings)."""
+    kwargs["chart"] = Call("HelmChart", {"path": "charts/echo"})
+    if draw(st.booleans()):
+        kwargs["values"] = {"image": {"tag": draw(TAG)}}
+    per_env = {env: Call("Overrides", {"values": {"replicaCount": draw(st.integers(1, 5))}})
+               for env in sorted({c.env for c in placed}) if draw(st.booleans())}
+    per_cluster = {c.name: Call("Overrides", {"values": {
+        "resources": {"limits": {"memory": f"{draw(st.integers(1, 9))}Gi"}}}})
+        for c in placed if draw(st.booleans())}
+    return Call("App", {**kwargs, **({"per_env": per_env} if per_env else {}),
+                        **({"per_cluster": per_cluster} if per_cluster else {})})
 
 
 @st.composite
@@ -161,6 +180,8 @@ def fleets(draw: st.DrawFn) -> Drawn:
             for c in clusters],
         "projects": [Call("Project", {"name": "apps", "namespaces": ["ns-*"]})],
         "apps": apps,
+        **({"flux": Call("FluxOptions", {"mode": "hub", "hub": draw(st.sampled_from(
+            [c.name for c in clusters]))})} if draw(st.booleans()) else {}),
     })
     return Drawn(f"from fleetgen import *  # noqa: F403\n\nfleet = {py_literal(fleet)}\n",
                  expected)
@@ -174,6 +195,7 @@ def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
     repo = tmp_path / "repo"
     shutil.rmtree(repo, ignore_errors=True)
     shutil.copytree(BASE, repo / "apps/web/base")
+    shutil.copytree(ECHO, repo / "charts/echo")
     spec = repo / "fleet.py"
     spec.write_text(drawn.source)
 
@@ -182,6 +204,11 @@ def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
     assert tree(repo / "output") == tree(repo / "again"), drawn.source
 
     plan = first.compiled.plan
+    # --hypothesis-show-statistics shows how often each kind of fleet was drawn.
+    event(f"Flux {plan.fleet.flux.mode}")
+    event("chart apps" if any(p.chart for p in plan.placements) else "no chart app")
+    event("chart apps on Flux" if any(p.chart and p.engine == "flux" for p in plan.placements)
+          else "no chart app on Flux")
     engines = {(p.app, p.cluster): p.engine for p in plan.placements}
     assert len(engines) == len(plan.placements)  # no (app, cluster) placed twice
     assert engines == drawn.expected, drawn.source
@@ -192,7 +219,7 @@ def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
     assert flux == {pair for pair, engine in engines.items() if engine == "flux"}
 
     overlays = sorted(p.parent for p in (repo / "output/overlays").rglob("kustomization.yaml"))
-    assert {p.overlay for p in plan.placements} <= {
+    assert {p.overlay for p in plan.placements if p.chart is None} <= {
         path.relative_to(repo / "output").as_posix() for path in overlays}
     built = build_many(overlays, kustomize=kustomize)
     assert all("kind: Deployment" in text for text in built.values())

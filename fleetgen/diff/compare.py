@@ -3,8 +3,9 @@
 The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is the working tree
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
-into the repository but the (self-ignoring) cache: not the working tree, the index, a ref or a
-worktree.
+into the repository but the (self-ignoring) cache under ``output/.fleetgen/cache/``: not the
+working tree, the index, a ref or a worktree (the cache holds compiled refs and, with
+``--render``, chart renders).
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """
@@ -21,8 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api
-from fleetgen.cache import Cache
+from fleetgen import api, cache
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -52,6 +52,7 @@ from fleetgen.diff.refs import (
     spec_root,
 )
 from fleetgen.diff.render import changed_bases, render_changes
+from fleetgen.diff.rendercharts import changed_charts, chart_changes
 from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
@@ -75,9 +76,11 @@ class RefSpecError(SpecError):
 
 
 def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
-         render: bool = False, kustomize: Kustomize | None = None) -> Report:
+         render: bool = False, kustomize: Kustomize | None = None,
+         charts_dir: Path | None = None) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
-    default branch, else HEAD) and at ``head`` (default: the working tree).
+    default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
+    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
 
     Raises RefSpecError (a spec error at one ref), refs.RefError, and with ``render``
     render.RenderError or kustomize.KustomizeNotFound.
@@ -99,7 +102,9 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
         in_repo = posixpath.join(root, name)
         old_side = load_side(old_snapshot, name, in_repo, spec)
         new_side = load_side(new_snapshot, name, str(spec) if head is None else in_repo, spec)
-        return compare(old_side, new_side, render=render, kustomize=kustomize)
+        store = cache.Cache(spec.parent / new_side.output_dir)
+        return compare(old_side, new_side, render=render, kustomize=kustomize,
+                       charts_dir=charts_dir, store=store)
 
 
 def load_side(snapshot: Snapshot, spec_name: str, filename: str,
@@ -122,7 +127,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
             loaded = load_source(source, running_as, snapshot.read, import_dir)
         out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
         if out_dir is not None and out_dir.is_dir():
-            plan, files = api.emit_cached(loaded, Cache(out_dir), without=(fleetmap,))
+            plan, files = api.emit_cached(loaded, cache.Cache(out_dir), without=(fleetmap,))
         else:
             plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
@@ -183,8 +188,10 @@ def _module_names(directory: Path) -> set[str]:
 
 
 def compare(base: Side, head: Side, *, render: bool = False,
-            kustomize: Kustomize | None = None) -> Report:
-    """The report of what changes from ``base`` to ``head``."""
+            kustomize: Kustomize | None = None, charts_dir: Path | None = None,
+            store: cache.Cache | None = None) -> Report:
+    """The report of what changes from ``base`` to ``head`` (``store``: where chart renders are
+    cached; a temporary one when None)."""
     ctx = Context(base.facts, head.facts)
     old, new, derived = _changed_objects(base, head)
     renamed = entity_renames(base.facts, head.facts)
@@ -198,9 +205,15 @@ def compare(base: Side, head: Side, *, render: bool = False,
     removed = _placed_diff(base.facts, head.facts)
     bases = changed_bases(base, head)
     notes = _notes(base, head, renamed, bases, render)
+    not_rendered: dict[str, int] = {}
     if render:
         affected = _render_pairs(changes, renames, bases, added + removed, ctx)
         changes += render_changes(base, head, affected, ctx, kustomize)
+        charted = chart_changes(base, head, ctx, charts_dir, store)
+        changes += charted.changes
+        not_rendered = charted.not_rendered
+        notes += [f"{label}; its rendered objects are not compared ({count} placement"
+                  f"{'' if count == 1 else 's'})" for label, count in not_rendered.items()]
     deletions = [Deletion(c, engine, workloads(c.obj, cascade, app_sets)) for c in changes
                  if c.op == "removed" and c.source != "rendered"
                  and (engine := engine_of(c.obj.file)) is not None]
@@ -219,6 +232,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
         deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
         renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
         notes=tuple(notes), rendered=render, bumps=bumps, values=values,
+        not_rendered=not_rendered,
     )
 
 
@@ -403,6 +417,10 @@ def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bas
     if bases and not render:
         notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
                      "files do not show: run `fleetgen diff --render` to see what it deploys")
+    if not render:
+        notes += [f"the chart of {app} ({path}) changed, which generated files do not show: run "
+                  "`fleetgen diff --render` to see what it deploys"
+                  for app, path in changed_charts(base, head).items()]
     for old, new in sorted(renamed["cluster"].items()):
         on_flux = "flux" in {engine for (_, cluster), engine in base.facts.engine.items()
                              if cluster == old}

@@ -68,13 +68,15 @@ def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
         where = ctx.complete({c for _, c in members}, {a for a, _ in members})
         file = head.shown(new_dir) if new_dir is not None else base.shown(str(old_dir))
         for key in sorted(old.keys() | new.keys()):
-            change = _compare(old.get(key), new.get(key), file, where)
+            change = compare_objects(old.get(key), new.get(key), file, where)
             if change is not None:
                 changes.append(change)
     return changes
 
 
-def _compare(old: Obj | None, new: Obj | None, file: str, where: Where) -> Change | None:
+def compare_objects(old: Obj | None, new: Obj | None, file: str,
+                    where: Where) -> Change | None:
+    """The rendered change of one object identity (None: the same at both refs)."""
     if old is not None and new is not None:
         if old.doc == new.doc:
             return None

@@ -25,6 +25,7 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
                   "environments", "production", "file",
                   "fields": [{"path", "old", "new"}]}],
      "notes": ["…"],
+     "not_rendered": {"chart NAME VERSION: reason": placements},
      "charts": {"versions": [{"app", "env", "clusters", "production", "old", "new"}],
                 "values": [{"app", "env", "clusters", "production", "path", "old", "new",
                             "old_set", "new_set"}]}}
@@ -44,13 +45,18 @@ move's ``workloads`` says what the old engine does to the workloads: ``orphaned`
 adopts them) or ``deleted`` (the new engine recreates them). ``charts`` lists, for chart apps
 placed at both refs, each chart version change per app and environment and each changed value
 path of the merged values (``fleetgen.diff.charts``); ``old_set``/``new_set`` tell an unset value
-from a null one.
+from a null one. With ``--render``, chart apps' rendered objects are ``rendered`` changes too
+(``file``: the chart template, or the chart archive of a chart from a repository), and
+``not_rendered`` counts the chart placements that could not be rendered at a ref (a chart from a
+repository without ``--charts``), which are therefore not compared
+(``fleetgen.diff.rendercharts``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -132,6 +138,7 @@ class Report:
     rendered: bool
     bumps: tuple[Bump, ...] = ()
     values: tuple[ValueChange, ...] = ()
+    not_rendered: Mapping[str, int] = field(default_factory=dict)  # label -> placements
 
     @property
     def changed(self) -> bool:
@@ -158,6 +165,7 @@ class Report:
             notes=list(self.notes),
             charts=ChartsJSON(versions=[_bump(b) for b in self.bumps],
                               values=[_value(v) for v in self.values]),
+            not_rendered=dict(self.not_rendered),
         )
 
 
@@ -315,6 +323,9 @@ class ReportJSON(_Contract):
                                                   "(or environment) and app")
     notes: list[str]
     charts: ChartsJSON = ChartsJSON()
+    not_rendered: dict[str, int] = Field(
+        default={}, description="--render: chart placements whose rendered objects are not "
+                                "compared, by 'chart NAME VERSION: reason'")
 
 
 def json_schema() -> str:

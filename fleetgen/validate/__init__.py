@@ -105,9 +105,7 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
         placements = tuple(p for p in compiled.plan.placements if p.remote is None)
         overlays = sorted({p.overlay for p in placements if p.chart is None})
         built = build_overlays(compiled, root, overlays)
-        # A chart app always has a namespace (resolve refuses a chart app with namespace=None).
-        namespaces = {app.name: app.namespace for app in fleet.apps if app.namespace is not None}
-        charted = chart_renders.render(placements, namespaces, root, charts,
+        charted = chart_renders.render(placements, chart_renders.namespaces(fleet), root, charts,
                                        cache.Cache(compiled.out_dir))
         # A chart placement's objects go by the name of its render, in place of an overlay.
         plan = replace(compiled.plan, placements=tuple(

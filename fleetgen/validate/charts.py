@@ -23,11 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fleetgen import cache, helm
+from fleetgen.model import Fleet
 from fleetgen.plan import ChartSource, Placement
 from fleetgen.validate.render import Rendered
 
@@ -38,6 +39,12 @@ NO_SDK = "helm-python-sdk not installed (pip install 'fleetgen[helm]')"
 def unit(placement: Placement) -> str:
     """The name its rendered objects go by (in place of an overlay path)."""
     return f"chart {placement.app} on {placement.cluster}"
+
+
+def namespaces(fleet: Fleet) -> dict[str, str]:
+    """App -> the namespace its chart is released into (resolve refuses a chart app with
+    namespace=None)."""
+    return {app.name: app.namespace for app in fleet.apps if app.namespace is not None}
 
 
 def archive_name(chart: ChartSource) -> str:
@@ -57,6 +64,8 @@ class ChartBuilds:
     distinct: int  # distinct render inputs
     built: int  # renders run in this call
     cached: int  # distinct inputs served from the cache
+    inputs: Mapping[str, str] = field(default_factory=dict)  # unit -> its render's cache key
+    skipped: Mapping[str, str] = field(default_factory=dict)  # unit -> its not_rendered label
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +83,7 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
     sources: dict[ChartSource, _Source | str] = {}
     keys: dict[str, tuple[str, Placement]] = {}  # unit -> (cache key, placement)
     not_rendered: dict[str, int] = {}
+    skipped: dict[str, str] = {}
     version = _sdk_version()
     for placement in charts:
         chart = placement.chart
@@ -84,6 +94,7 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
         if isinstance(source, str):
             label = f"chart {chart.name} {chart.version}: {source}"
             not_rendered[label] = not_rendered.get(label, 0) + 1
+            skipped[unit(placement)] = label
             continue
         keys[unit(placement)] = (cache.key({
             "helm": version, "chart": source.content, "values": placement.settings.values,
@@ -115,7 +126,8 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
             warnings[name] = list(result["warnings"])
     distinct = len(results)
     return ChartBuilds(objects, failures, warnings, dict(sorted(not_rendered.items())),
-                       len(charts), distinct, built, distinct - built)
+                       len(charts), distinct, built, distinct - built,
+                       {name: entry for name, (entry, _) in keys.items()}, skipped)
 
 
 def _sdk_version() -> str | None:

@@ -414,7 +414,8 @@ def test_json_contract_shape(repo: Path) -> None:
         "placements": lambda v: set(v) == {"added", "removed", "moved"},
         "deletions": lambda v: isinstance(v, list), "renames": lambda v: bool(v),
         "changes": lambda v: bool(v), "notes": lambda v: isinstance(v, list),
-        "charts": lambda v: v == {"versions": [], "values": []}})
+        "charts": lambda v: v == {"versions": [], "values": []},
+        "not_rendered": lambda v: v == {}})
     for deletion in data["deletions"]:
         check_shape(deletion, {**OBJECT, "source": opt_str, "op": lambda v: v == "removed",
                                "engine": lambda v: v in ("argocd", "flux"),
