@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,3 +22,16 @@ def tree(root: Path) -> dict[str, bytes]:
     return {path: p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and "/.fleetgen/cache/" not in "/" + (
                 path := p.relative_to(root).as_posix())}
+
+
+def case_copy(case: Path, target: Path, *edits: tuple[str, str]) -> Path:
+    """A copy of golden case ``case`` at ``target`` without its expectations, its fleet.py
+    edited by (old, new) replacements (each must apply)."""
+    shutil.copytree(case, target, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    spec = target / "fleet.py"
+    text = spec.read_text()
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    spec.write_text(text)
+    return target

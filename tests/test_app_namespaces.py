@@ -6,7 +6,6 @@ function whose behaviour it relies on (argoproj/argo-cd, gitops-engine vendored 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from fleetgen import Project, api, namespacing
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
-from tests.helpers import run_fleetgen
+from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "namespaces"
 CERT_MANAGER = 'App(name="cert-manager"'
@@ -26,15 +25,7 @@ CERT_MANAGER = 'App(name="cert-manager"'
 
 def case_repo(tmp_path: Path, *edits: tuple[str, str]) -> Path:
     """A copy of the case, its fleet.py edited by (old, new) replacements."""
-    repo = tmp_path / "repo"
-    shutil.copytree(CASE, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
-    spec = repo / "fleet.py"
-    text = spec.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new)
-    spec.write_text(text)
-    return repo
+    return case_copy(CASE, tmp_path / "repo", *edits)
 
 
 def docs(repo: Path, path: str) -> list[dict[str, Any]]:

@@ -4,7 +4,6 @@ cases ``tests/cases/timing`` and ``tests/cases/per-label``.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,21 +13,14 @@ import yaml
 from fleetgen import api
 from fleetgen.errors import SpecError
 from tests.crd_schemas import errors
+from tests.helpers import case_copy
 
 CASES = Path(__file__).parent / "cases"
 
 
 def case_repo(tmp_path: Path, case: str, *edits: tuple[str, str]) -> Path:
     """A copy of the case, its fleet.py edited by (old, new) replacements."""
-    repo = tmp_path / case
-    shutil.copytree(CASES / case, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
-    spec = repo / "fleet.py"
-    text = spec.read_text()
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new)
-    spec.write_text(text)
-    return repo
+    return case_copy(CASES / case, tmp_path / case, *edits)
 
 
 def line_of(repo: Path, text: str) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -98,19 +99,26 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A Git repository on branch main holding the fleet, committed (no output/)."""
-    root = tmp_path / "fleet-repo"
+def fleet_repo(root: Path, fleet: str, charts: dict[str, Path] | None = None) -> Path:
+    """A Git repository at ``root`` on branch main holding the bases, ``fleet`` as fleet.py and
+    ``charts`` (repository path -> chart folder to copy), committed (no output/)."""
     for app, files in BASES.items():
         (root / "apps" / app / "base").mkdir(parents=True)
         for name, text in files.items():
             (root / "apps" / app / "base" / name).write_text(text)
-    (root / "fleet.py").write_text(FLEET)
+    for path, chart in (charts or {}).items():
+        shutil.copytree(chart, root / path)
+    (root / "fleet.py").write_text(fleet)
     (root / "helpers.py").write_text(HELPERS)
     git(root, "init", "-q", "-b", "main")
     commit(root, "fleet")
     return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A Git repository on branch main holding the fleet, committed (no output/)."""
+    return fleet_repo(tmp_path / "fleet-repo", FLEET)
 
 
 def placed(spec: Path, app: str, env: str | None = None) -> list[str]:

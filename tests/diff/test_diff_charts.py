@@ -12,7 +12,7 @@ import pytest
 
 import fleetgen
 from fleetgen.diff import formats
-from tests.diff.test_diff import BASES, FLEET, HELPERS, PROD_B_FLUX, SCHEMA, commit, edit, git
+from tests.diff.test_diff import FLEET, PROD_B_FLUX, SCHEMA, commit, edit, fleet_repo
 
 CHART = 'HelmChart(repo="https://charts.example.com", name="cert-manager", version="v1.16.2")'
 CERTS = f'''
@@ -31,16 +31,7 @@ CHART_FLEET = (FLEET.replace("Project, Selector, SyncPolicy)",
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A Git repository holding the fleet with the chart app ``certs``, committed."""
-    root = tmp_path / "fleet-repo"
-    for app, files in BASES.items():
-        (root / "apps" / app / "base").mkdir(parents=True)
-        for name, text in files.items():
-            (root / "apps" / app / "base" / name).write_text(text)
-    (root / "fleet.py").write_text(CHART_FLEET)
-    (root / "helpers.py").write_text(HELPERS)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "fleet")
-    return root
+    return fleet_repo(tmp_path / "fleet-repo", CHART_FLEET)
 
 
 def test_a_version_bump_is_one_line_per_environment_and_values_are_value_paths(

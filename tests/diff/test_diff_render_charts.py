@@ -6,7 +6,6 @@ from ``--charts DIR`` or is counted as not rendered, never passed as unchanged."
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import fleetgen
 from fleetgen.diff import formats
 from fleetgen.diff.report import Report
 from fleetgen.kustomize import Kustomize
-from tests.diff.test_diff import BASES, FLEET, HELPERS, SCHEMA, commit, edit, git, run_cli
+from tests.diff.test_diff import FLEET, SCHEMA, commit, edit, fleet_repo, run_cli
 from tests.test_validate_charts import ECHO, chart_cache
 
 LOCAL = 'HelmChart(path="charts/echo")'
@@ -38,17 +37,7 @@ PROD = ["prod-a", "prod-b", "prod-c"]
 def repo(tmp_path: Path) -> Path:
     """A Git repository holding the fleet with the chart app ``echo`` (the echo chart kept in
     the repository under charts/echo), committed."""
-    root = tmp_path / "fleet-repo"
-    for app, files in BASES.items():
-        (root / "apps" / app / "base").mkdir(parents=True)
-        for name, text in files.items():
-            (root / "apps" / app / "base" / name).write_text(text)
-    shutil.copytree(ECHO, root / "charts/echo")
-    (root / "fleet.py").write_text(CHART_FLEET)
-    (root / "helpers.py").write_text(HELPERS)
-    git(root, "init", "-q", "-b", "main")
-    commit(root, "fleet")
-    return root
+    return fleet_repo(tmp_path / "fleet-repo", CHART_FLEET, {"charts/echo": ECHO})
 
 
 def rendered(data: dict[str, Any], kind: str = "Deployment") -> list[dict[str, Any]]:
