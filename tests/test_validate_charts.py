@@ -147,6 +147,29 @@ def test_an_object_of_a_chart_and_of_a_kustomize_app_is_an_ownership_finding(
          ["dev-1", "prod-1", "prod-2"])]
 
 
+def test_a_chart_object_without_namespace_is_owned_in_the_release_namespace(
+        tmp_path: Path, kustomize: Kustomize) -> None:
+    # Helm installs a namespaced object without metadata.namespace into the release namespace
+    # (helm/helm pkg/kube Client.Build -> buildResourceList: NamespaceParam(release namespace)
+    # .DefaultNamespace() on the resource builder), and
+    # helm-controller and Argo CD release chart apps into the app's namespace, so the chart's
+    # ConfigMap clashes with the kustomize app's one of the same name there.
+    clash = {"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": "echo-values", "namespace": "shared"}, "data": {"K": "v"}}
+    repo = chart_repo(tmp_path / "repo", echo_app(),
+                      'App(name="other", project="team", namespace="shared", '
+                      'path="apps/other/base")  # <- other',
+                      bases={"other": [clash, deployment("other")]})
+    template = repo / "charts/echo/templates/values.yaml"
+    text = template.read_text()
+    assert "  namespace: {{ .Release.Namespace }}\n" in text
+    template.write_text(text.replace("  namespace: {{ .Release.Namespace }}\n", ""))
+    data = report(repo, "--render", code=1)
+    owned = [f for f in data["findings"] if f["rule"] == "ownership"]
+    assert [(f["app"], f["object"], f["clusters"]) for f in owned] == [
+        ("other", "ConfigMap shared/echo-values", ["dev-1", "prod-1", "prod-2"])]
+
+
 def test_a_chart_helm_cannot_render_is_a_located_finding(tmp_path: Path,
                                                          kustomize: Kustomize) -> None:
     repo = chart_repo(tmp_path / "repo", echo_app())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fleetgen.k8s import Key, identity
@@ -98,7 +98,7 @@ def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines,
                 checked += 1
             findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where,
                                     scopes))
-    findings.extend(_ownership(plan, builds.objects, where))
+    findings.extend(_ownership(plan, builds.objects, where, overlays, scopes))
     return Checked(findings, checked, unchecked)
 
 
@@ -145,9 +145,11 @@ def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
     return scope is False or (scope is None and built_in(api_version))
 
 
-def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]],
-               where: Lines) -> Iterator[Finding]:
-    """An object rendered by two apps on one cluster (the later app, by name, is reported)."""
+def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]], where: Lines,
+               overlays: Mapping[str, _Overlay], scopes: Scopes) -> Iterator[Finding]:
+    """An object rendered by two apps on one cluster (the later app, by name, is reported). A
+    namespaced object without a namespace lands in its app's: Helm installs a chart's objects
+    into the release namespace, and kustomize's namespace rewrite has set every other one."""
     by_cluster: dict[str, list[tuple[str, str]]] = {}
     for placement in plan.placements:
         by_cluster.setdefault(placement.cluster, []).append((placement.app, placement.overlay))
@@ -156,6 +158,9 @@ def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]],
         for app, overlay in sorted(members):
             for rendered in objects.get(overlay, []):
                 key = identity(cluster, rendered.doc)
+                namespace = overlays[overlay].namespace
+                if not key.namespace and namespace and _namespaced(rendered.doc, scopes):
+                    key = replace(key, namespace=namespace)
                 other = owners.setdefault(key, app)
                 if other != app:
                     yield finding("ownership", "error",
