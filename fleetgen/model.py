@@ -690,6 +690,8 @@ def _label_selection(value: str) -> str:
 
 
 LabelSelection = Annotated[str, AfterValidator(_label_selection)]  # "key=value"
+
+
 class GitSource(Spec):
     """A Git repository: where Flux reads output/ from (`FluxOptions.source`), or where an app's
     manifests live (`App.source`).

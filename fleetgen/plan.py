@@ -367,9 +367,16 @@ class Plan:
     waves: Mapping[str, tuple[tuple[str, ...], ...]]  # env -> steps -> cluster names
     credentials: Mapping[str, Credentials | None]  # cluster -> filled-in credentials
     # App(namespace=None) apps: the namespaces their manifests put objects in (metadata.namespace
-    # and the Namespace objects they ship), and those Namespace objects, from the inventory.
+    # and the Namespace objects they ship, from the inventory; for an app from another source,
+    # its project's namespace patterns), and those Namespace objects.
     manifest_namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def namespaces_of(self, app: App) -> frozenset[str]:
+        """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
+        if app.namespace is not None:
+            return frozenset((app.namespace,))
+        return self.manifest_namespaces.get(app.name, frozenset())
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""

@@ -7,12 +7,12 @@ Emitters never import from one another; what two of them share lives here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fleetgen.model import Cluster
+from fleetgen.model import App, Cluster
 from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import Plan
+from fleetgen.plan import Placement, Plan
 from fleetgen.yamlio import dump
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
@@ -79,16 +79,20 @@ def service_account(name: str, namespace: str) -> dict[str, Any]:
             "metadata": {"name": name, "namespace": namespace}}
 
 
-def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
-    """cluster -> (project, service account) -> the namespaces of that project's apps there, for
-    the projects that impersonate a ServiceAccount (`Project.service_account`)."""
+def tenant_placements(plan: Plan) -> Iterator[tuple[Placement, App, str]]:
+    """(placement, its app, the ServiceAccount) of each placement of a project that impersonates
+    a ServiceAccount (`Project.service_account`)."""
     accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
     apps = {app.name: app for app in plan.fleet.apps}
-    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
     for placement in plan.placements:
         app = apps[placement.app]
         if app.project in accounts:
-            found[placement.cluster][(app.project, accounts[app.project])].update(
-                [app.namespace] if app.namespace is not None
-                else plan.manifest_namespaces.get(app.name, ()))
+            yield placement, app, accounts[app.project]
+
+
+def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
+    """cluster -> (project, service account) -> the namespaces of that project's apps there."""
+    found: dict[str, dict[tuple[str, str], set[str]]] = defaultdict(lambda: defaultdict(set))
+    for placement, app, account in tenant_placements(plan):
+        found[placement.cluster][(app.project, account)].update(plan.namespaces_of(app))
     return found

@@ -204,6 +204,8 @@ def credential_kind(credentials: Credentials | None) -> str:
     if isinstance(credentials, AwsAuth):
         return "AWS IAM role"
     return f"exec ({credentials.command} {' '.join(credentials.args)})".rstrip()
+
+
 def external_rows(plan: Plan) -> list[tuple[str, str, str]]:
     """(cluster, server, labels) of each external registration with an Argo CD placement: what
     the tool that owns its cluster Secret must set, since the ApplicationSets select by it."""

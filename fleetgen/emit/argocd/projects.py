@@ -59,7 +59,7 @@ def app_destinations(plan: Plan, app: App) -> list[str]:
     object at sync: controller ``validateSyncPermissions``)."""
     if app.namespace is not None:
         return [app.namespace]
-    return ["", *sorted(plan.manifest_namespaces.get(app.name, ()))]
+    return ["", *sorted(plan.namespaces_of(app))]
 
 
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:

@@ -19,7 +19,12 @@ from collections import defaultdict
 from typing import Any
 
 from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
-from fleetgen.emit.common import TENANT_ROLE, service_account, tenant_bindings, tenants
+from fleetgen.emit.common import (
+    TENANT_ROLE,
+    service_account,
+    tenant_bindings,
+    tenant_placements,
+)
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -32,7 +37,7 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
     """``tenants/<cluster>/tenants.yaml`` per cluster with a tenant, and ``argocd/tenants.yaml``
     (the AppProject and the Applications that apply them); nothing without tenants."""
     fleet = plan.fleet
-    found = tenants(plan)
+    found = _homes(plan)
     if not found:
         return []
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
@@ -52,30 +57,27 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
     return [*files, OutputFile("argocd/tenants.yaml", tuple(docs), comment=comment)]
 
 
-def _homes(plan: Plan, cluster: str, project: str, namespaces: set[str]) -> dict[str, set[str]]:
-    """namespace -> the namespaces of the accounts Argo CD impersonates for ``project``'s apps
-    on ``cluster`` there: the namespace itself, and Argo CD's for an App(namespace=None)."""
-    homes: dict[str, set[str]] = defaultdict(set)
-    apps = {app.name: app for app in plan.fleet.apps}
-    for placement in plan.placements:
-        app = apps[placement.app]
-        if placement.cluster == cluster and app.project == project:
-            if app.namespace is not None:
-                homes[app.namespace].add(app.namespace)
-            else:
-                for namespace in plan.manifest_namespaces.get(app.name, ()):
-                    homes[namespace].add(plan.fleet.argocd.namespace)
-    return {namespace: homes[namespace] for namespace in sorted(namespaces)}
+_Homes = dict[tuple[str, str], dict[str, set[str]]]  # (project, account) -> namespace -> homes
 
 
-def _cluster_file(plan: Plan, cluster: str,
-                  by_project: dict[tuple[str, str], set[str]]) -> OutputFile:
-    namespaces = sorted({name for names in by_project.values() for name in names})
+def _homes(plan: Plan) -> dict[str, _Homes]:
+    """cluster -> (project, account) -> each namespace of the project's apps there -> the
+    namespaces of the accounts Argo CD impersonates in it: the namespace's own, and Argo CD's
+    for an App(namespace=None)."""
+    found: dict[str, _Homes] = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
+    for placement, app, account in tenant_placements(plan):
+        home = app.namespace or plan.fleet.argocd.namespace
+        for namespace in plan.namespaces_of(app):
+            found[placement.cluster][(app.project, account)][namespace].add(home)
+    return found
+
+
+def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
+    namespaces = sorted({name for by_namespace in homes.values() for name in by_namespace})
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:
         docs += [{"apiVersion": "v1", "kind": "Namespace",
                   "metadata": {"name": name, "annotations": dict(KEEP)}} for name in namespaces]
-    homes = {key: _homes(plan, cluster, key[0], names) for key, names in by_project.items()}
     docs += [service_account(account, name) for account, name in sorted(
         {(account, name) for (_, account), by_namespace in homes.items()
          for name, subjects in by_namespace.items() if name in subjects})]
