@@ -45,10 +45,14 @@ def dns_label(value: str) -> str:
 _NAMESPACE_GLOB = re.compile(r"([a-z0-9*?-]|\[!?[a-z0-9-]+\])+")
 
 
+def is_glob(value: str) -> bool:
+    """Whether a project namespace entry is a pattern ('*', '?', '[') rather than a name."""
+    return any(glob in value for glob in "*?[")
+
+
 def namespace_pattern(value: str) -> str:
     """A namespace name (DNS-1123 label) or a glob over namespace characters ('team-*')."""
-    globbed = any(glob in value for glob in "*?[")
-    pattern = _NAMESPACE_GLOB if globbed else _DNS_LABEL
+    pattern = _NAMESPACE_GLOB if is_glob(value) else _DNS_LABEL
     if len(value) > 63 or not pattern.fullmatch(value):
         raise ValueError(
             f"{value!r} is neither a namespace name (a DNS-1123 label: lowercase letters, digits "

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
-from fleetgen.fields import repo_path
+from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
@@ -479,7 +479,7 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
                         "each object goes; its project's namespaces bound where they may)")
     project = ctx.projects.get(app.project)
     if project is not None and project.service_account and any(
-            glob in namespace for namespace in project.namespaces for glob in "*?["):
+            is_glob(namespace) for namespace in project.namespaces):
         ctx.report(app, f"app {app.name!r}: project {project.name!r} binds its ServiceAccount in "
                         "the namespaces an app from another source may use, which must be "
                         "named, not patterns: list them in Project(namespaces=[...])")
