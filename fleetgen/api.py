@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fleetgen import buildcache, writer
+from fleetgen import buildcache, collector, writer
 from fleetgen import emit as emitters
 from fleetgen.cache import Cache
 from fleetgen.errors import Problem, SpecError
@@ -78,6 +78,7 @@ class BuildResult:
     report: writer.WriteReport
 
 
+@collector.pausing
 def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
     """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
     return compile_loaded(spec, load(spec), out)
@@ -120,6 +121,7 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
     return [file for _, files in emitted for file in files]
 
 
+@collector.pausing
 def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
                 ) -> tuple[Plan, list[OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
@@ -139,6 +141,7 @@ def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
     return out if out is not None else spec.resolve().parent / loaded.fleet.output_dir
 
 
+@collector.pausing
 def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
     """Compile ``spec`` and write the output tree (only files that changed).
 
@@ -232,6 +235,7 @@ class CheckResult:
     findings: list[writer.Finding]
 
 
+@collector.pausing
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:
     """Compare the output tree with a fresh build; writes nothing but the cache (and finishes a
     crashed build). A spec compiled before into a tree that provably still holds it is up to

@@ -31,7 +31,6 @@ sends the build down the full path, which is always correct.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import hashlib
 import json
 import marshal
@@ -39,8 +38,7 @@ import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -48,6 +46,7 @@ from typing import Any
 
 import pydantic
 
+from fleetgen import collector
 from fleetgen.cache import Cache, code_identity, key
 from fleetgen.errors import Problem
 from fleetgen.journal import Manifest
@@ -145,7 +144,7 @@ def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collectio
     """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
     ``left_out`` named (a later lookup that needs one of them misses)."""
     try:
-        with _no_gc():
+        with collector.paused():
             payload = marshal.dumps([sorted(left_out), [
                 (name, [(f.path, f.documents, f.text, f.comment) for f in files])
                 for name, files in emitted]], 4)
@@ -166,7 +165,7 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
     if stored is None:
         return None
     try:
-        with _no_gc():
+        with collector.paused():
             skipped, groups = marshal.loads(zlib.decompress(stored))
             if not set(skipped) <= left_out:
                 return None
@@ -175,19 +174,6 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
                     for name, files in groups if name not in left_out]
     except (ValueError, TypeError, EOFError, zlib.error):
         return None
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The cyclic collector off: building many containers would trigger it again and again (it
-    tripled the time of reading a large fleet's files back), and these hold no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def source_key(file: OutputFile) -> str | None:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api, cache
+from fleetgen import api, cache, collector
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -75,6 +75,7 @@ class RefSpecError(SpecError):
         return f"{len(self.problems)} problem(s) in the spec at {self.ref}"
 
 
+@collector.pausing
 def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
          render: bool = False, kustomize: Kustomize | None = None,
          charts_dir: Path | None = None) -> Report:

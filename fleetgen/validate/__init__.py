@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, cache, errors
+from fleetgen import api, cache, collector, errors
 from fleetgen.errors import HasOrigin
 from fleetgen.fields import release
 from fleetgen.model import Fleet
@@ -57,6 +57,7 @@ class UsageError(errors.UsageError):
     ``--k8s-version``."""
 
 
+@collector.pausing
 def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
              k8s_version: str | None = None, charts: Path | None = None) -> Report:
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders;
