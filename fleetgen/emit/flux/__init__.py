@@ -46,11 +46,11 @@ from fleetgen.emit.common import tenants
 from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import (
     Home,
+    NamespaceFiles,
     app_namespaces,
     cluster_dir,
     created,
     kustomization_files,
-    namespace_file,
     source_file,
     supports_ignore,
     tenant_file,
@@ -204,10 +204,11 @@ def _per_cluster(plan: Plan) -> list[OutputFile]:
     homes = {cluster: Home(f"{cluster_dir(cluster)}/kustomizations.yaml", fleet.flux.namespace,
                            _comment(fleet.output_dir, cluster)) for cluster in namespaces}
     files = kustomization_files(plan, homes, {})
+    namespace_files = NamespaceFiles(fleet)
     for cluster, names in sorted(namespaces.items()):
-        files += namespace_file(f"{cluster_dir(cluster)}/namespaces.yaml",
-                                created(fleet, names) - {fleet.flux.namespace}, fleet,
-                                f"Namespaces the apps on {cluster} deploy into.")
+        files += namespace_files.file(f"{cluster_dir(cluster)}/namespaces.yaml",
+                                      created(fleet, names) - {fleet.flux.namespace},
+                                      f"Namespaces the apps on {cluster} deploy into.")
         files += source_file(fleet, cluster_dir(cluster))
     for cluster, by_project in sorted(tenants(plan).items()):
         files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,

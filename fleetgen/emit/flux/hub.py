@@ -59,6 +59,7 @@ from fleetgen.emit.common import (
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     Home,
+    NamespaceFiles,
     Ref,
     account_names,
     app_namespaces,
@@ -67,7 +68,6 @@ from fleetgen.emit.flux.objects import (
     flux_dir,
     kustomization,
     kustomization_files,
-    namespace_file,
     remote_source,
     source_file,
     tenant_file,
@@ -171,6 +171,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     files: list[OutputFile] = []
     namespaces = app_namespaces(plan)
     tenants_on = tenants(plan)
+    namespace_files = NamespaceFiles(fleet)
     for spoke in spokes:
         home, objects = _spoke_home(plan, spoke, root)
         homes[spoke.name] = home
@@ -178,18 +179,19 @@ def emit(plan: Plan) -> list[OutputFile]:
         # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
         leading[home.file] = [*objects, *(service_account(account, spoke.name) for account
                                           in account_names(tenants_on.get(spoke.name, {})))]
-        files += _spoke_namespaces(plan, spoke.name, created(fleet, namespaces[spoke.name]),
+        files += _spoke_namespaces(namespace_files, spoke.name,
+                                   created(fleet, namespaces[spoke.name]),
                                    tenants_on.get(spoke.name, {}))
     files += tenant_file(f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace,
                          True)
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
-    files += namespace_file(f"{root}/namespaces.yaml",
-                            (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})
-                            - {fleet.flux.namespace},
-                            fleet, "Namespaces of the apps on the hub, and one per spoke for its "
-                                   "Kustomizations and credentials.")
+    files += namespace_files.file(f"{root}/namespaces.yaml",
+                                  (created(fleet, namespaces.get(hub, ()))
+                                   | {s.name for s in spokes}) - {fleet.flux.namespace},
+                                  "Namespaces of the apps on the hub, and one per spoke for its "
+                                  "Kustomizations and credentials.")
     return files + source_file(fleet, root)
 
 
@@ -262,12 +264,12 @@ def _spoke_dir(spoke: str) -> str:
     return f"flux/spokes/{spoke}"
 
 
-def _spoke_namespaces(plan: Plan, spoke: str, names: Iterable[str],
+def _spoke_namespaces(namespace_files: NamespaceFiles, spoke: str, names: Iterable[str],
                       by_project: Mapping[tuple[str, str], set[str]]) -> list[OutputFile]:
     """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into and the tenants'
     RoleBindings (for accounts of the spoke's namespace on the hub), applied on the spoke."""
-    files = namespace_file(f"{_spoke_dir(spoke)}/namespaces.yaml", names, plan.fleet,
-                           f"Namespaces the apps on {spoke} deploy into.")
+    files = namespace_files.file(f"{_spoke_dir(spoke)}/namespaces.yaml", names,
+                                 f"Namespaces the apps on {spoke} deploy into.")
     files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False)
     resources = [file.path.rpartition("/")[2] for file in files]
     kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": resources}

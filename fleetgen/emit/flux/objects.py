@@ -10,9 +10,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from fleetgen.emit.common import (
+    CLUSTER_LABEL,
+    ENV_LABEL,
     FLUX_IGNORE_SINCE,
     TENANT_ROLE,
     service_account,
@@ -20,7 +23,6 @@ from fleetgen.emit.common import (
 )
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.fields import release
-from fleetgen.k8s import identity
 from fleetgen.model import App, Fleet, IgnoreDifference, NamespaceMeta, OciSource, RemoteSource
 from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Placement, Plan, namespace_metadata
@@ -119,15 +121,15 @@ def tenant_file(path: str, by_project: Mapping[tuple[str, str], set[str]], home:
     return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
 
 
-def namespace(name: str, fleet: Fleet) -> dict[str, Any]:
-    """A Namespace with the labels and annotations its project declares; kept when it leaves the
-    spec unless ``cascade_delete`` (pruning a Namespace deletes everything in it, which
+def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> dict[str, Any]:
+    """A Namespace with the labels and annotations its project declares (``meta``); kept when it
+    leaves the spec unless ``cascade_delete`` (pruning a Namespace deletes everything in it, which
     ``deletionPolicy: Orphan`` promised to keep)."""
-    meta = namespace_metadata(fleet).get(name) or NamespaceMeta()
     metadata: dict[str, Any] = {"name": name}
-    if meta.labels:
+    if meta is not None and meta.labels:
         metadata["labels"] = dict(sorted(meta.labels.items()))
-    annotations = {**meta.annotations, **({} if fleet.cascade_delete else PRUNE_DISABLED)}
+    annotations = {**(meta.annotations if meta is not None else {}),
+                   **({} if cascade_delete else PRUNE_DISABLED)}
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
@@ -136,11 +138,13 @@ def namespace(name: str, fleet: Fleet) -> dict[str, Any]:
 def app_namespaces(plan: Plan) -> dict[str, set[str]]:
     """cluster -> the namespaces of the apps placed on it (none for an App(namespace=None),
     whose manifests ship their own Namespaces)."""
-    apps = {app.name: app for app in plan.fleet.apps}
+    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
     found: dict[str, set[str]] = defaultdict(set)
     for placement in plan.placements:
-        namespace_ = apps[placement.app].namespace
-        found[placement.cluster].update([namespace_] if namespace_ is not None else [])
+        here = found[placement.cluster]  # listed even with no namespace
+        namespace_ = namespaces[placement.app]
+        if namespace_ is not None:
+            here.add(namespace_)
     return dict(found)
 
 
@@ -150,11 +154,25 @@ def created(fleet: Fleet, names: Iterable[str]) -> set[str]:
     return set(names) if fleet.create_namespaces else set()
 
 
-def namespace_file(path: str, names: Iterable[str], fleet: Fleet,
-                   comment: str) -> list[OutputFile]:
-    """A file with a Namespace for each of ``names`` (sorted), or none for no names."""
-    docs = tuple(namespace(name, fleet) for name in sorted(set(names)))
-    return [OutputFile(path, docs, comment=comment)] if docs else []
+class NamespaceFiles:
+    """Files of Namespaces; each Namespace object is built once, however many files hold it."""
+
+    def __init__(self, fleet: Fleet) -> None:
+        self._declared = namespace_metadata(fleet)
+        self._cascade_delete = fleet.cascade_delete
+        self._built: dict[str, dict[str, Any]] = {}
+
+    def file(self, path: str, names: Iterable[str], comment: str) -> list[OutputFile]:
+        """A file with a Namespace for each of ``names`` (sorted), or none for no names."""
+        docs = tuple(self._namespace(name) for name in sorted(set(names)))
+        return [OutputFile(path, docs, comment=comment)] if docs else []
+
+    def _namespace(self, name: str) -> dict[str, Any]:
+        found = self._built.get(name)
+        if found is None:
+            found = self._built[name] = namespace(name, self._declared.get(name),
+                                                  self._cascade_delete)
+        return found
 
 
 def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool,
@@ -206,35 +224,36 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
-    accounts = {project.name: project.service_account for project in plan.fleet.projects}
-    ignore = supports_ignore(plan.fleet)
-    parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore)
-             for app in plan.fleet.apps}
-    docs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    apps = {app.name: app for app in plan.fleet.apps}
+    fleet = plan.fleet
+    accounts = {project.name: project.service_account for project in fleet.projects}
+    ignore = supports_ignore(fleet)
+    parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore) for app in fleet.apps}
+    apps = {app.name: app for app in fleet.apps}
+    kustomizations = _Kustomizations(fleet)
+    overlays = flux_dir(plan)
+    docs: dict[str, list[tuple[_Order, dict[str, Any]]]] = defaultdict(list)
     for placement in plan.placements:
         home = homes[placement.cluster]
         app = parts[placement.app]
         deps = [(home.namespace, name) for name in app.depends_on]
         deps += extra_deps.get((placement.app, placement.cluster), ())
+        found = docs[home.file]
         if placement.chart is not None:
-            docs[home.file] += _chart_objects(plan, apps[placement.app], placement, home, deps)
+            app_ = apps[placement.app]
+            found += _ordered(_chart_objects(fleet, app_, accounts.get(app_.project), placement,
+                                             home, deps))
             continue
-        path, source = f"{flux_dir(plan)}/{placement.overlay}", None
+        path, source = f"{overlays}/{placement.overlay}", None
         if placement.remote is not None:
-            found = remote_source(placement.remote.source, placement.app, home.namespace)
-            docs[home.file].append(found)
+            remote = remote_source(placement.remote.source, placement.app, home.namespace)
+            found += _ordered([remote])
             path, source = _remote_path(placement.remote.path), {
-                "kind": found["kind"], "name": placement.app}
-        docs[home.file].append(kustomization(
-            plan.fleet, placement.app, home, path,
-            prune=placement.settings.sync.prune, labels=_labels(placement, app.labels),
-            annotations=app.annotations, depends_on=deps, extra={**_sync(placement), **app.spec},
-            source=source))
+                "kind": remote["kind"], "name": placement.app}
+        found.append(kustomizations.of(placement, app, home, path, deps, source))
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
     return [OutputFile(path, (*leading.get(path, ()),
-                              *sorted(found, key=_order)),
+                              *(doc for _, doc in sorted(found, key=itemgetter(0)))),
                        comment=comments[path])
             for path, found in sorted(docs.items())]
 
@@ -244,27 +263,69 @@ def _remote_path(path: str) -> str:
     return "./" if path == "." else f"./{path}"
 
 
-def _order(doc: dict[str, Any]) -> tuple[str, ...]:
-    """A document's identity as a plain tuple: the order of `identity`, compared faster."""
-    key = identity("", doc)
-    return key.group, key.kind, key.namespace, key.name
+_Order = tuple[str, str, str, str]  # what `fleetgen.k8s.identity` orders by, but its scope
 
 
-def _chart_objects(plan: Plan, app: App, placement: Placement, home: Home,
-                   deps: Sequence[Ref]) -> list[dict[str, Any]]:
+def _ordered(docs: Iterable[dict[str, Any]]) -> list[tuple[_Order, dict[str, Any]]]:
+    """Each document built here (with apiVersion, kind, metadata.namespace and name) with its
+    (group, kind, namespace, name), the order of its file."""
+    return [((doc["apiVersion"].rpartition("/")[0], doc["kind"], doc["metadata"]["namespace"],
+              doc["metadata"]["name"]), doc) for doc in docs]
+
+
+class _Kustomizations:
+    """The Kustomization of each placement, built by `kustomization` once per (app, sync policy,
+    shape of Home, dependencies): the other placements sharing those differ only in their path,
+    source and cluster and env labels, so theirs are copies of it with these replaced."""
+
+    def __init__(self, fleet: Fleet) -> None:
+        self._fleet = fleet
+        self._source = source_ref(fleet)
+        self._built: dict[tuple[Any, ...], tuple[_Order, dict[str, Any]]] = {}
+
+    def of(self, placement: Placement, app: _AppParts, home: Home, path: str,
+           depends_on: Sequence[Ref], source: Mapping[str, str] | None
+           ) -> tuple[_Order, dict[str, Any]]:
+        """The Kustomization of ``placement`` in ``home`` (``source``: as `kustomization`), with
+        its order (`_ordered`)."""
+        sync = placement.settings.sync
+        # The placements of an app in one environment share one SyncPolicy object, alive as long
+        # as the Plan, so its id tells the policies apart (hashing a model costs more, and fails
+        # on its list field). Of the Home, its namespace, its dependencies and the keys of its
+        # spec shape the object; the values of its spec and its source are set per placement.
+        key = (placement.app, id(sync), home.namespace, home.depends_on, tuple(home.spec),
+               tuple(depends_on))
+        built = self._built.get(key)
+        if built is None:
+            self._built[key] = built = _ordered([kustomization(
+                self._fleet, placement.app, home, path, prune=sync.prune,
+                labels=_labels(placement, app.labels), annotations=app.annotations,
+                depends_on=depends_on, extra={**_sync(placement), **app.spec}, source=source)])[0]
+            return built
+        order, first = built
+        metadata = first["metadata"]
+        labels = {**metadata["labels"], CLUSTER_LABEL: placement.cluster,
+                  ENV_LABEL: placement.env}
+        spec = {**first["spec"], "sourceRef": dict(source or home.source or self._source),
+                "path": path, **home.spec}
+        return order, {**first, "metadata": {**metadata, "labels": labels}, "spec": spec}
+
+
+def _chart_objects(fleet: Fleet, app: App, account: str | None, placement: Placement,
+                   home: Home, deps: Sequence[Ref]) -> list[dict[str, Any]]:
     """A chart app's source and HelmRelease, labelled and placed like a Kustomization (without
-    Argo CD's ``argoproj.io/`` metadata, as `flux_metadata` says)."""
+    Argo CD's ``argoproj.io/`` metadata, as `flux_metadata` says), ``account`` its project's
+    ServiceAccount."""
     labels, annotations = flux_metadata(app.labels), flux_metadata(app.annotations)
     metadata: dict[str, Any] = {"name": app.name, "namespace": home.namespace,
                                 "labels": dict(sorted(_labels(placement, labels).items()))}
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
-    accounts = {project.name: project.service_account for project in plan.fleet.projects}
     spec = dict(home.spec)
-    if accounts.get(app.project):
-        spec["serviceAccountName"] = accounts[app.project]
-    return chart_objects(plan.fleet, app, placement, home.namespace, metadata, spec,
-                         home.source or source_ref(plan.fleet),
+    if account:
+        spec["serviceAccountName"] = account
+    return chart_objects(fleet, app, placement, home.namespace, metadata, spec,
+                         home.source or source_ref(fleet),
                          ignore_rules(app.ignore_differences), deps)
 
 
