@@ -83,6 +83,8 @@ def tenant_placements(plan: Plan) -> Iterator[tuple[Placement, App, str]]:
     """(placement, its app, the ServiceAccount) of each placement of a project that impersonates
     a ServiceAccount (`Project.service_account`)."""
     accounts = {p.name: p.service_account for p in plan.fleet.projects if p.service_account}
+    if not accounts:
+        return
     apps = {app.name: app for app in plan.fleet.apps}
     for placement in plan.placements:
         app = apps[placement.app]

@@ -6,6 +6,7 @@ Both engines point at these directories, so Argo CD and Flux deploy the same ren
 from __future__ import annotations
 
 import posixpath
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,11 +30,16 @@ def warnings(plan: Plan) -> list[Problem]:
     """Chart apps have no overlay: fleet and environment common metadata does not reach them."""
     fleet = plan.fleet
     envs = {env.name: env for env in fleet.environments}
+    charts = {app.name for app in fleet.apps if app.chart is not None}
+    envs_of: dict[str, set[str]] = defaultdict(set)  # chart app -> the envs it is placed in
+    for placement in plan.placements:
+        if placement.app in charts:
+            envs_of[placement.app].add(placement.env)
     found = []
     for app in fleet.apps:
         if app.chart is None:
             continue
-        placed = sorted({p.env for p in plan.placements if p.app == app.name})
+        placed = sorted(envs_of[app.name])
         layers = [("fleet", fleet.common_labels, fleet.common_annotations),
                   *((f"environment {env!r}", envs[env].common_labels,
                      envs[env].common_annotations) for env in placed)]

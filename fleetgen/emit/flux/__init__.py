@@ -41,6 +41,7 @@ emits no object of that name there.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 from fleetgen.emit.common import tenants
 from fleetgen.emit.flux import hub
@@ -69,20 +70,19 @@ def check(plan: Plan) -> list[Problem]:
     """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns, and
     (hub mode) spokes whose credentials Flux cannot use."""
     fleet = plan.fleet
-    problems = _check_dependencies(plan) + _check_dependency_kinds(plan)
+    placed = _clusters_of(plan)
+    problems = _check_dependencies(plan, placed) + _check_dependency_kinds(plan, placed)
     # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
     reserved = {BOOTSTRAP_NAMESPACE}
     if fleet.flux.mode == "hub":
         reserved.add(fleet.flux.namespace)
-    placed_apps = {p.app for p in plan.placements}
-    placed_clusters = {p.cluster for p in plan.placements}
-    for app in (app for app in fleet.apps if app.name in placed_apps):
+    for app in (app for app in fleet.apps if app.name in placed):
         if app.name == fleet.flux.namespace:
             problems.append(at(app, f"app {app.name!r}: its Flux Kustomization would be named "
                                     f"like the one `flux bootstrap` creates in namespace "
                                     f"{fleet.flux.namespace!r}; rename the app", fleet))
     for cluster in fleet.clusters:
-        if cluster.name in reserved and cluster.name in placed_clusters:
+        if cluster.name in reserved and any(cluster.name in on for on in placed.values()):
             problems.append(at(cluster, f"cluster {cluster.name!r}: its Flux directory or "
                                         f"namespace would be {cluster.name!r}, which `flux "
                                         "bootstrap` owns; rename the cluster", fleet))
@@ -94,7 +94,7 @@ def check(plan: Plan) -> list[Problem]:
                                        "(spoke namespaces on the hub); per cluster, every "
                                        "Kustomization reads a source of its own namespace", fleet))
     named_like_fleet = fleet.flux.source is not None
-    for app in (app for app in fleet.apps if app.name in placed_apps):
+    for app in (app for app in fleet.apps if app.name in placed):
         if named_like_fleet and app.name == fleet.name and isinstance(app.source, GitSource):
             problems.append(at(app, f"app {app.name!r}: its GitRepository would be named like "
                                     "the fleet's (FluxOptions.source); rename the app", fleet))
@@ -103,14 +103,24 @@ def check(plan: Plan) -> list[Problem]:
     return problems
 
 
-def _check_dependencies(plan: Plan) -> list[Problem]:
-    apps = {app.name: app for app in plan.fleet.apps}
-    placed = {(p.app, p.cluster) for p in plan.placements}
-    missing: dict[tuple[str, str], list[str]] = defaultdict(list)
+def _clusters_of(plan: Plan) -> dict[str, set[str]]:
+    """app -> the clusters it is placed on."""
+    found: dict[str, set[str]] = defaultdict(set)
     for placement in plan.placements:
-        for app in apps[placement.app].depends_on:
-            if (app, placement.cluster) not in placed:
-                missing[(placement.app, app)].append(placement.cluster)
+        found[placement.app].add(placement.cluster)
+    return dict(found)
+
+
+def _check_dependencies(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
+    """Dependencies not placed on every cluster of their dependent app (``placed``: app -> its
+    clusters)."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    missing: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for app, clusters in placed.items():
+        for dependency in apps[app].depends_on:  # named twice, its clusters count twice
+            absent = clusters - placed.get(dependency, set())
+            if absent:
+                missing[(app, dependency)] += absent
     return [at(apps[app], f"app {app!r} depends_on {dependency!r}, which is not placed on "
                           f"{_clusters(clusters)}: Flux dependsOn only reaches Kustomizations of "
                           "the same cluster; place it there too or drop the dependency",
@@ -118,12 +128,13 @@ def _check_dependencies(plan: Plan) -> list[Problem]:
             for (app, dependency), clusters in sorted(missing.items())]
 
 
-def _check_dependency_kinds(plan: Plan) -> list[Problem]:
+def _check_dependency_kinds(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
     """A HelmRelease's dependsOn names HelmReleases only, a Kustomization's Kustomizations only
-    (helm-controller and kustomize-controller ``checkDependencies`` get their own kind)."""
+    (helm-controller and kustomize-controller ``checkDependencies`` get their own kind), for the
+    apps ``placed`` (every placement of a chart app, and only those, has a chart)."""
     apps = {app.name: app for app in plan.fleet.apps}
-    pairs = sorted({(p.app, name) for p in plan.placements for name in apps[p.app].depends_on
-                    if name in apps and (apps[name].chart is None) != (p.chart is None)})
+    pairs = sorted({(app, name) for app in placed for name in apps[app].depends_on
+                    if name in apps and (apps[name].chart is None) != (apps[app].chart is None)})
     return [at(apps[app], f"app {app!r} depends_on {dependency!r}: in Flux a "
                           f"{_kind(apps[app].chart is not None)} can wait only for another of "
                           f"its kind, and {dependency!r} is a "
@@ -181,10 +192,18 @@ def _chart_retry_interval(plan: Plan) -> list[Problem]:
     """``retry_interval`` on a chart app: a HelmRelease has no retryInterval (helm-controller
     retries by its install/upgrade remediation), so only Kustomizations take it."""
     layers: dict[int, tuple[Spec, set[str]]] = {}
-    for p in plan.placements:
-        if p.chart is not None and "sync/retry_interval" in p.settings.provenance:
-            layer = sync_owner(plan.fleet, p, "retry_interval")
-            layers.setdefault(id(layer), (layer, set()))[1].add(p.app)
+    owners: dict[tuple[str, str, str, str], Spec] = {}
+    for p in (p for p in plan.placements if p.chart is not None):
+        source = p.settings.provenance.get("sync/retry_interval")
+        if source is None:
+            continue
+        # `sync_owner` scans the fleet: ask it once per app, environment and layer (and per
+        # cluster only for a per_cluster layer, the one layer it looks up by cluster).
+        key = (p.app, p.env, source, p.cluster if source == "per_cluster" else "")
+        if key not in owners:
+            owners[key] = sync_owner(plan.fleet, p, "retry_interval")
+        layer = owners[key]
+        layers.setdefault(id(layer), (layer, set()))[1].add(p.app)
     return [at(layer, f"retry_interval does not apply to the Flux placements of chart app(s) "
                       f"{', '.join(sorted(apps))} (a HelmRelease has no retryInterval)",
                plan.fleet)
