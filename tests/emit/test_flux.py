@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,14 @@ import pytest
 
 from fleetgen import api
 from fleetgen import emit as emitters
+from fleetgen.emit import flux
+from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL
 from fleetgen.kustomize import Kustomize, build_many
+from fleetgen.load import load
 from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
 from fleetgen.validate import schemas as crd
+from fleetgen.writer import render
 from fleetgen.yamlio import load_all
 from tests.crd_schemas import errors
 
@@ -240,6 +245,8 @@ def test_kustomizations_are_the_placements_of_the_plan(built: Built) -> None:
         placement = expected[key]
         # the overlay the Argo CD Application of this placement points at
         assert ks["spec"]["path"] == f"./output/{placement.overlay}"
+        labels = ks["metadata"]["labels"]
+        assert (labels[CLUSTER_LABEL], labels[ENV_LABEL]) == (placement.cluster, placement.env)
         sync = placement.settings.sync
         assert ks["spec"]["prune"] is sync.prune
         assert ks["spec"].get("suspend", False) is not sync.automated
@@ -356,3 +363,52 @@ def test_hub_reaches_each_spoke_with_its_credentials(hub: Built) -> None:
         "provider": "aws", "serviceAccountName": "flux-identity"}
     role = objects[("ServiceAccount", "prod-eu")]["metadata"]["annotations"]
     assert role == {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/flux-deployer"}
+
+
+SHARED_FLEET = '''
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions, GitSource,
+                      IgnoreDifference, Overrides, Project, SyncPolicy)
+
+TENANT = "https://git.example.com/team-a.git"
+fleet = Fleet(
+    name="shared", repo="https://git.example.com/fleet.git", engines=["flux"],
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    flux=FluxOptions(min_version="2.9"),
+    environments=[Environment(name="dev", sync=SyncPolicy(automated=True, prune=True)),
+                  Environment(name="prod", sync=SyncPolicy(automated=False))],
+    clusters=[Cluster(name=f"{env}-{i}", env=env, server=f"https://{env}-{i}.example.com")
+              for env in ("dev", "prod") for i in range(3)],
+    projects=[Project(name="platform", namespaces=["platform"]),
+              Project(name="orders", namespaces=["orders"], service_account="orders-deployer"),
+              Project(name="team-a", namespaces=["team-a"], source_repos=[TENANT])],
+    apps=[
+        App(name="platform-config", project="platform", namespace="platform",
+            path="apps/platform-config/base", annotations={"owner": "platform"},
+            labels={"tier": "base", "notifications.argoproj.io/subscribe.x": "y"}),
+        App(name="order-service", project="orders", namespace="orders",
+            path="apps/order-service/base", depends_on=["platform-config"],
+            ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                 json_pointers=["/spec/replicas"])],
+            per_env={"prod": Overrides(sync=SyncPolicy(timeout="5m"))},
+            per_cluster={"dev-1": Overrides(sync=SyncPolicy(prune=False, retry_interval="2m"))}),
+        App(name="tenant", project="team-a", namespace=None, path="deploy",
+            source=GitSource(url=TENANT, branch="main")),
+    ],
+)
+'''
+
+
+def test_each_cluster_gets_the_files_it_would_get_alone(tmp_path: Path) -> None:
+    """The Kustomizations of placements sharing an app, sync policy and Home shape are copies of
+    the first one built (`fleetgen.emit.flux.objects._Kustomizations`): each cluster's files are
+    still byte for byte those of a Plan holding only that cluster's placements."""
+    loaded = load(make_repo(tmp_path, SHARED_FLEET) / "fleet.py")
+    plan = resolve(loaded.fleet, loaded.workspace).on("flux")
+    whole = render(flux.emit(plan))
+    clusters = sorted({p.cluster for p in plan.placements})
+    assert len(clusters) == 6
+    for cluster in clusters:
+        alone = replace(plan, placements=tuple(p for p in plan.placements if p.cluster == cluster))
+        assert render(flux.emit(alone)) == {
+            path: data for path, data in whole.items()
+            if path.startswith(f"flux/clusters/{cluster}/")}
