@@ -80,7 +80,7 @@ def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
 def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
     env_overlay, layers = overlay.env_overlay, [layer for _, layer in overlay.layers]
     doc: dict[str, Any] = {**KUSTOMIZATION, **_namespace(env_overlay.namespace),
-                           "resources": [posixpath.relpath(env_overlay.path, overlay.path)]}
+                           "resources": [_relative(env_overlay.path, overlay.path)]}
     doc.update(_metadata(_union(layer.common_labels for layer in layers),
                          _union(layer.common_annotations for layer in layers)))
     changed = sorted({image.name for layer in layers for image in layer.images})
@@ -99,6 +99,19 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
     return _with_secrets(overlay.path, doc, overlay.secrets,
                          f"{overlay.app} on {overlay.cluster}: {names} layer"
                          f"{'s' if len(overlay.layers) > 1 else ''}")
+
+
+def _relative(path: str, start: str) -> str:
+    """``posixpath.relpath(path, start)`` for two normalized relative paths (no ``.``, ``..`` or
+    empty parts), as Plan paths are, without making both absolute through the working
+    directory first as ``relpath`` does."""
+    parts, start_parts = path.split("/"), start.split("/")
+    common = 0
+    for part, start_part in zip(parts, start_parts, strict=False):
+        if part != start_part:
+            break
+        common += 1
+    return "/".join([".."] * (len(start_parts) - common) + parts[common:]) or "."
 
 
 def _union(mappings: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
