@@ -31,6 +31,8 @@ def warnings(plan: Plan) -> list[Problem]:
     fleet = plan.fleet
     envs = {env.name: env for env in fleet.environments}
     charts = {app.name for app in fleet.apps if app.chart is not None}
+    if not charts:
+        return []
     envs_of: dict[str, set[str]] = defaultdict(set)  # chart app -> the envs it is placed in
     for placement in plan.placements:
         if placement.app in charts:
