@@ -281,6 +281,15 @@ CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
          "name of app 'web-prod' on cluster 'dev-1'; rename an app, cluster or environment",
          "Application name 'web-prod-dev-1' of app 'web-prod' on cluster 'dev-1' is also the "
          "name of app 'web' on cluster 'prod-dev-1'; rename an app, cluster or environment"]),
+    "application set name clash": (  # the Application names differ (cluster a, b)
+        {"apps": [web(name="web-prod", targets=Selector(clusters=["a"])),
+                  web(targets=Selector(clusters=["b"]))],
+         "clusters": [cluster("a", "dev"), cluster("b", "prod-dev")],
+         "environments": [Environment(name="dev"), Environment(name="prod-dev")]},
+        ["ApplicationSet name 'web-prod-dev' of app 'web' in environment 'prod-dev' is also the "
+         "name of app 'web-prod' in environment 'dev'; rename an app, cluster or environment",
+         "ApplicationSet name 'web-prod-dev' of app 'web-prod' in environment 'dev' is also the "
+         "name of app 'web' in environment 'prod-dev'; rename an app, cluster or environment"]),
     "same server twice": (
         {"clusters": [cluster("dev-1", "dev"),
                       cluster("dev-2", "dev", server="https://dev-1.example.com:6443/")],
