@@ -125,15 +125,15 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
                      labels: Callable[[str], dict[str, str]]) -> dict[str, Any]:
     """``labels``: a cluster's name -> the labels of its registration."""
     groups: dict[_Group, list[str]] = {}  # group -> its clusters
-    # Placements on the env overlay share its Settings: one group per (overlay, policy) object,
-    # whose cluster list is looked up by that key.
-    shared: dict[tuple[str, int], list[str]] = {}
+    # Placements on the env overlay share its Settings: one group per policy object, whose
+    # cluster list is looked up by the object.
+    shared: dict[int, list[str]] = {}
     for placement in placements:
         if env_overlay is None:
             group = (_chart_group(plan, app, placement) if placement.chart is not None
                      else _remote_group(plan, app, placement))
         elif placement.overlay == env_overlay.path:
-            memo = (placement.overlay, id(placement.settings.sync))
+            memo = id(placement.settings.sync)
             if memo not in shared:
                 shared[memo] = groups.setdefault(_group(plan, app, env_overlay, placement), [])
             shared[memo].append(placement.cluster)
