@@ -181,10 +181,11 @@ def image_rows(plan: Plan, placed: Placed) -> list[ImageRow]:
     for app, by_env in placed.items():
         for env, placements in by_env.items():
             # The placements on one overlay share its Settings: read each object's images once.
-            settings = {id(p.settings): p.settings for p in placements if p.chart is None}
-            for name, ref in ((n, r) for s in settings.values() for n, r in s.images.items()):
-                by_name = found.setdefault((app, name), {})
-                by_name.setdefault(env, set()).add(image_reference(ref))
+            distinct = {id(p.settings): p.settings for p in placements if p.chart is None}
+            for settings in distinct.values():
+                for name, ref in settings.images.items():
+                    by_name = found.setdefault((app, name), {})
+                    by_name.setdefault(env, set()).add(image_reference(ref))
     return [ImageRow(app, image, tuple((env.name, ", ".join(sorted(by_env.get(env.name, ())))
                                         or "·") for env in plan.fleet.environments))
             for (app, image), by_env in sorted(found.items())]

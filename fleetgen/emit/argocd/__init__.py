@@ -335,7 +335,7 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     allowed = functools.cache(lambda project, cluster, namespace: permitted(
         projects_by_name[project].destinations or (), server_url(clusters[cluster]), namespace))
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for p in plan.placements if needs else ():
+    for p in plan.placements if needs else ():  # no walk when no project lists destinations
         for namespace in needs.get(p.app, ()):
             if not allowed(apps[p.app].project, p.cluster, namespace):
                 refused[p.app, namespace].append(p.cluster)
