@@ -367,6 +367,16 @@ def test_warnings_name_wildcards_and_flags_a_manual_sync_ignores() -> None:
     assert argocd.warnings(resolve(make_fleet(), WORKSPACE)) == []
 
 
+def test_flux_timing_that_reaches_argo_cd_placements_is_a_warning() -> None:
+    fleet = make_fleet(environments=[
+        Environment(name="dev", sync=SyncPolicy(automated=True, interval="5m", timeout="2m")),
+        Environment(name="prod", sync=SyncPolicy(automated=True))])
+    assert messages(argocd.warnings(resolve(fleet, WORKSPACE))) == [
+        "interval, timeout: Flux settings, which the Argo CD placements of app(s) web do not "
+        "have (an Application syncs when Git changes and retries by retry=Retry(...)); they "
+        "apply to Flux placements only"]
+
+
 def test_depends_on_is_reported_as_not_expressible_in_argo_cd() -> None:
     fleet = make_fleet(apps=[web(depends_on=["api"]), *make_fleet().apps[1:]])
     plan = resolve(fleet, WORKSPACE)

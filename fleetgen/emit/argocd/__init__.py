@@ -46,7 +46,7 @@ from fleetgen.model import (
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
-from fleetgen.plan import TIMING_FIELDS, Placement, Plan, sync_owner
+from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, sync_owner
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
@@ -88,7 +88,9 @@ def warnings(plan: Plan) -> list[Problem]:
             found.append(at(project, f"project {project.name!r} uses wildcards "
                                      f"({'; '.join(wild)}): its apps may deploy anything there",
                             plan.fleet))
-    ignored = {(p.app, p.env): flags for p in plan.placements
+    settings = _distinct_settings(plan)
+    manual = any(not s.sync.automated and _auto_flags(s.sync) for s in settings)
+    ignored = {(p.app, p.env): flags for p in (plan.placements if manual else ())
                if not p.settings.sync.automated and (flags := _auto_flags(p.settings.sync))}
     apps = {app.name: app for app in plan.fleet.apps}
     for (app, env), flags in sorted(ignored.items()):
@@ -102,15 +104,24 @@ def warnings(plan: Plan) -> list[Problem]:
                           "impersonate it; set ca_data instead", plan.fleet)
               for cluster in _registered(plan) if cluster.insecure
               and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)]
-    return found + _self_heal_warnings(plan) + _timing_warnings(plan)
+    return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
 
 
-def _self_heal_warnings(plan: Plan) -> list[Problem]:
+def _distinct_settings(plan: Plan) -> list[Settings]:
+    """The placements' Settings, each object once (the placements on one overlay share one):
+    what a warning tests before it walks the placements."""
+    return list({id(p.settings): p.settings for p in plan.placements}.values())
+
+
+def _self_heal_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
     """``self_heal`` where RollingSync syncs: the ApplicationSet controller turns automated sync
     off on every Application it generates and syncs them itself, wave by wave, when they go out
     of sync with Git (``disableAutomatedSync`` in ``applicationset/progressivesync``; Argo CD 3.3:
-    ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift."""
+    ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift.
+    ``settings``: `_distinct_settings`."""
     fleet = plan.fleet
+    if not any(s.sync.self_heal for s in settings):
+        return []
     rolling = {env.name for env in fleet.environments if env.rollout is not None}
     affected: dict[int, tuple[Spec, str, list[str]]] = {}
     for p in plan.placements:
@@ -126,13 +137,14 @@ def _self_heal_warnings(plan: Plan) -> list[Problem]:
             for layer, env, names in affected.values()]
 
 
-def _timing_warnings(plan: Plan) -> list[Problem]:
+def _timing_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
     """Flux timing (``interval``, ``timeout``, ``retry_interval``, ``wait``) set by a layer that
-    reaches Argo CD placements: an Application has no such settings (only ``retry``)."""
+    reaches Argo CD placements: an Application has no such settings (only ``retry``).
+    ``settings``: `_distinct_settings`."""
+    if all(_TIMING_KEYS.isdisjoint(s.provenance) for s in settings):
+        return []
     affected: dict[int, tuple[Spec, set[str], set[str]]] = {}
     for p in plan.placements:
-        if _TIMING_KEYS.isdisjoint(p.settings.provenance):
-            continue
         for name in TIMING_FIELDS:
             if f"sync/{name}" in p.settings.provenance:
                 layer = sync_owner(plan.fleet, p, name)
