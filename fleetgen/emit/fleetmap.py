@@ -7,15 +7,18 @@ where everything runs without reading the generated YAML.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import get_args
 
 from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
 from fleetgen.errors import Problem
 from fleetgen.fields import release
-from fleetgen.model import AwsAuth, Credentials, Environment, ExternalSecretRef, Project
+from fleetgen.model import AwsAuth, Credentials, Engine, Environment, ExternalSecretRef, Project
 from fleetgen.output import OutputFile
 from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
-from fleetgen.templating import render
+from fleetgen.templating import md_cell, render
 
 PATH = "README.md"
 
@@ -27,7 +30,7 @@ class EnvTable:
     env: Environment
     clusters: tuple[str, ...]
     waves: tuple[tuple[str, ...], ...]
-    rows: tuple[tuple[str, tuple[str, ...]], ...]  # (app, cell per cluster)
+    rows: tuple[tuple[str, str], ...]  # (app, its cell per cluster joined by " | ")
     automated: bool  # the environment's effective sync policy (the fleet's, then its own)
 
 
@@ -63,18 +66,41 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory."""
-    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan),
-                  projects=project_views(plan), floors=floors(plan),
-                  apps=len({p.app for p in plan.placements}), engines=cluster_engines(plan),
-                  placements=len(plan.placements), charts=chart_rows(plan),
-                  images=image_rows(plan), credentials=credential_kinds(plan),
-                  remotes=remote_rows(plan), external=external_rows(plan))
+    placed = placed_by_app(plan)
+    on = clusters_by_engine(plan)
+    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan, placed),
+                  projects=project_views(plan, placed), floors=floors(plan),
+                  apps=len(placed), engines=cluster_engines(plan, on),
+                  placements=len(plan.placements), charts=chart_rows(plan, placed),
+                  images=image_rows(plan, placed), credentials=credential_kinds(plan, on),
+                  labels=label_cells(plan), remotes=remote_rows(plan),
+                  external=external_rows(plan, on))
     return [OutputFile(PATH, text=text)]
 
 
-def env_tables(plan: Plan) -> list[EnvTable]:
+Placed = Mapping[str, Mapping[str, Sequence[Placement]]]  # app -> env -> placements, Plan order
+
+
+def placed_by_app(plan: Plan) -> Placed:
+    """The Plan's placements by app and environment (one walk, which every table reads)."""
+    found: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
+        lambda: defaultdict(list))
+    for placement in plan.placements:
+        found[placement.app][placement.env].append(placement)
+    return found
+
+
+def clusters_by_engine(plan: Plan) -> dict[str, set[str]]:
+    """engine -> the clusters it places something on."""
+    return {engine: {p.cluster for p in plan.placements if p.engine == engine}
+            for engine in get_args(Engine)}
+
+
+def env_tables(plan: Plan, placed: Placed) -> list[EnvTable]:
     """A table per environment that has clusters, in spec order."""
-    layered = {(o.app, o.cluster) for o in plan.cluster_overlays}
+    layered: defaultdict[str, set[str]] = defaultdict(set)  # app -> clusters with a layer
+    for overlay in plan.cluster_overlays:
+        layered[overlay.app].add(overlay.cluster)
     tables = []
     for env in plan.fleet.environments:
         # An empty wave (a catch-all step with no cluster left) comes after every other one.
@@ -86,31 +112,28 @@ def env_tables(plan: Plan) -> list[EnvTable]:
         clusters = (*in_waves, *others)
         if not clusters:
             continue
-        placed: dict[str, dict[str, Placement]] = {}
-        for placement in plan.placements:
-            if placement.env == env.name:
-                placed.setdefault(placement.app, {})[placement.cluster] = placement
-        rows = tuple((app, tuple(_cell(by_cluster.get(c), (app, c) in layered) for c in clusters))
-                     for app, by_cluster in sorted(placed.items()))
+        rows = []
+        for app in sorted(placed):
+            if env.name in placed[app]:
+                mine = layered[app]
+                cells = {p.cluster: _cell(p, p.cluster in mine) for p in placed[app][env.name]}
+                rows.append((app, " | ".join([cells.get(c, "·") for c in clusters])))
         automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
-        tables.append(EnvTable(env, clusters, waves, rows, automated))
+        tables.append(EnvTable(env, clusters, waves, tuple(rows), automated))
     return tables
 
 
-def _cell(placement: Placement | None, layered: bool) -> str:
-    if placement is None:
-        return "·"
+def _cell(placement: Placement, layered: bool) -> str:
     text = placement.engine if placement.wave is None else (
         f"{placement.engine} wave {placement.wave}")
     return f"{text} +" if layered else text
 
 
-def cluster_engines(plan: Plan) -> dict[str, str]:
-    """cluster -> the engines of the placements on it, joined (``—`` for none)."""
-    found: dict[str, set[str]] = {}
-    for placement in plan.placements:
-        found.setdefault(placement.cluster, set()).add(placement.engine)
-    return {c.name: ", ".join(sorted(found.get(c.name, ()))) or "—" for c in plan.fleet.clusters}
+def cluster_engines(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
+    """cluster -> the engines of the placements on it, joined (``—`` for none); ``on``:
+    `clusters_by_engine`."""
+    return {c.name: ", ".join(sorted(engine for engine, names in on.items() if c.name in names))
+            or "—" for c in plan.fleet.clusters}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,17 +145,18 @@ class ChartRow:
     versions: tuple[tuple[str, str], ...]  # (env, versions joined, or "·")
 
 
-def chart_rows(plan: Plan) -> list[ChartRow]:
+def chart_rows(plan: Plan, placed: Placed) -> list[ChartRow]:
     """One row per chart app, environments in spec order."""
     rows = []
     for app in sorted((a for a in plan.fleet.apps if a.chart is not None), key=lambda a: a.name):
         chart = app.chart
         assert chart is not None
-        placed = [p for p in plan.placements if p.app == app.name and p.chart is not None]
-        if not placed:
+        by_env = placed.get(app.name, {})
+        if not any(p.chart is not None for ps in by_env.values() for p in ps):
             continue
-        versions = tuple((env.name, ", ".join(sorted({p.chart.version for p in placed
-                                                      if p.env == env.name and p.chart})) or "·")
+        versions = tuple((env.name, ", ".join(sorted({p.chart.version
+                                                      for p in by_env.get(env.name, ())
+                                                      if p.chart})) or "·")
                          for env in plan.fleet.environments)
         source = (f"{chart.path} (in this repository)" if chart.path
                   else f"{chart.name} from {chart.repo}")
@@ -149,17 +173,19 @@ class ImageRow:
     versions: tuple[tuple[str, str], ...]  # (env, references joined, or "·")
 
 
-def image_rows(plan: Plan) -> list[ImageRow]:
+def image_rows(plan: Plan, placed: Placed) -> list[ImageRow]:
     """One row per (app, overridden image), environments in spec order; a cell lists every
     distinct reference the environment's placements of the app run (per_cluster layers
     included)."""
     found: dict[tuple[str, str], dict[str, set[str]]] = {}
-    for placement in plan.placements:
-        if placement.chart is not None:
-            continue
-        for name, ref in placement.settings.images.items():
-            by_env = found.setdefault((placement.app, name), {})
-            by_env.setdefault(placement.env, set()).add(image_reference(ref))
+    for app, by_env in placed.items():
+        for env, placements in by_env.items():
+            # The placements on one overlay share its Settings: read each object's images once.
+            distinct = {id(p.settings): p.settings for p in placements if p.chart is None}
+            for settings in distinct.values():
+                for name, ref in settings.images.items():
+                    by_name = found.setdefault((app, name), {})
+                    by_name.setdefault(env, set()).add(image_reference(ref))
     return [ImageRow(app, image, tuple((env.name, ", ".join(sorted(by_env.get(env.name, ())))
                                         or "·") for env in plan.fleet.environments))
             for (app, image), by_env in sorted(found.items())]
@@ -176,22 +202,29 @@ def image_reference(ref: ImageRef) -> str:
     return text
 
 
-def credential_kinds(plan: Plan) -> dict[str, str]:
+def label_cells(plan: Plan) -> dict[str, str]:
+    """cluster -> its labels as one table cell, ``key=value, …`` by key ignoring case (as Jinja's
+    ``dictsort``, which the template used; a Python loop is much faster than one in Jinja)."""
+    return {c.name: ", ".join(f"{md_cell(key)}={md_cell(value)}" for key, value in
+                              sorted(c.labels.items(), key=lambda item: item[0].lower()))
+            for c in plan.fleet.clusters}
+
+
+def credential_kinds(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
     """cluster -> how the engines reach it: the kind of its credentials when an engine that
-    connects from outside (Argo CD, a Flux hub) places apps on it, else how Flux runs there."""
-    found: dict[str, set[str]] = {}
-    for placement in plan.placements:
-        found.setdefault(placement.cluster, set()).add(placement.engine)
+    connects from outside (Argo CD, a Flux hub) places apps on it, else how Flux runs there;
+    ``on``: `clusters_by_engine`."""
+    argocd, flux = on.get("argocd", set()), on.get("flux", set())
     kinds = {}
     for cluster in plan.fleet.clusters:
-        engines = found.get(cluster.name, set())
-        remote = "argocd" in engines or ("flux" in engines and plan.fleet.flux.mode == "hub"
-                                         and cluster.name != plan.fleet.flux.hub)
+        remote = cluster.name in argocd or (cluster.name in flux and plan.fleet.flux.mode == "hub"
+                                            and cluster.name != plan.fleet.flux.hub)
         credentials = plan.credentials.get(cluster.name)
         if remote:
             kinds[cluster.name] = credential_kind(credentials)
         else:
-            kinds[cluster.name] = "in-cluster (Flux pulls)" if engines else "—"
+            kinds[cluster.name] = ("in-cluster (Flux pulls)"
+                                   if any(cluster.name in names for names in on.values()) else "—")
     return kinds
 
 
@@ -206,10 +239,11 @@ def credential_kind(credentials: Credentials | None) -> str:
     return f"exec ({credentials.command} {' '.join(credentials.args)})".rstrip()
 
 
-def external_rows(plan: Plan) -> list[tuple[str, str, str]]:
+def external_rows(plan: Plan, on: Mapping[str, set[str]]) -> list[tuple[str, str, str]]:
     """(cluster, server, labels) of each external registration with an Argo CD placement: what
-    the tool that owns its cluster Secret must set, since the ApplicationSets select by it."""
-    placed = {p.cluster for p in plan.placements if p.engine == "argocd"}
+    the tool that owns its cluster Secret must set, since the ApplicationSets select by it;
+    ``on``: `clusters_by_engine`."""
+    placed = on.get("argocd", set())
     return [(c.name, c.server.rstrip("/"),
              ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()))
             for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
@@ -223,16 +257,15 @@ def remote_rows(plan: Plan) -> list[tuple[str, str, str, str]]:
             for app, remote in sorted(placed.items())]
 
 
-def project_views(plan: Plan) -> list[ProjectView]:
+def project_views(plan: Plan, placed: Placed) -> list[ProjectView]:
     """Each project with the apps it holds and the clusters they run on, by name."""
     views = []
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
-        members = set(apps)
-        placed = [p for p in plan.placements if p.app in members]
-        clusters = sorted({p.cluster for p in placed})
+        placements = [p for app in apps for ps in placed.get(app, {}).values() for p in ps]
+        clusters = sorted({p.cluster for p in placements})
         views.append(ProjectView(project, tuple(apps), tuple(clusters),
-                                 tuple(project.source_repos or _read_repos(plan, placed))))
+                                 tuple(project.source_repos or _read_repos(plan, placements))))
     return views
 
 

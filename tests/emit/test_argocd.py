@@ -281,6 +281,15 @@ CHECKS: dict[str, tuple[dict[str, Any], list[str]]] = {
          "name of app 'web-prod' on cluster 'dev-1'; rename an app, cluster or environment",
          "Application name 'web-prod-dev-1' of app 'web-prod' on cluster 'dev-1' is also the "
          "name of app 'web' on cluster 'prod-dev-1'; rename an app, cluster or environment"]),
+    "application set name clash": (  # the Application names differ (cluster a, b)
+        {"apps": [web(name="web-prod", targets=Selector(clusters=["a"])),
+                  web(targets=Selector(clusters=["b"]))],
+         "clusters": [cluster("a", "dev"), cluster("b", "prod-dev")],
+         "environments": [Environment(name="dev"), Environment(name="prod-dev")]},
+        ["ApplicationSet name 'web-prod-dev' of app 'web' in environment 'prod-dev' is also the "
+         "name of app 'web-prod' in environment 'dev'; rename an app, cluster or environment",
+         "ApplicationSet name 'web-prod-dev' of app 'web-prod' in environment 'dev' is also the "
+         "name of app 'web' in environment 'prod-dev'; rename an app, cluster or environment"]),
     "same server twice": (
         {"clusters": [cluster("dev-1", "dev"),
                       cluster("dev-2", "dev", server="https://dev-1.example.com:6443/")],
@@ -356,6 +365,16 @@ def test_warnings_name_wildcards_and_flags_a_manual_sync_ignores() -> None:
         "app 'web' in environment 'dev': sync is manual, so prune=True has no effect in Argo CD",
     ]
     assert argocd.warnings(resolve(make_fleet(), WORKSPACE)) == []
+
+
+def test_flux_timing_that_reaches_argo_cd_placements_is_a_warning() -> None:
+    fleet = make_fleet(environments=[
+        Environment(name="dev", sync=SyncPolicy(automated=True, interval="5m", timeout="2m")),
+        Environment(name="prod", sync=SyncPolicy(automated=True))])
+    assert messages(argocd.warnings(resolve(fleet, WORKSPACE))) == [
+        "interval, timeout: Flux settings, which the Argo CD placements of app(s) web do not "
+        "have (an Application syncs when Git changes and retries by retry=Retry(...)); they "
+        "apply to Flux placements only"]
 
 
 def test_depends_on_is_reported_as_not_expressible_in_argo_cd() -> None:

@@ -77,7 +77,8 @@ from fleetgen import App, Cluster, Environment, Fleet, Project, Selector
 fleet = Fleet(
     name="small", repo="https://git.example.com/small.git", engines=["flux"],
     environments=[Environment(name="dev"), Environment(name="prod")],
-    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example.com"),
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example.com",
+                      labels={"tier": "x", "Zone": "east", "app": "y"}),
               Cluster(name="prod-a", env="prod", server="https://prod-a.example.com"),
               Cluster(name="prod-b", env="prod", server="https://prod-b.example.com")],
     projects=[Project(name="web", namespaces=["web"], description="a | b\\n<i>")],
@@ -95,6 +96,8 @@ def test_unplaced_cells_and_free_text_cannot_break_the_tables(tmp_path: Path) ->
     assert table(text, "### prod (production)") == [["app", "prod-a", "prod-b"],
                                                      ["web", "flux", "·"]]
     assert table(text, "## Project boundaries")[1][0] == "web: a \\| b &lt;i>"
+    # labels by key ignoring case, as the map always listed them (Jinja's dictsort)
+    assert table(text, "## Clusters")[1][5] == "app=y, tier=x, Zone=east"
 
 
 def test_md_cell_keeps_one_cell() -> None:

@@ -8,6 +8,7 @@ ignore or reject at sync time; ``warnings`` reports what is allowed but risky.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import defaultdict
@@ -45,12 +46,13 @@ from fleetgen.model import (
     SyncPolicy,
 )
 from fleetgen.output import OutputFile
-from fleetgen.plan import TIMING_FIELDS, Placement, Plan, sync_owner
+from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, sync_owner
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 RESERVED_PROJECTS = {"default": "Argo CD's built-in project, which apps never use",
                      ROOT: "fleetgen's own project for the generated Argo CD objects",
                      TENANTS: "fleetgen's project for the ServiceAccounts of tenants"}
+_TIMING_KEYS = frozenset(f"sync/{name}" for name in TIMING_FIELDS)  # in Settings.provenance
 _SYNC_OPTION = re.compile(r"[A-Za-z]+=[!-~]+")
 # Why the root Application syncs in two waves and without PruneLast (gitops-engine
 # syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
@@ -86,7 +88,9 @@ def warnings(plan: Plan) -> list[Problem]:
             found.append(at(project, f"project {project.name!r} uses wildcards "
                                      f"({'; '.join(wild)}): its apps may deploy anything there",
                             plan.fleet))
-    ignored = {(p.app, p.env): flags for p in plan.placements
+    settings = _distinct_settings(plan)
+    manual = any(not s.sync.automated and _auto_flags(s.sync) for s in settings)
+    ignored = {(p.app, p.env): flags for p in (plan.placements if manual else ())
                if not p.settings.sync.automated and (flags := _auto_flags(p.settings.sync))}
     apps = {app.name: app for app in plan.fleet.apps}
     for (app, env), flags in sorted(ignored.items()):
@@ -100,15 +104,24 @@ def warnings(plan: Plan) -> list[Problem]:
                           "impersonate it; set ca_data instead", plan.fleet)
               for cluster in _registered(plan) if cluster.insecure
               and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)]
-    return found + _self_heal_warnings(plan) + _timing_warnings(plan)
+    return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
 
 
-def _self_heal_warnings(plan: Plan) -> list[Problem]:
+def _distinct_settings(plan: Plan) -> list[Settings]:
+    """The placements' Settings, each object once (the placements on one overlay share one):
+    what a warning tests before it walks the placements."""
+    return list({id(p.settings): p.settings for p in plan.placements}.values())
+
+
+def _self_heal_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
     """``self_heal`` where RollingSync syncs: the ApplicationSet controller turns automated sync
     off on every Application it generates and syncs them itself, wave by wave, when they go out
     of sync with Git (``disableAutomatedSync`` in ``applicationset/progressivesync``; Argo CD 3.3:
-    ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift."""
+    ``ApplicationSetReconciler.syncDesiredApplications``), so no Application heals drift.
+    ``settings``: `_distinct_settings`."""
     fleet = plan.fleet
+    if not any(s.sync.self_heal for s in settings):
+        return []
     rolling = {env.name for env in fleet.environments if env.rollout is not None}
     affected: dict[int, tuple[Spec, str, list[str]]] = {}
     for p in plan.placements:
@@ -124,9 +137,12 @@ def _self_heal_warnings(plan: Plan) -> list[Problem]:
             for layer, env, names in affected.values()]
 
 
-def _timing_warnings(plan: Plan) -> list[Problem]:
+def _timing_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
     """Flux timing (``interval``, ``timeout``, ``retry_interval``, ``wait``) set by a layer that
-    reaches Argo CD placements: an Application has no such settings (only ``retry``)."""
+    reaches Argo CD placements: an Application has no such settings (only ``retry``).
+    ``settings``: `_distinct_settings`."""
+    if all(_TIMING_KEYS.isdisjoint(s.provenance) for s in settings):
+        return []
     affected: dict[int, tuple[Spec, set[str], set[str]]] = {}
     for p in plan.placements:
         for name in TIMING_FIELDS:
@@ -157,6 +173,14 @@ def _registered(plan: Plan) -> list[Cluster]:
     return [cluster for cluster in plan.fleet.clusters if cluster.name in placed]
 
 
+def _by_app(plan: Plan) -> dict[str, list[Placement]]:
+    """app -> its placements, in Plan order."""
+    found: dict[str, list[Placement]] = defaultdict(list)
+    for placement in plan.placements:
+        found[placement.app].append(placement)
+    return found
+
+
 def _placed_apps(plan: Plan) -> list[App]:
     """The apps Argo CD places somewhere, in spec order."""
     placed = {p.app for p in plan.placements}
@@ -170,12 +194,26 @@ def _auto_flags(sync: SyncPolicy) -> list[str]:
 
 def _name_clashes(plan: Plan) -> Iterator[Problem]:
     """Generated names that two different (app, cluster) or (app, env) pairs produce."""
+    # "<app>-<x>" of two such pairs is one name only if one app's name is the other's followed
+    # by "-" and more (one app gives one name per x): only those apps' names need building.
+    prefixed = _hyphen_prefixed({app.name for app in plan.fleet.apps})
+    placements = [p for p in plan.placements if p.app in prefixed]
     applications = ((f"{p.app}-{p.cluster}", f"app {p.app!r} on cluster {p.cluster!r}", p.app)
-                    for p in plan.placements)
+                    for p in placements)
     sets = ((f"{p.app}-{p.env}", f"app {p.app!r} in environment {p.env!r}", p.app)
-            for p in plan.placements)
+            for p in placements)
     yield from _clashes(applications, "Application", plan)
     yield from _clashes(sets, "ApplicationSet", plan)
+
+
+def _hyphen_prefixed(names: set[str]) -> set[str]:
+    """The names that are another of ``names`` followed by "-" and more, and those others."""
+    found = set()
+    for name in names:
+        for index, char in enumerate(name):
+            if char == "-" and name[:index] in names:
+                found |= {name, name[:index]}
+    return found
 
 
 def _clashes(names: Iterable[tuple[str, str, str]], what: str, plan: Plan) -> Iterator[Problem]:
@@ -276,8 +314,8 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     projects_by_name = {project.name: project for project in fleet.projects}
     by_project: dict[str, list[Placement]] = defaultdict(list)
-    for p in plan.placements:
-        by_project[apps[p.app].project].append(p)
+    for name, placements in _by_app(plan).items():
+        by_project[apps[name].project] += placements
     for project in fleet.projects:
         if project.source_repos and not repo_permitted(project.source_repos, fleet.repo) and (
                 reads_fleet_repo(by_project[project.name]) or not by_project[project.name]):
@@ -302,13 +340,16 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                                   f"which derived destinations would refuse: give project "
                                   f"{app.project!r} explicit destinations=[Destination(...)]",
                      fleet)
+    # The namespaces each app of a project with destinations needs; each verdict once.
+    needs = {app.name: app_destinations(plan, app) for app in fleet.apps
+             if app.project in projects_by_name
+             and projects_by_name[app.project].destinations is not None}
+    allowed = functools.cache(lambda project, cluster, namespace: permitted(
+        projects_by_name[project].destinations or (), server_url(clusters[cluster]), namespace))
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for p in plan.placements:
-        destinations = projects_by_name[apps[p.app].project].destinations
-        if destinations is None:
-            continue
-        for namespace in app_destinations(plan, apps[p.app]):
-            if not permitted(destinations, server_url(clusters[p.cluster]), namespace):
+    for p in plan.placements if needs else ():  # no walk when no project lists destinations
+        for namespace in needs.get(p.app, ()):
+            if not allowed(apps[p.app].project, p.cluster, namespace):
                 refused[p.app, namespace].append(p.cluster)
     for (app_name, namespace), names in refused.items():
         app = apps[app_name]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -78,9 +79,10 @@ class _Group:
 
 def application_sets(plan: Plan) -> list[OutputFile]:
     """One file per app holding its ApplicationSets, in the fleet's environment order."""
-    by_app: dict[str, dict[str, list[Placement]]] = {}
+    by_app: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
+        lambda: defaultdict(list))
     for placement in plan.placements:
-        by_app.setdefault(placement.app, {}).setdefault(placement.env, []).append(placement)
+        by_app[placement.app][placement.env].append(placement)
     apps = {app.name: app for app in plan.fleet.apps}
     envs = {env.name: env for env in plan.fleet.environments}
     overlays = {(o.app, o.env): o for o in plan.env_overlays}
@@ -122,17 +124,20 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
                      placements: Sequence[Placement],
                      labels: Callable[[str], dict[str, str]]) -> dict[str, Any]:
     """``labels``: a cluster's name -> the labels of its registration."""
-    groups: dict[_Group, list[str]] = {}
-    # Placements on the env overlay share its Settings: one group per (overlay, policy) object.
-    shared: dict[tuple[str, int], _Group] = {}
+    groups: dict[_Group, list[str]] = {}  # group -> its clusters
+    # Placements on the env overlay share its Settings: one group per policy object, whose
+    # cluster list is looked up by the object.
+    shared: dict[int, list[str]] = {}
     for placement in placements:
         if env_overlay is None:
             group = (_chart_group(plan, app, placement) if placement.chart is not None
                      else _remote_group(plan, app, placement))
         elif placement.overlay == env_overlay.path:
-            memo = (placement.overlay, id(placement.settings.sync))
-            group = shared.get(memo) or shared.setdefault(
-                memo, _group(plan, app, env_overlay, placement))
+            memo = id(placement.settings.sync)
+            if memo not in shared:
+                shared[memo] = groups.setdefault(_group(plan, app, env_overlay, placement), [])
+            shared[memo].append(placement.cluster)
+            continue
         else:
             group = _group(plan, app, env_overlay, placement)
         groups.setdefault(group, []).append(placement.cluster)
@@ -230,7 +235,7 @@ def _check_reads(clusters: Sequence[str], reads: Sequence[str],
                  labels: Callable[[str], dict[str, str]]) -> None:
     """Every registration label the template reads exists on every selected registration."""
     for name in clusters if reads else ():
-        missing = set(reads) - set(labels(name))
+        missing = [key for key in reads if key not in labels(name)]
         if missing:
             raise RuntimeError(f"fleetgen bug: the registration of cluster {name!r} lacks "
                                f"label(s) {sorted(missing)} that its ApplicationSet reads")

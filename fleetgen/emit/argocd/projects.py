@@ -45,9 +45,8 @@ def _destinations(plan: Plan, project: Project,
     if project.destinations is not None:
         return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
-    apps = {app.name: app for app in plan.fleet.apps}
-    pairs = sorted({(p.cluster, namespace) for p in placements
-                    for namespace in app_destinations(plan, apps[p.app])})
+    needs = {app.name: app_destinations(plan, app) for app in plan.fleet.apps}
+    pairs = sorted({(p.cluster, namespace) for p in placements for namespace in needs[p.app]})
     return [{"server": server_url(clusters[name]), "name": name, "namespace": namespace}
             for name, namespace in pairs]
 
@@ -64,6 +63,7 @@ def app_destinations(plan: Plan, app: App) -> list[str]:
 
 def _project_file(plan: Plan, project: Project, placements: Sequence[Placement]) -> OutputFile:
     fleet = plan.fleet
+    apps = {p.app for p in placements}
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
     spec["sourceRepos"] = project.source_repos or source_repos(fleet.repo, placements)
     spec["destinations"] = _destinations(plan, project, placements)
@@ -76,7 +76,7 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     spec["clusterResourceWhitelist"] = [
         *({"group": group, "kind": kind} for group, kind in project.cluster_resources),
         *({"group": "", "kind": "Namespace", "name": namespace}
-          for namespace in _created_namespaces(plan, placements)),
+          for namespace in _created_namespaces(plan, apps)),
     ]
     if project.namespace_resources_deny:
         spec["namespaceResourceBlacklist"] = [{"group": group, "kind": kind}
@@ -96,7 +96,7 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
         "exactly where its apps are placed")
     note = NAMESPACE_NOTE if fleet.create_namespaces else NO_NAMESPACE_NOTE
     comment = f"AppProject {project.name}: destinations are {where}.\n{note}"
-    shipped = sorted({name for p in placements for name in plan.namespace_objects.get(p.app, ())})
+    shipped = sorted({name for app in apps for name in plan.namespace_objects.get(app, ())})
     if shipped:
         comment += (f"\nNamespace {', '.join(shipped)}: shipped by its apps with "
                     "App(namespace=None),\nallowed by name.")
@@ -137,12 +137,12 @@ def _impersonated(account: str, destination: str, home: str) -> str:
     return account if destination else f"{home}:{account}"
 
 
-def _created_namespaces(plan: Plan, placements: Iterable[Placement]) -> list[str]:
-    """The Namespaces the project's apps create: those the engines create for them (unless
-    ``create_namespaces=False``) and those an App(namespace=None) ships itself."""
+def _created_namespaces(plan: Plan, apps: Iterable[str]) -> list[str]:
+    """The Namespaces the project's placed ``apps`` create: those the engines create for them
+    (unless ``create_namespaces=False``) and those an App(namespace=None) ships itself."""
     namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    created = {namespaces[p.app] for p in placements if plan.fleet.create_namespaces}
-    shipped = {name for p in placements for name in plan.namespace_objects.get(p.app, ())}
+    created = {namespaces[app] for app in apps if plan.fleet.create_namespaces}
+    shipped = {name for app in apps for name in plan.namespace_objects.get(app, ())}
     return sorted({name for name in created | shipped if name is not None})
 
 
