@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import marshal
+import operator
 import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -67,39 +67,80 @@ class Uncacheable(TypeError):
 
 
 def canonical(value: Any) -> Any:
-    """``value`` as JSON data that differs whenever anything a compile could read differs.
+    """``value`` as builtin data (lists, tuples, str, int, float, bool, None) for ``marshal``,
+    that differs whenever anything a compile could read differs.
 
-    Models and dataclasses carry their class name; pydantic models also their explicitly set
-    fields and private attributes; mappings keep their order (emitters may depend on it); sets
-    are sorted. Raises Uncacheable for any other type, never guessing.
+    Models and dataclasses carry their class name and field names; pydantic models also their
+    explicitly set fields and private attributes; mappings keep their order (emitters may
+    depend on it); sets are sorted. Raises Uncacheable for any other type, never guessing.
     """
-    if value is None or isinstance(value, str | bool | int | float):
+    if type(value) in _SCALARS:
         return value
-    if isinstance(value, pydantic.BaseModel):
-        fields = {name: canonical(getattr(value, name)) for name in type(value).model_fields}
-        return {"$model": type(value).__qualname__, "fields": fields,
-                "set": sorted(value.model_fields_set),
-                "private": canonical(value.__pydantic_private__ or {})}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"$dataclass": type(value).__qualname__,
-                "fields": {f.name: canonical(getattr(value, f.name))
-                           for f in dataclasses.fields(value)}}
-    if isinstance(value, Mapping):
-        return {"$map": [[canonical(k), canonical(v)] for k, v in value.items()]}
-    if isinstance(value, list | tuple):
-        return [canonical(item) for item in value]
-    if isinstance(value, set | frozenset):
-        items = [canonical(item) for item in value]
-        return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+    encode = _ENCODERS.get(type(value))
+    if encode is None:
+        encode = _ENCODERS[type(value)] = _encoder(type(value))
+    return encode(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# How `canonical` writes an instance of each type met, chosen once per type (exact type: a
+# subclass of a scalar gets its own, which checks what it is).
+_ENCODERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _encoder(kind: type) -> Callable[[Any], Any]:
+    """How `canonical` writes instances of ``kind``."""
+    if issubclass(kind, pydantic.BaseModel):
+        return _model_encoder(kind)
+    if dataclasses.is_dataclass(kind):
+        names = tuple(field.name for field in dataclasses.fields(kind))
+        return _fields_encoder("$dataclass", kind.__qualname__, names)
+    if issubclass(kind, Mapping):
+        return lambda value: ("$map", [(canonical(k), canonical(v)) for k, v in value.items()])
+    if issubclass(kind, list | tuple):
+        return lambda value: [canonical(item) for item in value]
+    if issubclass(kind, set | frozenset):
+        return lambda value: ("$set", sorted((canonical(item) for item in value),
+                                             key=lambda item: marshal.dumps(item, 2)))
+    if issubclass(kind, str | bool | int | float):  # a subclass: as the value it stands for
+        return lambda value: _plain(value)
+    raise Uncacheable(f"cannot serialize a {kind.__qualname__} for a cache key")
+
+
+def _model_encoder(kind: type[pydantic.BaseModel]) -> Callable[[Any], Any]:
+    fields = _fields_encoder("$model", kind.__qualname__, tuple(kind.model_fields))
+    return lambda value: (fields(value), sorted(value.model_fields_set),
+                          canonical(value.__pydantic_private__ or {}))
+
+
+def _fields_encoder(tag: str, name: str, names: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The class and field names, then each field's value, read by one getter."""
+    get = operator.attrgetter(*names) if names else (lambda _: ())
+    single = len(names) == 1  # attrgetter of one name returns the value, not a tuple
+    return lambda value: (tag, name, names, [
+        item if type(item) in _SCALARS else canonical(item)
+        for item in ((get(value),) if single else get(value))])
+
+
+def _plain(value: str | bool | int | float) -> str | bool | int | float:
+    """The builtin value a subclass instance (an enum member, say) stands for."""
+    for kind in (bool, str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
     raise Uncacheable(f"cannot serialize a {type(value).__qualname__} for a cache key")
 
 
 def inputs_key(*inputs: Any) -> str | None:
-    """The cache key of a unit whose complete inputs are ``inputs``; None if uncacheable."""
+    """The cache key of a unit whose complete inputs are ``inputs``; None if uncacheable.
+
+    ``marshal`` format 2 (no back-references) writes exact builtin types only, tagged by type
+    and in order, so different data never share a key and equal data always do.
+    """
     try:
-        return key(canonical(list(inputs)))
-    except Uncacheable:
+        data = marshal.dumps((code_identity(), canonical(list(inputs))), 2)
+    except (Uncacheable, ValueError):
         return None
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +248,7 @@ def _tree_key(manifest: Manifest) -> str:
     return key(manifest.to_json())  # compact JSON: the C encoder, unlike the manifest's layout
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: str | Path) -> list[int] | None:
     """(mode, inode, size, mtime, ctime) of ``path`` itself (a symlink is not followed)."""
     try:
         st = os.lstat(path)
@@ -219,8 +260,8 @@ def _stat(path: Path) -> list[int] | None:
 def record_tree(cache: Cache, out_dir: Path, manifest: Manifest) -> None:
     """Remember the stat of every file ``manifest`` owns, as the build just left them."""
     fence = time.time_ns() - _RACY_NS
-    stats = {path: stat for path in manifest.files
-             if (stat := _stat(out_dir / path)) is not None and stat[4] < fence}
+    stats = {path: stat for path in manifest.files  # string paths: cheaper than a Path each
+             if (stat := _stat(f"{out_dir}/{path}")) is not None and stat[4] < fence}
     cache.put(TREE, _tree_key(manifest), stats)
 
 
@@ -231,7 +272,7 @@ def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> set[str]
     if not isinstance(recorded, dict):
         recorded = {}
     return {path for path, digest in manifest.files.items()
-            if (stat := _stat(out_dir / path)) is not None
+            if (stat := _stat(f"{out_dir}/{path}")) is not None
             and (stat == recorded.get(path)
                  or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest))}
 
