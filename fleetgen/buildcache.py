@@ -96,9 +96,12 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
         names = tuple(field.name for field in dataclasses.fields(kind))
         return _fields_encoder("$dataclass", kind.__qualname__, names)
     if issubclass(kind, Mapping):
-        return lambda value: ("$map", [(canonical(k), canonical(v)) for k, v in value.items()])
+        return lambda value: ("$map", [
+            (k if type(k) in _SCALARS else canonical(k), v if type(v) in _SCALARS else canonical(v))
+            for k, v in value.items()])
     if issubclass(kind, list | tuple):
-        return lambda value: [canonical(item) for item in value]
+        return lambda value: [item if type(item) in _SCALARS else canonical(item)
+                              for item in value]
     if issubclass(kind, set | frozenset):
         return lambda value: ("$set", sorted((canonical(item) for item in value),
                                              key=lambda item: marshal.dumps(item, 2)))
@@ -219,14 +222,26 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
 
 def source_key(file: OutputFile) -> str | None:
     """The hash of everything ``file``'s bytes are rendered from, or None when its data holds a
-    type ``marshal`` cannot write. ``marshal`` (format 2, no back-references) writes exact
-    builtin types only, tagged by type and in order, so different data never share a key."""
+    type ``marshal`` cannot write.
+
+    ``marshal`` writes exact builtin types only, tagged by type and in order, and reads its
+    bytes back as the same data: different data never share a key. Format 4, unlike 2, writes
+    ASCII strings without encoding them (a third of the time) and an object met twice in a file
+    once; the same data shared differently (by other code) may then get another key, which
+    only costs rendering that file again.
+    """
     try:
-        data = marshal.dumps((code_identity(), file.path, file.comment, file.text,
-                              file.documents), 2)
+        data = marshal.dumps((file.path, file.comment, file.text, file.documents), 4)
     except ValueError:
         return None
-    return hashlib.sha256(data).hexdigest()
+    return _hash_with_code(data)
+
+
+def _hash_with_code(data: bytes) -> str:
+    """The SHA-256 of `code_identity` and ``data``."""
+    digest = hashlib.sha256(code_identity().encode() + b"\0")
+    digest.update(data)
+    return digest.hexdigest()
 
 
 def load_sources(cache: Cache, manifest: Manifest) -> dict[str, str]:
