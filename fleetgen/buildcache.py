@@ -10,13 +10,14 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   resolve, emit and serialization.
 - ``source/``: what each file of a build was rendered from, keyed like ``tree/`` by the
   manifest: path -> `source_key` of the emitted file (its complete data as ``marshal`` writes
-  it, plus `code_identity`). A rebuild renders only the files whose source key changed or whose
-  bytes on disk are not proven; the others keep their bytes on disk (a one-app change
-  re-serializes that app's files, not the fleet's).
+  it, `serialize`, plus `code_identity`). A rebuild renders only the files whose source key
+  changed or whose bytes on disk are not proven; the others keep their bytes on disk (a
+  one-app change re-serializes that app's files, not the fleet's).
 - ``emitted/``: the emitted files themselves, as data (what ``diff`` compares), keyed by the
   compile's input key: every build stores its compile, and ``diff`` stores each ref it compiles,
   so ``diff`` of a ref whose spec was compiled before (by a build in the working tree or an
-  earlier diff) reads the files back instead of emitting them. ``marshal`` (format 4) compressed
+  earlier diff) reads the files back instead of emitting them. Each file as `serialize` wrote
+  it (for its source key: the build marshals each file once), in a ``marshal`` list compressed
   with zlib; the cache's header checks the bytes, and data of another shape is a miss.
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
@@ -184,16 +185,17 @@ def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
 Emitted = list[tuple[str, list[OutputFile]]]  # emitter name, its files (`emit.emit_each`)
 
 
-def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str]) -> None:
+def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str],
+                 serialized: Mapping[str, bytes | None] | None = None) -> None:
     """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
-    ``left_out`` named (a later lookup that needs one of them misses)."""
-    try:
-        with collector.paused():
-            payload = marshal.dumps([sorted(left_out), [
-                (name, [(f.path, f.documents, f.text, f.comment) for f in files])
-                for name, files in emitted]], 4)
-    except ValueError:  # a type marshal cannot write: not stored
-        return
+    ``left_out`` named (a later lookup that needs one of them misses). ``serialized``: the
+    files' `serialize` by path, when the caller has them already (for their source keys)."""
+    with collector.paused():
+        files = [(name, [serialize(f) if serialized is None else serialized[f.path]
+                         for f in group]) for name, group in emitted]
+        if any(data is None for _, group in files for data in group):
+            return  # a type marshal cannot write: not stored
+        payload = marshal.dumps([sorted(left_out), files], 4)
     cache.put_bytes(EMITTED, entry, zlib.compress(payload, 1))
 
 
@@ -213,34 +215,32 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
             skipped, groups = marshal.loads(zlib.decompress(stored))
             if not set(skipped) <= left_out:
                 return None
-            return [(name, [OutputFile(path, documents, text, comment)
-                            for path, documents, text, comment in files])
+            return [(name, [OutputFile(*marshal.loads(data)) for data in files])
                     for name, files in groups if name not in left_out]
     except (ValueError, TypeError, EOFError, zlib.error):
         return None
 
 
-def source_key(file: OutputFile) -> str | None:
-    """The hash of everything ``file``'s bytes are rendered from, or None when its data holds a
-    type ``marshal`` cannot write.
-
-    ``marshal`` writes exact builtin types only, tagged by type and in order, and reads its
-    bytes back as the same data: different data never share a key. Format 4, unlike 2, writes
-    ASCII strings without encoding them (a third of the time) and an object met twice in a file
-    once; the same data shared differently (by other code) may then get another key, which
-    only costs rendering that file again.
-    """
+def serialize(file: OutputFile) -> bytes | None:
+    """``file``'s data as ``marshal`` bytes (format 4), or None when it holds a type marshal
+    cannot write. ``marshal`` writes exact builtin types only, tagged by type and in order, and
+    reads its bytes back as the same data: different files never have the same bytes. Format
+    4, unlike 2, writes ASCII strings without encoding them (a third of the time) and an
+    object met twice in a file once; the same data shared differently (by other code) may then
+    have other bytes, which only costs rendering that file again (`source_key`)."""
     try:
-        data = marshal.dumps((file.path, file.comment, file.text, file.documents), 4)
+        return marshal.dumps((file.path, file.documents, file.text, file.comment), 4)
     except ValueError:
         return None
-    return _hash_with_code(data)
 
 
-def _hash_with_code(data: bytes) -> str:
-    """The SHA-256 of `code_identity` and ``data``."""
+def source_key(serialized: bytes | None) -> str | None:
+    """The hash of everything a file's bytes are rendered from: its `serialize` and
+    `code_identity`; None for a file that cannot be serialized."""
+    if serialized is None:
+        return None
     digest = hashlib.sha256(code_identity().encode() + b"\0")
-    digest.update(data)
+    digest.update(serialized)
     return digest.hexdigest()
 
 
