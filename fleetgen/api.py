@@ -158,7 +158,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     plan, emitted = _emit_each(loaded, ())
     files = _flat(emitted)
     serialized = {file.path: buildcache.serialize(file) for file in files}  # for both below
-    sources = {path: buildcache.source_key(data) for path, data in serialized.items()}
+    sources = {path: buildcache.source_key_of(data) for path, data in serialized.items()}
     proven, kept = _kept(cache, out_dir, sources) if use_cache else (set(), {})
     rendered = writer.render_keeping(files, out_dir, kept)
     try:

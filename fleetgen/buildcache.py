@@ -234,9 +234,14 @@ def serialize(file: OutputFile) -> bytes | None:
         return None
 
 
-def source_key(serialized: bytes | None) -> str | None:
-    """The hash of everything a file's bytes are rendered from: its `serialize` and
-    `code_identity`; None for a file that cannot be serialized."""
+def source_key(file: OutputFile) -> str | None:
+    """The hash of everything ``file``'s bytes are rendered from: its `serialize` and
+    `code_identity`; None when it cannot be serialized."""
+    return source_key_of(serialize(file))
+
+
+def source_key_of(serialized: bytes | None) -> str | None:
+    """`source_key` of a file from its `serialize`."""
     if serialized is None:
         return None
     digest = hashlib.sha256(code_identity().encode() + b"\0")
