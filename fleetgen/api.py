@@ -157,7 +157,8 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
     plan, emitted = _emit_each(loaded, ())
     files = _flat(emitted)
-    sources = {file.path: buildcache.source_key(file) for file in files}
+    serialized = {file.path: buildcache.serialize(file) for file in files}  # for both below
+    sources = {path: buildcache.source_key_of(data) for path, data in serialized.items()}
     proven, kept = _kept(cache, out_dir, sources) if use_cache else (set(), {})
     rendered = writer.render_keeping(files, out_dir, kept)
     try:
@@ -170,7 +171,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     digests = {path: writer.digest(rendered, path) for path in rendered}
     _remember(cache, entry, compiled, digests)
     if entry is not None:
-        buildcache.save_emitted(cache, entry, emitted, ())
+        buildcache.save_emitted(cache, entry, emitted, (), serialized)
     manifest = Manifest(VERSION, digests)
     buildcache.record_tree(cache, out_dir, manifest)
     buildcache.record_sources(cache, manifest, sources)

@@ -10,13 +10,14 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   resolve, emit and serialization.
 - ``source/``: what each file of a build was rendered from, keyed like ``tree/`` by the
   manifest: path -> `source_key` of the emitted file (its complete data as ``marshal`` writes
-  it, plus `code_identity`). A rebuild renders only the files whose source key changed or whose
-  bytes on disk are not proven; the others keep their bytes on disk (a one-app change
-  re-serializes that app's files, not the fleet's).
+  it, `serialize`, plus `code_identity`). A rebuild renders only the files whose source key
+  changed or whose bytes on disk are not proven; the others keep their bytes on disk (a
+  one-app change re-serializes that app's files, not the fleet's).
 - ``emitted/``: the emitted files themselves, as data (what ``diff`` compares), keyed by the
   compile's input key: every build stores its compile, and ``diff`` stores each ref it compiles,
   so ``diff`` of a ref whose spec was compiled before (by a build in the working tree or an
-  earlier diff) reads the files back instead of emitting them. ``marshal`` (format 4) compressed
+  earlier diff) reads the files back instead of emitting them. Each file as `serialize` wrote
+  it (for its source key: the build marshals each file once), in a ``marshal`` list compressed
   with zlib; the cache's header checks the bytes, and data of another shape is a miss.
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
@@ -32,13 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import marshal
+import operator
 import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -67,39 +68,83 @@ class Uncacheable(TypeError):
 
 
 def canonical(value: Any) -> Any:
-    """``value`` as JSON data that differs whenever anything a compile could read differs.
+    """``value`` as builtin data (lists, tuples, str, int, float, bool, None) for ``marshal``,
+    that differs whenever anything a compile could read differs.
 
-    Models and dataclasses carry their class name; pydantic models also their explicitly set
-    fields and private attributes; mappings keep their order (emitters may depend on it); sets
-    are sorted. Raises Uncacheable for any other type, never guessing.
+    Models and dataclasses carry their class name and field names; pydantic models also their
+    explicitly set fields and private attributes; mappings keep their order (emitters may
+    depend on it); sets are sorted. Raises Uncacheable for any other type, never guessing.
     """
-    if value is None or isinstance(value, str | bool | int | float):
+    if type(value) in _SCALARS:
         return value
-    if isinstance(value, pydantic.BaseModel):
-        fields = {name: canonical(getattr(value, name)) for name in type(value).model_fields}
-        return {"$model": type(value).__qualname__, "fields": fields,
-                "set": sorted(value.model_fields_set),
-                "private": canonical(value.__pydantic_private__ or {})}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {"$dataclass": type(value).__qualname__,
-                "fields": {f.name: canonical(getattr(value, f.name))
-                           for f in dataclasses.fields(value)}}
-    if isinstance(value, Mapping):
-        return {"$map": [[canonical(k), canonical(v)] for k, v in value.items()]}
-    if isinstance(value, list | tuple):
-        return [canonical(item) for item in value]
-    if isinstance(value, set | frozenset):
-        items = [canonical(item) for item in value]
-        return {"$set": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+    encode = _ENCODERS.get(type(value))
+    if encode is None:
+        encode = _ENCODERS[type(value)] = _encoder(type(value))
+    return encode(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# How `canonical` writes an instance of each type met, chosen once per type (exact type: a
+# subclass of a scalar gets its own, which checks what it is).
+_ENCODERS: dict[type, Callable[[Any], Any]] = {}
+
+
+def _encoder(kind: type) -> Callable[[Any], Any]:
+    """How `canonical` writes instances of ``kind``."""
+    if issubclass(kind, pydantic.BaseModel):
+        return _model_encoder(kind)
+    if dataclasses.is_dataclass(kind):
+        names = tuple(field.name for field in dataclasses.fields(kind))
+        return _fields_encoder("$dataclass", kind.__qualname__, names)
+    if issubclass(kind, Mapping):
+        return lambda value: ("$map", [
+            (k if type(k) in _SCALARS else canonical(k), v if type(v) in _SCALARS else canonical(v))
+            for k, v in value.items()])
+    if issubclass(kind, list | tuple):
+        return lambda value: [item if type(item) in _SCALARS else canonical(item)
+                              for item in value]
+    if issubclass(kind, set | frozenset):
+        return lambda value: ("$set", sorted((canonical(item) for item in value),
+                                             key=lambda item: marshal.dumps(item, 2)))
+    if issubclass(kind, str | bool | int | float):  # a subclass: as the value it stands for
+        return lambda value: _plain(value)
+    raise Uncacheable(f"cannot serialize a {kind.__qualname__} for a cache key")
+
+
+def _model_encoder(kind: type[pydantic.BaseModel]) -> Callable[[Any], Any]:
+    fields = _fields_encoder("$model", kind.__qualname__, tuple(kind.model_fields))
+    return lambda value: (fields(value), sorted(value.model_fields_set),
+                          canonical(value.__pydantic_private__ or {}))
+
+
+def _fields_encoder(tag: str, name: str, names: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The class and field names, then each field's value, read by one getter."""
+    get = operator.attrgetter(*names) if names else (lambda _: ())
+    single = len(names) == 1  # attrgetter of one name returns the value, not a tuple
+    return lambda value: (tag, name, names, [
+        item if type(item) in _SCALARS else canonical(item)
+        for item in ((get(value),) if single else get(value))])
+
+
+def _plain(value: str | bool | int | float) -> str | bool | int | float:
+    """The builtin value a subclass instance (an enum member, say) stands for."""
+    for kind in (bool, str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
     raise Uncacheable(f"cannot serialize a {type(value).__qualname__} for a cache key")
 
 
 def inputs_key(*inputs: Any) -> str | None:
-    """The cache key of a unit whose complete inputs are ``inputs``; None if uncacheable."""
+    """The cache key of a unit whose complete inputs are ``inputs``; None if uncacheable.
+
+    ``marshal`` format 2 (no back-references) writes exact builtin types only, tagged by type
+    and in order, so different data never share a key and equal data always do.
+    """
     try:
-        return key(canonical(list(inputs)))
-    except Uncacheable:
+        data = marshal.dumps((code_identity(), canonical(list(inputs))), 2)
+    except (Uncacheable, ValueError):
         return None
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +185,17 @@ def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
 Emitted = list[tuple[str, list[OutputFile]]]  # emitter name, its files (`emit.emit_each`)
 
 
-def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str]) -> None:
+def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str],
+                 serialized: Mapping[str, bytes | None] | None = None) -> None:
     """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
-    ``left_out`` named (a later lookup that needs one of them misses)."""
-    try:
-        with collector.paused():
-            payload = marshal.dumps([sorted(left_out), [
-                (name, [(f.path, f.documents, f.text, f.comment) for f in files])
-                for name, files in emitted]], 4)
-    except ValueError:  # a type marshal cannot write: not stored
-        return
+    ``left_out`` named (a later lookup that needs one of them misses). ``serialized``: the
+    files' `serialize` by path, when the caller has them already (for their source keys)."""
+    with collector.paused():
+        files = [(name, [serialize(f) if serialized is None else serialized[f.path]
+                         for f in group]) for name, group in emitted]
+        if any(data is None for _, group in files for data in group):
+            return  # a type marshal cannot write: not stored
+        payload = marshal.dumps([sorted(left_out), files], 4)
     cache.put_bytes(EMITTED, entry, zlib.compress(payload, 1))
 
 
@@ -169,23 +215,38 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
             skipped, groups = marshal.loads(zlib.decompress(stored))
             if not set(skipped) <= left_out:
                 return None
-            return [(name, [OutputFile(path, documents, text, comment)
-                            for path, documents, text, comment in files])
+            return [(name, [OutputFile(*marshal.loads(data)) for data in files])
                     for name, files in groups if name not in left_out]
     except (ValueError, TypeError, EOFError, zlib.error):
         return None
 
 
-def source_key(file: OutputFile) -> str | None:
-    """The hash of everything ``file``'s bytes are rendered from, or None when its data holds a
-    type ``marshal`` cannot write. ``marshal`` (format 2, no back-references) writes exact
-    builtin types only, tagged by type and in order, so different data never share a key."""
+def serialize(file: OutputFile) -> bytes | None:
+    """``file``'s data as ``marshal`` bytes (format 4), or None when it holds a type marshal
+    cannot write. ``marshal`` writes exact builtin types only, tagged by type and in order, and
+    reads its bytes back as the same data: different files never have the same bytes. Format
+    4, unlike 2, writes ASCII strings without encoding them (a third of the time) and an
+    object met twice in a file once; the same data shared differently (by other code) may then
+    have other bytes, which only costs rendering that file again (`source_key`)."""
     try:
-        data = marshal.dumps((code_identity(), file.path, file.comment, file.text,
-                              file.documents), 2)
+        return marshal.dumps((file.path, file.documents, file.text, file.comment), 4)
     except ValueError:
         return None
-    return hashlib.sha256(data).hexdigest()
+
+
+def source_key(file: OutputFile) -> str | None:
+    """The hash of everything ``file``'s bytes are rendered from: its `serialize` and
+    `code_identity`; None when it cannot be serialized."""
+    return source_key_of(serialize(file))
+
+
+def source_key_of(serialized: bytes | None) -> str | None:
+    """`source_key` of a file from its `serialize`."""
+    if serialized is None:
+        return None
+    digest = hashlib.sha256(code_identity().encode() + b"\0")
+    digest.update(serialized)
+    return digest.hexdigest()
 
 
 def load_sources(cache: Cache, manifest: Manifest) -> dict[str, str]:
@@ -207,7 +268,7 @@ def _tree_key(manifest: Manifest) -> str:
     return key(manifest.to_json())  # compact JSON: the C encoder, unlike the manifest's layout
 
 
-def _stat(path: Path) -> list[int] | None:
+def _stat(path: str | Path) -> list[int] | None:
     """(mode, inode, size, mtime, ctime) of ``path`` itself (a symlink is not followed)."""
     try:
         st = os.lstat(path)
@@ -219,8 +280,8 @@ def _stat(path: Path) -> list[int] | None:
 def record_tree(cache: Cache, out_dir: Path, manifest: Manifest) -> None:
     """Remember the stat of every file ``manifest`` owns, as the build just left them."""
     fence = time.time_ns() - _RACY_NS
-    stats = {path: stat for path in manifest.files
-             if (stat := _stat(out_dir / path)) is not None and stat[4] < fence}
+    stats = {path: stat for path in manifest.files  # string paths: cheaper than a Path each
+             if (stat := _stat(f"{out_dir}/{path}")) is not None and stat[4] < fence}
     cache.put(TREE, _tree_key(manifest), stats)
 
 
@@ -231,7 +292,7 @@ def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> set[str]
     if not isinstance(recorded, dict):
         recorded = {}
     return {path for path, digest in manifest.files.items()
-            if (stat := _stat(out_dir / path)) is not None
+            if (stat := _stat(f"{out_dir}/{path}")) is not None
             and (stat == recorded.get(path)
                  or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest))}
 

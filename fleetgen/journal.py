@@ -102,9 +102,10 @@ class Journal:
     manifest: Manifest
 
     def to_bytes(self) -> bytes:
-        return _json_bytes(
-            {"moves": self.moves, "deletions": self.deletions, "manifest": self.manifest.to_json()}
-        )
+        """Compact JSON (the C encoder: a build's journal lists every file twice)."""
+        data = {"moves": self.moves, "deletions": self.deletions,
+                "manifest": self.manifest.to_json()}
+        return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
     def from_json(cls, data: Any) -> Journal:
@@ -187,7 +188,7 @@ def commit(
     os.mkdir(staging)
     moves = []
     for index, (path, data) in enumerate(sorted(writes.items())):
-        _write_file(staging / str(index), data, os.O_EXCL, sync=False)
+        _write_file(f"{staging}/{index}", data, os.O_EXCL, sync=False)
         moves.append((str(index), path))
     journal = Journal(moves, sorted(deletions), manifest)
     _sync_filesystem(staging)  # staged bytes reach the disk before the journal that moves them
@@ -215,21 +216,33 @@ def _apply(out_dir: Path, journal: Journal) -> None:
     for path in journal.deletions:
         _delete_file(out_dir / path)
     _remove_empty_dirs(out_dir, journal.deletions)
-    made: set[Path] = set()
-    for name, path in journal.moves:
-        staged, target = state / _STAGING / name, out_dir / path
-        if not os.path.lexists(staged):
-            continue  # moved by an earlier, interrupted run
-        if target.parent not in made:
-            os.makedirs(target.parent, exist_ok=True)
-            made.add(target.parent)
-        os.replace(staged, target)
+    _make_dirs(out_dir, [path for _, path in journal.moves])
+    staging = state / _STAGING
+    for name, path in journal.moves:  # string paths: a Path per file costs more than the move
+        _move(f"{staging}/{name}", f"{out_dir}/{path}")
     atomic_write(out_dir / MANIFEST, journal.manifest.to_bytes())
     _sync_filesystem(state)  # the moves and deletions reach the disk before the journal goes
     if (state / _STAGING).exists():
         shutil.rmtree(state / _STAGING)
     os.unlink(state / _JOURNAL)
     _fsync_dir(state)
+
+
+def _make_dirs(out_dir: Path, paths: Iterable[str]) -> None:
+    """Create the missing directories above ``paths``, shallowest first: one ``mkdir`` each,
+    an existing one refusing it."""
+    for directory in reversed(parent_dirs(paths)):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(f"{out_dir}/{directory}")
+
+
+def _move(staged: str, target: str) -> None:
+    """Move a staged file into place, unless an earlier, interrupted run moved it already."""
+    try:
+        os.replace(staged, target)
+    except FileNotFoundError:
+        if os.path.lexists(staged):
+            raise
 
 
 def parent_dirs(paths: Iterable[str]) -> list[str]:
@@ -265,7 +278,7 @@ def _unlink(path: Path) -> None:
         os.unlink(path)
 
 
-def _write_file(path: Path, data: bytes, flags: int, sync: bool = True) -> None:
+def _write_file(path: str | Path, data: bytes, flags: int, sync: bool = True) -> None:
     """Create ``path`` with ``data`` (and fsync it unless ``sync`` is False)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | flags, 0o666)
     try:

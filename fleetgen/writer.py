@@ -336,7 +336,7 @@ def _mode(out_dir: Path, path: str, modes: dict[str, int]) -> int:
     """The lstat mode of ``path``, 0 when nothing is there; cached in ``modes``."""
     if path not in modes:
         try:
-            modes[path] = os.lstat(out_dir / path).st_mode
+            modes[path] = os.lstat(f"{out_dir}/{path}").st_mode
         except (FileNotFoundError, NotADirectoryError):
             modes[path] = 0
     return modes[path]
@@ -355,7 +355,9 @@ def _examine(
     """Compare ``path`` on disk with ``data``."""
     for parent in reversed(parent_dirs([path])):
         mode = _mode(out_dir, parent, modes)
-        if mode and not stat.S_ISDIR(mode) and parent not in removable:
+        if not mode:  # nothing below it either: its files and folders are not looked up
+            return _Disk("absent")
+        if not stat.S_ISDIR(mode) and parent not in removable:
             return _Disk("blocked", f"{parent} is a {_file_type(mode)}, not a directory")
     mode = _mode(out_dir, path, modes)
     if not mode or (stat.S_ISDIR(mode) and _emptied(out_dir, path, removable)):

@@ -59,112 +59,140 @@ def scalar(s: str, must_quote: Callable[[str], bool]) -> str | None:
 
 
 class BlockWriter:
-    """Writes documents as the libyaml dumper does; memoizes the text of every string seen."""
+    """Writes documents as the libyaml dumper does; memoizes the text of every string seen.
+
+    The memos are plain dicts read by subscript, the cheapest lookup: a miss raises KeyError,
+    and the mapping that met it is written again once `_learn` has memoized all of its keys
+    and strings.
+    """
 
     def __init__(self, must_quote: Callable[[str], bool]) -> None:
         """``must_quote``: whether a string must not be written plain (see `scalar`)."""
         self._must_quote = must_quote
         self._values: dict[str, str] = {}  # s -> " text\n", after ":" or "-"
-        self._keys: dict[str, str] = {}  # s -> "text:"
+        self._keys: dict[str, dict[str, str]] = {}  # indent -> (s -> "<indent>text:")
 
     def document(self, doc: Any) -> str | None:
         """The text of a non-empty dict or list document (without ``---``), or None."""
+        if len(self._values) >= _MAX_CACHE:  # only between documents: see `_learn`
+            self._values.clear()
         out: list[str] = []
         try:
             if type(doc) is dict and doc:
-                self._mapping(out, doc, "", "")
+                self._mapping(out, doc, "")
             elif type(doc) in (list, tuple) and doc:
-                self._sequence(out, doc, "", "")
+                self._sequence(out, doc, "")
             else:
                 return None
         except _Unsupported:
             return None
         return "".join(out)
 
-    def _mapping(self, out: list[str], mapping: dict[Any, Any], indent: str, lead: str) -> None:
-        """Append ``mapping``'s lines at ``indent``; ``lead`` starts the first line."""
-        if len(indent) > _MAX_INDENT:
-            raise _Unsupported
-        keys, values = self._keys, self._values
+    def _mapping(self, out: list[str], mapping: dict[Any, Any], indent: str) -> None:
+        """Append ``mapping``'s lines, its keys at ``indent``."""
+        keys = self._keys.get(indent)
+        if keys is None:
+            if len(indent) > _MAX_INDENT:
+                raise _Unsupported
+            keys = self._keys[indent] = {}
+        values, append, start = self._values, out.append, len(out)
+        try:
+            for key, value in mapping.items():
+                kind = type(value)
+                if kind is str:  # the common cases, inlined
+                    append(keys[key] + values[value])
+                elif kind is dict and value:  # a mapping under a key: on the next lines
+                    append(keys[key] + "\n")
+                    self._mapping(out, value, indent + "  ")
+                else:
+                    append(keys[key])
+                    self._after_key(out, value, indent)
+        except KeyError:  # a key or string not memoized yet (nested mappings catch their own)
+            del out[start:]
+            self._learn(mapping, indent)
+            self._mapping(out, mapping, indent)
+
+    def _learn(self, mapping: dict[Any, Any], indent: str) -> None:
+        """Memoize the text of every key and string value of ``mapping``.
+
+        A full memo starts over (strings such as names are unique per document, so the memos
+        would otherwise grow with the output): the keys' here, as only this mapping is being
+        written at this indent (its ancestors' keys are less indented); the strings' between
+        documents, as they are shared by every level.
+        """
+        keys, values = self._keys[indent], self._values
+        if len(keys) >= _MAX_CACHE:
+            keys.clear()
         for key, value in mapping.items():
-            text = keys.get(key) if type(key) is str else None
-            out.append(lead + (text if text is not None else self._key(key)))
-            lead = indent
-            kind = type(value)
-            if kind is str:  # the common cases, inlined
-                text = values.get(value)
-                out.append(text if text is not None else self._value(value))
-            elif kind is dict and value:  # a mapping under a key: on the next lines, indented
-                out.append("\n")
-                deeper = indent + "  "
-                self._mapping(out, value, deeper, deeper)
-            else:
-                self._node(out, value, indent, False)
+            if type(key) is not str or len(key) > _MAX_KEY:  # libyaml: "? key" form
+                raise _Unsupported
+            if key not in keys:
+                keys[key] = indent + self._text(key) + ":"
+            if type(value) is str and value not in values:
+                values[value] = self._value(value)
 
-    def _sequence(self, out: list[str], items: list[Any], indent: str, lead: str) -> None:
-        """Append ``items``' lines at ``indent``; ``lead`` starts the first line."""
+    def _sequence(self, out: list[str], items: list[Any] | tuple[Any, ...], indent: str) -> None:
+        """Append the lines of ``items``, their dashes at ``indent``."""
         if len(indent) > _MAX_INDENT:
             raise _Unsupported
+        dash, values = indent + "-", self._values
         for item in items:
-            out.append(lead + "-")
-            lead = indent
-            self._node(out, item, indent, True)
+            if type(item) is str:
+                text = values.get(item)
+                if text is None:
+                    text = values[item] = self._value(item)
+                out.append(dash + text)
+            else:
+                out.append(dash)
+                self._after_dash(out, item, indent)
 
-    def _node(self, out: list[str], node: Any, indent: str, after_dash: bool) -> None:
-        """Append ``node``, written after a ``key:`` or ``-`` at ``indent``, and a line end."""
+    def _after_key(self, out: list[str], node: Any, indent: str) -> None:
+        """Append a non-string ``node`` written after ``key:`` at ``indent``: a collection on
+        the next lines (a mapping indented, a sequence not), or a scalar and the line end."""
         kind = type(node)
-        if kind is str:
-            text = self._values.get(node)
-            out.append(text if text is not None else self._value(node))
-        elif kind is dict or kind is list or kind is tuple:
-            self._collection(out, node, indent, after_dash)
+        if kind is dict and node:
+            out.append("\n")
+            self._mapping(out, node, indent + "  ")
+        elif (kind is list or kind is tuple) and node:
+            out.append("\n")
+            self._sequence(out, node, indent)
         else:
             out.append(_non_string(node))
 
-    def _collection(self, out: list[str], node: Any, indent: str, after_dash: bool) -> None:
-        """A non-empty collection after a dash starts on the dash's line, indented past it;
-        after a key it starts on the next line, a sequence without indentation."""
-        if not node:
-            out.append(" {}\n" if type(node) is dict else " []\n")
-            return
-        out.append(" " if after_dash else "\n")
-        if type(node) is dict:
-            deeper = indent + "  "
-            self._mapping(out, node, deeper, "" if after_dash else deeper)
-        elif after_dash:
-            self._sequence(out, node, indent + "  ", "")
+    def _after_dash(self, out: list[str], node: Any, indent: str) -> None:
+        """Append a non-string ``node`` written after ``-`` at ``indent``: a collection starts
+        on the dash's line, indented past it; or a scalar and the line end."""
+        kind = type(node)
+        if (kind is dict or kind is list or kind is tuple) and node:
+            deeper, start = indent + "  ", len(out)
+            if kind is dict:
+                self._mapping(out, node, deeper)
+            else:
+                self._sequence(out, node, deeper)
+            out[start] = " " + out[start][len(deeper):]  # its first line: after "- ", unindented
         else:
-            self._sequence(out, node, indent, indent)
+            out.append(_non_string(node))
 
     def _value(self, s: str) -> str:
-        """Memoized text of a string after ``key:`` or ``-``, with its line end."""
+        """The text of a string after ``key:`` or ``-``, with its line end."""
+        return f" {self._text(s)}\n"
+
+    def _text(self, s: str) -> str:
+        """``s`` plain or quoted (`scalar`); _Unsupported if libyaml would write it otherwise."""
         text = scalar(s, self._must_quote)
         if text is None:
             raise _Unsupported
-        return _remember(self._values, s, f" {text}\n")
-
-    def _key(self, key: Any) -> str:
-        """Memoized ``key:`` for a string key that libyaml writes as a simple key."""
-        if type(key) is not str or len(key) > _MAX_KEY:
-            raise _Unsupported
-        text = scalar(key, self._must_quote)
-        if text is None:
-            raise _Unsupported
-        return _remember(self._keys, key, f"{text}:")
-
-
-def _remember(cache: dict[str, str], s: str, text: str) -> str:
-    """Store and return ``text``; a full cache starts over (strings such as names are unique
-    per document, so the caches would otherwise grow with the output)."""
-    if len(cache) >= _MAX_CACHE:
-        cache.clear()
-    cache[s] = text
-    return text
+        return text
 
 
 def _non_string(node: Any) -> str:
-    """The text of a bool, int or None after ``key:`` or ``-``, with its line end."""
+    """The text of an empty collection, bool, int or None after ``key:`` or ``-``, with its
+    line end."""
     kind = type(node)
+    if kind is dict:
+        return " {}\n"
+    if kind is list or kind is tuple:
+        return " []\n"
     if kind is bool:
         return " true\n" if node else " false\n"
     if kind is int:

@@ -9,6 +9,7 @@ written quoted (`fleetgen.yamlscalar.needs_quotes` decides). Syntax (indicators,
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -77,9 +78,20 @@ _FAST = BlockWriter(needs_quotes)
 
 
 def _keys_first(mapping: dict[Any, Any], first: tuple[str, ...]) -> dict[Any, Any]:
+    """``mapping`` with the keys ``first`` has leading, in that order: itself when they lead
+    already (emitters mostly build them so; a copy of every document would cost more)."""
+    if _lead(first, tuple(mapping)):
+        return mapping
     ordered = {key: mapping[key] for key in first if key in mapping}
     ordered.update(mapping)  # keys already placed keep their position
     return ordered
+
+
+@functools.lru_cache(maxsize=1024)  # documents come in few key orders
+def _lead(first: tuple[str, ...], keys: tuple[Any, ...]) -> bool:
+    """Whether those of the keys ``first`` that are among ``keys`` come first, in that order."""
+    present = tuple(key for key in first if key in keys)
+    return keys[:len(present)] == present
 
 
 def _kubernetes_order(doc: Any) -> Any:
@@ -89,7 +101,11 @@ def _kubernetes_order(doc: Any) -> Any:
     ordered = _keys_first(doc, _TOP_KEYS)
     metadata = ordered.get("metadata")
     if isinstance(metadata, dict):
-        ordered["metadata"] = _keys_first(metadata, _METADATA_KEYS)
+        metadata_ordered = _keys_first(metadata, _METADATA_KEYS)
+        if metadata_ordered is not metadata:
+            if ordered is doc:  # never change the caller's document
+                ordered = dict(doc)
+            ordered["metadata"] = metadata_ordered
     return ordered
 
 

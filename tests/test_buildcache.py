@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from fleetgen import api, buildcache, writer
 from fleetgen.cache import CACHE_DIR, code_identity, tree_digest
+from fleetgen.model import SyncPolicy
 from fleetgen.output import OutputFile
 from tests.helpers import tree
 
@@ -155,6 +157,26 @@ def test_canonical_refuses_what_it_cannot_serialize() -> None:
     assert buildcache.inputs_key(object()) is None
     assert buildcache.inputs_key({"a": 1, "b": 2}) != buildcache.inputs_key({"b": 2, "a": 1})
     assert buildcache.inputs_key(frozenset("ab")) == buildcache.inputs_key(frozenset("ba"))
+
+
+def test_inputs_keys_tell_apart_what_a_compile_reads() -> None:
+    """Types, order, explicitly set fields and the line a model was built at are all inputs."""
+    values = [1, True, 1.0, "1", None, [1], {"a": 1}, {"a": 1, "b": 2}, {"b": 2, "a": 1},
+              {"a": {"b": 1}}, {"a": {"b": 2}}]
+    keys = [buildcache.inputs_key(value) for value in values]
+    assert None not in keys and len(set(keys)) == len(keys)
+    implicit, explicit = SyncPolicy(), SyncPolicy(prune=SyncPolicy().prune)
+    assert implicit == explicit
+    assert buildcache.inputs_key(implicit) != buildcache.inputs_key(explicit)
+    here = SyncPolicy()  # another line of the spec: warnings name it
+    there = SyncPolicy()
+    assert buildcache.inputs_key(here) != buildcache.inputs_key(there)
+    assert buildcache.inputs_key(here) == buildcache.inputs_key(here.model_copy())
+    assert buildcache.inputs_key(Color.RED) == buildcache.inputs_key("red")
+
+
+class Color(StrEnum):
+    RED = "red"
 
 
 def test_synthetic_fleet_warm_equals_cold(tmp_path: Path) -> None:
