@@ -360,8 +360,8 @@ def _moves(deletions: list[Deletion], cascade: bool,
     from ``cascade_delete``.
     """
     base, head = ctx.base, ctx.head
-    pairs = sorted(pair for pair in base.engine.keys() & head.engine.keys()
-                   if base.engine[pair] != head.engine[pair])
+    pairs = sorted(pair for pair, engine in base.engine.items()  # placed at both, moving
+                   if head.engine.get(pair, engine) != engine)
     if not pairs:
         return [], deletions
     moving, kept = set(pairs), []
