@@ -88,8 +88,8 @@ class Facts:
             app_path={a.name: repo_path(a.path) for a in fleet.apps
                       if a.path is not None and a.source is None},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
-            overlay_of={(row[0], row[1]): row[3] for row in placements.rows},
-            engine={(row[0], row[1]): row[4] for row in placements.rows},
+            overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},
+            engine={(app, cluster): engine for app, cluster, _, _, engine in placements.rows},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
@@ -452,8 +452,8 @@ def _pair(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
 @dataclass(frozen=True)
 class Side:
     """One ref, compiled: its snapshot, spec (None: no spec, an empty fleet), output files, the
-    facts attribution needs and its derived Applications. When those came from the cache, the
-    Plan is resolved on first use (only ``--render`` and chart apps need it)."""
+    facts attribution needs and its derived Applications. When its placements came from the
+    cache, the Plan is resolved on first use (only chart apps and ``--render`` need it)."""
 
     snapshot: Snapshot
     loaded: Loaded | None
