@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from fleetgen.diff.objects import HUB, Field, Obj
+from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import Snapshot
 from fleetgen.fields import repo_path
 from fleetgen.k8s import Key
@@ -96,25 +97,6 @@ class Facts:
             cascade_delete=fleet.cascade_delete,
             flux_per_cluster="flux" in fleet.engines and fleet.flux.mode == "per-cluster",
         )
-
-
-Row = tuple[str, str, str, str, str]  # one placement: app, cluster, env, overlay, engine
-
-
-@dataclass(frozen=True, slots=True)
-class Placements:
-    """What the diff reads of a Plan's placements, as plain tuples (cheap at 100,000s, and what
-    `fleetgen.diff.sidecache` stores): a row per placement, and the env overlay each cluster
-    overlay builds on (cluster overlay path -> env overlay path)."""
-
-    rows: tuple[Row, ...] = ()
-    builds_on: Mapping[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, plan: Plan) -> Placements:
-        """The placements of ``plan``."""
-        return cls(tuple((p.app, p.cluster, p.env, p.overlay, p.engine) for p in plan.placements),
-                   {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays})
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import api, cache, collector
-from fleetgen.diff import charts, sidecache
+from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
     Change,
     Context,
     Facts,
     Pair,
-    Placements,
     Side,
     Source,
     Where,
@@ -43,6 +42,7 @@ from fleetgen.diff.blast import (
     workloads,
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
+from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import (
     RefError,
     Snapshot,
@@ -120,7 +120,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
     as a build of it in the working tree would, and compiles through the cache of the output
     folder next to it if there is one (`api.emit_cached`): a ref whose spec and bases were
     built or diffed before is read back, not emitted, and one diffed before is not even
-    resolved (`fleetgen.diff.sidecache`).
+    resolved (`fleetgen.diff.placements`).
     """
     data = snapshot.read(spec_name)
     if data is None:
@@ -151,13 +151,13 @@ def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
     """A side compiled through the cache: its placements read back when stored under the
     compile's key, else taken from the Plan (resolved when ``plan`` is None: the files were
     read back) and stored."""
-    placements = sidecache.load(store, entry) if entry is not None else None
+    placements = Placements.load(store, entry) if entry is not None else None
     if placements is None:
         if plan is None:
             plan = resolve(loaded.fleet, loaded.workspace)
         placements = Placements.of(plan)
         if entry is not None:
-            sidecache.save(store, entry, placements)
+            placements.save(store, entry)
     return _side(snapshot, loaded, files, placements, plan)
 
 

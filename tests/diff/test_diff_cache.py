@@ -12,7 +12,7 @@ import pytest
 import fleetgen
 from fleetgen import api, buildcache
 from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import blast, compare, formats, sidecache
+from fleetgen.diff import blast, compare, formats, placements
 from fleetgen.diff.compare import RefSpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.plan import Plan
@@ -75,7 +75,7 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
 def test_a_ref_diffed_before_is_not_resolved_again(tmp_path: Path, fleet: str,
                                                    kustomize: Kustomize,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """diff stores each ref's placements under its compile key (`fleetgen.diff.sidecache`): a
+    """diff stores each ref's placements under its compile key (`fleetgen.diff.placements`): a
     ref whose files and placements are stored needs no Plan, unless chart apps (their values
     are compared from the Plans) or --render of them ask for it."""
     charted = fleet == "with a chart app"
@@ -89,7 +89,7 @@ def test_a_ref_diffed_before_is_not_resolved_again(tmp_path: Path, fleet: str,
     assert again == first and lookups == {"hit": 2}
     assert len(plans) == (4 if charted else 2)
     rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
-    shutil.rmtree(repo / "output" / CACHE_DIR / sidecache.SIDES)
+    shutil.rmtree(repo / "output" / CACHE_DIR / placements.NAMESPACE)
     assert fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json() == \
         rendered
 
@@ -97,7 +97,7 @@ def test_a_ref_diffed_before_is_not_resolved_again(tmp_path: Path, fleet: str,
 def test_a_damaged_placements_entry_is_a_miss(repo: Path) -> None:
     built_before_and_after_the_edit(repo)
     *expected, _ = diffed(repo)
-    entries = sorted((repo / "output" / CACHE_DIR / sidecache.SIDES).rglob("*.bin"))
+    entries = sorted((repo / "output" / CACHE_DIR / placements.NAMESPACE).rglob("*.bin"))
     assert len(entries) == 2
     for entry in entries:
         entry.write_bytes(entry.read_bytes()[:-10])
