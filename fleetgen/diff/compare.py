@@ -4,8 +4,8 @@ The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
 into the repository but the (self-ignoring) cache under ``output/.fleetgen/cache/``: not the
-working tree, the index, a ref or a worktree (the cache holds compiled refs and, with
-``--render``, chart renders).
+working tree, the index, a ref or a worktree (the cache holds compiled refs, their placements
+and, with ``--render``, chart renders).
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """
