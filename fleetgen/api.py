@@ -123,18 +123,20 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
 
 @collector.pausing
 def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
-                ) -> tuple[Plan, list[OutputFile]]:
+                ) -> tuple[str | None, Plan | None, list[OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
     ``build --check`` or an earlier call) are read back instead of emitted, else emitted and
-    stored. The Plan is resolved either way; a stored compile passed the emitters' checks."""
+    stored. Returns the compile's cache key (None: inputs the cache cannot key), the Plan —
+    None when the files were read back (a stored compile passed resolve and the emitters'
+    checks; the caller resolves it if it needs it) — and the files."""
     entry, left_out = buildcache.inputs_key(loaded), [emitters.name_of(e) for e in without]
     emitted = buildcache.load_emitted(cache, entry, left_out) if entry is not None else None
     if emitted is not None:
-        return resolve(loaded.fleet, loaded.workspace), _flat(emitted)
+        return entry, None, _flat(emitted)
     plan, emitted = _emit_each(loaded, without)
     if entry is not None:
         buildcache.save_emitted(cache, entry, emitted, left_out)
-    return plan, _flat(emitted)
+    return entry, plan, _flat(emitted)
 
 
 def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:

@@ -4,6 +4,8 @@
 - `refs`: a Git ref's files read in memory, or the working tree;
 - `objects`: objects of generated or rendered YAML and their field-level differences;
 - `blast`: which clusters, apps, environments and projects a changed object reaches;
+- `placements`: what diff reads of a ref's Plan, cached so that a ref diffed before is not
+  resolved again;
 - `report`: the report and its JSON contract;
 - `formats`: the report as text, markdown (a PR comment) or JSON;
 - `render`: ``--render``, kustomize builds of the affected overlays at both refs.

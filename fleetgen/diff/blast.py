@@ -21,11 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from fleetgen.diff.objects import HUB, Field, Obj
+from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import Snapshot
 from fleetgen.fields import repo_path
 from fleetgen.k8s import Key
+from fleetgen.load import Loaded
+from fleetgen.model import Fleet
 from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 HELM_GROUP = "helm.toolkit.fluxcd.io"
@@ -59,25 +63,22 @@ class Facts:
     flux_per_cluster: bool = False
 
     @classmethod
-    def of(cls, plan: Plan | None) -> Facts:
-        """The facts of ``plan``; None is the empty fleet."""
-        if plan is None:
-            return cls()
-        fleet = plan.fleet
-        builds_on = {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays}
+    def of(cls, fleet: Fleet, placements: Placements) -> Facts:
+        """The facts of ``fleet`` placed as ``placements``."""
+        builds_on = placements.builds_on
         users: dict[str, set[Pair]] = {}
         app_clusters: dict[str, set[str]] = {}
         cluster_apps: dict[str, set[str]] = {}
-        for placement in plan.placements:
-            pair = (placement.app, placement.cluster)
-            app_clusters.setdefault(placement.app, set()).add(placement.cluster)
-            cluster_apps.setdefault(placement.cluster, set()).add(placement.app)
-            for overlay in (placement.overlay, builds_on.get(placement.overlay)):
-                if overlay:  # a chart app has no overlay ("")
-                    users.setdefault(overlay, set()).add(pair)
+        for app, cluster, _, overlay, _ in placements.rows:
+            pair = (app, cluster)
+            app_clusters.setdefault(app, set()).add(cluster)
+            cluster_apps.setdefault(cluster, set()).add(app)
+            for path in (overlay, builds_on.get(overlay)):
+                if path:  # a chart app has no overlay ("")
+                    users.setdefault(path, set()).add(pair)
         env_clusters: dict[str, set[str]] = {env.name: set() for env in fleet.environments}
-        for cluster in fleet.clusters:
-            env_clusters.setdefault(cluster.env, set()).add(cluster.name)
+        for cluster_spec in fleet.clusters:
+            env_clusters.setdefault(cluster_spec.env, set()).add(cluster_spec.name)
         return cls(
             cluster_env={c.name: c.env for c in fleet.clusters},
             server={c.name: c.server for c in fleet.clusters},
@@ -88,8 +89,8 @@ class Facts:
             app_path={a.name: repo_path(a.path) for a in fleet.apps
                       if a.path is not None and a.source is None},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
-            overlay_of={(p.app, p.cluster): p.overlay for p in plan.placements},
-            engine={(p.app, p.cluster): p.engine for p in plan.placements},
+            overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},
+            engine={(app, cluster): engine for app, cluster, _, _, engine in placements.rows},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
@@ -374,30 +375,28 @@ def application_key(namespace: str, name: str) -> Key:
     return Key(HUB, ARGO_GROUP, "Application", namespace, name)
 
 
-def derived_applications(plan: Plan | None,
+def derived_applications(fleet: Fleet, placements: Placements,
                          files: Mapping[str, OutputFile]) -> dict[tuple[str, str], Application]:
-    """The Applications the ApplicationSets generate at sync time, derived from the Plan.
+    """The Applications the ApplicationSets generate at sync time, derived from the placements.
 
     They exist in no file, so the diff derives them: one per Argo CD placement whose app has an
     ``argocd/applicationsets/<app>.yaml``, named ``<app>-<cluster>``, with what the Plan fixes
     (owner, project, source path, destination).
     """
-    if plan is None:
-        return {}
-    fleet = plan.fleet
     apps = {app.name: app for app in fleet.apps}
+    sets = {name: file for name in apps
+            if (file := f"argocd/applicationsets/{name}.yaml") in files}
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
     namespace = fleet.argocd.namespace
     derived = {}
-    for placement in plan.placements:
-        file = f"argocd/applicationsets/{placement.app}.yaml"
-        if placement.engine != "argocd" or file not in files:
+    for app_name, cluster, env, overlay, engine in placements.rows:
+        if engine != "argocd" or app_name not in sets:
             continue
-        app, name = apps[placement.app], f"{placement.app}-{placement.cluster}"
+        app, name = apps[app_name], f"{app_name}-{cluster}"
         derived[namespace, name] = Application(
-            namespace, name, f"{placement.app}-{placement.env}", app.project, fleet.repo,
-            fleet.revision, f"{fleet.output_dir}/{placement.overlay}", placement.cluster,
-            servers[placement.cluster], app.namespace, file)
+            namespace, name, f"{app_name}-{env}", app.project, fleet.repo, fleet.revision,
+            f"{fleet.output_dir}/{overlay}", cluster, servers[cluster], app.namespace,
+            sets[app_name])
     return derived
 
 
@@ -432,19 +431,38 @@ def _pair(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
             if len(olds) == 1 and len(came.get(value, ())) == 1}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Side:
-    """One ref, compiled: its snapshot, Plan (None: no spec, an empty fleet) and output files."""
+    """One ref, compiled: its snapshot, spec (None: no spec, an empty fleet), output files, the
+    facts attribution needs and its derived Applications. When its placements came from the
+    cache, the Plan is resolved on first use (only chart apps and ``--render`` need it)."""
 
     snapshot: Snapshot
-    plan: Plan | None
+    loaded: Loaded | None
     files: Mapping[str, OutputFile]  # by output-relative path
     facts: Facts
+    applications: Mapping[tuple[str, str], Application]  # `derived_applications`
+    _plan: Plan | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def plan(self) -> Plan | None:
+        """The Plan the files were emitted from (None for an empty fleet)."""
+        if self._plan is None and self.loaded is not None:
+            object.__setattr__(self, "_plan", resolve(self.loaded.fleet, self.loaded.workspace))
+        return self._plan
+
+    @property
+    def chart_plan(self) -> Plan | None:
+        """The Plan if an app deploys a chart, else None: no placement has a chart then, and a
+        Plan not resolved yet need not be resolved to find none."""
+        fleet = self.loaded.fleet if self.loaded is not None else None
+        charted = fleet is not None and any(app.chart is not None for app in fleet.apps)
+        return self.plan if charted else None
 
     @property
     def output_dir(self) -> str:
         """Where the fleet writes its output, relative to the spec's directory."""
-        return self.plan.fleet.output_dir if self.plan is not None else "output"
+        return self.loaded.fleet.output_dir if self.loaded is not None else "output"
 
     def shown(self, path: str) -> str:
         """An output-relative path as users see it (relative to the spec's directory)."""

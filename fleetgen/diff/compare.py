@@ -4,8 +4,8 @@ The base ref is read in memory through Git (``fleetgen.diff.refs``); the head is
 or another ref. Both are compiled by the running fleetgen, so the report shows what the spec
 change does, not what differs in a possibly stale committed ``output/``. ``diff`` writes nothing
 into the repository but the (self-ignoring) cache under ``output/.fleetgen/cache/``: not the
-working tree, the index, a ref or a worktree (the cache holds compiled refs and, with
-``--render``, chart renders).
+working tree, the index, a ref or a worktree (the cache holds compiled refs, their placements
+and, with ``--render``, chart renders).
 
 The report and its JSON contract: ``fleetgen.diff.report``.
 """
@@ -42,6 +42,7 @@ from fleetgen.diff.blast import (
     workloads,
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
+from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import (
     RefError,
     Snapshot,
@@ -58,8 +59,10 @@ from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
-from fleetgen.load import load_source
+from fleetgen.load import Loaded, load_source
 from fleetgen.output import OutputFile
+from fleetgen.plan import Plan
+from fleetgen.resolve import resolve
 
 
 class RefSpecError(SpecError):
@@ -116,11 +119,12 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
     With ``spec`` (the working tree's spec, absolute), the snapshot's spec runs as that file,
     as a build of it in the working tree would, and compiles through the cache of the output
     folder next to it if there is one (`api.emit_cached`): a ref whose spec and bases were
-    built or diffed before is read back, not emitted.
+    built or diffed before is read back, not emitted, and one diffed before is not even
+    resolved (`fleetgen.diff.placements`).
     """
     data = snapshot.read(spec_name)
     if data is None:
-        return Side(snapshot, None, {}, Facts())
+        return Side(snapshot, None, {}, Facts(), {})
     running_as = str(spec) if spec is not None else filename
     try:
         source = data.decode("utf-8")
@@ -128,9 +132,10 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
             loaded = load_source(source, running_as, snapshot.read, import_dir)
         out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
         if out_dir is not None and out_dir.is_dir():
-            plan, files = api.emit_cached(loaded, cache.Cache(out_dir), without=(fleetmap,))
-        else:
-            plan, files = api.emit_loaded(loaded, without=(fleetmap,))
+            store = cache.Cache(out_dir)
+            entry, plan, files = api.emit_cached(loaded, store, without=(fleetmap,))
+            return _cached_side(snapshot, loaded, plan, _by_path(files), store, entry)
+        plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
         raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
             from None
@@ -138,7 +143,28 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
         raise RefSpecError(snapshot.label, [dataclasses.replace(p, file=filename)
                                             if p.file == running_as else p
                                             for p in error.problems]) from None
-    return Side(snapshot, plan, _by_path(files), Facts.of(plan))
+    return _side(snapshot, loaded, _by_path(files), Placements.of(plan), plan)
+
+
+def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
+                 files: dict[str, OutputFile], store: cache.Cache, entry: str | None) -> Side:
+    """A side compiled through the cache: its placements read back when stored under the
+    compile's key, else taken from the Plan (resolved when ``plan`` is None: the files were
+    read back) and stored."""
+    placements = Placements.load(store, entry) if entry is not None else None
+    if placements is None:
+        if plan is None:
+            plan = resolve(loaded.fleet, loaded.workspace)
+        placements = Placements.of(plan)
+        if entry is not None:
+            placements.save(store, entry)
+    return _side(snapshot, loaded, files, placements, plan)
+
+
+def _side(snapshot: Snapshot, loaded: Loaded, files: dict[str, OutputFile],
+          placements: Placements, plan: Plan | None) -> Side:
+    return Side(snapshot, loaded, files, Facts.of(loaded.fleet, placements),
+                derived_applications(loaded.fleet, placements, files), plan)
 
 
 def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
@@ -222,7 +248,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
     notes += _runtime_notes(base, head, _touched(reaches).apps)
-    bumps, values = charts.changes(base.plan, head.plan,
+    bumps, values = charts.changes(base.chart_plan, head.chart_plan,
                                    base.facts.production | head.facts.production)
     return Report(
         base=Ref(base.snapshot.label, base.snapshot.sha),
@@ -243,8 +269,7 @@ def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, 
                    if base.files.get(path) != head.files.get(path))
     old = index(base.files[path] for path in paths if path in base.files)
     new = index(head.files[path] for path in paths if path in head.files)
-    before = derived_applications(base.plan, base.files)
-    after = derived_applications(head.plan, head.files)
+    before, after = base.applications, head.applications
     differ = sorted(key for key in before.keys() | after.keys()
                     if before.get(key) != after.get(key))
     for applications, found in ((before, old), (after, new)):
@@ -335,8 +360,8 @@ def _moves(deletions: list[Deletion], cascade: bool,
     from ``cascade_delete``.
     """
     base, head = ctx.base, ctx.head
-    pairs = sorted(pair for pair in base.engine.keys() & head.engine.keys()
-                   if base.engine[pair] != head.engine[pair])
+    pairs = sorted(pair for pair, engine in base.engine.items()  # placed at both, moving
+                   if head.engine.get(pair, engine) != engine)
     if not pairs:
         return [], deletions
     moving, kept = set(pairs), []
@@ -404,8 +429,8 @@ def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
     """Apps selected by label at run time (``Selector(runtime=True)``): the clusters listed are
     the ones fleet.py declares; Argo CD may also apply the change to clusters registered by
     another tool that carry the labels."""
-    runtime = {app.name for side in (base, head) if side.plan is not None
-               for app in side.plan.fleet.apps if app.targets.runtime}
+    runtime = {app.name for side in (base, head) if side.loaded is not None
+               for app in side.loaded.fleet.apps if app.targets.runtime}
     return [f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
             "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
             "change to any other registered cluster carrying its labels"

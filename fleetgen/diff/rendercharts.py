@@ -97,9 +97,10 @@ def _listings(side: Side, placed: Mapping[Pair, Placement]) -> dict[str, dict[st
 
 def _charted(side: Side) -> dict[Pair, Placement]:
     """Chart placements of a side (apps from other sources have no chart to render here)."""
-    if side.plan is None:
+    plan = side.chart_plan
+    if plan is None:
         return {}
-    return {(p.app, p.cluster): p for p in side.plan.placements
+    return {(p.app, p.cluster): p for p in plan.placements
             if p.chart is not None and p.remote is None}
 
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import fleetgen
 from fleetgen import api, buildcache
 from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import formats
+from fleetgen.diff import blast, compare, formats, placements
 from fleetgen.diff.compare import RefSpecError
-from tests.diff.test_diff import WEB_PROD_TAG, commit, edit, state
+from fleetgen.kustomize import Kustomize
+from fleetgen.plan import Plan
+from tests.diff.test_diff import FLEET, WEB_PROD_TAG, commit, edit, fleet_repo, state
+from tests.diff.test_diff_render_charts import CHART_FLEET
+from tests.test_validate_charts import ECHO
 
 NEW_TAG = WEB_PROD_TAG.replace('"1.0"', '"1.1"')
 
@@ -50,6 +55,54 @@ def test_after_builds_diff_compiles_nothing_and_reports_as_cold(repo: Path) -> N
     *again, lookups = diffed(repo)  # the cold diff stored both refs
     assert lookups == {"hit": 2} and again == warm
     assert state(repo) == before  # what diff stored ignores itself in Git
+
+
+def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
+    """The Plans diff resolves from now on (the real resolve, counted)."""
+    plans: list[Plan] = []
+
+    def counted(*args: Any) -> Plan:
+        plans.append(resolve(*args))
+        return plans[-1]
+
+    resolve = compare.resolve
+    for module in (compare, blast):
+        monkeypatch.setattr(module, "resolve", counted)
+    return plans
+
+
+@pytest.mark.parametrize("fleet", ["kustomize apps", "with a chart app"])
+def test_a_ref_diffed_before_is_not_resolved_again(tmp_path: Path, fleet: str,
+                                                   kustomize: Kustomize,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """diff stores each ref's placements under its compile key (`fleetgen.diff.placements`): a
+    ref whose files and placements are stored needs no Plan, unless chart apps (their values
+    are compared from the Plans) or --render of them ask for it."""
+    charted = fleet == "with a chart app"
+    repo = fleet_repo(tmp_path / "fleet-repo", CHART_FLEET if charted else FLEET,
+                      {"charts/echo": ECHO} if charted else None)
+    built_before_and_after_the_edit(repo)
+    plans = resolves(monkeypatch)
+    *first, _ = diffed(repo)
+    assert len(plans) == 2  # the builds stored the files, not the placements
+    *again, lookups = diffed(repo)
+    assert again == first and lookups == {"hit": 2}
+    assert len(plans) == (4 if charted else 2)
+    rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
+    shutil.rmtree(repo / "output" / CACHE_DIR / placements.NAMESPACE)
+    assert fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json() == \
+        rendered
+
+
+def test_a_damaged_placements_entry_is_a_miss(repo: Path) -> None:
+    built_before_and_after_the_edit(repo)
+    *expected, _ = diffed(repo)
+    entries = sorted((repo / "output" / CACHE_DIR / placements.NAMESPACE).rglob("*.bin"))
+    assert len(entries) == 2
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[:-10])
+    *found, _ = diffed(repo)
+    assert found == expected
 
 
 def test_check_stores_what_diff_reads(repo: Path) -> None:
