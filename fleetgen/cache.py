@@ -7,6 +7,12 @@ goes stale: changed inputs or code make another key. Entries are JSON, or bytes 
 names their key and their SHA-256, written atomically; one that cannot be read back as written
 (truncated, edited, another format) counts as a miss and is rewritten. A cache that cannot be
 written (read-only checkout) only costs time.
+
+The cache is bounded: an entry read is touched (its mtime), and the first write of a command
+first evicts the least recently used entries while the cache holds more than ``MAX_BYTES``
+(``FLEETGEN_CACHE_MAX_MB`` overrides it), down to three quarters of it. Only files named as
+entries are evicted (and a write's temporary file left by a killed run, after an hour); a miss
+only costs time, so an entry evicted under another command's feet is recompiled there.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ import functools
 import hashlib
 import json
 import os
+import re
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,9 @@ from typing import Any
 from fleetgen.version import VERSION
 
 CACHE_DIR = ".fleetgen/cache"
+MAX_BYTES = 512 * 2**20  # a 1,000-cluster x 100-app fleet stores ~3 MB per compile
+_ENTRY = re.compile(r"[0-9a-f]{64}\.(json|bin)")
+_STALE_TEMPORARY_S = 3600  # a write's temporary file this old was left by a killed run
 _MAGIC = b"fleetgen-cache-bytes\n"
 # In the cache itself, so it holds whichever fleetgen wrote ``.fleetgen/.gitignore``.
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
@@ -57,18 +68,21 @@ class Cache:
 
     def __init__(self, out_dir: Path) -> None:
         self.directory = out_dir / CACHE_DIR
+        self._pruned = False
 
     def _path(self, namespace: str, entry: str, suffix: str = "json") -> Path:
         return self.directory / namespace / entry[:2] / f"{entry}.{suffix}"
 
     def get(self, namespace: str, entry: str) -> Any | None:
         """The value stored under ``entry``, None when absent or unreadable."""
+        path = self._path(namespace, entry)
         try:
-            stored = json.loads(self._path(namespace, entry).read_bytes())
+            stored = json.loads(path.read_bytes())
         except (OSError, ValueError):
             return None
         if not isinstance(stored, dict) or stored.get("key") != entry or "value" not in stored:
             return None
+        _touch(path)
         return stored["value"]
 
     def put(self, namespace: str, entry: str, value: Any) -> None:
@@ -78,13 +92,15 @@ class Cache:
 
     def get_bytes(self, namespace: str, entry: str) -> bytes | None:
         """The bytes stored under ``entry``, None when absent, damaged or foreign."""
+        path = self._path(namespace, entry, "bin")
         try:
-            stored = self._path(namespace, entry, "bin").read_bytes()
+            stored = path.read_bytes()
         except OSError:
             return None
         header = _header(entry, stored[len(_MAGIC) + len(entry) + 66:])
         if not stored.startswith(header):
             return None
+        _touch(path)
         return stored[len(header):]
 
     def put_bytes(self, namespace: str, entry: str, data: bytes) -> None:
@@ -93,6 +109,9 @@ class Cache:
 
     def _write(self, path: Path, data: bytes) -> None:
         """Write ``data`` to ``path`` atomically (a reader sees the old file or the new one)."""
+        if not self._pruned:
+            self._pruned = True
+            self.prune(max_bytes())
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             ignore = self.directory / ".gitignore"
@@ -104,6 +123,60 @@ class Cache:
             os.replace(handle.name, path)
         except OSError:
             return
+
+
+    def prune(self, limit: int) -> None:
+        """Evict the least recently used entries while the cache holds more than ``limit``
+        bytes, down to three quarters of it, and temporary files left by killed writes."""
+        entries, now = [], time.time()
+        for path, stat in _files(self.directory):
+            if _ENTRY.fullmatch(path.name):
+                entries.append((stat.st_mtime, stat.st_size, path))
+            elif path.suffix == ".tmp" and now - stat.st_mtime > _STALE_TEMPORARY_S:
+                _remove(path)
+        total = sum(size for _, size, _ in entries)
+        if total <= limit:
+            return
+        for _, size, path in sorted(entries, key=lambda found: found[0]):
+            if total <= limit * 3 // 4:
+                break
+            if _remove(path):
+                total -= size
+
+
+def max_bytes() -> int:
+    """How large the cache may grow: ``FLEETGEN_CACHE_MAX_MB`` (mebibytes), else MAX_BYTES."""
+    given = os.environ.get("FLEETGEN_CACHE_MAX_MB", "")
+    return int(given) * 2**20 if given.isdigit() else MAX_BYTES
+
+
+def _files(directory: Path) -> list[tuple[Path, os.stat_result]]:
+    """The files two levels below each namespace of ``directory`` (``<ns>/<xx>/<file>``)."""
+    found = []
+    for shard in directory.glob("*/*"):
+        try:
+            with os.scandir(shard) as listing:
+                found += [(Path(item.path), item.stat(follow_symlinks=False))
+                          for item in listing if item.is_file(follow_symlinks=False)]
+        except OSError:
+            continue
+    return found
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry as just used (eviction goes by mtime)."""
+    try:
+        os.utime(path)
+    except OSError:
+        return
+
+
+def _remove(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _header(entry: str, payload: bytes) -> bytes:
