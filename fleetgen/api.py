@@ -18,6 +18,7 @@ from fleetgen.errors import Problem, SpecError
 from fleetgen.journal import Manifest
 from fleetgen.load import Loaded, load
 from fleetgen.output import OutputFile
+from fleetgen.placements import Placements
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
@@ -174,6 +175,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     _remember(cache, entry, compiled, digests)
     if entry is not None:
         buildcache.save_emitted(cache, entry, emitted, (), serialized)
+        Placements.of(plan).save(cache, entry)
     manifest = Manifest(VERSION, digests)
     buildcache.record_tree(cache, out_dir, manifest)
     buildcache.record_sources(cache, manifest, sources)
@@ -252,6 +254,7 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     plan, emitted = _emit_each(loaded, ())
     if entry is not None and out_dir.is_dir():  # no output folder: nothing written
         buildcache.save_emitted(cache, entry, emitted, ())
+        Placements.of(plan).save(cache, entry)
     compiled = _compiled(spec, loaded, out, plan, _flat(emitted))
     findings = writer.check(out_dir, compiled.rendered, version=VERSION,
                             proven=_proven(cache, out_dir) if use_cache else ())

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from fleetgen.diff.objects import HUB, Field, Obj
-from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import Snapshot
 from fleetgen.fields import repo_path
 from fleetgen.k8s import Key
 from fleetgen.load import Loaded
 from fleetgen.model import Fleet
 from fleetgen.output import LABEL_PREFIX, OutputFile
+from fleetgen.placements import Placements
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 

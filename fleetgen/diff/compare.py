@@ -42,7 +42,6 @@ from fleetgen.diff.blast import (
     workloads,
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
-from fleetgen.diff.placements import Placements
 from fleetgen.diff.refs import (
     RefError,
     Snapshot,
@@ -61,6 +60,7 @@ from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import Loaded, load_source
 from fleetgen.output import OutputFile
+from fleetgen.placements import Placements
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 
@@ -120,7 +120,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
     as a build of it in the working tree would, and compiles through the cache of the output
     folder next to it if there is one (`api.emit_cached`): a ref whose spec and bases were
     built or diffed before is read back, not emitted, and one diffed before is not even
-    resolved (`fleetgen.diff.placements`).
+    resolved (`fleetgen.placements`).
     """
     data = snapshot.read(spec_name)
     if data is None:

@@ -1,4 +1,7 @@
-"""What ``diff`` reads of one ref's Plan: its placements, kept in the cache under ``diff/``.
+"""What ``diff`` reads of one compile's Plan: its placements, kept in the cache under ``diff/``.
+
+``build`` and ``build --check`` store them with the emitted files of their compile, and ``diff``
+with each ref it compiles.
 
 A `Placements` holds a row per placement (app, cluster, env, overlay, engine) and the env overlay
 each cluster overlay builds on: all `blast.Facts` and the derived Applications need. Its cache
