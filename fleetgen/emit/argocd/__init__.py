@@ -280,7 +280,8 @@ def _sync_policies(plan: Plan) -> Iterator[SyncPolicy]:
     yield fleet.sync
     yield from (env.sync for env in fleet.environments)
     for app in fleet.apps:
-        for layer in [app, *app.per_env.values(), *app.per_cluster.values()]:
+        for layer in [app, *app.per_env.values(), *app.per_label.values(),
+                      *app.per_cluster.values()]:
             if layer.sync is not None:
                 yield layer.sync
 
