@@ -151,6 +151,8 @@ def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrid
     """Two per_label layers that one cluster matches may not set one value differently (which
     would win is no order a reader sees): (the deeper layer, message) for each such value."""
     found: list[tuple[Overrides, str]] = []
+    if len(app.per_label) < 2:  # no two layers to conflict
+        return found
     reported: set[tuple[str, str, str]] = set()
     for cluster in clusters:
         matched = label_layers(app, cluster.labels)
@@ -341,7 +343,10 @@ def remote_path(app: App) -> str:
     return repo_path(app.path) if app.path is not None else "."
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, unlike the other records of the Plan, though nothing changes one: a Plan holds one
+# per app and cluster (100,000 in a large fleet), and a frozen dataclass's __init__ (one
+# object.__setattr__ per field) took most of resolve's time building them.
+@dataclass(slots=True)
 class Placement:
     """One app on one cluster."""
 
