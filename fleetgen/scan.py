@@ -78,8 +78,7 @@ def is_literal_secret(value: str) -> bool:
 
 def credential_key(key: str) -> bool:
     """True when ``key`` names a credential: DB_PASSWORD, clientSecret, api-key, --token."""
-    folded = re.sub(r"[-./ ]", "_", _CAMEL.sub("_", key.lstrip("-"))).lower()
-    return bool(_CREDENTIAL_KEY.search(folded))
+    return bool(_CREDENTIAL_KEY.search(_fold(key.lstrip("-"))))
 
 
 # -- the rules ------------------------------------------------------------------------------------
@@ -170,7 +169,9 @@ def _kubeconfig(key: str, value: Any) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # a fleet has few distinct keys, each tested by two rules
 def _fold(key: str) -> str:
+    """``key`` lowercased, camelCase humps and '-', '.', '/', ' ' turned into '_'."""
     return re.sub(r"[-./ ]", "_", _CAMEL.sub("_", key)).lower()
 
 
@@ -285,7 +286,7 @@ def find(key: str, value: Any) -> Finding | None:
     """The first rule of ``RULES`` that matches ``value`` held under ``key``."""
     if type(value) is str and type(key) is str:
         return _find_text(key, value)
-    return _find(key, value)
+    return _find(key, value) if value else None  # nothing to find in an empty dict
 
 
 @functools.lru_cache(maxsize=1 << 16)
