@@ -422,7 +422,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         # (a project name given twice is reported once as such, not as namespaces refused)
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
-    placed_envs = {c.env for c in placed}
+    placed_envs = {c.env for c in placed} if app.per_env else set()
     for env in app.per_env:
         if env not in placed_envs:
             ctx.report(app.per_env[env], f"app {app.name!r}: per_env key {env!r} is not an "
@@ -434,14 +434,15 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                                   "cluster the app runs on")
     for conflicting, message in label_conflicts(app, placed):
         ctx.report(conflicting, message)
-    placed_names = {c.name for c in placed}
+    placed_names = {c.name for c in placed} if app.per_cluster else set()
     for name in app.per_cluster:
         if name not in placed_names:
             ctx.report(app.per_cluster[name], f"app {app.name!r}: per_cluster key {name!r} is "
                                               "not a cluster the app runs on")
+    room = APPLICATION_NAME_LIMIT - len(app.name) - 1  # for the cluster in "<app>-<cluster>"
     for cluster in placed:
-        application = f"{app.name}-{cluster.name}"
-        if len(application) > APPLICATION_NAME_LIMIT:
+        if len(cluster.name) > room:
+            application = f"{app.name}-{cluster.name}"
             ctx.report(app, f"app {app.name!r}: generated Application name {application!r} is "
                             f"{len(application)} characters (limit {APPLICATION_NAME_LIMIT}); "
                             "shorten the app or cluster name")

@@ -344,7 +344,8 @@ def problems(spec: Spec) -> Iterator[tuple[Spec, str]]:
 
 def nodes(value: Any, path: str, owner: Spec | None = None,
           key: str = "") -> list[tuple[Spec, str, str, Any]]:
-    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``.
+    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``
+    (but an empty one in a model's field).
 
     ``key`` is what the node sits under: the field name, the dict key, the ``name`` of a
     ``{name: X, value: Y}`` pair (Kubernetes env vars) for its value, the flag before a list item
@@ -365,7 +366,7 @@ def _collect(value: Any, path: str, owner: Spec | None, key: str,
         found.append((value, path, key, value))
         for name in type(value).model_fields:
             item = getattr(value, name)
-            if item is not None and not isinstance(item, bool | int | float):  # else no text
+            if item:  # None, False, 0 and empty values (most fields of most models) hold no text
                 _collect(item, f"{path}.{name}", value, name, found)
     elif isinstance(value, Mapping):
         assert owner is not None
