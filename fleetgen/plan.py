@@ -143,6 +143,8 @@ def sync_owner(fleet: Fleet, placement: Placement, name: str) -> Spec:
 def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrides]]:
     """The ``per_label`` layers of ``app`` that a cluster with ``labels`` matches, in key order,
     each with its provenance name ``per_label[key=value]``."""
+    if not app.per_label:  # most apps: skip the sort (this runs per cluster)
+        return []
     return [(f"per_label[{selection}]", layer) for selection, layer in sorted(app.per_label.items())
             if label_matches(selection, labels)]
 
