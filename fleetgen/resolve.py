@@ -742,12 +742,12 @@ def _overlay_placements(
             secrets=_secret_plans(env_secrets, {"env": env.name}),
             config_hashes=config_hashes(base, env_settings.config))
         env_overlays.append(by_env[env.name])
-    # without these, every cluster takes its env overlay as it is
-    layered = bool(app.per_label or app.per_cluster or cluster_secrets)
+    # without per_label layers or {cluster} secrets, only per_cluster keys get overlays of their own
+    every = bool(app.per_label or cluster_secrets)
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
-        own = (_cluster_overlay(app, cluster, env_overlay, base, cluster_secrets) if layered
-               else None)
+        own = (_cluster_overlay(app, cluster, env_overlay, base, cluster_secrets)
+               if every or cluster.name in app.per_cluster else None)
         if own is not None:
             cluster_overlays.append(own)
         overlay = own or env_overlay

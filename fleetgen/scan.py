@@ -344,8 +344,8 @@ def problems(spec: Spec) -> Iterator[tuple[Spec, str]]:
 
 def nodes(value: Any, path: str, owner: Spec | None = None,
           key: str = "") -> list[tuple[Spec, str, str, Any]]:
-    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``
-    (but an empty one in a model's field).
+    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``,
+    but for the empty values of models' fields (None, '', {}, []: nothing to find there).
 
     ``key`` is what the node sits under: the field name, the dict key, the ``name`` of a
     ``{name: X, value: Y}`` pair (Kubernetes env vars) for its value, the flag before a list item
@@ -358,7 +358,8 @@ def nodes(value: Any, path: str, owner: Spec | None = None,
 
 def _collect(value: Any, path: str, owner: Spec | None, key: str,
              found: list[tuple[Spec, str, str, Any]]) -> None:
-    """`nodes` into ``found``: one list, not a generator per node (a fleet has 100,000s)."""
+    """`nodes` into ``found``: one list, not a generator per node (a large fleet has tens of
+    thousands)."""
     if isinstance(value, str):
         assert owner is not None
         found.append((owner, path, key, value))
@@ -366,7 +367,7 @@ def _collect(value: Any, path: str, owner: Spec | None, key: str,
         found.append((value, path, key, value))
         for name in type(value).model_fields:
             item = getattr(value, name)
-            if item:  # None, False, 0 and empty values (most fields of most models) hold no text
+            if item:  # most fields of most models are empty
                 _collect(item, f"{path}.{name}", value, name, found)
     elif isinstance(value, Mapping):
         assert owner is not None
