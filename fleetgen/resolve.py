@@ -61,7 +61,8 @@ Engines = dict[str, dict[str, Engine]]  # app -> cluster -> the engine of that p
 
 
 class _Context:
-    """The fleet, indexes by name, and the problems found so far."""
+    """The fleet, indexes by name, the settings every app of an environment starts from, and the
+    problems found so far."""
 
     def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
         self.fleet = fleet
@@ -231,8 +232,9 @@ def _check_rollout_engines(ctx: _Context, placed: Mapping[str, list[Cluster]],
     """An app's placements in an environment with a rollout are all on one engine: a rollout gate
     orders clusters within one engine only. Only an app without an engine of its own can split:
     its clusters' engines (``default``) are its engines."""
-    mixed = {env.name for env in ctx.envs.values() if env.rollout is not None and len(
-        {default[c.name] for c in ctx.placeable if c.env == env.name} - {None}) > 1}
+    mixed = {env.name for env in ctx.envs.values()  # rollout environments on two engines
+             if env.rollout is not None
+             and len({default[c.name] for c in ctx.placeable if c.env == env.name} - {None}) > 1}
     for app in ctx.apps.values():
         if app.engine is not None or not mixed:
             continue
