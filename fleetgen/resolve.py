@@ -49,7 +49,7 @@ from fleetgen.plan import (
     merge_sync,
     remote_path,
 )
-from fleetgen.workspace import Workspace
+from fleetgen.workspace import Base, Workspace
 
 APPLICATION_NAME_LIMIT = 53
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
@@ -57,10 +57,12 @@ WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "Replicat
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
 LISTED = 5  # names listed in one message
+Engines = dict[str, dict[str, Engine]]  # app -> cluster -> the engine of that placement
 
 
 class _Context:
-    """The fleet, indexes by name, and the problems found so far."""
+    """The fleet, indexes by name, the settings every app of an environment starts from, and the
+    problems found so far."""
 
     def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
         self.fleet = fleet
@@ -71,6 +73,25 @@ class _Context:
                                                                       key=lambda c: c.name)}
         self.projects = {project.name: project for project in fleet.projects}
         self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
+        # the clusters an app may be placed on, in name order
+        self.placeable = [c for c in self.clusters.values() if c.env in self.envs]
+        self._shared: dict[tuple[str, bool], Settings] = {}
+
+    def shared_settings(self, env: Environment, chart: bool) -> Settings:
+        """The fleet and ``env`` layers, which every app in ``env`` shares; a chart app (``chart``)
+        takes no fleet or env common metadata (nothing would apply it to the chart's objects)."""
+        key = (env.name, chart)
+        if key not in self._shared:
+            fleet = self.fleet
+            fleet_layer = Layer(common_labels={} if chart else fleet.common_labels,
+                                common_annotations={} if chart else fleet.common_annotations,
+                                sync=fleet.sync)
+            env_layer = Layer(common_labels={} if chart else env.common_labels,
+                              common_annotations={} if chart else env.common_annotations,
+                              sync=env.sync)
+            self._shared[key] = (Settings(sync=SyncPolicy()).apply("fleet", fleet_layer)
+                                 .apply("env", env_layer))
+        return self._shared[key]
 
     def report(self, where: Spec, message: str) -> None:
         self.problems.append(at(where, message, self.fleet))
@@ -154,8 +175,8 @@ def _registered_elsewhere(cluster: Cluster) -> str:
     return ""
 
 
-def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> dict[tuple[str, str], Engine]:
-    """(app, cluster) -> the engine of that placement: the app's, else the cluster's, else its
+def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
+    """App -> cluster -> the engine of that placement: the app's, else the cluster's, else its
     environment's, else the fleet's only engine. Reports engines the fleet does not list, clusters
     with placements no rule gives an engine (one problem per cluster) and apps whose placements in
     an environment with a rollout are on two engines."""
@@ -170,22 +191,28 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> dict[tuple[s
             ctx.report(owner, f"{what}: engine {engine!r} is not listed in "
                               f"Fleet(engines={listed!r}); add it there or pick one of those")
     only = listed[0] if len(listed) == 1 else None
-    engines: dict[tuple[str, str], Engine] = {}
+    # what a cluster's placements run on unless their app says
+    default = {c.name: c.engine or ctx.envs[c.env].engine or only for c in ctx.placeable}
+    engines: Engines = {}
     open_apps: dict[str, list[str]] = {}
     for app in ctx.apps.values():
+        if app.engine is not None:
+            engines[app.name] = {cluster.name: app.engine for cluster in placed[app.name]}
+            continue
+        on = engines[app.name] = {}
         for cluster in placed[app.name]:
-            engine = app.engine or cluster.engine or ctx.envs[cluster.env].engine or only
+            engine = default[cluster.name]
             if engine is None:
                 open_apps.setdefault(cluster.name, []).append(app.name)
             else:
-                engines[app.name, cluster.name] = engine
+                on[cluster.name] = engine
     for name, apps in open_apps.items():
         cluster = ctx.clusters[name]
         ctx.report(cluster, f"cluster {name!r} (env {cluster.env}): "
                             f"{_few('app', 'apps', apps)} {'has' if len(apps) == 1 else 'have'} "
                             f"no engine, and the fleet lists {' and '.join(listed)}: set "
                             "Cluster(engine=...), Environment(engine=...) or App(engine=...)")
-    _check_rollout_engines(ctx, placed, engines)
+    _check_rollout_engines(ctx, placed, engines, default)
     return engines
 
 
@@ -201,35 +228,41 @@ def _listed(names: list[str]) -> str:
 
 
 def _check_rollout_engines(ctx: _Context, placed: Mapping[str, list[Cluster]],
-                           engines: Mapping[tuple[str, str], Engine]) -> None:
+                           engines: Engines, default: Mapping[str, Engine | None]) -> None:
     """An app's placements in an environment with a rollout are all on one engine: a rollout gate
-    orders clusters within one engine only."""
+    orders clusters within one engine only. Only an app without an engine of its own can split:
+    its clusters' engines (``default``) are its engines."""
+    mixed = {env.name for env in ctx.envs.values()  # rollout environments on two engines
+             if env.rollout is not None
+             and len({default[c.name] for c in ctx.placeable if c.env == env.name} - {None}) > 1}
     for app in ctx.apps.values():
-        for env in ctx.envs.values():
-            if env.rollout is None:
-                continue
-            by_engine: dict[str, list[str]] = {}
-            for cluster in placed[app.name]:
-                engine = engines.get((app.name, cluster.name))
-                if cluster.env == env.name and engine is not None:
-                    by_engine.setdefault(engine, []).append(cluster.name)
+        if app.engine is not None or not mixed:
+            continue
+        on = engines[app.name]
+        by_env: dict[str, dict[str, list[str]]] = {}  # env -> engine -> cluster names
+        for cluster in placed[app.name]:
+            engine = on.get(cluster.name)
+            if cluster.env in mixed and engine is not None:
+                by_env.setdefault(cluster.env, {}).setdefault(engine, []).append(cluster.name)
+        for env_name, by_engine in by_env.items():
             if len(by_engine) > 1:
                 split = " and ".join(f"{engine} ({_listed(names)})"
                                      for engine, names in sorted(by_engine.items()))
-                ctx.report(app, f"app {app.name!r}: environment {env.name!r} rolls out in waves, "
+                ctx.report(app, f"app {app.name!r}: environment {env_name!r} rolls out in waves, "
                                 f"but the app's clusters there are on {split}; no gate orders "
                                 "clusters across engines: put them on one engine (App(engine=...) "
                                 "or the clusters' engine)")
 
 
-def _check_credentials(ctx: _Context, engines: Mapping[tuple[str, str], Engine],
+def _check_credentials(ctx: _Context, engines: Engines,
                        credentials: Mapping[str, Credentials | None]) -> None:
     """Clusters an engine must reach from outside have credentials: those with an Argo CD
     placement, and the spokes of a Flux hub."""
     hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
-    spokes = {cluster for (_, cluster), engine in engines.items()
+    used: set[tuple[str, Engine]] = set().union(*(on.items() for on in engines.values()))
+    spokes = {cluster for cluster, engine in used
               if engine == "flux" and hub not in (None, cluster)}
-    reached = spokes | {cluster for (_, cluster), engine in engines.items()
+    reached = spokes | {cluster for cluster, engine in used
                         if engine == "argocd" and not _registered_elsewhere(ctx.clusters[cluster])}
     for name in sorted(spokes):
         unreached = _registered_elsewhere(ctx.clusters[name])
@@ -245,7 +278,7 @@ def _check_credentials(ctx: _Context, engines: Mapping[tuple[str, str], Engine],
 
 
 def _check_runtime_selectors(ctx: _Context, placed: Mapping[str, list[Cluster]],
-                             engines: Mapping[tuple[str, str], Engine]) -> None:
+                             engines: Engines) -> None:
     """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
     layers (a layer pins a cluster by name), and only labels some cluster declares."""
     declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
@@ -253,7 +286,7 @@ def _check_runtime_selectors(ctx: _Context, placed: Mapping[str, list[Cluster]],
         targets = app.targets
         if not targets.runtime:
             continue
-        flux = sorted(c.name for c in placed[app.name] if engines.get((app.name, c.name)) == "flux")
+        flux = sorted(c.name for c in placed[app.name] if engines[app.name].get(c.name) == "flux")
         if flux:
             ctx.report(targets, f"app {app.name!r}: Selector(runtime=True) is evaluated by Argo "
                                 "CD's ApplicationSet controller; the app's placements on "
@@ -318,7 +351,8 @@ def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
                 ctx.report(step, f"environment {env.name!r}: rollout step {number} matches no "
                                  "cluster that an earlier step has not taken")
             steps.append(tuple(c.name for c in matched))
-            remaining = [c for c in remaining if c not in matched]
+            taken = {c.name for c in matched}
+            remaining = [c for c in remaining if c.name not in taken]
         if remaining:
             ctx.report(env.rollout, f"environment {env.name!r}: clusters "
                                     f"{', '.join(c.name for c in remaining)} match no rollout "
@@ -353,6 +387,12 @@ def selects(selector: Selector, cluster: Cluster) -> bool:
     return True
 
 
+def _selects_all(selector: Selector) -> bool:
+    """Whether ``selector`` sets no condition (`selects` every cluster)."""
+    return (selector.envs is None and selector.clusters is None and not selector.exclude
+            and not selector.match_labels and not selector.match_expressions)
+
+
 def _place(ctx: _Context, app: App) -> list[Cluster]:
     targets = app.targets
     for env in targets.envs or []:
@@ -364,7 +404,10 @@ def _place(ctx: _Context, app: App) -> list[Cluster]:
             if name not in ctx.clusters:
                 ctx.report(targets, f"app {app.name!r}: targets.{field_name} names unknown "
                                     f"cluster {name!r}")
-    placed = [c for c in ctx.clusters.values() if c.env in ctx.envs and selects(targets, c)]
+    if _selects_all(targets):
+        placed = list(ctx.placeable)
+    else:
+        placed = [c for c in ctx.placeable if selects(targets, c)]
     if not placed:
         ctx.report(targets, f"app {app.name!r}: its targets select no cluster")
     return placed
@@ -381,7 +424,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         # (a project name given twice is reported once as such, not as namespaces refused)
         ctx.report(app, f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
                         f"project {project.name!r} (add it to Project(namespaces=[...]))")
-    placed_envs = {c.env for c in placed}
+    placed_envs = {c.env for c in placed} if app.per_env else set()
     for env in app.per_env:
         if env not in placed_envs:
             ctx.report(app.per_env[env], f"app {app.name!r}: per_env key {env!r} is not an "
@@ -393,14 +436,15 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                                   "cluster the app runs on")
     for conflicting, message in label_conflicts(app, placed):
         ctx.report(conflicting, message)
-    placed_names = {c.name for c in placed}
+    placed_names = {c.name for c in placed} if app.per_cluster else set()
     for name in app.per_cluster:
         if name not in placed_names:
             ctx.report(app.per_cluster[name], f"app {app.name!r}: per_cluster key {name!r} is "
                                               "not a cluster the app runs on")
+    room = APPLICATION_NAME_LIMIT - len(app.name) - 1  # for the cluster in "<app>-<cluster>"
     for cluster in placed:
-        application = f"{app.name}-{cluster.name}"
-        if len(application) > APPLICATION_NAME_LIMIT:
+        if len(cluster.name) > room:
+            application = f"{app.name}-{cluster.name}"
             ctx.report(app, f"app {app.name!r}: generated Application name {application!r} is "
                             f"{len(application)} characters (limit {APPLICATION_NAME_LIMIT}); "
                             "shorten the app or cluster name")
@@ -560,8 +604,15 @@ def _layers_of(app: App) -> list[Layer]:
     return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
 
 
+def _turns_automated_off(layer: Layer) -> bool:
+    sync = layer.sync
+    return sync is not None and "automated" in sync.model_fields_set and not sync.automated
+
+
 def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     """A layer may not turn automated sync off where the environment rolls out in waves."""
+    if not any(_turns_automated_off(layer) for layer in _layers_of(app)):
+        return
     layers: dict[int, tuple[Layer, str]] = {}
     for cluster in placed:
         if ctx.envs[cluster.env].rollout is not None:
@@ -573,8 +624,7 @@ def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                 if candidate is not None:
                     layers.setdefault(id(candidate), (candidate, cluster.env))
     for layer, env_name in layers.values():
-        sync = layer.sync
-        if sync is not None and "automated" in sync.model_fields_set and not sync.automated:
+        if _turns_automated_off(layer):
             ctx.report(layer, f"app {app.name!r}: environment {env_name!r} has a rollout, which "
                               "needs automated sync; remove automated=False")
 
@@ -600,16 +650,15 @@ def _check_dependency_cycles(ctx: _Context) -> None:
 
 
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
-    """Fleet, env, app and per_env layers; a chart app takes no fleet or env common metadata
-    (nothing would apply it to the chart's objects)."""
-    fleet, chart = ctx.fleet, app.chart is not None or app.source is not None
-    fleet_layer = Layer(common_labels={} if chart else fleet.common_labels,
-                        common_annotations={} if chart else fleet.common_annotations,
-                        sync=fleet.sync)
-    env_layer = Layer(common_labels={} if chart else env.common_labels,
-                      common_annotations={} if chart else env.common_annotations, sync=env.sync)
-    return (Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
-            .apply("app", app).apply("per_env", app.per_env.get(env.name)))
+    """Fleet, env, app and per_env layers (`_Context.shared_settings`)."""
+    chart = app.chart is not None or app.source is not None
+    return (ctx.shared_settings(env, chart).apply("app", app)
+            .apply("per_env", app.per_env.get(env.name)))
+
+
+def _settings_by_env(ctx: _Context, app: App, clusters: Iterable[Cluster]) -> dict[str, Settings]:
+    """Env name -> `_env_settings` of ``app`` there, for the environments of ``clusters``."""
+    return {name: _env_settings(ctx, app, ctx.envs[name]) for name in {c.env for c in clusters}}
 
 
 def _secret_plans(secrets: Iterable[AppSecret],
@@ -635,13 +684,13 @@ def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]
     return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
 
 
-def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Iterable[Cluster],
-                      wave_of: Mapping[str, int],
-                      engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
+def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: list[Cluster],
+                      wave_of: Mapping[str, int], engines: Engines) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
     found = []
+    by_env = _settings_by_env(ctx, app, clusters)
     for cluster in clusters:
-        settings = _env_settings(ctx, app, ctx.envs[cluster.env])
+        settings = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
             settings = settings.apply(name, layer)
         if chart.path is not None:
@@ -652,78 +701,104 @@ def _chart_placements(ctx: _Context, app: App, chart: HelmChart, clusters: Itera
             assert chart.repo and chart.name and chart.version
             source = ChartSource(chart.name, settings.chart_version or chart.version, chart.repo)
         found.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env, overlay="",
-                               settings=settings, engine=engines[app.name, cluster.name],
+                               settings=settings, engine=engines[app.name][cluster.name],
                                wave=wave_of.get(cluster.name), chart=source))
     return found
 
 
 def _remote_placements(ctx: _Context, app: App, source: GitSource | OciSource,
-                       clusters: Iterable[Cluster], wave_of: Mapping[str, int],
-                       engines: Mapping[tuple[str, str], Engine]) -> list[Placement]:
+                       clusters: list[Cluster], wave_of: Mapping[str, int],
+                       engines: Engines) -> list[Placement]:
     """An app from another source: no overlay; its sync settings layered per cluster."""
     remote = Remote(source, remote_path(app))
+    by_env = _settings_by_env(ctx, app, clusters)
     return [Placement(app=app.name, cluster=cluster.name, env=cluster.env, overlay="",
-                      settings=_env_settings(ctx, app, ctx.envs[cluster.env]).apply(
+                      settings=by_env[cluster.env].apply(
                           "per_cluster", app.per_cluster.get(cluster.name)),
-                      engine=engines[app.name, cluster.name], wave=wave_of.get(cluster.name),
+                      engine=engines[app.name][cluster.name], wave=wave_of.get(cluster.name),
                       remote=remote)
             for cluster in clusters]
 
 
+def _overlay_placements(
+        ctx: _Context, app: App, clusters: list[Cluster], wave_of: Mapping[str, int],
+        on: Mapping[str, Engine]) -> tuple[list[Placement], list[EnvOverlay], list[ClusterOverlay]]:
+    """A kustomize app's placements (``on``: cluster -> engine), env overlays and cluster
+    overlays."""
+    assert app.path is not None
+    placements: list[Placement] = []
+    env_overlays: list[EnvOverlay] = []
+    cluster_overlays: list[ClusterOverlay] = []
+    env_secrets, cluster_secrets = _per_cluster_secrets(app)
+    base = ctx.workspace.bases[repo_path(app.path)]
+    by_env: dict[str, EnvOverlay] = {}
+    envs_here = {c.env for c in clusters}
+    for env in ctx.envs.values():
+        if env.name not in envs_here:
+            continue
+        env_settings = _env_settings(ctx, app, env)
+        by_env[env.name] = EnvOverlay(
+            app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
+            base=base.path, namespace=app.namespace,
+            settings=env_settings, base_configmaps=base.configmaps,
+            secrets=_secret_plans(env_secrets, {"env": env.name}),
+            config_hashes=config_hashes(base, env_settings.config))
+        env_overlays.append(by_env[env.name])
+    # without per_label layers or {cluster} secrets, only per_cluster keys get overlays of their own
+    every = bool(app.per_label or cluster_secrets)
+    for cluster in clusters:
+        env_overlay = by_env[cluster.env]
+        own = (_cluster_overlay(app, cluster, env_overlay, base, cluster_secrets)
+               if every or cluster.name in app.per_cluster else None)
+        if own is not None:
+            cluster_overlays.append(own)
+        overlay = own or env_overlay
+        # (app, cluster, env, overlay, settings, engine, wave) by position: the hottest line of
+        # resolve, where keywords would cost a dict per placement (type.__call__ passes them so)
+        placements.append(Placement(app.name, cluster.name, cluster.env, overlay.path,
+                                    overlay.settings, on[cluster.name], wave_of.get(cluster.name)))
+    return placements, env_overlays, cluster_overlays
+
+
+def _cluster_overlay(app: App, cluster: Cluster, env_overlay: EnvOverlay, base: Base,
+                     cluster_secrets: list[AppSecret]) -> ClusterOverlay | None:
+    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it."""
+    layers = _cluster_layers(app, cluster)
+    if not layers and not cluster_secrets:
+        return None
+    settings = env_overlay.settings
+    for name, layer in layers:
+        settings = settings.apply(name, layer)
+    hashes = config_hashes(base, settings.config)
+    return ClusterOverlay(
+        app=app.name, cluster=cluster.name, env_overlay=env_overlay,
+        path=f"overlays/{app.name}/clusters/{cluster.name}", layers=layers, settings=settings,
+        secrets=_secret_plans(cluster_secrets, {"env": cluster.env, "cluster": cluster.name}),
+        config_hashes={workload: value for workload, value in hashes.items()
+                       if env_overlay.config_hashes.get(workload) != value})
+
+
 def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
                 waves: Mapping[str, tuple[tuple[str, ...], ...]],
-                credentials: Mapping[str, Credentials | None],
-                engines: Mapping[tuple[str, str], Engine]) -> Plan:
+                credentials: Mapping[str, Credentials | None], engines: Engines) -> Plan:
     wave_of = {cluster: number for steps in waves.values()
                for number, clusters in enumerate(steps, 1) for cluster in clusters}
-    placements, env_overlays, cluster_overlays = [], [], []
+    placements: list[Placement] = []
+    env_overlays: list[EnvOverlay] = []
+    cluster_overlays: list[ClusterOverlay] = []
     for app in ctx.apps.values():
         if app.source is not None:
             placements += _remote_placements(ctx, app, app.source, placed[app.name], wave_of,
                                              engines)
-            continue
-        if app.chart is not None:
+        elif app.chart is not None:
             placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of,
                                             engines)
-            continue
-        assert app.path is not None
-        env_secrets, cluster_secrets = _per_cluster_secrets(app)
-        base = ctx.workspace.bases[repo_path(app.path)]
-        by_env: dict[str, EnvOverlay] = {}
-        for env in ctx.envs.values():
-            if not any(c.env == env.name for c in placed[app.name]):
-                continue
-            env_settings = _env_settings(ctx, app, env)
-            by_env[env.name] = EnvOverlay(
-                app=app.name, env=env.name, path=f"overlays/{app.name}/{env.name}",
-                base=base.path, namespace=app.namespace,
-                settings=env_settings, base_configmaps=base.configmaps,
-                secrets=_secret_plans(env_secrets, {"env": env.name}),
-                config_hashes=config_hashes(base, env_settings.config))
-            env_overlays.append(by_env[env.name])
-        for cluster in placed[app.name]:
-            env_overlay = by_env[cluster.env]
-            layers = _cluster_layers(app, cluster)
-            overlay_path, settings = env_overlay.path, env_overlay.settings
-            if layers or cluster_secrets:
-                cluster_settings = settings
-                for name, layer in layers:
-                    cluster_settings = cluster_settings.apply(name, layer)
-                hashes = config_hashes(base, cluster_settings.config)
-                overlay = ClusterOverlay(
-                    app=app.name, cluster=cluster.name, env_overlay=env_overlay,
-                    path=f"overlays/{app.name}/clusters/{cluster.name}", layers=layers,
-                    settings=cluster_settings,
-                    secrets=_secret_plans(cluster_secrets,
-                                          {"env": cluster.env, "cluster": cluster.name}),
-                    config_hashes={workload: value for workload, value in hashes.items()
-                                   if env_overlay.config_hashes.get(workload) != value})
-                cluster_overlays.append(overlay)
-                overlay_path, settings = overlay.path, overlay.settings
-            placements.append(Placement(app=app.name, cluster=cluster.name, env=cluster.env,
-                                        overlay=overlay_path, settings=settings,
-                                        engine=engines[app.name, cluster.name],
-                                        wave=wave_of.get(cluster.name)))
+        else:
+            found, envs, clusters = _overlay_placements(ctx, app, placed[app.name], wave_of,
+                                                        engines[app.name])
+            placements += found
+            env_overlays += envs
+            cluster_overlays += clusters
     unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)] for app in ctx.apps.values()
                 if app.namespace is None and app.path is not None and app.source is None}
     # An app from another source may put objects in any namespace its project allows (globs).

@@ -78,8 +78,7 @@ def is_literal_secret(value: str) -> bool:
 
 def credential_key(key: str) -> bool:
     """True when ``key`` names a credential: DB_PASSWORD, clientSecret, api-key, --token."""
-    folded = re.sub(r"[-./ ]", "_", _CAMEL.sub("_", key.lstrip("-"))).lower()
-    return bool(_CREDENTIAL_KEY.search(folded))
+    return bool(_CREDENTIAL_KEY.search(_fold(key.lstrip("-"))))
 
 
 # -- the rules ------------------------------------------------------------------------------------
@@ -170,7 +169,9 @@ def _kubeconfig(key: str, value: Any) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # a fleet has few distinct keys, each tested by two rules
 def _fold(key: str) -> str:
+    """``key`` lowercased, camelCase humps and '-', '.', '/', ' ' turned into '_'."""
     return re.sub(r"[-./ ]", "_", _CAMEL.sub("_", key)).lower()
 
 
@@ -179,7 +180,8 @@ class Rule:
     """One secret format: ``match(key, value)`` returns the secret text it found, or None.
 
     ``positive`` and ``negative`` are (key, value) examples the rule must and must not match.
-    Examples are assembled by concatenation so that no secret scanner flags this file.
+    Examples are assembled by concatenation so that no secret scanner flags this file. Every rule
+    reads strings; one with ``mappings`` also reads dicts (any other value it never matches).
     """
 
     id: str
@@ -187,6 +189,7 @@ class Rule:
     match: Matcher
     positive: tuple[str, Any]
     negative: tuple[str, Any]
+    mappings: bool = False
 
 
 _B64_40 = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"  # AWS's documentation example
@@ -253,10 +256,11 @@ RULES: tuple[Rule, ...] = (
          ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=acme")),
     Rule("docker-config", "a Docker config with registry credentials", _docker_config,
          ("config.json", {"auths": {"registry.acme.example": {"auth": "ZGVwbG95OnMzY3IzdA=="}}}),
-         ("config.json", {"auths": {"registry.acme.example": {}}})),
+         ("config.json", {"auths": {"registry.acme.example": {}}}), mappings=True),
     Rule("kubeconfig-credentials", "a kubeconfig with user credentials", _kubeconfig,
          ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: abc123xyz"),
-         ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    exec: {}")),
+         ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    exec: {}"),
+         mappings=True),
     Rule("password-in-url", "a password in a URL", _password_in_url,
          ("DATABASE_URL", "postgres://shop:" + "hunter2@db:5432/shop"),
          ("DATABASE_URL", "postgres://shop:${DB_PASSWORD}@db:5432/shop")),
@@ -265,6 +269,9 @@ RULES: tuple[Rule, ...] = (
     Rule("credential-key", "a literal credential under a credential-named key",
          _credential_value, ("DB_PASSWORD", "hunter2"), ("DB_PASSWORD", "${DB_PASSWORD}")),
 )
+
+
+_MAPPING_RULES = tuple(rule for rule in RULES if rule.mappings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +286,7 @@ def find(key: str, value: Any) -> Finding | None:
     """The first rule of ``RULES`` that matches ``value`` held under ``key``."""
     if type(value) is str and type(key) is str:
         return _find_text(key, value)
-    return _find(key, value)
+    return _find(key, value) if value else None  # nothing to find in an empty dict
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -290,7 +297,7 @@ def _find_text(key: str, value: str) -> Finding | None:
 
 
 def _find(key: str, value: Any) -> Finding | None:
-    for rule in RULES:
+    for rule in RULES if isinstance(value, str) else _MAPPING_RULES:
         secret = rule.match(key, value)
         if secret:
             return Finding(rule, secret)
@@ -336,33 +343,45 @@ def problems(spec: Spec) -> Iterator[tuple[Spec, str]]:
 
 
 def nodes(value: Any, path: str, owner: Spec | None = None,
-          key: str = "") -> Iterator[tuple[Spec, str, str, Any]]:
-    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``.
+          key: str = "") -> list[tuple[Spec, str, str, Any]]:
+    """(owning model, path, key, node) for every model, dict, string and dict key in ``value``,
+    but for the empty values of models' fields (None, '', {}, []: nothing to find there).
 
     ``key`` is what the node sits under: the field name, the dict key, the ``name`` of a
     ``{name: X, value: Y}`` pair (Kubernetes env vars) for its value, the flag before a list item
     (``["--token", VALUE]``), or the key of the enclosing dict for a list item.
     """
-    if isinstance(value, Spec):
-        yield value, path, key, value
-        for name in type(value).model_fields:
-            yield from nodes(getattr(value, name), f"{path}.{name}", value, name)
-    elif isinstance(value, str):
+    found: list[tuple[Spec, str, str, Any]] = []
+    _collect(value, path, owner, key, found)
+    return found
+
+
+def _collect(value: Any, path: str, owner: Spec | None, key: str,
+             found: list[tuple[Spec, str, str, Any]]) -> None:
+    """`nodes` into ``found``: one list, not a generator per node (a large fleet has tens of
+    thousands)."""
+    if isinstance(value, str):
         assert owner is not None
-        yield owner, path, key, value
+        found.append((owner, path, key, value))
+    elif isinstance(value, Spec):
+        found.append((value, path, key, value))
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            if item:  # most fields of most models are empty
+                _collect(item, f"{path}.{name}", value, name, found)
     elif isinstance(value, Mapping):
         assert owner is not None
-        yield owner, path, key, value
+        found.append((owner, path, key, value))
         pair_name = value.get("name") if isinstance(value.get("name"), str) else None
         for item_key, item in value.items():
             shown = _shown(item_key)
-            yield from nodes(item_key, f"{path} (key {shown})", owner, "")
+            _collect(item_key, f"{path} (key {shown})", owner, "", found)
             inner = pair_name if item_key == "value" and pair_name else str(item_key)
-            yield from nodes(item, f"{path}[{shown}]", owner, inner)
+            _collect(item, f"{path}[{shown}]", owner, inner, found)
     elif isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):
-            yield from nodes(item, f"{path}[{_label(item, index)}]", owner, previous)
+            _collect(item, f"{path}[{_label(item, index)}]", owner, previous, found)
             flag = isinstance(item, str) and item.startswith("-") and "=" not in item
             previous = item if flag else key
 

@@ -8,6 +8,7 @@ import pytest
 
 from fleetgen import (
     App,
+    AppSecret,
     Cluster,
     Environment,
     Expr,
@@ -120,6 +121,30 @@ def test_layers_apply_in_order_and_record_where_each_value_came_from() -> None:
     assert prod_a.overlay == "overlays/web/prod"
     assert prod_b.overlay == "overlays/web/clusters/prod-b"
     assert [o.path for o in plan.cluster_overlays] == ["overlays/web/clusters/prod-b"]
+
+
+def test_a_cluster_overlay_only_where_a_layer_or_secret_of_the_cluster_reaches() -> None:
+    """Apps without per_label, per_cluster or {cluster} secrets take their env overlays on every
+    cluster, next to apps with them (resolve skips the cluster layers of the former)."""
+    secret = AppSecret(name="db", store="vault", data={"PASSWORD": "db/{cluster}#pw"})
+    apps = [web(name="api"), web(per_label={"region=us": Overrides(replicas={"web": 4})}),
+            web(name="worker", secrets=[secret])]
+    plan = resolve(make_fleet(apps), WORKSPACE)
+    overlays = {(p.app, p.cluster): p.overlay for p in plan.placements}
+    for cluster in ("dev-1", "prod-a", "prod-b", "prod-c"):
+        env = cluster.split("-")[0]
+        assert overlays["api", cluster] == f"overlays/api/{env}"
+        assert overlays["worker", cluster] == f"overlays/worker/clusters/{cluster}"
+    assert [overlays["web", c] for c in ("dev-1", "prod-a", "prod-b", "prod-c")] == [
+        "overlays/web/dev", "overlays/web/prod", "overlays/web/clusters/prod-b",
+        "overlays/web/clusters/prod-c"]
+    assert [(o.app, o.cluster) for o in plan.cluster_overlays] == [
+        ("web", "prod-b"), ("web", "prod-c"), ("worker", "dev-1"), ("worker", "prod-a"),
+        ("worker", "prod-b"), ("worker", "prod-c")]
+    by_overlay = {p.overlay: p.settings for p in plan.placements if p.app == "web"}
+    assert by_overlay["overlays/web/clusters/prod-b"].provenance["replicas/web"] == (
+        "per_label[region=us]")
+    assert by_overlay["overlays/web/prod"].replicas == {}
 
 
 def test_rollout_waves_assign_each_cluster_to_its_first_matching_step() -> None:

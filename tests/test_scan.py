@@ -42,6 +42,12 @@ def test_rules_table_is_well_formed() -> None:
     # A negative example is not a secret to any rule, not only its own.
     for rule in scan.RULES:
         assert scan.find(*rule.negative) is None, rule.id
+    # `find` tries only the rules with mappings=True on a dict: the others never match one.
+    dicts = [rule.positive for rule in scan.RULES if not isinstance(rule.positive[1], str)]
+    assert dicts
+    for rule in scan.RULES:
+        if not rule.mappings:
+            assert all(rule.match(*example) is None for example in dicts), rule.id
 
 
 @pytest.mark.parametrize("value", [
