@@ -222,14 +222,15 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
 
 
 def serialize(file: OutputFile) -> bytes | None:
-    """``file``'s data as ``marshal`` bytes (format 4), or None when it holds a type marshal
+    """``file``'s data as ``marshal`` bytes (format 2), or None when it holds a type marshal
     cannot write. ``marshal`` writes exact builtin types only, tagged by type and in order, and
-    reads its bytes back as the same data: different files never have the same bytes. Format
-    4, unlike 2, writes ASCII strings without encoding them (a third of the time) and an
-    object met twice in a file once; the same data shared differently (by other code) may then
-    have other bytes, which only costs rendering that file again (`source_key`)."""
+    reads its bytes back as the same data: different files never have the same bytes. Format 2,
+    not 3 or 4: those write an object referenced elsewhere once with a flag and then by index,
+    so their bytes depend on reference counts — on what other code (memos, an earlier build in
+    the same process) holds — and equal files got other keys (a one-app change of the
+    benchmark fleet re-rendered 111 files instead of 5)."""
     try:
-        return marshal.dumps((file.path, file.documents, file.text, file.comment), 4)
+        return marshal.dumps((file.path, file.documents, file.text, file.comment), 2)
     except ValueError:
         return None
 
