@@ -124,20 +124,29 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
 
 @collector.pausing
 def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
-                ) -> tuple[str | None, Plan | None, list[OutputFile]]:
+                ) -> tuple[str | None, Plan | None, Mapping[str, OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
     ``build --check`` or an earlier call) are read back instead of emitted, else emitted and
     stored. Returns the compile's cache key (None: inputs the cache cannot key), the Plan —
     None when the files were read back (a stored compile passed resolve and the emitters'
-    checks; the caller resolves it if it needs it) — and the files."""
+    checks; the caller resolves it if it needs it) — and the files by path (read back: a
+    `buildcache.StoredFiles`, which decodes a file when asked for it)."""
     entry, left_out = buildcache.inputs_key(loaded), [emitters.name_of(e) for e in without]
-    emitted = buildcache.load_emitted(cache, entry, left_out) if entry is not None else None
-    if emitted is not None:
-        return entry, None, _flat(emitted)
+    stored = buildcache.load_emitted(cache, entry, left_out) if entry is not None else None
+    if stored is not None:
+        return entry, None, stored
     plan, emitted = _emit_each(loaded, without)
     if entry is not None:
         buildcache.save_emitted(cache, entry, emitted, left_out)
-    return entry, plan, _flat(emitted)
+    return entry, plan, by_path(_flat(emitted))
+
+
+def by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
+    """Emitted files by path (no two share one: an emitter bug otherwise)."""
+    found = {file.path: file for file in files}
+    if len(found) != len(files):
+        raise ValueError("an output path is generated twice")
+    return found
 
 
 def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:

@@ -16,9 +16,10 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
 - ``emitted/``: the emitted files themselves, as data (what ``diff`` compares), keyed by the
   compile's input key: every build stores its compile, and ``diff`` stores each ref it compiles,
   so ``diff`` of a ref whose spec was compiled before (by a build in the working tree or an
-  earlier diff) reads the files back instead of emitting them. Each file as `serialize` wrote
-  it (for its source key: the build marshals each file once), in a ``marshal`` list compressed
-  with zlib; the cache's header checks the bytes, and data of another shape is a miss.
+  earlier diff) reads the files back instead of emitting them. Each file's path and bytes as
+  `serialize` wrote them (for its source key: the build marshals each file once), in a
+  ``marshal`` list compressed with zlib; the cache's header checks the bytes, and data of
+  another shape is a miss. A file is decoded only when asked for (`StoredFiles`).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
   keyed by the manifest (version and file digests). A file whose stat changed is read and
@@ -39,7 +40,7 @@ import os
 import time
 import zlib
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -191,23 +192,53 @@ def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collectio
     ``left_out`` named (a later lookup that needs one of them misses). ``serialized``: the
     files' `serialize` by path, when the caller has them already (for their source keys)."""
     with collector.paused():
-        files = [(name, [serialize(f) if serialized is None else serialized[f.path]
+        files = [(name, [(f.path, serialize(f) if serialized is None else serialized[f.path])
                          for f in group]) for name, group in emitted]
-        if any(data is None for _, group in files for data in group):
+        if any(data is None for _, group in files for _, data in group):
             return  # a type marshal cannot write: not stored
         payload = marshal.dumps([sorted(left_out), files], 4)
     cache.put_bytes(EMITTED, entry, zlib.compress(payload, 1))
 
 
-def load_emitted(cache: Cache, entry: str, left_out: Collection[str]) -> Emitted | None:
+class StoredFiles(Mapping[str, OutputFile]):
+    """Emitted files read back from the cache by path, each decoded when first asked for.
+
+    Their stored bytes (`serialize`) are the same exactly when their data are, so two of them
+    are compared without decoding either (`serialized`): ``diff`` decodes only the files that
+    differ between its refs.
+    """
+
+    def __init__(self, serialized: dict[str, bytes]) -> None:
+        self._serialized, self._decoded = serialized, dict[str, OutputFile]()
+
+    def __getitem__(self, path: str) -> OutputFile:
+        found = self._decoded.get(path)
+        if found is None:
+            with collector.paused():
+                found = self._decoded[path] = OutputFile(*marshal.loads(self._serialized[path]))
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._serialized)
+
+    def __len__(self) -> int:
+        return len(self._serialized)
+
+    def serialized(self, path: str) -> bytes | None:
+        """The stored bytes of the file at ``path`` (None: no such file)."""
+        return self._serialized.get(path)
+
+
+def load_emitted(cache: Cache, entry: str, left_out: Collection[str]) -> StoredFiles | None:
     """The files stored under ``entry`` but those of the emitters ``left_out``; None when
-    absent, damaged, or missing an emitter this lookup needs."""
+    absent, damaged (the entry's header checks its bytes: `fleetgen.cache`), or missing an
+    emitter this lookup needs."""
     emitted = _read_emitted(cache.get_bytes(EMITTED, entry), set(left_out))
     LOOKUPS["miss" if emitted is None else "hit"] += 1
     return emitted
 
 
-def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
+def _read_emitted(stored: bytes | None, left_out: set[str]) -> StoredFiles | None:
     if stored is None:
         return None
     try:
@@ -215,10 +246,12 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> Emitted | None:
             skipped, groups = marshal.loads(zlib.decompress(stored))
             if not set(skipped) <= left_out:
                 return None
-            return [(name, [OutputFile(*marshal.loads(data)) for data in files])
-                    for name, files in groups if name not in left_out]
+            files = {path: data for name, group in groups if name not in left_out
+                     for path, data in group}
     except (ValueError, TypeError, EOFError, zlib.error):
         return None
+    valid = all(isinstance(path, str) and isinstance(data, bytes) for path, data in files.items())
+    return StoredFiles(files) if valid else None
 
 
 def serialize(file: OutputFile) -> bytes | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import api, cache, collector
+from fleetgen.buildcache import StoredFiles
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -133,8 +134,8 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
         out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
         if out_dir is not None and out_dir.is_dir():
             store = cache.Cache(out_dir)
-            entry, plan, files = api.emit_cached(loaded, store, without=(fleetmap,))
-            return _cached_side(snapshot, loaded, plan, _by_path(files), store, entry)
+            entry, plan, stored = api.emit_cached(loaded, store, without=(fleetmap,))
+            return _cached_side(snapshot, loaded, plan, stored, store, entry)
         plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
         raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
@@ -143,11 +144,11 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
         raise RefSpecError(snapshot.label, [dataclasses.replace(p, file=filename)
                                             if p.file == running_as else p
                                             for p in error.problems]) from None
-    return _side(snapshot, loaded, _by_path(files), Placements.of(plan), plan)
+    return _side(snapshot, loaded, api.by_path(files), Placements.of(plan), plan)
 
 
 def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
-                 files: dict[str, OutputFile], store: cache.Cache, entry: str | None) -> Side:
+                 files: Mapping[str, OutputFile], store: cache.Cache, entry: str | None) -> Side:
     """A side compiled through the cache: its placements read back when stored under the
     compile's key, else taken from the Plan (resolved when ``plan`` is None: the files were
     read back) and stored."""
@@ -161,20 +162,10 @@ def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
     return _side(snapshot, loaded, files, placements, plan)
 
 
-def _side(snapshot: Snapshot, loaded: Loaded, files: dict[str, OutputFile],
+def _side(snapshot: Snapshot, loaded: Loaded, files: Mapping[str, OutputFile],
           placements: Placements, plan: Plan | None) -> Side:
     return Side(snapshot, loaded, files, Facts.of(loaded.fleet, placements),
                 derived_applications(loaded.fleet, placements, files), plan)
-
-
-def _by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
-    """Emitted files by path (`load_side` leaves out the fleet map, a summary of the others: its
-    changes would repeat theirs as one fleet-wide change). Not serialized: objects are compared
-    as the emitters built them, and only the overlays ``--render`` needs are written out."""
-    found = {file.path: file for file in files}
-    if len(found) != len(files):
-        raise ValueError("an output path is generated twice")
-    return found
 
 
 @contextmanager
@@ -263,10 +254,21 @@ def compare(base: Side, head: Side, *, render: bool = False,
     )
 
 
+def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
+               path: str) -> bool:
+    """Whether ``path`` holds the same file at both refs: equal stored bytes prove it without
+    decoding either (`buildcache.StoredFiles`), else the files' data are compared."""
+    if isinstance(base, StoredFiles) and isinstance(head, StoredFiles):
+        stored = base.serialized(path)
+        if stored is not None and stored == head.serialized(path):
+            return True
+    return base.get(path) == head.get(path)
+
+
 def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, Obj], set[Key]]:
     """Objects of files that differ, plus derived Applications; identical ones left out."""
     paths = sorted(path for path in base.files.keys() | head.files.keys()
-                   if base.files.get(path) != head.files.get(path))
+                   if not _same_file(base.files, head.files, path))
     old = index(base.files[path] for path in paths if path in base.files)
     new = index(head.files[path] for path in paths if path in head.files)
     before, after = base.applications, head.applications
@@ -338,9 +340,9 @@ def _rename(base: Side, head: Side, old: Obj, new: Obj, renamed: Mapping[str, Ma
 def _application_sets(side: Side) -> dict[str, Any]:
     """The ApplicationSets of a side by name (they say what deleting their Applications does)."""
     found: dict[str, Any] = {}
-    for path, file in side.files.items():
+    for path in side.files:  # by path: a stored file is decoded only when read
         if path.startswith("argocd/applicationsets/"):
-            for obj in file_objects(file):
+            for obj in file_objects(side.files[path]):
                 found[obj.key.name] = obj.doc
     return found
 

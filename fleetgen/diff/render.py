@@ -124,7 +124,7 @@ def _scratch(side: Side, overlays: set[str], root: Path) -> None:
     """Write the overlays' generated files and their apps' base inputs under ``root``."""
     apps = {overlay.split("/")[1] for overlay in overlays}
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
-    needed = [file for path, file in side.files.items() if path.startswith(prefixes)]
+    needed = [side.files[path] for path in side.files if path.startswith(prefixes)]
     generated = {f"{side.output_dir}/{path}": data for path, data in writer.render(needed).items()}
     scratch_tree(root, generated, [side.facts.app_path[app] for app in apps], side.snapshot.read,
                  side.snapshot.files)

@@ -162,3 +162,31 @@ def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
         fleetgen.diff(repo / "fleet.py", base="HEAD")
     assert raised.value.ref == "HEAD"
     assert {problem.file for problem in raised.value.problems} == {"./fleet.py"}  # not absolute
+
+
+def test_diff_decodes_only_the_stored_files_that_differ(repo: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored files whose bytes are equal at both refs hold equal data (`serialize`: marshal
+    format 2 reads back as the same data), so diff compares them undecoded."""
+    built_before_and_after_the_edit(repo)
+    stored = buildcache.load_emitted(api.Cache(repo / "output"), _head_entry(repo), ())
+    assert stored is not None and len(stored) > 10
+    decoded: list[str] = []
+    real = buildcache.StoredFiles.__getitem__
+
+    def counted(self: buildcache.StoredFiles, path: str) -> Any:
+        decoded.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(buildcache.StoredFiles, "__getitem__", counted)
+    *_, lookups = diffed(repo)
+    assert lookups == {"hit": 2}
+    changed = {path for path in decoded if "overlays/web/prod" in path}
+    assert changed and set(decoded) - changed <= {
+        path for path in stored if path.startswith("argocd/applicationsets/")}
+
+
+def _head_entry(repo: Path) -> str:
+    entry = buildcache.inputs_key(fleetgen.load(repo / "fleet.py"))
+    assert entry is not None
+    return entry
