@@ -378,6 +378,9 @@ class Plan:
     # its project's namespace patterns), and those Namespace objects.
     manifest_namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
+    _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False,
+                                       compare=False)
 
     def namespaces_of(self, app: App) -> frozenset[str]:
         """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
@@ -387,4 +390,8 @@ class Plan:
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""
-        return replace(self, placements=tuple(p for p in self.placements if p.engine == engine))
+        part = self._parts.get(engine)
+        if part is None:
+            part = self._parts[engine] = replace(
+                self, placements=tuple(p for p in self.placements if p.engine == engine))
+        return part
