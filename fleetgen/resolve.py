@@ -76,6 +76,7 @@ class _Context:
         # the clusters an app may be placed on, in name order
         self.placeable = [c for c in self.clusters.values() if c.env in self.envs]
         self._shared: dict[tuple[str, bool], Settings] = {}
+        self.scanned: set[int] = set()  # id() of each spec object the secret scan reported
 
     def shared_settings(self, env: Environment, chart: bool) -> Settings:
         """The fleet and ``env`` layers, which every app in ``env`` shares; a chart app (``chart``)
@@ -103,6 +104,7 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     _check_names(ctx)
     for owner, message in scan.problems(fleet):
         ctx.report(owner, message)
+        ctx.scanned.add(id(owner))
     credentials = _check_clusters(ctx)
     waves = _rollout_waves(ctx)
     placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
@@ -513,7 +515,7 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             ctx.report(source, f"app {app.name!r}: an app's Git source is read by both engines "
                                "over https:// (credentials are the engines' own repository "
                                "settings); use an https:// URL")
-        elif "@" in authority:
+        elif "@" in authority and id(source) not in ctx.scanned:  # else reported once already
             ctx.report(source, f"app {app.name!r}: credentials do not belong in a Git URL (the "
                                "URL is not repeated here because it holds a credential); give "
                                "them to the engines as repository credentials")
