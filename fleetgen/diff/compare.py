@@ -208,8 +208,8 @@ def _module_names(directory: Path) -> set[str]:
 def compare(base: Side, head: Side, *, render: bool = False,
             kustomize: Kustomize | None = None, charts_dir: Path | None = None,
             store: cache.Cache | None = None) -> Report:
-    """The report of what changes from ``base`` to ``head`` (``store``: where chart renders are
-    cached; a temporary one when None)."""
+    """The report of what changes from ``base`` to ``head`` (``store``: where kustomize builds
+    and chart renders are cached; none for builds and a temporary one for charts when None)."""
     ctx = Context(base.facts, head.facts)
     old, new, derived = _changed_objects(base, head)
     renamed = entity_renames(base.facts, head.facts)
@@ -226,7 +226,7 @@ def compare(base: Side, head: Side, *, render: bool = False,
     not_rendered: dict[str, int] = {}
     if render:
         affected = _render_pairs(changes, renames, bases, added + removed, ctx)
-        changes += render_changes(base, head, affected, ctx, kustomize)
+        changes += render_changes(base, head, affected, ctx, kustomize, store)
         charted = chart_changes(base, head, ctx, charts_dir, store)
         changes += charted.changes
         not_rendered = charted.not_rendered

@@ -4,7 +4,9 @@ Generated files never show a change to a user's kustomize base under ``apps/``; 
 finds the apps whose base inputs changed (cheaply, from Git blob ids) and kustomize-builds the
 overlays of affected placements at both refs. Each ref's inputs (the generated overlays of the
 apps involved and the files their bases read) are written to a temporary directory, never into
-the working tree, so no ``git worktree`` is needed.
+the working tree, so no ``git worktree`` is needed. A build's output is cached (`fleetgen.cache`)
+under the hash of every file of that ref's temporary tree, the overlay and the kustomize version:
+complete inputs by construction, so a second ``diff --render`` of the same refs runs no build.
 """
 
 from __future__ import annotations
@@ -13,16 +15,17 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from fleetgen import writer
+from fleetgen import cache, writer
 from fleetgen.diff.blast import Change, Context, Pair, Side, Where
 from fleetgen.diff.objects import Obj, field_changes, objects, whole
 from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
-from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
+from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many, find_kustomize
 from fleetgen.workspace import base_deps, scratch_tree
 from fleetgen.yamlio import load_all
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
+NAMESPACE = "diff-render"  # the cache folder of kustomize outputs
 
 
 class RenderError(FleetgenError):
@@ -51,15 +54,17 @@ def _inputs_differ(base: Side, head: Side, old_path: str, new_path: str) -> bool
 
 
 def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
-                   kustomize: Kustomize | None = None) -> list[Change]:
-    """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition."""
+                   kustomize: Kustomize | None = None,
+                   store: cache.Cache | None = None) -> list[Change]:
+    """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition;
+    builds cached in ``store`` when given."""
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
     for pair in pairs:
         # A chart app or an app from another source has no overlay ("") to render.
         move = (base.facts.overlay_of.get(pair) or None, head.facts.overlay_of.get(pair) or None)
         if move != (None, None):
             groups.setdefault(move, set()).add(pair)
-    built = _build(base, head, groups, kustomize)
+    built = _build(base, head, groups, kustomize or find_kustomize(), store)
     changes = []
     for (old_dir, new_dir), members in sorted(groups.items(), key=lambda g: (str(g[0][1]),
                                                                               str(g[0][0]))):
@@ -89,24 +94,45 @@ def compare_objects(old: Obj | None, new: Obj | None, file: str,
 
 
 def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None], set[Pair]],
-           kustomize: Kustomize | None) -> dict[tuple[int, str], dict[Key, Obj]]:
+           kustomize: Kustomize, store: cache.Cache | None
+           ) -> dict[tuple[int, str], dict[Key, Obj]]:
     """Rendered objects by (side index, overlay dir), for every overlay the groups use."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-diff-") as tmp:
         targets: dict[Path, tuple[int, str]] = {}
+        keys: dict[Path, str] = {}
         for index, side in enumerate((base, head)):
             overlays = {move[index] for move in groups if move[index] is not None}
             root = Path(tmp) / ("base", "head")[index]
             _scratch(side, {o for o in overlays if o is not None}, root)
+            tree = cache.tree_digest([root])  # all a build of this ref can read
             for overlay in overlays:
                 if overlay is not None:
-                    targets[root / side.output_dir / overlay] = (index, overlay)
+                    path = root / side.output_dir / overlay
+                    targets[path] = (index, overlay)
+                    keys[path] = cache.key({"kustomize": kustomize.version, "tree": tree,
+                                            "overlay": f"{side.output_dir}/{overlay}"})
+        outputs = _cached(store, keys)
         try:
-            outputs = build_many(sorted(targets), kustomize=kustomize)
+            built = build_many(sorted(targets.keys() - outputs.keys()), kustomize=kustomize)
         except KustomizeBuildError as error:
             raise RenderError(_describe(error, targets, (base, head))) from None
+    for path, text in built.items():
+        if store is not None:
+            store.put_bytes(NAMESPACE, keys[path], text.encode())
+    outputs.update(built)
     return {targets[path]: {obj.key: obj for obj in objects(
         RENDERED, targets[path][1], load_all(text))}
         for path, text in outputs.items()}
+
+
+def _cached(store: cache.Cache | None, keys: Mapping[Path, str]) -> dict[Path, str]:
+    """The outputs of the builds ``store`` holds, by overlay path."""
+    found = {}
+    for path, entry in keys.items():
+        stored = store.get_bytes(NAMESPACE, entry) if store is not None else None
+        if stored is not None:
+            found[path] = stored.decode()
+    return found
 
 
 def _describe(error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]],

@@ -3,6 +3,7 @@ left (`fleetgen.buildcache` ``emitted/``): same report warm and cold, damaged en
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 import fleetgen
 from fleetgen import api, buildcache, placements
 from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import blast, compare, formats
+from fleetgen.diff import blast, compare, formats, render
 from fleetgen.diff.compare import RefSpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.plan import Plan
@@ -190,3 +191,31 @@ def _head_entry(repo: Path) -> str:
     entry = buildcache.inputs_key(fleetgen.load(repo / "fleet.py"))
     assert entry is not None
     return entry
+
+
+def test_render_builds_come_from_the_cache_the_second_time(repo: Path, kustomize: Kustomize,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """diff --render caches each kustomize build, like chart renders, under the head's output
+    folder: keyed by the hash of every file of its ref's temporary tree (all the build can
+    read), the overlay and the kustomize version."""
+    spec = repo / "fleet.py"
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")
+    builds: list[Path] = []
+    real = render.build_many
+
+    def counted(paths: list[Path], **options: Any) -> dict[Path, str]:
+        builds.extend(paths)
+        return real(paths, **options)
+
+    monkeypatch.setattr(render, "build_many", counted)
+    first = fleetgen.diff(spec, render=True, kustomize=kustomize).to_json()
+    stored = len(builds)
+    assert stored and list((repo / "output" / CACHE_DIR / render.NAMESPACE).rglob("*.bin"))
+    assert fleetgen.diff(spec, render=True, kustomize=kustomize).to_json() == first
+    assert len(builds) == stored  # every build read back
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 5", "replicas: 6")
+    changed = fleetgen.diff(spec, render=True, kustomize=kustomize).to_json()
+    rebuilt = builds[stored:]
+    assert rebuilt and all("head" in path.parts for path in rebuilt)  # the base ref's are kept
+    assert changed != first and '"new": 6' in json.dumps(changed)
