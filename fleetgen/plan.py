@@ -381,12 +381,21 @@ class Plan:
     # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
     _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False,
                                        compare=False)
+    _by_app: dict[str, list[Placement]] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)  # `by_app`, once asked for
 
     def namespaces_of(self, app: App) -> frozenset[str]:
         """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
         if app.namespace is not None:
             return frozenset((app.namespace,))
         return self.manifest_namespaces.get(app.name, frozenset())
+
+    def by_app(self) -> Mapping[str, Sequence[Placement]]:
+        """app -> its placements, in Plan order (one walk, however often asked)."""
+        if not self._by_app:
+            for placement in self.placements:
+                self._by_app.setdefault(placement.app, []).append(placement)
+        return self._by_app
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""

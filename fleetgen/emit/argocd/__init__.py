@@ -173,14 +173,6 @@ def _registered(plan: Plan) -> list[Cluster]:
     return [cluster for cluster in plan.fleet.clusters if cluster.name in placed]
 
 
-def _by_app(plan: Plan) -> dict[str, list[Placement]]:
-    """app -> its placements, in Plan order."""
-    found: dict[str, list[Placement]] = defaultdict(list)
-    for placement in plan.placements:
-        found[placement.app].append(placement)
-    return found
-
-
 def _placed_apps(plan: Plan) -> list[App]:
     """The apps Argo CD places somewhere, in spec order."""
     placed = {p.app for p in plan.placements}
@@ -315,7 +307,7 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     projects_by_name = {project.name: project for project in fleet.projects}
     by_project: dict[str, list[Placement]] = defaultdict(list)
-    for name, placements in _by_app(plan).items():
+    for name, placements in plan.by_app().items():
         by_project[apps[name].project] += placements
     for project in fleet.projects:
         if project.source_repos and not repo_permitted(project.source_repos, fleet.repo) and (

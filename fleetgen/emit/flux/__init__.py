@@ -105,10 +105,7 @@ def check(plan: Plan) -> list[Problem]:
 
 def _clusters_of(plan: Plan) -> dict[str, set[str]]:
     """app -> the clusters it is placed on."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for placement in plan.placements:
-        found[placement.app].add(placement.cluster)
-    return dict(found)
+    return {app: {p.cluster for p in placements} for app, placements in plan.by_app().items()}
 
 
 def _check_dependencies(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
