@@ -132,14 +132,20 @@ def test_a_cached_archive_must_hold_the_pinned_chart(tmp_path: Path,
     assert "only with --render" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_an_object_of_a_chart_and_of_a_kustomize_app_is_an_ownership_finding(
-        tmp_path: Path, kustomize: Kustomize) -> None:
+def clashing_repo(tmp_path: Path) -> Path:
+    """The echo chart app and a kustomize app whose base holds a ConfigMap named like the
+    chart's, in the chart app's namespace."""
     clash = {"apiVersion": "v1", "kind": "ConfigMap",
              "metadata": {"name": "echo-values", "namespace": "shared"}, "data": {"K": "v"}}
-    repo = chart_repo(tmp_path / "repo", echo_app(),
+    return chart_repo(tmp_path / "repo", echo_app(),
                       'App(name="other", project="team", namespace="shared", '
                       'path="apps/other/base")  # <- other',
                       bases={"other": [clash, deployment("other")]})
+
+
+def test_an_object_of_a_chart_and_of_a_kustomize_app_is_an_ownership_finding(
+        tmp_path: Path, kustomize: Kustomize) -> None:
+    repo = clashing_repo(tmp_path)
     data = report(repo, "--render", code=1)
     owned = [f for f in data["findings"] if f["rule"] == "ownership"]
     assert [(f["app"], f["object"], f["message"], f["clusters"]) for f in owned] == [
@@ -154,12 +160,7 @@ def test_a_chart_object_without_namespace_is_owned_in_the_release_namespace(
     # .DefaultNamespace() on the resource builder), and
     # helm-controller and Argo CD release chart apps into the app's namespace, so the chart's
     # ConfigMap clashes with the kustomize app's one of the same name there.
-    clash = {"apiVersion": "v1", "kind": "ConfigMap",
-             "metadata": {"name": "echo-values", "namespace": "shared"}, "data": {"K": "v"}}
-    repo = chart_repo(tmp_path / "repo", echo_app(),
-                      'App(name="other", project="team", namespace="shared", '
-                      'path="apps/other/base")  # <- other',
-                      bases={"other": [clash, deployment("other")]})
+    repo = clashing_repo(tmp_path)
     template = repo / "charts/echo/templates/values.yaml"
     text = template.read_text()
     assert "  namespace: {{ .Release.Namespace }}\n" in text
