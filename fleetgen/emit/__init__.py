@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Protocol
 
-from fleetgen.emit import argocd, fleetmap, flux, overlays
+from fleetgen.emit import argocd, fleetmap, flux, overlays, units
 from fleetgen.errors import Problem, in_order
 from fleetgen.model import Engine
 from fleetgen.output import OutputFile
@@ -63,7 +63,12 @@ def emit(plan: Plan, without: Collection[Emitter] = ()) -> list[OutputFile]:
 
 
 def emit_each(plan: Plan, without: Collection[Emitter] = ()) -> list[tuple[str, list[OutputFile]]]:
-    """`emit`, the files of each emitter under its name."""
+    """`emit`, the files of each emitter under its name: made of per-app units
+    (`fleetgen.emit.units`) where the fleet's layout allows."""
+    names = [name_of(emitter) for emitter, _ in emitters_for(plan) if emitter not in without]
+    if units.supported(plan):
+        made = units.Units(plan, names)
+        return units.emit_each(plan, {app: made.of(app) for app in plan.by_app()}, names)
     return [(name_of(emitter), emitter.emit(part)) for emitter, part in emitters_for(plan)
             if emitter not in without]
 

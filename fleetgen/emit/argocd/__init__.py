@@ -160,11 +160,21 @@ def _timing_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """Registrations, AppProjects, ApplicationSets, then the bootstrap that syncs them all."""
+    appsets = application_sets(plan)
+    return assemble(plan, appsets, kinds(appsets))
+
+
+def assemble(plan: Plan, appsets: list[OutputFile],
+             appset_kinds: Iterable[Kind]) -> list[OutputFile]:
+    """The Argo CD files of the Plan, given its ApplicationSet files (made per app by
+    `fleetgen.emit.units`) and the kinds of their documents."""
     files = [registration(plan, cluster)
              for cluster in sorted(_registered(plan), key=lambda c: c.name)
              if cluster.registration == "fleetgen"]
-    files += projects(plan) + application_sets(plan) + tenant_files(plan)
-    return [*files, _bootstrap(plan, files)]
+    files += projects(plan)
+    others = files + tenant_files(plan)
+    return [*files, *appsets, *others[len(files):],
+            _bootstrap(plan, kinds(others) | set(appset_kinds))]
 
 
 def _registered(plan: Plan) -> list[Cluster]:
@@ -350,17 +360,18 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                       f"namespace {namespace!r} on cluster(s) {', '.join(names)}", fleet)
 
 
-def _kinds(files: Iterable[OutputFile]) -> list[tuple[str, str]]:
-    """(group, kind) of every generated document, plus the bootstrap's own."""
-    found = {("argoproj.io", "AppProject"), ("argoproj.io", "Application")}
-    for file in files:
-        for doc in file.documents:
-            group, _, _ = doc["apiVersion"].rpartition("/")
-            found.add((group, doc["kind"]))
-    return sorted(found)
+Kind = tuple[str, str]  # (API group, kind) of a document
+_ROOT_KINDS = {("argoproj.io", "AppProject"), ("argoproj.io", "Application")}  # the bootstrap's
 
 
-def _bootstrap(plan: Plan, files: Iterable[OutputFile]) -> OutputFile:
+def kinds(files: Iterable[OutputFile]) -> set[Kind]:
+    """(group, kind) of every document of ``files``."""
+    return {(doc["apiVersion"].rpartition("/")[0], doc["kind"])
+            for file in files for doc in file.documents}
+
+
+def _bootstrap(plan: Plan, generated: set[Kind]) -> OutputFile:
+    """The root AppProject and Application; the project may manage the ``generated`` kinds."""
     fleet = plan.fleet
     namespace = fleet.argocd.namespace
     path = posixpath.join(fleet.output_dir, "argocd")
@@ -371,8 +382,9 @@ def _bootstrap(plan: Plan, files: Iterable[OutputFile]) -> OutputFile:
         "spec": {"description": f"fleetgen: the generated Argo CD objects of fleet {fleet.name}",
                  "sourceRepos": [fleet.repo], "destinations": [here],
                  "clusterResourceWhitelist": [],
-                 "namespaceResourceWhitelist": [{"group": group, "kind": kind}
-                                                for group, kind in _kinds(files)]},
+                 "namespaceResourceWhitelist": [
+                     {"group": group, "kind": kind}
+                     for group, kind in sorted(generated | _ROOT_KINDS)]},
     }
     root: dict[str, Any] = {
         "apiVersion": API_VERSION, "kind": "Application",

@@ -77,8 +77,19 @@ class _Group:
     chart: ChartParts | None = None  # a chart app's version and values for these clusters
 
 
-def application_sets(plan: Plan) -> list[OutputFile]:
-    """One file per app holding its ApplicationSets, in the fleet's environment order."""
+Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of its registration
+
+
+def registration_labeller(plan: Plan) -> Labels:
+    """`registration_labels` by cluster name, each computed once (they depend on the cluster and
+    the rollout waves, not on an app: one labeller serves `Plan.only` of every app)."""
+    clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
+    return functools.cache(lambda cluster: registration_labels(plan, clusters[cluster]))
+
+
+def application_sets(plan: Plan, labels: Labels | None = None) -> list[OutputFile]:
+    """One file per app holding its ApplicationSets, in the fleet's environment order;
+    ``labels``: a `registration_labeller` of the whole Plan (default: of ``plan``)."""
     by_app: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
         lambda: defaultdict(list))
     for placement in plan.placements:
@@ -86,9 +97,7 @@ def application_sets(plan: Plan) -> list[OutputFile]:
     apps = {app.name: app for app in plan.fleet.apps}
     envs = {env.name: env for env in plan.fleet.environments}
     overlays = {(o.app, o.env): o for o in plan.env_overlays}
-    clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
-    labels: Callable[[str], dict[str, str]] = functools.cache(
-        lambda cluster: registration_labels(plan, clusters[cluster]))
+    labels = labels or registration_labeller(plan)
     files = []
     for name in sorted(by_app):
         placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]

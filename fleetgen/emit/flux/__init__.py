@@ -41,24 +41,27 @@ emits no object of that name there.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from fleetgen.emit.common import tenants
 from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import (
     Home,
     NamespaceFiles,
+    Order,
     app_namespaces,
     cluster_dir,
     created,
-    kustomization_files,
+    kustomization_docs,
+    kustomization_file,
     source_file,
     supports_ignore,
     tenant_file,
     unmirrored,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.model import GitSource, Spec
+from fleetgen.model import Fleet, GitSource, Spec
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan, sync_owner
 
@@ -215,13 +218,31 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _per_cluster(plan: Plan) -> list[OutputFile]:
+    homes = {cluster: home(plan.fleet, cluster) for cluster in app_namespaces(plan)}
+    comments = {found.file: found.comment for found in homes.values()}
+    return [*(kustomization_file(path, docs, comments[path]) for path, docs
+              in sorted(kustomization_docs(plan, homes, {}).items())), *cluster_files(plan)]
+
+
+def home(fleet: Fleet, cluster: str) -> Home:
+    """Where the Kustomizations of the apps on ``cluster`` go (per-cluster mode)."""
+    return Home(f"{cluster_dir(cluster)}/kustomizations.yaml", fleet.flux.namespace,
+                _comment(fleet.output_dir, cluster))
+
+
+def app_docs(plan: Plan) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+    """The objects of the one app of ``plan`` (`Plan.only`) in each cluster's
+    ``kustomizations.yaml``, with their order (per-cluster mode)."""
+    homes = {p.cluster: home(plan.fleet, p.cluster) for p in plan.placements}
+    return kustomization_docs(plan, homes, {})
+
+
+def cluster_files(plan: Plan) -> list[OutputFile]:
+    """Every per-cluster file but the Kustomizations: Namespaces, source, tenants."""
     fleet = plan.fleet
-    namespaces = app_namespaces(plan)
-    homes = {cluster: Home(f"{cluster_dir(cluster)}/kustomizations.yaml", fleet.flux.namespace,
-                           _comment(fleet.output_dir, cluster)) for cluster in namespaces}
-    files = kustomization_files(plan, homes, {})
+    files: list[OutputFile] = []
     namespace_files = NamespaceFiles(fleet)
-    for cluster, names in sorted(namespaces.items()):
+    for cluster, names in sorted(app_namespaces(plan).items()):
         files += namespace_files.file(f"{cluster_dir(cluster)}/namespaces.yaml",
                                       created(fleet, names) - {fleet.flux.namespace},
                                       f"Namespaces the apps on {cluster} deploy into.")
@@ -230,6 +251,13 @@ def _per_cluster(plan: Plan) -> list[OutputFile]:
         files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,
                              fleet.flux.namespace, True)
     return files
+
+
+def kustomizations_file(fleet: Fleet, path: str,
+                        docs: Iterable[tuple[Order, dict[str, Any]]]) -> OutputFile:
+    """A cluster's ``kustomizations.yaml`` (at ``path``) from the objects of every app there."""
+    cluster = path.split("/")[-2]
+    return kustomization_file(path, docs, home(fleet, cluster).comment)
 
 
 def _comment(output_dir: str, cluster: str) -> str:

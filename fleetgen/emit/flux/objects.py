@@ -49,6 +49,9 @@ class Home:
     source: Mapping[str, str] | None = None  # its own GitRepository; None: the fleet's
 
 
+Order = tuple[str, str, str, str]  # what `fleetgen.k8s.identity` orders by, but its scope
+
+
 def cluster_dir(cluster: str) -> str:
     """The directory ``flux bootstrap --path`` points at for ``cluster`` (output-relative)."""
     return f"flux/clusters/{cluster}"
@@ -224,6 +227,25 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
+    comments = {home.file: home.comment for home in homes.values()}
+    leading = leading or {}
+    return [kustomization_file(path, found, comments[path], leading.get(path, ()))
+            for path, found in sorted(kustomization_docs(plan, homes, extra_deps).items())]
+
+
+def kustomization_file(path: str, found: Iterable[tuple[Order, dict[str, Any]]], comment: str,
+                       leading: Sequence[dict[str, Any]] = ()) -> OutputFile:
+    """The file of a Home: ``leading`` objects, then the documents ``found`` in their order
+    (a stable sort: documents of one order keep theirs)."""
+    return OutputFile(path, (*leading, *(doc for _, doc in sorted(found, key=itemgetter(0)))),
+                      comment=comment)
+
+
+def kustomization_docs(plan: Plan, homes: Mapping[str, Home],
+                       extra_deps: Mapping[tuple[str, str], Sequence[Ref]]
+                       ) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+    """Home file -> the objects of each placement there (Kustomization; source, HelmRelease...),
+    with their order, in Plan order (`kustomization_files`)."""
     fleet = plan.fleet
     accounts = {project.name: project.service_account for project in fleet.projects}
     ignore = supports_ignore(fleet)
@@ -231,7 +253,7 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     apps = {app.name: app for app in fleet.apps}
     kustomizations = _Kustomizations(fleet)
     overlays = flux_dir(plan)
-    docs: dict[str, list[tuple[_Order, dict[str, Any]]]] = defaultdict(list)
+    docs: dict[str, list[tuple[Order, dict[str, Any]]]] = defaultdict(list)
     for placement in plan.placements:
         home = homes[placement.cluster]
         app = parts[placement.app]
@@ -250,12 +272,7 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
             path, source = _remote_path(placement.remote.path), {
                 "kind": remote["kind"], "name": placement.app}
         found.append(kustomizations.of(placement, app, home, path, deps, source))
-    comments = {home.file: home.comment for home in homes.values()}
-    leading = leading or {}
-    return [OutputFile(path, (*leading.get(path, ()),
-                              *(doc for _, doc in sorted(found, key=itemgetter(0)))),
-                       comment=comments[path])
-            for path, found in sorted(docs.items())]
+    return dict(docs)
 
 
 def _remote_path(path: str) -> str:
@@ -263,10 +280,7 @@ def _remote_path(path: str) -> str:
     return "./" if path == "." else f"./{path}"
 
 
-_Order = tuple[str, str, str, str]  # what `fleetgen.k8s.identity` orders by, but its scope
-
-
-def _ordered(docs: Iterable[dict[str, Any]]) -> list[tuple[_Order, dict[str, Any]]]:
+def _ordered(docs: Iterable[dict[str, Any]]) -> list[tuple[Order, dict[str, Any]]]:
     """Each document built here (with apiVersion, kind, metadata.namespace and name) with its
     (group, kind, namespace, name), the order of its file."""
     return [((doc["apiVersion"].rpartition("/")[0], doc["kind"], doc["metadata"]["namespace"],
@@ -281,11 +295,11 @@ class _Kustomizations:
     def __init__(self, fleet: Fleet) -> None:
         self._fleet = fleet
         self._source = source_ref(fleet)
-        self._built: dict[tuple[Any, ...], tuple[_Order, dict[str, Any]]] = {}
+        self._built: dict[tuple[Any, ...], tuple[Order, dict[str, Any]]] = {}
 
     def of(self, placement: Placement, app: _AppParts, home: Home, path: str,
            depends_on: Sequence[Ref], source: Mapping[str, str] | None
-           ) -> tuple[_Order, dict[str, Any]]:
+           ) -> tuple[Order, dict[str, Any]]:
         """The Kustomization of ``placement`` in ``home`` (``source``: as `kustomization`), with
         its order (`_ordered`)."""
         sync = placement.settings.sync
