@@ -11,9 +11,10 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fleetgen import buildcache, collector, writer
+from fleetgen import buildcache, collector, unitcache, writer
 from fleetgen import emit as emitters
 from fleetgen.cache import Cache
+from fleetgen.emit import units
 from fleetgen.errors import Problem, SpecError
 from fleetgen.journal import Manifest
 from fleetgen.load import Loaded, load
@@ -111,11 +112,17 @@ def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
 
 def _emit_each(loaded: Loaded, without: Collection[emitters.Emitter]
                ) -> tuple[Plan, buildcache.Emitted]:
+    plan = _checked(loaded)
+    return plan, emitters.emit_each(plan, without)
+
+
+def _checked(loaded: Loaded) -> Plan:
+    """The Plan of ``loaded``; raises SpecError with every problem of resolve or the emitters."""
     plan = resolve(loaded.fleet, loaded.workspace)
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
-    return plan, emitters.emit_each(plan, without)
+    return plan
 
 
 def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
@@ -126,19 +133,39 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
 def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
                 ) -> tuple[str | None, Plan | None, Mapping[str, OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
-    ``build --check`` or an earlier call) are read back instead of emitted, else emitted and
-    stored. Returns the compile's cache key (None: inputs the cache cannot key), the Plan —
-    None when the files were read back (a stored compile passed resolve and the emitters'
-    checks; the caller resolves it if it needs it) — and the files by path (read back: a
-    `buildcache.StoredFiles`, which decodes a file when asked for it)."""
+    ``build --check`` or an earlier call) are read back instead of emitted, else compiled (of
+    the units of its apps, those compiled before read back: `fleetgen.unitcache`) and stored.
+    Returns the compile's cache key (None: inputs the cache cannot key), the Plan — None when
+    the files were read back (a stored compile passed resolve and the emitters' checks; the
+    caller resolves it if it needs it) — and the files by path, each made or decoded when
+    asked for."""
     entry, left_out = buildcache.inputs_key(loaded), [emitters.name_of(e) for e in without]
-    stored = buildcache.load_emitted(cache, entry, left_out) if entry is not None else None
+    stored = _stored(cache, entry, left_out) if entry is not None else None
+    buildcache.LOOKUPS["miss" if stored is None else "hit"] += 1
     if stored is not None:
         return entry, None, stored
-    plan, emitted = _emit_each(loaded, without)
+    plan = _checked(loaded)
+    names = [name for name in emitters.names(plan) if name not in left_out]
+    output = _output(cache, loaded, plan, names)
     if entry is not None:
-        buildcache.save_emitted(cache, entry, emitted, left_out)
-    return entry, plan, by_path(_flat(emitted))
+        output.save(cache, entry, left_out)
+    return entry, plan, output.files()
+
+
+def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, OutputFile] | None:
+    """The files of the compile stored under ``entry`` (made of units or emitted whole)."""
+    return unitcache.load(cache, entry, left_out) or buildcache.load_emitted(cache, entry,
+                                                                             left_out)
+
+
+def _output(cache: Cache, loaded: Loaded, plan: Plan,
+            names: Collection[str]) -> unitcache.Output | _Emitted:
+    """The output of the emitters ``names`` for ``plan``: of per-app units through the cache
+    where the fleet's layout allows, else emitted whole."""
+    keys = unitcache.keys(loaded) if units.supported(plan) else None
+    if keys is None:
+        return _Emitted(plan, names)
+    return unitcache.Output(cache, plan, keys, names)
 
 
 def by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
@@ -167,28 +194,54 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
-    plan, emitted = _emit_each(loaded, ())
-    files = _flat(emitted)
-    serialized = {file.path: buildcache.serialize(file) for file in files}  # for both below
-    sources = {path: buildcache.source_key_of(data) for path, data in serialized.items()}
-    proven, kept = _kept(cache, out_dir, sources) if use_cache else (set(), {})
-    rendered = writer.render_keeping(files, out_dir, kept)
+    plan = _checked(loaded)
+    output = (_output(cache, loaded, plan, emitters.names(plan)) if use_cache
+              else _Emitted(plan, emitters.names(plan)))
+    proven, kept = _kept(cache, out_dir, output.sources) if use_cache else (set(), {})
+    paths = sorted(output.sources)
+    rendered = writer.render_lazily(paths, output.file, out_dir, kept)
     try:
         report = writer.write(out_dir, rendered, VERSION, proven=proven)
     except writer.KeptChanged:  # another build changed the tree meanwhile: render everything
-        rendered = writer.render_keeping(files, out_dir, {})
+        rendered = writer.render_lazily(paths, output.file, out_dir, {})
         report = writer.write(out_dir, rendered, VERSION)
     compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
                         plan)
     digests = {path: writer.digest(rendered, path) for path in rendered}
     _remember(cache, entry, compiled, digests)
     if entry is not None:
-        buildcache.save_emitted(cache, entry, emitted, (), serialized)
+        output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)
     manifest = Manifest(VERSION, digests)
     buildcache.record_tree(cache, out_dir, manifest)
-    buildcache.record_sources(cache, manifest, sources)
+    buildcache.record_sources(cache, manifest, output.sources)
     return BuildResult(compiled, report)
+
+
+class _Emitted:
+    """The output of a compile emitted whole (not of units): its files, source keys and
+    emitters."""
+
+    def __init__(self, plan: Plan, names: Collection[str]) -> None:
+        self._emitted = emitters.emit_each(plan, [emitters.by_name(name) for name in
+                                                  emitters.names(plan) if name not in names])
+        self._files = by_path(_flat(self._emitted))
+        self._serialized = {path: buildcache.serialize(file)
+                            for path, file in self._files.items()}
+        self.sources = {path: buildcache.source_key_of(data)
+                        for path, data in self._serialized.items()}
+
+    def file(self, path: str) -> OutputFile:
+        """The file at ``path``."""
+        return self._files[path]
+
+    def files(self) -> Mapping[str, OutputFile]:
+        """Every file by path."""
+        return self._files
+
+    def save(self, cache: Cache, entry: str, left_out: Collection[str]) -> None:
+        """Store the files under ``entry`` (`buildcache.save_emitted`)."""
+        buildcache.save_emitted(cache, entry, self._emitted, left_out, self._serialized)
 
 
 def _kept(cache: Cache, out_dir: Path,
@@ -260,15 +313,20 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return CheckResult(cached, [])
-    plan, emitted = _emit_each(loaded, ())
-    if entry is not None and out_dir.is_dir():  # no output folder: nothing written
-        buildcache.save_emitted(cache, entry, emitted, ())
+    plan = _checked(loaded)
+    names = emitters.names(plan)
+    stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
+    output = _output(cache, loaded, plan, names) if stores else _Emitted(plan, names)
+    if entry is not None and stores:
+        output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)
-    compiled = _compiled(spec, loaded, out, plan, _flat(emitted))
-    findings = writer.check(out_dir, compiled.rendered, version=VERSION,
-                            proven=_proven(cache, out_dir) if use_cache else ())
+    proven, kept = _kept(cache, out_dir, output.sources) if stores else (set(), {})
+    rendered = writer.render_lazily(sorted(output.sources), output.file, out_dir, kept)
+    compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
+                        plan)
+    findings = writer.check(out_dir, rendered, version=VERSION, proven=proven)
     if not findings:
-        digests = {path: _sha256(data) for path, data in compiled.rendered.items()}
+        digests = {path: writer.digest(rendered, path) for path in rendered}
         _remember(cache, entry, compiled, digests)
         buildcache.record_tree(cache, out_dir, Manifest(VERSION, digests))
     return CheckResult(compiled, findings)

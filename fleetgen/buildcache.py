@@ -191,8 +191,9 @@ def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collectio
     """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
     ``left_out`` named (a later lookup that needs one of them misses). ``serialized``: the
     files' `serialize` by path, when the caller has them already (for their source keys)."""
+    known = serialized or {}
     with collector.paused():
-        files = [(name, [(f.path, serialize(f) if serialized is None else serialized[f.path])
+        files = [(name, [(f.path, known[f.path] if f.path in known else serialize(f))
                          for f in group]) for name, group in emitted]
         if any(data is None for _, group in files for _, data in group):
             return  # a type marshal cannot write: not stored
@@ -233,9 +234,7 @@ def load_emitted(cache: Cache, entry: str, left_out: Collection[str]) -> StoredF
     """The files stored under ``entry`` but those of the emitters ``left_out``; None when
     absent, damaged (the entry's header checks its bytes: `fleetgen.cache`), or missing an
     emitter this lookup needs."""
-    emitted = _read_emitted(cache.get_bytes(EMITTED, entry), set(left_out))
-    LOOKUPS["miss" if emitted is None else "hit"] += 1
-    return emitted
+    return _read_emitted(cache.get_bytes(EMITTED, entry), set(left_out))
 
 
 def _read_emitted(stored: bytes | None, left_out: set[str]) -> StoredFiles | None:

@@ -103,6 +103,13 @@ class Cache:
         _touch(path)
         return stored[len(header):]
 
+    def touch(self, namespace: str, entry: str) -> bool:
+        """Mark the bytes entry ``entry`` as just used; whether it exists (not that it is
+        intact: `get_bytes` checks that)."""
+        path = self._path(namespace, entry, "bin")
+        _touch(path)
+        return path.is_file()
+
     def put_bytes(self, namespace: str, entry: str, data: bytes) -> None:
         """Store ``data`` under ``entry``; a write failure is ignored."""
         self._write(self._path(namespace, entry, "bin"), _header(entry, data) + data)

@@ -168,13 +168,21 @@ def render_keeping(files: Iterable[OutputFile], out_dir: Path,
     """`render`, except the files whose paths ``kept`` maps to a digest: ``out_dir`` holds
     their bytes already (the caller proved it), so they are not serialized again."""
     files = list(files)
-    fresh = [file for file in files if file.path not in kept]
+    by_path = {file.path: file for file in files}
     paths = [file.path for file in files]
-    if len(set(paths)) != len(paths):
+    if len(by_path) != len(paths):
         twice = sorted(path for path in set(paths) if paths.count(path) > 1)[0]
         raise ValueError(f"output path {twice!r} is generated twice")
+    return render_lazily(paths, by_path.__getitem__, out_dir, kept)
+
+
+def render_lazily(paths: Collection[str], file_at: Callable[[str], OutputFile], out_dir: Path,
+                  kept: Mapping[str, str]) -> Rendered:
+    """`render_keeping` of the files at ``paths`` (distinct), ``file_at`` making each one that
+    is not kept (only those are made)."""
     _check_layout(paths)
-    return Rendered(out_dir, render(fresh), {path: kept[path] for path in paths if path in kept})
+    return Rendered(out_dir, render(file_at(path) for path in paths if path not in kept),
+                    {path: kept[path] for path in paths if path in kept})
 
 
 def digest(rendered: Mapping[str, bytes], path: str) -> str:

@@ -64,6 +64,7 @@ from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
+from fleetgen.unitcache import OutputFiles, Stored
 
 
 class RefSpecError(SpecError):
@@ -261,6 +262,10 @@ def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
     if isinstance(base, StoredFiles) and isinstance(head, StoredFiles):
         stored = base.serialized(path)
         if stored is not None and stored == head.serialized(path):
+            return True
+    if isinstance(base, Stored | OutputFiles) and isinstance(head, Stored | OutputFiles):
+        source = base.source(path)
+        if source is not None and source == head.source(path):
             return True
     return base.get(path) == head.get(path)
 

@@ -73,6 +73,16 @@ def emit_each(plan: Plan, without: Collection[Emitter] = ()) -> list[tuple[str, 
             if emitter not in without]
 
 
+def names(plan: Plan) -> list[str]:
+    """The names of the emitters the Plan's fleet runs, in `emitters_for` order."""
+    return [name_of(emitter) for emitter, _ in emitters_for(plan)]
+
+
+def by_name(name: str) -> Emitter:
+    """The emitter the registry names ``name``."""
+    return {**ALWAYS, **ENGINES}[name]
+
+
 def name_of(emitter: Emitter) -> str:
     """The registry's name of ``emitter``."""
     return next(name for name, known in {**ALWAYS, **ENGINES}.items() if known is emitter)

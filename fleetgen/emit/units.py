@@ -21,7 +21,7 @@ from typing import Any
 from fleetgen.buildcache import Emitted
 from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.emit.argocd.appsets import Labels, application_sets, registration_labeller
-from fleetgen.emit.flux.objects import Order
+from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -72,22 +72,24 @@ class Units:
 def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> Emitted:
     """The files of the Plan by emitter (those ``names`` names, in registry order), made of the
     ``units`` of all its apps and the whole Plan."""
-    emitted: Emitted = []
-    for name in names:
-        owned = [file for unit in units.values() for emitter, file in unit.files
-                 if emitter == name]
-        if name == "overlays":
-            emitted.append((name, owned))
-        elif name == "fleetmap":
-            emitted.append((name, fleetmap.emit(plan)))
-        elif name == "argocd":
-            kinds = {kind for unit in units.values() for kind in unit.kinds}
-            emitted.append((name, argocd.assemble(plan.on("argocd"), owned, kinds)))
-        else:
-            part = plan.on("flux")
-            emitted.append((name, [*kustomizations(part, shared_docs(units.values())),
-                                   *flux.cluster_files(part)]))
-    return emitted
+    kinds = {kind for unit in units.values() for kind in unit.kinds}
+    files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
+             *shared_files(plan, names, kinds),
+             *(("flux", file) for file in kustomizations(plan, shared_docs(units.values())))]
+    return [(name, [file for emitter, file in files if emitter == name]) for name in names]
+
+
+def shared_files(plan: Plan, names: Collection[str],
+                 kinds: Iterable[tuple[str, str]]) -> list[tuple[str, OutputFile]]:
+    """(emitter, file) of each file made from the whole Plan, not of units (of the emitters
+    ``names`` names): the fleet map; Argo CD registrations, AppProjects, tenants and the bootstrap
+    (``kinds``: of the units' Argo CD documents); Flux Namespaces, sources and tenants."""
+    files = [("fleetmap", file) for file in fleetmap.emit(plan)] if "fleetmap" in names else []
+    if "argocd" in names:
+        files += [("argocd", file) for file in argocd.shared(plan.on("argocd"), kinds)]
+    if "flux" in names:
+        files += [("flux", file) for file in flux.cluster_files(plan.on("flux"))]
+    return files
 
 
 def shared_docs(units: Iterable[Unit]) -> dict[str, list[tuple[Order, Any]]]:
@@ -102,5 +104,10 @@ def shared_docs(units: Iterable[Unit]) -> dict[str, list[tuple[Order, Any]]]:
 
 def kustomizations(plan: Plan, docs: Mapping[str, Docs]) -> list[OutputFile]:
     """Each cluster's ``kustomizations.yaml`` from the objects of every app there."""
-    return [flux.kustomizations_file(plan.fleet, path, found)
+    return [kustomization_file(path, found, comment(plan, path))
             for path, found in sorted(docs.items())]
+
+
+def comment(plan: Plan, path: str) -> str:
+    """The header comment of the shared file at ``path`` (a cluster's ``kustomizations.yaml``)."""
+    return flux.home(plan.fleet, flux.cluster_of(path)).comment

@@ -159,22 +159,20 @@ def _timing_warnings(plan: Plan, settings: Iterable[Settings]) -> list[Problem]:
 
 
 def emit(plan: Plan) -> list[OutputFile]:
-    """Registrations, AppProjects, ApplicationSets, then the bootstrap that syncs them all."""
+    """ApplicationSets, registrations, AppProjects, tenants, then the bootstrap that syncs them
+    all."""
     appsets = application_sets(plan)
-    return assemble(plan, appsets, kinds(appsets))
+    return [*appsets, *shared(plan, kinds(appsets))]
 
 
-def assemble(plan: Plan, appsets: list[OutputFile],
-             appset_kinds: Iterable[Kind]) -> list[OutputFile]:
-    """The Argo CD files of the Plan, given its ApplicationSet files (made per app by
-    `fleetgen.emit.units`) and the kinds of their documents."""
+def shared(plan: Plan, appset_kinds: Iterable[Kind]) -> list[OutputFile]:
+    """The Argo CD files of the Plan but its ApplicationSets (made per app by
+    `fleetgen.emit.units`), ``appset_kinds`` the kinds of their documents."""
     files = [registration(plan, cluster)
              for cluster in sorted(_registered(plan), key=lambda c: c.name)
              if cluster.registration == "fleetgen"]
-    files += projects(plan)
-    others = files + tenant_files(plan)
-    return [*files, *appsets, *others[len(files):],
-            _bootstrap(plan, kinds(others) | set(appset_kinds))]
+    files += projects(plan) + tenant_files(plan)
+    return [*files, _bootstrap(plan, kinds(files) | set(appset_kinds))]
 
 
 def _registered(plan: Plan) -> list[Cluster]:

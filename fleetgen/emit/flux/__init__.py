@@ -41,7 +41,7 @@ emits no object of that name there.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.emit.common import tenants
@@ -253,11 +253,9 @@ def cluster_files(plan: Plan) -> list[OutputFile]:
     return files
 
 
-def kustomizations_file(fleet: Fleet, path: str,
-                        docs: Iterable[tuple[Order, dict[str, Any]]]) -> OutputFile:
-    """A cluster's ``kustomizations.yaml`` (at ``path``) from the objects of every app there."""
-    cluster = path.split("/")[-2]
-    return kustomization_file(path, docs, home(fleet, cluster).comment)
+def cluster_of(path: str) -> str:
+    """The cluster whose directory holds ``path`` (`cluster_dir`)."""
+    return path.removeprefix(cluster_dir("")).partition("/")[0]
 
 
 def _comment(output_dir: str, cluster: str) -> str:

@@ -1,0 +1,360 @@
+"""Per-app units across builds: each app's `Unit` kept in the cache under the hash of what it is
+computed from, so a build after a one-app edit computes that app's unit and reads the others.
+
+A unit (`fleetgen.emit.units`) is computed from `Plan.only`: the app, the base or chart it reads
+from the workspace and the fleet without its apps. Its key hashes exactly these (as
+`buildcache.canonical` writes them: every field, which were set, the ``fleet.py`` lines) and the
+code identity; a changed environment, cluster or project changes every key.
+
+Two entries per unit: ``unit/`` the index a build reads for every app (each file the app alone
+writes with its source key; a digest of its objects in each shared file; the kinds of its Argo
+CD documents), and ``unitdata/`` the data (those files as `buildcache.serialize` writes them, its
+objects in each shared file), read only for a file that must be rendered. A shared file's source
+key is the hash of the shared key, its path and the digest of each app's objects in it, so it is
+rendered again only when one of them changed. An entry that cannot be read back as written is a
+miss: the unit is computed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import zlib
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fleetgen.buildcache import (
+    Uncacheable,
+    canonical,
+    serialize,
+    source_key_of,
+)
+from fleetgen.cache import Cache, code_identity
+from fleetgen.emit import units
+from fleetgen.emit.flux.objects import Order, kustomization_file
+from fleetgen.emit.units import Unit, Units
+from fleetgen.fields import repo_path
+from fleetgen.load import Loaded
+from fleetgen.model import App
+from fleetgen.output import OutputFile
+from fleetgen.plan import Plan
+from fleetgen.workspace import Workspace
+
+INDEX = "unit"
+DATA = "unitdata"
+ENTRIES = "unitemitted"  # a compile's files by the units they are made of, keyed like ``emitted/``
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """The cache keys of a compile's units: the shared inputs' digest and each app's key."""
+
+    shared: str
+    apps: Mapping[str, str]
+
+
+def keys(loaded: Loaded) -> Keys | None:
+    """The unit key of each app of ``loaded``; None when its inputs cannot be keyed."""
+    fleet = loaded.fleet
+    try:
+        shared = hashlib.sha256(marshal.dumps(
+            (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
+        apps = {}
+        for app in fleet.apps:
+            digest = shared.copy()
+            digest.update(marshal.dumps(canonical(_inputs(app, loaded.workspace)), 2))
+            apps[app.name] = digest.hexdigest()
+    except (Uncacheable, ValueError):
+        return None
+    return Keys(shared.hexdigest(), apps)
+
+
+def _inputs(app: App, workspace: Workspace) -> tuple[Any, ...]:
+    """What the unit of ``app`` reads besides the fleet without apps: the app, and the workspace
+    inventory of the directories it names (its base, a chart kept in the repository)."""
+    paths = sorted({repo_path(path) for path in (app.path, app.chart.path if app.chart else None)
+                    if path is not None})
+    return (app, [(path, workspace.bases.get(path), workspace.charts.get(path))
+                  for path in paths])
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """What a build reads of every unit.
+
+    Attributes:
+        files: (emitter, path, source key or None) of each file the app alone writes.
+        docs: shared file path -> digest of the app's objects in it.
+        kinds: (group, kind) of its Argo CD documents.
+    """
+
+    files: tuple[tuple[str, str, str | None], ...]
+    docs: Mapping[str, str]
+    kinds: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Data:
+    """A unit's files and objects, as stored."""
+
+    files: Mapping[str, bytes | None]  # path -> `serialize` of each file the app alone writes
+    docs: Mapping[str, bytes]  # shared file path -> its objects there, marshalled
+
+
+def store(cache: Cache, key: str, unit: Unit) -> tuple[Index, Data]:
+    """Store ``unit`` under ``key``; its index and data."""
+    serialized = {file.path: serialize(file) for _, file in unit.files}
+    docs = {path: marshal.dumps(list(found), 2) for path, found in unit.docs.items()}
+    index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
+                        for emitter, file in unit.files),
+                  {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
+                  unit.kinds)
+    data = Data(serialized, docs)
+    if all(found is not None for found in serialized.values()):
+        cache.put_bytes(DATA, key, marshal.dumps((serialized, docs), 2))
+        cache.put_bytes(INDEX, key, marshal.dumps(
+            (index.files, dict(index.docs), index.kinds), 2))
+    return index, data
+
+
+def load_index(cache: Cache, key: str) -> Index | None:
+    """The index stored under ``key``; None when absent or not as this code writes it."""
+    stored = cache.get_bytes(INDEX, key)
+    if stored is None:
+        return None
+    try:
+        files, docs, kinds = marshal.loads(stored)
+    except (ValueError, TypeError, EOFError):
+        return None
+    valid = (isinstance(files, tuple) and isinstance(docs, dict) and isinstance(kinds, tuple)
+             and all(isinstance(entry, tuple) and len(entry) == 3 for entry in files))
+    return Index(files, docs, kinds) if valid else None
+
+
+def load_data(cache: Cache, key: str) -> Data | None:
+    """The data stored under ``key``; None when absent or damaged."""
+    stored = cache.get_bytes(DATA, key)
+    if stored is None:
+        return None
+    try:
+        files, docs = marshal.loads(stored)
+    except (ValueError, TypeError, EOFError):
+        return None
+    return Data(files, docs) if isinstance(files, dict) and isinstance(docs, dict) else None
+
+
+def shared_source(shared: str, path: str, digests: Iterable[tuple[str, str]]) -> str:
+    """The source key of a shared file: the shared inputs, its path and (app, digest of the
+    app's objects in it) of each app there, in app order."""
+    return hashlib.sha256(marshal.dumps((code_identity(), shared, path, list(digests)), 2)
+                          ).hexdigest()
+
+
+def decode_file(serialized: bytes) -> OutputFile:
+    """A file from its `serialize`."""
+    return OutputFile(*marshal.loads(serialized))
+
+
+def decode_docs(data: bytes) -> list[tuple[Order, Any]]:
+    """A unit's objects in one shared file from their stored bytes."""
+    found: list[tuple[Order, Any]] = marshal.loads(data)
+    return found
+
+
+class _Units:
+    """The files units make, read from their data in the cache (each unit's once) or from the
+    units computed now; ``compute`` makes a unit whose data is gone or damaged (without it,
+    all data must have been checked: `load`)."""
+
+    def __init__(self, cache: Cache, compute: Callable[[str], Unit] | None = None) -> None:
+        self._cache, self._compute = cache, compute
+        self.computed: dict[str, Unit] = {}  # unit key -> unit computed now
+        self._data: dict[str, Data | None] = {}
+
+    def data(self, key: str) -> Data | None:
+        """The stored data of the unit ``key`` (None: absent or damaged)."""
+        if key not in self._data:
+            self._data[key] = load_data(self._cache, key)
+        return self._data[key]
+
+    def owned(self, key: str, path: str) -> OutputFile:
+        """The file at ``path`` that the app of unit ``key`` alone writes."""
+        found = self._unit_or_data(key)
+        if isinstance(found, Unit):
+            return next(file for _, file in found.files if file.path == path)
+        serialized = found.files[path]
+        assert serialized is not None  # a unit with unserializable files is not stored
+        return decode_file(serialized)
+
+    def shared(self, path: str, keys: Iterable[str], comment: str) -> OutputFile:
+        """The shared file at ``path`` from the objects of the units ``keys`` (in app order)."""
+        docs: list[tuple[Order, Any]] = []
+        for key in keys:
+            found = self._unit_or_data(key)
+            docs += found.docs[path] if isinstance(found, Unit) else decode_docs(found.docs[path])
+        return kustomization_file(path, docs, comment)
+
+    def _unit_or_data(self, key: str) -> Unit | Data:
+        if key in self.computed:
+            return self.computed[key]
+        stored = self.data(key)
+        if stored is not None:
+            return stored
+        if self._compute is None:
+            raise LookupError(f"unit {key} is no longer in the cache")
+        unit = self.computed[key] = self._compute(key)
+        return unit
+
+
+class Output:
+    """The output files of one compile, made of units computed now or read from the cache: each
+    file's emitter and source key, and its data when asked for (`file`)."""
+
+    def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str]) -> None:
+        """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``."""
+        self._plan, self._keys, self._made = plan, keys, Units(plan, names)
+        apps = {key: app for app, key in keys.apps.items()}
+        self._units = _Units(cache, lambda key: self._made.of(apps[key]))
+        indexes = {app: self._index(cache, app) for app in plan.by_app()}
+        self.sources: dict[str, str | None] = {}
+        self.emitters: dict[str, str] = {}
+        self.owned: dict[str, str] = {}  # path of a file an app alone writes -> its unit key
+        for app, index in indexes.items():
+            for emitter, path, source in index.files:
+                self.sources[path], self.emitters[path] = source, emitter
+                self.owned[path] = keys.apps[app]
+        self.shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
+        for app, index in indexes.items():
+            for path, digest in index.docs.items():
+                self.shared.setdefault(path, []).append((app, digest))
+        for path, digests in self.shared.items():
+            self.sources[path], self.emitters[path] = shared_source(keys.shared, path,
+                                                                    digests), "flux"
+        kinds = {kind for index in indexes.values() for kind in index.kinds}
+        self._files: dict[str, OutputFile] = {}
+        self.serialized: dict[str, bytes | None] = {}  # files made of the whole Plan
+        for emitter, file in units.shared_files(plan, names, kinds):
+            data = self.serialized[file.path] = serialize(file)
+            self.sources[file.path] = source_key_of(data)
+            self.emitters[file.path], self._files[file.path] = emitter, file
+
+    def _index(self, cache: Cache, app: str) -> Index:
+        key = self._keys.apps[app]
+        index = load_index(cache, key)
+        if index is None or not cache.touch(DATA, key):  # damaged data: `_Units` computes it
+            unit = self._units.computed[key] = self._made.of(app)
+            index, _ = store(cache, key, unit)
+        return index
+
+    def file(self, path: str) -> OutputFile:
+        """The output file at ``path``."""
+        found = self._files.get(path)
+        if found is None:
+            found = self._files[path] = self._make(path)
+        return found
+
+    def _make(self, path: str) -> OutputFile:
+        if path in self.owned:
+            return self._units.owned(self.owned[path], path)
+        return self._units.shared(path, self.contributors(path),
+                                  units.comment(self._plan, path))
+
+    def contributors(self, path: str) -> list[str]:
+        """The unit keys of the apps with objects in the shared file at ``path``, in app order."""
+        return [self._keys.apps[app] for app, _ in self.shared[path]]
+
+    def files(self) -> OutputFiles:
+        """Every file by path, each made when first asked for."""
+        return OutputFiles(self)
+
+    def save(self, cache: Cache, entry: str, left_out: Collection[str]) -> None:
+        """Store what this compile made under ``entry`` (`load`): the files made of the whole
+        Plan as data, and the units each other file is made of."""
+        docs = {path: (units.comment(self._plan, path), self.contributors(path))
+                for path in self.shared}
+        if all(data is not None for data in self.serialized.values()):
+            cache.put_bytes(ENTRIES, entry, zlib.compress(marshal.dumps(
+                (sorted(left_out), self.emitters, self.serialized, self.owned, docs,
+                 self.sources), 2), 1))
+
+
+class Stored(Mapping[str, OutputFile]):
+    """The files of a compile read back from the cache (`Output.save`), each made when first
+    asked for, from the units it names."""
+
+    def __init__(self, units: _Units, serialized: dict[str, bytes], owned: dict[str, str],
+                 docs: dict[str, tuple[str, list[str]]], sources: dict[str, str | None]) -> None:
+        self._units, self._serialized, self._owned = units, serialized, owned
+        self._docs, self._sources = docs, sources
+        self._made: dict[str, OutputFile] = {}
+
+    def __getitem__(self, path: str) -> OutputFile:
+        found = self._made.get(path)
+        if found is None:
+            found = self._made[path] = self._make(path)
+        return found
+
+    def _make(self, path: str) -> OutputFile:
+        if path in self._serialized:
+            return decode_file(self._serialized[path])
+        if path in self._owned:
+            return self._units.owned(self._owned[path], path)
+        comment, keys = self._docs[path]
+        return self._units.shared(path, keys, comment)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._sources))
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def source(self, path: str) -> str | None:
+        """The source key of the file at ``path`` (None: unknown or no such file)."""
+        return self._sources.get(path)
+
+
+def load(cache: Cache, entry: str, left_out: Collection[str]) -> Stored | None:
+    """The files stored under ``entry`` but those of the emitters ``left_out``; None when absent,
+    damaged, missing an emitter this lookup needs, or made of a unit no longer stored."""
+    stored = cache.get_bytes(ENTRIES, entry)
+    if stored is None:
+        return None
+    try:
+        skipped, emitters, serialized, owned, docs, sources = marshal.loads(zlib.decompress(stored))
+    except (ValueError, TypeError, EOFError, zlib.error):
+        return None
+    if not set(skipped) <= set(left_out) or not all(
+            isinstance(found, dict) for found in (emitters, serialized, owned, docs, sources)):
+        return None
+    kept = {path for path, emitter in emitters.items() if emitter not in left_out}
+    needed = {*owned.values(), *(key for _, keys in docs.values() for key in keys)}
+    units = _Units(cache)
+    if not all(units.data(key) is not None for key in needed):  # checked now: read anyway
+        return None
+    return Stored(units, {path: data for path, data in serialized.items() if path in kept},
+                  {path: key for path, key in owned.items() if path in kept},
+                  {path: found for path, found in docs.items() if path in kept},
+                  {path: key for path, key in sources.items() if path in kept})
+
+
+class OutputFiles(Mapping[str, OutputFile]):
+    """The files of an `Output` by path, each made when first asked for."""
+
+    def __init__(self, output: Output) -> None:
+        self._output = output
+
+    def __getitem__(self, path: str) -> OutputFile:
+        if path not in self._output.sources:
+            raise KeyError(path)
+        return self._output.file(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._output.sources))
+
+    def __len__(self) -> int:
+        return len(self._output.sources)
+
+    def source(self, path: str) -> str | None:
+        """The source key of the file at ``path`` (None: unknown or no such file)."""
+        return self._output.sources.get(path)
