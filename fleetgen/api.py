@@ -139,14 +139,15 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
     the files were read back (a stored compile passed resolve and the emitters' checks; the
     caller resolves it if it needs it) — and the files by path, each made or decoded when
     asked for."""
-    entry, left_out = buildcache.inputs_key(loaded), [emitters.name_of(e) for e in without]
+    keys, left_out = unitcache.keys(loaded), [emitters.name_of(e) for e in without]
+    entry = keys.compile if keys is not None else None
     stored = _stored(cache, entry, left_out) if entry is not None else None
     buildcache.LOOKUPS["miss" if stored is None else "hit"] += 1
     if stored is not None:
         return entry, None, stored
     plan = _checked(loaded)
     names = [name for name in emitters.names(plan) if name not in left_out]
-    output = _output(cache, loaded, plan, names)
+    output = _output(cache, plan, keys, names)
     if entry is not None:
         output.save(cache, entry, left_out)
     return entry, plan, output.files()
@@ -158,12 +159,11 @@ def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, Outpu
                                                                              left_out)
 
 
-def _output(cache: Cache, loaded: Loaded, plan: Plan,
+def _output(cache: Cache, plan: Plan, keys: unitcache.Keys | None,
             names: Collection[str]) -> unitcache.Output | _Emitted:
     """The output of the emitters ``names`` for ``plan``: of per-app units through the cache
-    where the fleet's layout allows, else emitted whole."""
-    keys = unitcache.keys(loaded) if units.supported(plan) else None
-    if keys is None:
+    (keyed by ``keys``) where the fleet's layout allows, else emitted whole."""
+    if keys is None or not units.supported(plan):
         return _Emitted(plan, names)
     return unitcache.Output(cache, plan, keys, names)
 
@@ -189,14 +189,14 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     either way the cache is brought up to date.
     """
     loaded = load(spec)
-    out_dir, entry = _out_dir(spec, loaded, out), buildcache.inputs_key(loaded)
+    out_dir, keys = _out_dir(spec, loaded, out), unitcache.keys(loaded)
+    entry = keys.compile if keys is not None else None
     cache = Cache(out_dir)
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
     plan = _checked(loaded)
-    output = (_output(cache, loaded, plan, emitters.names(plan)) if use_cache
-              else _Emitted(plan, emitters.names(plan)))
+    output = _output(cache, plan, keys if use_cache else None, emitters.names(plan))
     proven, kept = _kept(cache, out_dir, output.sources) if use_cache else (set(), {})
     paths = sorted(output.sources)
     rendered = writer.render_lazily(paths, output.file, out_dir, kept)
@@ -308,7 +308,8 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     crashed build). A spec compiled before into a tree that provably still holds it is up to
     date without compiling."""
     loaded = load(spec)
-    out_dir, entry = _out_dir(spec, loaded, out), buildcache.inputs_key(loaded)
+    out_dir, keys = _out_dir(spec, loaded, out), unitcache.keys(loaded)
+    entry = keys.compile if keys is not None else None
     cache = Cache(out_dir)
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
@@ -316,7 +317,7 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     plan = _checked(loaded)
     names = emitters.names(plan)
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
-    output = _output(cache, loaded, plan, names) if stores else _Emitted(plan, names)
+    output = _output(cache, plan, keys if stores else None, names)
     if entry is not None and stores:
         output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)

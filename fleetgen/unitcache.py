@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import zlib
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 from fleetgen.buildcache import (
     Uncacheable,
     canonical,
+    inputs_key,
     serialize,
     source_key_of,
 )
@@ -44,30 +46,36 @@ from fleetgen.workspace import Workspace
 INDEX = "unit"
 DATA = "unitdata"
 ENTRIES = "unitemitted"  # a compile's files by the units they are made of, keyed like ``emitted/``
+# Units computed (not read back) by this process, by app name: for tests and debugging.
+COMPUTED: Counter[str] = Counter()
 
 
 @dataclass(frozen=True, slots=True)
 class Keys:
-    """The cache keys of a compile's units: the shared inputs' digest and each app's key."""
+    """The cache keys of a compile: of the compile (all its inputs), of the inputs its apps
+    share (the fleet without apps), and of each app's unit."""
 
+    compile: str
     shared: str
     apps: Mapping[str, str]
 
 
 def keys(loaded: Loaded) -> Keys | None:
-    """The unit key of each app of ``loaded``; None when its inputs cannot be keyed."""
+    """The keys of a compile of ``loaded``; None when its inputs cannot be keyed."""
     fleet = loaded.fleet
     try:
         shared = hashlib.sha256(marshal.dumps(
             (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
-        apps = {}
+        each = []  # (name, key) of every app in spec order, a name given twice (an error) too
         for app in fleet.apps:
             digest = shared.copy()
             digest.update(marshal.dumps(canonical(_inputs(app, loaded.workspace)), 2))
-            apps[app.name] = digest.hexdigest()
+            each.append((app.name, digest.hexdigest()))
     except (Uncacheable, ValueError):
         return None
-    return Keys(shared.hexdigest(), apps)
+    compile = inputs_key(shared.hexdigest(), each, "apps" in fleet.model_fields_set,
+                         loaded.workspace)
+    return Keys(compile, shared.hexdigest(), dict(each)) if compile is not None else None
 
 
 def _inputs(app: App, workspace: Workspace) -> tuple[Any, ...]:
@@ -213,10 +221,10 @@ class Output:
 
     def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str]) -> None:
         """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``."""
-        self._plan, self._keys, self._made = plan, keys, Units(plan, names)
+        self._cache, self._plan, self._keys, self._made = cache, plan, keys, Units(plan, names)
         apps = {key: app for app, key in keys.apps.items()}
-        self._units = _Units(cache, lambda key: self._made.of(apps[key]))
-        indexes = {app: self._index(cache, app) for app in plan.by_app()}
+        self._units = _Units(cache, lambda key: self._compute(apps[key])[0])
+        indexes = {app: self._index(app) for app in plan.by_app()}
         self.sources: dict[str, str | None] = {}
         self.emitters: dict[str, str] = {}
         self.owned: dict[str, str] = {}  # path of a file an app alone writes -> its unit key
@@ -239,13 +247,19 @@ class Output:
             self.sources[file.path] = source_key_of(data)
             self.emitters[file.path], self._files[file.path] = emitter, file
 
-    def _index(self, cache: Cache, app: str) -> Index:
+    def _index(self, app: str) -> Index:
         key = self._keys.apps[app]
-        index = load_index(cache, key)
-        if index is None or not cache.touch(DATA, key):  # damaged data: `_Units` computes it
-            unit = self._units.computed[key] = self._made.of(app)
-            index, _ = store(cache, key, unit)
+        index = load_index(self._cache, key)
+        if index is None or not self._cache.touch(DATA, key):  # damaged data: `_Units` computes it
+            return self._compute(app)[1]
         return index
+
+    def _compute(self, app: str) -> tuple[Unit, Index]:
+        """The unit of ``app`` computed now, stored (again) and its index."""
+        COMPUTED[app] += 1
+        key = self._keys.apps[app]
+        unit = self._units.computed[key] = self._made.of(app)
+        return unit, store(self._cache, key, unit)[0]
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""

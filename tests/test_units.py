@@ -1,0 +1,150 @@
+"""Per-app units (`fleetgen.emit.units`, `fleetgen.unitcache`): a unit depends on its app and the
+fleet without apps alone; a rebuild computes the units of changed apps only and writes what a
+cold build writes; damaged unit entries are computed again; a Flux hub is emitted whole."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+
+from fleetgen import api, unitcache
+from fleetgen.cache import CACHE_DIR
+from fleetgen.emit import names
+from fleetgen.emit.units import Units, supported
+from fleetgen.errors import SpecError
+from fleetgen.load import load
+from fleetgen.resolve import resolve
+from tests.helpers import tree
+from tests.test_whole_fleets import BASE, ECHO, Drawn, fleets
+
+ROOT = Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_build import make_repo  # noqa: E402
+from run import FLEET, ONE_APP  # noqa: E402
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(drawn=fleets())
+def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
+                                                             tmp_path: Path) -> None:
+    """What `unitcache.keys` keys a unit by must be all it reads: the unit of an app within the
+    whole fleet equals its unit in the fleet where it is the only app."""
+    repo = tmp_path / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.copytree(BASE, repo / "apps/web/base")
+    shutil.copytree(ECHO, repo / "charts/echo")
+    (repo / "fleet.py").write_text(drawn.source)
+    loaded = load(repo / "fleet.py")
+    plan = resolve(loaded.fleet, loaded.workspace)
+    event("per-app units" if supported(plan) else "Flux hub: emitted whole")
+    whole = Units(plan, names(plan))
+    for app in loaded.fleet.apps:
+        alone = loaded.fleet.model_copy(update={"apps": [app]})
+        try:
+            one = resolve(alone, loaded.workspace)
+        except SpecError:  # e.g. it depends_on another app
+            event("an app that cannot stand alone")
+            continue
+        assert Units(one, names(plan)).of(app.name) == whole.of(app.name), drawn.source
+
+
+def _fleet(tmp_path: Path, clusters: int = 12, apps: int = 6) -> tuple[Path, str]:
+    """The benchmark's fleet (both engines, a rollout, per_env and per_cluster layers)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    source = make_repo(repo, argparse.Namespace(clusters=clusters, apps=apps), FLEET)
+    return repo / "fleet.py", source
+
+
+def _cold(spec: Path, where: Path) -> dict[str, bytes]:
+    api.build(spec, where, use_cache=False)
+    return tree(where)
+
+
+def test_a_one_app_edit_computes_that_unit_alone(tmp_path: Path) -> None:
+    spec, source = _fleet(tmp_path, apps=10)
+    unitcache.COMPUTED.clear()
+    api.build(spec)
+    assert len(unitcache.COMPUTED) == 10
+    spec.write_text(source.replace(*ONE_APP))  # app007's image tag
+    unitcache.COMPUTED.clear()
+    result = api.build(spec)
+    assert dict(unitcache.COMPUTED) == {"app007": 1}
+    assert all("app007" in path or path == "README.md" for path in result.report.written)
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+
+
+LABELLED = ('project=f"team{a % 5}"',  # only app003's labels set: the other apps unchanged
+            'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} if a == 3 '
+            'else {})')
+
+
+def test_an_edit_of_an_apps_flux_objects_rewrites_its_clusters_files(tmp_path: Path) -> None:
+    """app003's labels are on its Flux Kustomizations: each ``kustomizations.yaml`` it is in is
+    made again from the objects of every app there, the others' read back."""
+    spec, source = _fleet(tmp_path)
+    api.build(spec)
+    unitcache.COMPUTED.clear()
+    spec.write_text(source.replace(*LABELLED))
+    result = api.build(spec)
+    assert dict(unitcache.COMPUTED) == {"app003": 1}
+    assert any(path.endswith("/kustomizations.yaml") for path in result.report.written)
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+
+
+@pytest.mark.parametrize("damage", [unitcache.INDEX, unitcache.DATA])
+def test_damaged_unit_entries_are_computed_again(tmp_path: Path, damage: str) -> None:
+    spec, source = _fleet(tmp_path)
+    api.build(spec)
+    entries = sorted((spec.parent / "output" / CACHE_DIR / damage).rglob("*.bin"))
+    assert len(entries) == 6
+    for entry in entries:
+        entry.write_bytes(entry.read_bytes()[:-7])
+    unitcache.COMPUTED.clear()
+    spec.write_text(source.replace(*LABELLED))
+    api.build(spec)
+    # A damaged index: every unit is computed. Damaged data is read only for the files made
+    # again (app003's Flux clusters): the units of the apps there are computed for them.
+    assert len(unitcache.COMPUTED) == 6 if damage == unitcache.INDEX else (
+        unitcache.COMPUTED["app003"] == 1 and len(unitcache.COMPUTED) > 1)
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+
+
+HUB = '''
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions, Image,
+                      Project)
+
+fleet = Fleet(
+    name="hub", repo="https://git.example.com/hub.git", engines=["flux"],
+    flux=FluxOptions(mode="hub", hub="hub"),
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    environments=[Environment(name="prod")],
+    clusters=[Cluster(name="hub", env="prod", server="https://hub.example.com"),
+              Cluster(name="spoke", env="prod", server="https://spoke.example.com")],
+    projects=[Project(name="p", namespaces=["ns"])],
+    apps=[App(name="web", project="p", namespace="ns", path="apps/app/base",
+              images=[Image(name="app", tag="{tag}")])],
+)
+'''
+
+
+def test_a_flux_hub_is_emitted_whole(tmp_path: Path) -> None:
+    """A hub orders its rollout across apps: no units, the compile stored whole."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    make_repo(repo, argparse.Namespace(), "")  # the base
+    spec = repo / "fleet.py"
+    spec.write_text(HUB.replace("{tag}", "1"))
+    unitcache.COMPUTED.clear()
+    api.build(spec)
+    spec.write_text(HUB.replace("{tag}", "2"))
+    api.build(spec)
+    assert not unitcache.COMPUTED
+    assert not (repo / "output" / CACHE_DIR / unitcache.INDEX).exists()
+    assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
