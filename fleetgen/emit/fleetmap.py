@@ -2,7 +2,9 @@
 waves, image and chart versions per environment, each cluster's credential kind, project boundaries.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
-where everything runs without reading the generated YAML.
+where everything runs without reading the generated YAML. In two parts, so that a build reuses
+what an unchanged app shows: `app_rows`, one app's rows as plain data, and `emit_rows`, which
+folds every app's rows with the fleet's shared data.
 """
 
 from __future__ import annotations
@@ -89,7 +91,8 @@ class AppRows(TypedDict):
     chart: tuple[str, Versions] | None  # a placed chart app: (its chart, versions per env)
     images: tuple[tuple[str, Versions], ...]  # (base image, references per env), by image
     remote: tuple[str, str, str] | None  # from another source: (URL, revision, path)
-    clusters: dict[str, tuple[str, ...]]  # engine -> the clusters it runs the app on
+    clusters: dict[str, int]  # engine -> the clusters it runs the app on: bit i set for the
+    #                           i-th of fleet.clusters (Python's ints are unbounded)
     own_repo: bool  # whether a placement reads the fleet's repository
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
 
@@ -97,11 +100,12 @@ class AppRows(TypedDict):
 def app_rows(plan: Plan) -> AppRows:
     """The rows of the one app of ``plan`` (`Plan.only`)."""
     [spec] = plan.fleet.apps
+    index = {cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)}
     by_env: defaultdict[str, list[Placement]] = defaultdict(list)
-    clusters: defaultdict[str, list[str]] = defaultdict(list)
+    clusters: defaultdict[str, int] = defaultdict(int)
     for placement in plan.placements:
         by_env[placement.env].append(placement)
-        clusters[placement.engine].append(placement.cluster)
+        clusters[placement.engine] |= 1 << index[placement.cluster]
     others = ({p.chart.repo for p in plan.placements if p.chart and p.chart.repo} |
               {p.remote.source.url for p in plan.placements if p.remote})
     remote = next(((p.remote.source.url, p.remote.source.target_revision, p.remote.path)
@@ -109,8 +113,7 @@ def app_rows(plan: Plan) -> AppRows:
     return AppRows(
         placements=len(plan.placements), envs=_env_rows(plan, by_env),
         chart=_chart_row(plan, spec, by_env), images=_image_rows(plan, by_env),
-        remote=remote,
-        clusters={engine: tuple(names) for engine, names in clusters.items()},
+        remote=remote, clusters=dict(clusters),
         own_repo=any(p.remote is None and not (p.chart and p.chart.repo)
                      for p in plan.placements),
         repos=tuple(sorted(others)))
@@ -120,7 +123,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     """``README.md`` from the Plan's shared data and ``rows``: app -> its `app_rows`, for every
     placed app (an unplaced app's rows add nothing). Reads no placement or overlay."""
     apps = sorted(rows.items())
-    on = clusters_by_engine(rows)
+    on = clusters_by_engine(plan, rows)
     text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan, apps),
                   projects=project_views(plan, rows), floors=floors(plan),
                   apps=sum(1 for _, row in apps if row["placements"]),
@@ -135,7 +138,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     return [OutputFile(PATH, text=text)]
 
 
-def columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
+def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
     """env -> (its rollout waves, its clusters: in wave order, then the others by name)."""
     by_env: defaultdict[str, list[str]] = defaultdict(list)
     for cluster in plan.fleet.clusters:
@@ -145,9 +148,7 @@ def columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[st
         # An empty wave (a catch-all step with no cluster left) comes after every other one.
         waves = tuple(wave for wave in plan.waves.get(env.name, ()) if wave)
         in_waves = [name for wave in waves for name in wave]
-        waved = set(in_waves)
-        found[env.name] = (waves, (*in_waves, *sorted(name for name in by_env[env.name]
-                                                      if name not in waved)))
+        found[env.name] = (waves, (*in_waves, *sorted(set(by_env[env.name]).difference(in_waves))))
     return found
 
 
@@ -155,7 +156,7 @@ def _env_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]) -> dict[str
     """env -> the app's row of its table (``+`` on a cluster with the app's own layer)."""
     layered = {overlay.cluster for overlay in plan.cluster_overlays}
     found = {}
-    for env, (_, clusters) in columns(plan).items():
+    for env, (_, clusters) in env_columns(plan).items():
         if env in by_env:
             cells = {p.cluster: _cell(p, p.cluster in layered) for p in by_env[env]}
             found[env] = " | ".join([cells.get(c, "·") for c in clusters])
@@ -172,7 +173,7 @@ def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable
     """A table per environment that has clusters, in spec order; ``apps``: (app, rows) by
     name."""
     tables = []
-    found = columns(plan)
+    found = env_columns(plan)
     for env in plan.fleet.environments:
         waves, clusters = found[env.name]
         if not clusters:
@@ -183,13 +184,20 @@ def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable
     return tables
 
 
-def clusters_by_engine(rows: Mapping[str, AppRows]) -> dict[str, set[str]]:
-    """engine -> the clusters it places something on."""
-    on: dict[str, set[str]] = {engine: set() for engine in get_args(Engine)}
+def clusters_by_engine(plan: Plan, rows: Mapping[str, AppRows]) -> dict[str, set[str]]:
+    """engine -> the clusters it places something on; ``rows``: as `emit_rows` takes them."""
+    masks = dict.fromkeys(get_args(Engine), 0)
     for row in rows.values():
-        for engine, names in row["clusters"].items():
-            on[engine].update(names)
-    return on
+        for engine, mask in row["clusters"].items():
+            masks[engine] |= mask
+    return {engine: set(cluster_names(plan, mask)) for engine, mask in masks.items()}
+
+
+def cluster_names(plan: Plan, mask: int) -> list[str]:
+    """The clusters of an `AppRows` cluster mask, in spec order."""
+    bits = bin(mask)[:1:-1]  # bit 0 first
+    return [cluster.name for cluster, bit in zip(plan.fleet.clusters, bits, strict=False)
+            if bit == "1"]  # bits stop at the highest set one
 
 
 def cluster_engines(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
@@ -313,10 +321,11 @@ def project_views(plan: Plan, rows: Mapping[str, AppRows]) -> list[ProjectView]:
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
         placed = [rows[app] for app in apps if app in rows and rows[app]["placements"]]
-        clusters: set[str] = set()
+        mask = 0
         for row in placed:
-            clusters.update(*row["clusters"].values())
-        views.append(ProjectView(project, tuple(apps), tuple(sorted(clusters)),
+            for engine_mask in row["clusters"].values():
+                mask |= engine_mask
+        views.append(ProjectView(project, tuple(apps), tuple(sorted(cluster_names(plan, mask))),
                                  tuple(project.source_repos or _read_repos(plan, placed))))
     return views
 
