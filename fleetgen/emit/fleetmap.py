@@ -2,7 +2,9 @@
 waves, image and chart versions per environment, each cluster's credential kind, project boundaries.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
-where everything runs without reading the generated YAML.
+where everything runs without reading the generated YAML. In two parts, so that a build reuses
+what an unchanged app shows: `app_rows`, one app's rows as plain data, and `emit_rows`, which
+folds every app's rows with the fleet's shared data.
 """
 
 from __future__ import annotations
@@ -10,12 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import get_args
+from typing import TypedDict, get_args
 
 from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
 from fleetgen.errors import Problem
 from fleetgen.fields import release
-from fleetgen.model import AwsAuth, Credentials, Engine, Environment, ExternalSecretRef, Project
+from fleetgen.model import (
+    App,
+    AwsAuth,
+    Credentials,
+    Engine,
+    Environment,
+    ExternalSecretRef,
+    Project,
+)
 from fleetgen.output import OutputFile
 from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
 from fleetgen.templating import md_cell, render
@@ -65,68 +75,129 @@ def warnings(plan: Plan) -> list[Problem]:
 
 
 def emit(plan: Plan) -> list[OutputFile]:
-    """``README.md`` at the root of the output directory."""
-    placed = placed_by_app(plan)
-    on = clusters_by_engine(plan)
-    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan, placed),
-                  projects=project_views(plan, placed), floors=floors(plan),
-                  apps=len(placed), engines=cluster_engines(plan, on),
-                  placements=len(plan.placements), charts=chart_rows(plan, placed),
-                  images=image_rows(plan, placed), credentials=credential_kinds(plan, on),
-                  labels=label_cells(plan), remotes=remote_rows(plan),
+    """``README.md`` at the root of the output directory: `emit_rows` with the rows of every
+    placed app, each from its one-app Plan (the one path a cached build takes too)."""
+    return emit_rows(plan, {app: app_rows(plan.only(app)) for app in plan.by_app()})
+
+
+Versions = tuple[tuple[str, str], ...]  # (env, what it runs joined, or "·"), envs in spec order
+
+
+class AppRows(TypedDict):
+    """What the fleet map shows of one app, as plain data (`marshal` keeps it unchanged)."""
+
+    placements: int  # how many it has
+    envs: dict[str, str]  # env it runs in -> its table row: a cell per cluster column, " | "
+    chart: tuple[str, Versions] | None  # a placed chart app: (its chart, versions per env)
+    images: tuple[tuple[str, Versions], ...]  # (base image, references per env), by image
+    remote: tuple[str, str, str] | None  # from another source: (URL, revision, path)
+    clusters: dict[str, int]  # engine -> the clusters it runs the app on: bit i set for the
+    #                           i-th of fleet.clusters (Python's ints are unbounded)
+    own_repo: bool  # whether a placement reads the fleet's repository
+    repos: tuple[str, ...]  # the other repositories its placements read, sorted
+
+
+def app_rows(plan: Plan) -> AppRows:
+    """The rows of the one app of ``plan`` (`Plan.only`)."""
+    [spec] = plan.fleet.apps
+    index = {cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)}
+    by_env: defaultdict[str, list[Placement]] = defaultdict(list)
+    clusters: defaultdict[str, int] = defaultdict(int)
+    for placement in plan.placements:
+        by_env[placement.env].append(placement)
+        clusters[placement.engine] |= 1 << index[placement.cluster]
+    others = ({p.chart.repo for p in plan.placements if p.chart and p.chart.repo} |
+              {p.remote.source.url for p in plan.placements if p.remote})
+    remote = next(((p.remote.source.url, p.remote.source.target_revision, p.remote.path)
+                   for p in reversed(plan.placements) if p.remote), None)
+    return AppRows(
+        placements=len(plan.placements), envs=_env_rows(plan, by_env),
+        chart=_chart_row(plan, spec, by_env), images=_image_rows(plan, by_env),
+        remote=remote, clusters=dict(clusters),
+        own_repo=any(p.remote is None and not (p.chart and p.chart.repo)
+                     for p in plan.placements),
+        repos=tuple(sorted(others)))
+
+
+def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
+    """``README.md`` from the Plan's shared data and ``rows``: app -> its `app_rows`, for every
+    placed app (an unplaced app's rows add nothing). Reads no placement or overlay."""
+    apps = sorted(rows.items())
+    on = clusters_by_engine(plan, rows)
+    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan, apps),
+                  projects=project_views(plan, rows), floors=floors(plan),
+                  apps=sum(1 for _, row in apps if row["placements"]),
+                  engines=cluster_engines(plan, on),
+                  placements=sum(row["placements"] for _, row in apps),
+                  charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
+                  images=[ImageRow(app, image, versions) for app, row in apps
+                          for image, versions in row["images"]],
+                  credentials=credential_kinds(plan, on), labels=label_cells(plan),
+                  remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
                   external=external_rows(plan, on))
     return [OutputFile(PATH, text=text)]
 
 
-Placed = Mapping[str, Mapping[str, Sequence[Placement]]]  # app -> env -> placements, Plan order
-
-
-def placed_by_app(plan: Plan) -> Placed:
-    """The Plan's placements by app and environment (one walk, which every table reads)."""
-    found: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
-        lambda: defaultdict(list))
-    for placement in plan.placements:
-        found[placement.app][placement.env].append(placement)
-    return found
-
-
-def clusters_by_engine(plan: Plan) -> dict[str, set[str]]:
-    """engine -> the clusters it places something on."""
-    return {engine: {p.cluster for p in plan.placements if p.engine == engine}
-            for engine in get_args(Engine)}
-
-
-def env_tables(plan: Plan, placed: Placed) -> list[EnvTable]:
-    """A table per environment that has clusters, in spec order."""
-    layered: defaultdict[str, set[str]] = defaultdict(set)  # app -> clusters with a layer
-    for overlay in plan.cluster_overlays:
-        layered[overlay.app].add(overlay.cluster)
-    tables = []
+def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:
+    """env -> (its rollout waves, its clusters: in wave order, then the others by name)."""
+    by_env: defaultdict[str, list[str]] = defaultdict(list)
+    for cluster in plan.fleet.clusters:
+        by_env[cluster.env].append(cluster.name)
+    found = {}
     for env in plan.fleet.environments:
         # An empty wave (a catch-all step with no cluster left) comes after every other one.
         waves = tuple(wave for wave in plan.waves.get(env.name, ()) if wave)
         in_waves = [name for wave in waves for name in wave]
-        waved = set(in_waves)
-        others = sorted(c.name for c in plan.fleet.clusters
-                        if c.env == env.name and c.name not in waved)
-        clusters = (*in_waves, *others)
-        if not clusters:
-            continue
-        rows = []
-        for app in sorted(placed):
-            if env.name in placed[app]:
-                mine = layered[app]
-                cells = {p.cluster: _cell(p, p.cluster in mine) for p in placed[app][env.name]}
-                rows.append((app, " | ".join([cells.get(c, "·") for c in clusters])))
-        automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
-        tables.append(EnvTable(env, clusters, waves, tuple(rows), automated))
-    return tables
+        found[env.name] = (waves, (*in_waves, *sorted(set(by_env[env.name]).difference(in_waves))))
+    return found
+
+
+def _env_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]) -> dict[str, str]:
+    """env -> the app's row of its table (``+`` on a cluster with the app's own layer)."""
+    layered = {overlay.cluster for overlay in plan.cluster_overlays}
+    found = {}
+    for env, (_, clusters) in env_columns(plan).items():
+        if env in by_env:
+            cells = {p.cluster: _cell(p, p.cluster in layered) for p in by_env[env]}
+            found[env] = " | ".join([cells.get(c, "·") for c in clusters])
+    return found
 
 
 def _cell(placement: Placement, layered: bool) -> str:
     text = placement.engine if placement.wave is None else (
         f"{placement.engine} wave {placement.wave}")
     return f"{text} +" if layered else text
+
+
+def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable]:
+    """A table per environment that has clusters, in spec order; ``apps``: (app, rows) by
+    name."""
+    tables = []
+    found = env_columns(plan)
+    for env in plan.fleet.environments:
+        waves, clusters = found[env.name]
+        if not clusters:
+            continue
+        rows = tuple((app, row["envs"][env.name]) for app, row in apps if env.name in row["envs"])
+        automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
+        tables.append(EnvTable(env, clusters, waves, rows, automated))
+    return tables
+
+
+def clusters_by_engine(plan: Plan, rows: Mapping[str, AppRows]) -> dict[str, set[str]]:
+    """engine -> the clusters it places something on; ``rows``: as `emit_rows` takes them."""
+    masks = dict.fromkeys(get_args(Engine), 0)
+    for row in rows.values():
+        for engine, mask in row["clusters"].items():
+            masks[engine] |= mask
+    return {engine: set(cluster_names(plan, mask)) for engine, mask in masks.items()}
+
+
+def cluster_names(plan: Plan, mask: int) -> list[str]:
+    """The clusters of an `AppRows` cluster mask, in spec order."""
+    bits = bin(mask)[:1:-1]  # bit 0 first
+    return [cluster.name for cluster, bit in zip(plan.fleet.clusters, bits, strict=False)
+            if bit == "1"]  # bits stop at the highest set one
 
 
 def cluster_engines(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
@@ -142,26 +213,21 @@ class ChartRow:
 
     app: str
     chart: str
-    versions: tuple[tuple[str, str], ...]  # (env, versions joined, or "·")
+    versions: Versions
 
 
-def chart_rows(plan: Plan, placed: Placed) -> list[ChartRow]:
-    """One row per chart app, environments in spec order."""
-    rows = []
-    for app in sorted((a for a in plan.fleet.apps if a.chart is not None), key=lambda a: a.name):
-        chart = app.chart
-        assert chart is not None
-        by_env = placed.get(app.name, {})
-        if not any(p.chart is not None for ps in by_env.values() for p in ps):
-            continue
-        versions = tuple((env.name, ", ".join(sorted({p.chart.version
-                                                      for p in by_env.get(env.name, ())
-                                                      if p.chart})) or "·")
-                         for env in plan.fleet.environments)
-        source = (f"{chart.path} (in this repository)" if chart.path
-                  else f"{chart.name} from {chart.repo}")
-        rows.append(ChartRow(app.name, source, versions))
-    return rows
+def _chart_row(plan: Plan, app: App, by_env: Mapping[str, Sequence[Placement]]
+               ) -> tuple[str, Versions] | None:
+    """A chart app's chart and the versions each environment runs (None: no chart placed)."""
+    chart = app.chart
+    if chart is None or not any(p.chart is not None for ps in by_env.values() for p in ps):
+        return None
+    versions = tuple((env.name, ", ".join(sorted({p.chart.version for p in by_env.get(env.name, ())
+                                                  if p.chart})) or "·")
+                     for env in plan.fleet.environments)
+    source = (f"{chart.path} (in this repository)" if chart.path
+              else f"{chart.name} from {chart.repo}")
+    return source, versions
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,25 +236,23 @@ class ImageRow:
 
     app: str
     image: str  # as the base writes it
-    versions: tuple[tuple[str, str], ...]  # (env, references joined, or "·")
+    versions: Versions  # references joined, or "·"
 
 
-def image_rows(plan: Plan, placed: Placed) -> list[ImageRow]:
-    """One row per (app, overridden image), environments in spec order; a cell lists every
-    distinct reference the environment's placements of the app run (per_cluster layers
-    included)."""
-    found: dict[tuple[str, str], dict[str, set[str]]] = {}
-    for app, by_env in placed.items():
-        for env, placements in by_env.items():
-            # The placements on one overlay share its Settings: read each object's images once.
-            distinct = {id(p.settings): p.settings for p in placements if p.chart is None}
-            for settings in distinct.values():
-                for name, ref in settings.images.items():
-                    by_name = found.setdefault((app, name), {})
-                    by_name.setdefault(env, set()).add(image_reference(ref))
-    return [ImageRow(app, image, tuple((env.name, ", ".join(sorted(by_env.get(env.name, ())))
-                                        or "·") for env in plan.fleet.environments))
-            for (app, image), by_env in sorted(found.items())]
+def _image_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]
+                ) -> tuple[tuple[str, Versions], ...]:
+    """(overridden image, what each environment runs) by image; a cell lists every distinct
+    reference the environment's placements run (per_cluster layers included)."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for env, placements in by_env.items():
+        # The placements on one overlay share its Settings: read each object's images once.
+        distinct = {id(p.settings): p.settings for p in placements if p.chart is None}
+        for settings in distinct.values():
+            for name, ref in settings.images.items():
+                found.setdefault(name, {}).setdefault(env, set()).add(image_reference(ref))
+    return tuple((image, tuple((env.name, ", ".join(sorted(refs.get(env.name, ()))) or "·")
+                               for env in plan.fleet.environments))
+                 for image, refs in sorted(found.items()))
 
 
 def image_reference(ref: ImageRef) -> str:
@@ -250,32 +314,28 @@ def external_rows(plan: Plan, on: Mapping[str, set[str]]) -> list[tuple[str, str
             if c.registration == "external" and c.name in placed]
 
 
-def remote_rows(plan: Plan) -> list[tuple[str, str, str, str]]:
-    """(app, source URL, revision, path) of each placed app from another source, by name."""
-    placed = {p.app: p.remote for p in plan.placements if p.remote is not None}
-    return [(app, remote.source.url, remote.source.target_revision, remote.path)
-            for app, remote in sorted(placed.items())]
-
-
-def project_views(plan: Plan, placed: Placed) -> list[ProjectView]:
-    """Each project with the apps it holds and the clusters they run on, by name."""
+def project_views(plan: Plan, rows: Mapping[str, AppRows]) -> list[ProjectView]:
+    """Each project with the apps it holds and the clusters they run on, by name; ``rows``: as
+    `emit_rows` takes them."""
     views = []
     for project in sorted(plan.fleet.projects, key=lambda p: p.name):
         apps = sorted(app.name for app in plan.fleet.apps if app.project == project.name)
-        placements = [p for app in apps for ps in placed.get(app, {}).values() for p in ps]
-        clusters = sorted({p.cluster for p in placements})
-        views.append(ProjectView(project, tuple(apps), tuple(clusters),
-                                 tuple(project.source_repos or _read_repos(plan, placements))))
+        placed = [rows[app] for app in apps if app in rows and rows[app]["placements"]]
+        mask = 0
+        for row in placed:
+            for engine_mask in row["clusters"].values():
+                mask |= engine_mask
+        views.append(ProjectView(project, tuple(apps), tuple(sorted(cluster_names(plan, mask))),
+                                 tuple(project.source_repos or _read_repos(plan, placed))))
     return views
 
 
-def _read_repos(plan: Plan, placements: list[Placement]) -> list[str]:
-    """The repositories placements read, as written: the fleet's (overlays and charts kept in
-    it, or no placement yet), chart repositories, other sources."""
-    own = any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
-    others = sorted({p.chart.repo for p in placements if p.chart and p.chart.repo} |
-                    {p.remote.source.url for p in placements if p.remote})
-    return [plan.fleet.repo] * (own or not placements) + others
+def _read_repos(plan: Plan, placed: Sequence[AppRows]) -> list[str]:
+    """The repositories the placements of ``placed`` read, as written: the fleet's (overlays and
+    charts kept in it, or no placement yet), chart repositories, other sources."""
+    own = any(row["own_repo"] for row in placed)
+    others = sorted({repo for row in placed for repo in row["repos"]})
+    return [plan.fleet.repo] * (own or not placed) + others
 
 
 def floors(plan: Plan) -> list[Floor]:

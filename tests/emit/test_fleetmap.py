@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import marshal
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from fleetgen import api
 from fleetgen.emit import fleetmap
 from fleetgen.model import ExecAuth
+from fleetgen.plan import Plan
 from fleetgen.templating import md_cell
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,3 +218,86 @@ fleet = Fleet(name="hub", repo="https://git.example.com/hub.git", engines=["flux
 def test_exec_credentials_show_their_plugin_not_their_environment() -> None:
     assert fleetmap.credential_kind(ExecAuth(args=["gcp"], env={"TOKEN_FILE": "/var/x"})) == (
         "exec (argocd-k8s-auth gcp)")
+
+
+MIXED = """
+from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, GitSource, HelmChart,
+                      Image, Overrides, Project, Rollout, Selector, Step, SyncPolicy)
+
+IMAGE = "api-service"
+fleet = Fleet(
+    name="mixed", repo="https://git.example.com/mixed.git", engines=["argocd", "flux"],
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),
+    environments=[
+        Environment(name="dev", engine="flux", sync=SyncPolicy(automated=True)),
+        Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=True),
+                    rollout=Rollout(steps=[Step(match_labels={"ring": "canary"}), Step()])),
+    ],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example.com"),
+              Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),
+              Cluster(name="prod-a", env="prod", server="https://prod-a.example.com",
+                      labels={"ring": "canary"}),
+              Cluster(name="prod-c", env="prod", server="https://prod-c.example.com",
+                      registration="external")],
+    projects=[Project(name="web", namespaces=["web", "status"]),
+              Project(name="tenant", namespaces=["tenant"])],
+    apps=[
+        App(name="web", project="web", namespace="web", path="apps/web/base",
+            images=[Image(name=IMAGE, new_name="registry.example.com/web", tag="1.0")],
+            per_cluster={"prod-b": Overrides(images=[Image(name=IMAGE, tag="1.1")])}),
+        App(name="web-canary", project="web", namespace="web", path="apps/web/base",
+            images=[Image(name=IMAGE, tag="2.0")], targets=Selector(clusters=["prod-a", "dev-1"])),
+        App(name="status", project="web", namespace="status",
+            chart=HelmChart(path="charts/status-page"), targets=Selector(envs=["dev"])),
+        App(name="tenant", project="tenant", namespace=None,
+            source=GitSource(url="https://git.example.com/tenant.git", branch="main"),
+            path="deploy"),
+    ],
+)
+"""
+
+
+def mixed_plan(root: Path, *edits: tuple[str, str]) -> Plan:
+    """The Plan of MIXED (kustomize, chart and remote apps, a per_cluster layer, rollout waves,
+    both engines, an external registration) under ``root``, edited by (old, new)."""
+    shutil.copytree(ROOT / "apps/api-service/base", root / "apps/web/base", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "charts/status-page", root / "charts/status-page", dirs_exist_ok=True)
+    text = MIXED
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    (root / "fleet.py").write_text(text)
+    return api.compile_spec(root / "fleet.py").plan
+
+
+def rows_of(plan: Plan) -> dict[str, fleetmap.AppRows]:
+    """Each placed app's rows, computed from its one-app Plan (as a cached build stores them)."""
+    return {app: fleetmap.app_rows(plan.only(app)) for app in plan.by_app()}
+
+
+def test_the_fold_of_the_apps_rows_alone_is_the_fleet_map(tmp_path: Path) -> None:
+    """What a cached build does: every app's rows, stored with marshal and read back, folded
+    with a Plan whose placements and overlays are gone, give the map a full emit writes."""
+    plan = mixed_plan(tmp_path)
+    rows = rows_of(plan)
+    assert rows["web"]["envs"]["prod"] == "argocd wave 1 | argocd wave 2 + | argocd wave 2"
+    assert rows["status"]["chart"] and rows["tenant"]["remote"] and rows["web"]["images"]
+    assert {engine for row in rows.values() for engine in row["clusters"]} == {"argocd", "flux"}
+    stored = marshal.loads(marshal.dumps(rows, 2))
+    assert stored == rows
+    shared = replace(plan, placements=(), env_overlays=(), cluster_overlays=())
+    expected = fleetmap.emit(plan)
+    assert fleetmap.emit_rows(shared, stored) == expected
+    assert "prod-c | https://prod-c.example.com | fleetgen.io/cluster=prod-c" in (
+        expected[0].text or "")
+
+
+def test_one_apps_image_tag_changes_only_its_rows(tmp_path: Path) -> None:
+    before = rows_of(mixed_plan(tmp_path / "before"))
+    edited = mixed_plan(tmp_path / "after", ('tag="1.0"', 'tag="1.2"'))
+    after = rows_of(edited)
+    assert [app for app in after if after[app] != before[app]] == ["web"]
+    assert after["web"]["images"] == (
+        ("api-service", (("dev", "registry.example.com/web:1.2"),
+                         ("prod", "registry.example.com/web:1.1, registry.example.com/web:1.2"))),)
+    assert fleetmap.emit_rows(edited, {**before, "web": after["web"]}) == fleetmap.emit(edited)
