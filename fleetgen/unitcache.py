@@ -34,6 +34,7 @@ from fleetgen.buildcache import (
 )
 from fleetgen.cache import Cache, code_identity
 from fleetgen.emit import units
+from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.emit.units import Unit, Units
 from fleetgen.fields import repo_path
@@ -95,11 +96,13 @@ class Index:
         files: (emitter, path, source key or None) of each file the app alone writes.
         docs: shared file path -> digest of the app's objects in it.
         kinds: (group, kind) of its Argo CD documents.
+        rows: its rows of the fleet map.
     """
 
     files: tuple[tuple[str, str, str | None], ...]
     docs: Mapping[str, str]
     kinds: tuple[tuple[str, str], ...]
+    rows: AppRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +120,12 @@ def store(cache: Cache, key: str, unit: Unit) -> tuple[Index, Data]:
     index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
                         for emitter, file in unit.files),
                   {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
-                  unit.kinds)
+                  unit.kinds, unit.rows)
     data = Data(serialized, docs)
     if all(found is not None for found in serialized.values()):
         cache.put_bytes(DATA, key, marshal.dumps((serialized, docs), 2))
         cache.put_bytes(INDEX, key, marshal.dumps(
-            (index.files, dict(index.docs), index.kinds), 2))
+            (index.files, dict(index.docs), index.kinds, dict(index.rows)), 2))
     return index, data
 
 
@@ -132,12 +135,13 @@ def load_index(cache: Cache, key: str) -> Index | None:
     if stored is None:
         return None
     try:
-        files, docs, kinds = marshal.loads(stored)
+        files, docs, kinds, rows = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
     valid = (isinstance(files, tuple) and isinstance(docs, dict) and isinstance(kinds, tuple)
+             and isinstance(rows, dict)
              and all(isinstance(entry, tuple) and len(entry) == 3 for entry in files))
-    return Index(files, docs, kinds) if valid else None
+    return Index(files, docs, kinds, rows) if valid else None
 
 
 def load_data(cache: Cache, key: str) -> Data | None:
@@ -221,7 +225,7 @@ class Output:
 
     def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str]) -> None:
         """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``."""
-        self._cache, self._plan, self._keys, self._made = cache, plan, keys, Units(plan, names)
+        self._cache, self._plan, self._keys, self._made = cache, plan, keys, Units(plan)
         apps = {key: app for app, key in keys.apps.items()}
         self._units = _Units(cache, lambda key: self._compute(apps[key])[0])
         indexes = {app: self._index(app) for app in plan.by_app()}
@@ -230,19 +234,21 @@ class Output:
         self.owned: dict[str, str] = {}  # path of a file an app alone writes -> its unit key
         for app, index in indexes.items():
             for emitter, path, source in index.files:
-                self.sources[path], self.emitters[path] = source, emitter
-                self.owned[path] = keys.apps[app]
+                if emitter in names:
+                    self.sources[path], self.emitters[path] = source, emitter
+                    self.owned[path] = keys.apps[app]
         self.shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
         for app, index in indexes.items():
-            for path, digest in index.docs.items():
+            for path, digest in index.docs.items() if "flux" in names else ():
                 self.shared.setdefault(path, []).append((app, digest))
         for path, digests in self.shared.items():
             self.sources[path], self.emitters[path] = shared_source(keys.shared, path,
                                                                     digests), "flux"
         kinds = {kind for index in indexes.values() for kind in index.kinds}
+        rows = {app: index.rows for app, index in indexes.items()}
         self._files: dict[str, OutputFile] = {}
         self.serialized: dict[str, bytes | None] = {}  # files made of the whole Plan
-        for emitter, file in units.shared_files(plan, names, kinds):
+        for emitter, file in units.shared_files(plan, names, kinds, rows):
             data = self.serialized[file.path] = serialize(file)
             self.sources[file.path] = source_key_of(data)
             self.emitters[file.path], self._files[file.path] = emitter, file

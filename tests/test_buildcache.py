@@ -215,20 +215,20 @@ def test_a_tree_changed_after_the_proof_is_rendered_again(tmp_path: Path,
     written from the kept ones; the build renders every file instead."""
     spec, source = _synthetic(tmp_path)
     api.build(spec)
-    keep = writer.render_keeping
+    keep = writer.render_lazily
 
-    def interleaved(files: Any, out_dir: Path, kept: Any) -> writer.Rendered:
+    def interleaved(paths: Any, file_at: Any, out_dir: Path, kept: Any) -> writer.Rendered:
         if kept:
-            monkeypatch.setattr(writer, "render_keeping", keep)
+            monkeypatch.setattr(writer, "render_lazily", keep)
             spec.write_text(source.replace("TAGS = {}", "TAGS = {3: '2.0'}"))
             api.build(spec)
             spec.write_text(source.replace(*ONE_APP))
-        return keep(files, out_dir, kept)
+        return keep(paths, file_at, out_dir, kept)
 
     spec.write_text(source.replace(*ONE_APP))
-    monkeypatch.setattr(writer, "render_keeping", interleaved)
+    monkeypatch.setattr(writer, "render_lazily", interleaved)
     api.build(spec)
-    assert writer.render_keeping is keep  # the interleaved build ran
+    assert writer.render_lazily is keep  # the interleaved build ran
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
+import fleetgen
 from fleetgen import api, unitcache
 from fleetgen.cache import CACHE_DIR
-from fleetgen.emit import names
 from fleetgen.emit.units import Units, supported
 from fleetgen.errors import SpecError
 from fleetgen.load import load
 from fleetgen.resolve import resolve
+from tests.diff.test_diff import commit, git
 from tests.helpers import tree
 from tests.test_whole_fleets import BASE, ECHO, Drawn, fleets
 
@@ -43,7 +44,7 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
     loaded = load(repo / "fleet.py")
     plan = resolve(loaded.fleet, loaded.workspace)
     event("per-app units" if supported(plan) else "Flux hub: emitted whole")
-    whole = Units(plan, names(plan))
+    whole = Units(plan)
     for app in loaded.fleet.apps:
         alone = loaded.fleet.model_copy(update={"apps": [app]})
         try:
@@ -51,7 +52,7 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
         except SpecError:  # e.g. it depends_on another app
             event("an app that cannot stand alone")
             continue
-        assert Units(one, names(plan)).of(app.name) == whole.of(app.name), drawn.source
+        assert Units(one).of(app.name) == whole.of(app.name), drawn.source
 
 
 def _fleet(tmp_path: Path, clusters: int = 12, apps: int = 6) -> tuple[Path, str]:
@@ -148,3 +149,20 @@ def test_a_flux_hub_is_emitted_whole(tmp_path: Path) -> None:
     assert not unitcache.COMPUTED
     assert not (repo / "output" / CACHE_DIR / unitcache.INDEX).exists()
     assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
+
+
+def test_units_a_diff_computed_serve_a_build(tmp_path: Path) -> None:
+    """diff wants no fleet map, yet the units it stores are whole: a build then reads them and
+    writes the fleet map a cold build writes."""
+    spec, source = _fleet(tmp_path, apps=10)
+    api.build(spec)
+    git(spec.parent, "init", "-q", "-b", "main")
+    commit(spec.parent, "fleet")
+    spec.write_text(source.replace(*ONE_APP))
+    unitcache.COMPUTED.clear()
+    fleetgen.diff(spec)
+    assert dict(unitcache.COMPUTED) == {"app007": 1}
+    result = api.build(spec)
+    assert dict(unitcache.COMPUTED) == {"app007": 1}  # read back
+    assert "README.md" in result.report.written
+    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")

@@ -67,7 +67,7 @@ def emit_each(plan: Plan, without: Collection[Emitter] = ()) -> list[tuple[str, 
     (`fleetgen.emit.units`) where the fleet's layout allows."""
     names = [name_of(emitter) for emitter, _ in emitters_for(plan) if emitter not in without]
     if units.supported(plan):
-        made = units.Units(plan, names)
+        made = units.Units(plan)
         return units.emit_each(plan, {app: made.of(app) for app in plan.by_app()}, names)
     return [(name_of(emitter), emitter.emit(part)) for emitter, part in emitters_for(plan)
             if emitter not in without]

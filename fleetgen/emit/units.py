@@ -21,6 +21,7 @@ from typing import Any
 from fleetgen.buildcache import Emitted
 from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.emit.argocd.appsets import Labels, application_sets, registration_labeller
+from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -36,11 +37,13 @@ class Unit:
         files: (emitter, file) of each file only this app writes.
         docs: path of each Flux ``kustomizations.yaml`` it is in -> its objects there.
         kinds: (group, kind) of its Argo CD documents (the bootstrap project whitelists them).
+        rows: its rows of the fleet map.
     """
 
     files: tuple[tuple[str, OutputFile], ...]
     docs: Mapping[str, Docs]
     kinds: tuple[tuple[str, str], ...]
+    rows: AppRows
 
 
 def supported(plan: Plan) -> bool:
@@ -49,42 +52,45 @@ def supported(plan: Plan) -> bool:
 
 
 class Units:
-    """Computes the unit of each app of one Plan (sharing what apps have in common)."""
+    """Computes the unit of each app of one Plan (sharing what apps have in common). A unit is
+    always whole, every emitter's part of it, whichever files a caller wants: the cache keeps
+    it under its app's key alone (`fleetgen.unitcache`)."""
 
-    def __init__(self, plan: Plan, names: Collection[str]) -> None:
-        """``names``: the emitters whose files are wanted."""
-        self._plan, self._names = plan, names
+    def __init__(self, plan: Plan) -> None:
+        self._plan = plan
         self._labels: Labels = registration_labeller(plan)
 
     def of(self, app: str) -> Unit:
         """The unit of ``app``."""
         one, engines = self._plan.only(app), self._plan.fleet.engines
-        files = [("overlays", file) for file in overlays.emit(one)] if "overlays" in self._names \
-            else []
-        appsets = (application_sets(one.on("argocd"), self._labels)
-                   if "argocd" in engines and "argocd" in self._names else [])
+        files = [("overlays", file) for file in overlays.emit(one)]
+        appsets = application_sets(one.on("argocd"), self._labels) if "argocd" in engines else []
         files += [("argocd", file) for file in appsets]
-        docs = flux.app_docs(one.on("flux")) if "flux" in engines and "flux" in self._names \
-            else {}
-        return Unit(tuple(files), docs, tuple(sorted(argocd.kinds(appsets))))
+        docs = flux.app_docs(one.on("flux")) if "flux" in engines else {}
+        return Unit(tuple(files), docs, tuple(sorted(argocd.kinds(appsets))),
+                    fleetmap.app_rows(one))
 
 
 def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> Emitted:
     """The files of the Plan by emitter (those ``names`` names, in registry order), made of the
     ``units`` of all its apps and the whole Plan."""
     kinds = {kind for unit in units.values() for kind in unit.kinds}
+    rows = {app: unit.rows for app, unit in units.items()}
     files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
-             *shared_files(plan, names, kinds),
-             *(("flux", file) for file in kustomizations(plan, shared_docs(units.values())))]
+             *shared_files(plan, names, kinds, rows)]
+    if "flux" in names:
+        files += [("flux", file) for file in kustomizations(plan, shared_docs(units.values()))]
     return [(name, [file for emitter, file in files if emitter == name]) for name in names]
 
 
-def shared_files(plan: Plan, names: Collection[str],
-                 kinds: Iterable[tuple[str, str]]) -> list[tuple[str, OutputFile]]:
-    """(emitter, file) of each file made from the whole Plan, not of units (of the emitters
-    ``names`` names): the fleet map; Argo CD registrations, AppProjects, tenants and the bootstrap
-    (``kinds``: of the units' Argo CD documents); Flux Namespaces, sources and tenants."""
-    files = [("fleetmap", file) for file in fleetmap.emit(plan)] if "fleetmap" in names else []
+def shared_files(plan: Plan, names: Collection[str], kinds: Iterable[tuple[str, str]],
+                 rows: Mapping[str, AppRows]) -> list[tuple[str, OutputFile]]:
+    """(emitter, file) of each file made from the whole Plan and the units' summaries (of the
+    emitters ``names`` names): the fleet map (``rows``: every app's); Argo CD registrations,
+    AppProjects, tenants and the bootstrap (``kinds``: of the units' Argo CD documents); Flux
+    Namespaces, sources and tenants."""
+    files = ([("fleetmap", file) for file in fleetmap.emit_rows(plan, rows)]
+             if "fleetmap" in names else [])
     if "argocd" in names:
         files += [("argocd", file) for file in argocd.shared(plan.on("argocd"), kinds)]
     if "flux" in names:

@@ -1,5 +1,6 @@
-"""diff reads a ref's emitted files from the cache a build, ``build --check`` or an earlier diff
-left (`fleetgen.buildcache` ``emitted/``): same report warm and cold, damaged entries ignored."""
+"""diff reads a ref's compiled files from the cache a build, ``build --check`` or an earlier diff
+left (`fleetgen.unitcache`: a compile stored as the units its files are made of): same report
+warm and cold, damaged entries ignored."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import api, buildcache, placements
+from fleetgen import api, buildcache, placements, unitcache
 from fleetgen.cache import CACHE_DIR
 from fleetgen.diff import blast, compare, formats, render
 from fleetgen.diff.compare import RefSpecError
@@ -24,8 +25,8 @@ from tests.test_validate_charts import ECHO
 NEW_TAG = WEB_PROD_TAG.replace('"1.0"', '"1.1"')
 
 
-def emitted_dir(repo: Path) -> Path:
-    return repo / "output" / CACHE_DIR / buildcache.EMITTED
+def compiled_dir(repo: Path) -> Path:
+    return repo / "output" / CACHE_DIR / unitcache.ENTRIES
 
 
 def diffed(repo: Path) -> tuple[str, str, str, dict[str, int]]:
@@ -49,7 +50,7 @@ def test_after_builds_diff_compiles_nothing_and_reports_as_cold(repo: Path) -> N
     *warm, lookups = diffed(repo)
     assert lookups == {"hit": 2}  # base (the commit) and head (the working tree)
     assert '"newTag"' not in warm[0] and "1.1" in warm[1]
-    shutil.rmtree(emitted_dir(repo))
+    shutil.rmtree(compiled_dir(repo))
     *cold, lookups = diffed(repo)
     assert lookups == {"miss": 2}
     assert cold == warm
@@ -131,7 +132,7 @@ def test_without_an_output_folder_diff_neither_reads_nor_writes_a_cache(repo: Pa
 def test_a_damaged_or_foreign_entry_is_a_miss(repo: Path, damage: str) -> None:
     built_before_and_after_the_edit(repo)
     *expected, _ = diffed(repo)
-    entries = sorted(emitted_dir(repo).rglob("*.bin"))
+    entries = sorted(compiled_dir(repo).rglob("*.bin"))
     assert len(entries) == 2
     first, second = (entry.read_bytes() for entry in entries)
     for entry, data, other in ((entries[0], first, second), (entries[1], second, first)):
@@ -165,32 +166,32 @@ def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
     assert {problem.file for problem in raised.value.problems} == {"./fleet.py"}  # not absolute
 
 
-def test_diff_decodes_only_the_stored_files_that_differ(repo: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stored files whose bytes are equal at both refs hold equal data (`serialize`: marshal
-    format 2 reads back as the same data), so diff compares them undecoded."""
+def test_diff_makes_only_the_stored_files_that_differ(repo: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stored files whose source keys are equal at both refs are equal (`fleetgen.unitcache`),
+    so diff compares them without making either."""
     built_before_and_after_the_edit(repo)
-    stored = buildcache.load_emitted(api.Cache(repo / "output"), _head_entry(repo), ())
+    stored = unitcache.load(api.Cache(repo / "output"), _head_entry(repo), ())
     assert stored is not None and len(stored) > 10
-    decoded: list[str] = []
-    real = buildcache.StoredFiles.__getitem__
+    made: list[str] = []
+    real = unitcache.Stored.__getitem__
 
-    def counted(self: buildcache.StoredFiles, path: str) -> Any:
-        decoded.append(path)
+    def counted(self: unitcache.Stored, path: str) -> Any:
+        made.append(path)
         return real(self, path)
 
-    monkeypatch.setattr(buildcache.StoredFiles, "__getitem__", counted)
+    monkeypatch.setattr(unitcache.Stored, "__getitem__", counted)
     *_, lookups = diffed(repo)
     assert lookups == {"hit": 2}
-    changed = {path for path in decoded if "overlays/web/prod" in path}
-    assert changed and set(decoded) - changed <= {
+    changed = {path for path in made if "overlays/web/prod" in path}
+    assert changed and set(made) - changed <= {
         path for path in stored if path.startswith("argocd/applicationsets/")}
 
 
 def _head_entry(repo: Path) -> str:
-    entry = buildcache.inputs_key(fleetgen.load(repo / "fleet.py"))
-    assert entry is not None
-    return entry
+    keys = unitcache.keys(fleetgen.load(repo / "fleet.py"))
+    assert keys is not None
+    return keys.compile
 
 
 def test_render_builds_come_from_the_cache_the_second_time(repo: Path, kustomize: Kustomize,
