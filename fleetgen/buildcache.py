@@ -9,17 +9,18 @@ Two kinds of entry, each under its own folder of ``<output>/.fleetgen/cache/``:
   version. A spec that serializes to the same bytes compiles to the same output, so a hit skips
   resolve, emit and serialization.
 - ``source/``: what each file of a build was rendered from, keyed like ``tree/`` by the
-  manifest: path -> `source_key` of the emitted file (its complete data as ``marshal`` writes
-  it, `serialize`, plus `code_identity`). A rebuild renders only the files whose source key
-  changed or whose bytes on disk are not proven; the others keep their bytes on disk (a
-  one-app change re-serializes that app's files, not the fleet's).
-- ``emitted/``: the emitted files themselves, as data (what ``diff`` compares), keyed by the
+  manifest: path -> source key (`source_key`: the file's complete data as ``marshal`` writes
+  it, `serialize`, plus `code_identity`; for a file made of units, `fleetgen.unitcache`'s). A
+  rebuild renders only the files whose source key changed or whose bytes on disk are not
+  proven; the others keep their bytes on disk.
+- ``emitted/``: the files of a compile emitted whole (a Flux hub's; other compiles are stored
+  as their units, `fleetgen.unitcache`), as data (what ``diff`` compares), keyed by the
   compile's input key: every build stores its compile, and ``diff`` stores each ref it compiles,
   so ``diff`` of a ref whose spec was compiled before (by a build in the working tree or an
   earlier diff) reads the files back instead of emitting them. Each file's path and bytes as
-  `serialize` wrote them (for its source key: the build marshals each file once), in a
-  ``marshal`` list compressed with zlib; the cache's header checks the bytes, and data of
-  another shape is a miss. A file is decoded only when asked for (`StoredFiles`).
+  `serialize` wrote them, in a ``marshal`` list compressed with zlib; the cache's header checks
+  the bytes, and data of another shape is a miss. A file is decoded only when asked for
+  (`StoredFiles`).
 - ``tree/``: proof that the output tree still holds what a build left, without reading it:
   the ``lstat`` (mode, inode, size, mtime, ctime) of every owned file right after the build,
   keyed by the manifest (version and file digests). A file whose stat changed is read and
@@ -58,7 +59,7 @@ COMPILE = "compile"
 TREE = "tree"
 SOURCE = "source"
 EMITTED = "emitted"
-# Lookups of emitted files by outcome ("hit", "miss"), for tests and debugging.
+# Lookups of stored compiles by outcome ("hit", "miss"), for tests and debugging (`api`).
 LOOKUPS: Counter[str] = Counter()
 # A file whose ctime is this close to when its stat was recorded may have changed unseen since.
 _RACY_NS = 50_000_000

@@ -1,14 +1,14 @@
 """What ``diff`` reads of one compile's Plan: its placements, kept in the cache under ``diff/``.
 
-``build`` and ``build --check`` store them with the emitted files of their compile, and ``diff``
-with each ref it compiles.
+``build`` and ``build --check`` store them with the files of their compile, and ``diff`` with
+each ref it compiles.
 
 A `Placements` holds a row per placement (app, cluster, env, overlay, engine) and the env overlay
 each cluster overlay builds on: all `blast.Facts` and the derived Applications need. Its cache
-entry (`fleetgen.cache`) is keyed like the ref's emitted files (`fleetgen.buildcache`
-``emitted/``: the compile's input key), as ``marshal`` (format 4) writes it, so a diff of a ref
-whose entry and emitted files are both stored does not resolve the spec. An entry that cannot be
-read back as this code writes it is a miss.
+entry (`fleetgen.cache`) is keyed like the ref's stored compile (the compile's input key:
+`fleetgen.unitcache`, `fleetgen.buildcache` ``emitted/``), as ``marshal`` (format 4) writes it,
+so a diff of a ref whose placements and compile are both stored does not resolve the spec. An
+entry that cannot be read back as this code writes it is a miss.
 """
 
 from __future__ import annotations
