@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import os
 import re
-import tempfile
 import time
 from importlib import resources
 from pathlib import Path
@@ -37,6 +37,7 @@ _STALE_TEMPORARY_S = 3600  # a write's temporary file this old was left by a kil
 _MAGIC = b"fleetgen-cache-bytes\n"
 # In the cache itself, so it holds whichever fleetgen wrote ``.fleetgen/.gitignore``.
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
+_WRITES = itertools.count()  # numbers this process's temporary files
 
 
 def tree_digest(roots: list[Path]) -> str:
@@ -69,6 +70,7 @@ class Cache:
     def __init__(self, out_dir: Path) -> None:
         self.directory = out_dir / CACHE_DIR
         self._pruned = False
+        self._made: set[Path] = set()  # directories this cache created or found
 
     def _path(self, namespace: str, entry: str, suffix: str = "json") -> Path:
         return self.directory / namespace / entry[:2] / f"{entry}.{suffix}"
@@ -120,14 +122,21 @@ class Cache:
             self._pruned = True
             self.prune(max_bytes())
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.is_file():
-                ignore.write_bytes(_GITIGNORE)
-            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp",
-                                             delete=False) as handle:
-                handle.write(data)
-            os.replace(handle.name, path)
+            if path.parent not in self._made:  # a build writes hundreds of entries: ask once
+                path.parent.mkdir(parents=True, exist_ok=True)
+                ignore = self.directory / ".gitignore"
+                if not ignore.is_file():
+                    ignore.write_bytes(_GITIGNORE)
+                self._made.add(path.parent)
+            temporary = f"{path}.{os.getpid()}.{next(_WRITES)}.tmp"  # this process's alone
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(handle, view):]
+            finally:
+                os.close(handle)
+            os.replace(temporary, path)
         except OSError:
             return
 

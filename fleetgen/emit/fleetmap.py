@@ -77,7 +77,8 @@ def warnings(plan: Plan) -> list[Problem]:
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory: `emit_rows` with the rows of every
     placed app, each from its one-app Plan (the one path a cached build takes too)."""
-    return emit_rows(plan, {app: app_rows(plan.only(app)) for app in plan.by_app()})
+    columns = Columns.of(plan)
+    return emit_rows(plan, {app: app_rows(plan.only(app), columns) for app in plan.by_app()})
 
 
 Versions = tuple[tuple[str, str], ...]  # (env, what it runs joined, or "·"), envs in spec order
@@ -97,21 +98,37 @@ class AppRows(TypedDict):
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
 
 
-def app_rows(plan: Plan) -> AppRows:
-    """The rows of the one app of ``plan`` (`Plan.only`)."""
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """What every app's rows are laid out by, the same for all apps of a Plan: each cluster's
+    bit, each environment's waves and cluster columns (`env_columns`)."""
+
+    bits: Mapping[str, int]
+    envs: Mapping[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]
+
+    @classmethod
+    def of(cls, plan: Plan) -> Columns:
+        """The columns of ``plan`` (or of any `Plan.only` of it: they share clusters and waves)."""
+        return cls({cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)},
+                   env_columns(plan))
+
+
+def app_rows(plan: Plan, columns: Columns | None = None) -> AppRows:
+    """The rows of the one app of ``plan`` (`Plan.only`); ``columns``: `Columns.of` the whole
+    Plan, computed once for all its apps (default: of ``plan``)."""
     [spec] = plan.fleet.apps
-    index = {cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)}
+    columns = columns or Columns.of(plan)
     by_env: defaultdict[str, list[Placement]] = defaultdict(list)
     clusters: defaultdict[str, int] = defaultdict(int)
     for placement in plan.placements:
         by_env[placement.env].append(placement)
-        clusters[placement.engine] |= 1 << index[placement.cluster]
+        clusters[placement.engine] |= 1 << columns.bits[placement.cluster]
     others = ({p.chart.repo for p in plan.placements if p.chart and p.chart.repo} |
               {p.remote.source.url for p in plan.placements if p.remote})
     remote = next(((p.remote.source.url, p.remote.source.target_revision, p.remote.path)
                    for p in reversed(plan.placements) if p.remote), None)
     return AppRows(
-        placements=len(plan.placements), envs=_env_rows(plan, by_env),
+        placements=len(plan.placements), envs=_env_rows(plan, columns, by_env),
         chart=_chart_row(plan, spec, by_env), images=_image_rows(plan, by_env),
         remote=remote, clusters=dict(clusters),
         own_repo=any(p.remote is None and not (p.chart and p.chart.repo)
@@ -152,11 +169,12 @@ def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tupl
     return found
 
 
-def _env_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]) -> dict[str, str]:
+def _env_rows(plan: Plan, columns: Columns,
+              by_env: Mapping[str, Sequence[Placement]]) -> dict[str, str]:
     """env -> the app's row of its table (``+`` on a cluster with the app's own layer)."""
     layered = {overlay.cluster for overlay in plan.cluster_overlays}
     found = {}
-    for env, (_, clusters) in env_columns(plan).items():
+    for env, (_, clusters) in columns.envs.items():
         if env in by_env:
             cells = {p.cluster: _cell(p, p.cluster in layered) for p in by_env[env]}
             found[env] = " | ".join([cells.get(c, "·") for c in clusters])

@@ -59,6 +59,8 @@ class Units:
     def __init__(self, plan: Plan) -> None:
         self._plan = plan
         self._labels: Labels = registration_labeller(plan)
+        self._columns = fleetmap.Columns.of(plan)
+        self._homes = flux.homes(plan)
 
     def of(self, app: str) -> Unit:
         """The unit of ``app``."""
@@ -66,9 +68,9 @@ class Units:
         files = [("overlays", file) for file in overlays.emit(one)]
         appsets = application_sets(one.on("argocd"), self._labels) if "argocd" in engines else []
         files += [("argocd", file) for file in appsets]
-        docs = flux.app_docs(one.on("flux")) if "flux" in engines else {}
+        docs = flux.app_docs(one.on("flux"), self._homes) if "flux" in engines else {}
         return Unit(tuple(files), docs, tuple(sorted(argocd.kinds(appsets))),
-                    fleetmap.app_rows(one))
+                    fleetmap.app_rows(one, self._columns))
 
 
 def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> Emitted:

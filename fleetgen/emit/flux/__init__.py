@@ -230,11 +230,17 @@ def home(fleet: Fleet, cluster: str) -> Home:
                 _comment(fleet.output_dir, cluster))
 
 
-def app_docs(plan: Plan) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+def homes(plan: Plan) -> dict[str, Home]:
+    """cluster -> its `home`, for every cluster of the fleet (per-cluster mode)."""
+    return {cluster.name: home(plan.fleet, cluster.name) for cluster in plan.fleet.clusters}
+
+
+def app_docs(plan: Plan, found: Mapping[str, Home]
+             ) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
     """The objects of the one app of ``plan`` (`Plan.only`) in each cluster's
-    ``kustomizations.yaml``, with their order (per-cluster mode)."""
-    homes = {p.cluster: home(plan.fleet, p.cluster) for p in plan.placements}
-    return kustomization_docs(plan, homes, {})
+    ``kustomizations.yaml``, with their order (per-cluster mode); ``found``: the `homes` of the
+    whole Plan, computed once for all its apps."""
+    return kustomization_docs(plan, found, {})
 
 
 def cluster_files(plan: Plan) -> list[OutputFile]:
