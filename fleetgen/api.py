@@ -150,7 +150,7 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
     output = _output(cache, plan, keys, names)
     if entry is not None:
         output.save(cache, entry, left_out)
-    return entry, plan, output.files()
+    return entry, plan, output.files
 
 
 def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, OutputFile] | None:
@@ -235,6 +235,7 @@ class _Emitted:
         """The file at ``path``."""
         return self._files[path]
 
+    @property
     def files(self) -> Mapping[str, OutputFile]:
         """Every file by path."""
         return self._files

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -219,39 +218,84 @@ class _Units:
         return unit
 
 
+class Files(Mapping[str, OutputFile]):
+    """A compile's files by path, each made when first asked for: decoded from its stored data,
+    or made of the units it names. Two of them with equal source keys at a path hold the same
+    file there (``diff`` makes only the files that differ)."""
+
+    def __init__(self, units: _Units, sources: dict[str, str | None],
+                 made: dict[str, OutputFile], serialized: dict[str, bytes],
+                 owned: dict[str, str], docs: dict[str, tuple[str, list[str]]]) -> None:
+        """``sources``: path -> source key of every file; ``made``: files already made;
+        ``serialized``: others' `serialize`; ``owned``: path of a file an app alone writes ->
+        its unit key; ``docs``: path of a shared file -> (its comment, the unit keys of the
+        apps with objects in it, in app order)."""
+        self._units, self._sources, self._made = units, sources, made
+        self._serialized, self.owned, self.docs = serialized, owned, docs
+
+    def __getitem__(self, path: str) -> OutputFile:
+        found = self._made.get(path)
+        if found is None:
+            found = self._made[path] = self._make(path)
+        return found
+
+    def _make(self, path: str) -> OutputFile:
+        if path in self._serialized:
+            return decode_file(self._serialized[path])
+        if path in self.owned:
+            return self._units.owned(self.owned[path], path)
+        if path in self.docs:
+            comment, keys = self.docs[path]
+            return self._units.shared(path, keys, comment)
+        raise KeyError(path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._sources))
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def source(self, path: str) -> str | None:
+        """The source key of the file at ``path`` (None: unknown or no such file)."""
+        return self._sources.get(path)
+
+
 class Output:
     """The output files of one compile, made of units computed now or read from the cache: each
     file's emitter and source key, and its data when asked for (`file`)."""
 
     def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str]) -> None:
         """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``."""
-        self._cache, self._plan, self._keys, self._made = cache, plan, keys, Units(plan)
+        self._cache, self._keys, self._made = cache, keys, Units(plan)
         apps = {key: app for app, key in keys.apps.items()}
         self._units = _Units(cache, lambda key: self._compute(apps[key])[0])
         indexes = {app: self._index(app) for app in plan.by_app()}
         self.sources: dict[str, str | None] = {}
         self.emitters: dict[str, str] = {}
-        self.owned: dict[str, str] = {}  # path of a file an app alone writes -> its unit key
+        owned: dict[str, str] = {}
         for app, index in indexes.items():
             for emitter, path, source in index.files:
                 if emitter in names:
                     self.sources[path], self.emitters[path] = source, emitter
-                    self.owned[path] = keys.apps[app]
-        self.shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
+                    owned[path] = keys.apps[app]
+        shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
         for app, index in indexes.items():
             for path, digest in index.docs.items() if "flux" in names else ():
-                self.shared.setdefault(path, []).append((app, digest))
-        for path, digests in self.shared.items():
-            self.sources[path], self.emitters[path] = shared_source(keys.shared, path,
-                                                                    digests), "flux"
+                shared.setdefault(path, []).append((app, digest))
+        for path, digests in shared.items():
+            self.sources[path] = shared_source(keys.shared, path, digests)
+            self.emitters[path] = "flux"
         kinds = {kind for index in indexes.values() for kind in index.kinds}
         rows = {app: index.rows for app, index in indexes.items()}
-        self._files: dict[str, OutputFile] = {}
+        made: dict[str, OutputFile] = {}
         self.serialized: dict[str, bytes | None] = {}  # files made of the whole Plan
         for emitter, file in units.shared_files(plan, names, kinds, rows):
             data = self.serialized[file.path] = serialize(file)
             self.sources[file.path] = source_key_of(data)
-            self.emitters[file.path], self._files[file.path] = emitter, file
+            self.emitters[file.path], made[file.path] = emitter, file
+        docs = {path: (units.comment(plan, path), [keys.apps[app] for app, _ in digests])
+                for path, digests in shared.items()}
+        self.files = Files(self._units, self.sources, made, {}, owned, docs)
 
     def _index(self, app: str) -> Index:
         key = self._keys.apps[app]
@@ -269,112 +313,36 @@ class Output:
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""
-        found = self._files.get(path)
-        if found is None:
-            found = self._files[path] = self._make(path)
-        return found
-
-    def _make(self, path: str) -> OutputFile:
-        if path in self.owned:
-            return self._units.owned(self.owned[path], path)
-        return self._units.shared(path, self.contributors(path),
-                                  units.comment(self._plan, path))
-
-    def contributors(self, path: str) -> list[str]:
-        """The unit keys of the apps with objects in the shared file at ``path``, in app order."""
-        return [self._keys.apps[app] for app, _ in self.shared[path]]
-
-    def files(self) -> OutputFiles:
-        """Every file by path, each made when first asked for."""
-        return OutputFiles(self)
+        return self.files[path]
 
     def save(self, cache: Cache, entry: str, left_out: Collection[str]) -> None:
         """Store what this compile made under ``entry`` (`load`): the files made of the whole
         Plan as data, and the units each other file is made of."""
-        docs = {path: (units.comment(self._plan, path), self.contributors(path))
-                for path in self.shared}
         if all(data is not None for data in self.serialized.values()):
-            cache.put_bytes(ENTRIES, entry, zlib.compress(marshal.dumps(
-                (sorted(left_out), self.emitters, self.serialized, self.owned, docs,
-                 self.sources), 2), 1))
+            cache.put_bytes(ENTRIES, entry, marshal.dumps(
+                (sorted(left_out), self.emitters, self.serialized, self.files.owned,
+                 self.files.docs, self.sources), 2))
 
 
-class Stored(Mapping[str, OutputFile]):
-    """The files of a compile read back from the cache (`Output.save`), each made when first
-    asked for, from the units it names."""
-
-    def __init__(self, units: _Units, serialized: dict[str, bytes], owned: dict[str, str],
-                 docs: dict[str, tuple[str, list[str]]], sources: dict[str, str | None]) -> None:
-        self._units, self._serialized, self._owned = units, serialized, owned
-        self._docs, self._sources = docs, sources
-        self._made: dict[str, OutputFile] = {}
-
-    def __getitem__(self, path: str) -> OutputFile:
-        found = self._made.get(path)
-        if found is None:
-            found = self._made[path] = self._make(path)
-        return found
-
-    def _make(self, path: str) -> OutputFile:
-        if path in self._serialized:
-            return decode_file(self._serialized[path])
-        if path in self._owned:
-            return self._units.owned(self._owned[path], path)
-        comment, keys = self._docs[path]
-        return self._units.shared(path, keys, comment)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._sources))
-
-    def __len__(self) -> int:
-        return len(self._sources)
-
-    def source(self, path: str) -> str | None:
-        """The source key of the file at ``path`` (None: unknown or no such file)."""
-        return self._sources.get(path)
-
-
-def load(cache: Cache, entry: str, left_out: Collection[str]) -> Stored | None:
+def load(cache: Cache, entry: str, left_out: Collection[str]) -> Files | None:
     """The files stored under ``entry`` but those of the emitters ``left_out``; None when absent,
     damaged, missing an emitter this lookup needs, or made of a unit no longer stored."""
     stored = cache.get_bytes(ENTRIES, entry)
     if stored is None:
         return None
     try:
-        skipped, emitters, serialized, owned, docs, sources = marshal.loads(zlib.decompress(stored))
-    except (ValueError, TypeError, EOFError, zlib.error):
+        skipped, emitters, serialized, owned, docs, sources = marshal.loads(stored)
+    except (ValueError, TypeError, EOFError):
         return None
     if not set(skipped) <= set(left_out) or not all(
             isinstance(found, dict) for found in (emitters, serialized, owned, docs, sources)):
         return None
     kept = {path for path, emitter in emitters.items() if emitter not in left_out}
     needed = {*owned.values(), *(key for _, keys in docs.values() for key in keys)}
-    units = _Units(cache)
-    if not all(units.data(key) is not None for key in needed):  # checked now: read anyway
+    stored_units = _Units(cache)
+    if not all(stored_units.data(key) is not None for key in needed):  # checked now: read anyway
         return None
-    return Stored(units, {path: data for path, data in serialized.items() if path in kept},
-                  {path: key for path, key in owned.items() if path in kept},
-                  {path: found for path, found in docs.items() if path in kept},
-                  {path: key for path, key in sources.items() if path in kept})
-
-
-class OutputFiles(Mapping[str, OutputFile]):
-    """The files of an `Output` by path, each made when first asked for."""
-
-    def __init__(self, output: Output) -> None:
-        self._output = output
-
-    def __getitem__(self, path: str) -> OutputFile:
-        if path not in self._output.sources:
-            raise KeyError(path)
-        return self._output.file(path)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._output.sources))
-
-    def __len__(self) -> int:
-        return len(self._output.sources)
-
-    def source(self, path: str) -> str | None:
-        """The source key of the file at ``path`` (None: unknown or no such file)."""
-        return self._output.sources.get(path)
+    return Files(stored_units, {path: key for path, key in sources.items() if path in kept}, {},
+                 {path: data for path, data in serialized.items() if path in kept},
+                 {path: key for path, key in owned.items() if path in kept},
+                 {path: found for path, found in docs.items() if path in kept})

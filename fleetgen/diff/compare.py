@@ -64,7 +64,7 @@ from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
-from fleetgen.unitcache import OutputFiles, Stored
+from fleetgen.unitcache import Files
 
 
 class RefSpecError(SpecError):
@@ -263,7 +263,7 @@ def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
         stored = base.serialized(path)
         if stored is not None and stored == head.serialized(path):
             return True
-    if isinstance(base, Stored | OutputFiles) and isinstance(head, Stored | OutputFiles):
+    if isinstance(base, Files) and isinstance(head, Files):
         source = base.source(path)
         if source is not None and source == head.source(path):
             return True

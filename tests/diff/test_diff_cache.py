@@ -174,13 +174,13 @@ def test_diff_makes_only_the_stored_files_that_differ(repo: Path,
     stored = unitcache.load(api.Cache(repo / "output"), _head_entry(repo), ())
     assert stored is not None and len(stored) > 10
     made: list[str] = []
-    real = unitcache.Stored.__getitem__
+    real = unitcache.Files.__getitem__
 
-    def counted(self: unitcache.Stored, path: str) -> Any:
+    def counted(self: unitcache.Files, path: str) -> Any:
         made.append(path)
         return real(self, path)
 
-    monkeypatch.setattr(unitcache.Stored, "__getitem__", counted)
+    monkeypatch.setattr(unitcache.Files, "__getitem__", counted)
     *_, lookups = diffed(repo)
     assert lookups == {"hit": 2}
     changed = {path for path in made if "overlays/web/prod" in path}
