@@ -1,4 +1,6 @@
-"""benchmarks/run.py keeps working: a small run produces every figure (no timing asserted)."""
+"""benchmarks/run.py keeps working: a small run produces every figure (no timing asserted);
+benchmarks/tree_digest.py prints the digests of a cold build and of the edited spec built warm
+and cold, the last two equal."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).parent.parent / "benchmarks" / "run.py"
+DIGEST = RUN.with_name("tree_digest.py")
 
 
 def test_small_run_reports_every_figure() -> None:
@@ -23,3 +26,12 @@ def test_small_run_reports_every_figure() -> None:
     assert figures["one_app_written"] > 0  # the image tag change reached the output
     assert figures["check_findings"] == 0 and figures["diff_changes"] > 0
     assert figures["diff_lookups"] == {"hit": 2}  # both refs were built before the diff
+    assert set(figures["user_ratios"]) == set(figures["ratios"])
+
+
+def test_tree_digest_prints_equal_warm_and_cold_digests_of_the_edit() -> None:
+    done = subprocess.run([sys.executable, str(DIGEST), "--clusters", "20", "--apps", "10"],
+                          capture_output=True, text=True, check=True)
+    digests = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
+    assert set(digests) == {"cold     ", "warm edit", "cold edit"}
+    assert digests["warm edit"] == digests["cold edit"] != digests["cold     "]
