@@ -1,9 +1,10 @@
-"""Kubernetes' own rules that more than one layer needs: ConfigMap keys, object identity and
-which images a kustomize ``images`` entry rewrites.
+"""Kubernetes' own rules that more than one layer needs: ConfigMap keys, object identity, which
+images a kustomize ``images`` entry rewrites and which kinds are cluster-scoped.
 
 `configmap_key_problem` serves the spec's field types (`fleetgen.fields`) and the YAML writer
 (`fleetgen.yamlio`); `Key` and `identity` serve ``diff`` and ``validate``; `image_matches` serves
-``resolve``. Nothing here imports more of fleetgen than the YAML scalar rules.
+``resolve``; `CLUSTER_SCOPED` the workspace inventory and ``validate``. Nothing here imports
+more of fleetgen than the YAML scalar rules.
 """
 
 from __future__ import annotations
@@ -14,6 +15,32 @@ from typing import Any
 
 from fleetgen.yamlscalar import needs_quotes
 
+# The built-in cluster-scoped kinds, (API group, kind) (kubectl api-resources --namespaced=false,
+# Kubernetes 1.35): kustomize's namespace rewrite leaves these alone, and sets every other's.
+CLUSTER_SCOPED: tuple[tuple[str, str], ...] = (
+    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "VolumeAttributesClass"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("apiregistration.k8s.io", "APIService"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+    ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "IPAddress"),
+    ("networking.k8s.io", "ServiceCIDR"),
+    ("certificates.k8s.io", "CertificateSigningRequest"),
+    ("certificates.k8s.io", "ClusterTrustBundle"),
+    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+    ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
+)
 _CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 _IMAGE_TAG = r"(:[a-zA-Z0-9_.{}-]*)?"
 _IMAGE_DIGEST = r"(@sha256:[a-zA-Z0-9_.{}-]*)?"

@@ -14,11 +14,13 @@ from typing import Any
 
 import yaml
 
+from fleetgen.k8s import CLUSTER_SCOPED
 from fleetgen.yamlio import load_all
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 # Workloads whose pod template a changed ConfigMap should roll (a Job's template is immutable).
 ROLLING_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet"})
+_CLUSTER_SCOPED = frozenset(CLUSTER_SCOPED)
 
 # (path relative to the repo root) -> bytes, or None when there is no such file.
 Reader = Callable[[str], bytes | None]
@@ -43,13 +45,12 @@ class Base:
     workloads: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     # The data (and binaryData) of the base's plain ConfigMap resources, by name.
     configmap_data: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    # The metadata.namespace of its objects (those that set one).
+    # The namespaces its objects are in as kustomize builds the base: each object's
+    # metadata.namespace, unless a kustomization above it rewrites it (the outermost rewrite
+    # wins: it sets every namespace below it).
     namespaces: frozenset[str] = frozenset()
-
-    @property
-    def namespace_objects(self) -> frozenset[str]:
-        """The names of the Namespace objects the base ships."""
-        return frozenset(name for kind, name in self.resources if kind == "Namespace")
+    # The names of the Namespace objects it ships as kustomize builds it (a rewrite renames them).
+    namespace_objects: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +183,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         workloads=inventory.workloads,
         configmap_data=inventory.configmap_data,
         namespaces=frozenset(inventory.namespaces),
+        namespace_objects=frozenset(inventory.namespace_objects),
     )
 
 
@@ -196,6 +198,8 @@ class _Inventory:
     workloads: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
     namespaces: set[str] = field(default_factory=set)
+    namespace_objects: set[str] = field(default_factory=set)
+    namespaced: bool = False  # whether an object read so far is one kustomize namespaces
 
     def add_kustomization(self, read: Reader, directory: str, found: tuple[str, bytes],
                           depth: int) -> None:
@@ -207,15 +211,22 @@ class _Inventory:
             self.complete = False
         if doc.get("images"):
             self.images_known = False
-        if isinstance(doc.get("namespace"), str):  # a base's own rewrite
-            self.namespaces.add(doc["namespace"])
         for generator in doc.get("configMapGenerator") or []:
             if isinstance(generator, dict) and isinstance(generator.get("name"), str):
                 self.configmaps.add(generator["name"])
+        rewrite = doc.get("namespace") if isinstance(doc.get("namespace"), str) else ""
+        outer = self.namespaces, self.namespace_objects, self.namespaced
+        if rewrite:  # what the resources below say, this rewrite overrides
+            self.namespaces, self.namespace_objects, self.namespaced = set(), set(), False
+        self.namespaced |= bool(doc.get("configMapGenerator") or doc.get("secretGenerator"))
         for entry in doc.get("resources") or []:
             if isinstance(entry, str):
                 self._add_resource(read, posixpath.normpath(posixpath.join(directory, entry)),
                                    depth)
+        if rewrite:  # kustomize's namespace transformer: the outermost rewrite wins
+            self.namespaces = outer[0] | ({rewrite} if self.namespaced else set())
+            self.namespace_objects = outer[1] | ({rewrite} if self.namespace_objects else set())
+            self.namespaced |= outer[2]
 
     def _add_resource(self, read: Reader, path: str, depth: int) -> None:
         if "://" in path or path.startswith(("github.com/", "git@")) or path.startswith(".."):
@@ -239,8 +250,13 @@ class _Inventory:
         namespace = _mapping(doc.get("metadata")).get("namespace")
         if isinstance(namespace, str) and namespace:
             self.namespaces.add(namespace)
+        api = doc.get("apiVersion")
+        group = api.rpartition("/")[0] if isinstance(api, str) else ""
+        self.namespaced |= (group, kind) not in _CLUSTER_SCOPED
         if isinstance(kind, str) and isinstance(name, str):
             self.resources.add((kind, name))
+            if kind == "Namespace":
+                self.namespace_objects.add(name)
             if kind == "ConfigMap":
                 self.configmaps.add(name)
                 self.configmap_data[name] = _configmap_data(doc)

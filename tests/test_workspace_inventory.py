@@ -118,3 +118,49 @@ def test_inventory_collects_images_reads_and_configmap_data(tmp_path: Path) -> N
 def test_images_rewritten_by_the_base_itself_are_not_known(tmp_path: Path) -> None:
     base = _scanned(tmp_path, {"images": [{"name": "api", "newName": "mirror/api"}]})
     assert base.images is None
+
+
+def _configmap(name: str, namespace: str | None = None) -> dict[str, Any]:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}
+
+
+NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shipped"}}
+CLUSTER_ROLE = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "reader"}}
+# (outer rewrite, inner rewrite, objects of the outer level, objects of the nested kustomization)
+NESTINGS = [
+    ("outer", "inner", [_configmap("a", "explicit")], [_configmap("b", "explicit2")]),
+    (None, "inner", [_configmap("a", "explicit")], [_configmap("b", "explicit2")]),
+    (None, None, [_configmap("a", "explicit")], [_configmap("b")]),
+    ("outer", None, [NAMESPACE], [_configmap("b", "explicit2")]),
+    (None, "inner", [NAMESPACE], [NAMESPACE | {"metadata": {"name": "nested"}}]),
+    (None, None, [NAMESPACE], [_configmap("b", "explicit2")]),
+    (None, "inner", [_configmap("a", "explicit")], [CLUSTER_ROLE]),  # nothing it namespaces
+    ("outer", None, [CLUSTER_ROLE], [CLUSTER_ROLE | {"metadata": {"name": "other"}}]),
+]
+
+
+def test_namespaces_of_a_base_are_kustomizes(tmp_path: Path, kustomize: Kustomize) -> None:
+    """A base's namespaces and Namespace objects are those of its kustomize build: the outermost
+    namespace rewrite sets every namespace below it and renames the Namespace objects there
+    (kustomize's namespace transformer)."""
+    dirs = []
+    for number, (outer, inner, objects, nested) in enumerate(NESTINGS):
+        base = tmp_path / str(number) / "base"
+        (base / "nested").mkdir(parents=True)
+        (base / "objects.yaml").write_text(dump_documents(objects))
+        (base / "nested" / "objects.yaml").write_text(dump_documents(nested))
+        (base / "kustomization.yaml").write_text(dump(
+            {"resources": ["objects.yaml", "nested"], **({"namespace": outer} if outer else {})}))
+        (base / "nested" / "kustomization.yaml").write_text(dump(
+            {"resources": ["objects.yaml"], **({"namespace": inner} if inner else {})}))
+        dirs.append(base)
+    rendered = build_many(dirs, kustomize=kustomize)
+    for base in dirs:
+        built = load_all(rendered[base])
+        found = scan(filesystem_reader(base.parent), ["base"]).bases["base"]
+        assert found.namespaces == {doc["metadata"]["namespace"] for doc in built
+                                    if "namespace" in doc["metadata"]}, base
+        assert found.namespace_objects == {doc["metadata"]["name"] for doc in built
+                                           if doc["kind"] == "Namespace"}, base

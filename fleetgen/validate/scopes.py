@@ -13,36 +13,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from fleetgen.k8s import CLUSTER_SCOPED
 from fleetgen.yamlio import load_all
 
 GroupKind = tuple[str, str]
 Scopes = Mapping[GroupKind, bool]  # (group, kind) -> cluster-scoped
 
-# The built-in cluster-scoped kinds (kubectl api-resources --namespaced=false, Kubernetes 1.35).
-CORE: Scopes = dict.fromkeys([
-    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
-    ("rbac.authorization.k8s.io", "ClusterRole"),
-    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "VolumeAttachment"),
-    ("storage.k8s.io", "VolumeAttributesClass"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"),
-    ("apiregistration.k8s.io", "APIService"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
-    ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"),
-    ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "IPAddress"),
-    ("networking.k8s.io", "ServiceCIDR"),
-    ("certificates.k8s.io", "CertificateSigningRequest"),
-    ("certificates.k8s.io", "ClusterTrustBundle"),
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
-    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
-    ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
-], True)
+CORE: Scopes = dict.fromkeys(CLUSTER_SCOPED, True)  # the built-in kinds
 
 
 def crd_scope(doc: Mapping[str, Any]) -> tuple[GroupKind, bool] | None:
