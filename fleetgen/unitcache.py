@@ -17,6 +17,7 @@ miss: the unit is computed again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 from collections import Counter
@@ -104,28 +105,46 @@ class Index:
     rows: AppRows
 
 
-@dataclass(frozen=True, slots=True)
 class Data:
-    """A unit's files and objects, as stored."""
+    """A unit's files and objects as stored: two ``marshal`` blobs, each decoded when first read
+    (``diff`` reads the ApplicationSets of every unit, seldom its Flux objects)."""
 
-    files: Mapping[str, bytes | None]  # path -> `serialize` of each file the app alone writes
-    docs: Mapping[str, bytes]  # shared file path -> its objects there, marshalled
+    def __init__(self, files: bytes, docs: bytes) -> None:
+        self._files, self._docs = files, docs
+
+    @functools.cached_property
+    def files(self) -> dict[str, bytes | None]:
+        """path -> `serialize` of each file the app alone writes."""
+        return _decoded(self._files)
+
+    @functools.cached_property
+    def docs(self) -> dict[str, bytes]:
+        """shared file path -> the app's objects there, marshalled."""
+        return _decoded(self._docs)
 
 
-def store(cache: Cache, key: str, unit: Unit) -> tuple[Index, Data]:
-    """Store ``unit`` under ``key``; its index and data."""
+def _decoded(blob: bytes) -> dict[str, Any]:
+    """A dict stored by `store` (its entry's header proved the bytes are those written)."""
+    found = marshal.loads(blob)
+    if not isinstance(found, dict):
+        raise LookupError("a unit's data is not as this fleetgen writes it")
+    return found
+
+
+def store(cache: Cache, key: str, unit: Unit) -> Index:
+    """Store ``unit`` under ``key``; its index."""
     serialized = {file.path: serialize(file) for _, file in unit.files}
     docs = {path: marshal.dumps(list(found), 2) for path, found in unit.docs.items()}
     index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
                         for emitter, file in unit.files),
                   {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
                   unit.kinds, unit.rows)
-    data = Data(serialized, docs)
     if all(found is not None for found in serialized.values()):
-        cache.put_bytes(DATA, key, marshal.dumps((serialized, docs), 2))
+        cache.put_bytes(DATA, key, marshal.dumps(
+            (marshal.dumps(serialized, 2), marshal.dumps(docs, 2)), 2))
         cache.put_bytes(INDEX, key, marshal.dumps(
             (index.files, dict(index.docs), index.kinds, dict(index.rows)), 2))
-    return index, data
+    return index
 
 
 def load_index(cache: Cache, key: str) -> Index | None:
@@ -152,7 +171,7 @@ def load_data(cache: Cache, key: str) -> Data | None:
         files, docs = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    return Data(files, docs) if isinstance(files, dict) and isinstance(docs, dict) else None
+    return Data(files, docs) if isinstance(files, bytes) and isinstance(docs, bytes) else None
 
 
 def shared_source(shared: str, path: str, digests: Iterable[tuple[str, str]]) -> str:
@@ -309,7 +328,7 @@ class Output:
         COMPUTED[app] += 1
         key = self._keys.apps[app]
         unit = self._units.computed[key] = self._made.of(app)
-        return unit, store(self._cache, key, unit)[0]
+        return unit, store(self._cache, key, unit)
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""
