@@ -8,11 +8,15 @@ code identity; a changed environment, cluster or project changes every key.
 
 Two entries per unit: ``unit/`` the index a build reads for every app (each file the app alone
 writes with its source key; a digest of its objects in each shared file; the kinds of its Argo
-CD documents), and ``unitdata/`` the data (those files as `buildcache.serialize` writes them, its
-objects in each shared file), read only for a file that must be rendered. A shared file's source
-key is the hash of the shared key, its path and the digest of each app's objects in it, so it is
-rendered again only when one of them changed. An entry that cannot be read back as written is a
-miss: the unit is computed again.
+CD documents; its fleet-map rows), and ``unitdata/`` the data (those files as
+`buildcache.serialize` writes them, its objects in each shared file), read only for a file that
+must be made. A shared file's source key is the hash of the shared key, its path and the digest
+of each app's objects in it, so it is made again only when one of them changed. An entry that
+cannot be read back as written is a miss: the unit is computed again.
+
+A compile is stored (``unitemitted/``, under the compile's key) as what its files are made of:
+the files of the whole Plan as data, and for every other file the units it comes from (`Files`).
+`load` checks every unit it names is still stored, so ``diff`` reading it back never misses one.
 """
 
 from __future__ import annotations
