@@ -5,12 +5,14 @@ cold build writes; damaged unit entries are computed again; a Flux hub is emitte
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 
 import fleetgen
 from fleetgen import api, unitcache
@@ -53,6 +55,39 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
             event("an app that cannot stand alone")
             continue
         assert Units(one).of(app.name) == whole.of(app.name), drawn.source
+
+
+# (pattern, replacement) of the first match: an edit of one app's content, of a layer, of the
+# labels Flux objects carry (shared files), of chart values, of an environment (every unit).
+EDITS = [(r'tag="[^"]*"', 'tag="9.9"'), (r'"LEVEL": "app"', '"LEVEL": "edited"'),
+         (r'replicas=\{"web": \d\}', 'replicas={"web": 7}'),
+         (r'common_labels=\{"example.com/app": "[^"]*"\}',
+          'common_labels={"example.com/app": "edited"}'),
+         (r'"memory": "\dGi"', '"memory": "8Gi"'),
+         (r"sync=SyncPolicy\(automated=True\)", "sync=SyncPolicy(automated=True, prune=True)")]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(drawn=fleets(), edit=st.sampled_from(EDITS))
+def test_a_build_after_an_edit_writes_what_a_cold_build_writes(
+        drawn: Drawn, edit: tuple[str, str], tmp_path: Path) -> None:
+    """Whole fleets (both engines, charts, layers, rollouts, hubs): built, edited, built again
+    from the units of the first build — the tree a cold build of the edited spec writes."""
+    pattern, replacement = edit
+    edited = re.sub(pattern, replacement, drawn.source, count=1)
+    assume(edited != drawn.source)
+    repo = tmp_path / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.copytree(BASE, repo / "apps/web/base")
+    shutil.copytree(ECHO, repo / "charts/echo")
+    spec = repo / "fleet.py"
+    spec.write_text(drawn.source)
+    api.build(spec)
+    spec.write_text(edited)
+    api.build(spec)
+    assert api.check(spec).findings == []
+    assert tree(repo / "output") == _cold(spec, repo / "cold"), edited
 
 
 def _fleet(tmp_path: Path, clusters: int = 12, apps: int = 6) -> tuple[Path, str]:
