@@ -12,6 +12,8 @@ and measures, in this one process:
   as fleetgen's own commands run (`fleetgen.collector`), else the floor would pay for the
   collector walking the data this process holds;
 - ``noop``: the same build again; ``one_app``: one app's image tag changed, then build;
+  ``one_app_flux`` (after ``diff``): that app's labels too, which its Flux Kustomizations carry,
+  so every cluster's ``kustomizations.yaml`` it is in is made again;
 - ``check``: ``fleetgen build --check`` after that; ``diff``: ``fleetgen diff`` of that change
   against the commit (both refs were built, so both read their compiled files from the cache;
   ``diff_lookups`` counts the hits); ``diff_cold``: the same diff with the whole cache removed
@@ -90,6 +92,10 @@ fleet = Fleet(
 )
 '''
 ONE_APP = ("TAGS = {}", "TAGS = {7: '1.1'}")
+# The same app's labels, which its Flux Kustomizations carry: every cluster's file it is in.
+ONE_APP_LABELS = ('project=f"team{a % 5}"',
+                  'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} '
+                  'if a == 7 else {})')
 
 
 def main() -> None:
@@ -127,6 +133,9 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
     check_s, checked = _timed(lambda: api.check(spec), "check_s")
     diff_s, report = _timed(lambda: fleetgen.diff(spec), "diff_s")
     lookups = dict(buildcache.LOOKUPS)
+    spec.write_text(source.replace(*ONE_APP).replace(*ONE_APP_LABELS))
+    one_app_flux_s, labelled = _timed(lambda: api.build(spec), "one_app_flux_s")
+    spec.write_text(source.replace(*ONE_APP))
     shutil.rmtree(root / "output" / CACHE_DIR)
     diff_cold_s, _ = _timed(lambda: fleetgen.diff(spec), "diff_cold_s")
     rendered = built.compiled.rendered
@@ -134,10 +143,12 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
         "clusters": clusters, "apps": apps,
         "full_s": full_s, "floor_s": floor_s, "noop_s": noop_s, "one_app_s": one_app_s,
         "check_s": check_s, "diff_s": diff_s, "diff_cold_s": diff_cold_s,
+        "one_app_flux_s": one_app_flux_s,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "docs": sum(len(file.documents) for file in files), "files": len(rendered),
         "bytes": sum(map(len, rendered.values())),
         "noop_written": len(noop.report.written), "one_app_written": len(one_app.report.written),
+        "one_app_flux_written": len(labelled.report.written),
         "check_findings": len(checked.findings), "diff_changes": len(report.changes),
         "diff_lookups": lookups,  # the first diff reading compiled files: hits, misses
     }
@@ -156,6 +167,7 @@ def _ratios(given: dict[str, Any]) -> dict[str, float]:
     return {"full_over_floor": full / seconds["floor_s"],
             "noop_over_full": seconds["noop_s"] / full,
             "one_app_over_full": seconds["one_app_s"] / full,
+            "one_app_flux_over_full": seconds["one_app_flux_s"] / full,
             "diff_over_full": seconds["diff_s"] / full,
             "diff_cold_over_full": seconds["diff_cold_s"] / full}
 
@@ -211,6 +223,7 @@ def table(figures: dict[str, Any]) -> str:
             f"{figures['docs']} documents, {figures['bytes'] / 1e6:.1f} MB"]
     for name, label in [("full_s", "full build"), ("floor_s", "floor (json.dumps + write)"),
                         ("noop_s", "no-op rebuild"), ("one_app_s", "one app changed"),
+                        ("one_app_flux_s", "its labels (Flux files)"),
                         ("check_s", "build --check"), ("diff_s", "diff (one app)"),
                         ("diff_cold_s", "diff, no cache")]:
         cpu, user = figures["cpu"][name], figures["user"][name]
@@ -219,7 +232,8 @@ def table(figures: dict[str, Any]) -> str:
                     f"   user {user:6.2f} s  {user / figures['user']['full_s']:5.2f}x")
     rows.append(f"{'peak RSS':<28}{figures['peak_rss_mb']:8d} MB")
     rows.append(f"files written: no-op {figures['noop_written']}, "
-                f"one app {figures['one_app_written']}; diff's compile-cache lookups "
+                f"one app {figures['one_app_written']}, its labels "
+                f"{figures['one_app_flux_written']}; diff's compile-cache lookups "
                 f"{figures['diff_lookups']}")
     return "\n".join(rows)
 

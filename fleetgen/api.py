@@ -199,11 +199,11 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     output = _output(cache, plan, keys if use_cache else None, emitters.names(plan))
     proven, kept = _kept(cache, out_dir, output.sources) if use_cache else (set(), {})
     paths = sorted(output.sources)
-    rendered = writer.render_lazily(paths, output.file, out_dir, kept)
+    rendered = writer.render_lazily(paths, output.bytes_of, out_dir, kept)
     try:
         report = writer.write(out_dir, rendered, VERSION, proven=proven)
     except writer.KeptChanged:  # another build changed the tree meanwhile: render everything
-        rendered = writer.render_lazily(paths, output.file, out_dir, {})
+        rendered = writer.render_lazily(paths, output.bytes_of, out_dir, {})
         report = writer.write(out_dir, rendered, VERSION)
     compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
                         plan)
@@ -231,9 +231,9 @@ class _Emitted:
         self.sources = {path: buildcache.source_key_of(data)
                         for path, data in self._serialized.items()}
 
-    def file(self, path: str) -> OutputFile:
-        """The file at ``path``."""
-        return self._files[path]
+    def bytes_of(self, path: str) -> bytes:
+        """The rendered bytes of the file at ``path``."""
+        return writer.render_file(self._files[path])
 
     @property
     def files(self) -> Mapping[str, OutputFile]:
@@ -323,7 +323,7 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
         output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)
     proven, kept = _kept(cache, out_dir, output.sources) if stores else (set(), {})
-    rendered = writer.render_lazily(sorted(output.sources), output.file, out_dir, kept)
+    rendered = writer.render_lazily(sorted(output.sources), output.bytes_of, out_dir, kept)
     compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
                         plan)
     findings = writer.check(out_dir, rendered, version=VERSION, proven=proven)

@@ -27,6 +27,7 @@ import marshal
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from fleetgen.buildcache import (
@@ -40,13 +41,15 @@ from fleetgen.cache import Cache, code_identity
 from fleetgen.emit import units
 from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
-from fleetgen.emit.units import Unit, Units
+from fleetgen.emit.units import Docs, Unit, Units
 from fleetgen.fields import repo_path
 from fleetgen.load import Loaded
 from fleetgen.model import App
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 from fleetgen.workspace import Workspace
+from fleetgen.writer import render_file, yaml_bytes
+from fleetgen.yamlio import document_text
 
 INDEX = "unit"
 DATA = "unitdata"
@@ -109,12 +112,16 @@ class Index:
     rows: AppRows
 
 
-class Data:
-    """A unit's files and objects as stored: two ``marshal`` blobs, each decoded when first read
-    (``diff`` reads the ApplicationSets of every unit, seldom its Flux objects)."""
+Texts = list[tuple[Order, str]]  # a unit's documents in a shared file: (order, YAML text)
 
-    def __init__(self, files: bytes, docs: bytes) -> None:
-        self._files, self._docs = files, docs
+
+class Data:
+    """A unit's files and objects as stored: ``marshal`` blobs, each decoded when first read
+    (``diff`` reads the ApplicationSets of every unit, seldom its Flux objects; a build reads
+    only the texts of the objects of the shared files it makes again)."""
+
+    def __init__(self, files: bytes, docs: bytes, texts: bytes) -> None:
+        self._files, self._docs, self._texts = files, docs, texts
 
     @functools.cached_property
     def files(self) -> dict[str, bytes | None]:
@@ -126,6 +133,11 @@ class Data:
         """shared file path -> the app's objects there, marshalled."""
         return _decoded(self._docs)
 
+    @functools.cached_property
+    def texts(self) -> dict[str, Texts | None]:
+        """shared file path -> the YAML text of the app's objects there (`texts`)."""
+        return _decoded(self._texts)
+
 
 def _decoded(blob: bytes) -> dict[str, Any]:
     """A dict stored by `store` (its entry's header proved the bytes are those written)."""
@@ -135,20 +147,33 @@ def _decoded(blob: bytes) -> dict[str, Any]:
     return found
 
 
-def store(cache: Cache, key: str, unit: Unit) -> Index:
-    """Store ``unit`` under ``key``; its index."""
+def store(cache: Cache, key: str, unit: Unit) -> tuple[Index, dict[str, Texts | None]]:
+    """Store ``unit`` under ``key``; its index and the `texts` of its objects per shared file."""
     serialized = {file.path: serialize(file) for _, file in unit.files}
     docs = {path: marshal.dumps(list(found), 2) for path, found in unit.docs.items()}
     index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
                         for emitter, file in unit.files),
                   {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
                   unit.kinds, unit.rows)
+    rendered = {path: texts(found) for path, found in unit.docs.items()}
     if all(found is not None for found in serialized.values()):
-        cache.put_bytes(DATA, key, marshal.dumps(
-            (marshal.dumps(serialized, 2), marshal.dumps(docs, 2)), 2))
+        cache.put_bytes(DATA, key, marshal.dumps(tuple(marshal.dumps(part, 2) for part in (
+            serialized, docs, rendered)), 2))
         cache.put_bytes(INDEX, key, marshal.dumps(
             (index.files, dict(index.docs), index.kinds, dict(index.rows)), 2))
-    return index
+    return index, rendered
+
+
+def texts(docs: Docs) -> Texts | None:
+    """(order, YAML text) of each of ``docs``, as `writer.render_file` writes them; None when one
+    is written only with its whole file (`yamlio.document_text`)."""
+    found = []
+    for order, doc in docs:
+        text = document_text(doc)
+        if text is None:
+            return None
+        found.append((order, text))
+    return found
 
 
 def load_index(cache: Cache, key: str) -> Index | None:
@@ -172,10 +197,12 @@ def load_data(cache: Cache, key: str) -> Data | None:
     if stored is None:
         return None
     try:
-        files, docs = marshal.loads(stored)
+        parts = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    return Data(files, docs) if isinstance(files, bytes) and isinstance(docs, bytes) else None
+    valid = isinstance(parts, tuple) and len(parts) == 3 and all(
+        isinstance(part, bytes) for part in parts)
+    return Data(*parts) if valid else None
 
 
 def shared_source(shared: str, path: str, digests: Iterable[tuple[str, str]]) -> str:
@@ -204,6 +231,7 @@ class _Units:
     def __init__(self, cache: Cache, compute: Callable[[str], Unit] | None = None) -> None:
         self._cache, self._compute = cache, compute
         self.computed: dict[str, Unit] = {}  # unit key -> unit computed now
+        self.texts: dict[str, dict[str, Texts | None]] = {}  # of the units computed and stored
         self._data: dict[str, Data | None] = {}
 
     def data(self, key: str) -> Data | None:
@@ -228,6 +256,23 @@ class _Units:
             found = self._unit_or_data(key)
             docs += found.docs[path] if isinstance(found, Unit) else decode_docs(found.docs[path])
         return kustomization_file(path, docs, comment)
+
+    def shared_bytes(self, path: str, keys: Iterable[str], comment: str) -> bytes | None:
+        """The bytes of the shared file at ``path`` (as `shared` makes it) joined from the texts
+        of the units ``keys`` (in app order); None when a unit has none for it."""
+        found: Texts = []
+        for key in keys:
+            part = self._texts(key).get(path)
+            if part is None:
+                return None
+            found += part
+        return yaml_bytes(comment, [text for _, text in sorted(found, key=itemgetter(0))])
+
+    def _texts(self, key: str) -> Mapping[str, Texts | None]:
+        if key in self.texts:
+            return self.texts[key]
+        found = self._unit_or_data(key)
+        return found.texts if isinstance(found, Data) else {}
 
     def _unit_or_data(self, key: str) -> Unit | Data:
         if key in self.computed:
@@ -282,6 +327,16 @@ class Files(Mapping[str, OutputFile]):
         """The source key of the file at ``path`` (None: unknown or no such file)."""
         return self._sources.get(path)
 
+    def bytes_of(self, path: str) -> bytes:
+        """The rendered bytes of the file at ``path``: a shared file joined from its units' texts
+        of their objects where they have them, any other rendered from its data."""
+        if path in self.docs and path not in self._made:
+            comment, keys = self.docs[path]
+            joined = self._units.shared_bytes(path, keys, comment)
+            if joined is not None:
+                return joined
+        return render_file(self[path])
+
 
 class Output:
     """The output files of one compile, made of units computed now or read from the cache: each
@@ -332,11 +387,16 @@ class Output:
         COMPUTED[app] += 1
         key = self._keys.apps[app]
         unit = self._units.computed[key] = self._made.of(app)
-        return unit, store(self._cache, key, unit)
+        index, self._units.texts[key] = store(self._cache, key, unit)
+        return unit, index
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""
         return self.files[path]
+
+    def bytes_of(self, path: str) -> bytes:
+        """The rendered bytes of the file at ``path`` (`Files.bytes_of`)."""
+        return self.files.bytes_of(path)
 
     def save(self, cache: Cache, entry: str, left_out: Collection[str]) -> None:
         """Store what this compile made under ``entry`` (`load`): the files made of the whole

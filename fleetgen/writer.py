@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -47,9 +47,11 @@ __all__ = [
     "holds",
     "recover",
     "render",
-    "render_keeping",
+    "render_file",
+    "render_lazily",
     "settle",
     "write",
+    "yaml_bytes",
 ]
 
 FindingKind = Literal["missing", "stale", "hand-edited", "extra", "unowned-conflict"]
@@ -119,7 +121,7 @@ def render(files: Iterable[OutputFile]) -> dict[str, bytes]:
         check_path(file.path)
         if file.path in rendered:
             raise ValueError(f"output path {file.path!r} is generated twice")
-        rendered[file.path] = _render_file(file)
+        rendered[file.path] = render_file(file)
     _check_layout(rendered)
     return dict(sorted(rendered.items()))
 
@@ -163,25 +165,16 @@ class Rendered(Mapping[str, bytes]):
         return found
 
 
-def render_keeping(files: Iterable[OutputFile], out_dir: Path,
-                   kept: Mapping[str, str]) -> Rendered:
-    """`render`, except the files whose paths ``kept`` maps to a digest: ``out_dir`` holds
-    their bytes already (the caller proved it), so they are not serialized again."""
-    files = list(files)
-    by_path = {file.path: file for file in files}
-    paths = [file.path for file in files]
-    if len(by_path) != len(paths):
-        twice = sorted(path for path in set(paths) if paths.count(path) > 1)[0]
-        raise ValueError(f"output path {twice!r} is generated twice")
-    return render_lazily(paths, by_path.__getitem__, out_dir, kept)
-
-
-def render_lazily(paths: Collection[str], file_at: Callable[[str], OutputFile], out_dir: Path,
+def render_lazily(paths: Collection[str], bytes_at: Callable[[str], bytes], out_dir: Path,
                   kept: Mapping[str, str]) -> Rendered:
-    """`render_keeping` of the files at ``paths`` (distinct), ``file_at`` making each one that
-    is not kept (only those are made)."""
+    """The rendered files at ``paths`` (distinct), but those whose paths ``kept`` maps to a
+    digest: ``out_dir`` holds their bytes already (the caller proved it), so they are not
+    rendered again. ``bytes_at`` renders each other one (`render_file`, or its equal).
+
+    Raises ValueError for a path fleetgen must not write or one both file and directory.
+    """
     _check_layout(paths)
-    return Rendered(out_dir, render(file_at(path) for path in paths if path not in kept),
+    return Rendered(out_dir, {path: bytes_at(path) for path in paths if path not in kept},
                     {path: kept[path] for path in paths if path in kept})
 
 
@@ -199,13 +192,24 @@ def _check_layout(paths: Collection[str]) -> None:
         raise ValueError(f"output path {clash[0]!r} is generated as a file and as a directory")
 
 
-def _render_file(file: OutputFile) -> bytes:
+def render_file(file: OutputFile) -> bytes:
+    """The exact bytes of ``file``."""
     if file.text is None:
-        comment = "".join(f"# {line}".rstrip() + "\n" for line in file.comment.splitlines())
-        return (HEADER + comment + dump_documents(file.documents)).encode()
+        return (_preamble(file.comment) + dump_documents(file.documents)).encode()
     if file.documents or file.comment:
         raise ValueError(f"output file {file.path!r} has text and also documents or a comment")
     return file.text.encode()
+
+
+def yaml_bytes(comment: str, texts: Sequence[str]) -> bytes:
+    """The bytes `render_file` writes for a YAML file with ``comment`` whose documents have the
+    ``texts`` (`yamlio.document_text`, none None), in order."""
+    return (_preamble(comment) + "---\n".join(texts)).encode()
+
+
+def _preamble(comment: str) -> str:
+    """The generated notice and the ``comment`` lines a YAML file starts with."""
+    return HEADER + "".join(f"# {line}".rstrip() + "\n" for line in comment.splitlines())
 
 
 def write(out_dir: Path, rendered: Mapping[str, bytes], version: str, *,

@@ -118,14 +118,19 @@ def dump_documents(docs: Sequence[Any]) -> str:
     """
     texts = []
     for doc in docs:
-        ordered = _kubernetes_order(doc)
-        text = _FAST.document(ordered)
+        text = document_text(doc)
         if text is None:
-            text = _libyaml_document(ordered)
-            if text is None:
-                return _libyaml_dump([_kubernetes_order(d) for d in docs])
+            return _libyaml_dump([_kubernetes_order(d) for d in docs])
         texts.append(text)
     return "---\n".join(texts)
+
+
+def document_text(doc: Any) -> str | None:
+    """The text of ``doc`` in a stream `dump_documents` writes (between ``---`` lines), or None
+    when it is written only with the whole stream (a scalar, or a document that ends open)."""
+    ordered = _kubernetes_order(doc)
+    text = _FAST.document(ordered)
+    return text if text is not None else _libyaml_document(ordered)
 
 
 def _libyaml_document(doc: Any) -> str | None:

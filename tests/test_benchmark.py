@@ -18,10 +18,12 @@ def test_small_run_reports_every_figure() -> None:
                           capture_output=True, text=True, check=True)
     figures = json.loads(done.stdout)
     for name in ["full_s", "floor_s", "noop_s", "one_app_s", "check_s", "diff_s", "diff_cold_s",
-                 "peak_rss_mb", "docs", "files", "bytes"]:
+                 "one_app_flux_s", "peak_rss_mb", "docs", "files", "bytes"]:
         assert figures[name] > 0, name
     assert set(figures["ratios"]) == {"full_over_floor", "noop_over_full", "one_app_over_full",
-                                      "diff_over_full", "diff_cold_over_full"}
+                                      "one_app_flux_over_full", "diff_over_full",
+                                      "diff_cold_over_full"}
+    assert figures["one_app_flux_written"] > figures["one_app_written"]  # Flux files too
     assert figures["noop_written"] == 0
     assert figures["one_app_written"] > 0  # the image tag change reached the output
     assert figures["check_findings"] == 0 and figures["diff_changes"] > 0

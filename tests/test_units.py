@@ -15,11 +15,12 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import fleetgen
-from fleetgen import api, unitcache
+from fleetgen import api, unitcache, writer
 from fleetgen.cache import CACHE_DIR
 from fleetgen.emit.units import Units, supported
 from fleetgen.errors import SpecError
 from fleetgen.load import load
+from fleetgen.output import OutputFile
 from fleetgen.resolve import resolve
 from tests.diff.test_diff import commit, git
 from tests.helpers import tree
@@ -201,3 +202,20 @@ def test_units_a_diff_computed_serve_a_build(tmp_path: Path) -> None:
     assert dict(unitcache.COMPUTED) == {"app007": 1}  # read back
     assert "README.md" in result.report.written
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+
+
+def test_texts_of_documents_join_to_what_the_writer_renders() -> None:
+    """A shared file made again is joined from its units' texts of their objects: the same
+    bytes `writer.render_file` writes from the data; a document written only with its whole
+    stream (here a scalar, or text whose kept trailing newlines end it open) has no text."""
+    docs = [(("", "ConfigMap", "ns", "a"), {"apiVersion": "v1", "kind": "ConfigMap",
+                                             "metadata": {"name": "a", "namespace": "ns"},
+                                             "data": {"k": "no", "n": "012", "t": "x\n"}}),
+            (("", "ConfigMap", "ns", "b"), {"apiVersion": "v1", "kind": "ConfigMap",
+                                             "metadata": {"name": "b"}, "data": {"y": "1e3"}})]
+    found = unitcache.texts(docs)
+    assert found is not None
+    assert writer.yaml_bytes("a\ncomment", [text for _, text in found]) == writer.render_file(
+        OutputFile("f.yaml", tuple(doc for _, doc in docs), comment="a\ncomment"))
+    assert unitcache.texts([*docs, (("", "", "", ""), "a scalar")]) is None
+    assert unitcache.texts([(("", "", "", ""), {"data": "kept\n\n"})]) is None
