@@ -843,7 +843,9 @@ class FluxOptions(Spec):
     """Flux settings.
 
     Attributes:
-        mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to all.
+        mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to
+            all, a spoke's apps once the namespaces fleetgen creates there exist (a tenant's chart
+            app, which cannot wait for them, is refused until then and retried with backoff).
         hub: The hub cluster (mode 'hub').
         namespace: The namespace Flux runs in.
         interval: How often Flux reconciles each Kustomization.

@@ -13,6 +13,21 @@ Tenants (``Project(service_account=...)``): the hub impersonates the account of 
 namespace on the spoke, through the kubeConfig (fluxcd/pkg ``Impersonator``): the ServiceAccount
 is in the spoke's file on the hub, its RoleBindings in ``flux/spokes/<spoke>/tenants.yaml``.
 
+Order on a spoke: its app Kustomizations ``dependsOn`` ``namespaces.fleetgen.io``. A chart app's
+HelmRelease cannot (helm-controller's ``checkDependencies`` gets HelmReleases only, Flux 2.7 to
+2.9) and need not: a tenant's release runs as the tenant on the spoke, Helm's storage included
+(``buildRESTClientGetter``, ``kube.WithImpersonate``), and stores the release in the app's
+namespace (``storageNamespace``), which ``namespaces.fleetgen.io`` creates together with the
+account's only RoleBinding there. Until then, reading the release history is refused
+(``DetermineReleaseState``): Ready=False with a Forbidden error, retried with the controller's
+exponential backoff (``--max-retry-delay``, 15m by default), not a failed install; helm-controller
+counts only failures after a release was stored (``Install.Reconcile``), and only those exhaust
+``install.remediation.retries`` into Stalled ``RetriesExceeded``. So the release installs at the
+first retry after the RoleBinding exists, with no install retries added. A hub-side Kustomization
+that waits and applies the HelmRelease instead would move existing releases to a new owner, and the
+old owner's prune deletes a HelmRelease, which uninstalls it. The upstream functions this relies
+on: tests/emit/test_flux_hub_tenant_charts.py.
+
 Reaching a spoke (exactly one of ``kubeConfig.secretRef`` and ``configMapRef``, as the CRD's CEL
 rule demands):
 
