@@ -147,7 +147,7 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
         return entry, None, stored
     plan = _checked(loaded)
     names = [name for name in emitters.names(plan) if name not in left_out]
-    output = _output(cache, plan, keys, names)
+    output = _output(cache, plan, keys, names, rendered=False)  # compared, never written
     if entry is not None:
         output.save(cache, entry, left_out)
     return entry, plan, output.files
@@ -159,13 +159,14 @@ def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, Outpu
                                                                              left_out)
 
 
-def _output(cache: Cache, plan: Plan, keys: unitcache.Keys | None,
-            names: Collection[str]) -> unitcache.Output | _Emitted:
+def _output(cache: Cache, plan: Plan, keys: unitcache.Keys | None, names: Collection[str],
+            rendered: bool = True) -> unitcache.Output | _Emitted:
     """The output of the emitters ``names`` for ``plan``: of per-app units through the cache
-    (keyed by ``keys``) where the fleet's layout allows, else emitted whole."""
+    (keyed by ``keys``; ``rendered``: as `unitcache.Output`) where the fleet's layout allows,
+    else emitted whole."""
     if keys is None or not units.supported(plan):
         return _Emitted(plan, names)
-    return unitcache.Output(cache, plan, keys, names)
+    return unitcache.Output(cache, plan, keys, names, rendered)
 
 
 def by_path(files: list[OutputFile]) -> dict[str, OutputFile]:

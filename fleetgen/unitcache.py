@@ -135,7 +135,8 @@ class Data:
 
     @functools.cached_property
     def texts(self) -> dict[str, Texts | None]:
-        """shared file path -> the YAML text of the app's objects there (`texts`)."""
+        """shared file path -> the YAML text of the app's objects there (`texts`; none for a
+        unit ``diff`` stored: the file is then rendered from the objects)."""
         return _decoded(self._texts)
 
 
@@ -147,21 +148,23 @@ def _decoded(blob: bytes) -> dict[str, Any]:
     return found
 
 
-def store(cache: Cache, key: str, unit: Unit) -> tuple[Index, dict[str, Texts | None]]:
-    """Store ``unit`` under ``key``; its index and the `texts` of its objects per shared file."""
+def store(cache: Cache, key: str, unit: Unit,
+          rendered: bool = True) -> tuple[Index, dict[str, Texts | None]]:
+    """Store ``unit`` under ``key``; its index and the `texts` of its objects per shared file
+    (none unless ``rendered``: what only compares files, ``diff``, renders nothing)."""
     serialized = {file.path: serialize(file) for _, file in unit.files}
     docs = {path: marshal.dumps(list(found), 2) for path, found in unit.docs.items()}
     index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
                         for emitter, file in unit.files),
                   {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
                   unit.kinds, unit.rows)
-    rendered = {path: texts(found) for path, found in unit.docs.items()}
+    joined = {path: texts(found) for path, found in unit.docs.items()} if rendered else {}
     if all(found is not None for found in serialized.values()):
         cache.put_bytes(DATA, key, marshal.dumps(tuple(marshal.dumps(part, 2) for part in (
-            serialized, docs, rendered)), 2))
+            serialized, docs, joined)), 2))
         cache.put_bytes(INDEX, key, marshal.dumps(
             (index.files, dict(index.docs), index.kinds, dict(index.rows)), 2))
-    return index, rendered
+    return index, joined
 
 
 def texts(docs: Docs) -> Texts | None:
@@ -342,9 +345,12 @@ class Output:
     """The output files of one compile, made of units computed now or read from the cache: each
     file's emitter and source key, and its data when asked for (`file`)."""
 
-    def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str]) -> None:
-        """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``."""
+    def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str],
+                 rendered: bool = True) -> None:
+        """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``; the
+        units computed store the YAML texts of their objects when ``rendered`` (`store`)."""
         self._cache, self._keys, self._made = cache, keys, Units(plan)
+        self._rendered = rendered
         apps = {key: app for app, key in keys.apps.items()}
         self._units = _Units(cache, lambda key: self._compute(apps[key])[0])
         indexes = {app: self._index(app) for app in plan.by_app()}
@@ -387,7 +393,7 @@ class Output:
         COMPUTED[app] += 1
         key = self._keys.apps[app]
         unit = self._units.computed[key] = self._made.of(app)
-        index, self._units.texts[key] = store(self._cache, key, unit)
+        index, self._units.texts[key] = store(self._cache, key, unit, self._rendered)
         return unit, index
 
     def file(self, path: str) -> OutputFile:

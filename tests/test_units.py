@@ -187,20 +187,25 @@ def test_a_flux_hub_is_emitted_whole(tmp_path: Path) -> None:
     assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
 
 
-def test_units_a_diff_computed_serve_a_build(tmp_path: Path) -> None:
-    """diff wants no fleet map, yet the units it stores are whole: a build then reads them and
-    writes the fleet map a cold build writes."""
+@pytest.mark.parametrize("edit", [ONE_APP, LABELLED], ids=["image tag", "Flux labels"])
+def test_units_a_diff_computed_serve_a_build(tmp_path: Path, edit: tuple[str, str]) -> None:
+    """diff wants no fleet map and renders nothing, yet the units it stores are whole: a build
+    then reads them and writes what a cold build writes — the fleet map, and for an edit of an
+    app's Flux objects the shared files made again (rendered from that unit's objects: a unit
+    diff stored keeps no texts of them)."""
     spec, source = _fleet(tmp_path, apps=10)
     api.build(spec)
     git(spec.parent, "init", "-q", "-b", "main")
     commit(spec.parent, "fleet")
-    spec.write_text(source.replace(*ONE_APP))
+    spec.write_text(source.replace(*edit))
+    edited = "app007" if edit == ONE_APP else "app003"
     unitcache.COMPUTED.clear()
     fleetgen.diff(spec)
-    assert dict(unitcache.COMPUTED) == {"app007": 1}
+    assert dict(unitcache.COMPUTED) == {edited: 1}
     result = api.build(spec)
-    assert dict(unitcache.COMPUTED) == {"app007": 1}  # read back
-    assert "README.md" in result.report.written
+    assert dict(unitcache.COMPUTED) == {edited: 1}  # read back
+    assert ("README.md" if edit == ONE_APP else "flux/clusters/c0000/kustomizations.yaml") in \
+        result.report.written
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
