@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from fleetgen.output import OutputFile
 from fleetgen.resolve import resolve
 from tests.diff.test_diff import commit, git
 from tests.helpers import tree
-from tests.test_whole_fleets import BASE, ECHO, Drawn, fleets
+from tests.test_whole_fleets import Drawn, drawn_repo, fleets
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -39,12 +38,7 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
                                                              tmp_path: Path) -> None:
     """What `unitcache.keys` keys a unit by must be all it reads: the unit of an app within the
     whole fleet equals its unit in the fleet where it is the only app."""
-    repo = tmp_path / "repo"
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(BASE, repo / "apps/web/base")
-    shutil.copytree(ECHO, repo / "charts/echo")
-    (repo / "fleet.py").write_text(drawn.source)
-    loaded = load(repo / "fleet.py")
+    loaded = load(drawn_repo(tmp_path, drawn.source))
     plan = resolve(loaded.fleet, loaded.workspace)
     event("per-app units" if supported(plan) else "Flux hub: emitted whole")
     whole = Units(plan)
@@ -78,17 +72,12 @@ def test_a_build_after_an_edit_writes_what_a_cold_build_writes(
     pattern, replacement = edit
     edited = re.sub(pattern, replacement, drawn.source, count=1)
     assume(edited != drawn.source)
-    repo = tmp_path / "repo"
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(BASE, repo / "apps/web/base")
-    shutil.copytree(ECHO, repo / "charts/echo")
-    spec = repo / "fleet.py"
-    spec.write_text(drawn.source)
+    spec = drawn_repo(tmp_path, drawn.source)
     api.build(spec)
     spec.write_text(edited)
     api.build(spec)
     assert api.check(spec).findings == []
-    assert tree(repo / "output") == _cold(spec, repo / "cold"), edited
+    assert tree(spec.parent / "output") == _cold(spec, spec.parent / "cold"), edited
 
 
 def _fleet(tmp_path: Path, clusters: int = 12, apps: int = 6) -> tuple[Path, str]:

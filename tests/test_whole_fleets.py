@@ -187,17 +187,24 @@ def fleets(draw: st.DrawFn) -> Drawn:
                  expected)
 
 
+def drawn_repo(tmp_path: Path, source: str) -> Path:
+    """A repository (again, for each example) holding the shared base, the echo chart and
+    ``source`` as fleet.py; the spec's path."""
+    repo = tmp_path / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.copytree(BASE, repo / "apps/web/base")
+    shutil.copytree(ECHO, repo / "charts/echo")
+    (repo / "fleet.py").write_text(source)
+    return repo / "fleet.py"
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(drawn=fleets())
 def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
         drawn: Drawn, tmp_path: Path, kustomize: Kustomize) -> None:
-    repo = tmp_path / "repo"
-    shutil.rmtree(repo, ignore_errors=True)
-    shutil.copytree(BASE, repo / "apps/web/base")
-    shutil.copytree(ECHO, repo / "charts/echo")
-    spec = repo / "fleet.py"
-    spec.write_text(drawn.source)
+    spec = drawn_repo(tmp_path, drawn.source)
+    repo = spec.parent
 
     first = api.build(spec, use_cache=False)
     second = api.build(spec, repo / "again", use_cache=False)
