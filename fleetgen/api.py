@@ -6,7 +6,6 @@ explain) compile through `compile_spec`, `compile_loaded` or `emit_loaded`, neve
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,21 +273,11 @@ def _prover(cache: Cache) -> writer.Prover:
     return lambda out_dir, manifest: buildcache.unchanged_files(cache, out_dir, manifest)
 
 
-def _proven(cache: Cache, out_dir: Path) -> set[str]:
-    """Owned files proven unchanged since the last build (so the writer need not read them)."""
-    manifest = writer.current_manifest(out_dir)
-    return buildcache.unchanged_files(cache, out_dir, manifest) if manifest else set()
-
-
 def _remember(cache: Cache, entry: str | None, compiled: Compiled,
               digests: dict[str, str]) -> None:
     if entry is not None:
         record = buildcache.CompileRecord(digests, compiled.warnings, compiled.placements)
         buildcache.save_compile(cache, entry, record)
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
