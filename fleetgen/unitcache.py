@@ -38,7 +38,7 @@ from fleetgen.buildcache import (
     source_key_of,
 )
 from fleetgen.cache import Cache, code_identity
-from fleetgen.emit import units
+from fleetgen.emit import flux, units
 from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.emit.units import Docs, Unit, Units
@@ -377,7 +377,8 @@ class Output:
             data = self.serialized[file.path] = serialize(file)
             self.sources[file.path] = source_key_of(data)
             self.emitters[file.path], made[file.path] = emitter, file
-        docs = {path: (units.comment(plan, path), [keys.apps[app] for app, _ in digests])
+        comments = flux.comments(plan) if shared else {}
+        docs = {path: (comments[path], [keys.apps[app] for app, _ in digests])
                 for path, digests in shared.items()}
         self.files = Files(self._units, self.sources, made, {}, owned, docs)
 

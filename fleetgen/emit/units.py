@@ -22,7 +22,7 @@ from fleetgen.buildcache import Emitted
 from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.emit.argocd.appsets import Labels, application_sets, registration_labeller
 from fleetgen.emit.fleetmap import AppRows
-from fleetgen.emit.flux.objects import Order, kustomization_file
+from fleetgen.emit.flux.objects import Order
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -81,7 +81,7 @@ def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> 
     files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
              *shared_files(plan, names, kinds, rows)]
     if "flux" in names:
-        files += [("flux", file) for file in kustomizations(plan, shared_docs(units.values()))]
+        files += [("flux", file) for file in flux.kustomizations(plan, shared_docs(units.values()))]
     return [(name, [file for emitter, file in files if emitter == name]) for name in names]
 
 
@@ -108,14 +108,3 @@ def shared_docs(units: Iterable[Unit]) -> dict[str, list[tuple[Order, Any]]]:
         for path, docs in unit.docs.items():
             found.setdefault(path, []).extend(docs)
     return found
-
-
-def kustomizations(plan: Plan, docs: Mapping[str, Docs]) -> list[OutputFile]:
-    """Each cluster's ``kustomizations.yaml`` from the objects of every app there."""
-    return [kustomization_file(path, found, comment(plan, path))
-            for path, found in sorted(docs.items())]
-
-
-def comment(plan: Plan, path: str) -> str:
-    """The header comment of the shared file at ``path`` (a cluster's ``kustomizations.yaml``)."""
-    return flux.home(plan.fleet, flux.cluster_of(path)).comment

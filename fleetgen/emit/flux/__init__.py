@@ -41,7 +41,7 @@ emits no object of that name there.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.emit.common import tenants
@@ -218,10 +218,21 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _per_cluster(plan: Plan) -> list[OutputFile]:
-    homes = {cluster: home(plan.fleet, cluster) for cluster in app_namespaces(plan)}
-    comments = {found.file: found.comment for found in homes.values()}
-    return [*(kustomization_file(path, docs, comments[path]) for path, docs
-              in sorted(kustomization_docs(plan, homes, {}).items())), *cluster_files(plan)]
+    return [*kustomizations(plan, kustomization_docs(plan, homes(plan), {})),
+            *cluster_files(plan)]
+
+
+def kustomizations(plan: Plan, docs: Mapping[str, Iterable[tuple[Order, dict[str, Any]]]]
+                   ) -> list[OutputFile]:
+    """Each cluster's ``kustomizations.yaml`` (path -> the objects of every app there)."""
+    found = comments(plan)
+    return [kustomization_file(path, objects, found[path])
+            for path, objects in sorted(docs.items())]
+
+
+def comments(plan: Plan) -> dict[str, str]:
+    """The header comment of every cluster's ``kustomizations.yaml``, by path."""
+    return {found.file: found.comment for found in homes(plan).values()}
 
 
 def home(fleet: Fleet, cluster: str) -> Home:
@@ -257,11 +268,6 @@ def cluster_files(plan: Plan) -> list[OutputFile]:
         files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,
                              fleet.flux.namespace, True)
     return files
-
-
-def cluster_of(path: str) -> str:
-    """The cluster whose directory holds ``path`` (`cluster_dir`)."""
-    return path.removeprefix(cluster_dir("")).partition("/")[0]
 
 
 def _comment(output_dir: str, cluster: str) -> str:
