@@ -257,8 +257,10 @@ def compare(base: Side, head: Side, *, render: bool = False,
 
 def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
                path: str) -> bool:
-    """Whether ``path`` holds the same file at both refs: equal stored bytes prove it without
-    decoding either (`buildcache.StoredFiles`), else the files' data are compared."""
+    """Whether ``path`` holds the same file at both refs: equal stored bytes
+    (`buildcache.StoredFiles`, a compile emitted whole) or equal source keys (`unitcache.Files`,
+    a compile made of units) prove it without making either file, else their data are
+    compared."""
     if isinstance(base, StoredFiles) and isinstance(head, StoredFiles):
         stored = base.serialized(path)
         if stored is not None and stored == head.serialized(path):
