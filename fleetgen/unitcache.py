@@ -25,7 +25,7 @@ import functools
 import hashlib
 import marshal
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -226,12 +226,30 @@ def decode_docs(data: bytes) -> list[tuple[Order, Any]]:
     return found
 
 
+class _Compute:
+    """Computes a unit now from the Plan and stores it (again): what `_Units` falls back to. It
+    holds nothing that refers back to it, so a compile's Plan goes with its last reference
+    instead of waiting for the cyclic garbage collector."""
+
+    def __init__(self, cache: Cache, plan: Plan, keys: Keys, rendered: bool) -> None:
+        """Units of ``plan`` keyed by ``keys``; ``rendered``: store their texts (`store`)."""
+        self._cache, self._made, self._rendered = cache, Units(plan), rendered
+        self._apps = {key: app for app, key in keys.apps.items()}
+
+    def __call__(self, key: str) -> tuple[Unit, Index, dict[str, Texts | None]]:
+        """The unit ``key``, its index and texts."""
+        app = self._apps[key]
+        COMPUTED[app] += 1
+        unit = self._made.of(app)
+        return (unit, *store(self._cache, key, unit, self._rendered))
+
+
 class _Units:
     """The files units make, read from their data in the cache (each unit's once) or from the
     units computed now; ``compute`` makes a unit whose data is gone or damaged (without it,
     all data must have been checked: `load`)."""
 
-    def __init__(self, cache: Cache, compute: Callable[[str], Unit] | None = None) -> None:
+    def __init__(self, cache: Cache, compute: _Compute | None = None) -> None:
         self._cache, self._compute = cache, compute
         self.computed: dict[str, Unit] = {}  # unit key -> unit computed now
         self.texts: dict[str, dict[str, Texts | None]] = {}  # of the units computed and stored
@@ -283,10 +301,15 @@ class _Units:
         stored = self.data(key)
         if stored is not None:
             return stored
+        return self.compute(key)[0]
+
+    def compute(self, key: str) -> tuple[Unit, Index]:
+        """The unit ``key`` computed now (and stored) and its index."""
         if self._compute is None:
             raise LookupError(f"unit {key} is no longer in the cache")
-        unit = self.computed[key] = self._compute(key)
-        return unit
+        unit, index, self.texts[key] = self._compute(key)
+        self.computed[key] = unit
+        return unit, index
 
 
 class Files(Mapping[str, OutputFile]):
@@ -349,10 +372,8 @@ class Output:
                  rendered: bool = True) -> None:
         """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``; the
         units computed store the YAML texts of their objects when ``rendered`` (`store`)."""
-        self._cache, self._keys, self._made = cache, keys, Units(plan)
-        self._rendered = rendered
-        apps = {key: app for app, key in keys.apps.items()}
-        self._units = _Units(cache, lambda key: self._compute(apps[key])[0])
+        self._cache, self._keys = cache, keys
+        self._units = _Units(cache, _Compute(cache, plan, keys, rendered))
         indexes = {app: self._index(app) for app in plan.by_app()}
         self.sources: dict[str, str | None] = {}
         self.emitters: dict[str, str] = {}
@@ -386,16 +407,8 @@ class Output:
         key = self._keys.apps[app]
         index = load_index(self._cache, key)
         if index is None or not self._cache.touch(DATA, key):  # damaged data: `_Units` computes it
-            return self._compute(app)[1]
+            return self._units.compute(key)[1]
         return index
-
-    def _compute(self, app: str) -> tuple[Unit, Index]:
-        """The unit of ``app`` computed now, stored (again) and its index."""
-        COMPUTED[app] += 1
-        key = self._keys.apps[app]
-        unit = self._units.computed[key] = self._made.of(app)
-        index, self._units.texts[key] = store(self._cache, key, unit, self._rendered)
-        return unit, index
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""

@@ -5,6 +5,7 @@ cold build writes; damaged unit entries are computed again; a Flux hub is emitte
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import sys
 from pathlib import Path
@@ -104,6 +105,27 @@ def test_a_one_app_edit_computes_that_unit_alone(tmp_path: Path) -> None:
     assert dict(unitcache.COMPUTED) == {"app007": 1}
     assert all("app007" in path or path == "README.md" for path in result.report.written)
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+
+
+def test_a_builds_plan_is_freed_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """No reference cycle holds a build's Plan (a unit computed now no longer calls back into
+    the `unitcache.Output` holding it): it goes with its last reference, not at the collector's
+    next full walk of a fleet-sized heap."""
+    spec, source = _fleet(tmp_path)
+    gc.collect()
+    for edit in ((), ONE_APP):  # every unit computed, then one
+        spec.write_text(source.replace(*edit) if edit else source)
+        result = api.build(spec)
+        assert result.compiled.plan.placements
+        del result
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            left = {type(found).__name__ for found in gc.garbage}
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert not left & {"Plan", "Placement", "Units", "Output"}
 
 
 LABELLED = ('project=f"team{a % 5}"',  # only app003's labels set: the other apps unchanged
