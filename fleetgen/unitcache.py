@@ -319,13 +319,14 @@ class Files(Mapping[str, OutputFile]):
 
     def __init__(self, units: _Units, sources: dict[str, str | None],
                  made: dict[str, OutputFile], serialized: dict[str, bytes],
-                 owned: dict[str, str], docs: dict[str, tuple[str, list[str]]]) -> None:
+                 keys: Mapping[str, str], owned: dict[str, str],
+                 docs: dict[str, tuple[str, list[str]]]) -> None:
         """``sources``: path -> source key of every file; ``made``: files already made;
-        ``serialized``: others' `serialize`; ``owned``: path of a file an app alone writes ->
-        its unit key; ``docs``: path of a shared file -> (its comment, the unit keys of the
-        apps with objects in it, in app order)."""
+        ``serialized``: others' `serialize`; ``keys``: app -> its unit key; ``owned``: path of
+        a file an app alone writes -> the app; ``docs``: path of a shared file -> (its comment,
+        the apps with objects in it, in app order)."""
         self._units, self._sources, self._made = units, sources, made
-        self._serialized, self.owned, self.docs = serialized, owned, docs
+        self._serialized, self.unit_keys, self.owned, self.docs = serialized, keys, owned, docs
 
     def __getitem__(self, path: str) -> OutputFile:
         found = self._made.get(path)
@@ -337,10 +338,10 @@ class Files(Mapping[str, OutputFile]):
         if path in self._serialized:
             return decode_file(self._serialized[path])
         if path in self.owned:
-            return self._units.owned(self.owned[path], path)
+            return self._units.owned(self.unit_keys[self.owned[path]], path)
         if path in self.docs:
-            comment, keys = self.docs[path]
-            return self._units.shared(path, keys, comment)
+            comment, apps = self.docs[path]
+            return self._units.shared(path, [self.unit_keys[app] for app in apps], comment)
         raise KeyError(path)
 
     def __iter__(self) -> Iterator[str]:
@@ -357,8 +358,8 @@ class Files(Mapping[str, OutputFile]):
         """The rendered bytes of the file at ``path``: a shared file joined from its units' texts
         of their objects where they have them, any other rendered from its data."""
         if path in self.docs and path not in self._made:
-            comment, keys = self.docs[path]
-            joined = self._units.shared_bytes(path, keys, comment)
+            comment, apps = self.docs[path]
+            joined = self._units.shared_bytes(path, [self.unit_keys[app] for app in apps], comment)
             if joined is not None:
                 return joined
         return render_file(self[path])
@@ -382,7 +383,7 @@ class Output:
             for emitter, path, source in index.files:
                 if emitter in names:
                     self.sources[path], self.emitters[path] = source, emitter
-                    owned[path] = keys.apps[app]
+                    owned[path] = app
         shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
         for app, index in indexes.items():
             for path, digest in index.docs.items() if "flux" in names else ():
@@ -399,9 +400,9 @@ class Output:
             self.sources[file.path] = source_key_of(data)
             self.emitters[file.path], made[file.path] = emitter, file
         comments = flux.comments(plan) if shared else {}
-        docs = {path: (comments[path], [keys.apps[app] for app, _ in digests])
+        docs = {path: (comments[path], [app for app, _ in digests])
                 for path, digests in shared.items()}
-        self.files = Files(self._units, self.sources, made, {}, owned, docs)
+        self.files = Files(self._units, self.sources, made, {}, keys.apps, owned, docs)
 
     def _index(self, app: str) -> Index:
         key = self._keys.apps[app]
@@ -423,8 +424,8 @@ class Output:
         Plan as data, and the units each other file is made of."""
         if all(data is not None for data in self.serialized.values()):
             cache.put_bytes(ENTRIES, entry, marshal.dumps(
-                (sorted(left_out), self.emitters, self.serialized, self.files.owned,
-                 self.files.docs, self.sources), 2))
+                (sorted(left_out), self.emitters, self.serialized, dict(self.files.unit_keys),
+                 self.files.owned, self.files.docs, self.sources), 2))
 
 
 def load(cache: Cache, entry: str, left_out: Collection[str]) -> Files | None:
@@ -434,18 +435,18 @@ def load(cache: Cache, entry: str, left_out: Collection[str]) -> Files | None:
     if stored is None:
         return None
     try:
-        skipped, emitters, serialized, owned, docs, sources = marshal.loads(stored)
+        skipped, emitters, serialized, keys, owned, docs, sources = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    if not set(skipped) <= set(left_out) or not all(
-            isinstance(found, dict) for found in (emitters, serialized, owned, docs, sources)):
+    if not set(skipped) <= set(left_out) or not all(isinstance(found, dict) for found in (
+            emitters, serialized, keys, owned, docs, sources)):
         return None
     kept = {path for path, emitter in emitters.items() if emitter not in left_out}
-    needed = {*owned.values(), *(key for _, keys in docs.values() for key in keys)}
+    needed = {*owned.values(), *(app for _, apps in docs.values() for app in apps)}
     stored_units = _Units(cache)
-    if not all(stored_units.data(key) is not None for key in needed):  # checked now: read anyway
-        return None
+    if not all(app in keys and stored_units.data(keys[app]) is not None for app in needed):
+        return None  # checked now: read anyway
     return Files(stored_units, {path: key for path, key in sources.items() if path in kept}, {},
-                 {path: data for path, data in serialized.items() if path in kept},
+                 {path: data for path, data in serialized.items() if path in kept}, keys,
                  {path: key for path, key in owned.items() if path in kept},
                  {path: found for path, found in docs.items() if path in kept})
