@@ -197,14 +197,14 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
     plan = _checked(loaded)
     output = _output(cache, plan, keys if use_cache else None, emitters.names(plan))
-    proven, kept = _kept(cache, out_dir, output.sources) if use_cache else (set(), {})
+    proven, kept = _kept(cache, out_dir, output.sources) if use_cache else ({}, {})
     paths = sorted(output.sources)
     rendered = writer.render_lazily(paths, output.bytes_of, out_dir, kept)
     try:
         report = writer.write(out_dir, rendered, VERSION, proven=proven)
     except writer.KeptChanged:  # another build changed the tree meanwhile: render everything
         rendered = writer.render_lazily(paths, output.bytes_of, out_dir, {})
-        report = writer.write(out_dir, rendered, VERSION)
+        report, proven = writer.write(out_dir, rendered, VERSION), {}
     compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
                         plan)
     digests = {path: writer.digest(rendered, path) for path in rendered}
@@ -213,7 +213,9 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)
     manifest = Manifest(VERSION, digests)
-    buildcache.record_tree(cache, out_dir, manifest)
+    written = set(report.written)
+    buildcache.record_tree(cache, out_dir, manifest,
+                           {path: stat for path, stat in proven.items() if path not in written})
     buildcache.record_sources(cache, manifest, output.sources)
     return BuildResult(compiled, report)
 
@@ -245,14 +247,15 @@ class _Emitted:
         buildcache.save_emitted(cache, entry, self._emitted, left_out, self._serialized)
 
 
-def _kept(cache: Cache, out_dir: Path,
-          sources: Mapping[str, str | None]) -> tuple[set[str], dict[str, str]]:
-    """The owned files proven unchanged since the last build, and of those the ones rendered
-    from the same source as now (path -> digest): their bytes on disk need no rendering."""
+def _kept(cache: Cache, out_dir: Path, sources: Mapping[str, str | None]
+          ) -> tuple[dict[str, list[int]], dict[str, str]]:
+    """The owned files proven unchanged since the last build (`buildcache.unchanged_files`),
+    and of those the ones rendered from the same source as now (path -> digest): their bytes
+    on disk need no rendering."""
     writer.settle(out_dir)
     manifest = writer.current_manifest(out_dir)
     if manifest is None:
-        return set(), {}
+        return {}, {}
     proven = buildcache.unchanged_files(cache, out_dir, manifest)
     before = buildcache.load_sources(cache, manifest)
     return proven, {path: manifest.files[path] for path in proven
@@ -312,7 +315,7 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     if entry is not None and stores:
         output.save(cache, entry, ())
         Placements.of(plan).save(cache, entry)
-    proven, kept = _kept(cache, out_dir, output.sources) if stores else (set(), {})
+    proven, kept = _kept(cache, out_dir, output.sources) if stores else ({}, {})
     rendered = writer.render_lazily(sorted(output.sources), output.bytes_of, out_dir, kept)
     compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
                         plan)

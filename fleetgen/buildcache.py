@@ -311,21 +311,25 @@ def _stat(path: str | Path) -> list[int] | None:
     return [st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def record_tree(cache: Cache, out_dir: Path, manifest: Manifest) -> None:
-    """Remember the stat of every file ``manifest`` owns, as the build just left them."""
+def record_tree(cache: Cache, out_dir: Path, manifest: Manifest,
+                known: Mapping[str, list[int]] = {}) -> None:
+    """Remember the stat of every file ``manifest`` owns, as the build just left them:
+    ``known`` gives the stat of files the build proved (`unchanged_files`) and did not write
+    (the stat they were proven with: one taken now could be of an edit made meanwhile)."""
     fence = time.time_ns() - _RACY_NS
     stats = {path: stat for path in manifest.files  # string paths: cheaper than a Path each
-             if (stat := _stat(f"{out_dir}/{path}")) is not None and stat[4] < fence}
+             if (stat := known.get(path) or _stat(f"{out_dir}/{path}")) is not None
+             and stat[4] < fence}
     cache.put(TREE, _tree_key(manifest), stats)
 
 
-def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> set[str]:
-    """The owned files proven to hold the bytes ``manifest`` records: stat as recorded, or
-    (for the few whose stat is unknown) read and hashed."""
+def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> dict[str, list[int]]:
+    """The owned files proven to hold the bytes ``manifest`` records, with the stat they were
+    proven with: stat as recorded, or (for the few whose stat is unknown) read and hashed."""
     recorded = cache.get(TREE, _tree_key(manifest))
     if not isinstance(recorded, dict):
         recorded = {}
-    return {path for path, digest in manifest.files.items()
+    return {path: stat for path, digest in manifest.files.items()
             if (stat := _stat(f"{out_dir}/{path}")) is not None
             and (stat == recorded.get(path)
                  or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest))}

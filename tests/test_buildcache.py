@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import time
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fleetgen import api, buildcache, writer
-from fleetgen.cache import CACHE_DIR, code_identity, tree_digest
+from fleetgen.cache import CACHE_DIR, Cache, code_identity, tree_digest
 from fleetgen.model import SyncPolicy
 from fleetgen.output import OutputFile
 from tests.helpers import tree
@@ -75,6 +76,23 @@ def test_a_hand_edit_is_seen_through_the_cache(tmp_path: Path) -> None:
     assert edited.read_bytes() == original
     edited.unlink()
     assert [f.kind for f in api.check(spec).findings] == ["missing"]
+
+
+def test_the_tree_record_keeps_the_stat_a_file_was_proven_with(tmp_path: Path) -> None:
+    """`buildcache.record_tree` records a file the build proved and did not write with the stat
+    of its proof: one edited between the proof and the record is read again by the next build
+    (a stat taken at the record would vouch for the edit)."""
+    spec = _example(tmp_path)
+    out = api.build(spec).compiled.out_dir
+    cache, manifest = Cache(out), writer.current_manifest(out)
+    assert manifest is not None
+    proven = buildcache.unchanged_files(cache, out, manifest)
+    path = sorted(proven)[0]
+    (out / path).write_bytes((out / path).read_bytes() + b"# edited\n")
+    time.sleep(0.1)  # past the racy window: the edit's stat would be recorded
+    buildcache.record_tree(cache, out, manifest, proven)
+    assert path not in buildcache.unchanged_files(cache, out, manifest)
+    assert [f.kind for f in api.check(spec).findings] == ["hand-edited"]
 
 
 def test_no_cache_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
