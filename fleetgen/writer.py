@@ -128,7 +128,8 @@ def render(files: Iterable[OutputFile]) -> dict[str, bytes]:
 
 class Rendered(Mapping[str, bytes]):
     """Rendered files by path, some of them kept on disk: the output tree already holds their
-    bytes (proven by the caller), which are read only on demand, and their digests are known."""
+    bytes (proven by the caller), which are read only on demand, and their digests are known.
+    Made by `render_lazily`, which checks their paths."""
 
     def __init__(self, out_dir: Path, fresh: Mapping[str, bytes], kept: Mapping[str, str]) -> None:
         """``fresh``: path -> bytes; ``kept``: path -> sha256 of the bytes on disk."""
@@ -219,7 +220,8 @@ def write(out_dir: Path, rendered: Mapping[str, bytes], version: str, *,
     ``proven``: owned files known to hold the bytes the manifest records (not read again).
     Raises OwnershipConflict, before writing anything, when an unowned file is in the way.
     """
-    _check_layout(rendered)
+    if not isinstance(rendered, Rendered):  # `render_lazily` checked its paths
+        _check_layout(rendered)
     with exclusive(out_dir):
         return _write(out_dir, rendered, version, proven)
 
@@ -291,7 +293,8 @@ def check(
     ``version``, a manifest written by another fleetgen version is reported as stale.
     ``proven`` as for `write`.
     """
-    _check_layout(rendered)
+    if not isinstance(rendered, Rendered):  # `render_lazily` checked its paths
+        _check_layout(rendered)
     with exclusive(out_dir):
         return _check(out_dir, rendered, version, proven)
 
