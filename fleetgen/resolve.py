@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
@@ -64,7 +64,9 @@ class _Context:
     """The fleet, indexes by name, the settings every app of an environment starts from, and the
     problems found so far."""
 
-    def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
+    def __init__(self, fleet: Fleet, workspace: Workspace,
+                 only: Collection[str] | None = None) -> None:
+        """``only``: resolve those apps alone (`resolve_app`), else every app."""
         self.fleet = fleet
         self.workspace = workspace
         self.problems: list[Problem] = []
@@ -73,6 +75,11 @@ class _Context:
                                                                       key=lambda c: c.name)}
         self.projects = {project.name: project for project in fleet.projects}
         self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
+        # the apps whose placements are resolved, and the fleet their Plan holds
+        self.resolving = self.apps if only is None else {
+            name: app for name, app in self.apps.items() if name in only}
+        self.planned = fleet if only is None else fleet.model_copy(
+            update={"apps": [app for app in fleet.apps if app.name in only]})
         # the clusters an app may be placed on, in name order
         self.placeable = [c for c in self.clusters.values() if c.env in self.envs]
         self._shared: dict[tuple[str, bool], Settings] = {}
@@ -101,17 +108,39 @@ class _Context:
 def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     """The Plan of ``fleet``; raises SpecError listing every problem."""
     ctx = _Context(fleet, workspace)
-    _check_names(ctx)
-    for owner, message in scan.problems(fleet):
+    _scan(ctx, fleet, "fleet")
+    return _resolved(ctx)
+
+
+def resolve_apps(fleet: Fleet, workspace: Workspace, names: Collection[str]) -> Plan:
+    """The Plan of the apps ``names`` alone, the others left unresolved: what `Plan.only` of
+    `resolve` gives for each of them, together (a Plan whose fleet holds them alone). For a
+    fleet whose other apps and fleet-wide objects passed resolve before: the secret scan reads
+    these apps alone. Raises SpecError listing the problems found."""
+    ctx = _Context(fleet, workspace, only=names)
+    for index, app in enumerate(fleet.apps):
+        if app.name in names:
+            _scan(ctx, app, scan.item_path("fleet.apps", app, index))
+    return _resolved(ctx)
+
+
+def _scan(ctx: _Context, spec: Spec, path: str) -> None:
+    """Report what the secret scan refuses in ``spec`` (at ``path`` of the fleet)."""
+    for owner, message in scan.problems(spec, path):
         ctx.report(owner, message)
         ctx.scanned.add(id(owner))
+
+
+def _resolved(ctx: _Context) -> Plan:
+    """The Plan of the apps ``ctx`` resolves; raises SpecError listing every problem."""
+    _check_names(ctx)
     credentials = _check_clusters(ctx)
     waves = _rollout_waves(ctx)
-    placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
-    for app in ctx.apps.values():
+    placed = {app.name: _place(ctx, app) for app in ctx.resolving.values()}
+    for app in ctx.resolving.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
-    for meta, message in namespacing.metadata_problems(fleet):
+    for meta, message in namespacing.metadata_problems(ctx.fleet):
         ctx.report(meta, message)
     engines = _engines(ctx, placed)
     _check_credentials(ctx, engines, credentials)
@@ -185,7 +214,7 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
     fleet = ctx.fleet
     listed = sorted(set(fleet.engines))
     owners: list[tuple[str, Spec, Engine | None]] = [
-        *((f"app {a.name!r}", a, a.engine) for a in ctx.apps.values()),
+        *((f"app {a.name!r}", a, a.engine) for a in ctx.resolving.values()),
         *((f"cluster {c.name!r}", c, c.engine) for c in ctx.clusters.values()),
         *((f"environment {e.name!r}", e, e.engine) for e in ctx.envs.values())]
     for what, owner, engine in owners:
@@ -197,7 +226,7 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
     default = {c.name: c.engine or ctx.envs[c.env].engine or only for c in ctx.placeable}
     engines: Engines = {}
     open_apps: dict[str, list[str]] = {}
-    for app in ctx.apps.values():
+    for app in ctx.resolving.values():
         if app.engine is not None:
             engines[app.name] = {cluster.name: app.engine for cluster in placed[app.name]}
             continue
@@ -237,7 +266,7 @@ def _check_rollout_engines(ctx: _Context, placed: Mapping[str, list[Cluster]],
     mixed = {env.name for env in ctx.envs.values()  # rollout environments on two engines
              if env.rollout is not None
              and len({default[c.name] for c in ctx.placeable if c.env == env.name} - {None}) > 1}
-    for app in ctx.apps.values():
+    for app in ctx.resolving.values():
         if app.engine is not None or not mixed:
             continue
         on = engines[app.name]
@@ -284,7 +313,7 @@ def _check_runtime_selectors(ctx: _Context, placed: Mapping[str, list[Cluster]],
     """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
     layers (a layer pins a cluster by name), and only labels some cluster declares."""
     declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
-    for app in ctx.apps.values():
+    for app in ctx.resolving.values():
         targets = app.targets
         if not targets.runtime:
             continue
@@ -788,7 +817,7 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
-    for app in ctx.apps.values():
+    for app in ctx.resolving.values():
         if app.source is not None:
             placements += _remote_placements(ctx, app, app.source, placed[app.name], wave_of,
                                              engines)
@@ -801,13 +830,15 @@ def _build_plan(ctx: _Context, placed: Mapping[str, list[Cluster]],
             placements += found
             env_overlays += envs
             cluster_overlays += clusters
-    unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)] for app in ctx.apps.values()
+    unplaced = {app.name: ctx.workspace.bases[repo_path(app.path)]
+                for app in ctx.resolving.values()
                 if app.namespace is None and app.path is not None and app.source is None}
     # An app from another source may put objects in any namespace its project allows (globs).
     remote = {app.name: frozenset(ctx.projects[app.project].namespaces)
-              for app in ctx.apps.values()
+              for app in ctx.resolving.values()
               if app.source is not None and app.project in ctx.projects}
-    return Plan(fleet=ctx.fleet, placements=tuple(placements), env_overlays=tuple(env_overlays),
+    return Plan(fleet=ctx.planned, placements=tuple(placements),
+                env_overlays=tuple(env_overlays),
                 manifest_namespaces={**{name: base.namespaces | base.namespace_objects
                                         for name, base in unplaced.items()}, **remote},
                 namespace_objects={name: base.namespace_objects

@@ -328,17 +328,18 @@ def redact(text: str, key: str = "", value: Any = None) -> str:
 
 # -- the walk -------------------------------------------------------------------------------------
 
-def problems(spec: Spec) -> Iterator[tuple[Spec, str]]:
-    """(the object holding it, message) for every string fleetgen must refuse."""
-    for owner, path, key, node in nodes(spec, "fleet"):
+def problems(spec: Spec, path: str = "fleet") -> Iterator[tuple[Spec, str]]:
+    """(the object holding it, message) for every string fleetgen must refuse in ``spec``, which
+    is at ``path`` of the fleet (`item_path`)."""
+    for owner, where, key, node in nodes(spec, path):
         if isinstance(node, str):
             found = uncarriable(node)
             if found:
-                yield owner, f"{path}: {found}"
+                yield owner, f"{where}: {found}"
         if isinstance(node, str | Mapping):
             finding = find(key, node)
             if finding:
-                yield owner, (f"{path}: {hint(finding.secret)!r} looks like "
+                yield owner, (f"{where}: {hint(finding.secret)!r} looks like "
                               f"{finding.rule.description} (rule {finding.rule.id}); {HINT}")
 
 
@@ -381,7 +382,7 @@ def _collect(value: Any, path: str, owner: Spec | None, key: str,
     elif isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):
-            _collect(item, f"{path}[{_label(item, index)}]", owner, previous, found)
+            _collect(item, item_path(path, item, index), owner, previous, found)
             flag = isinstance(item, str) and item.startswith("-") and "=" not in item
             previous = item if flag else key
 
@@ -392,6 +393,11 @@ def _shown(key: Any) -> str:
         found = find("", key)
         return repr(hint(found.secret)) if found else repr(key)
     return repr(key)
+
+
+def item_path(path: str, item: Any, index: int) -> str:
+    """The path of ``item``, at ``index`` of the list at ``path``, as `nodes` names it."""
+    return f"{path}[{_label(item, index)}]"
 
 
 def _label(item: Any, index: int) -> str:

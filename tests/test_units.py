@@ -21,7 +21,7 @@ from fleetgen.emit.units import Units, supported
 from fleetgen.errors import SpecError
 from fleetgen.load import load
 from fleetgen.output import OutputFile
-from fleetgen.resolve import resolve
+from fleetgen.resolve import resolve, resolve_apps
 from tests.diff.test_diff import commit, git
 from tests.helpers import tree
 from tests.test_whole_fleets import Drawn, drawn_repo, fleets
@@ -51,6 +51,21 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
             event("an app that cannot stand alone")
             continue
         assert Units(one).of(app.name) == whole.of(app.name), drawn.source
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(drawn=fleets())
+def test_resolving_one_app_gives_its_part_of_the_whole_plan(drawn: Drawn,
+                                                            tmp_path: Path) -> None:
+    """`resolve_apps` of one app (what a build after an edit of that app alone resolves) is the
+    app's part of the whole Plan (`Plan.only`), an app depending on others included."""
+    loaded = load(drawn_repo(tmp_path, drawn.source))
+    fleet, workspace = loaded.fleet, loaded.workspace
+    for app in fleet.apps:
+        # one line: the SyncPolicy objects resolve makes record it as where they were built
+        whole, alone = resolve(fleet, workspace).only(app.name), resolve_apps(fleet, workspace, [app.name])  # noqa: E501
+        assert alone == whole, drawn.source
 
 
 # (pattern, replacement) of the first match: an edit of one app's content, of a layer, of the
