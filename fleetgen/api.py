@@ -10,15 +10,16 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fleetgen import buildcache, collector, unitcache, writer
+from fleetgen import buildcache, collector, unitcache, wholecache, writer
 from fleetgen import emit as emitters
 from fleetgen.cache import Cache
 from fleetgen.emit import units
 from fleetgen.errors import Problem, SpecError
+from fleetgen.interface import project
 from fleetgen.journal import Manifest
 from fleetgen.load import Loaded, load
 from fleetgen.output import OutputFile
-from fleetgen.placements import Placements
+from fleetgen.placements import Placements, save_dumped
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
@@ -94,7 +95,7 @@ def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compi
 def _compiled(spec: Path, loaded: Loaded, out: Path | None, plan: Plan,
               files: list[OutputFile]) -> Compiled:
     return Compiled(loaded, writer.render(files), _out_dir(spec, loaded, out),
-                    emitters.warnings(plan), len(plan.placements), plan)
+                    emitters.warnings(project(plan)), len(plan.placements), plan)
 
 
 def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
@@ -111,17 +112,20 @@ def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
 
 def _emit_each(loaded: Loaded, without: Collection[emitters.Emitter]
                ) -> tuple[Plan, buildcache.Emitted]:
-    plan = _checked(loaded)
+    plan, _ = _checked(loaded)
     return plan, emitters.emit_each(plan, without)
 
 
-def _checked(loaded: Loaded) -> Plan:
-    """The Plan of ``loaded``; raises SpecError with every problem of resolve or the emitters."""
+def _checked(loaded: Loaded) -> tuple[Plan, Plan]:
+    """The Plan of ``loaded`` and its projection (`interface.project`: what the emitters' checks
+    and warnings and the files of the whole Plan read); raises SpecError with every problem of
+    resolve or the emitters."""
     plan = resolve(loaded.fleet, loaded.workspace)
-    problems = emitters.check(plan)
+    projected = project(plan)
+    problems = emitters.check(projected)
     if problems:
         raise SpecError(problems)
-    return plan
+    return plan, projected
 
 
 def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
@@ -144,9 +148,9 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
     buildcache.LOOKUPS["miss" if stored is None else "hit"] += 1
     if stored is not None:
         return entry, None, stored
-    plan = _checked(loaded)
+    plan, projected = _checked(loaded)
     names = [name for name in emitters.names(plan) if name not in left_out]
-    output = _output(cache, plan, keys, names, rendered=False)  # compared, never written
+    output = _output(cache, plan, projected, keys, names, rendered=False)  # never written
     if entry is not None:
         output.save(cache, entry, left_out)
     return entry, plan, output.files
@@ -158,14 +162,52 @@ def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, Outpu
                                                                              left_out)
 
 
-def _output(cache: Cache, plan: Plan, keys: unitcache.Keys | None, names: Collection[str],
-            rendered: bool = True) -> unitcache.Output | _Emitted:
-    """The output of the emitters ``names`` for ``plan``: of per-app units through the cache
-    (keyed by ``keys``; ``rendered``: as `unitcache.Output`) where the fleet's layout allows,
-    else emitted whole."""
+def _output(cache: Cache, plan: Plan, projected: Plan, keys: unitcache.Keys | None,
+            names: Collection[str], rendered: bool = True) -> unitcache.Output | _Emitted:
+    """The output of the emitters ``names`` for ``plan`` (``projected``: `_checked`): of per-app
+    units through the cache (keyed by ``keys``; ``rendered``: as `unitcache.output`) where the
+    fleet's layout allows, else emitted whole."""
     if keys is None or not units.supported(plan):
         return _Emitted(plan, names)
-    return unitcache.Output(cache, plan, keys, names, rendered)
+    return unitcache.output(cache, plan, projected, keys, names, rendered)
+
+
+class _Made:
+    """The output of a build or ``build --check`` and what else it keeps: its warnings, its
+    number of placements, its Plan (None when the whole fleet was not resolved), and how to
+    store the compile."""
+
+    def __init__(self, cache: Cache, loaded: Loaded, keys: unitcache.Keys | None) -> None:
+        """Made from the units and the whole part of the compile stored under ``keys``
+        (`wholecache.output`), else compiled; ``keys`` None: compiled, its units not cached."""
+        fast = wholecache.output(cache, loaded, keys) if keys is not None else None
+        self._stored = fast[1] if fast is not None else None
+        self._projected: Plan | None = None
+        self.plan: Plan | None = None
+        self.output: unitcache.Output | _Emitted
+        if fast is not None:
+            self.output, stored = fast
+            self.warnings, self.placements = stored.warnings, stored.placements
+        else:
+            self.plan, self._projected = _checked(loaded)
+            self.output = _output(cache, self.plan, self._projected, keys,
+                                  emitters.names(self.plan))
+            self.warnings = emitters.warnings(self._projected)
+            self.placements = len(self.plan.placements)
+
+    def save(self, cache: Cache, entry: str, keys: unitcache.Keys) -> None:
+        """Store the compile under ``entry``: its files, its placements for ``diff``, and the
+        part of the whole Plan under its apps' interfaces (`wholecache`)."""
+        self.output.save(cache, entry, ())
+        if self._stored is not None:
+            save_dumped(cache, entry, self._stored.dumped)
+            return
+        assert self._projected is not None
+        dumped = Placements.of(self._projected).dump()
+        save_dumped(cache, entry, dumped)
+        if isinstance(self.output, unitcache.Output):
+            wholecache.save(cache, wholecache.key(keys, self.output.kinds), self.output.whole,
+                            self.warnings, self.placements, dumped)
 
 
 def by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
@@ -185,8 +227,9 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     """Compile ``spec`` and write the output tree (only files that changed).
 
     With ``use_cache`` (the default) a spec compiled before into an output tree that still holds
-    that build is recognised without compiling or reading the tree (`fleetgen.buildcache`);
-    either way the cache is brought up to date.
+    that build is recognised without compiling or reading the tree (`fleetgen.buildcache`); a
+    spec whose apps' interfaces were compiled before resolves only the apps edited
+    (`fleetgen.wholecache`); either way the cache is brought up to date.
     """
     loaded = load(spec)
     out_dir, keys = _out_dir(spec, loaded, out), unitcache.keys(loaded)
@@ -195,8 +238,8 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
-    plan = _checked(loaded)
-    output = _output(cache, plan, keys if use_cache else None, emitters.names(plan))
+    made = _Made(cache, loaded, keys if use_cache else None)
+    output = made.output
     proven, kept = _kept(cache, out_dir, output.sources) if use_cache else ({}, {})
     paths = sorted(output.sources)
     rendered = writer.render_lazily(paths, output.bytes_of, out_dir, kept)
@@ -205,13 +248,11 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     except writer.KeptChanged:  # another build changed the tree meanwhile: render everything
         rendered = writer.render_lazily(paths, output.bytes_of, out_dir, {})
         report, proven = writer.write(out_dir, rendered, VERSION), {}
-    compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
-                        plan)
+    compiled = Compiled(loaded, rendered, out_dir, made.warnings, made.placements, made.plan)
     digests = {path: writer.digest(rendered, path) for path in rendered}
     _remember(cache, entry, compiled, digests)
-    if entry is not None:
-        output.save(cache, entry, ())
-        Placements.of(plan).save(cache, entry)
+    if keys is not None:
+        made.save(cache, keys.compile, keys)
     manifest = Manifest(VERSION, digests)
     written = set(report.written)
     buildcache.record_tree(cache, out_dir, manifest,
@@ -308,17 +349,14 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return CheckResult(cached, [])
-    plan = _checked(loaded)
-    names = emitters.names(plan)
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
-    output = _output(cache, plan, keys if stores else None, names)
-    if entry is not None and stores:
-        output.save(cache, entry, ())
-        Placements.of(plan).save(cache, entry)
+    made = _Made(cache, loaded, keys if stores else None)
+    output = made.output
+    if keys is not None and stores:
+        made.save(cache, keys.compile, keys)
     proven, kept = _kept(cache, out_dir, output.sources) if stores else ({}, {})
     rendered = writer.render_lazily(sorted(output.sources), output.bytes_of, out_dir, kept)
-    compiled = Compiled(loaded, rendered, out_dir, emitters.warnings(plan), len(plan.placements),
-                        plan)
+    compiled = Compiled(loaded, rendered, out_dir, made.warnings, made.placements, made.plan)
     findings = writer.check(out_dir, rendered, version=VERSION, proven=proven)
     if not findings:
         digests = {path: writer.digest(rendered, path) for path in rendered}

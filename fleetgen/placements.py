@@ -52,6 +52,15 @@ class Placements:
             return None
         return cls(rows, builds_on)
 
+    def dump(self) -> bytes:
+        """These placements as `save` stores them."""
+        return marshal.dumps([self.rows, dict(self.builds_on)], 4)
+
     def save(self, cache: Cache, entry: str) -> None:
         """Store these placements under ``entry``."""
-        cache.put_bytes(NAMESPACE, entry, marshal.dumps([self.rows, dict(self.builds_on)], 4))
+        save_dumped(cache, entry, self.dump())
+
+
+def save_dumped(cache: Cache, entry: str, dumped: bytes) -> None:
+    """Store placements under ``entry`` as `Placements.dump` wrote them."""
+    cache.put_bytes(NAMESPACE, entry, dumped)

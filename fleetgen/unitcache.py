@@ -14,6 +14,10 @@ must be made. A shared file's source key is the hash of the shared key, its path
 of each app's objects in it, so it is made again only when one of them changed. An entry that
 cannot be read back as written is a miss: the unit is computed again.
 
+A compile's output (`Output`) is made of the units (`units_of`) and of what the whole Plan adds
+(`Whole`): made from the Plan (`output`), or read back under the apps' interfaces
+(`fleetgen.wholecache`).
+
 A compile is stored (``unitemitted/``, under the compile's key) as what its files are made of:
 the files of the whole Plan as data, and for every other file the units it comes from (`Files`).
 `load` checks every unit it names is still stored, so ``diff`` reading it back never misses one.
@@ -25,7 +29,7 @@ import functools
 import hashlib
 import marshal
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -43,6 +47,7 @@ from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.emit.units import Docs, Unit, Units
 from fleetgen.fields import repo_path
+from fleetgen.interface import interface_app
 from fleetgen.load import Loaded
 from fleetgen.model import App
 from fleetgen.output import OutputFile
@@ -61,11 +66,13 @@ COMPUTED: Counter[str] = Counter()
 @dataclass(frozen=True, slots=True)
 class Keys:
     """The cache keys of a compile: of the compile (all its inputs), of the inputs its apps
-    share (the fleet without apps), and of each app's unit."""
+    share (the fleet without apps), of each app's unit, and of each app's interface (its unit's
+    inputs without the fields only its own files show: `fleetgen.interface`)."""
 
     compile: str
     shared: str
     apps: Mapping[str, str]
+    interfaces: Mapping[str, str]
 
 
 def keys(loaded: Loaded) -> Keys | None:
@@ -75,15 +82,23 @@ def keys(loaded: Loaded) -> Keys | None:
         shared = hashlib.sha256(marshal.dumps(
             (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
         each = []  # (name, key) of every app in spec order, a name given twice (an error) too
+        interfaces = {}
         for app in fleet.apps:
-            digest = shared.copy()
-            digest.update(marshal.dumps(canonical(_inputs(app, loaded.workspace)), 2))
-            each.append((app.name, digest.hexdigest()))
+            each.append((app.name, _digest(shared, _inputs(app, loaded.workspace))))
+            interfaces[app.name] = _digest(shared, _inputs(interface_app(app), loaded.workspace))
     except (Uncacheable, ValueError):
         return None
     compile = inputs_key(shared.hexdigest(), each, "apps" in fleet.model_fields_set,
                          loaded.workspace)
-    return Keys(compile, shared.hexdigest(), dict(each)) if compile is not None else None
+    return (Keys(compile, shared.hexdigest(), dict(each), interfaces) if compile is not None
+            else None)
+
+
+def _digest(shared: Any, inputs: Any) -> str:
+    """The hash of the shared inputs' digest (``hashlib``) followed by ``inputs``."""
+    digest = shared.copy()
+    digest.update(marshal.dumps(canonical(inputs), 2))
+    return str(digest.hexdigest())
 
 
 def _inputs(app: App, workspace: Workspace) -> tuple[Any, ...]:
@@ -227,20 +242,22 @@ def decode_docs(data: bytes) -> list[tuple[Order, Any]]:
 
 
 class _Compute:
-    """Computes a unit now from the Plan and stores it (again): what `_Units` falls back to. It
-    holds nothing that refers back to it, so a compile's Plan goes with its last reference
-    instead of waiting for the cyclic garbage collector."""
+    """Computes a unit now and stores it (again): what `_Units` falls back to. It holds nothing
+    that refers back to it, so a compile's Plan goes with its last reference instead of waiting
+    for the cyclic garbage collector."""
 
-    def __init__(self, cache: Cache, plan: Plan, keys: Keys, rendered: bool) -> None:
-        """Units of ``plan`` keyed by ``keys``; ``rendered``: store their texts (`store`)."""
-        self._cache, self._made, self._rendered = cache, Units(plan), rendered
+    def __init__(self, cache: Cache, keys: Keys, make: Callable[[str], Unit],
+                 rendered: bool) -> None:
+        """Units keyed by ``keys``, made by ``make`` (app -> its unit); ``rendered``: store
+        their texts (`store`)."""
+        self._cache, self._make, self._rendered = cache, make, rendered
         self._apps = {key: app for app, key in keys.apps.items()}
 
     def __call__(self, key: str) -> tuple[Unit, Index, dict[str, Texts | None]]:
         """The unit ``key``, its index and texts."""
         app = self._apps[key]
         COMPUTED[app] += 1
-        unit = self._made.of(app)
+        unit = self._make(app)
         return (unit, *store(self._cache, key, unit, self._rendered))
 
 
@@ -365,17 +382,37 @@ class Files(Mapping[str, OutputFile]):
         return render_file(self[path])
 
 
-class Output:
-    """The output files of one compile, made of units computed now or read from the cache: each
-    file's emitter and source key, and its data when asked for (`file`)."""
+@dataclass(frozen=True, slots=True)
+class Whole:
+    """What the whole Plan adds to the units of a compile: its files (registrations, AppProjects,
+    Namespaces, tenants, the bootstrap, the fleet map), serialized, and the comment of each
+    shared Flux file."""
 
-    def __init__(self, cache: Cache, plan: Plan, keys: Keys, names: Collection[str],
-                 rendered: bool = True) -> None:
-        """The output of ``plan`` (its units keyed by ``keys``) of the emitters ``names``; the
-        units computed store the YAML texts of their objects when ``rendered`` (`store`)."""
-        self._cache, self._keys = cache, keys
-        self._units = _Units(cache, _Compute(cache, plan, keys, rendered))
-        indexes = {app: self._index(app) for app in plan.by_app()}
+    files: Mapping[str, tuple[str, bytes | None]]  # path -> (emitter, `serialize`)
+    made: Mapping[str, OutputFile]  # those of them at hand as data
+    comments: Mapping[str, str]
+
+    @classmethod
+    def of(cls, projected: Plan, names: Collection[str], kinds: Iterable[tuple[str, str]],
+           rows: Mapping[str, AppRows]) -> Whole:
+        """The files of the emitters ``names`` made of the whole Plan (`units.shared_files`),
+        as `fleetgen.interface.project` leaves it."""
+        made = units.shared_files(projected, names, kinds, rows)
+        return cls({file.path: (emitter, serialize(file)) for emitter, file in made},
+                   {file.path: file for _, file in made},
+                   flux.comments(projected) if "flux" in names else {})
+
+
+class Output:
+    """The output files of one compile, made of units computed now or read from the cache and
+    of the whole Plan's files: each file's emitter and source key, and its data when asked for
+    (`file`)."""
+
+    def __init__(self, keys: Keys, names: Collection[str], made: _Units,
+                 indexes: Mapping[str, Index], whole: Whole) -> None:
+        """The output of the emitters ``names``: of the units (``made``, keyed by ``keys``)
+        whose ``indexes`` are given by app, in name order, and of ``whole``."""
+        self.whole, self.kinds = whole, kinds_and_rows(indexes)[0]
         self.sources: dict[str, str | None] = {}
         self.emitters: dict[str, str] = {}
         owned: dict[str, str] = {}
@@ -391,25 +428,15 @@ class Output:
         for path, digests in shared.items():
             self.sources[path] = shared_source(keys.shared, path, digests)
             self.emitters[path] = "flux"
-        kinds = {kind for index in indexes.values() for kind in index.kinds}
-        rows = {app: index.rows for app, index in indexes.items()}
-        made: dict[str, OutputFile] = {}
         self.serialized: dict[str, bytes | None] = {}  # files made of the whole Plan
-        for emitter, file in units.shared_files(plan, names, kinds, rows):
-            data = self.serialized[file.path] = serialize(file)
-            self.sources[file.path] = source_key_of(data)
-            self.emitters[file.path], made[file.path] = emitter, file
-        comments = flux.comments(plan) if shared else {}
-        docs = {path: (comments[path], [app for app, _ in digests])
+        for path, (emitter, data) in whole.files.items():
+            self.serialized[path], self.sources[path] = data, source_key_of(data)
+            self.emitters[path] = emitter
+        docs = {path: (whole.comments[path], [app for app, _ in digests])
                 for path, digests in shared.items()}
-        self.files = Files(self._units, self.sources, made, {}, keys.apps, owned, docs)
-
-    def _index(self, app: str) -> Index:
-        key = self._keys.apps[app]
-        index = load_index(self._cache, key)
-        if index is None or not self._cache.touch(DATA, key):  # damaged data: `_Units` computes it
-            return self._units.compute(key)[1]
-        return index
+        stored = {path: data for path, data in self.serialized.items()
+                  if path not in whole.made and data is not None}
+        self.files = Files(made, self.sources, dict(whole.made), stored, keys.apps, owned, docs)
 
     def file(self, path: str) -> OutputFile:
         """The output file at ``path``."""
@@ -426,6 +453,47 @@ class Output:
             cache.put_bytes(ENTRIES, entry, marshal.dumps(
                 (sorted(left_out), self.emitters, self.serialized, dict(self.files.unit_keys),
                  self.files.owned, self.files.docs, self.sources), 2))
+
+
+def stored_indexes(cache: Cache, keys: Keys) -> dict[str, Index | None]:
+    """The index of every app's unit keyed by ``keys``, by app in name order; None for a unit
+    not stored whole (its index or data absent or damaged)."""
+    found: dict[str, Index | None] = {}
+    for app in sorted(keys.apps):
+        key = keys.apps[app]
+        index = load_index(cache, key)
+        found[app] = index if index is not None and cache.touch(DATA, key) else None
+    return found
+
+
+def units_of(cache: Cache, keys: Keys, make: Callable[[str], Unit], rendered: bool = True,
+             stored: Mapping[str, Index | None] | None = None
+             ) -> tuple[_Units, dict[str, Index]]:
+    """The units of every app keyed by ``keys``, with their indexes by app in name order: read
+    from the cache (``stored``: `stored_indexes`, read already), or where missing or damaged made
+    now by ``make`` (app -> its unit) and stored, with the YAML texts of their objects when
+    ``rendered`` (`store`)."""
+    made = _Units(cache, _Compute(cache, keys, make, rendered))
+    found = stored_indexes(cache, keys) if stored is None else stored
+    return made, {app: index if index is not None else made.compute(keys.apps[app])[1]
+                  for app, index in found.items()}
+
+
+def kinds_and_rows(indexes: Mapping[str, Index]
+                   ) -> tuple[list[tuple[str, str]], dict[str, AppRows]]:
+    """The kinds of the units' Argo CD documents (sorted, distinct) and their fleet-map rows."""
+    kinds = sorted({kind for index in indexes.values() for kind in index.kinds})
+    return kinds, {app: index.rows for app, index in indexes.items()}
+
+
+def output(cache: Cache, plan: Plan, projected: Plan, keys: Keys, names: Collection[str],
+           rendered: bool = True) -> Output:
+    """The output of ``plan`` of the emitters ``names``, its units keyed by ``keys``
+    (`units_of`), the files of the whole Plan made from ``projected``
+    (`fleetgen.interface.project` of it)."""
+    made, indexes = units_of(cache, keys, Units(plan).of, rendered)
+    kinds, rows = kinds_and_rows(indexes)
+    return Output(keys, names, made, indexes, Whole.of(projected, names, kinds, rows))
 
 
 def load(cache: Cache, entry: str, left_out: Collection[str]) -> Files | None:

@@ -23,6 +23,7 @@ from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.emit.argocd.appsets import Labels, application_sets, registration_labeller
 from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order
+from fleetgen.interface import project
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -78,10 +79,12 @@ def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> 
     ``units`` of all its apps and the whole Plan."""
     kinds = {kind for unit in units.values() for kind in unit.kinds}
     rows = {app: unit.rows for app, unit in units.items()}
+    whole = project(plan)  # what the files of the whole Plan may read (`fleetgen.interface`)
     files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
-             *shared_files(plan, names, kinds, rows)]
+             *shared_files(whole, names, kinds, rows)]
     if "flux" in names:
-        files += [("flux", file) for file in flux.kustomizations(plan, shared_docs(units.values()))]
+        files += [("flux", file) for file in flux.kustomizations(whole,
+                                                                  shared_docs(units.values()))]
     return [(name, [file for emitter, file in files if emitter == name]) for name in names]
 
 
