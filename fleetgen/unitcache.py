@@ -30,7 +30,7 @@ import hashlib
 import marshal
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
@@ -63,16 +63,25 @@ ENTRIES = "unitemitted"  # a compile's files by the units they are made of, keye
 COMPUTED: Counter[str] = Counter()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Keys:
     """The cache keys of a compile: of the compile (all its inputs), of the inputs its apps
-    share (the fleet without apps), of each app's unit, and of each app's interface (its unit's
-    inputs without the fields only its own files show: `fleetgen.interface`)."""
+    share (the fleet without apps), of each app's unit, and of each app's interface."""
 
     compile: str
     shared: str
     apps: Mapping[str, str]
-    interfaces: Mapping[str, str]
+    _loaded: Loaded = field(repr=False, compare=False)
+    _shared: Any = field(repr=False, compare=False)  # the shared inputs' running hash
+
+    @functools.cached_property
+    def interfaces(self) -> dict[str, str]:
+        """app -> its interface key (its unit's inputs without the fields only its own files
+        show: `fleetgen.interface`), in spec order; computed when first asked for (a build
+        that finds its compile stored never needs them)."""
+        return {app.name: _digest(self._shared, _inputs(interface_app(app),
+                                                        self._loaded.workspace))
+                for app in self._loaded.fleet.apps}
 
 
 def keys(loaded: Loaded) -> Keys | None:
@@ -81,17 +90,15 @@ def keys(loaded: Loaded) -> Keys | None:
     try:
         shared = hashlib.sha256(marshal.dumps(
             (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
-        each = []  # (name, key) of every app in spec order, a name given twice (an error) too
-        interfaces = {}
-        for app in fleet.apps:
-            each.append((app.name, _digest(shared, _inputs(app, loaded.workspace))))
-            interfaces[app.name] = _digest(shared, _inputs(interface_app(app), loaded.workspace))
+        # (name, key) of every app in spec order, a name given twice (an error) too
+        each = [(app.name, _digest(shared, _inputs(app, loaded.workspace)))
+                for app in fleet.apps]
     except (Uncacheable, ValueError):
         return None
     compile = inputs_key(shared.hexdigest(), each, "apps" in fleet.model_fields_set,
                          loaded.workspace)
-    return (Keys(compile, shared.hexdigest(), dict(each), interfaces) if compile is not None
-            else None)
+    return (Keys(compile, shared.hexdigest(), dict(each), loaded, shared)
+            if compile is not None else None)
 
 
 def _digest(shared: Any, inputs: Any) -> str:
