@@ -230,11 +230,13 @@ def load_data(cache: Cache, key: str) -> Data | None:
     return Data(*parts) if valid else None
 
 
-def shared_source(shared: str, path: str, digests: Iterable[tuple[str, str]]) -> str:
-    """The source key of a shared file: the shared inputs, its path and (app, digest of the
-    app's objects in it) of each app there, in app order."""
-    return hashlib.sha256(marshal.dumps((code_identity(), shared, path, list(digests)), 2)
-                          ).hexdigest()
+def shared_source(shared: str, path: str, apps: list[str], digests: list[str]) -> str:
+    """The source key of a shared file: the shared inputs, its path, the apps with objects in
+    it (in app order) and the digest of each one's objects there (64 hex digits each)."""
+    found = hashlib.sha256(f"{code_identity()}\0{shared}\0{path}\0".encode())
+    found.update("\0".join(apps).encode())  # an app name holds no NUL
+    found.update("".join(digests).encode())
+    return found.hexdigest()
 
 
 def decode_file(serialized: bytes) -> OutputFile:
@@ -428,19 +430,20 @@ class Output:
                 if emitter in names:
                     self.sources[path], self.emitters[path] = source, emitter
                     owned[path] = app
-        shared: dict[str, list[tuple[str, str]]] = {}  # shared path -> (app, digest)
+        shared: dict[str, tuple[list[str], list[str]]] = {}  # shared path -> apps, digests
         for app, index in indexes.items():
             for path, digest in index.docs.items() if "flux" in names else ():
-                shared.setdefault(path, []).append((app, digest))
-        for path, digests in shared.items():
-            self.sources[path] = shared_source(keys.shared, path, digests)
+                apps, digests = shared.get(path) or shared.setdefault(path, ([], []))
+                apps.append(app)
+                digests.append(digest)
+        for path, (apps, digests) in shared.items():
+            self.sources[path] = shared_source(keys.shared, path, apps, digests)
             self.emitters[path] = "flux"
         self.serialized: dict[str, bytes | None] = {}  # files made of the whole Plan
         for path, (emitter, data) in whole.files.items():
             self.serialized[path], self.sources[path] = data, source_key_of(data)
             self.emitters[path] = emitter
-        docs = {path: (whole.comments[path], [app for app, _ in digests])
-                for path, digests in shared.items()}
+        docs = {path: (whole.comments[path], apps) for path, (apps, _) in shared.items()}
         stored = {path: data for path, data in self.serialized.items()
                   if path not in whole.made and data is not None}
         self.files = Files(made, self.sources, dict(whole.made), stored, keys.apps, owned, docs)
