@@ -17,9 +17,10 @@ silently sharing a result across edits that change it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, NoReturn
 
+from fleetgen.buildcache import canonical
 from fleetgen.model import App
 from fleetgen.plan import ChartSource, ClusterOverlay, EnvOverlay, Placement, Plan, Settings
 
@@ -29,6 +30,7 @@ from fleetgen.plan import ChartSource, ClusterOverlay, EnvOverlay, Placement, Pl
 LOCAL = ("images", "replicas", "config", "patches", "values")
 LOCAL_LAYER = (*LOCAL, "chart_version")
 LOCAL_CHART = ("version",)
+LAYERS = ("per_env", "per_label", "per_cluster")
 # Provenance keys of the local settings (`Settings`): the others (labels, sync) stay.
 LOCAL_PROVENANCE = ("image/", "replicas/", "config/", "patch/", "values/", "chart/")
 
@@ -69,32 +71,33 @@ def _poisoned(model: Any, fields: tuple[str, ...], where: str, **update: Any) ->
                                     **update})
 
 
-def _emptied(model: Any, fields: tuple[str, ...], _: str, **update: Any) -> Any:
-    kind = type(model)
-    return model.model_copy(update={**{name: kind.model_fields[name].get_default(
-        call_default_factory=True) for name in fields}, **update})
-
-
-def _local_parts(app: App, change: Callable[..., Any]) -> App:
-    """``app``, its layers and its chart, each with ``change`` (`_poisoned` or `_emptied`)
-    applied to its local fields."""
-    layers = {kind: {key: change(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
-                     for key, layer in getattr(app, kind).items()}
-              for kind in ("per_env", "per_label", "per_cluster")}
-    chart = None if app.chart is None else change(app.chart, LOCAL_CHART, "HelmChart")
-    found: App = change(app, LOCAL, "App", chart=chart, **layers)
-    return found
-
-
 def project_app(app: App) -> App:
     """``app`` with its `LOCAL` fields, its layers' and its chart's version poisoned."""
-    return _local_parts(app, _poisoned)
+    layers = {kind: {key: _poisoned(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
+                     for key, layer in getattr(app, kind).items()} for kind in LAYERS}
+    chart = None if app.chart is None else _poisoned(app.chart, LOCAL_CHART, "HelmChart")
+    projected: App = _poisoned(app, LOCAL, "App", chart=chart, **layers)
+    return projected
 
 
-def interface_app(app: App) -> App:
-    """``app`` with its `LOCAL` fields as their defaults: what an interface key hashes (the
-    fields set stay recorded, so a set field and its default do not collide)."""
-    return _local_parts(app, _emptied)
+def interface_form(app: App) -> Any:
+    """What an app's interface key hashes: ``app`` as `buildcache.canonical` writes a model, but
+    its `LOCAL` fields, its layers' and its chart's version left out."""
+    layers = {kind: [(key, _form(layer, LOCAL_LAYER)) for key, layer in getattr(app, kind).items()]
+              for kind in LAYERS}
+    chart = None if app.chart is None else _form(app.chart, LOCAL_CHART)
+    return _form(app, LOCAL, chart=chart, **layers)
+
+
+def _form(model: Any, left_out: tuple[str, ...], **forms: Any) -> Any:
+    """``model``'s class, each field but those ``left_out`` (``forms`` gives some written
+    already), the fields it was given explicitly and its private attributes (its line in
+    ``fleet.py``)."""
+    return (type(model).__qualname__,
+            [(name, forms[name] if name in forms else canonical(getattr(model, name)))
+             for name in type(model).model_fields if name not in left_out],
+            sorted(model.model_fields_set.difference(left_out)),
+            canonical(model.__pydantic_private__ or {}))
 
 
 def _settings(settings: Settings) -> Settings:

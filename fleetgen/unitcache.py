@@ -47,7 +47,7 @@ from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order, kustomization_file
 from fleetgen.emit.units import Docs, Unit, Units
 from fleetgen.fields import repo_path
-from fleetgen.interface import interface_app
+from fleetgen.interface import interface_form
 from fleetgen.load import Loaded
 from fleetgen.model import App
 from fleetgen.output import OutputFile
@@ -79,8 +79,9 @@ class Keys:
         """app -> its interface key (its unit's inputs without the fields only its own files
         show: `fleetgen.interface`), in spec order; computed when first asked for (a build
         that finds its compile stored never needs them)."""
-        return {app.name: _digest(self._shared, _inputs(interface_app(app),
-                                                        self._loaded.workspace))
+        workspace = self._loaded.workspace
+        return {app.name: _digest(self._shared, (interface_form(app),
+                                                 canonical(_dirs(app, workspace))))
                 for app in self._loaded.fleet.apps}
 
 
@@ -91,7 +92,7 @@ def keys(loaded: Loaded) -> Keys | None:
         shared = hashlib.sha256(marshal.dumps(
             (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
         # (name, key) of every app in spec order, a name given twice (an error) too
-        each = [(app.name, _digest(shared, _inputs(app, loaded.workspace)))
+        each = [(app.name, _digest(shared, canonical(_inputs(app, loaded.workspace))))
                 for app in fleet.apps]
     except (Uncacheable, ValueError):
         return None
@@ -101,20 +102,26 @@ def keys(loaded: Loaded) -> Keys | None:
             if compile is not None else None)
 
 
-def _digest(shared: Any, inputs: Any) -> str:
-    """The hash of the shared inputs' digest (``hashlib``) followed by ``inputs``."""
+def _digest(shared: Any, form: Any) -> str:
+    """The hash of the shared inputs' running hash (``hashlib``) followed by ``form`` (builtin
+    data: `canonical`)."""
     digest = shared.copy()
-    digest.update(marshal.dumps(canonical(inputs), 2))
+    digest.update(marshal.dumps(form, 2))
     return str(digest.hexdigest())
 
 
 def _inputs(app: App, workspace: Workspace) -> tuple[Any, ...]:
     """What the unit of ``app`` reads besides the fleet without apps: the app, and the workspace
-    inventory of the directories it names (its base, a chart kept in the repository)."""
+    inventory of the directories it names (`_dirs`)."""
+    return (app, _dirs(app, workspace))
+
+
+def _dirs(app: App, workspace: Workspace) -> list[tuple[str, Any, Any]]:
+    """The workspace inventory of the directories ``app`` names (its base, a chart kept in the
+    repository)."""
     paths = sorted({repo_path(path) for path in (app.path, app.chart.path if app.chart else None)
                     if path is not None})
-    return (app, [(path, workspace.bases.get(path), workspace.charts.get(path))
-                  for path in paths])
+    return [(path, workspace.bases.get(path), workspace.charts.get(path)) for path in paths]
 
 
 @dataclass(frozen=True, slots=True)
