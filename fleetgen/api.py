@@ -238,6 +238,12 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     cached = _cached(loaded, out_dir, cache, entry) if use_cache else None
     if cached is not None:
         return BuildResult(cached, writer.WriteReport([], len(cached.rendered), [], []))
+    with cache.deferred():  # the cache's writes after the tree's, outside its flush
+        return _build(loaded, out_dir, cache, keys, use_cache)
+
+
+def _build(loaded: Loaded, out_dir: Path, cache: Cache, keys: unitcache.Keys | None,
+           use_cache: bool) -> BuildResult:
     made = _Made(cache, loaded, keys if use_cache else None)
     output = made.output
     proven, kept = _kept(cache, out_dir, output.sources) if use_cache else ({}, {})
@@ -250,7 +256,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         report, proven = writer.write(out_dir, rendered, VERSION), {}
     compiled = Compiled(loaded, rendered, out_dir, made.warnings, made.placements, made.plan)
     digests = {path: writer.digest(rendered, path) for path in rendered}
-    _remember(cache, entry, compiled, digests)
+    _remember(cache, keys.compile if keys is not None else None, compiled, digests)
     if keys is not None:
         made.save(cache, keys.compile, keys)
     manifest = Manifest(VERSION, digests)

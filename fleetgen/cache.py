@@ -17,6 +17,7 @@ only costs time, so an entry evicted under another command's feet is recompiled 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -24,6 +25,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,27 @@ class Cache:
         self.directory = out_dir / CACHE_DIR
         self._pruned = False
         self._made: set[Path] = set()  # directories this cache created or found
+        self._held: dict[Path, bytes] | None = None  # writes held back (`deferred`)
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Hold this cache's writes in memory inside the block (reads see them) and make them
+        at its end. A build holds them until its output tree is written: the writer waits for
+        the file system to flush what it wrote, which then leaves out the tens of megabytes of
+        cache (derived data a lost write only costs time)."""
+        self._held = {}
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for path, data in held.items():
+                self._write(path, data)
+
+    def _read(self, path: Path) -> bytes:
+        """The bytes of the entry at ``path`` (held back or on disk); OSError when absent."""
+        if self._held is not None and path in self._held:
+            return self._held[path]
+        return path.read_bytes()
 
     def _path(self, namespace: str, entry: str, suffix: str = "json") -> Path:
         return self.directory / namespace / entry[:2] / f"{entry}.{suffix}"
@@ -79,7 +102,7 @@ class Cache:
         """The value stored under ``entry``, None when absent or unreadable."""
         path = self._path(namespace, entry)
         try:
-            stored = json.loads(path.read_bytes())
+            stored = json.loads(self._read(path))
         except (OSError, ValueError):
             return None
         if not isinstance(stored, dict) or stored.get("key") != entry or "value" not in stored:
@@ -96,7 +119,7 @@ class Cache:
         """The bytes stored under ``entry``, None when absent, damaged or foreign."""
         path = self._path(namespace, entry, "bin")
         try:
-            stored = path.read_bytes()
+            stored = self._read(path)
         except OSError:
             return None
         header = _header(entry, stored[len(_MAGIC) + len(entry) + 66:])
@@ -109,6 +132,8 @@ class Cache:
         """Mark the bytes entry ``entry`` as just used; whether it exists (not that it is
         intact: `get_bytes` checks that)."""
         path = self._path(namespace, entry, "bin")
+        if self._held is not None and path in self._held:
+            return True
         _touch(path)
         return path.is_file()
 
@@ -117,7 +142,11 @@ class Cache:
         self._write(self._path(namespace, entry, "bin"), _header(entry, data) + data)
 
     def _write(self, path: Path, data: bytes) -> None:
-        """Write ``data`` to ``path`` atomically (a reader sees the old file or the new one)."""
+        """Write ``data`` to ``path`` atomically (a reader sees the old file or the new one), or
+        hold it back (`deferred`)."""
+        if self._held is not None:
+            self._held[path] = data
+            return
         if not self._pruned:
             self._pruned = True
             self.prune(max_bytes())

@@ -75,3 +75,22 @@ def test_the_limit_is_set_in_mebibytes_by_the_environment(monkeypatch: pytest.Mo
 
 def test_cache_dir_is_under_the_output() -> None:
     assert Cache(Path("/out")).directory == Path("/out") / CACHE_DIR
+
+
+def test_deferred_writes_are_read_back_and_made_at_the_end(tmp_path: Path) -> None:
+    """A build holds its cache writes until its tree is written (`Cache.deferred`): reads see
+    them meanwhile, the disk only afterwards, and an exception still makes them."""
+    store = Cache(tmp_path)
+    first, second = "a" * 64, "b" * 64
+    with store.deferred():
+        store.put("ns", first, {"value": 1})
+        store.put_bytes("ns", second, b"data")
+        assert store.get("ns", first) == {"value": 1}
+        assert store.get_bytes("ns", second) == b"data" and store.touch("ns", second)
+        assert _entries(store) == {}
+    assert set(_entries(store)) == {first, second}
+    assert Cache(tmp_path).get_bytes("ns", second) == b"data"
+    with pytest.raises(RuntimeError), store.deferred():
+        store.put("ns", "c" * 64, [])
+        raise RuntimeError
+    assert Cache(tmp_path).get("ns", "c" * 64) == []
