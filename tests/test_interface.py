@@ -5,12 +5,15 @@ and every build writes what a cold build writes."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
 
 from fleetgen import api, unitcache, wholecache
 from fleetgen.cache import CACHE_DIR, Cache
@@ -20,6 +23,8 @@ from fleetgen.load import load
 from fleetgen.placements import Placements
 from fleetgen.resolve import resolve
 from tests.helpers import tree
+from tests.test_units import EDITS
+from tests.test_whole_fleets import Drawn, drawn_repo, fleets
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -190,3 +195,22 @@ def test_the_projected_plan_refuses_every_use_of_local_data(tmp_path: Path) -> N
     assert placement.settings.sync == original.settings.sync
     assert placement.settings.labels == original.settings.labels
     assert app.name == plan.fleet.apps[0].name and set(app.per_env) == {"prod"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(drawn=fleets(), edit=st.sampled_from(EDITS))
+def test_edits_of_several_apps_write_what_a_cold_build_writes(
+        drawn: Drawn, edit: tuple[str, str], tmp_path: Path) -> None:
+    """Whole fleets (both engines, charts, layers, rollouts, hubs), one edit made to every app
+    it matches: built again from the first build's units and whole part (several apps resolved
+    alone, where the edit is local) — the tree a cold build writes."""
+    pattern, replacement = edit
+    edited = re.sub(pattern, replacement, drawn.source)
+    assume(edited != drawn.source)
+    spec = drawn_repo(tmp_path, drawn.source)
+    api.build(spec)
+    _rebuilt(spec, edited)
+    event(f"whole part {dict(wholecache.LOOKUPS)}, units computed {len(unitcache.COMPUTED)}")
+    assert api.check(spec).findings == []
+    _as_cold(spec, tmp_path)
