@@ -14,6 +14,7 @@ from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import is_glob, repo_path
+from fleetgen.interface import project_app
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
@@ -74,7 +75,11 @@ class _Context:
         self.clusters = {cluster.name: cluster for cluster in sorted(fleet.clusters,
                                                                       key=lambda c: c.name)}
         self.projects = {project.name: project for project in fleet.projects}
-        self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
+        # every app by name; resolving some alone, the others as `interface.project_app`
+        # leaves them: what is checked across apps must not read their local fields, which
+        # a build resolving some apps alone reads from the cache, not from fleet.py
+        self.apps = {app.name: app if only is None or app.name in only else project_app(app)
+                     for app in sorted(fleet.apps, key=lambda a: a.name)}
         # the apps whose placements are resolved, and the fleet their Plan holds
         self.resolving = self.apps if only is None else {
             name: app for name, app in self.apps.items() if name in only}
