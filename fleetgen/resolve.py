@@ -121,7 +121,8 @@ def resolve_apps(fleet: Fleet, workspace: Workspace, names: Collection[str]) -> 
     """The Plan of the apps ``names`` alone, the others left unresolved: what `Plan.only` of
     `resolve` gives for each of them, together (a Plan whose fleet holds them alone). For a
     fleet whose other apps and fleet-wide objects passed resolve before: the secret scan reads
-    these apps alone. Raises SpecError listing the problems found."""
+    these apps alone, and the checks across apps see the others without their local fields
+    (`interface.project_app`). Raises SpecError listing the problems found."""
     ctx = _Context(fleet, workspace, only=names)
     for index, app in enumerate(fleet.apps):
         if app.name in names:
