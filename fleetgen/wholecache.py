@@ -97,7 +97,13 @@ def output(cache: Cache, loaded: Loaded, keys: Keys) -> tuple[Output, Stored] | 
         return None
     if not units.supported(plan):
         return None
-    made, indexes = units_of(cache, keys, units.Units(plan).of, stored=stored_units)
+    def make(app: str) -> units.Unit:
+        """The unit of ``app``: of those resolved above, or of an app whose stored data turns
+        out damaged when read (resolved alone now)."""
+        return units.Units(plan if app in missing else resolve_apps(fleet, workspace, [app])
+                           ).of(app)
+
+    made, indexes = units_of(cache, keys, make, stored=stored_units)
     kinds, rows = kinds_and_rows(indexes)
     stored = load(cache, key(keys, kinds))
     LOOKUPS["miss" if stored is None else "hit"] += 1

@@ -165,6 +165,22 @@ def test_a_damaged_whole_entry_is_a_miss(tmp_path: Path) -> None:
     _as_cold(spec, tmp_path)
 
 
+def test_a_local_edit_over_damaged_unit_data_computes_those_units_again(tmp_path: Path) -> None:
+    """Files of unchanged apps that must be made again (removed from the tree here) read their
+    units' data; damaged, each of those units is resolved alone and computed again."""
+    spec, source = _fleet(tmp_path)
+    api.build(spec)
+    out = spec.parent / "output"
+    for entry in (out / CACHE_DIR / unitcache.DATA).rglob("*.bin"):
+        entry.write_bytes(entry.read_bytes()[:-7])
+    for path in (out / "flux" / "clusters" / "c0000" / "kustomizations.yaml",
+                 out / "argocd" / "applicationsets" / "app003.yaml"):
+        path.unlink()
+    _rebuilt(spec, _edit(source, ONE_APP))
+    assert wholecache.LOOKUPS == {"hit": 1} and len(unitcache.COMPUTED) > 2
+    _as_cold(spec, tmp_path)
+
+
 USES: list[Callable[[Any], Any]] = [list, len, bool, str, hash, lambda value: value == {},
                                     lambda value: value.items(), lambda value: value["key"],
                                     lambda value: "key" in value, lambda value: (*value,)]
