@@ -1,7 +1,8 @@
 """An app's interface: what of it the whole compile reads beyond the app's own files.
 
 Most edits of an app change only its own files: an image tag, replicas, config values, a patch,
-chart values or a chart version (`LOCAL`). Everything of the compile that spans apps — the
+chart values or a chart version, labels or annotations its layers put on its objects, the labels
+of its generated objects (`LOCAL`). Everything of the compile that spans apps — the
 checks across apps and engines, the warnings, the files made of the whole Plan (registrations,
 AppProjects, Namespaces, tenants, the bootstrap), the placements ``diff`` reads — is computed
 from the Plan with those fields taken out (`project`), and kept in the cache under the hash of
@@ -24,15 +25,20 @@ from fleetgen.buildcache import canonical
 from fleetgen.model import App
 from fleetgen.plan import ChartSource, ClusterOverlay, EnvOverlay, Placement, Plan, Settings
 
-# Fields of an App that only its own files show (kustomize overlays, Argo CD ApplicationSets,
-# Flux objects, its rows of the fleet map); of its layers and of the effective `Settings` the
-# same and the chart version an Overrides pins; of its chart, the version.
-LOCAL = ("images", "replicas", "config", "patches", "values")
-LOCAL_LAYER = (*LOCAL, "chart_version")
+# Fields of a Layer that only its app's own files show (kustomize overlays, Argo CD
+# ApplicationSets, Flux objects, its rows of the fleet map); an App (a Layer) adds the labels of
+# its generated objects, an Overrides the chart version it pins, a chart its version.
+_LAYER = ("images", "replicas", "config", "patches", "values", "common_labels",
+          "common_annotations")
+LOCAL = (*_LAYER, "labels")
+LOCAL_LAYER = (*_LAYER, "chart_version")
 LOCAL_CHART = ("version",)
 LAYERS = ("per_env", "per_label", "per_cluster")
 # Provenance keys of the local settings (`Settings`): the others (labels, sync) stay.
-LOCAL_PROVENANCE = ("image/", "replicas/", "config/", "patch/", "values/", "chart/")
+LOCAL_PROVENANCE = ("image/", "replicas/", "config/", "patch/", "values/", "chart/", "label/",
+                    "annotation/")
+LOCAL_SETTINGS = ("images", "replicas", "config", "patches", "values", "chart_version", "labels",
+                  "annotations")  # of the effective `Settings`
 
 
 class LocalRead(AssertionError):
@@ -102,7 +108,7 @@ def _form(model: Any, left_out: tuple[str, ...], **forms: Any) -> Any:
 
 def _settings(settings: Settings) -> Settings:
     return dataclasses.replace(
-        settings, **{name: _local(f"Settings.{name}") for name in LOCAL_LAYER},
+        settings, **{name: _local(f"Settings.{name}") for name in LOCAL_SETTINGS},
         provenance={key: layer for key, layer in settings.provenance.items()
                     if not key.startswith(LOCAL_PROVENANCE)})
 

@@ -31,16 +31,20 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_build import make_repo  # noqa: E402
 from run import FLEET, ONE_APP  # noqa: E402
 
-# Edits of one app alone: its image tag (the benchmark's), a config value, its replicas in prod.
+# Edits of one app alone: its image tag (the benchmark's), a config value, its replicas in prod,
+# its labels (on its Flux objects and Argo CD Applications: 500 shared files at 1,000 x 100).
 LOCAL_EDITS = [ONE_APP,
                ('"LOG_LEVEL": "info"', '"LOG_LEVEL": "debug" if a == 7 else "info"'),
                ('per_env={"prod": Overrides(replicas={"app": 3}',
-                'per_env={"prod": Overrides(replicas={"app": 3 + (a == 10)}')]
-# Edits of an interface: app003's labels (on its Flux objects and Argo CD Applications), the
-# namespace of one app, and a new dependency.
+                'per_env={"prod": Overrides(replicas={"app": 3 + (a == 10)}'),
+               ('project=f"team{a % 5}"',
+                'project=f"team{a % 5}", '
+                '**({"labels": {"example.com/owner": "x"}} if a == 3 else {})')]
+# Edits of an interface: app003's annotations (Argo CD's check reads them), the namespace of
+# one app, and a new dependency.
 INTERFACE_EDITS = [('project=f"team{a % 5}"',
                     'project=f"team{a % 5}", '
-                    '**({"labels": {"example.com/owner": "x"}} if a == 3 else {})'),
+                    '**({"annotations": {"example.com/owner": "x"}} if a == 3 else {})'),
                    ('namespace=f"ns{a % 20}"', 'namespace=f"ns{(a + (a == 2) * 5) % 20}"'),
                    ('path="apps/app/base"',
                     'path="apps/app/base", **({"depends_on": ["app001"]} if a == 4 else {})')]
@@ -82,7 +86,7 @@ def _refusing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(api, "resolve", refuse)
 
 
-@pytest.mark.parametrize("edit", LOCAL_EDITS, ids=["tag", "config", "replicas"])
+@pytest.mark.parametrize("edit", LOCAL_EDITS, ids=["tag", "config", "replicas", "labels"])
 def test_a_local_edit_resolves_that_app_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               edit: tuple[str, str]) -> None:
     """The build reads the whole part back (`wholecache.output`) and computes the edited app's
@@ -107,7 +111,8 @@ def test_a_local_edit_resolves_that_app_alone(tmp_path: Path, monkeypatch: pytes
     assert api.check(spec).findings == []
 
 
-@pytest.mark.parametrize("edit", INTERFACE_EDITS, ids=["labels", "namespace", "depends_on"])
+@pytest.mark.parametrize("edit", INTERFACE_EDITS, ids=["annotations", "namespace",
+                                                        "depends_on"])
 def test_an_interface_edit_resolves_the_whole_fleet(tmp_path: Path,
                                                     edit: tuple[str, str]) -> None:
     spec, source = _fleet(tmp_path)
@@ -188,15 +193,16 @@ USES: list[Callable[[Any], Any]] = [list, len, bool, str, hash, lambda value: va
 
 def test_the_projected_plan_refuses_every_use_of_local_data(tmp_path: Path) -> None:
     """What the whole compile reads (`interface.project`): an app's images, replicas, config,
-    patches and values, its layers', its chart's version and each overlay's config hashes raise
-    `LocalRead` however they are used; the rest reads as in the Plan."""
+    patches, values and labels, its layers', its chart's version and each overlay's config
+    hashes raise `LocalRead` however they are used; the rest reads as in the Plan."""
     spec, _ = _fleet(tmp_path)
     loaded = load(spec)
     plan = resolve(loaded.fleet, loaded.workspace)
     projected = project(plan)
     app = projected.fleet.apps[0]
     placement = projected.placements[0]
-    local = [app.images, app.replicas, app.config, app.patches, app.values,
+    local = [app.images, app.replicas, app.config, app.patches, app.values, app.labels,
+             app.common_labels, placement.settings.labels, placement.settings.annotations,
              app.per_env["prod"].replicas, app.per_cluster[next(iter(app.per_cluster))].config,
              placement.settings.images, placement.settings.config, placement.settings.values,
              placement.settings.chart_version, projected.env_overlays[0].config_hashes,
@@ -209,7 +215,6 @@ def test_the_projected_plan_refuses_every_use_of_local_data(tmp_path: Path) -> N
     assert (placement.app, placement.cluster, placement.overlay, placement.engine) == (
         original.app, original.cluster, original.overlay, original.engine)
     assert placement.settings.sync == original.settings.sync
-    assert placement.settings.labels == original.settings.labels
     assert app.name == plan.fleet.apps[0].name and set(app.per_env) == {"prod"}
 
 
