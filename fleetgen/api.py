@@ -181,13 +181,13 @@ class _Made:
         """Made from the units and the whole part of the compile stored under ``keys``
         (`wholecache.output`), else compiled; ``keys`` None: compiled, its units not cached."""
         fast = wholecache.output(cache, loaded, keys) if keys is not None else None
-        self._stored = fast[1] if fast is not None else None
-        self._projected: Plan | None = None
         self.plan: Plan | None = None
+        self._projected: Plan | None = None
+        self._stored: wholecache.Stored | None = None
         self.output: unitcache.Output | _Emitted
         if fast is not None:
-            self.output, stored = fast
-            self.warnings, self.placements = stored.warnings, stored.placements
+            self.output, self._stored = fast
+            self.warnings, self.placements = self._stored.warnings, self._stored.placements
         else:
             self.plan, self._projected = _checked(loaded)
             self.output = _output(cache, self.plan, self._projected, keys,
