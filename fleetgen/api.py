@@ -136,16 +136,19 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
 def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
                 ) -> tuple[str | None, Plan | None, Mapping[str, OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
-    ``build --check`` or an earlier call) are read back instead of emitted, else compiled (of
-    the units of its apps, those compiled before read back: `fleetgen.unitcache`) and stored.
+    ``build --check`` or an earlier call) are read back instead of emitted, else made of the
+    units of its apps (those compiled before read back: `fleetgen.unitcache`) and of the whole
+    part kept under its apps' interfaces (`fleetgen.wholecache`), else compiled, and stored.
     Returns the compile's cache key (None: inputs the cache cannot key), the Plan — None when
-    the files were read back (a stored compile passed resolve and the emitters' checks; the
-    caller resolves it if it needs it) — and the files by path, each made or decoded when
+    the whole fleet was not resolved (the caller resolves it if it needs it; what was read back
+    passed resolve and the emitters' checks) — and the files by path, each made or decoded when
     asked for."""
     keys, left_out = unitcache.keys(loaded), [emitters.name_of(e) for e in without]
     entry = keys.compile if keys is not None else None
     stored = _stored(cache, entry, left_out) if entry is not None else None
     buildcache.LOOKUPS["miss" if stored is None else "hit"] += 1
+    if stored is None and keys is not None:
+        stored = _of_whole(cache, loaded, keys, left_out)
     if stored is not None:
         return entry, None, stored
     plan, projected = _checked(loaded)
@@ -154,6 +157,20 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
     if entry is not None:
         output.save(cache, entry, left_out)
     return entry, plan, output.files
+
+
+def _of_whole(cache: Cache, loaded: Loaded, keys: unitcache.Keys,
+              left_out: list[str]) -> Mapping[str, OutputFile] | None:
+    """The files of ``loaded`` (but the emitters ``left_out``) made of its units and the whole
+    part kept under its apps' interfaces (`wholecache.output`), stored as its compile; None
+    without such a part. Compared, never written: the units computed keep no texts."""
+    fast = wholecache.output(cache, loaded, keys, left_out, rendered=False)
+    if fast is None:
+        return None
+    output, whole = fast
+    output.save(cache, keys.compile, left_out)
+    save_dumped(cache, keys.compile, whole.dumped)
+    return output.files
 
 
 def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, OutputFile] | None:

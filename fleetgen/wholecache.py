@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from fleetgen.buildcache import serialize
@@ -81,11 +81,14 @@ def load(cache: Cache, entry: str) -> Stored | None:
     return Stored(files, comments, problems, placements, dumped) if valid else None
 
 
-def output(cache: Cache, loaded: Loaded, keys: Keys) -> tuple[Output, Stored] | None:
-    """The output of ``loaded`` of its units and the stored whole part whose key its apps'
-    interfaces give, resolving only the apps whose units are not stored; None (the caller
-    compiles the whole fleet) when there is no such whole part, the fleet's output is not made
-    of units, an app fails to resolve alone, or an app name is given twice."""
+def output(cache: Cache, loaded: Loaded, keys: Keys, left_out: Collection[str] = (),
+           rendered: bool = True) -> tuple[Output, Stored] | None:
+    """The output of ``loaded`` (but the emitters ``left_out``) of its units and the stored
+    whole part whose key its apps' interfaces give, resolving only the apps whose units are not
+    stored (those computed keep the texts of their objects when ``rendered``: `unitcache.store`);
+    None (the caller compiles the whole fleet) when there is no such whole part, the fleet's
+    output is not made of units, an app fails to resolve alone, or an app name is given
+    twice."""
     fleet, workspace = loaded.fleet, loaded.workspace
     stored_units = stored_indexes(cache, keys)
     missing = [app for app, index in stored_units.items() if index is None]
@@ -103,7 +106,7 @@ def output(cache: Cache, loaded: Loaded, keys: Keys) -> tuple[Output, Stored] | 
         return units.Units(plan if app in missing else resolve_apps(fleet, workspace, [app])
                            ).of(app)
 
-    made, indexes = units_of(cache, keys, make, stored=stored_units)
+    made, indexes = units_of(cache, keys, make, rendered, stored_units)
     kinds, rows = kinds_and_rows(indexes)
     stored = load(cache, key(keys, kinds))
     LOOKUPS["miss" if stored is None else "hit"] += 1
@@ -111,7 +114,7 @@ def output(cache: Cache, loaded: Loaded, keys: Keys) -> tuple[Output, Stored] | 
         return None
     shared = replace(plan, fleet=fleet, placements=(), env_overlays=(), cluster_overlays=(),
                      manifest_namespaces={}, namespace_objects={})  # no app's part
-    emitters = names(shared)
+    emitters = [name for name in names(shared) if name not in left_out]
     fleet_map = fleetmap.emit_rows(shared, rows) if "fleetmap" in emitters else []
     whole = Whole({**stored.files,
                    **{file.path: ("fleetmap", serialize(file)) for file in fleet_map}},

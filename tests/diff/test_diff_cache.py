@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import api, buildcache, placements, unitcache
+from fleetgen import api, buildcache, placements, unitcache, wholecache
 from fleetgen.cache import CACHE_DIR
 from fleetgen.diff import blast, compare, formats, render
 from fleetgen.diff.compare import RefSpecError
@@ -120,6 +120,26 @@ def test_only_the_side_never_seen_is_compiled(repo: Path) -> None:
     edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
     *_, lookups = diffed(repo)
     assert lookups == {"hit": 1, "miss": 1}
+
+
+def test_a_ref_never_compiled_whose_interfaces_were_is_not_resolved(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The working tree built after a tag edit, the commit never: diff makes the commit's
+    compile of the units stored and the whole part kept under the same interfaces
+    (`wholecache`), resolving the edited app alone, and reports what a diff with no cache at
+    all reports."""
+    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
+    api.build(repo / "fleet.py")
+    plans = resolves(monkeypatch)
+    wholecache.LOOKUPS.clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(api, "resolve", lambda *_: pytest.fail("resolved a whole fleet"))
+        *warm, lookups = diffed(repo)
+    assert lookups == {"hit": 1, "miss": 1} and wholecache.LOOKUPS == {"hit": 1}
+    assert plans == []
+    shutil.rmtree(repo / "output" / CACHE_DIR)
+    *cold, _ = diffed(repo)
+    assert cold == warm
 
 
 def test_without_an_output_folder_diff_neither_reads_nor_writes_a_cache(repo: Path) -> None:
