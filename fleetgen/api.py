@@ -88,14 +88,9 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
-    plan, files = emit_loaded(loaded)
-    return _compiled(spec, loaded, out, plan, files)
-
-
-def _compiled(spec: Path, loaded: Loaded, out: Path | None, plan: Plan,
-              files: list[OutputFile]) -> Compiled:
-    return Compiled(loaded, writer.render(files), _out_dir(spec, loaded, out),
-                    emitters.warnings(project(plan)), len(plan.placements), plan)
+    plan, projected, emitted = _emit_each(loaded, ())
+    return Compiled(loaded, writer.render(_flat(emitted)), _out_dir(spec, loaded, out),
+                    emitters.warnings(projected), len(plan.placements), plan)
 
 
 def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
@@ -106,14 +101,15 @@ def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
     Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
     compares them as such).
     """
-    plan, emitted = _emit_each(loaded, without)
+    plan, _, emitted = _emit_each(loaded, without)
     return plan, _flat(emitted)
 
 
 def _emit_each(loaded: Loaded, without: Collection[emitters.Emitter]
-               ) -> tuple[Plan, buildcache.Emitted]:
-    plan, _ = _checked(loaded)
-    return plan, emitters.emit_each(plan, without)
+               ) -> tuple[Plan, Plan, buildcache.Emitted]:
+    """The Plan of ``loaded``, its projection (`_checked`) and its files by emitter."""
+    plan, projected = _checked(loaded)
+    return plan, projected, emitters.emit_each(plan, without, projected)
 
 
 def _checked(loaded: Loaded) -> tuple[Plan, Plan]:

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from fleetgen.emit import argocd, fleetmap, flux, overlays, units
 from fleetgen.errors import Problem, in_order
+from fleetgen.interface import project
 from fleetgen.model import Engine
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -62,13 +63,16 @@ def emit(plan: Plan, without: Collection[Emitter] = ()) -> list[OutputFile]:
     return [file for _, files in emit_each(plan, without) for file in files]
 
 
-def emit_each(plan: Plan, without: Collection[Emitter] = ()) -> list[tuple[str, list[OutputFile]]]:
+def emit_each(plan: Plan, without: Collection[Emitter] = (), projected: Plan | None = None
+              ) -> list[tuple[str, list[OutputFile]]]:
     """`emit`, the files of each emitter under its name: made of per-app units
-    (`fleetgen.emit.units`) where the fleet's layout allows."""
+    (`fleetgen.emit.units`) where the fleet's layout allows; ``projected``: the Plan's
+    `fleetgen.interface.project`, when the caller has it."""
     names = [name_of(emitter) for emitter, _ in emitters_for(plan) if emitter not in without]
     if units.supported(plan):
         made = units.Units(plan)
-        return units.emit_each(plan, {app: made.of(app) for app in plan.by_app()}, names)
+        return units.emit_each(plan, {app: made.of(app) for app in plan.by_app()}, names,
+                               project(plan) if projected is None else projected)
     return [(name_of(emitter), emitter.emit(part)) for emitter, part in emitters_for(plan)
             if emitter not in without]
 

@@ -23,7 +23,6 @@ from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.emit.argocd.appsets import Labels, application_sets, registration_labeller
 from fleetgen.emit.fleetmap import AppRows
 from fleetgen.emit.flux.objects import Order
-from fleetgen.interface import project
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -74,12 +73,13 @@ class Units:
                     fleetmap.app_rows(one, self._columns))
 
 
-def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str]) -> Emitted:
+def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str],
+              whole: Plan) -> Emitted:
     """The files of the Plan by emitter (those ``names`` names, in registry order), made of the
-    ``units`` of all its apps and the whole Plan."""
+    ``units`` of all its apps and the whole Plan (``whole``: as `fleetgen.interface.project`
+    leaves it, what the files of the whole Plan may read)."""
     kinds = {kind for unit in units.values() for kind in unit.kinds}
     rows = {app: unit.rows for app, unit in units.items()}
-    whole = project(plan)  # what the files of the whole Plan may read (`fleetgen.interface`)
     files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
              *shared_files(whole, names, kinds, rows)]
     if "flux" in names:
