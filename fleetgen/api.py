@@ -164,9 +164,16 @@ def _of_whole(cache: Cache, loaded: Loaded, keys: unitcache.Keys,
     if fast is None:
         return None
     output, whole = fast
-    output.save(cache, keys.compile, left_out)
-    save_dumped(cache, keys.compile, whole.dumped)
+    _save_compile(cache, keys.compile, output, left_out, whole.dumped)
     return output.files
+
+
+def _save_compile(cache: Cache, entry: str, output: unitcache.Output | _Emitted,
+                  left_out: Collection[str], dumped: bytes) -> None:
+    """Store a compile under ``entry``: its files (but those of the emitters ``left_out``) and
+    the placements ``diff`` reads, as `Placements.dump` wrote them."""
+    output.save(cache, entry, left_out)
+    save_dumped(cache, entry, dumped)
 
 
 def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, OutputFile] | None:
@@ -211,13 +218,12 @@ class _Made:
     def save(self, cache: Cache, entry: str, keys: unitcache.Keys) -> None:
         """Store the compile under ``entry``: its files, its placements for ``diff``, and the
         part of the whole Plan under its apps' interfaces (`wholecache`)."""
-        self.output.save(cache, entry, ())
         if self._stored is not None:
-            save_dumped(cache, entry, self._stored.dumped)
+            _save_compile(cache, entry, self.output, (), self._stored.dumped)
             return
         assert self._projected is not None
         dumped = Placements.of(self._projected).dump()
-        save_dumped(cache, entry, dumped)
+        _save_compile(cache, entry, self.output, (), dumped)
         if isinstance(self.output, unitcache.Output):
             wholecache.save(cache, wholecache.key(keys, self.output.kinds), self.output.whole,
                             self.warnings, self.placements, dumped)
