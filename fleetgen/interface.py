@@ -18,7 +18,7 @@ silently sharing a result across edits that change it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn
 
 from fleetgen.buildcache import canonical
@@ -79,23 +79,26 @@ def _poisoned(model: Any, fields: tuple[str, ...], where: str, **update: Any) ->
 
 def project_app(app: App) -> App:
     """``app`` with its `LOCAL` fields, its layers' and its chart's version poisoned."""
-    layers = {kind: {key: _poisoned(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
-                     for key, layer in getattr(app, kind).items()} for kind in LAYERS}
-    chart = None if app.chart is None else _poisoned(app.chart, LOCAL_CHART, "HelmChart")
-    projected: App = _poisoned(app, LOCAL, "App", chart=chart, **layers)
+    projected: App = _local_parts(app, _poisoned)
     return projected
 
 
 def interface_form(app: App) -> Any:
     """What an app's interface key hashes: ``app`` as `buildcache.canonical` writes a model, but
     its `LOCAL` fields, its layers' and its chart's version left out."""
-    layers = {kind: [(key, _form(layer, LOCAL_LAYER)) for key, layer in getattr(app, kind).items()]
-              for kind in LAYERS}
-    chart = None if app.chart is None else _form(app.chart, LOCAL_CHART)
-    return _form(app, LOCAL, chart=chart, **layers)
+    return _local_parts(app, _form)
 
 
-def _form(model: Any, left_out: tuple[str, ...], **forms: Any) -> Any:
+def _local_parts(app: App, change: Callable[..., Any]) -> Any:
+    """``change(model, local fields, where, **parts)`` of ``app``: of its layers and its chart
+    first, which it then takes as those parts (`_poisoned`, `_form`)."""
+    layers = {kind: {key: change(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
+                     for key, layer in getattr(app, kind).items()} for kind in LAYERS}
+    chart = None if app.chart is None else change(app.chart, LOCAL_CHART, "HelmChart")
+    return change(app, LOCAL, "App", chart=chart, **layers)
+
+
+def _form(model: Any, left_out: tuple[str, ...], _: str, **forms: Any) -> Any:
     """``model``'s class, each field but those ``left_out`` (``forms`` gives some written
     already), the fields it was given explicitly and its private attributes (its line in
     ``fleet.py``)."""
