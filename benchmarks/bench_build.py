@@ -24,7 +24,7 @@ from fleetgen.version import VERSION
 
 T = TypeVar("T")
 
-FLEET = '''
+FLEET = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
                       Project, SyncPolicy)
 
@@ -46,12 +46,14 @@ fleet = Fleet(
                            for i in range(a % 10, {clusters}, 10)}})
           for a in range({apps})],
 )
-'''
+"""
 BASE = {
     "kustomization.yaml": "resources: [deployment.yaml, configmap.yaml]\n",
-    "deployment.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\n"
-                        "spec:\n  template:\n    spec:\n"
-                        "      containers: [{name: app, image: app}]\n"),
+    "deployment.yaml": (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\n"
+        "spec:\n  template:\n    spec:\n"
+        "      containers: [{name: app, image: app}]\n"
+    ),
     "configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-config}\n",
 }
 
@@ -99,8 +101,10 @@ def main() -> None:
         timed("write (first)", lambda: writer.write(out, rendered, VERSION))
         timed("write (no change)", lambda: writer.write(out, rendered, VERSION))
         timed("check", lambda: writer.check(out, rendered))
-        print(f"{len(plan.placements)} placements, {len(rendered)} files, "
-              f"{sum(map(len, rendered.values())) / 1e6:.1f} MB")
+        print(
+            f"{len(plan.placements)} placements, {len(rendered)} files, "
+            f"{sum(map(len, rendered.values())) / 1e6:.1f} MB"
+        )
 
 
 if __name__ == "__main__":

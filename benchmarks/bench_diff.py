@@ -21,13 +21,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_build import fleet_arguments, make_repo
 
 PER_ENV = 'per_env={e: Overrides(replicas={"app": 2}) for e in ENVS}'
-ONE_APP_ONE_ENV = ('per_env={e: Overrides(replicas={"app": 3 if (e == "env1" and a == 7) else 2})'
-                   " for e in ENVS}")
+ONE_APP_ONE_ENV = (
+    'per_env={e: Overrides(replicas={"app": 3 if (e == "env1" and a == 7) else 2}) for e in ENVS}'
+)
 
 
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
 
 
 def timed_diff(label: str, spec: Path) -> None:
@@ -37,10 +42,12 @@ def timed_diff(label: str, spec: Path) -> None:
     start = time.perf_counter()
     markdown, as_json = formats.markdown(report), formats.to_json(report)
     formatting = time.perf_counter() - start
-    print(f"{label:<16}{elapsed:7.2f} s  (+{formatting:.2f} s formats)  "
-          f"changes={len(report.changes)} deletions={len(report.deletions)} "
-          f"clusters={len(report.touched.clusters)} markdown={len(markdown)} chars "
-          f"json={len(as_json) / 1e6:.1f} MB")
+    print(
+        f"{label:<16}{elapsed:7.2f} s  (+{formatting:.2f} s formats)  "
+        f"changes={len(report.changes)} deletions={len(report.deletions)} "
+        f"clusters={len(report.touched.clusters)} markdown={len(markdown)} chars "
+        f"json={len(as_json) / 1e6:.1f} MB"
+    )
 
 
 def main() -> None:
@@ -54,8 +61,10 @@ def main() -> None:
         git(root, "commit", "-qm", "fleet")
         start = time.perf_counter()
         compiled = api.compile_spec(spec)
-        print(f"compile once    {time.perf_counter() - start:7.2f} s  "
-              f"({len(compiled.plan.placements)} placements, {len(compiled.rendered)} files)")
+        print(
+            f"compile once    {time.perf_counter() - start:7.2f} s  "
+            f"({len(compiled.plan.placements)} placements, {len(compiled.rendered)} files)"
+        )
         timed_diff("no change", spec)
         spec.write_text(source.replace(PER_ENV, ONE_APP_ONE_ENV))
         timed_diff("1 app x 1 env", spec)

@@ -42,22 +42,28 @@ def main() -> None:
         spec = root / "fleet.py"
         compiled = api.build(spec).compiled
         overlays = sorted({p.overlay for p in compiled.plan.placements})
-        print(f"{args.clusters} clusters x {args.apps} apps, {args.envs} environments: "
-              f"{len(compiled.plan.placements)} placements, {len(overlays)} overlays")
-        every = timed("bare builds, every overlay", lambda: build_many(
-            [compiled.out_dir / overlay for overlay in overlays]))
-        cold = timed("validate --render (cold)",
-                     lambda: validation.validate(spec, render=True))
-        warm = timed("validate --render (warm)",
-                     lambda: validation.validate(spec, render=True))
+        print(
+            f"{args.clusters} clusters x {args.apps} apps, {args.envs} environments: "
+            f"{len(compiled.plan.placements)} placements, {len(overlays)} overlays"
+        )
+        every = timed(
+            "bare builds, every overlay",
+            lambda: build_many([compiled.out_dir / overlay for overlay in overlays]),
+        )
+        cold = timed("validate --render (cold)", lambda: validation.validate(spec, render=True))
+        warm = timed("validate --render (warm)", lambda: validation.validate(spec, render=True))
         keys = render(compiled, root, overlays).keys  # warm: only hashes
         distinct = sorted({key: overlay for overlay, key in sorted(keys.items())}.values())
-        bare = timed(f"bare builds, {len(distinct)} distinct", lambda: build_many(
-            [compiled.out_dir / overlay for overlay in distinct]))
+        bare = timed(
+            f"bare builds, {len(distinct)} distinct",
+            lambda: build_many([compiled.out_dir / overlay for overlay in distinct]),
+        )
         plain = timed("validate (no --render)", lambda: validation.validate(spec))
-        print(f"ratio validate --render / bare distinct builds: cold {cold / bare:.2f}, "
-              f"warm {warm / bare:.2f} (/ every overlay: cold {cold / every:.2f}); "
-              f"validate without --render / bare distinct: {plain / bare:.2f}")
+        print(
+            f"ratio validate --render / bare distinct builds: cold {cold / bare:.2f}, "
+            f"warm {warm / bare:.2f} (/ every overlay: cold {cold / every:.2f}); "
+            f"validate without --render / bare distinct: {plain / bare:.2f}"
+        )
 
 
 if __name__ == "__main__":

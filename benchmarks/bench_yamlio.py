@@ -40,8 +40,9 @@ def flux_kustomization(i: int) -> dict[str, Any]:
             "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
             "targetNamespace": app,
             "dependsOn": [{"name": f"platform-config-{cluster}"}],
-            "healthChecks": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app,
-                              "namespace": app}],
+            "healthChecks": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "namespace": app}
+            ],
             "kubeConfig": {"secretRef": {"name": f"{cluster}-kubeconfig", "key": "value"}},
         },
     }
@@ -71,12 +72,19 @@ def main() -> None:
     timed("fleetgen dump_documents (one call)", count, lambda: dump_documents(docs))
     timed("libyaml path alone (the fallback)", count, lambda: _libyaml_dump(docs))
     timed("fleetgen dump (one call per document)", count, lambda: [dump(d) for d in docs])
-    timed("baseline yaml.dump CSafeDumper per document", count, lambda: [
-        yaml.dump(d, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True) for d in docs
-    ])
+    timed(
+        "baseline yaml.dump CSafeDumper per document",
+        count,
+        lambda: [
+            yaml.dump(d, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True) for d in docs
+        ],
+    )
     timed("load_all (CSafeLoader)", count, lambda: load_all(text))
-    timed(f"needs_quotes on {len(strings):,} scalars", len(strings),
-          lambda: [needs_quotes(s) for s in strings])
+    timed(
+        f"needs_quotes on {len(strings):,} scalars",
+        len(strings),
+        lambda: [needs_quotes(s) for s in strings],
+    )
 
 
 if __name__ == "__main__":

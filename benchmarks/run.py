@@ -57,7 +57,7 @@ from bench_build import make_repo
 
 T = TypeVar("T")
 
-FLEET = '''
+FLEET = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
                       Project, Rollout, Step, SyncPolicy)
 
@@ -90,12 +90,13 @@ fleet = Fleet(
                            for i in range(a % 7, {clusters}, 7)}} if a % 10 == 0 else {{}})
           for a in range({apps})],
 )
-'''
+"""
 ONE_APP = ("TAGS = {}", "TAGS = {7: '1.1'}")
 # The same app's labels, which its Flux Kustomizations carry: every cluster's file it is in.
-ONE_APP_LABELS = ('project=f"team{a % 5}"',
-                  'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} '
-                  'if a == 7 else {})')
+ONE_APP_LABELS = (
+    'project=f"team{a % 5}"',
+    'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} if a == 7 else {})',
+)
 
 
 def main() -> None:
@@ -140,16 +141,25 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
     diff_cold_s, _ = _timed(lambda: fleetgen.diff(spec), "diff_cold_s")
     rendered = built.compiled.rendered
     figures: dict[str, Any] = {
-        "clusters": clusters, "apps": apps,
-        "full_s": full_s, "floor_s": floor_s, "noop_s": noop_s, "one_app_s": one_app_s,
-        "check_s": check_s, "diff_s": diff_s, "diff_cold_s": diff_cold_s,
+        "clusters": clusters,
+        "apps": apps,
+        "full_s": full_s,
+        "floor_s": floor_s,
+        "noop_s": noop_s,
+        "one_app_s": one_app_s,
+        "check_s": check_s,
+        "diff_s": diff_s,
+        "diff_cold_s": diff_cold_s,
         "one_app_flux_s": one_app_flux_s,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "docs": sum(len(file.documents) for file in files), "files": len(rendered),
+        "docs": sum(len(file.documents) for file in files),
+        "files": len(rendered),
         "bytes": sum(map(len, rendered.values())),
-        "noop_written": len(noop.report.written), "one_app_written": len(one_app.report.written),
+        "noop_written": len(noop.report.written),
+        "one_app_written": len(one_app.report.written),
         "one_app_flux_written": len(labelled.report.written),
-        "check_findings": len(checked.findings), "diff_changes": len(report.changes),
+        "check_findings": len(checked.findings),
+        "diff_changes": len(report.changes),
         "diff_lookups": lookups,  # the first diff reading compiled files: hits, misses
     }
     figures["ratios"] = _ratios(figures)
@@ -161,15 +171,20 @@ def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
 
 
 def _ratios(given: dict[str, Any]) -> dict[str, float]:
-    seconds = {name: max(value, 0.001) for name, value in given.items()  # never divide by 0
-               if isinstance(value, float)}
+    seconds = {
+        name: max(value, 0.001)
+        for name, value in given.items()  # never divide by 0
+        if isinstance(value, float)
+    }
     full = seconds["full_s"]
-    return {"full_over_floor": full / seconds["floor_s"],
-            "noop_over_full": seconds["noop_s"] / full,
-            "one_app_over_full": seconds["one_app_s"] / full,
-            "one_app_flux_over_full": seconds["one_app_flux_s"] / full,
-            "diff_over_full": seconds["diff_s"] / full,
-            "diff_cold_over_full": seconds["diff_cold_s"] / full}
+    return {
+        "full_over_floor": full / seconds["floor_s"],
+        "noop_over_full": seconds["noop_s"] / full,
+        "one_app_over_full": seconds["one_app_s"] / full,
+        "one_app_flux_over_full": seconds["one_app_flux_s"] / full,
+        "diff_over_full": seconds["diff_s"] / full,
+        "diff_cold_over_full": seconds["diff_cold_s"] / full,
+    }
 
 
 def _plan(spec: Path) -> Any:
@@ -197,8 +212,10 @@ def _cpu() -> tuple[float, float]:
     """CPU seconds of this process and its finished children (``git`` for diff): in all, and
     in user space alone."""
     times = os.times()
-    return (times.user + times.system + times.children_user + times.children_system,
-            times.user + times.children_user)
+    return (
+        times.user + times.system + times.children_user + times.children_system,
+        times.user + times.children_user,
+    )
 
 
 def _timed(step: Callable[[], T], name: str) -> tuple[float, T]:
@@ -212,29 +229,44 @@ def _timed(step: Callable[[], T], name: str) -> tuple[float, T]:
 
 
 def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-                   cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
 
 
 def table(figures: dict[str, Any]) -> str:
     """The figures as a plain-text table."""
     full = figures["full_s"]
-    rows = [f"{figures['clusters']} clusters x {figures['apps']} apps: {figures['files']} files, "
-            f"{figures['docs']} documents, {figures['bytes'] / 1e6:.1f} MB"]
-    for name, label in [("full_s", "full build"), ("floor_s", "floor (json.dumps + write)"),
-                        ("noop_s", "no-op rebuild"), ("one_app_s", "one app changed"),
-                        ("one_app_flux_s", "its labels (Flux files)"),
-                        ("check_s", "build --check"), ("diff_s", "diff (one app)"),
-                        ("diff_cold_s", "diff, no cache")]:
+    rows = [
+        f"{figures['clusters']} clusters x {figures['apps']} apps: {figures['files']} files, "
+        f"{figures['docs']} documents, {figures['bytes'] / 1e6:.1f} MB"
+    ]
+    for name, label in [
+        ("full_s", "full build"),
+        ("floor_s", "floor (json.dumps + write)"),
+        ("noop_s", "no-op rebuild"),
+        ("one_app_s", "one app changed"),
+        ("one_app_flux_s", "its labels (Flux files)"),
+        ("check_s", "build --check"),
+        ("diff_s", "diff (one app)"),
+        ("diff_cold_s", "diff, no cache"),
+    ]:
         cpu, user = figures["cpu"][name], figures["user"][name]
-        rows.append(f"{label:<28}{figures[name]:8.2f} s  {figures[name] / full:5.2f}x full"
-                    f"   cpu {cpu:6.2f} s  {cpu / figures['cpu']['full_s']:5.2f}x"
-                    f"   user {user:6.2f} s  {user / figures['user']['full_s']:5.2f}x")
+        rows.append(
+            f"{label:<28}{figures[name]:8.2f} s  {figures[name] / full:5.2f}x full"
+            f"   cpu {cpu:6.2f} s  {cpu / figures['cpu']['full_s']:5.2f}x"
+            f"   user {user:6.2f} s  {user / figures['user']['full_s']:5.2f}x"
+        )
     rows.append(f"{'peak RSS':<28}{figures['peak_rss_mb']:8d} MB")
-    rows.append(f"files written: no-op {figures['noop_written']}, "
-                f"one app {figures['one_app_written']}, its labels "
-                f"{figures['one_app_flux_written']}; diff's compile-cache lookups "
-                f"{figures['diff_lookups']}")
+    rows.append(
+        f"files written: no-op {figures['noop_written']}, "
+        f"one app {figures['one_app_written']}, its labels "
+        f"{figures['one_app_flux_written']}; diff's compile-cache lookups "
+        f"{figures['diff_lookups']}"
+    )
     return "\n".join(rows)
 
 

@@ -89,12 +89,19 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
     plan, projected, emitted = _emit_each(loaded, ())
-    return Compiled(loaded, writer.render(_flat(emitted)), _out_dir(spec, loaded, out),
-                    emitters.warnings(projected), len(plan.placements), plan)
+    return Compiled(
+        loaded,
+        writer.render(_flat(emitted)),
+        _out_dir(spec, loaded, out),
+        emitters.warnings(projected),
+        len(plan.placements),
+        plan,
+    )
 
 
-def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
-                ) -> tuple[Plan, list[OutputFile]]:
+def emit_loaded(
+    loaded: Loaded, without: Collection[emitters.Emitter] = ()
+) -> tuple[Plan, list[OutputFile]]:
     """The one compile every command goes through: resolve, the emitters' checks, emit (all
     but the emitters ``without``, whose checks still run).
 
@@ -105,8 +112,9 @@ def emit_loaded(loaded: Loaded, without: Collection[emitters.Emitter] = ()
     return plan, _flat(emitted)
 
 
-def _emit_each(loaded: Loaded, without: Collection[emitters.Emitter]
-               ) -> tuple[Plan, Plan, buildcache.Emitted]:
+def _emit_each(
+    loaded: Loaded, without: Collection[emitters.Emitter]
+) -> tuple[Plan, Plan, buildcache.Emitted]:
     """The Plan of ``loaded``, its projection (`_checked`) and its files by emitter."""
     plan, projected = _checked(loaded)
     return plan, projected, emitters.emit_each(plan, without, projected)
@@ -129,8 +137,9 @@ def _flat(emitted: buildcache.Emitted) -> list[OutputFile]:
 
 
 @collector.pausing
-def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
-                ) -> tuple[str | None, Plan | None, Mapping[str, OutputFile]]:
+def emit_cached(
+    loaded: Loaded, cache: Cache, without: Collection[emitters.Emitter] = ()
+) -> tuple[str | None, Plan | None, Mapping[str, OutputFile]]:
     """`emit_loaded` through the cache: the files of a compile of the same inputs (by a build,
     ``build --check`` or an earlier call) are read back instead of emitted, else made of the
     units of its apps (those compiled before read back: `fleetgen.unitcache`) and of the whole
@@ -155,8 +164,9 @@ def emit_cached(loaded: Loaded, cache: Cache, without: Collection[emitters.Emitt
     return entry, plan, output.files
 
 
-def _of_whole(cache: Cache, loaded: Loaded, keys: unitcache.Keys,
-              left_out: list[str]) -> Mapping[str, OutputFile] | None:
+def _of_whole(
+    cache: Cache, loaded: Loaded, keys: unitcache.Keys, left_out: list[str]
+) -> Mapping[str, OutputFile] | None:
     """The files of ``loaded`` (but the emitters ``left_out``) made of its units and the whole
     part kept under its apps' interfaces (`wholecache.output`), stored as its compile; None
     without such a part. Compared, never written: the units computed keep no texts."""
@@ -168,8 +178,13 @@ def _of_whole(cache: Cache, loaded: Loaded, keys: unitcache.Keys,
     return output.files
 
 
-def _save_compile(cache: Cache, entry: str, output: unitcache.Output | _Emitted,
-                  left_out: Collection[str], dumped: bytes) -> None:
+def _save_compile(
+    cache: Cache,
+    entry: str,
+    output: unitcache.Output | _Emitted,
+    left_out: Collection[str],
+    dumped: bytes,
+) -> None:
     """Store a compile under ``entry``: its files (but those of the emitters ``left_out``) and
     the placements ``diff`` reads, as `Placements.dump` wrote them."""
     output.save(cache, entry, left_out)
@@ -178,12 +193,17 @@ def _save_compile(cache: Cache, entry: str, output: unitcache.Output | _Emitted,
 
 def _stored(cache: Cache, entry: str, left_out: list[str]) -> Mapping[str, OutputFile] | None:
     """The files of the compile stored under ``entry`` (made of units or emitted whole)."""
-    return unitcache.load(cache, entry, left_out) or buildcache.load_emitted(cache, entry,
-                                                                             left_out)
+    return unitcache.load(cache, entry, left_out) or buildcache.load_emitted(cache, entry, left_out)
 
 
-def _output(cache: Cache, plan: Plan, projected: Plan, keys: unitcache.Keys | None,
-            names: Collection[str], rendered: bool = True) -> unitcache.Output | _Emitted:
+def _output(
+    cache: Cache,
+    plan: Plan,
+    projected: Plan,
+    keys: unitcache.Keys | None,
+    names: Collection[str],
+    rendered: bool = True,
+) -> unitcache.Output | _Emitted:
     """The output of the emitters ``names`` for ``plan`` (``projected``: `_checked`): of per-app
     units through the cache (keyed by ``keys``; ``rendered``: as `unitcache.output`) where the
     fleet's layout allows, else emitted whole."""
@@ -210,8 +230,9 @@ class _Made:
             self.warnings, self.placements = self._stored.warnings, self._stored.placements
         else:
             self.plan, self._projected = _checked(loaded)
-            self.output = _output(cache, self.plan, self._projected, keys,
-                                  emitters.names(self.plan))
+            self.output = _output(
+                cache, self.plan, self._projected, keys, emitters.names(self.plan)
+            )
             self.warnings = emitters.warnings(self._projected)
             self.placements = len(self.plan.placements)
 
@@ -225,8 +246,14 @@ class _Made:
         dumped = Placements.of(self._projected).dump()
         _save_compile(cache, entry, self.output, (), dumped)
         if isinstance(self.output, unitcache.Output):
-            wholecache.save(cache, wholecache.key(keys, self.output.kinds), self.output.whole,
-                            self.warnings, self.placements, dumped)
+            wholecache.save(
+                cache,
+                wholecache.key(keys, self.output.kinds),
+                self.output.whole,
+                self.warnings,
+                self.placements,
+                dumped,
+            )
 
 
 def by_path(files: list[OutputFile]) -> dict[str, OutputFile]:
@@ -261,8 +288,9 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         return _build(loaded, out_dir, cache, keys, use_cache)
 
 
-def _build(loaded: Loaded, out_dir: Path, cache: Cache, keys: unitcache.Keys | None,
-           use_cache: bool) -> BuildResult:
+def _build(
+    loaded: Loaded, out_dir: Path, cache: Cache, keys: unitcache.Keys | None, use_cache: bool
+) -> BuildResult:
     made = _Made(cache, loaded, keys if use_cache else None)
     output = made.output
     proven, kept = _kept(cache, out_dir, output.sources) if use_cache else ({}, {})
@@ -280,8 +308,12 @@ def _build(loaded: Loaded, out_dir: Path, cache: Cache, keys: unitcache.Keys | N
         made.save(cache, keys.compile, keys)
     manifest = Manifest(VERSION, digests)
     written = set(report.written)
-    buildcache.record_tree(cache, out_dir, manifest,
-                           {path: stat for path, stat in proven.items() if path not in written})
+    buildcache.record_tree(
+        cache,
+        out_dir,
+        manifest,
+        {path: stat for path, stat in proven.items() if path not in written},
+    )
     buildcache.record_sources(cache, manifest, output.sources)
     return BuildResult(compiled, report)
 
@@ -291,13 +323,14 @@ class _Emitted:
     emitters."""
 
     def __init__(self, plan: Plan, names: Collection[str]) -> None:
-        self._emitted = emitters.emit_each(plan, [emitters.by_name(name) for name in
-                                                  emitters.names(plan) if name not in names])
+        self._emitted = emitters.emit_each(
+            plan, [emitters.by_name(name) for name in emitters.names(plan) if name not in names]
+        )
         self._files = by_path(_flat(self._emitted))
-        self._serialized = {path: buildcache.serialize(file)
-                            for path, file in self._files.items()}
-        self.sources = {path: buildcache.source_key_of(data)
-                        for path, data in self._serialized.items()}
+        self._serialized = {path: buildcache.serialize(file) for path, file in self._files.items()}
+        self.sources = {
+            path: buildcache.source_key_of(data) for path, data in self._serialized.items()
+        }
 
     def bytes_of(self, path: str) -> bytes:
         """The rendered bytes of the file at ``path``."""
@@ -313,8 +346,9 @@ class _Emitted:
         buildcache.save_emitted(cache, entry, self._emitted, left_out, self._serialized)
 
 
-def _kept(cache: Cache, out_dir: Path, sources: Mapping[str, str | None]
-          ) -> tuple[dict[str, list[int]], dict[str, str]]:
+def _kept(
+    cache: Cache, out_dir: Path, sources: Mapping[str, str | None]
+) -> tuple[dict[str, list[int]], dict[str, str]]:
     """The owned files proven unchanged since the last build (`buildcache.unchanged_files`),
     and of those the ones rendered from the same source as now (path -> digest): their bytes
     on disk need no rendering."""
@@ -324,9 +358,11 @@ def _kept(cache: Cache, out_dir: Path, sources: Mapping[str, str | None]
         return {}, {}
     proven = buildcache.unchanged_files(cache, out_dir, manifest)
     before = buildcache.load_sources(cache, manifest)
-    return proven, {path: manifest.files[path] for path in proven
-                    if path in sources and sources[path] is not None
-                    and before.get(path) == sources[path]}
+    return proven, {
+        path: manifest.files[path]
+        for path in proven
+        if path in sources and sources[path] is not None and before.get(path) == sources[path]
+    }
 
 
 def _cached(loaded: Loaded, out_dir: Path, cache: Cache, entry: str | None) -> Compiled | None:
@@ -334,16 +370,16 @@ def _cached(loaded: Loaded, out_dir: Path, cache: Cache, entry: str | None) -> C
     record = buildcache.load_compile(cache, entry) if entry is not None else None
     if record is None or not writer.holds(out_dir, record.files, VERSION, _prover(cache)):
         return None
-    return Compiled(loaded, _TreeFiles(out_dir, record.files), out_dir, record.warnings,
-                    record.placements)
+    return Compiled(
+        loaded, _TreeFiles(out_dir, record.files), out_dir, record.warnings, record.placements
+    )
 
 
 def _prover(cache: Cache) -> writer.Prover:
     return lambda out_dir, manifest: buildcache.unchanged_files(cache, out_dir, manifest)
 
 
-def _remember(cache: Cache, entry: str | None, compiled: Compiled,
-              digests: dict[str, str]) -> None:
+def _remember(cache: Cache, entry: str | None, compiled: Compiled, digests: dict[str, str]) -> None:
     if entry is not None:
         record = buildcache.CompileRecord(digests, compiled.warnings, compiled.placements)
         buildcache.save_compile(cache, entry, record)

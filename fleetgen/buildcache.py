@@ -99,15 +99,23 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
         names = tuple(field.name for field in dataclasses.fields(kind))
         return _fields_encoder("$dataclass", kind.__qualname__, names)
     if issubclass(kind, Mapping):
-        return lambda value: ("$map", [
-            (k if type(k) in _SCALARS else canonical(k), v if type(v) in _SCALARS else canonical(v))
-            for k, v in value.items()])
+        return lambda value: (
+            "$map",
+            [
+                (
+                    k if type(k) in _SCALARS else canonical(k),
+                    v if type(v) in _SCALARS else canonical(v),
+                )
+                for k, v in value.items()
+            ],
+        )
     if issubclass(kind, list | tuple):
-        return lambda value: [item if type(item) in _SCALARS else canonical(item)
-                              for item in value]
+        return lambda value: [item if type(item) in _SCALARS else canonical(item) for item in value]
     if issubclass(kind, set | frozenset):
-        return lambda value: ("$set", sorted((canonical(item) for item in value),
-                                             key=lambda item: marshal.dumps(item, 2)))
+        return lambda value: (
+            "$set",
+            sorted((canonical(item) for item in value), key=lambda item: marshal.dumps(item, 2)),
+        )
     if issubclass(kind, str | bool | int | float):  # a subclass: as the value it stands for
         return lambda value: _plain(value)
     raise Uncacheable(f"cannot serialize a {kind.__qualname__} for a cache key")
@@ -115,17 +123,26 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
 
 def _model_encoder(kind: type[pydantic.BaseModel]) -> Callable[[Any], Any]:
     fields = _fields_encoder("$model", kind.__qualname__, tuple(kind.model_fields))
-    return lambda value: (fields(value), sorted(value.model_fields_set),
-                          canonical(value.__pydantic_private__ or {}))
+    return lambda value: (
+        fields(value),
+        sorted(value.model_fields_set),
+        canonical(value.__pydantic_private__ or {}),
+    )
 
 
 def _fields_encoder(tag: str, name: str, names: tuple[str, ...]) -> Callable[[Any], Any]:
     """The class and field names, then each field's value, read by one getter."""
     get = operator.attrgetter(*names) if names else (lambda _: ())
     single = len(names) == 1  # attrgetter of one name returns the value, not a tuple
-    return lambda value: (tag, name, names, [
-        item if type(item) in _SCALARS else canonical(item)
-        for item in ((get(value),) if single else get(value))])
+    return lambda value: (
+        tag,
+        name,
+        names,
+        [
+            item if type(item) in _SCALARS else canonical(item)
+            for item in ((get(value),) if single else get(value))
+        ],
+    )
 
 
 def _plain(value: str | bool | int | float) -> str | bool | int | float:
@@ -158,8 +175,11 @@ class CompileRecord:
     placements: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"files": self.files, "placements": self.placements,
-                "warnings": [[w.message, w.file, w.line] for w in self.warnings]}
+        return {
+            "files": self.files,
+            "placements": self.placements,
+            "warnings": [[w.message, w.file, w.line] for w in self.warnings],
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> CompileRecord | None:
@@ -169,8 +189,11 @@ class CompileRecord:
             warnings = [Problem(str(m), str(f), int(n)) for m, f, n in data["warnings"]]
         except (KeyError, TypeError, ValueError):
             return None
-        valid = (isinstance(files, dict) and isinstance(placements, int)
-                 and all(isinstance(p, str) and isinstance(d, str) for p, d in files.items()))
+        valid = (
+            isinstance(files, dict)
+            and isinstance(placements, int)
+            and all(isinstance(p, str) and isinstance(d, str) for p, d in files.items())
+        )
         return cls(files, warnings, placements) if valid else None
 
 
@@ -187,15 +210,22 @@ def save_compile(cache: Cache, entry: str, record: CompileRecord) -> None:
 Emitted = list[tuple[str, list[OutputFile]]]  # emitter name, its files (`emit.emit_each`)
 
 
-def save_emitted(cache: Cache, entry: str, emitted: Emitted, left_out: Collection[str],
-                 serialized: Mapping[str, bytes | None] | None = None) -> None:
+def save_emitted(
+    cache: Cache,
+    entry: str,
+    emitted: Emitted,
+    left_out: Collection[str],
+    serialized: Mapping[str, bytes | None] | None = None,
+) -> None:
     """Store the files of one compile under ``entry``: ``emitted`` by emitter, the emitters
     ``left_out`` named (a later lookup that needs one of them misses). ``serialized``: the
     files' `serialize` by path, when the caller has them already (for their source keys)."""
     known = serialized or {}
     with collector.paused():
-        files = [(name, [(f.path, known[f.path] if f.path in known else serialize(f))
-                         for f in group]) for name, group in emitted]
+        files = [
+            (name, [(f.path, known[f.path] if f.path in known else serialize(f)) for f in group])
+            for name, group in emitted
+        ]
         if any(data is None for _, group in files for _, data in group):
             return  # a type marshal cannot write: not stored
         payload = marshal.dumps([sorted(left_out), files], 4)
@@ -246,8 +276,9 @@ def _read_emitted(stored: bytes | None, left_out: set[str]) -> StoredFiles | Non
             skipped, groups = marshal.loads(zlib.decompress(stored))
             if not set(skipped) <= left_out:
                 return None
-            files = {path: data for name, group in groups if name not in left_out
-                     for path, data in group}
+            files = {
+                path: data for name, group in groups if name not in left_out for path, data in group
+            }
     except (ValueError, TypeError, EOFError, zlib.error):
         return None
     valid = all(isinstance(path, str) and isinstance(data, bytes) for path, data in files.items())
@@ -288,14 +319,18 @@ def load_sources(cache: Cache, manifest: Manifest) -> dict[str, str]:
     recorded = cache.get(SOURCE, _tree_key(manifest))
     if not isinstance(recorded, dict):
         return {}
-    return {path: key for path, key in recorded.items()
-            if isinstance(path, str) and isinstance(key, str)}
+    return {
+        path: key
+        for path, key in recorded.items()
+        if isinstance(path, str) and isinstance(key, str)
+    }
 
 
 def record_sources(cache: Cache, manifest: Manifest, sources: Mapping[str, str | None]) -> None:
     """Remember what the files of the build that left ``manifest`` were rendered from."""
-    cache.put(SOURCE, _tree_key(manifest),
-              {path: key for path, key in sources.items() if key is not None})
+    cache.put(
+        SOURCE, _tree_key(manifest), {path: key for path, key in sources.items() if key is not None}
+    )
 
 
 def _tree_key(manifest: Manifest) -> str:
@@ -311,15 +346,18 @@ def _stat(path: str | Path) -> list[int] | None:
     return [st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
-def record_tree(cache: Cache, out_dir: Path, manifest: Manifest,
-                known: Mapping[str, list[int]] = {}) -> None:
+def record_tree(
+    cache: Cache, out_dir: Path, manifest: Manifest, known: Mapping[str, list[int]] = {}
+) -> None:
     """Remember the stat of every file ``manifest`` owns, as the build just left them:
     ``known`` gives the stat of files the build proved (`unchanged_files`) and did not write
     (the stat they were proven with: one taken now could be of an edit made meanwhile)."""
     fence = time.time_ns() - _RACY_NS
-    stats = {path: stat for path in manifest.files  # string paths: cheaper than a Path each
-             if (stat := known.get(path) or _stat(f"{out_dir}/{path}")) is not None
-             and stat[4] < fence}
+    stats = {
+        path: stat
+        for path in manifest.files  # string paths: cheaper than a Path each
+        if (stat := known.get(path) or _stat(f"{out_dir}/{path}")) is not None and stat[4] < fence
+    }
     cache.put(TREE, _tree_key(manifest), stats)
 
 
@@ -329,10 +367,15 @@ def unchanged_files(cache: Cache, out_dir: Path, manifest: Manifest) -> dict[str
     recorded = cache.get(TREE, _tree_key(manifest))
     if not isinstance(recorded, dict):
         recorded = {}
-    return {path: stat for path, digest in manifest.files.items()
-            if (stat := _stat(f"{out_dir}/{path}")) is not None
-            and (stat == recorded.get(path)
-                 or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest))}
+    return {
+        path: stat
+        for path, digest in manifest.files.items()
+        if (stat := _stat(f"{out_dir}/{path}")) is not None
+        and (
+            stat == recorded.get(path)
+            or (_is_plain_file(out_dir, path, stat) and _digest(out_dir / path) == digest)
+        )
+    }
 
 
 def _is_plain_file(out_dir: Path, path: str, stat: list[int]) -> bool:

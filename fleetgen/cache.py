@@ -122,11 +122,11 @@ class Cache:
             stored = self._read(path)
         except OSError:
             return None
-        header = _header(entry, stored[len(_MAGIC) + len(entry) + 66:])
+        header = _header(entry, stored[len(_MAGIC) + len(entry) + 66 :])
         if not stored.startswith(header):
             return None
         _touch(path)
-        return stored[len(header):]
+        return stored[len(header) :]
 
     def touch(self, namespace: str, entry: str) -> bool:
         """Mark the bytes entry ``entry`` as just used; whether it exists (not that it is
@@ -162,13 +162,12 @@ class Cache:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(handle, view):]
+                    view = view[os.write(handle, view) :]
             finally:
                 os.close(handle)
             os.replace(temporary, path)
         except OSError:
             return
-
 
     def prune(self, limit: int) -> None:
         """Evict the least recently used entries while the cache holds more than ``limit``
@@ -201,8 +200,11 @@ def _files(directory: Path) -> list[tuple[Path, os.stat_result]]:
     for shard in directory.glob("*/*"):
         try:
             with os.scandir(shard) as listing:
-                found += [(Path(item.path), item.stat(follow_symlinks=False))
-                          for item in listing if item.is_file(follow_symlinks=False)]
+                found += [
+                    (Path(item.path), item.stat(follow_symlinks=False))
+                    for item in listing
+                    if item.is_file(follow_symlinks=False)
+                ]
         except OSError:
             continue
     return found

@@ -28,9 +28,13 @@ EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
 
 # Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
-app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode=None,
-                  help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
-                       "Flux and kustomize files under output/.")
+app = typer.Typer(
+    add_completion=True,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help=f"fleetgen {VERSION}: compile a typed fleet spec (fleet.py) into Argo CD, "
+    "Flux and kustomize files under output/.",
+)
 
 
 def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
@@ -43,11 +47,20 @@ def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Pa
     return Path(os.path.relpath(found)) if found else spec
 
 
-SpecOption = Annotated[Path, typer.Option(
-    "--spec", callback=_spec_here_or_above,
-    help="The fleet spec (default: fleet.py here or in the nearest parent folder).")]
-OutOption = Annotated[Path | None, typer.Option(
-    "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py).")]
+SpecOption = Annotated[
+    Path,
+    typer.Option(
+        "--spec",
+        callback=_spec_here_or_above,
+        help="The fleet spec (default: fleet.py here or in the nearest parent folder).",
+    ),
+]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py)."
+    ),
+]
 
 
 def _print_version(value: bool) -> None:
@@ -58,9 +71,15 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True,
-        help="Print the fleetgen version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the fleetgen version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """fleetgen: one typed source of truth for a Kubernetes fleet."""
 
@@ -69,16 +88,24 @@ def _main(
 def build(
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
-    check: Annotated[bool, typer.Option(
-        "--check", help="Write nothing; exit 1 if output/ differs from a fresh build.")] = False,
-    no_cache: Annotated[bool, typer.Option(
-        "--no-cache", help="Compile everything, trusting nothing in output/.fleetgen/cache/.")]
-        = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; exit 1 if output/ differs from a fresh build."
+        ),
+    ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache", help="Compile everything, trusting nothing in output/.fleetgen/cache/."
+        ),
+    ] = False,
 ) -> None:
     """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
     use_cache = not no_cache
-    raise typer.Exit(_run(lambda: _check(spec, out, use_cache) if check
-                          else _build(spec, out, use_cache)))
+    raise typer.Exit(
+        _run(lambda: _check(spec, out, use_cache) if check else _build(spec, out, use_cache))
+    )
 
 
 def _run(command: Callable[[], _T], *, scaffolding: bool = False) -> _T:
@@ -89,8 +116,11 @@ def _run(command: Callable[[], _T], *, scaffolding: bool = False) -> _T:
     except (FleetgenError, OSError) as error:
         lines = _error_lines(error)
         if scaffolding and not isinstance(error, SpecError):
-            lines = [f"{lines[0]}; nothing was written"] if len(lines) == 1 \
+            lines = (
+                [f"{lines[0]}; nothing was written"]
+                if len(lines) == 1
                 else [*lines, "nothing was written"]
+            )
         for line in lines:
             _err(line)
         raise typer.Exit(EXIT_SPEC) from None
@@ -124,11 +154,15 @@ def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
     for warning in result.compiled.warnings:
         _err(warning.render(severity="warning"))
     for path in report.overwritten:
-        _err(f"{_shown(result.compiled.out_dir / path)}: warning: this generated file was edited "
-             "by hand; the edit is overwritten (change fleet.py instead)")
-    typer.echo(f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
-               f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-               f"({result.compiled.placements} placements)")
+        _err(
+            f"{_shown(result.compiled.out_dir / path)}: warning: this generated file was edited "
+            "by hand; the edit is overwritten (change fleet.py instead)"
+        )
+    typer.echo(
+        f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
+        f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
+        f"({result.compiled.placements} placements)"
+    )
     return EXIT_OK
 
 
@@ -156,33 +190,60 @@ class ValidateFormat(StrEnum):
 @app.command()
 def validate(
     spec: SpecOption = Path("fleet.py"),
-    crds: Annotated[list[Path] | None, typer.Option(
-        "--crds", help="A CRD file or directory to check emitted objects against (repeatable; "
-                       "CRD files in the repo are found as well).")] = None,
-    render: Annotated[bool, typer.Option(
-        "--render", help="Also kustomize-build every overlay and render every chart app "
-                         "(cached under output/.fleetgen/cache/) and check the rendered objects: "
-                         "Kubernetes and CRD schemas, policy rules, ownership.")] = False,
-    charts: Annotated[Path | None, typer.Option(
-        "--charts", help="With --render: a local chart cache holding NAME-VERSION.tgz (as "
-                         "`helm pull --version VERSION -d DIR` writes it) for charts from "
-                         "repositories; without it they are counted as not rendered.")] = None,
-    k8s_version: Annotated[str | None, typer.Option(
-        "--k8s-version", help="Kubernetes minor whose schemas rendered objects are checked "
-                              "against, e.g. 1.33 (default: the newest shipped).")] = None,
-    output_format: Annotated[ValidateFormat, typer.Option(
-        "--format", help="text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0).")]
-        = ValidateFormat.text,
+    crds: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--crds",
+            help="A CRD file or directory to check emitted objects against (repeatable; "
+            "CRD files in the repo are found as well).",
+        ),
+    ] = None,
+    render: Annotated[
+        bool,
+        typer.Option(
+            "--render",
+            help="Also kustomize-build every overlay and render every chart app "
+            "(cached under output/.fleetgen/cache/) and check the rendered objects: "
+            "Kubernetes and CRD schemas, policy rules, ownership.",
+        ),
+    ] = False,
+    charts: Annotated[
+        Path | None,
+        typer.Option(
+            "--charts",
+            help="With --render: a local chart cache holding NAME-VERSION.tgz (as "
+            "`helm pull --version VERSION -d DIR` writes it) for charts from "
+            "repositories; without it they are counted as not rendered.",
+        ),
+    ] = None,
+    k8s_version: Annotated[
+        str | None,
+        typer.Option(
+            "--k8s-version",
+            help="Kubernetes minor whose schemas rendered objects are checked "
+            "against, e.g. 1.33 (default: the newest shipped).",
+        ),
+    ] = None,
+    output_format: Annotated[
+        ValidateFormat,
+        typer.Option(
+            "--format", help="text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0)."
+        ),
+    ] = ValidateFormat.text,
 ) -> None:
     """Check the spec, the emitted objects against schemas and their contracts, and (--render)
     what the overlays render. Exit 0 clean or warnings only, 1 errors, 2 spec or usage error.
     Writes nothing but its cache."""
     with _working(f"validating {spec}"):
-        report = _run(lambda: commands.validate(spec, crds or (), render=render,
-                                                k8s_version=k8s_version, charts=charts))
-    shown = {ValidateFormat.json: validate_formats.to_json,
-             ValidateFormat.sarif: validate_formats.sarif}.get(output_format,
-                                                              validate_formats.text)
+        report = _run(
+            lambda: commands.validate(
+                spec, crds or (), render=render, k8s_version=k8s_version, charts=charts
+            )
+        )
+    shown = {
+        ValidateFormat.json: validate_formats.to_json,
+        ValidateFormat.sarif: validate_formats.sarif,
+    }.get(output_format, validate_formats.text)
     typer.echo(shown(report), nl=False)
     raise typer.Exit(report.exit_code)
 
@@ -198,31 +259,57 @@ class DiffFormat(StrEnum):
 @app.command()
 def diff(
     spec: SpecOption = Path("fleet.py"),
-    base: Annotated[str | None, typer.Option(
-        "--base", help="Compare from this ref (default: merge-base of HEAD with the default "
-                       "branch, else HEAD).")] = None,
-    head: Annotated[str | None, typer.Option(
-        "--head", help="Compare to this ref (default: the working tree).")] = None,
-    render: Annotated[bool, typer.Option(
-        "--render", help="Also kustomize-build affected placements and render affected chart "
-                         "apps at both refs and compare the rendered workloads.")] = False,
-    charts: Annotated[Path | None, typer.Option(
-        "--charts", help="With --render: a local chart cache holding NAME-VERSION.tgz for charts "
-                         "from repositories (as validate --charts); without it they are counted "
-                         "as not rendered.")] = None,
-    output_format: Annotated[DiffFormat, typer.Option(
-        "--format", help="text (coloured on a terminal), markdown (PR comment) or json.")]
-        = DiffFormat.text,
-    max_chars: Annotated[int, typer.Option(
-        "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut.")]
-        = formats.DEFAULT_MAX_CHARS,
-    json_file: Annotated[Path | None, typer.Option(
-        "--json-file", help="Also write the JSON report to this file.")] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            help="Compare from this ref (default: merge-base of HEAD with the default "
+            "branch, else HEAD).",
+        ),
+    ] = None,
+    head: Annotated[
+        str | None, typer.Option("--head", help="Compare to this ref (default: the working tree).")
+    ] = None,
+    render: Annotated[
+        bool,
+        typer.Option(
+            "--render",
+            help="Also kustomize-build affected placements and render affected chart "
+            "apps at both refs and compare the rendered workloads.",
+        ),
+    ] = False,
+    charts: Annotated[
+        Path | None,
+        typer.Option(
+            "--charts",
+            help="With --render: a local chart cache holding NAME-VERSION.tgz for charts "
+            "from repositories (as validate --charts); without it they are counted "
+            "as not rendered.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        DiffFormat,
+        typer.Option(
+            "--format", help="text (coloured on a terminal), markdown (PR comment) or json."
+        ),
+    ] = DiffFormat.text,
+    max_chars: Annotated[
+        int,
+        typer.Option(
+            "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut."
+        ),
+    ] = formats.DEFAULT_MAX_CHARS,
+    json_file: Annotated[
+        Path | None, typer.Option("--json-file", help="Also write the JSON report to this file.")
+    ] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
     with _working(f"comparing {spec} at two refs"):
-        report = _run(lambda: commands.diff(spec, base, head, render=render,
-                                            json_file=json_file, charts=charts))
+        report = _run(
+            lambda: commands.diff(
+                spec, base, head, render=render, json_file=json_file, charts=charts
+            )
+        )
     if output_format is DiffFormat.json:
         typer.echo(formats.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:
@@ -237,12 +324,16 @@ def diff(
 @app.command()
 def init(
     directory: Annotated[Path, typer.Argument(help="Where to create the fleet repo.")] = Path("."),
-    name: Annotated[str | None, typer.Option(
-        "--name", help="The fleet's name (default: from the directory).")] = None,
-    repo: Annotated[str | None, typer.Option(
-        "--repo", help="The Git URL of this repo (the engines read output/ from it).")] = None,
-    engine: Annotated[str, typer.Option(
-        "--engine", help="The fleet's engine: argocd or flux.")] = "argocd",
+    name: Annotated[
+        str | None, typer.Option("--name", help="The fleet's name (default: from the directory).")
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option("--repo", help="The Git URL of this repo (the engines read output/ from it)."),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="The fleet's engine: argocd or flux.")
+    ] = "argocd",
 ) -> None:
     """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
     .gitignore, pre-commit and CI examples. Never overwrites a file: an existing .gitignore gets
@@ -258,13 +349,18 @@ def init(
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
 
 
-add_group = typer.Typer(no_args_is_help=True,
-                        help="Scaffold a cluster, an app, an environment or a project into "
-                             "fleet.py.")
+add_group = typer.Typer(
+    no_args_is_help=True,
+    help="Scaffold a cluster, an app, an environment or a project into fleet.py.",
+)
 app.add_typer(add_group, name="add")
-DryRunOption = Annotated[bool, typer.Option(
-    "--dry-run", help="Print the fleet.py diff and the output files that would change; write "
-                      "nothing.")]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print the fleet.py diff and the output files that would change; write nothing.",
+    ),
+]
 
 
 @add_group.command("cluster")
@@ -272,31 +368,56 @@ def add_cluster(
     name: Annotated[str, typer.Argument(help="The new cluster's name.")],
     env: Annotated[str, typer.Option("--env", help="Its environment.")],
     server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
-    label: Annotated[list[str] | None, typer.Option(
-        "--label", help="A cluster label KEY=VALUE (repeatable).")] = None,
-    credentials: Annotated[str | None, typer.Option(
-        "--credentials", help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
-                              "exec:gcp|azure (default: the fleet's default_credentials).")]
-        = None,
-    engine: Annotated[str | None, typer.Option(
-        "--engine", help="argocd or flux: the engine of the apps placed on it (default: its "
-                         "environment's, or the fleet's only engine).")] = None,
-    ca_data: Annotated[Path | None, typer.Option(
-        "--ca-data", metavar="FILE",
-        help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
-             "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
-             "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
-             "and exec: credentials when Argo CD deploys to it.")] = None,
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
+    ] = None,
+    credentials: Annotated[
+        str | None,
+        typer.Option(
+            "--credentials",
+            help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
+            "exec:gcp|azure (default: the fleet's default_credentials).",
+        ),
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="argocd or flux: the engine of the apps placed on it (default: its "
+            "environment's, or the fleet's only engine).",
+        ),
+    ] = None,
+    ca_data: Annotated[
+        Path | None,
+        typer.Option(
+            "--ca-data",
+            metavar="FILE",
+            help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
+            "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
+            "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
+            "and exec: credentials when Argo CD deploys to it.",
+        ),
+    ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
-    added = _run(lambda: commands.add_cluster(spec, name, env=env, server=server,
-                                              labels=label or (), credentials=credentials,
-                                              engine=engine, ca_data=ca_data, dry_run=dry_run,
-                                              out=out),
-                 scaffolding=True)
+    added = _run(
+        lambda: commands.add_cluster(
+            spec,
+            name,
+            env=env,
+            server=server,
+            labels=label or (),
+            credentials=credentials,
+            engine=engine,
+            ca_data=ca_data,
+            dry_run=dry_run,
+            out=out,
+        ),
+        scaffolding=True,
+    )
     _report_added(added, f"cluster {name}")
     joined = scaffold.rollout_step(added.compiled, name)
     if joined:
@@ -311,20 +432,38 @@ def add_app(
     name: Annotated[str, typer.Argument(help="The new app's name.")],
     project: Annotated[str, typer.Option("--project", help="Its project (defined in fleet.py).")],
     namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
-    envs: Annotated[list[str] | None, typer.Option(
-        "--envs", help="Environments it runs in (repeatable; default: all).")] = None,
-    image: Annotated[str | None, typer.Option(
-        "--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at.")] = None,
-    chart: Annotated[str | None, typer.Option(
-        "--chart", help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
-                        "pinned version) instead of a kustomize base.")] = None,
-    path: Annotated[str | None, typer.Option(
-        "--path", help="Its kustomize base, relative to fleet.py's folder: an existing base is "
-                       "used as it is, else one is created there (default: apps/NAME/base).")]
-        = None,
-    extend_project: Annotated[bool, typer.Option(
-        "--extend-project", help="Add the namespace to the project's namespaces if the project "
-                                 "does not allow it (on a terminal, add asks).")] = False,
+    envs: Annotated[
+        list[str] | None,
+        typer.Option("--envs", help="Environments it runs in (repeatable; default: all)."),
+    ] = None,
+    image: Annotated[
+        str | None,
+        typer.Option("--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at."),
+    ] = None,
+    chart: Annotated[
+        str | None,
+        typer.Option(
+            "--chart",
+            help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
+            "pinned version) instead of a kustomize base.",
+        ),
+    ] = None,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            "--path",
+            help="Its kustomize base, relative to fleet.py's folder: an existing base is "
+            "used as it is, else one is created there (default: apps/NAME/base).",
+        ),
+    ] = None,
+    extend_project: Annotated[
+        bool,
+        typer.Option(
+            "--extend-project",
+            help="Add the namespace to the project's namespaces if the project "
+            "does not allow it (on a terminal, add asks).",
+        ),
+    ] = False,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
@@ -334,9 +473,19 @@ def add_app(
     (no base)."""
 
     def attempt(extend: bool) -> scaffold.Added:
-        return commands.add_app(spec, name, project=project, namespace=namespace,
-                                envs=envs or (), image=image, chart=chart, path=path,
-                                extend_project=extend, dry_run=dry_run, out=out)
+        return commands.add_app(
+            spec,
+            name,
+            project=project,
+            namespace=namespace,
+            envs=envs or (),
+            image=image,
+            chart=chart,
+            path=path,
+            extend_project=extend,
+            dry_run=dry_run,
+            out=out,
+        )
 
     added = _run(lambda: _confirming_extension(attempt, extend_project), scaffolding=True)
     _report_added(added, f"app {name}")
@@ -346,8 +495,9 @@ def add_app(
         typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
-def _confirming_extension(attempt: Callable[[bool], scaffold.Added],
-                          extend: bool) -> scaffold.Added:
+def _confirming_extension(
+    attempt: Callable[[bool], scaffold.Added], extend: bool
+) -> scaffold.Added:
     """``attempt(extend)``; when the project does not allow the namespace, ask on a terminal
     (never in CI, where stdin is not one) whether to extend it."""
     try:
@@ -363,35 +513,46 @@ def _confirming_extension(attempt: Callable[[bool], scaffold.Added],
 @add_group.command("env")
 def add_env(
     name: Annotated[str, typer.Argument(help="The new environment's name.")],
-    after: Annotated[str | None, typer.Option(
-        "--after", help="The environment it goes after (default: last).")] = None,
+    after: Annotated[
+        str | None, typer.Option("--after", help="The environment it goes after (default: last).")
+    ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
-    added = _run(lambda: commands.add_env(spec, name, after=after, dry_run=dry_run, out=out),
-                 scaffolding=True)
+    added = _run(
+        lambda: commands.add_env(spec, name, after=after, dry_run=dry_run, out=out),
+        scaffolding=True,
+    )
     _report_added(added, f"environment {name}")
     if added.written:
-        typer.echo(f"next: add its clusters with `fleetgen add cluster NAME --env {name} "
-                   "--server URL`")
+        typer.echo(
+            f"next: add its clusters with `fleetgen add cluster NAME --env {name} --server URL`"
+        )
 
 
 @add_group.command("project")
 def add_project(
     name: Annotated[str, typer.Argument(help="The new project's name.")],
-    namespace: Annotated[list[str], typer.Option(
-        "--namespace", help="A namespace (or glob) its apps may deploy into (repeatable).")],
+    namespace: Annotated[
+        list[str],
+        typer.Option(
+            "--namespace", help="A namespace (or glob) its apps may deploy into (repeatable)."
+        ),
+    ],
     description: Annotated[str, typer.Option("--description", help="What it is for.")] = "",
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Add Project(name=NAME, namespaces=[...]) to fleet.py, rebuild output/."""
-    added = _run(lambda: commands.add_project(spec, name, namespaces=namespace,
-                                              description=description, dry_run=dry_run,
-                                              out=out), scaffolding=True)
+    added = _run(
+        lambda: commands.add_project(
+            spec, name, namespaces=namespace, description=description, dry_run=dry_run, out=out
+        ),
+        scaffolding=True,
+    )
     _report_added(added, f"project {name}")
     if added.written:
         typer.echo(f"next: add apps with `fleetgen add app NAME --project {name} --namespace NS`")
@@ -405,20 +566,32 @@ def _report_added(added: scaffold.Added, what: str) -> None:
         typer.echo(added.spec_diff, nl=False)
     where = _shown(added.compiled.out_dir)
     verb = "added" if added.written else "would add"
-    typer.echo(f"{verb} {what}" + "".join(f"; {'created' if added.written else 'would create'} "
-                                          f"{path}" for path in added.new_files)
-               + "".join(f"; using {path} as it is" for path in added.kept)
-               + (f"; {'extended' if added.written else 'would extend'} project "
-                  f"{added.extended}'s namespaces" if added.extended else ""))
-    typer.echo(f"{where}: {len(added.output_changes)} file(s) "
-               f"{'changed' if added.written else 'would change'}")
+    typer.echo(
+        f"{verb} {what}"
+        + "".join(
+            f"; {'created' if added.written else 'would create'} {path}" for path in added.new_files
+        )
+        + "".join(f"; using {path} as it is" for path in added.kept)
+        + (
+            f"; {'extended' if added.written else 'would extend'} project "
+            f"{added.extended}'s namespaces"
+            if added.extended
+            else ""
+        )
+    )
+    typer.echo(
+        f"{where}: {len(added.output_changes)} file(s) "
+        f"{'changed' if added.written else 'would change'}"
+    )
     for change in added.output_changes:
         typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
     typer.echo(f"runs {len(added.placements)} placement(s)" + (":" if added.placements else ""))
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
-        typer.echo(f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
-                   f"{placement.engine}: {placement.overlay}")
+        typer.echo(
+            f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
+            f"{placement.engine}: {placement.overlay}"
+        )
 
 
 class ExplainFormat(StrEnum):
@@ -430,17 +603,20 @@ class ExplainFormat(StrEnum):
 
 @app.command("explain")
 def explain_command(
-    name: Annotated[str | None, typer.Argument(
-        help="An app or a cluster (default: the whole fleet).")] = None,
+    name: Annotated[
+        str | None, typer.Argument(help="An app or a cluster (default: the whole fleet).")
+    ] = None,
     spec: SpecOption = Path("fleet.py"),
-    output_format: Annotated[ExplainFormat, typer.Option("--format", help="text or json.")]
-        = ExplainFormat.text,
+    output_format: Annotated[
+        ExplainFormat, typer.Option("--format", help="text or json.")
+    ] = ExplainFormat.text,
 ) -> None:
     """Where things run and why: for an app, which layer set each value on each cluster; for a
     cluster, its apps and rollout waves."""
     report = _run(lambda: commands.explain(spec, name))
-    typer.echo(report.to_json() if output_format is ExplainFormat.json else explain.text(report),
-               nl=False)
+    typer.echo(
+        report.to_json() if output_format is ExplainFormat.json else explain.text(report), nl=False
+    )
 
 
 def _shown(path: Path) -> str:

@@ -49,8 +49,10 @@ def _age() -> None:
 
 def pausing(function: Callable[P, R]) -> Callable[P, R]:
     """``function`` run with the collector `paused`."""
+
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         with paused():
             return function(*args, **kwargs)
+
     return wrapper

@@ -31,16 +31,30 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api
     return api.check(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
-def validate(spec: Path, crds: Sequence[Path] = (), *, render: bool = False,
-             k8s_version: str | None = None, charts: Path | None = None) -> validation.Report:
+def validate(
+    spec: Path,
+    crds: Sequence[Path] = (),
+    *,
+    render: bool = False,
+    k8s_version: str | None = None,
+    charts: Path | None = None,
+) -> validation.Report:
     """``fleetgen validate``: schema checks and contracts of what ``spec`` emits (and,
     ``render``, renders; ``charts``: the local chart cache)."""
-    return validation.validate(spec, crds=crds, render=render, k8s_version=k8s_version,
-                               charts=charts)
+    return validation.validate(
+        spec, crds=crds, render=render, k8s_version=k8s_version, charts=charts
+    )
 
 
-def diff(spec: Path, base: str | None = None, head: str | None = None, *, render: bool = False,
-         json_file: Path | None = None, charts: Path | None = None) -> Report:
+def diff(
+    spec: Path,
+    base: str | None = None,
+    head: str | None = None,
+    *,
+    render: bool = False,
+    json_file: Path | None = None,
+    charts: Path | None = None,
+) -> Report:
     """``fleetgen diff``: what the spec change from ``base`` to ``head`` does; the JSON report
     also goes to ``json_file`` when given. ``charts``: as ``validate --charts``."""
     if json_file is not None:
@@ -60,47 +74,88 @@ def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
     return explaining.explain(spec, name)
 
 
-def init(directory: Path, name: str | None = None, repo: str | None = None,
-         engine: str = "argocd") -> scaffold.Initialized:
+def init(
+    directory: Path, name: str | None = None, repo: str | None = None, engine: str = "argocd"
+) -> scaffold.Initialized:
     """``fleetgen init``: a new fleet repo in ``directory``, or an existing repository adopted;
     what it did to each file."""
     _directory(directory, "DIR")
     return scaffold.init(directory, name, repo, engine)
 
 
-def add_cluster(spec: Path, name: str, *, env: str, server: str, labels: Sequence[str] = (),
-                credentials: str | None = None, engine: str | None = None,
-                ca_data: Path | None = None, dry_run: bool = False,
-                out: Path | None = None) -> scaffold.Added:
+def add_cluster(
+    spec: Path,
+    name: str,
+    *,
+    env: str,
+    server: str,
+    labels: Sequence[str] = (),
+    credentials: str | None = None,
+    engine: str | None = None,
+    ca_data: Path | None = None,
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
     ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA."""
-    request = scaffold.ClusterRequest(name, env, server, scaffold.parse_labels(labels),
-                                      credentials, engine,
-                                      scaffold.read_ca_data(ca_data) if ca_data else None)
+    request = scaffold.ClusterRequest(
+        name,
+        env,
+        server,
+        scaffold.parse_labels(labels),
+        credentials,
+        engine,
+        scaffold.read_ca_data(ca_data) if ca_data else None,
+    )
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 
-def add_app(spec: Path, name: str, *, project: str, namespace: str, envs: Sequence[str] = (),
-            image: str | None = None, chart: str | None = None, path: str | None = None,
-            extend_project: bool = False, dry_run: bool = False,
-            out: Path | None = None) -> scaffold.Added:
+def add_app(
+    spec: Path,
+    name: str,
+    *,
+    project: str,
+    namespace: str,
+    envs: Sequence[str] = (),
+    image: str | None = None,
+    chart: str | None = None,
+    path: str | None = None,
+    extend_project: bool = False,
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
     """``fleetgen add app``: create the app's base (none for a ``chart`` app,
     ``REPO/NAME@VERSION``; ``path``: an existing base used as it is), insert it into fleet.py
     (``extend_project``: adding the namespace to its project), rebuild the output."""
-    request = scaffold.AppRequest(name, project, namespace, tuple(envs), image, chart, path,
-                                  extend_project)
+    request = scaffold.AppRequest(
+        name, project, namespace, tuple(envs), image, chart, path, extend_project
+    )
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 
-def add_env(spec: Path, name: str, *, after: str | None = None, dry_run: bool = False,
-            out: Path | None = None) -> scaffold.Added:
+def add_env(
+    spec: Path,
+    name: str,
+    *,
+    after: str | None = None,
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
     """``fleetgen add env``: insert the environment (after ``after``), rebuild the output."""
-    return scaffold.add_env(spec, scaffold.EnvRequest(name, after), dry_run=dry_run,
-                            out=_directory(out, "--out"))
+    return scaffold.add_env(
+        spec, scaffold.EnvRequest(name, after), dry_run=dry_run, out=_directory(out, "--out")
+    )
 
 
-def add_project(spec: Path, name: str, *, namespaces: Sequence[str], description: str = "",
-                dry_run: bool = False, out: Path | None = None) -> scaffold.Added:
+def add_project(
+    spec: Path,
+    name: str,
+    *,
+    namespaces: Sequence[str],
+    description: str = "",
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
     """``fleetgen add project``: insert the project, rebuild the output."""
     request = scaffold.ProjectRequest(name, tuple(namespaces), description)
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))

@@ -19,16 +19,20 @@ ANNOTATION = "fleetgen.io/config-hash"
 HASH_LENGTH = 16  # hex digits of the sha256 kept
 
 
-def config_hashes(base: Base,
-                  config: Mapping[str, Mapping[str, str]]) -> dict[tuple[str, str], str]:
+def config_hashes(
+    base: Base, config: Mapping[str, Mapping[str, str]]
+) -> dict[tuple[str, str], str]:
     """(kind, name) of each workload of ``base`` that reads a ConfigMap ``config`` sets values
     in -> the hash of the effective data of those ConfigMaps."""
     if not base.complete:  # renamed or hidden objects: the workloads' names are not known
         return {}
     hashes = {}
     for workload, reads in sorted(base.workloads.items()):
-        data = {name: {**base.configmap_data.get(name, {}), **config[name]}
-                for name in sorted(reads) if config.get(name)}
+        data = {
+            name: {**base.configmap_data.get(name, {}), **config[name]}
+            for name in sorted(reads)
+            if config.get(name)
+        }
         if data:
             text = json.dumps(data, sort_keys=True, separators=(",", ":"))
             hashes[workload] = hashlib.sha256(text.encode()).hexdigest()[:HASH_LENGTH]

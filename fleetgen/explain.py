@@ -102,30 +102,46 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
     apps = {app.name: _app_view(plan, app.name, views) for app in plan.fleet.apps}
     clusters = {c.name: _cluster_view(plan, c.name, views) for c in plan.fleet.clusters}
     if name is None:
-        return Explanation(tuple(apps[n] for n in sorted(apps)),
-                           tuple(clusters[n] for n in sorted(clusters)))
+        return Explanation(
+            tuple(apps[n] for n in sorted(apps)), tuple(clusters[n] for n in sorted(clusters))
+        )
     if name in apps and name in clusters:
-        raise UnknownName(f"{name!r} is both an app and a cluster; explain the whole fleet "
-                          "(no argument) or use --format json and pick")
+        raise UnknownName(
+            f"{name!r} is both an app and a cluster; explain the whole fleet "
+            "(no argument) or use --format json and pick"
+        )
     if name in apps:
         return Explanation((apps[name],), ())
     if name in clusters:
         return Explanation((), (clusters[name],))
     close = difflib.get_close_matches(name, [*apps, *clusters], n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise UnknownName(f"{name!r} is neither an app nor a cluster of fleet "
-                      f"{plan.fleet.name!r}{hint}")
+    raise UnknownName(
+        f"{name!r} is neither an app nor a cluster of fleet {plan.fleet.name!r}{hint}"
+    )
 
 
 def placement_view(placement: Placement) -> PlacementView:
     """A placement with each effective value and the layer that set it."""
     found = list(values(placement.settings))
     if placement.chart is not None:
-        found.insert(0, Value("chart/version", placement.chart.version,
-                              placement.settings.provenance.get("chart/version", "app")))
-    return PlacementView(placement.app, placement.cluster, placement.env, placement.engine,
-                         placement.wave, placement.overlay or chart_text(placement.chart)
-                         or _remote_text(placement), tuple(found))
+        found.insert(
+            0,
+            Value(
+                "chart/version",
+                placement.chart.version,
+                placement.settings.provenance.get("chart/version", "app"),
+            ),
+        )
+    return PlacementView(
+        placement.app,
+        placement.cluster,
+        placement.env,
+        placement.engine,
+        placement.wave,
+        placement.overlay or chart_text(placement.chart) or _remote_text(placement),
+        tuple(found),
+    )
 
 
 def _remote_text(placement: Placement) -> str:
@@ -149,8 +165,9 @@ def values(settings: Settings) -> Iterable[Value]:
     """Every effective value of ``settings``, images first, sync policy last."""
     where = settings.provenance
     for name, image in sorted(settings.images.items()):
-        yield Value(f"image/{name}/name", image.current_name,
-                    where.get(f"image/{name}/name", DEFAULT_LAYER))
+        yield Value(
+            f"image/{name}/name", image.current_name, where.get(f"image/{name}/name", DEFAULT_LAYER)
+        )
         version = f"@{image.digest}" if image.digest else f":{image.tag}" if image.tag else None
         if version is not None:
             yield Value(f"image/{name}/version", version, where[f"image/{name}/version"])
@@ -187,21 +204,49 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     app = next(a for a in plan.fleet.apps if a.name == name)
     chart = app.chart
     remote = app.source
-    source = (f"{remote.url} at {remote.target_revision}: {app.path or '.'}" if remote else
-              app.path or (f"chart {chart.path}" if chart and chart.path else
-                          f"chart {chart.name} from {chart.repo}" if chart else ""))
-    return AppView(app.name, app.project, app.namespace, source, tuple(app.depends_on),
-                   tuple(v for v in views if v.app == name))
+    source = (
+        f"{remote.url} at {remote.target_revision}: {app.path or '.'}"
+        if remote
+        else app.path
+        or (
+            f"chart {chart.path}"
+            if chart and chart.path
+            else f"chart {chart.name} from {chart.repo}"
+            if chart
+            else ""
+        )
+    )
+    return AppView(
+        app.name,
+        app.project,
+        app.namespace,
+        source,
+        tuple(app.depends_on),
+        tuple(v for v in views if v.app == name),
+    )
 
 
 def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterView:
     cluster = next(c for c in plan.fleet.clusters if c.name == name)
     placed = tuple(sorted((v for v in views if v.cluster == name), key=lambda v: v.app))
-    wave = next((number for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1)
-                 if name in clusters), None)
-    return ClusterView(cluster.name, cluster.env, cluster.server, dict(sorted(
-        cluster.labels.items())), describe_credentials(plan.credentials.get(name)), wave,
-        sum(1 for wave in plan.waves.get(cluster.env, ()) if wave), placed)
+    wave = next(
+        (
+            number
+            for number, clusters in enumerate(plan.waves.get(cluster.env, ()), 1)
+            if name in clusters
+        ),
+        None,
+    )
+    return ClusterView(
+        cluster.name,
+        cluster.env,
+        cluster.server,
+        dict(sorted(cluster.labels.items())),
+        describe_credentials(plan.credentials.get(name)),
+        wave,
+        sum(1 for wave in plan.waves.get(cluster.env, ()) if wave),
+        placed,
+    )
 
 
 def describe_credentials(credentials: Credentials | None) -> str:
@@ -213,8 +258,10 @@ def describe_credentials(credentials: Credentials | None) -> str:
     if isinstance(credentials, ExecAuth):
         return f"exec plugin: {' '.join([credentials.command, *credentials.args])}"
     where = f"property {credentials.property!r} of " if credentials.property else ""
-    return (f"{credentials.store_kind} {credentials.store}: {where}key {credentials.key!r} "
-            "(External Secrets)")
+    return (
+        f"{credentials.store_kind} {credentials.store}: {where}key {credentials.key!r} "
+        "(External Secrets)"
+    )
 
 
 def text(explanation: Explanation) -> str:
@@ -226,25 +273,38 @@ def text(explanation: Explanation) -> str:
 
 def _cluster_text(view: ClusterView) -> str:
     labels = ", ".join(f"{k}={v}" for k, v in view.labels.items()) or "none"
-    rollout = (f"wave {view.wave} of {view.waves} in {view.env}" if view.wave is not None
-               else f"none in {view.env} (all its clusters sync at once)")
-    lines = [f"cluster {view.name}: environment {view.env}, server {view.server}",
-             f"  labels: {labels}", f"  credentials: {view.credentials}", f"  rollout: {rollout}",
-             f"  apps ({len(view.apps)}):"]
-    rows = [(p.app, p.engine + (f" wave {p.wave}" if p.wave else ""), p.overlay)
-            for p in view.apps]
+    rollout = (
+        f"wave {view.wave} of {view.waves} in {view.env}"
+        if view.wave is not None
+        else f"none in {view.env} (all its clusters sync at once)"
+    )
+    lines = [
+        f"cluster {view.name}: environment {view.env}, server {view.server}",
+        f"  labels: {labels}",
+        f"  credentials: {view.credentials}",
+        f"  rollout: {rollout}",
+        f"  apps ({len(view.apps)}):",
+    ]
+    rows = [(p.app, p.engine + (f" wave {p.wave}" if p.wave else ""), p.overlay) for p in view.apps]
     lines += _table(rows, "    ")
     return "\n".join(lines) + "\n"
 
 
 def _app_text(view: AppView) -> str:
-    clusters = ", ".join(f"{p.cluster} ({p.env}, {p.engine}"
-                         + (f", wave {p.wave})" if p.wave else ")") for p in view.placements)
+    clusters = ", ".join(
+        f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
+        for p in view.placements
+    )
     source = view.path if view.path.startswith("chart ") else f"base {view.path}"
-    where = (f"namespace {view.namespace}" if view.namespace is not None
-             else "namespaces as its manifests say")
-    lines = [f"app {view.name}: project {view.project}, {where}, {source}",
-             f"  runs on {len(view.placements)} cluster(s): {clusters}"]
+    where = (
+        f"namespace {view.namespace}"
+        if view.namespace is not None
+        else "namespaces as its manifests say"
+    )
+    lines = [
+        f"app {view.name}: project {view.project}, {where}, {source}",
+        f"  runs on {len(view.placements)} cluster(s): {clusters}",
+    ]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")
     by_overlay: dict[tuple[str, str], list[PlacementView]] = {}

@@ -21,7 +21,8 @@ _URL = re.compile(r"https://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[
 _GIT_URL = re.compile(r"(https|ssh)://[^\s/]+(/[^\s]*)?")
 # An IAM role ARN (AwsAuth.role_arn); the EKS cluster ARN of a Flux hub reuses its parts.
 ROLE_ARN = re.compile(
-    r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/[\w+=,.@/-]+")
+    r"arn:(?P<partition>aws[a-z-]*):iam::(?P<account>[0-9]{12}):role/[\w+=,.@/-]+"
+)
 
 
 def repo_path(path: str) -> str:
@@ -80,8 +81,10 @@ def label_key(value: str) -> str:
     """A Kubernetes label or annotation key: optional DNS subdomain prefix, '/', name ≤ 63."""
     prefix, _, name = value.rpartition("/")
     if prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        raise ValueError(f"{value!r} is not a valid label key (prefix {prefix!r} is not a DNS-1123 "
-                         "subdomain: lowercase letters, digits, '-' and '.')")
+        raise ValueError(
+            f"{value!r} is not a valid label key (prefix {prefix!r} is not a DNS-1123 "
+            "subdomain: lowercase letters, digits, '-' and '.')"
+        )
     if len(name) > 63 or not _LABEL_NAME.fullmatch(name):
         raise ValueError(
             f"{value!r} is not a valid label key (name part: alphanumerics, '-', '_', '.', "
@@ -110,8 +113,10 @@ def duration(value: str) -> str:
 def flux_duration(value: str) -> str:
     """A Go duration in the units Flux's CRDs accept: '30s', '5m', '1h30m' (ms, s, m, h)."""
     if not _FLUX_DURATION.fullmatch(value):
-        raise ValueError(f"{value!r} is not a duration Flux accepts (use Go syntax in ms, s, m "
-                         "or h, such as '30s', '5m', '1h30m')")
+        raise ValueError(
+            f"{value!r} is not a duration Flux accepts (use Go syntax in ms, s, m "
+            "or h, such as '30s', '5m', '1h30m')"
+        )
     return value
 
 
@@ -119,11 +124,15 @@ def server_url(value: str) -> str:
     """A Kubernetes API server URL: https://host[:port][/path]. Plain http:// is refused: the
     engines would send the cluster's credentials (tokens, exec-plugin output) in clear text."""
     if "@" in value.partition("://")[2].split("/")[0]:
-        raise ValueError("credentials do not belong in a server URL (expected https://host[:port]; "
-                         "the URL is not repeated here because it holds a credential)")
+        raise ValueError(
+            "credentials do not belong in a server URL (expected https://host[:port]; "
+            "the URL is not repeated here because it holds a credential)"
+        )
     if value.startswith("http://"):
-        raise ValueError("a plain http:// API server would receive the cluster credentials in "
-                         "clear text; use https://host[:port]")
+        raise ValueError(
+            "a plain http:// API server would receive the cluster credentials in "
+            "clear text; use https://host[:port]"
+        )
     if not _URL.fullmatch(value):
         raise ValueError(f"{value!r} is not an API server URL (expected https://host[:port])")
     return value
@@ -133,8 +142,10 @@ def git_url(value: str) -> str:
     """A Git repository URL in https:// or ssh:// form (what Argo CD and Flux both accept).
     Plain http:// is refused: anyone on the path could change what every cluster deploys."""
     if value.startswith("http://"):
-        raise ValueError(f"{value!r}: plain http:// lets anyone on the network path change what "
-                         "the clusters deploy; use https:// or ssh://")
+        raise ValueError(
+            f"{value!r}: plain http:// lets anyone on the network path change what "
+            "the clusters deploy; use https:// or ssh://"
+        )
     if not _GIT_URL.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a Git URL in https:// or ssh:// form "
@@ -149,9 +160,11 @@ _OCI_URL = re.compile(r"oci://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._/-]+)")
 def oci_url(value: str) -> str:
     """An OCI artifact repository, ``oci://registry[:port]/path``, without credentials or tag."""
     if "@" in value.partition("://")[2]:
-        raise ValueError("credentials, digests and tags do not belong in an OCI URL (pin it with "
-                         "tag= or digest=; the URL is not repeated here as it may hold a "
-                         "credential)")
+        raise ValueError(
+            "credentials, digests and tags do not belong in an OCI URL (pin it with "
+            "tag= or digest=; the URL is not repeated here as it may hold a "
+            "credential)"
+        )
     if not _OCI_URL.fullmatch(value) or value.endswith("/"):
         raise ValueError(f"{value!r} is not an OCI repository URL (expected oci://registry/path)")
     return value
@@ -182,8 +195,10 @@ def version(value: str) -> str:
     return value
 
 
-_CHART_VERSION = re.compile(r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-                            r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?")
+_CHART_VERSION = re.compile(
+    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?"
+)
 _CHART_REPO = re.compile(r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^\s]*)?")
 
 
@@ -191,23 +206,31 @@ def chart_version(value: str) -> str:
     """An exact chart version (SemVer 2, optional ``v``): both engines then install the same
     release; a range would let each pick its own newest match."""
     if not _CHART_VERSION.fullmatch(value):
-        raise ValueError(f"chart version {value!r} is not pinned: use an exact version such as "
-                         "'1.2.3' (ranges like '^1.2', '~1.2' or '1.x' let each engine pick a "
-                         "different release)")
+        raise ValueError(
+            f"chart version {value!r} is not pinned: use an exact version such as "
+            "'1.2.3' (ranges like '^1.2', '~1.2' or '1.x' let each engine pick a "
+            "different release)"
+        )
     return value
 
 
 def chart_repo(value: str) -> str:
     """A Helm repository (``https://``) or OCI registry path (``oci://``), without credentials."""
     if "@" in value.partition("://")[2].split("/")[0]:
-        raise ValueError("credentials do not belong in a chart repository URL (the URL is not "
-                         "repeated here because it holds a credential)")
+        raise ValueError(
+            "credentials do not belong in a chart repository URL (the URL is not "
+            "repeated here because it holds a credential)"
+        )
     if value.startswith("http://"):
-        raise ValueError(f"{value!r}: a plain http:// chart repository lets anyone on the "
-                         "network path change what the clusters deploy; use https://")
+        raise ValueError(
+            f"{value!r}: a plain http:// chart repository lets anyone on the "
+            "network path change what the clusters deploy; use https://"
+        )
     if not _CHART_REPO.fullmatch(value):
-        raise ValueError(f"{value!r} is not a chart repository: use https://host/path for a "
-                         "Helm repository or oci://registry/path for an OCI registry")
+        raise ValueError(
+            f"{value!r} is not a chart repository: use https://host/path for a "
+            "Helm repository or oci://registry/path for an OCI registry"
+        )
     return value.rstrip("/")
 
 
@@ -229,14 +252,21 @@ def _values_problem(value: Any, where: str) -> str | None:
                 return found
         return None
     if isinstance(value, list | tuple):
-        return next(filter(None, (_values_problem(item, f"{where}[{index}]")
-                                  for index, item in enumerate(value))), None)
+        return next(
+            filter(
+                None,
+                (_values_problem(item, f"{where}[{index}]") for index, item in enumerate(value)),
+            ),
+            None,
+        )
     if isinstance(value, float) and not math.isfinite(value):
         return f"{where}: {value!r} cannot be written as a Helm value"
     if value is None or isinstance(value, str | bool | int | float):
         return None
-    return (f"{where}: a {type(value).__name__} is not a Helm value (use maps, lists, strings, "
-            "numbers, booleans or None)")
+    return (
+        f"{where}: a {type(value).__name__} is not a Helm value (use maps, lists, strings, "
+        "numbers, booleans or None)"
+    )
 
 
 Name = Annotated[str, AfterValidator(dns_label)]

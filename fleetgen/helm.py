@@ -19,8 +19,15 @@ from typing import Any
 
 import yaml
 
-__all__ = ["HelmNotInstalled", "RenderError", "chart_id", "parse_values", "render_chart",
-           "render_files", "sdk_version"]
+__all__ = [
+    "HelmNotInstalled",
+    "RenderError",
+    "chart_id",
+    "parse_values",
+    "render_chart",
+    "render_files",
+    "sdk_version",
+]
 
 _HINT = "install fleetgen with the helm extra: pip install 'fleetgen[helm]'"
 
@@ -63,14 +70,19 @@ def chart_id(chart: Path) -> tuple[str, str]:
         raise RenderError(str(error)) from None
 
 
-def render_chart(chart: Path, values: Mapping[str, Any], release: str,
-                 namespace: str) -> list[dict[str, Any]]:
+def render_chart(
+    chart: Path, values: Mapping[str, Any], release: str, namespace: str
+) -> list[dict[str, Any]]:
     """The objects ``chart`` renders from its templates with ``values``, sorted by template
     path."""
     with _sdk().Chart.load(str(chart)) as loaded:
         rendered: dict[str, str] = loaded.render(dict(values), name=release, namespace=namespace)
-    return [doc for _, text in sorted(rendered.items())
-            for doc in yaml.safe_load_all(text) if isinstance(doc, dict)]
+    return [
+        doc
+        for _, text in sorted(rendered.items())
+        for doc in yaml.safe_load_all(text)
+        if isinstance(doc, dict)
+    ]
 
 
 _GO_LOG_TIME = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ")
@@ -96,8 +108,9 @@ def _go_log() -> Iterator[list[str]]:
             lines += [_GO_LOG_TIME.sub("", line) for line in text.splitlines() if line.strip()]
 
 
-def render_files(chart: Path, values: Mapping[str, Any], release: str, namespace: str
-                 ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+def render_files(
+    chart: Path, values: Mapping[str, Any], release: str, namespace: str
+) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """(file inside the chart, object) of everything an engine applies: the CRDs of ``crds/``
     (Argo CD's ``helm template --include-crds``, Flux's ``install.crds: Create``), then the
     rendered templates, sorted by path; and the warnings Helm logged. Raises RenderError with
@@ -106,8 +119,9 @@ def render_files(chart: Path, values: Mapping[str, Any], release: str, namespace
     try:
         with _go_log() as warnings, sdk.Chart.load(str(chart)) as loaded:
             crds = [(str(crd["filename"]), str(crd["data"])) for crd in loaded.crds]
-            rendered: dict[str, str] = loaded.render(dict(values), name=release,
-                                                     namespace=namespace)
+            rendered: dict[str, str] = loaded.render(
+                dict(values), name=release, namespace=namespace
+            )
     except sdk.HelmError as error:
         raise RenderError(" ".join(str(error).split())) from None
     found = []

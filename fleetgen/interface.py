@@ -28,17 +28,40 @@ from fleetgen.plan import ChartSource, ClusterOverlay, EnvOverlay, Placement, Pl
 # Fields of a Layer that only its app's own files show (kustomize overlays, Argo CD
 # ApplicationSets, Flux objects, its rows of the fleet map); an App (a Layer) adds the labels of
 # its generated objects, an Overrides the chart version it pins, a chart its version.
-_LAYER = ("images", "replicas", "config", "patches", "values", "common_labels",
-          "common_annotations")
+_LAYER = (
+    "images",
+    "replicas",
+    "config",
+    "patches",
+    "values",
+    "common_labels",
+    "common_annotations",
+)
 LOCAL = (*_LAYER, "labels")
 LOCAL_LAYER = (*_LAYER, "chart_version")
 LOCAL_CHART = ("version",)
 LAYERS = ("per_env", "per_label", "per_cluster")
 # Provenance keys of the local settings (`Settings`): the others (labels, sync) stay.
-LOCAL_PROVENANCE = ("image/", "replicas/", "config/", "patch/", "values/", "chart/", "label/",
-                    "annotation/")
-LOCAL_SETTINGS = ("images", "replicas", "config", "patches", "values", "chart_version", "labels",
-                  "annotations")  # of the effective `Settings`
+LOCAL_PROVENANCE = (
+    "image/",
+    "replicas/",
+    "config/",
+    "patch/",
+    "values/",
+    "chart/",
+    "label/",
+    "annotation/",
+)
+LOCAL_SETTINGS = (
+    "images",
+    "replicas",
+    "config",
+    "patches",
+    "values",
+    "chart_version",
+    "labels",
+    "annotations",
+)  # of the effective `Settings`
 
 
 class LocalRead(AssertionError):
@@ -54,8 +77,10 @@ class _Local:
         object.__setattr__(self, "_what", what)
 
     def _refuse(self, *_: Any, **__: Any) -> NoReturn:
-        raise LocalRead(f"{object.__getattribute__(self, '_what')} is local to the app's own "
-                        "files: the whole compile must not read it (fleetgen.interface)")
+        raise LocalRead(
+            f"{object.__getattribute__(self, '_what')} is local to the app's own "
+            "files: the whole compile must not read it (fleetgen.interface)"
+        )
 
     def __getattr__(self, _: str) -> NoReturn:
         self._refuse()
@@ -73,8 +98,9 @@ def _local(what: str) -> Any:
 
 
 def _poisoned(model: Any, fields: tuple[str, ...], where: str, **update: Any) -> Any:
-    return model.model_copy(update={**{name: _local(f"{where}.{name}") for name in fields},
-                                    **update})
+    return model.model_copy(
+        update={**{name: _local(f"{where}.{name}") for name in fields}, **update}
+    )
 
 
 def project_app(app: App) -> App:
@@ -92,8 +118,13 @@ def interface_form(app: App) -> Any:
 def _local_parts(app: App, change: Callable[..., Any]) -> Any:
     """``change(model, local fields, where, **parts)`` of ``app``: of its layers and its chart
     first, which it then takes as those parts (`_poisoned`, `_form`)."""
-    layers = {kind: {key: change(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
-                     for key, layer in getattr(app, kind).items()} for kind in LAYERS}
+    layers = {
+        kind: {
+            key: change(layer, LOCAL_LAYER, f"App.{kind}[{key!r}]")
+            for key, layer in getattr(app, kind).items()
+        }
+        for kind in LAYERS
+    }
     chart = None if app.chart is None else change(app.chart, LOCAL_CHART, "HelmChart")
     return change(app, LOCAL, "App", chart=chart, **layers)
 
@@ -102,18 +133,28 @@ def _form(model: Any, left_out: tuple[str, ...], _: str, **forms: Any) -> Any:
     """``model``'s class, each field but those ``left_out`` (``forms`` gives some written
     already), the fields it was given explicitly and its private attributes (its line in
     ``fleet.py``)."""
-    return (type(model).__qualname__,
-            [(name, forms[name] if name in forms else canonical(getattr(model, name)))
-             for name in type(model).model_fields if name not in left_out],
-            sorted(model.model_fields_set.difference(left_out)),
-            canonical(model.__pydantic_private__ or {}))
+    return (
+        type(model).__qualname__,
+        [
+            (name, forms[name] if name in forms else canonical(getattr(model, name)))
+            for name in type(model).model_fields
+            if name not in left_out
+        ],
+        sorted(model.model_fields_set.difference(left_out)),
+        canonical(model.__pydantic_private__ or {}),
+    )
 
 
 def _settings(settings: Settings) -> Settings:
     return dataclasses.replace(
-        settings, **{name: _local(f"Settings.{name}") for name in LOCAL_SETTINGS},
-        provenance={key: layer for key, layer in settings.provenance.items()
-                    if not key.startswith(LOCAL_PROVENANCE)})
+        settings,
+        **{name: _local(f"Settings.{name}") for name in LOCAL_SETTINGS},
+        provenance={
+            key: layer
+            for key, layer in settings.provenance.items()
+            if not key.startswith(LOCAL_PROVENANCE)
+        },
+    )
 
 
 class _Projector:
@@ -134,27 +175,43 @@ class _Projector:
         found = self._env_overlays.get(id(overlay))
         if found is None:
             found = self._env_overlays[id(overlay)] = dataclasses.replace(
-                overlay, settings=self.settings(overlay.settings),
+                overlay,
+                settings=self.settings(overlay.settings),
                 base_configmaps=_local("EnvOverlay.base_configmaps"),
-                config_hashes=_local("EnvOverlay.config_hashes"))
+                config_hashes=_local("EnvOverlay.config_hashes"),
+            )
         return found
 
     def cluster_overlay(self, overlay: ClusterOverlay) -> ClusterOverlay:
         return dataclasses.replace(
-            overlay, env_overlay=self.env_overlay(overlay.env_overlay),
-            layers=tuple((name, _poisoned(layer, LOCAL_LAYER, f"layer {name}"))
-                         for name, layer in overlay.layers),
+            overlay,
+            env_overlay=self.env_overlay(overlay.env_overlay),
+            layers=tuple(
+                (name, _poisoned(layer, LOCAL_LAYER, f"layer {name}"))
+                for name, layer in overlay.layers
+            ),
             settings=self.settings(overlay.settings),
-            config_hashes=_local("ClusterOverlay.config_hashes"))
+            config_hashes=_local("ClusterOverlay.config_hashes"),
+        )
 
     def placements(self, placements: Iterable[Placement]) -> tuple[Placement, ...]:
         """Each of ``placements`` with its settings and chart projected (the hottest loop here:
         100,000 placements in a large fleet, most sharing their overlay's settings)."""
         memo, settings, chart = self._settings, self.settings, self.chart
-        return tuple(Placement(p.app, p.cluster, p.env, p.overlay,
-                               memo.get(id(p.settings)) or settings(p.settings), p.engine,
-                               p.wave, p.chart and chart(p.chart), p.remote)
-                     for p in placements)
+        return tuple(
+            Placement(
+                p.app,
+                p.cluster,
+                p.env,
+                p.overlay,
+                memo.get(id(p.settings)) or settings(p.settings),
+                p.engine,
+                p.wave,
+                p.chart and chart(p.chart),
+                p.remote,
+            )
+            for p in placements
+        )
 
     def chart(self, chart: ChartSource) -> ChartSource:
         return dataclasses.replace(chart, version=_local("ChartSource.version"))
@@ -165,6 +222,9 @@ def project(plan: Plan) -> Plan:
     projector = _Projector()
     fleet = plan.fleet.model_copy(update={"apps": [project_app(app) for app in plan.fleet.apps]})
     return dataclasses.replace(
-        plan, fleet=fleet, placements=projector.placements(plan.placements),
+        plan,
+        fleet=fleet,
+        placements=projector.placements(plan.placements),
         env_overlays=tuple(projector.env_overlay(o) for o in plan.env_overlays),
-        cluster_overlays=tuple(projector.cluster_overlay(o) for o in plan.cluster_overlays))
+        cluster_overlays=tuple(projector.cluster_overlay(o) for o in plan.cluster_overlays),
+    )

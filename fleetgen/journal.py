@@ -41,8 +41,9 @@ _JOURNAL = "journal.json"
 _STAGING = "staging"
 # Scratch space of an interrupted build must never reach Git: a clone would then hide a
 # half-applied tree from `build --check` (which completes journals) instead of failing it.
-_GITIGNORE = (b"# fleetgen's crash-recovery scratch space\n"
-              b"/staging/\n/journal.json\n/journal.json.tmp\n")
+_GITIGNORE = (
+    b"# fleetgen's crash-recovery scratch space\n/staging/\n/journal.json\n/journal.json.tmp\n"
+)
 
 T = TypeVar("T")
 
@@ -103,8 +104,11 @@ class Journal:
 
     def to_bytes(self) -> bytes:
         """Compact JSON (the C encoder: a build's journal lists every file twice)."""
-        data = {"moves": self.moves, "deletions": self.deletions,
-                "manifest": self.manifest.to_json()}
+        data = {
+            "moves": self.moves,
+            "deletions": self.deletions,
+            "manifest": self.manifest.to_json(),
+        }
         return json.dumps(data, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod

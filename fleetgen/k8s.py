@@ -18,11 +18,16 @@ from fleetgen.yamlscalar import needs_quotes
 # The built-in cluster-scoped kinds, (API group, kind) (kubectl api-resources --namespaced=false,
 # Kubernetes 1.35): kustomize's namespace rewrite leaves these alone, and sets every other's.
 CLUSTER_SCOPED: tuple[tuple[str, str], ...] = (
-    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
+    ("", "Namespace"),
+    ("", "Node"),
+    ("", "PersistentVolume"),
+    ("", "ComponentStatus"),
     ("rbac.authorization.k8s.io", "ClusterRole"),
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"),
-    ("storage.k8s.io", "CSINode"), ("storage.k8s.io", "VolumeAttachment"),
+    ("storage.k8s.io", "StorageClass"),
+    ("storage.k8s.io", "CSIDriver"),
+    ("storage.k8s.io", "CSINode"),
+    ("storage.k8s.io", "VolumeAttachment"),
     ("storage.k8s.io", "VolumeAttributesClass"),
     ("apiextensions.k8s.io", "CustomResourceDefinition"),
     ("apiregistration.k8s.io", "APIService"),
@@ -32,14 +37,17 @@ CLUSTER_SCOPED: tuple[tuple[str, str], ...] = (
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
     ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
     ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
-    ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass"),
-    ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "IPAddress"),
+    ("scheduling.k8s.io", "PriorityClass"),
+    ("node.k8s.io", "RuntimeClass"),
+    ("networking.k8s.io", "IngressClass"),
+    ("networking.k8s.io", "IPAddress"),
     ("networking.k8s.io", "ServiceCIDR"),
     ("certificates.k8s.io", "CertificateSigningRequest"),
     ("certificates.k8s.io", "ClusterTrustBundle"),
     ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
-    ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
+    ("resource.k8s.io", "DeviceClass"),
+    ("resource.k8s.io", "ResourceSlice"),
 )
 _CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 _IMAGE_TAG = r"(:[a-zA-Z0-9_.{}-]*)?"
@@ -55,8 +63,10 @@ def configmap_key_problem(key: str) -> str | None:
     if not _CONFIGMAP_KEY.fullmatch(key):
         return f"invalid ConfigMap key {key!r}: use 1-253 letters, digits, '-_.'"
     if needs_quotes(key):
-        return (f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
-                " kustomize's configMapGenerator fails on such keys; rename it")
+        return (
+            f"ConfigMap key {key!r} reads as a number, boolean, null or date in YAML, and"
+            " kustomize's configMapGenerator fails on such keys; rename it"
+        )
     return None
 
 
@@ -80,8 +90,13 @@ def identity(scope: str, doc: Any) -> Key:
     metadata = doc.get("metadata")
     if not isinstance(metadata, dict):
         metadata = {}
-    return Key(scope, api.rpartition("/")[0] if "/" in api else "", str(doc.get("kind") or ""),
-               str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+    return Key(
+        scope,
+        api.rpartition("/")[0] if "/" in api else "",
+        str(doc.get("kind") or ""),
+        str(metadata.get("namespace") or ""),
+        str(metadata.get("name") or ""),
+    )
 
 
 def image_matches(image: str, name: str) -> bool:
@@ -103,4 +118,4 @@ def image_name(reference: str) -> str:
     the first ``/`` is a registry port)."""
     slash = max(reference.find("/"), 0)
     cuts = [i for i in (reference.find("@", slash), reference.find(":", slash)) if i >= 0]
-    return reference[:min(cuts)] if cuts else reference
+    return reference[: min(cuts)] if cuts else reference

@@ -18,8 +18,14 @@ from pathlib import Path
 
 from fleetgen.errors import FleetgenError
 
-__all__ = ["Kustomize", "KustomizeBuildError", "KustomizeNotFound", "build", "build_many",
-           "find_kustomize"]
+__all__ = [
+    "Kustomize",
+    "KustomizeBuildError",
+    "KustomizeNotFound",
+    "build",
+    "build_many",
+    "find_kustomize",
+]
 
 MIN_MAJOR = 5
 _VERSION_TIMEOUT_S = 30
@@ -111,8 +117,13 @@ def _run_version(argv: list[str]) -> str:
     """stdout + stderr of a version command; a failure to run is reported as its output."""
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, encoding="utf-8", errors="replace",
-            timeout=_VERSION_TIMEOUT_S, check=False,
+            argv,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=_VERSION_TIMEOUT_S,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
@@ -145,8 +156,12 @@ def _run_build(runner: Kustomize, path: Path) -> tuple[str, str | None]:
     """(stdout, None) on success, ("", stderr) on failure."""
     try:
         done = subprocess.run(
-            [*runner.command, str(path)], capture_output=True, text=True, encoding="utf-8",
-            timeout=_BUILD_TIMEOUT_S, check=False,
+            [*runner.command, str(path)],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=_BUILD_TIMEOUT_S,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return "", f"timed out after {_BUILD_TIMEOUT_S} s"

@@ -42,8 +42,14 @@ def load(spec: Path) -> Loaded:
 def read_spec(spec: Path) -> str:
     """The text of ``spec``; a missing, unreadable or non-UTF-8 file is a SpecError."""
     if not spec.exists():
-        raise SpecError([Problem("no such spec: start a fleet repo with `fleetgen init`, or pass "
-                                 "--spec PATH", str(spec))])
+        raise SpecError(
+            [
+                Problem(
+                    "no such spec: start a fleet repo with `fleetgen init`, or pass --spec PATH",
+                    str(spec),
+                )
+            ]
+        )
     try:
         data = spec.read_bytes()
     except OSError as error:
@@ -51,7 +57,7 @@ def read_spec(spec: Path) -> str:
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
+        line = data[: error.start].count(b"\n") + 1
         raise SpecError([Problem(f"cannot read the spec: {error}", str(spec), line)]) from None
     return source
 
@@ -59,10 +65,14 @@ def read_spec(spec: Path) -> str:
 def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
     """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    return Loaded(fleet, scan(read, (repo_path(app.path) for app in fleet.apps
-                               if app.path and app.source is None),
-                              (repo_path(app.chart.path) for app in fleet.apps
-                               if app.chart and app.chart.path)))
+    return Loaded(
+        fleet,
+        scan(
+            read,
+            (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+            (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
+        ),
+    )
 
 
 def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet:
@@ -70,8 +80,9 @@ def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as error:
-        raise SpecError([Problem(f"syntax error: {error.msg}", filename, error.lineno or 0)]) \
-            from None
+        raise SpecError(
+            [Problem(f"syntax error: {error.msg}", filename, error.lineno or 0)]
+        ) from None
     module = types.ModuleType("fleet")
     module.__file__ = filename
     if import_dir is not None:
@@ -103,8 +114,10 @@ def _user_line(error: BaseException, filename: str) -> int:
 
 def _validation_problems(error: pydantic.ValidationError, filename: str) -> list[Problem]:
     line = _user_line(error, filename)
-    return [Problem(_masked(_describe(error.title, item), item), filename, line)
-            for item in error.errors()]
+    return [
+        Problem(_masked(_describe(error.title, item), item), filename, line)
+        for item in error.errors()
+    ]
 
 
 def _masked(text: str, item: Any) -> str:
@@ -182,10 +195,24 @@ def _take_fleet(namespace: dict[str, Any], source: str, filename: str) -> model.
     if isinstance(fleet, model.Fleet):
         return fleet
     if fleet is None and "fleet" not in namespace:
-        raise SpecError([Problem("the spec defines no variable 'fleet' "
-                                 "(end it with: fleet = Fleet(...))", filename, 1)])
-    raise SpecError([Problem(f"'fleet' must be a fleetgen.Fleet, not {type(fleet).__name__}",
-                             filename, _assignment_line(source, "fleet"))])
+        raise SpecError(
+            [
+                Problem(
+                    "the spec defines no variable 'fleet' (end it with: fleet = Fleet(...))",
+                    filename,
+                    1,
+                )
+            ]
+        )
+    raise SpecError(
+        [
+            Problem(
+                f"'fleet' must be a fleetgen.Fleet, not {type(fleet).__name__}",
+                filename,
+                _assignment_line(source, "fleet"),
+            )
+        ]
+    )
 
 
 def _assignment_line(source: str, name: str) -> int:

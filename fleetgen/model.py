@@ -78,8 +78,10 @@ class Spec(BaseModel):
     def __init__(self, /, *args: Any, **data: Any) -> None:
         if args:
             name = type(self).__name__
-            raise TypeError(f"{name} takes keyword arguments only (got {len(args)} positional "
-                            f"argument{'s' if len(args) > 1 else ''}); write {name}(name=..., ...)")
+            raise TypeError(
+                f"{name} takes keyword arguments only (got {len(args)} positional "
+                f"argument{'s' if len(args) > 1 else ''}); write {name}(name=..., ...)"
+            )
         super().__init__(**data)
 
     def model_post_init(self, context: Any, /) -> None:
@@ -142,9 +144,11 @@ class SyncPolicy(Spec):
     def _sync_options(cls, value: list[str]) -> list[str]:
         for option in value:
             if option.partition("=")[0] == CREATE_NAMESPACE:
-                raise ValueError(f"sync option {option!r}: remove it; namespace creation is "
-                                 "one switch for both engines, Fleet(create_namespaces=True) "
-                                 "(the default) or False for namespaces provisioned elsewhere")
+                raise ValueError(
+                    f"sync option {option!r}: remove it; namespace creation is "
+                    "one switch for both engines, Fleet(create_namespaces=True) "
+                    "(the default) or False for namespaces provisioned elsewhere"
+                )
         return value
 
 
@@ -352,8 +356,10 @@ class Cluster(Spec):
             raise ValueError("ca_data must be the base64 encoding of a PEM CA bundle") from None
         blocks = re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----", pem)
         if not blocks or set(blocks) != {"CERTIFICATE"}:
-            raise ValueError("ca_data must hold only PEM CERTIFICATE blocks (a CA bundle is "
-                             "public; keys never belong in the spec)")
+            raise ValueError(
+                "ca_data must hold only PEM CERTIFICATE blocks (a CA bundle is "
+                "public; keys never belong in the spec)"
+            )
         return value
 
 
@@ -529,8 +535,15 @@ class Image(Spec):
         return self
 
 
-_PATCH_TARGET_KEYS = {"group", "version", "kind", "name", "namespace", "labelSelector",
-                      "annotationSelector"}
+_PATCH_TARGET_KEYS = {
+    "group",
+    "version",
+    "kind",
+    "name",
+    "namespace",
+    "labelSelector",
+    "annotationSelector",
+}
 
 
 class Patch(Spec):
@@ -666,14 +679,18 @@ class HelmChart(Spec):
         if self.path is not None:
             given = [key for key, value in remote.items() if value is not None]
             if given:
-                raise ValueError(f"a chart kept in the repository (path=) takes its name and "
-                                 f"version from its Chart.yaml; drop {', '.join(given)}")
+                raise ValueError(
+                    f"a chart kept in the repository (path=) takes its name and "
+                    f"version from its Chart.yaml; drop {', '.join(given)}"
+                )
             return self
         missing = [key for key, value in remote.items() if value is None]
         if missing:
-            raise ValueError(f"a chart needs repo=, name= and a pinned version= (missing "
-                             f"{', '.join(missing)}), or path= for a chart kept in the "
-                             "repository")
+            raise ValueError(
+                f"a chart needs repo=, name= and a pinned version= (missing "
+                f"{', '.join(missing)}), or path= for a chart kept in the "
+                "repository"
+            )
         assert self.name is not None
         if not _CHART_NAME.fullmatch(self.name):
             raise ValueError(f"chart name {self.name!r} is not a chart name")
@@ -808,8 +825,10 @@ class App(Layer):
             return self
         if (self.path is None) == (self.chart is None):
             which = "neither" if self.path is None else "both"
-            raise ValueError(f"an app has exactly one of path= (a kustomize base in this "
-                             f"repository) and chart=HelmChart(...); this one sets {which}")
+            raise ValueError(
+                f"an app has exactly one of path= (a kustomize base in this "
+                f"repository) and chart=HelmChart(...); this one sets {which}"
+            )
         return self
 
 
@@ -820,9 +839,12 @@ ARGOCD_FLOOR, FLUX_FLOOR = "3.3", "2.7"
 def _at_least(floor: str, project: str) -> Callable[[str], str]:
     def check(value: str) -> str:
         if release(value) < release(floor):
-            raise ValueError(f"{project} {value} is no longer supported by its project; "
-                             f"fleetgen's output needs {project} >= {floor}")
+            raise ValueError(
+                f"{project} {value} is no longer supported by its project; "
+                f"fleetgen's output needs {project} >= {floor}"
+            )
         return value
+
     return check
 
 
@@ -836,7 +858,8 @@ class ArgoOptions(Spec):
 
     namespace: Name = "argocd"
     min_version: Annotated[Version, AfterValidator(_at_least(ARGOCD_FLOOR, "Argo CD"))] = (
-        ARGOCD_FLOOR)
+        ARGOCD_FLOOR
+    )
 
 
 class FluxOptions(Spec):
@@ -914,15 +937,46 @@ class Fleet(Spec):
     def _output_dir(cls, value: str) -> str:
         normal = repo_path(value)
         if posixpath.isabs(normal) or normal == "." or normal.startswith(".."):
-            raise ValueError(f"{value!r} must be a relative path inside the repository "
-                             "(the directory holding fleet.py)")
+            raise ValueError(
+                f"{value!r} must be a relative path inside the repository "
+                "(the directory holding fleet.py)"
+            )
         return normal
 
 
 __all__ = [
-    "App", "AppSecret", "ArgoOptions", "AwsAuth", "Cluster", "Destination", "Engine",
-    "Environment", "ExecAuth", "Expr", "ExternalSecretRef", "Fleet", "FluxOptions", "GitSource",
-    "HelmChart", "IgnoreDifference", "Image", "Layer", "NamespaceMeta", "OciSource", "Overrides",
-    "Patch", "Policy", "Project", "RemoteSource", "Retry", "Role", "Rollout", "Selector", "Spec",
-    "Step", "SyncPolicy", "SyncWindow", "Waiver",
+    "App",
+    "AppSecret",
+    "ArgoOptions",
+    "AwsAuth",
+    "Cluster",
+    "Destination",
+    "Engine",
+    "Environment",
+    "ExecAuth",
+    "Expr",
+    "ExternalSecretRef",
+    "Fleet",
+    "FluxOptions",
+    "GitSource",
+    "HelmChart",
+    "IgnoreDifference",
+    "Image",
+    "Layer",
+    "NamespaceMeta",
+    "OciSource",
+    "Overrides",
+    "Patch",
+    "Policy",
+    "Project",
+    "RemoteSource",
+    "Retry",
+    "Role",
+    "Rollout",
+    "Selector",
+    "Spec",
+    "Step",
+    "SyncPolicy",
+    "SyncWindow",
+    "Waiver",
 ]

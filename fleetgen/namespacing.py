@@ -23,22 +23,31 @@ def base_problems(app: App, base: Base, project: Project | None) -> list[str]:
     for App(namespace=None), namespaces the project does not allow."""
     shipped = sorted(base.namespace_objects)
     if app.namespace is not None and len(shipped) > 1:
-        return [f"app {app.name!r}: its base ships {len(shipped)} Namespace objects "
-                f"({', '.join(shipped)}), which the overlay's namespace rewrite to "
-                f"{app.namespace!r} would all rename to {app.namespace!r} (kustomize: ID "
-                "conflict); set App(namespace=None) to keep the base's namespaces"]
+        return [
+            f"app {app.name!r}: its base ships {len(shipped)} Namespace objects "
+            f"({', '.join(shipped)}), which the overlay's namespace rewrite to "
+            f"{app.namespace!r} would all rename to {app.namespace!r} (kustomize: ID "
+            "conflict); set App(namespace=None) to keep the base's namespaces"
+        ]
     if app.namespace is not None and shipped:
-        return [f"app {app.name!r}: its base ships Namespace {shipped[0]!r}, which the "
-                f"overlay's namespace rewrite turns into the app's own namespace "
-                f"{app.namespace!r}, which fleetgen already creates; remove it from the "
-                "base, or set App(namespace=None) to keep the base's namespaces"]
+        return [
+            f"app {app.name!r}: its base ships Namespace {shipped[0]!r}, which the "
+            f"overlay's namespace rewrite turns into the app's own namespace "
+            f"{app.namespace!r}, which fleetgen already creates; remove it from the "
+            "base, or set App(namespace=None) to keep the base's namespaces"
+        ]
     if app.namespace is None and project is not None:
-        refused = sorted(ns for ns in base.namespaces | base.namespace_objects
-                         if not allowed(ns, project.namespaces))
+        refused = sorted(
+            ns
+            for ns in base.namespaces | base.namespace_objects
+            if not allowed(ns, project.namespaces)
+        )
         if refused:
-            return [f"app {app.name!r}: its base puts objects in namespace(s) "
-                    f"{', '.join(refused)}, which project {project.name!r} does not allow (add "
-                    "them to Project(namespaces=[...]))"]
+            return [
+                f"app {app.name!r}: its base puts objects in namespace(s) "
+                f"{', '.join(refused)}, which project {project.name!r} does not allow (add "
+                "them to Project(namespaces=[...]))"
+            ]
     return []
 
 
@@ -52,13 +61,28 @@ def metadata_problems(fleet: Fleet) -> list[tuple[NamespaceMeta, str]]:
             other = declared.setdefault(namespace, project.name)
             where = f"project {project.name!r}: namespace_metadata for {namespace!r}"
             if other != project.name:
-                found.append((meta, f"{where} is also declared by project {other!r}; declare "
-                                    "it once, on the project that owns the namespace"))
+                found.append(
+                    (
+                        meta,
+                        f"{where} is also declared by project {other!r}; declare "
+                        "it once, on the project that owns the namespace",
+                    )
+                )
             if not allowed(namespace, project.namespaces):
-                found.append((meta, f"{where}, a namespace the project does not allow (add it "
-                                    "to Project(namespaces=[...]))"))
+                found.append(
+                    (
+                        meta,
+                        f"{where}, a namespace the project does not allow (add it "
+                        "to Project(namespaces=[...]))",
+                    )
+                )
             if not fleet.create_namespaces:
-                found.append((meta, f"{where}: Fleet(create_namespaces=False) leaves namespaces "
-                                    "to another tool, so nothing would carry these labels and "
-                                    "annotations; set them there"))
+                found.append(
+                    (
+                        meta,
+                        f"{where}: Fleet(create_namespaces=False) leaves namespaces "
+                        "to another tool, so nothing would carry these labels and "
+                        "annotations; set them there",
+                    )
+                )
     return found

@@ -35,8 +35,10 @@ class Placements:
     @classmethod
     def of(cls, plan: Plan) -> Placements:
         """The placements of ``plan``."""
-        return cls(tuple((p.app, p.cluster, p.env, p.overlay, p.engine) for p in plan.placements),
-                   {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays})
+        return cls(
+            tuple((p.app, p.cluster, p.env, p.overlay, p.engine) for p in plan.placements),
+            {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays},
+        )
 
     @classmethod
     def load(cls, cache: Cache, entry: str) -> Placements | None:

@@ -98,8 +98,13 @@ class Settings:
                 provenance[f"image/{image.name}/version"] = layer_name
         _merge(replicas, layer.replicas, "replicas", layer_name, provenance)
         for configmap, values in layer.config.items():
-            _merge(config.setdefault(configmap, {}), values, f"config/{configmap}", layer_name,
-                   provenance)
+            _merge(
+                config.setdefault(configmap, {}),
+                values,
+                f"config/{configmap}",
+                layer_name,
+                provenance,
+            )
         for patch in layer.patches:
             provenance[f"patch/{len(patches)}"] = layer_name
             patches.append(patch)
@@ -110,19 +115,27 @@ class Settings:
             chart_version = layer.chart_version
             provenance["chart/version"] = layer_name
         return Settings(
-            images=images, replicas=replicas, config=config, patches=tuple(patches),
-            labels=labels, annotations=annotations,
+            images=images,
+            replicas=replicas,
+            config=config,
+            patches=tuple(patches),
+            labels=labels,
+            annotations=annotations,
             sync=merge_sync(self.sync, layer.sync, layer_name, provenance),
             values=merge_values(self.values, layer.values, layer_name, provenance),
-            chart_version=chart_version, provenance=provenance,
+            chart_version=chart_version,
+            provenance=provenance,
         )
 
 
 def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
     """Namespace -> the labels and annotations its project declares (`resolve` refuses two
     declarations of one namespace)."""
-    return {name: meta for project in fleet.projects
-            for name, meta in project.namespace_metadata.items()}
+    return {
+        name: meta
+        for project in fleet.projects
+        for name, meta in project.namespace_metadata.items()
+    }
 
 
 def sync_owner(fleet: Fleet, placement: Placement, name: str) -> Spec:
@@ -132,10 +145,14 @@ def sync_owner(fleet: Fleet, placement: Placement, name: str) -> Spec:
     env = next(env for env in fleet.environments if env.name == placement.env)
     app = next(app for app in fleet.apps if app.name == placement.app)
     owners: dict[str, Fleet | Environment | Layer | None] = {
-        "fleet": fleet, "env": env, "app": app, "per_env": app.per_env.get(env.name),
-        "per_cluster": app.per_cluster.get(placement.cluster)}
+        "fleet": fleet,
+        "env": env,
+        "app": app,
+        "per_env": app.per_env.get(env.name),
+        "per_cluster": app.per_cluster.get(placement.cluster),
+    }
     if layer.startswith("per_label["):
-        owners[layer] = app.per_label.get(layer[len("per_label["):-1])
+        owners[layer] = app.per_label.get(layer[len("per_label[") : -1])
     owner = owners.get(layer)
     return owner.sync if owner is not None and owner.sync is not None else app
 
@@ -145,8 +162,11 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
     each with its provenance name ``per_label[key=value]``."""
     if not app.per_label:  # most apps: skip the sort (this runs per cluster)
         return []
-    return [(f"per_label[{selection}]", layer) for selection, layer in sorted(app.per_label.items())
-            if label_matches(selection, labels)]
+    return [
+        (f"per_label[{selection}]", layer)
+        for selection, layer in sorted(app.per_label.items())
+        if label_matches(selection, labels)
+    ]
 
 
 def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
@@ -160,14 +180,19 @@ def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrid
         matched = label_layers(app, cluster.labels)
         for index, (first, shallow) in enumerate(matched):
             sets = assignments(shallow)
-            for second, deep in matched[index + 1:]:
+            for second, deep in matched[index + 1 :]:
                 for key, value in sorted(assignments(deep).items()):
                     if key in sets and sets[key] != value and (first, second, key) not in reported:
                         reported.add((first, second, key))
-                        found.append((deep, f"app {app.name!r}: {first} and {second} both match "
-                                            f"cluster {cluster.name!r} and set {key} differently "
-                                            f"({sets[key]!r} and {value!r}); set it in one of "
-                                            "them, or per_cluster"))
+                        found.append(
+                            (
+                                deep,
+                                f"app {app.name!r}: {first} and {second} both match "
+                                f"cluster {cluster.name!r} and set {key} differently "
+                                f"({sets[key]!r} and {value!r}); set it in one of "
+                                "them, or per_cluster",
+                            )
+                        )
     return found
 
 
@@ -187,15 +212,20 @@ def assignments(layer: Layer) -> dict[str, Any]:
         if image.tag is not None or image.digest is not None:
             found[f"image/{image.name}/version"] = (image.tag, image.digest)
     found.update((f"replicas/{name}", count) for name, count in layer.replicas.items())
-    found.update((f"config/{configmap}/{key}", value)
-                 for configmap, values in layer.config.items() for key, value in values.items())
+    found.update(
+        (f"config/{configmap}/{key}", value)
+        for configmap, values in layer.config.items()
+        for key, value in values.items()
+    )
     found.update((f"label/{key}", value) for key, value in layer.common_labels.items())
     found.update((f"annotation/{key}", value) for key, value in layer.common_annotations.items())
     if layer.sync is not None:
-        found.update((f"sync/{name}", getattr(layer.sync, name))
-                     for name in layer.sync.model_fields_set)
-    found.update((f"values/{value_path(path)}", value)
-                 for path, value in _leaf_items(layer.values, ()))
+        found.update(
+            (f"sync/{name}", getattr(layer.sync, name)) for name in layer.sync.model_fields_set
+        )
+    found.update(
+        (f"values/{value_path(path)}", value) for path, value in _leaf_items(layer.values, ())
+    )
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
     return found
@@ -211,15 +241,25 @@ def _copy_config(config: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str,
     return {name: dict(values) for name, values in config.items()}
 
 
-def _merge(target: dict[str, Any], values: Mapping[str, Any], prefix: str, layer_name: str,
-           provenance: dict[str, str]) -> None:
+def _merge(
+    target: dict[str, Any],
+    values: Mapping[str, Any],
+    prefix: str,
+    layer_name: str,
+    provenance: dict[str, str],
+) -> None:
     for key, value in values.items():
         target[key] = value
         provenance[f"{prefix}/{key}"] = layer_name
 
 
-def merge_values(base: Mapping[str, Any], deeper: Mapping[str, Any], layer_name: str,
-                 provenance: dict[str, str], path: tuple[str, ...] = ()) -> dict[str, Any]:
+def merge_values(
+    base: Mapping[str, Any],
+    deeper: Mapping[str, Any],
+    layer_name: str,
+    provenance: dict[str, str],
+    path: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """``deeper`` on ``base`` as Helm merges chained values files (``-f a -f b``): maps key by
     key, anything else replaced whole; a None stays, so that Helm then drops the key, the chart's
     default included. Provenance of each leaf names the layer that set it."""
@@ -231,12 +271,14 @@ def merge_values(base: Mapping[str, Any], deeper: Mapping[str, Any], layer_name:
             merged[key] = merge_values(current, value, layer_name, provenance, here)
             continue
         replaced = "values/" + value_path(here)
-        for known in [k for k in provenance if k == replaced or k.startswith(
-                (replaced + ".", replaced + "["))]:
+        for known in [
+            k for k in provenance if k == replaced or k.startswith((replaced + ".", replaced + "["))
+        ]:
             del provenance[known]
         merged[key] = copy.deepcopy(value)
-        provenance.update((f"values/{value_path(leaf)}", layer_name)
-                          for leaf, _ in _leaf_items(value, here))
+        provenance.update(
+            (f"values/{value_path(leaf)}", layer_name) for leaf, _ in _leaf_items(value, here)
+        )
     return merged
 
 
@@ -264,8 +306,9 @@ def holds_null(value: Any) -> bool:
     return value is None
 
 
-def merge_sync(base: SyncPolicy, deeper: SyncPolicy | None, layer_name: str,
-               provenance: dict[str, str]) -> SyncPolicy:
+def merge_sync(
+    base: SyncPolicy, deeper: SyncPolicy | None, layer_name: str, provenance: dict[str, str]
+) -> SyncPolicy:
     """``base`` with the fields ``deeper`` explicitly sets."""
     if deeper is None or not deeper.model_fields_set:
         return base
@@ -379,12 +422,13 @@ class Plan:
     manifest_namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
-    _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False,
-                                       compare=False)
-    _by_app: dict[str, list[Placement]] = field(default_factory=dict, init=False, repr=False,
-                                                compare=False)  # `by_app`, once asked for
+    _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _by_app: dict[str, list[Placement]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )  # `by_app`, once asked for
     _overlays_by_app: dict[str, tuple[list[EnvOverlay], list[ClusterOverlay]]] = field(
-        default_factory=dict, init=False, repr=False, compare=False)  # `only`, once asked for
+        default_factory=dict, init=False, repr=False, compare=False
+    )  # `only`, once asked for
 
     def namespaces_of(self, app: App) -> frozenset[str]:
         """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
@@ -408,22 +452,30 @@ class Plan:
                 self._overlays_by_app.setdefault(env_overlay.app, ([], []))[0].append(env_overlay)
             for cluster_overlay in self.cluster_overlays:
                 self._overlays_by_app.setdefault(cluster_overlay.app, ([], []))[1].append(
-                    cluster_overlay)
+                    cluster_overlay
+                )
         envs, clusters = self._overlays_by_app.get(app, ([], []))
         spec = next(spec for spec in self.fleet.apps if spec.name == app)
-        return Plan(fleet=self.fleet.model_copy(update={"apps": [spec]}),
-                    placements=tuple(self.by_app().get(app, ())), env_overlays=tuple(envs),
-                    cluster_overlays=tuple(clusters), waves=self.waves,
-                    credentials=self.credentials,
-                    manifest_namespaces={name: found for name, found
-                                         in self.manifest_namespaces.items() if name == app},
-                    namespace_objects={name: found for name, found
-                                       in self.namespace_objects.items() if name == app})
+        return Plan(
+            fleet=self.fleet.model_copy(update={"apps": [spec]}),
+            placements=tuple(self.by_app().get(app, ())),
+            env_overlays=tuple(envs),
+            cluster_overlays=tuple(clusters),
+            waves=self.waves,
+            credentials=self.credentials,
+            manifest_namespaces={
+                name: found for name, found in self.manifest_namespaces.items() if name == app
+            },
+            namespace_objects={
+                name: found for name, found in self.namespace_objects.items() if name == app
+            },
+        )
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""
         part = self._parts.get(engine)
         if part is None:
             part = self._parts[engine] = replace(
-                self, placements=tuple(p for p in self.placements if p.engine == engine))
+                self, placements=tuple(p for p in self.placements if p.engine == engine)
+            )
         return part

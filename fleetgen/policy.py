@@ -63,8 +63,9 @@ def pod_spec(obj: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
     return ("/".join(path), node) if path and isinstance(node, Mapping) else None
 
 
-def _containers(obj: Mapping[str, Any], init: bool = True
-                ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _containers(
+    obj: Mapping[str, Any], init: bool = True
+) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(path, container) of every container (and init container) of a workload."""
     found = pod_spec(obj)
     if found is None:
@@ -104,8 +105,10 @@ def _limits(obj: Mapping[str, Any]) -> Iterator[Violation]:
         limits = (container.get("resources") or {}).get("limits") or {}
         missing = [name for name in ("cpu", "memory") if name not in limits]
         if missing:
-            yield f"{path}/resources/limits", (f"container {container.get('name')} has no "
-                                               f"{' or '.join(missing)} limit")
+            yield (
+                f"{path}/resources/limits",
+                (f"container {container.get('name')} has no {' or '.join(missing)} limit"),
+            )
 
 
 def _host_path(obj: Mapping[str, Any]) -> Iterator[Violation]:
@@ -115,8 +118,10 @@ def _host_path(obj: Mapping[str, Any]) -> Iterator[Violation]:
     path, spec = found
     for index, volume in enumerate(spec.get("volumes") or []):
         if isinstance(volume, Mapping) and isinstance(volume.get("hostPath"), Mapping):
-            yield (f"{path}/volumes/{index}/hostPath", f"volume {volume.get('name')} mounts "
-                   f"the node's {volume['hostPath'].get('path')}")
+            yield (
+                f"{path}/volumes/{index}/hostPath",
+                f"volume {volume.get('name')} mounts the node's {volume['hostPath'].get('path')}",
+            )
 
 
 def _privileged(obj: Mapping[str, Any]) -> Iterator[Violation]:
@@ -124,8 +129,10 @@ def _privileged(obj: Mapping[str, Any]) -> Iterator[Violation]:
         context = container.get("securityContext") or {}
         for field in ("privileged", "allowPrivilegeEscalation"):
             if context.get(field) is True:
-                yield (f"{path}/securityContext/{field}",
-                       f"container {container.get('name')} sets {field}: true")
+                yield (
+                    f"{path}/securityContext/{field}",
+                    f"container {container.get('name')} sets {field}: true",
+                )
 
 
 def _run_as_non_root(obj: Mapping[str, Any]) -> Iterator[Violation]:
@@ -136,9 +143,11 @@ def _run_as_non_root(obj: Mapping[str, Any]) -> Iterator[Violation]:
     for path, container in _containers(obj):
         own = (container.get("securityContext") or {}).get("runAsNonRoot")
         if not (own if own is not None else pod):
-            yield (f"{path}/securityContext/runAsNonRoot",
-                   f"container {container.get('name')} may run as root (runAsNonRoot is not true "
-                   "on it or its pod)")
+            yield (
+                f"{path}/securityContext/runAsNonRoot",
+                f"container {container.get('name')} may run as root (runAsNonRoot is not true "
+                "on it or its pod)",
+            )
 
 
 def _host_namespaces(obj: Mapping[str, Any]) -> Iterator[Violation]:
@@ -167,73 +176,173 @@ def _probes(obj: Mapping[str, Any]) -> Iterator[Violation]:
     if obj.get("kind") in ("Job", "CronJob", "Pod"):
         return  # run-to-completion or bare pods: probes restart or gate nothing useful
     for path, container in _containers(obj, init=False):
-        missing = [probe for probe in ("livenessProbe", "readinessProbe")
-                   if probe not in container]
+        missing = [probe for probe in ("livenessProbe", "readinessProbe") if probe not in container]
         if missing:
             yield path, f"container {container.get('name')} has no {' or '.join(missing)}"
 
 
-_CONFIGURABLE_CROSS_OBJECT = frozenset({"base-namespace", "foreign-namespace",
-                                        "cluster-scoped-namespace", "unplaced-object"})
+_CONFIGURABLE_CROSS_OBJECT = frozenset(
+    {"base-namespace", "foreign-namespace", "cluster-scoped-namespace", "unplaced-object"}
+)
 
 RULES: tuple[Rule, ...] = (
-    Rule("image-tag", "warning", "an image without a tag or with :latest",
-         "pin a version tag: Image(name=..., tag=...) in fleet.py or in the base", _image_tag,
-         production="error"),
-    Rule("image-digest", "off", "an image not pinned by digest",
-         "pin by digest: Image(name=..., digest='sha256:...')", _image_digest),
-    Rule("resource-limits", "error", "a container without CPU or memory limits",
-         "set resources.limits.cpu and .memory on every container", _limits),
-    Rule("host-path", "error", "a hostPath volume",
-         "use a PersistentVolumeClaim, configMap, secret or emptyDir volume", _host_path),
-    Rule("privileged", "error", "a privileged container or allowPrivilegeEscalation: true",
-         "drop privileged and set securityContext.allowPrivilegeEscalation: false",
-         _privileged),
-    Rule("run-as-non-root", "error", "runAsNonRoot not set",
-         "set securityContext.runAsNonRoot: true on the pod (or every container)",
-         _run_as_non_root),
-    Rule("host-namespaces", "error", "hostNetwork, hostPID or hostIPC",
-         "remove hostNetwork/hostPID/hostIPC from the pod spec", _host_namespaces),
-    Rule("default-namespace", "error", "a workload in the default namespace",
-         "give the app a namespace: App(namespace=...)", _default_namespace),
-    Rule("service-type", "warning", "a Service of type LoadBalancer or NodePort",
-         "use a ClusterIP Service behind an Ingress or Gateway", _service_type),
-    Rule("probes", "warning", "a container without liveness or readiness probe",
-         "add livenessProbe and readinessProbe to every long-running container", _probes),
-    Rule("base-namespace", "error", "an app base ships a Namespace",
-         "remove the Namespace from the base: fleetgen creates namespaces"),
-    Rule("cluster-scoped-namespace", "error", "a cluster-scoped object with a namespace",
-         "drop metadata.namespace from it; under App(namespace=...) kustomize stamps the "
-         "namespace on custom kinds it does not know: set App(namespace=None) for such a base"),
-    Rule("unplaced-object", "error",
-         "a namespaced object without a namespace in an app with App(namespace=None)",
-         "set metadata.namespace on it in the base (with no app namespace, Argo CD and Flux "
-         "would not agree where it goes)"),
-    Rule("foreign-namespace", "error", "an object outside its app's namespace",
-         "move the object to the app's namespace, or into the app that owns that namespace"),
-    Rule("ownership", "error", "two apps render the same object on one cluster",
-         "keep the object in one app's base only"),
-    Rule("schema", "error", "an object that its schema refuses (unknown field, wrong type)",
-         "fix the field named; CRD schemas come from fleetgen, the repo or --crds"),
-    Rule("kustomize-build", "error", "an overlay kustomize cannot build",
-         "fix the base kustomization named in the message"),
-    Rule("helm-render", "error", "a chart Helm cannot render with the placement's values",
-         "fix the values (or the chart kept in the repository) named in the message"),
-    Rule("helm-warning", "warning", "a warning Helm logged rendering a chart",
-         "check the value named: its kind (map or scalar) differs from the chart's default"),
-    Rule("appset-labels", "error",
-         "an ApplicationSet reads a label or annotation a cluster it selects lacks",
-         "set the label on the Cluster in fleet.py, or stop the ApplicationSet reading it"),
-    Rule("appset-selects-nothing", "error",
-         "an ApplicationSet selector value that selects no cluster registration",
-         "check the cluster labels in fleet.py against the app's targets"),
-    Rule("project-destination", "error",
-         "an Application whose destination its AppProject does not allow",
-         "add the cluster and namespace to Project(destinations=...) or leave them derived"),
-    Rule("project-source", "error", "an Application whose source repo its AppProject refuses",
-         "add the repo to Project(source_repos=...)"),
-    Rule("unused-waiver", "warning", "a waiver that silenced nothing",
-         "remove the Waiver from the App"),
+    Rule(
+        "image-tag",
+        "warning",
+        "an image without a tag or with :latest",
+        "pin a version tag: Image(name=..., tag=...) in fleet.py or in the base",
+        _image_tag,
+        production="error",
+    ),
+    Rule(
+        "image-digest",
+        "off",
+        "an image not pinned by digest",
+        "pin by digest: Image(name=..., digest='sha256:...')",
+        _image_digest,
+    ),
+    Rule(
+        "resource-limits",
+        "error",
+        "a container without CPU or memory limits",
+        "set resources.limits.cpu and .memory on every container",
+        _limits,
+    ),
+    Rule(
+        "host-path",
+        "error",
+        "a hostPath volume",
+        "use a PersistentVolumeClaim, configMap, secret or emptyDir volume",
+        _host_path,
+    ),
+    Rule(
+        "privileged",
+        "error",
+        "a privileged container or allowPrivilegeEscalation: true",
+        "drop privileged and set securityContext.allowPrivilegeEscalation: false",
+        _privileged,
+    ),
+    Rule(
+        "run-as-non-root",
+        "error",
+        "runAsNonRoot not set",
+        "set securityContext.runAsNonRoot: true on the pod (or every container)",
+        _run_as_non_root,
+    ),
+    Rule(
+        "host-namespaces",
+        "error",
+        "hostNetwork, hostPID or hostIPC",
+        "remove hostNetwork/hostPID/hostIPC from the pod spec",
+        _host_namespaces,
+    ),
+    Rule(
+        "default-namespace",
+        "error",
+        "a workload in the default namespace",
+        "give the app a namespace: App(namespace=...)",
+        _default_namespace,
+    ),
+    Rule(
+        "service-type",
+        "warning",
+        "a Service of type LoadBalancer or NodePort",
+        "use a ClusterIP Service behind an Ingress or Gateway",
+        _service_type,
+    ),
+    Rule(
+        "probes",
+        "warning",
+        "a container without liveness or readiness probe",
+        "add livenessProbe and readinessProbe to every long-running container",
+        _probes,
+    ),
+    Rule(
+        "base-namespace",
+        "error",
+        "an app base ships a Namespace",
+        "remove the Namespace from the base: fleetgen creates namespaces",
+    ),
+    Rule(
+        "cluster-scoped-namespace",
+        "error",
+        "a cluster-scoped object with a namespace",
+        "drop metadata.namespace from it; under App(namespace=...) kustomize stamps the "
+        "namespace on custom kinds it does not know: set App(namespace=None) for such a base",
+    ),
+    Rule(
+        "unplaced-object",
+        "error",
+        "a namespaced object without a namespace in an app with App(namespace=None)",
+        "set metadata.namespace on it in the base (with no app namespace, Argo CD and Flux "
+        "would not agree where it goes)",
+    ),
+    Rule(
+        "foreign-namespace",
+        "error",
+        "an object outside its app's namespace",
+        "move the object to the app's namespace, or into the app that owns that namespace",
+    ),
+    Rule(
+        "ownership",
+        "error",
+        "two apps render the same object on one cluster",
+        "keep the object in one app's base only",
+    ),
+    Rule(
+        "schema",
+        "error",
+        "an object that its schema refuses (unknown field, wrong type)",
+        "fix the field named; CRD schemas come from fleetgen, the repo or --crds",
+    ),
+    Rule(
+        "kustomize-build",
+        "error",
+        "an overlay kustomize cannot build",
+        "fix the base kustomization named in the message",
+    ),
+    Rule(
+        "helm-render",
+        "error",
+        "a chart Helm cannot render with the placement's values",
+        "fix the values (or the chart kept in the repository) named in the message",
+    ),
+    Rule(
+        "helm-warning",
+        "warning",
+        "a warning Helm logged rendering a chart",
+        "check the value named: its kind (map or scalar) differs from the chart's default",
+    ),
+    Rule(
+        "appset-labels",
+        "error",
+        "an ApplicationSet reads a label or annotation a cluster it selects lacks",
+        "set the label on the Cluster in fleet.py, or stop the ApplicationSet reading it",
+    ),
+    Rule(
+        "appset-selects-nothing",
+        "error",
+        "an ApplicationSet selector value that selects no cluster registration",
+        "check the cluster labels in fleet.py against the app's targets",
+    ),
+    Rule(
+        "project-destination",
+        "error",
+        "an Application whose destination its AppProject does not allow",
+        "add the cluster and namespace to Project(destinations=...) or leave them derived",
+    ),
+    Rule(
+        "project-source",
+        "error",
+        "an Application whose source repo its AppProject refuses",
+        "add the repo to Project(source_repos=...)",
+    ),
+    Rule(
+        "unused-waiver",
+        "warning",
+        "a waiver that silenced nothing",
+        "remove the Waiver from the App",
+    ),
 )
 BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in RULES}
 CHECKS: tuple[Rule, ...] = tuple(rule for rule in RULES if rule.check is not None)

@@ -86,28 +86,47 @@ def rows(cls: type) -> list[Row]:
     described = attribute_docs(cls)
     if issubclass(cls, BaseModel):
         hints = typing.get_type_hints(cls, include_extras=True)
-        return [Row(name, _type(hints[name]), _model_default(info.default, info.default_factory),
-                    info.description or described.get(name, ""))
-                for name, info in sorted(cls.model_fields.items(), key=_own_first(cls))]
+        return [
+            Row(
+                name,
+                _type(hints[name]),
+                _model_default(info.default, info.default_factory),
+                info.description or described.get(name, ""),
+            )
+            for name, info in sorted(cls.model_fields.items(), key=_own_first(cls))
+        ]
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is neither a pydantic model nor a dataclass")
-    return [Row(field.name, _escape(str(field.type)), _dataclass_default(field),
-                described.get(field.name, ""))
-            for field in dataclasses.fields(cls)]
+    return [
+        Row(
+            field.name,
+            _escape(str(field.type)),
+            _dataclass_default(field),
+            described.get(field.name, ""),
+        )
+        for field in dataclasses.fields(cls)
+    ]
 
 
 def _own_first(cls: type) -> Callable[[tuple[str, Any]], int]:
     """Sort key: how far up the MRO a field is defined (0 for ``cls`` itself)."""
+
     def depth(item: tuple[str, Any]) -> int:
-        return next(i for i, klass in enumerate(cls.__mro__)
-                    if item[0] in inspect.get_annotations(klass))
+        return next(
+            i for i, klass in enumerate(cls.__mro__) if item[0] in inspect.get_annotations(klass)
+        )
+
     return depth
 
 
 def undescribed() -> list[str]:
     """``Class.field`` of every exported field without a description."""
-    return [f"{cls.__name__}.{row.name}" for cls in _classes() for row in rows(cls)
-            if not row.description]
+    return [
+        f"{cls.__name__}.{row.name}"
+        for cls in _classes()
+        for row in rows(cls)
+        if not row.description
+    ]
 
 
 def reference() -> str:
@@ -116,21 +135,30 @@ def reference() -> str:
     api = [cls for cls in _classes() if not issubclass(cls, Spec)]
     out = [HEADER, "## Spec classes\n"]
     out += [_section(cls) for cls in spec]
-    out.append("## Value types\n\nStrings checked when the spec is built.\n\n"
-               "| type | what |\n|---|---|\n"
-               + "".join(f"| `{name}` | {doc} |\n" for name, _, doc in _value_types()))
-    out.append("## Python API\n\nThe same pipeline as the command line, for scripts and tests.\n\n"
-               + "".join(f"- `{name}{_signature(function)}`: {_summary(function)}\n"
-                         for name, function in _functions()))
+    out.append(
+        "## Value types\n\nStrings checked when the spec is built.\n\n"
+        "| type | what |\n|---|---|\n"
+        + "".join(f"| `{name}` | {doc} |\n" for name, _, doc in _value_types())
+    )
+    out.append(
+        "## Python API\n\nThe same pipeline as the command line, for scripts and tests.\n\n"
+        + "".join(
+            f"- `{name}{_signature(function)}`: {_summary(function)}\n"
+            for name, function in _functions()
+        )
+    )
     out += [_section(cls) for cls in api]
     return "\n".join(out)
 
 
 def _section(cls: type) -> str:
-    body = "".join(f"| `{r.name}` | {r.type} | {r.default} | {_cell(r.description)} |\n"
-                   for r in rows(cls))
-    return (f"### {cls.__name__}\n\n{_description(cls)}\n\n"
-            f"| field | type | default | description |\n|---|---|---|---|\n{body}")
+    body = "".join(
+        f"| `{r.name}` | {r.type} | {r.default} | {_cell(r.description)} |\n" for r in rows(cls)
+    )
+    return (
+        f"### {cls.__name__}\n\n{_description(cls)}\n\n"
+        f"| field | type | default | description |\n|---|---|---|---|\n{body}"
+    )
 
 
 def _description(cls: type) -> str:
@@ -172,17 +200,21 @@ def _spec_classes(hint: Any) -> Iterator[type]:
 
 def _value_types() -> list[tuple[str, Any, str]]:
     """(name, alias, description) of the checked string types in ``fleetgen.fields``."""
-    return [(name, alias, _summary(alias.__metadata__[0].func))
-            for name, alias in vars(fields).items() if get_origin(alias) is Annotated]
+    return [
+        (name, alias, _summary(alias.__metadata__[0].func))
+        for name, alias in vars(fields).items()
+        if get_origin(alias) is Annotated
+    ]
 
 
 def _type(hint: Any) -> str:
     """A type as Markdown: spec classes and value types linked, ``[]`` and ``|`` escaped."""
     for name, alias, _ in _value_types():
-        if hint == alias or (get_origin(hint) is Annotated
-                             and hint.__origin__ is alias.__origin__
-                             and hint.__metadata__[:len(alias.__metadata__)]
-                             == alias.__metadata__):
+        if hint == alias or (
+            get_origin(hint) is Annotated
+            and hint.__origin__ is alias.__origin__
+            and hint.__metadata__[: len(alias.__metadata__)] == alias.__metadata__
+        ):
             return f"[{name}](#value-types)"
     origin, args = get_origin(hint), get_args(hint)
     if origin is Annotated:
@@ -226,8 +258,11 @@ def _cell(text: str) -> str:
 
 
 def _functions() -> list[tuple[str, Callable[..., Any]]]:
-    return [(name, function) for name in sorted(fleetgen.__all__)
-            if inspect.isfunction(function := getattr(fleetgen, name))]
+    return [
+        (name, function)
+        for name in sorted(fleetgen.__all__)
+        if inspect.isfunction(function := getattr(fleetgen, name))
+    ]
 
 
 class _Shown(str):
@@ -240,12 +275,25 @@ class _Shown(str):
 def _signature(function: Callable[..., Any]) -> str:
     """``(spec: Path, out: Path | None = None)``: annotations as written, defaults plainly."""
     signature = inspect.signature(function)
-    params = [param.replace(
-        annotation=_Shown(param.annotation) if param.annotation is not param.empty else
-        param.empty,
-        default=_Shown(repr(str(param.default)) if isinstance(param.default, PurePath)
-                       else repr(param.default)) if param.default is not param.empty else
-        param.empty) for param in signature.parameters.values()]
+    params = [
+        param.replace(
+            annotation=_Shown(param.annotation)
+            if param.annotation is not param.empty
+            else param.empty,
+            default=_Shown(
+                repr(str(param.default))
+                if isinstance(param.default, PurePath)
+                else repr(param.default)
+            )
+            if param.default is not param.empty
+            else param.empty,
+        )
+        for param in signature.parameters.values()
+    ]
     returns = signature.return_annotation
-    return str(signature.replace(parameters=params, return_annotation=_Shown(returns)
-                                 if returns is not signature.empty else returns))
+    return str(
+        signature.replace(
+            parameters=params,
+            return_annotation=_Shown(returns) if returns is not signature.empty else returns,
+        )
+    )

@@ -32,17 +32,20 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _AWS_KEY = re.compile(r"(^|_)aws(_|$).*(secret|key)|^secret_?access_?key$")
 
 # Values that name where a secret lives instead of holding it (matched as the whole value).
-_REFERENCES = [re.compile(pattern) for pattern in (
-    r"\$\{[A-Za-z_][\w.-]*\}",                        # ${DB_PASSWORD}
-    r"\$\([A-Za-z_]\w*\)",                             # $(DB_PASSWORD)
-    r"\{\{[^{}]*\}\}",                                 # {{ .password }}
-    r"arn:aws[\w-]*:[\w-]+:[\w-]*:[0-9]{0,12}:\S+",    # arn:aws:iam::123456789012:role/x
-    r"[a-z][\w+.-]*:[\w.{}-]*/[\w./{}-]*(#[A-Za-z_][\w.-]*)?",  # vault:secret/data/x#key
-    r"[\w./{}-]+#[A-Za-z_][\w.-]*",                    # apps/x/{env}#password
-    r"[\w./-]*\{(cluster|env)\}[\w./{}-]*",            # clusters/{cluster}
-    r"/[\w./-]*",                                      # /var/run/secrets/token (a file)
-    r"[a-z][a-z0-9+.-]*://[^\s@]*",                    # a URL without credentials
-)]
+_REFERENCES = [
+    re.compile(pattern)
+    for pattern in (
+        r"\$\{[A-Za-z_][\w.-]*\}",  # ${DB_PASSWORD}
+        r"\$\([A-Za-z_]\w*\)",  # $(DB_PASSWORD)
+        r"\{\{[^{}]*\}\}",  # {{ .password }}
+        r"arn:aws[\w-]*:[\w-]+:[\w-]*:[0-9]{0,12}:\S+",  # arn:aws:iam::123456789012:role/x
+        r"[a-z][\w+.-]*:[\w.{}-]*/[\w./{}-]*(#[A-Za-z_][\w.-]*)?",  # vault:secret/data/x#key
+        r"[\w./{}-]+#[A-Za-z_][\w.-]*",  # apps/x/{env}#password
+        r"[\w./-]*\{(cluster|env)\}[\w./{}-]*",  # clusters/{cluster}
+        r"/[\w./-]*",  # /var/run/secrets/token (a file)
+        r"[a-z][a-z0-9+.-]*://[^\s@]*",  # a URL without credentials
+    )
+]
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\{\{[^}]*\}\}|\{[^{}]*\}")
 # A value under a credential key is a low-entropy placeholder word, not a secret, when it is
 # letters (with '-', '_', '.' between words) and below this Shannon entropy (bits per character):
@@ -55,7 +58,8 @@ _SECRET_FLAG = re.compile(
     r"private-key|auth-token|bearer-token|client-key)(?:=(.*))?$"
 )
 _BLOCK_SECRET = re.compile(
-    r"(?im)^\s*-?\s*(?:token|password|client-key-data|client-key)\s*:[ \t]*(\S.*)$")
+    r"(?im)^\s*-?\s*(?:token|password|client-key-data|client-key)\s*:[ \t]*(\S.*)$"
+)
 
 
 def _is_reference(value: str) -> bool:
@@ -95,6 +99,7 @@ def _content(pattern: str, group: int = 0) -> Matcher:
             return None
         found = compiled.search(value)
         return found.group(group) if found else None
+
     return match
 
 
@@ -196,78 +201,173 @@ _B64_40 = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"  # AWS's documentation
 _JWT_HEAD = "eyJhbGciOiJIUzI1NiJ9"
 
 RULES: tuple[Rule, ...] = (
-    Rule("pem-private-key", "a PEM private key",
-         _content(r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
-                  r"(.*?-----END [A-Z0-9 ]*PRIVATE KEY-----|.*)"),
-         ("key", "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"),
-         ("ca", "-----BEGIN CERTIFICATE-----\nMIIB")),
-    Rule("jwt", "a JSON Web Token",
-         _content(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-         ("auth", _JWT_HEAD + "." + "eyJzdWIiOiJhZG1pbiJ9" + ".c2lnbmF0dXJlLWJ5dGVz"),
-         ("auth", _JWT_HEAD)),
-    Rule("github-token", "a GitHub token",
-         _content(r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
-         ("GIT_AUTH", "ghp_" + "0123456789abcdefghij" * 2), ("GIT_AUTH", "ghp_short")),
-    Rule("gitlab-token", "a GitLab token", _content(r"\bglpat-[A-Za-z0-9_-]{20,}"),
-         ("GIT_AUTH", "glpat-" + "x1Y2z3A4b5C6d7E8f9G0"), ("branch", "glpat-")),
-    Rule("aws-access-key-id", "an AWS access key id",
-         _content(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
-         ("AWS_ACCESS_KEY_ID", "AKIA" + "IOSFODNN7EXAMPLE"), ("id", "AKIA-not-a-key")),
-    Rule("aws-secret-access-key", "an AWS secret access key", _aws_secret_key,
-         ("AWS_SECRET_ACCESS_KEY", _B64_40), ("AWS_REGION", _B64_40)),
-    Rule("aws-secret-assignment", "an AWS secret access key assignment",
-         _content(r"(?i)aws_secret_access_key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})", 1),
-         ("credentials", "[default]\naws_secret_access_key = " + _B64_40),
-         ("config", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}")),
-    Rule("npm-token", "an npm token", _content(r"\bnpm_[A-Za-z0-9]{36}\b"),
-         ("NPM_AUTH", "npm_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"),
-         ("pkg", "npm_install")),
-    Rule("pypi-token", "a PyPI token", _content(r"\bpypi-AgE[A-Za-z0-9_-]{40,}"),
-         ("TWINE_AUTH", "pypi-AgE" + "IcHlwaS5vcmcCJGE4ZjYxNjAwLTc5YjktNGM5OS04"),
-         ("index", "pypi-mirror")),
-    Rule("slack-token", "a Slack token",
-         _content(r"\b(xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})"),
-         ("SLACK", "xoxb-" + "123456789012-abcdefABCDEF"), ("channel", "xoxo-hugs")),
-    Rule("sendgrid-key", "a SendGrid API key",
-         _content(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
-         ("MAIL", "SG." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + "wXyZ0123456789aBcDeFgHiJkLmNoP"),
-         ("region", "SG.singapore")),
-    Rule("openai-key", "an OpenAI-style API key",
-         _content(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])"
-                  r"(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}"),
-         ("LLM", "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"),
-         ("lang", "sk-slovak-language-pack")),
-    Rule("stripe-key", "a Stripe secret key", _content(r"\b[rs]k_live_[0-9A-Za-z]{16,}"),
-         ("PAY", "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc"), ("PAY", "sk_test_mode")),
-    Rule("google-api-key", "a Google API key", _content(r"\bAIza[0-9A-Za-z_-]{35}"),
-         ("MAPS", "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"), ("MAPS", "AIza")),
-    Rule("slack-webhook", "a Slack webhook URL",
-         _content(r"https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
-         ("ALERTS", "https://hooks.slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXX"),
-         ("ALERTS", "https://api.slack.com/apps")),
-    Rule("teams-webhook", "a Microsoft Teams webhook URL",
-         _content(r"https://[A-Za-z0-9.-]*webhook\.office\.com/webhookb2/\S+"),
-         ("ALERTS", "https://acme.webhook.office.com/" + "webhookb2/1234@5678/IncomingWebhook/ab"),
-         ("ALERTS", "https://outlook.office.com/mail")),
-    Rule("azure-storage-key", "an Azure storage connection string with a key",
-         _content(r"(?i)(AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})", 2),
-         ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
-          + "Zm9vYmFyYmF6cXV4Zm9vYmFy" + "YmF6cXV4=="),
-         ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=acme")),
-    Rule("docker-config", "a Docker config with registry credentials", _docker_config,
-         ("config.json", {"auths": {"registry.acme.example": {"auth": "ZGVwbG95OnMzY3IzdA=="}}}),
-         ("config.json", {"auths": {"registry.acme.example": {}}}), mappings=True),
-    Rule("kubeconfig-credentials", "a kubeconfig with user credentials", _kubeconfig,
-         ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: abc123xyz"),
-         ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    exec: {}"),
-         mappings=True),
-    Rule("password-in-url", "a password in a URL", _password_in_url,
-         ("DATABASE_URL", "postgres://shop:" + "hunter2@db:5432/shop"),
-         ("DATABASE_URL", "postgres://shop:${DB_PASSWORD}@db:5432/shop")),
-    Rule("secret-cli-flag", "a secret passed as a command-line flag", _secret_flag,
-         ("args", "--token=" + "abc123"), ("args", "--token-file=/var/run/token")),
-    Rule("credential-key", "a literal credential under a credential-named key",
-         _credential_value, ("DB_PASSWORD", "hunter2"), ("DB_PASSWORD", "${DB_PASSWORD}")),
+    Rule(
+        "pem-private-key",
+        "a PEM private key",
+        _content(
+            r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+            r"(.*?-----END [A-Z0-9 ]*PRIVATE KEY-----|.*)"
+        ),
+        ("key", "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"),
+        ("ca", "-----BEGIN CERTIFICATE-----\nMIIB"),
+    ),
+    Rule(
+        "jwt",
+        "a JSON Web Token",
+        _content(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("auth", _JWT_HEAD + "." + "eyJzdWIiOiJhZG1pbiJ9" + ".c2lnbmF0dXJlLWJ5dGVz"),
+        ("auth", _JWT_HEAD),
+    ),
+    Rule(
+        "github-token",
+        "a GitHub token",
+        _content(r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        ("GIT_AUTH", "ghp_" + "0123456789abcdefghij" * 2),
+        ("GIT_AUTH", "ghp_short"),
+    ),
+    Rule(
+        "gitlab-token",
+        "a GitLab token",
+        _content(r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        ("GIT_AUTH", "glpat-" + "x1Y2z3A4b5C6d7E8f9G0"),
+        ("branch", "glpat-"),
+    ),
+    Rule(
+        "aws-access-key-id",
+        "an AWS access key id",
+        _content(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+        ("AWS_ACCESS_KEY_ID", "AKIA" + "IOSFODNN7EXAMPLE"),
+        ("id", "AKIA-not-a-key"),
+    ),
+    Rule(
+        "aws-secret-access-key",
+        "an AWS secret access key",
+        _aws_secret_key,
+        ("AWS_SECRET_ACCESS_KEY", _B64_40),
+        ("AWS_REGION", _B64_40),
+    ),
+    Rule(
+        "aws-secret-assignment",
+        "an AWS secret access key assignment",
+        _content(r"(?i)aws_secret_access_key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})", 1),
+        ("credentials", "[default]\naws_secret_access_key = " + _B64_40),
+        ("config", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}"),
+    ),
+    Rule(
+        "npm-token",
+        "an npm token",
+        _content(r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("NPM_AUTH", "npm_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"),
+        ("pkg", "npm_install"),
+    ),
+    Rule(
+        "pypi-token",
+        "a PyPI token",
+        _content(r"\bpypi-AgE[A-Za-z0-9_-]{40,}"),
+        ("TWINE_AUTH", "pypi-AgE" + "IcHlwaS5vcmcCJGE4ZjYxNjAwLTc5YjktNGM5OS04"),
+        ("index", "pypi-mirror"),
+    ),
+    Rule(
+        "slack-token",
+        "a Slack token",
+        _content(r"\b(xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})"),
+        ("SLACK", "xoxb-" + "123456789012-abcdefABCDEF"),
+        ("channel", "xoxo-hugs"),
+    ),
+    Rule(
+        "sendgrid-key",
+        "a SendGrid API key",
+        _content(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+        ("MAIL", "SG." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + "wXyZ0123456789aBcDeFgHiJkLmNoP"),
+        ("region", "SG.singapore"),
+    ),
+    Rule(
+        "openai-key",
+        "an OpenAI-style API key",
+        _content(
+            r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*[0-9])"
+            r"(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}"
+        ),
+        ("LLM", "sk-" + "proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8t"),
+        ("lang", "sk-slovak-language-pack"),
+    ),
+    Rule(
+        "stripe-key",
+        "a Stripe secret key",
+        _content(r"\b[rs]k_live_[0-9A-Za-z]{16,}"),
+        ("PAY", "sk_" + "live_" + "4eC39HqLyjWDarjtT1zdp7dc"),
+        ("PAY", "sk_test_mode"),
+    ),
+    Rule(
+        "google-api-key",
+        "a Google API key",
+        _content(r"\bAIza[0-9A-Za-z_-]{35}"),
+        ("MAPS", "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"),
+        ("MAPS", "AIza"),
+    ),
+    Rule(
+        "slack-webhook",
+        "a Slack webhook URL",
+        _content(r"https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{20,}"),
+        ("ALERTS", "https://hooks.slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXX"),
+        ("ALERTS", "https://api.slack.com/apps"),
+    ),
+    Rule(
+        "teams-webhook",
+        "a Microsoft Teams webhook URL",
+        _content(r"https://[A-Za-z0-9.-]*webhook\.office\.com/webhookb2/\S+"),
+        ("ALERTS", "https://acme.webhook.office.com/" + "webhookb2/1234@5678/IncomingWebhook/ab"),
+        ("ALERTS", "https://outlook.office.com/mail"),
+    ),
+    Rule(
+        "azure-storage-key",
+        "an Azure storage connection string with a key",
+        _content(r"(?i)(AccountKey|SharedAccessKey)=([A-Za-z0-9+/=]{20,})", 2),
+        (
+            "STORAGE",
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
+            + "Zm9vYmFyYmF6cXV4Zm9vYmFy"
+            + "YmF6cXV4==",
+        ),
+        ("STORAGE", "DefaultEndpointsProtocol=https;AccountName=acme"),
+    ),
+    Rule(
+        "docker-config",
+        "a Docker config with registry credentials",
+        _docker_config,
+        ("config.json", {"auths": {"registry.acme.example": {"auth": "ZGVwbG95OnMzY3IzdA=="}}}),
+        ("config.json", {"auths": {"registry.acme.example": {}}}),
+        mappings=True,
+    ),
+    Rule(
+        "kubeconfig-credentials",
+        "a kubeconfig with user credentials",
+        _kubeconfig,
+        ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    token: abc123xyz"),
+        ("kubeconfig", "apiVersion: v1\nusers:\n- name: admin\n  user:\n    exec: {}"),
+        mappings=True,
+    ),
+    Rule(
+        "password-in-url",
+        "a password in a URL",
+        _password_in_url,
+        ("DATABASE_URL", "postgres://shop:" + "hunter2@db:5432/shop"),
+        ("DATABASE_URL", "postgres://shop:${DB_PASSWORD}@db:5432/shop"),
+    ),
+    Rule(
+        "secret-cli-flag",
+        "a secret passed as a command-line flag",
+        _secret_flag,
+        ("args", "--token=" + "abc123"),
+        ("args", "--token-file=/var/run/token"),
+    ),
+    Rule(
+        "credential-key",
+        "a literal credential under a credential-named key",
+        _credential_value,
+        ("DB_PASSWORD", "hunter2"),
+        ("DB_PASSWORD", "${DB_PASSWORD}"),
+    ),
 )
 
 
@@ -306,7 +406,7 @@ def _find(key: str, value: Any) -> Finding | None:
 
 def hint(secret: str) -> str:
     """A masked hint: at most the first 4 characters (fewer for a short value), then '…'."""
-    return secret[:min(4, len(secret) // 4)] + "…"
+    return secret[: min(4, len(secret) // 4)] + "…"
 
 
 def redact(text: str, key: str = "", value: Any = None) -> str:
@@ -328,6 +428,7 @@ def redact(text: str, key: str = "", value: Any = None) -> str:
 
 # -- the walk -------------------------------------------------------------------------------------
 
+
 def problems(spec: Spec, path: str = "fleet") -> Iterator[tuple[Spec, str]]:
     """(the object holding it, message) for every string fleetgen must refuse in ``spec``, which
     is at ``path`` of the fleet (`item_path`)."""
@@ -339,12 +440,18 @@ def problems(spec: Spec, path: str = "fleet") -> Iterator[tuple[Spec, str]]:
         if isinstance(node, str | Mapping):
             finding = find(key, node)
             if finding:
-                yield owner, (f"{where}: {hint(finding.secret)!r} looks like "
-                              f"{finding.rule.description} (rule {finding.rule.id}); {HINT}")
+                yield (
+                    owner,
+                    (
+                        f"{where}: {hint(finding.secret)!r} looks like "
+                        f"{finding.rule.description} (rule {finding.rule.id}); {HINT}"
+                    ),
+                )
 
 
-def nodes(value: Any, path: str, owner: Spec | None = None,
-          key: str = "") -> list[tuple[Spec, str, str, Any]]:
+def nodes(
+    value: Any, path: str, owner: Spec | None = None, key: str = ""
+) -> list[tuple[Spec, str, str, Any]]:
     """(owning model, path, key, node) for every model, dict, string and dict key in ``value``,
     but for the empty values of models' fields (None, '', {}, []: nothing to find there).
 
@@ -357,8 +464,9 @@ def nodes(value: Any, path: str, owner: Spec | None = None,
     return found
 
 
-def _collect(value: Any, path: str, owner: Spec | None, key: str,
-             found: list[tuple[Spec, str, str, Any]]) -> None:
+def _collect(
+    value: Any, path: str, owner: Spec | None, key: str, found: list[tuple[Spec, str, str, Any]]
+) -> None:
     """`nodes` into ``found``: one list, not a generator per node (a large fleet has tens of
     thousands)."""
     if isinstance(value, str):

@@ -49,9 +49,14 @@ def _source(name: str) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FunctionLoader(_source), trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True,
-                             undefined=jinja2.StrictUndefined, autoescape=False)
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(_source),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
     env.filters["py"] = py_literal
     env.filters["cell"] = md_cell
     return env

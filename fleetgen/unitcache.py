@@ -80,26 +80,34 @@ class Keys:
         show: `fleetgen.interface`), in spec order; computed when first asked for (a build
         that finds its compile stored never needs them)."""
         workspace = self._loaded.workspace
-        return {app.name: _digest(self._shared, (interface_form(app),
-                                                 canonical(_dirs(app, workspace))))
-                for app in self._loaded.fleet.apps}
+        return {
+            app.name: _digest(self._shared, (interface_form(app), canonical(_dirs(app, workspace))))
+            for app in self._loaded.fleet.apps
+        }
 
 
 def keys(loaded: Loaded) -> Keys | None:
     """The keys of a compile of ``loaded``; None when its inputs cannot be keyed."""
     fleet = loaded.fleet
     try:
-        shared = hashlib.sha256(marshal.dumps(
-            (code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2))
+        shared = hashlib.sha256(
+            marshal.dumps((code_identity(), canonical(fleet.model_copy(update={"apps": []}))), 2)
+        )
         # (name, key) of every app in spec order, a name given twice (an error) too
-        each = [(app.name, _digest(shared, canonical(_inputs(app, loaded.workspace))))
-                for app in fleet.apps]
+        each = [
+            (app.name, _digest(shared, canonical(_inputs(app, loaded.workspace))))
+            for app in fleet.apps
+        ]
     except (Uncacheable, ValueError):
         return None
-    compile = inputs_key(shared.hexdigest(), each, "apps" in fleet.model_fields_set,
-                         loaded.workspace)
-    return (Keys(compile, shared.hexdigest(), dict(each), loaded, shared)
-            if compile is not None else None)
+    compile = inputs_key(
+        shared.hexdigest(), each, "apps" in fleet.model_fields_set, loaded.workspace
+    )
+    return (
+        Keys(compile, shared.hexdigest(), dict(each), loaded, shared)
+        if compile is not None
+        else None
+    )
 
 
 def _digest(shared: Any, form: Any) -> str:
@@ -119,8 +127,13 @@ def _inputs(app: App, workspace: Workspace) -> tuple[Any, ...]:
 def _dirs(app: App, workspace: Workspace) -> list[tuple[str, Any, Any]]:
     """The workspace inventory of the directories ``app`` names (its base, a chart kept in the
     repository)."""
-    paths = sorted({repo_path(path) for path in (app.path, app.chart.path if app.chart else None)
-                    if path is not None})
+    paths = sorted(
+        {
+            repo_path(path)
+            for path in (app.path, app.chart.path if app.chart else None)
+            if path is not None
+        }
+    )
     return [(path, workspace.bases.get(path), workspace.charts.get(path)) for path in paths]
 
 
@@ -177,22 +190,34 @@ def _decoded(blob: bytes) -> dict[str, Any]:
     return found
 
 
-def store(cache: Cache, key: str, unit: Unit,
-          rendered: bool = True) -> tuple[Index, dict[str, Texts | None]]:
+def store(
+    cache: Cache, key: str, unit: Unit, rendered: bool = True
+) -> tuple[Index, dict[str, Texts | None]]:
     """Store ``unit`` under ``key``; its index and the `texts` of its objects per shared file
     (none unless ``rendered``: what only compares files, ``diff``, renders nothing)."""
     serialized = {file.path: serialize(file) for _, file in unit.files}
     docs = {path: marshal.dumps(list(found), 2) for path, found in unit.docs.items()}
-    index = Index(tuple((emitter, file.path, source_key_of(serialized[file.path]))
-                        for emitter, file in unit.files),
-                  {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
-                  unit.kinds, unit.rows)
+    index = Index(
+        tuple(
+            (emitter, file.path, source_key_of(serialized[file.path]))
+            for emitter, file in unit.files
+        ),
+        {path: hashlib.sha256(data).hexdigest() for path, data in docs.items()},
+        unit.kinds,
+        unit.rows,
+    )
     joined = {path: texts(found) for path, found in unit.docs.items()} if rendered else {}
     if all(found is not None for found in serialized.values()):
-        cache.put_bytes(DATA, key, marshal.dumps(tuple(marshal.dumps(part, 2) for part in (
-            serialized, docs, joined)), 2))
-        cache.put_bytes(INDEX, key, marshal.dumps(
-            (index.files, dict(index.docs), index.kinds, dict(index.rows)), 2))
+        cache.put_bytes(
+            DATA,
+            key,
+            marshal.dumps(tuple(marshal.dumps(part, 2) for part in (serialized, docs, joined)), 2),
+        )
+        cache.put_bytes(
+            INDEX,
+            key,
+            marshal.dumps((index.files, dict(index.docs), index.kinds, dict(index.rows)), 2),
+        )
     return index, joined
 
 
@@ -217,9 +242,13 @@ def load_index(cache: Cache, key: str) -> Index | None:
         files, docs, kinds, rows = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    valid = (isinstance(files, tuple) and isinstance(docs, dict) and isinstance(kinds, tuple)
-             and isinstance(rows, dict)
-             and all(isinstance(entry, tuple) and len(entry) == 3 for entry in files))
+    valid = (
+        isinstance(files, tuple)
+        and isinstance(docs, dict)
+        and isinstance(kinds, tuple)
+        and isinstance(rows, dict)
+        and all(isinstance(entry, tuple) and len(entry) == 3 for entry in files)
+    )
     return Index(files, docs, kinds, rows) if valid else None
 
 
@@ -232,8 +261,11 @@ def load_data(cache: Cache, key: str) -> Data | None:
         parts = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    valid = isinstance(parts, tuple) and len(parts) == 3 and all(
-        isinstance(part, bytes) for part in parts)
+    valid = (
+        isinstance(parts, tuple)
+        and len(parts) == 3
+        and all(isinstance(part, bytes) for part in parts)
+    )
     return Data(*parts) if valid else None
 
 
@@ -262,8 +294,9 @@ class _Compute:
     that refers back to it, so a compile's Plan goes with its last reference instead of waiting
     for the cyclic garbage collector."""
 
-    def __init__(self, cache: Cache, keys: Keys, make: Callable[[str], Unit],
-                 rendered: bool) -> None:
+    def __init__(
+        self, cache: Cache, keys: Keys, make: Callable[[str], Unit], rendered: bool
+    ) -> None:
         """Units keyed by ``keys``, made by ``make`` (app -> its unit); ``rendered``: store
         their texts (`store`)."""
         self._cache, self._make, self._rendered = cache, make, rendered
@@ -350,10 +383,16 @@ class Files(Mapping[str, OutputFile]):
     or made of the units it names. Two of them with equal source keys at a path hold the same
     file there (``diff`` makes only the files that differ)."""
 
-    def __init__(self, units: _Units, sources: dict[str, str | None],
-                 made: dict[str, OutputFile], serialized: dict[str, bytes],
-                 keys: Mapping[str, str], owned: dict[str, str],
-                 docs: dict[str, tuple[str, list[str]]]) -> None:
+    def __init__(
+        self,
+        units: _Units,
+        sources: dict[str, str | None],
+        made: dict[str, OutputFile],
+        serialized: dict[str, bytes],
+        keys: Mapping[str, str],
+        owned: dict[str, str],
+        docs: dict[str, tuple[str, list[str]]],
+    ) -> None:
         """``sources``: path -> source key of every file; ``made``: files already made;
         ``serialized``: others' `serialize`; ``keys``: app -> its unit key; ``owned``: path of
         a file an app alone writes -> the app; ``docs``: path of a shared file -> (its comment,
@@ -409,14 +448,21 @@ class Whole:
     comments: Mapping[str, str]
 
     @classmethod
-    def of(cls, projected: Plan, names: Collection[str], kinds: Iterable[tuple[str, str]],
-           rows: Mapping[str, AppRows]) -> Whole:
+    def of(
+        cls,
+        projected: Plan,
+        names: Collection[str],
+        kinds: Iterable[tuple[str, str]],
+        rows: Mapping[str, AppRows],
+    ) -> Whole:
         """The files of the emitters ``names`` made of the whole Plan (`units.shared_files`),
         as `fleetgen.interface.project` leaves it."""
         made = units.shared_files(projected, names, kinds, rows)
-        return cls({file.path: (emitter, serialize(file)) for emitter, file in made},
-                   {file.path: file for _, file in made},
-                   flux.comments(projected) if "flux" in names else {})
+        return cls(
+            {file.path: (emitter, serialize(file)) for emitter, file in made},
+            {file.path: file for _, file in made},
+            flux.comments(projected) if "flux" in names else {},
+        )
 
 
 class Output:
@@ -424,8 +470,14 @@ class Output:
     of the whole Plan's files: each file's emitter and source key, and its data when asked for
     (`file`)."""
 
-    def __init__(self, keys: Keys, names: Collection[str], made: _Units,
-                 indexes: Mapping[str, Index], whole: Whole) -> None:
+    def __init__(
+        self,
+        keys: Keys,
+        names: Collection[str],
+        made: _Units,
+        indexes: Mapping[str, Index],
+        whole: Whole,
+    ) -> None:
         """The output of the emitters ``names``: of the units (``made``, keyed by ``keys``)
         whose ``indexes`` are given by app, in name order, and of ``whole``."""
         self.whole, self.kinds = whole, kinds_and_rows(indexes)[0]
@@ -451,8 +503,11 @@ class Output:
             self.serialized[path], self.sources[path] = data, source_key_of(data)
             self.emitters[path] = emitter
         docs = {path: (whole.comments[path], apps) for path, (apps, _) in shared.items()}
-        stored = {path: data for path, data in self.serialized.items()
-                  if path not in whole.made and data is not None}
+        stored = {
+            path: data
+            for path, data in self.serialized.items()
+            if path not in whole.made and data is not None
+        }
         self.files = Files(made, self.sources, dict(whole.made), stored, keys.apps, owned, docs)
 
     def file(self, path: str) -> OutputFile:
@@ -467,9 +522,22 @@ class Output:
         """Store what this compile made under ``entry`` (`load`): the files made of the whole
         Plan as data, and the units each other file is made of."""
         if all(data is not None for data in self.serialized.values()):
-            cache.put_bytes(ENTRIES, entry, marshal.dumps(
-                (sorted(left_out), self.emitters, self.serialized, dict(self.files.unit_keys),
-                 self.files.owned, self.files.docs, self.sources), 2))
+            cache.put_bytes(
+                ENTRIES,
+                entry,
+                marshal.dumps(
+                    (
+                        sorted(left_out),
+                        self.emitters,
+                        self.serialized,
+                        dict(self.files.unit_keys),
+                        self.files.owned,
+                        self.files.docs,
+                        self.sources,
+                    ),
+                    2,
+                ),
+            )
 
 
 def stored_indexes(cache: Cache, keys: Keys) -> dict[str, Index | None]:
@@ -483,28 +551,41 @@ def stored_indexes(cache: Cache, keys: Keys) -> dict[str, Index | None]:
     return found
 
 
-def units_of(cache: Cache, keys: Keys, make: Callable[[str], Unit], rendered: bool = True,
-             stored: Mapping[str, Index | None] | None = None
-             ) -> tuple[_Units, dict[str, Index]]:
+def units_of(
+    cache: Cache,
+    keys: Keys,
+    make: Callable[[str], Unit],
+    rendered: bool = True,
+    stored: Mapping[str, Index | None] | None = None,
+) -> tuple[_Units, dict[str, Index]]:
     """The units of every app keyed by ``keys``, with their indexes by app in name order: read
     from the cache (``stored``: `stored_indexes`, read already), or where missing or damaged made
     now by ``make`` (app -> its unit) and stored, with the YAML texts of their objects when
     ``rendered`` (`store`)."""
     made = _Units(cache, _Compute(cache, keys, make, rendered))
     found = stored_indexes(cache, keys) if stored is None else stored
-    return made, {app: index if index is not None else made.compute(keys.apps[app])[1]
-                  for app, index in found.items()}
+    return made, {
+        app: index if index is not None else made.compute(keys.apps[app])[1]
+        for app, index in found.items()
+    }
 
 
-def kinds_and_rows(indexes: Mapping[str, Index]
-                   ) -> tuple[list[tuple[str, str]], dict[str, AppRows]]:
+def kinds_and_rows(
+    indexes: Mapping[str, Index],
+) -> tuple[list[tuple[str, str]], dict[str, AppRows]]:
     """The kinds of the units' Argo CD documents (sorted, distinct) and their fleet-map rows."""
     kinds = sorted({kind for index in indexes.values() for kind in index.kinds})
     return kinds, {app: index.rows for app, index in indexes.items()}
 
 
-def output(cache: Cache, plan: Plan, projected: Plan, keys: Keys, names: Collection[str],
-           rendered: bool = True) -> Output:
+def output(
+    cache: Cache,
+    plan: Plan,
+    projected: Plan,
+    keys: Keys,
+    names: Collection[str],
+    rendered: bool = True,
+) -> Output:
     """The output of ``plan`` of the emitters ``names``, its units keyed by ``keys``
     (`units_of`), the files of the whole Plan made from ``projected``
     (`fleetgen.interface.project` of it)."""
@@ -523,15 +604,21 @@ def load(cache: Cache, entry: str, left_out: Collection[str]) -> Files | None:
         skipped, emitters, serialized, keys, owned, docs, sources = marshal.loads(stored)
     except (ValueError, TypeError, EOFError):
         return None
-    if not set(skipped) <= set(left_out) or not all(isinstance(found, dict) for found in (
-            emitters, serialized, keys, owned, docs, sources)):
+    if not set(skipped) <= set(left_out) or not all(
+        isinstance(found, dict) for found in (emitters, serialized, keys, owned, docs, sources)
+    ):
         return None
     kept = {path for path, emitter in emitters.items() if emitter not in left_out}
     needed = {*owned.values(), *(app for _, apps in docs.values() for app in apps)}
     stored_units = _Units(cache)
     if not all(app in keys and stored_units.data(keys[app]) is not None for app in needed):
         return None  # checked now: read anyway
-    return Files(stored_units, {path: key for path, key in sources.items() if path in kept}, {},
-                 {path: data for path, data in serialized.items() if path in kept}, keys,
-                 {path: key for path, key in owned.items() if path in kept},
-                 {path: found for path, found in docs.items() if path in kept})
+    return Files(
+        stored_units,
+        {path: key for path, key in sources.items() if path in kept},
+        {},
+        {path: data for path, data in serialized.items() if path in kept},
+        keys,
+        {path: key for path, key in owned.items() if path in kept},
+        {path: found for path, found in docs.items() if path in kept},
+    )

@@ -48,22 +48,37 @@ class Stored:
 def key(keys: Keys, kinds: Iterable[tuple[str, str]]) -> str:
     """The key of the whole part of a compile of ``keys`` whose units' Argo CD documents have
     the ``kinds``."""
-    return hashlib.sha256(marshal.dumps(
-        (code_identity(), keys.shared, list(keys.interfaces.items()), list(kinds)), 2)
+    return hashlib.sha256(
+        marshal.dumps((code_identity(), keys.shared, list(keys.interfaces.items()), list(kinds)), 2)
     ).hexdigest()
 
 
-def save(cache: Cache, entry: str, whole: Whole, warnings: list[Problem], placements: int,
-         dumped: bytes) -> None:
+def save(
+    cache: Cache, entry: str, whole: Whole, warnings: list[Problem], placements: int, dumped: bytes
+) -> None:
     """Store the whole part of a compile under ``entry`` (the fleet map aside); nothing when a
     file cannot be serialized."""
-    files = {path: (emitter, data) for path, (emitter, data) in whole.files.items()
-             if emitter != "fleetmap"}
+    files = {
+        path: (emitter, data)
+        for path, (emitter, data) in whole.files.items()
+        if emitter != "fleetmap"
+    }
     if any(data is None for _, data in files.values()):
         return
-    cache.put_bytes(WHOLE, entry, marshal.dumps(
-        (files, dict(whole.comments), [(w.message, w.file, w.line) for w in warnings],
-         placements, dumped), 2))
+    cache.put_bytes(
+        WHOLE,
+        entry,
+        marshal.dumps(
+            (
+                files,
+                dict(whole.comments),
+                [(w.message, w.file, w.line) for w in warnings],
+                placements,
+                dumped,
+            ),
+            2,
+        ),
+    )
 
 
 def load(cache: Cache, entry: str) -> Stored | None:
@@ -76,13 +91,18 @@ def load(cache: Cache, entry: str) -> Stored | None:
         problems = [Problem(message, file, line) for message, file, line in warnings]
     except (ValueError, TypeError, EOFError):
         return None
-    valid = (isinstance(files, dict) and isinstance(comments, dict)
-             and isinstance(placements, int) and isinstance(dumped, bytes))
+    valid = (
+        isinstance(files, dict)
+        and isinstance(comments, dict)
+        and isinstance(placements, int)
+        and isinstance(dumped, bytes)
+    )
     return Stored(files, comments, problems, placements, dumped) if valid else None
 
 
-def output(cache: Cache, loaded: Loaded, keys: Keys, left_out: Collection[str] = (),
-           rendered: bool = True) -> tuple[Output, Stored] | None:
+def output(
+    cache: Cache, loaded: Loaded, keys: Keys, left_out: Collection[str] = (), rendered: bool = True
+) -> tuple[Output, Stored] | None:
     """The output of ``loaded`` (but the emitters ``left_out``) of its units and the stored
     whole part whose key its apps' interfaces give, resolving only the apps whose units are not
     stored (those computed keep the texts of their objects when ``rendered``: `unitcache.store`);
@@ -100,11 +120,13 @@ def output(cache: Cache, loaded: Loaded, keys: Keys, left_out: Collection[str] =
         return None
     if not units.supported(plan):
         return None
+
     def make(app: str) -> units.Unit:
         """The unit of ``app``: of those resolved above, or of an app whose stored data turns
         out damaged when read (resolved alone now)."""
-        return units.Units(plan if app in missing else resolve_apps(fleet, workspace, [app])
-                           ).of(app)
+        return units.Units(plan if app in missing else resolve_apps(fleet, workspace, [app])).of(
+            app
+        )
 
     made, indexes = units_of(cache, keys, make, rendered, stored_units)
     kinds, rows = kinds_and_rows(indexes)
@@ -112,11 +134,20 @@ def output(cache: Cache, loaded: Loaded, keys: Keys, left_out: Collection[str] =
     LOOKUPS["miss" if stored is None else "hit"] += 1
     if stored is None:
         return None
-    shared = replace(plan, fleet=fleet, placements=(), env_overlays=(), cluster_overlays=(),
-                     manifest_namespaces={}, namespace_objects={})  # no app's part
+    shared = replace(
+        plan,
+        fleet=fleet,
+        placements=(),
+        env_overlays=(),
+        cluster_overlays=(),
+        manifest_namespaces={},
+        namespace_objects={},
+    )  # no app's part
     emitters = [name for name in names(shared) if name not in left_out]
     fleet_map = fleetmap.emit_rows(shared, rows) if "fleetmap" in emitters else []
-    whole = Whole({**stored.files,
-                   **{file.path: ("fleetmap", serialize(file)) for file in fleet_map}},
-                  {file.path: file for file in fleet_map}, stored.comments)
+    whole = Whole(
+        {**stored.files, **{file.path: ("fleetmap", serialize(file)) for file in fleet_map}},
+        {file.path: file for file in fleet_map},
+        stored.comments,
+    )
     return Output(keys, emitters, made, indexes, whole), stored

@@ -85,14 +85,22 @@ def filesystem_lister(root: Path) -> Lister:
     """A Lister over a directory on disk."""
 
     def files(directory: str) -> list[str]:
-        return sorted(path.relative_to(root).as_posix()
-                      for path in (root / directory).rglob("*") if path.is_file())
+        return sorted(
+            path.relative_to(root).as_posix()
+            for path in (root / directory).rglob("*")
+            if path.is_file()
+        )
 
     return files
 
 
-def scratch_tree(target: Path, generated: Mapping[str, bytes], bases: Iterable[str],
-                 read: Reader, listing: Lister) -> None:
+def scratch_tree(
+    target: Path,
+    generated: Mapping[str, bytes],
+    bases: Iterable[str],
+    read: Reader,
+    listing: Lister,
+) -> None:
     """Lay out under ``target`` (a temporary directory) what kustomize needs to build overlays:
     the ``generated`` files (by target-relative path) and every input of the ``bases``, read
     through ``read`` and ``listing`` from the working tree or a Git tree."""
@@ -111,8 +119,10 @@ def scratch_tree(target: Path, generated: Mapping[str, bytes], bases: Iterable[s
 
 def scan(read: Reader, paths: Iterable[str], charts: Iterable[str] = ()) -> Workspace:
     """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized)."""
-    return Workspace({path: _scan_base(read, path) for path in sorted(set(paths))},
-                     {path: _scan_chart(read, path) for path in sorted(set(charts))})
+    return Workspace(
+        {path: _scan_base(read, path) for path in sorted(set(paths))},
+        {path: _scan_chart(read, path) for path in sorted(set(charts))},
+    )
 
 
 def _scan_chart(read: Reader, path: str) -> ChartDir:
@@ -122,10 +132,12 @@ def _scan_chart(read: Reader, path: str) -> ChartDir:
     try:
         doc = yaml.load(data, Loader=yaml.CSafeLoader)
     except yaml.YAMLError as error:
-        return ChartDir(path, problems=(f"Chart.yaml is not valid YAML: {error}".replace(
-            "\n", " "),))
-    if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) and doc[k]
-                                            for k in ("name", "version")):
+        return ChartDir(
+            path, problems=(f"Chart.yaml is not valid YAML: {error}".replace("\n", " "),)
+        )
+    if not isinstance(doc, dict) or not all(
+        isinstance(doc.get(k), str) and doc[k] for k in ("name", "version")
+    ):
         return ChartDir(path, problems=("Chart.yaml needs a name and a version (strings)",))
     return ChartDir(path, doc["name"], doc["version"])
 
@@ -148,8 +160,11 @@ def base_deps(read: Reader, base: str) -> Deps:
         return data
 
     scan(recording, [base])
-    dirs = {base} | {posixpath.dirname(path) for path, found in reads
-                     if found and posixpath.basename(path) in KUSTOMIZATION_FILES}
+    dirs = {base} | {
+        posixpath.dirname(path)
+        for path, found in reads
+        if found and posixpath.basename(path) in KUSTOMIZATION_FILES
+    }
     files = {path for path, _ in reads if not any(_under(path, d) for d in dirs)}
     return Deps(frozenset(dirs), frozenset(files))
 
@@ -201,13 +216,15 @@ class _Inventory:
     namespace_objects: set[str] = field(default_factory=set)
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
 
-    def add_kustomization(self, read: Reader, directory: str, found: tuple[str, bytes],
-                          depth: int) -> None:
+    def add_kustomization(
+        self, read: Reader, directory: str, found: tuple[str, bytes], depth: int
+    ) -> None:
         doc = self._parse(posixpath.join(directory, found[0]), found[1])
         if not isinstance(doc, dict):
             return
-        if depth > 8 or any(doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts",
-                                                       "components")):
+        if depth > 8 or any(
+            doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts", "components")
+        ):
             self.complete = False
         if doc.get("images"):
             self.images_known = False
@@ -221,8 +238,9 @@ class _Inventory:
         self.namespaced |= bool(doc.get("configMapGenerator") or doc.get("secretGenerator"))
         for entry in doc.get("resources") or []:
             if isinstance(entry, str):
-                self._add_resource(read, posixpath.normpath(posixpath.join(directory, entry)),
-                                   depth)
+                self._add_resource(
+                    read, posixpath.normpath(posixpath.join(directory, entry)), depth
+                )
         if rewrite:  # kustomize's namespace transformer: the outermost rewrite wins
             self.namespaces = outer[0] | ({rewrite} if self.namespaced else set())
             self.namespace_objects = outer[1] | ({rewrite} if self.namespace_objects else set())
@@ -287,8 +305,11 @@ def _list(value: Any) -> list[Any]:
 
 def _configmap_data(doc: dict[str, Any]) -> dict[str, str]:
     """A ConfigMap's data and binaryData (their keys never overlap), values as text."""
-    return {str(key): str(value) for section in ("data", "binaryData")
-            for key, value in _mapping(doc.get(section)).items()}
+    return {
+        str(key): str(value)
+        for section in ("data", "binaryData")
+        for key, value in _mapping(doc.get(section)).items()
+    }
 
 
 def _configmaps_read(doc: dict[str, Any]) -> frozenset[str]:
@@ -299,14 +320,17 @@ def _configmaps_read(doc: dict[str, Any]) -> frozenset[str]:
     for container in _list(pod.get("containers")) + _list(pod.get("initContainers")):
         container = _mapping(container)
         refs += [_mapping(source).get("configMapRef") for source in _list(container.get("envFrom"))]
-        refs += [_mapping(_mapping(env).get("valueFrom")).get("configMapKeyRef")
-                 for env in _list(container.get("env"))]
+        refs += [
+            _mapping(_mapping(env).get("valueFrom")).get("configMapKeyRef")
+            for env in _list(container.get("env"))
+        ]
     for volume in map(_mapping, _list(pod.get("volumes"))):
         refs.append(volume.get("configMap"))
-        refs += [_mapping(source).get("configMap")
-                 for source in _list(_mapping(volume.get("projected")).get("sources"))]
-    return frozenset(name for ref in refs
-                     if isinstance(name := _mapping(ref).get("name"), str))
+        refs += [
+            _mapping(source).get("configMap")
+            for source in _list(_mapping(volume.get("projected")).get("sources"))
+        ]
+    return frozenset(name for ref in refs if isinstance(name := _mapping(ref).get("name"), str))
 
 
 def _container_images(node: Any) -> list[str]:
@@ -320,6 +344,9 @@ def _container_images(node: Any) -> list[str]:
         for key, value in node.items():
             images += _container_images(value)
             if key in ("containers", "initContainers"):
-                images += [image for item in _list(value)
-                           if isinstance(image := _mapping(item).get("image"), str)]
+                images += [
+                    image
+                    for item in _list(value)
+                    if isinstance(image := _mapping(item).get("image"), str)
+                ]
     return images

@@ -166,8 +166,9 @@ class Rendered(Mapping[str, bytes]):
         return found
 
 
-def render_lazily(paths: Collection[str], bytes_at: Callable[[str], bytes], out_dir: Path,
-                  kept: Mapping[str, str]) -> Rendered:
+def render_lazily(
+    paths: Collection[str], bytes_at: Callable[[str], bytes], out_dir: Path, kept: Mapping[str, str]
+) -> Rendered:
     """The rendered files at ``paths`` (distinct), but those whose paths ``kept`` maps to a
     digest: ``out_dir`` holds their bytes already (the caller proved it), so they are not
     rendered again. ``bytes_at`` renders each other one (`render_file`, or its equal).
@@ -175,8 +176,11 @@ def render_lazily(paths: Collection[str], bytes_at: Callable[[str], bytes], out_
     Raises ValueError for a path fleetgen must not write or one both file and directory.
     """
     _check_layout(paths)
-    return Rendered(out_dir, {path: bytes_at(path) for path in paths if path not in kept},
-                    {path: kept[path] for path in paths if path in kept})
+    return Rendered(
+        out_dir,
+        {path: bytes_at(path) for path in paths if path not in kept},
+        {path: kept[path] for path in paths if path in kept},
+    )
 
 
 def digest(rendered: Mapping[str, bytes], path: str) -> str:
@@ -213,8 +217,9 @@ def _preamble(comment: str) -> str:
     return HEADER + "".join(f"# {line}".rstrip() + "\n" for line in comment.splitlines())
 
 
-def write(out_dir: Path, rendered: Mapping[str, bytes], version: str, *,
-          proven: Collection[str] = ()) -> WriteReport:
+def write(
+    out_dir: Path, rendered: Mapping[str, bytes], version: str, *, proven: Collection[str] = ()
+) -> WriteReport:
     """Make ``out_dir`` hold ``rendered``, touching only changed files that fleetgen owns.
 
     ``proven``: owned files known to hold the bytes the manifest records (not read again).
@@ -248,8 +253,9 @@ def current_manifest(out_dir: Path) -> Manifest | None:
         return None
 
 
-def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str,
-           proven: Collection[str]) -> WriteReport:
+def _write(
+    out_dir: Path, rendered: Mapping[str, bytes], version: str, proven: Collection[str]
+) -> WriteReport:
     recover(out_dir)
     survey = _survey(out_dir, rendered, proven)
     conflicts = sorted(
@@ -257,8 +263,9 @@ def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str,
     )
     if conflicts:
         raise OwnershipConflict(conflicts)
-    if isinstance(rendered, Rendered) and (moved := sorted(
-            path for path in rendered.kept if survey.disk[path].state != "same")):
+    if isinstance(rendered, Rendered) and (
+        moved := sorted(path for path in rendered.kept if survey.disk[path].state != "same")
+    ):
         raise KeptChanged(f"kept files changed on disk since they were proven: {moved[:3]}")
     writes = {path: rendered[path] for path, disk in survey.disk.items() if disk.state != "same"}
     manifest = Manifest(version, {path: digest(rendered, path) for path in rendered})
@@ -278,13 +285,20 @@ def _write(out_dir: Path, rendered: Mapping[str, bytes], version: str,
 
 def _hand_edited(out_dir: Path, paths: Iterable[str], survey: _Survey) -> list[str]:
     """The owned ``paths`` on disk whose bytes differ from what the manifest records."""
-    return sorted(path for path in paths if path in survey.owned
-                  and (path in survey.removable or survey.disk[path].state == "different")
-                  and _sha256((out_dir / path).read_bytes()) != survey.owned[path])
+    return sorted(
+        path
+        for path in paths
+        if path in survey.owned
+        and (path in survey.removable or survey.disk[path].state == "different")
+        and _sha256((out_dir / path).read_bytes()) != survey.owned[path]
+    )
 
 
 def check(
-    out_dir: Path, rendered: Mapping[str, bytes], *, version: str | None = None,
+    out_dir: Path,
+    rendered: Mapping[str, bytes],
+    *,
+    version: str | None = None,
     proven: Collection[str] = (),
 ) -> list[Finding]:
     """How ``out_dir`` differs from what ``write`` would leave; [] when it is up to date.
@@ -299,8 +313,9 @@ def check(
         return _check(out_dir, rendered, version, proven)
 
 
-def _check(out_dir: Path, rendered: Mapping[str, bytes], version: str | None,
-           proven: Collection[str]) -> list[Finding]:
+def _check(
+    out_dir: Path, rendered: Mapping[str, bytes], version: str | None, proven: Collection[str]
+) -> list[Finding]:
     recover(out_dir)
     survey = _survey(out_dir, rendered, proven)
     findings = [
@@ -341,7 +356,8 @@ def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str
     removable_set, proven_set = set(removable), set(proven) & set(owned)
     disk = {
         path: _Disk("same" if owned[path] == digest(rendered, path) else "different")
-        if path in proven_set else _examine(out_dir, path, rendered[path], removable_set, modes)
+        if path in proven_set
+        else _examine(out_dir, path, rendered[path], removable_set, modes)
         for path in rendered
     }
     return _Survey(manifest, owned, disk, removable)

@@ -169,7 +169,7 @@ class BlockWriter:
                 self._mapping(out, node, deeper)
             else:
                 self._sequence(out, node, deeper)
-            out[start] = " " + out[start][len(deeper):]  # its first line: after "- ", unindented
+            out[start] = " " + out[start][len(deeper) :]  # its first line: after "- ", unindented
         else:
             out.append(_non_string(node))
 

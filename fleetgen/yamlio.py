@@ -91,7 +91,7 @@ def _keys_first(mapping: dict[Any, Any], first: tuple[str, ...]) -> dict[Any, An
 def _lead(first: tuple[str, ...], keys: tuple[Any, ...]) -> bool:
     """Whether those of the keys ``first`` that are among ``keys`` come first, in that order."""
     present = tuple(key for key in first if key in keys)
-    return keys[:len(present)] == present
+    return keys[: len(present)] == present
 
 
 def _kubernetes_order(doc: Any) -> Any:

@@ -82,8 +82,10 @@ def uncarriable(s: str) -> str | None:
     bad = _UNCARRIABLE.search(s)
     if bad is None:
         return None
-    return (f"character U+{ord(bad.group()):04X} at index {bad.start()} is a control character"
-            " or non-character that YAML readers refuse or alter")
+    return (
+        f"character U+{ord(bad.group()):04X} at index {bad.start()} is a control character"
+        " or non-character that YAML readers refuse or alter"
+    )
 
 
 def _check_carriable(s: str) -> None:

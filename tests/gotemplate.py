@@ -18,8 +18,17 @@ from typing import Any
 _SPACE = " \t\r\n"
 _FIELD = re.compile(r"(\.[A-Za-z_][A-Za-z0-9_]*)+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-                   "\\": "\\", '"': '"'}
+_SIMPLE_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+}
 
 
 class TemplateError(Exception):
@@ -43,7 +52,7 @@ def render(template: str, data: Mapping[str, Any]) -> str:
             out.append(text)
             return "".join(out)
         body = start + 2
-        if template[body:body + 1] == "-" and template[body + 1:body + 2] in tuple(_SPACE):
+        if template[body : body + 1] == "-" and template[body + 1 : body + 2] in tuple(_SPACE):
             text, body = text.rstrip(_SPACE), body + 1
         out.append(text)
         tokens, pos, trim_left_of_next = _lex_action(template, body)
@@ -88,12 +97,12 @@ def _token(template: str, pos: int) -> tuple[tuple[str, str], int]:
         end = template.find("`", pos + 1)
         if end < 0:
             raise TemplateError("unterminated raw quoted string")
-        return ("string", template[pos + 1:end].replace("\r", "")), end + 1
+        return ("string", template[pos + 1 : end].replace("\r", "")), end + 1
     for kind, pattern in (("field", _FIELD), ("ident", _IDENT)):
         match = pattern.match(template, pos)
         if match:
             return (kind, match.group()), match.end()
-    raise Unsupported(f"token at {template[pos:pos + 10]!r}")
+    raise Unsupported(f"token at {template[pos : pos + 10]!r}")
 
 
 def _interpreted(template: str, pos: int) -> tuple[tuple[str, str], int]:
@@ -110,7 +119,7 @@ def _interpreted(template: str, pos: int) -> tuple[tuple[str, str], int]:
             out += char.encode("utf-8")
             pos += 1
             continue
-        escape = template[pos + 1:pos + 2]
+        escape = template[pos + 1 : pos + 2]
         if escape in _SIMPLE_ESCAPES:
             out += _SIMPLE_ESCAPES[escape].encode()
             pos += 2
@@ -130,7 +139,7 @@ def _interpreted(template: str, pos: int) -> tuple[tuple[str, str], int]:
 
 
 def _digits(template: str, pos: int, count: int, base: int) -> str:
-    digits = template[pos:pos + count]
+    digits = template[pos : pos + count]
     allowed = "01234567" if base == 8 else string.hexdigits
     if len(digits) != count or any(d not in allowed for d in digits):
         raise TemplateError(f"bad escape digits {digits!r}")
@@ -143,8 +152,12 @@ def _evaluate(tokens: list[tuple[str, str]], data: Mapping[str, Any]) -> Any:
         return _field(data, tokens[0][1])
     if kinds == ["string"]:
         return tokens[0][1]
-    if len(tokens) >= 3 and tokens[0] == ("ident", "index") and kinds[1] == "field" and all(
-            kind == "string" for kind in kinds[2:]):
+    if (
+        len(tokens) >= 3
+        and tokens[0] == ("ident", "index")
+        and kinds[1] == "field"
+        and all(kind == "string" for kind in kinds[2:])
+    ):
         value = _field(data, tokens[1][1])
         for _, key in tokens[2:]:
             if not isinstance(value, Mapping):

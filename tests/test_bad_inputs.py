@@ -31,8 +31,11 @@ IGNORED = ("__pycache__",)
 
 
 def _case_dirs() -> list[Path]:
-    return sorted(folder for folder in CATALOGUE.iterdir()
-                  if folder.is_dir() and not folder.name.startswith(("_", ".")))
+    return sorted(
+        folder
+        for folder in CATALOGUE.iterdir()
+        if folder.is_dir() and not folder.name.startswith(("_", "."))
+    )
 
 
 def _cases() -> list[object]:

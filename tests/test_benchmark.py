@@ -14,15 +14,36 @@ DIGEST = RUN.with_name("tree_digest.py")
 
 
 def test_small_run_reports_every_figure() -> None:
-    done = subprocess.run([sys.executable, str(RUN), "--clusters", "50", "--apps", "10", "--json"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--clusters", "50", "--apps", "10", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     figures = json.loads(done.stdout)
-    for name in ["full_s", "floor_s", "noop_s", "one_app_s", "check_s", "diff_s", "diff_cold_s",
-                 "one_app_flux_s", "peak_rss_mb", "docs", "files", "bytes"]:
+    for name in [
+        "full_s",
+        "floor_s",
+        "noop_s",
+        "one_app_s",
+        "check_s",
+        "diff_s",
+        "diff_cold_s",
+        "one_app_flux_s",
+        "peak_rss_mb",
+        "docs",
+        "files",
+        "bytes",
+    ]:
         assert figures[name] > 0, name
-    assert set(figures["ratios"]) == {"full_over_floor", "noop_over_full", "one_app_over_full",
-                                      "one_app_flux_over_full", "diff_over_full",
-                                      "diff_cold_over_full"}
+    assert set(figures["ratios"]) == {
+        "full_over_floor",
+        "noop_over_full",
+        "one_app_over_full",
+        "one_app_flux_over_full",
+        "diff_over_full",
+        "diff_cold_over_full",
+    }
     assert figures["one_app_flux_written"] > figures["one_app_written"]  # Flux files too
     assert figures["noop_written"] == 0
     assert figures["one_app_written"] > 0  # the image tag change reached the output
@@ -32,8 +53,12 @@ def test_small_run_reports_every_figure() -> None:
 
 
 def test_tree_digest_prints_equal_warm_and_cold_digests_of_the_edit() -> None:
-    done = subprocess.run([sys.executable, str(DIGEST), "--clusters", "20", "--apps", "10"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(DIGEST), "--clusters", "20", "--apps", "10"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     digests = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
     assert set(digests) == {"cold     ", "warm edit", "cold edit"}
     assert digests["warm edit"] == digests["cold edit"] != digests["cold     "]

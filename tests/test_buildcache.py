@@ -44,13 +44,16 @@ def _cold(spec: Path, where: Path) -> dict[str, bytes]:
 
 def _no_compile(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make any resolve fail: what runs afterwards must come from the cache."""
+
     def refuse(*_: Any) -> None:
         raise AssertionError("compiled although the cache holds this build")
+
     monkeypatch.setattr(api, "resolve", refuse)
 
 
-def test_noop_build_and_check_come_from_the_cache(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_noop_build_and_check_come_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = _example(tmp_path)
     first = api.build(spec)
     out = first.compiled.out_dir
@@ -109,11 +112,18 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None
     spec = _example(tmp_path)
     out = api.build(spec).compiled.out_dir
     entries = [p for p in (out / CACHE_DIR).rglob("*.json")]
-    assert {p.parent.parent.name for p in entries} == {buildcache.COMPILE, buildcache.TREE,
-                                                       buildcache.SOURCE}
+    assert {p.parent.parent.name for p in entries} == {
+        buildcache.COMPILE,
+        buildcache.TREE,
+        buildcache.SOURCE,
+    }
     for number, entry in enumerate(entries):
-        damage = [b"", b"{not json", b'{"key": "another", "value": {}}',
-                  b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode()]
+        damage = [
+            b"",
+            b"{not json",
+            b'{"key": "another", "value": {}}',
+            b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode(),
+        ]
         entry.write_bytes(damage[number % len(damage)])
     spec.write_text(spec.read_text() + "\n")  # same spec: the damaged entries are its entries
     assert api.build(spec).report.written == []
@@ -126,8 +136,9 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
     spec = _example(tmp_path)
     api.build(spec)
     configmap = spec.parent / "apps/order-service/base/configmap.yaml"
-    configmap.write_text(configmap.read_text().replace("name: order-config",
-                                                       "name: order-config-2"))
+    configmap.write_text(
+        configmap.read_text().replace("name: order-config", "name: order-config-2")
+    )
     rebuilt = api.build(spec)
     assert tree(rebuilt.compiled.out_dir) == _cold(spec, tmp_path / "cold1")
     chart = spec.parent / "charts/status-page/Chart.yaml"  # a chart's version is an input too
@@ -157,11 +168,22 @@ def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
 
 def test_source_keys_tell_apart_what_renders_differently(monkeypatch: pytest.MonkeyPatch) -> None:
     """Data that YAML writes differently never shares a key; types YAML cannot take have none."""
+
     def key(*documents: Any) -> str | None:
         return buildcache.source_key(OutputFile("f.yaml", documents))
 
-    variants = [{"a": 1}, {"a": True}, {"a": "1"}, {1: "a"}, {"1": "a"}, {"a": 1.0},
-                {"a": [1]}, {"a": (1,)}, {"a": 1, "b": 2}, {"b": 2, "a": 1}]
+    variants = [
+        {"a": 1},
+        {"a": True},
+        {"a": "1"},
+        {1: "a"},
+        {"1": "a"},
+        {"a": 1.0},
+        {"a": [1]},
+        {"a": (1,)},
+        {"a": 1, "b": 2},
+        {"b": 2, "a": 1},
+    ]
     keys = [key(doc) for doc in variants]
     assert None not in keys and len(set(keys)) == len(keys)
     assert key({"a": type("Name", (str,), {})("x")}) is None  # a str subclass: no key
@@ -179,8 +201,19 @@ def test_canonical_refuses_what_it_cannot_serialize() -> None:
 
 def test_inputs_keys_tell_apart_what_a_compile_reads() -> None:
     """Types, order, explicitly set fields and the line a model was built at are all inputs."""
-    values = [1, True, 1.0, "1", None, [1], {"a": 1}, {"a": 1, "b": 2}, {"b": 2, "a": 1},
-              {"a": {"b": 1}}, {"a": {"b": 2}}]
+    values = [
+        1,
+        True,
+        1.0,
+        "1",
+        None,
+        [1],
+        {"a": 1},
+        {"a": 1, "b": 2},
+        {"b": 2, "a": 1},
+        {"a": {"b": 1}},
+        {"a": {"b": 2}},
+    ]
     keys = [buildcache.inputs_key(value) for value in values]
     assert None not in keys and len(set(keys)) == len(keys)
     implicit, explicit = SyncPolicy(), SyncPolicy(prune=SyncPolicy().prune)
@@ -227,8 +260,9 @@ def test_one_app_change_renders_only_files_whose_source_changed(tmp_path: Path) 
     assert api.check(spec, use_cache=False).findings == []
 
 
-def test_a_tree_changed_after_the_proof_is_rendered_again(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tree_changed_after_the_proof_is_rendered_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Another build between the proof and the write changes kept files (app 3's): nothing is
     written from the kept ones; the build renders every file instead."""
     spec, source = _synthetic(tmp_path)
@@ -250,7 +284,7 @@ def test_a_tree_changed_after_the_proof_is_rendered_again(tmp_path: Path,
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
-SPEC = '''
+SPEC = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
                       Project, SyncPolicy)
 
@@ -267,25 +301,32 @@ fleet = Fleet(
               per_cluster={{"c0": Overrides(replicas={{"app": {replicas}}})}} if a == 0 else {{}})
           for a in range({apps})],
 )
-'''
+"""
 EDITS = st.sampled_from(["tag", "replicas", "automated", "clusters", "apps", "base"])
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(edits=st.lists(st.tuples(EDITS, st.integers(0, 3)), min_size=1, max_size=5))
-def test_random_edit_sequences_warm_equals_cold(tmp_path: Path,
-                                                edits: list[tuple[str, int]]) -> None:
+def test_random_edit_sequences_warm_equals_cold(
+    tmp_path: Path, edits: list[tuple[str, int]]
+) -> None:
     work = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
     repo = work / "repo"
     repo.mkdir(parents=True)
     make_repo(repo, argparse.Namespace(), "")
-    state = {"automated": "True", "clusters": 3, "apps": 3, "tags": ["1", "1", "1", "1"],
-             "replicas": 2}
+    state = {
+        "automated": "True",
+        "clusters": 3,
+        "apps": 3,
+        "tags": ["1", "1", "1", "1"],
+        "replicas": 2,
+    }
     spec = repo / "fleet.py"
     for step, (edit, value) in enumerate(edits):
         if edit == "tag":
-            state["tags"] = [*state["tags"][:value], str(step), *state["tags"][value + 1:]]
+            state["tags"] = [*state["tags"][:value], str(step), *state["tags"][value + 1 :]]
         elif edit == "replicas":
             state["replicas"] = value + 1
         elif edit == "automated":

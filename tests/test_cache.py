@@ -13,8 +13,11 @@ from fleetgen.cache import CACHE_DIR, Cache
 
 def _entries(store: Cache) -> dict[str, int]:
     """entry key -> size of every entry file in ``store``."""
-    return {path.stem: path.stat().st_size for path in store.directory.glob("*/*/*")
-            if path.suffix in (".json", ".bin")}
+    return {
+        path.stem: path.stat().st_size
+        for path in store.directory.glob("*/*/*")
+        if path.suffix in (".json", ".bin")
+    }
 
 
 def _aged(store: Cache, keys: list[str]) -> None:
@@ -53,8 +56,9 @@ def test_prune_removes_only_entries_and_stale_temporary_files(tmp_path: Path) ->
     assert (store.directory / ".gitignore").is_file()
 
 
-def test_the_first_write_of_a_command_prunes(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_first_write_of_a_command_prunes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old = Cache(tmp_path)
     for n in range(4):
         old.put_bytes("ns", f"{n:x}" * 64, b"y" * 4000)

@@ -42,13 +42,17 @@ def test_generated_tree_matches_expected(case: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
-def test_rendered_placements_carry_their_layers(case: Path, tmp_path: Path,
-                                                kustomize: Kustomize) -> None:
+def test_rendered_placements_carry_their_layers(
+    case: Path, tmp_path: Path, kustomize: Kustomize
+) -> None:
     expected = yaml.safe_load((case / "expect.yaml").read_text())
     _, result = build_case(case, tmp_path)
     out = result.compiled.out_dir
-    placements = {f"{p.app}/{p.cluster}": out / p.overlay for p in result.compiled.plan.placements
-                  if p.overlay}  # an app from another source has no overlay
+    placements = {
+        f"{p.app}/{p.cluster}": out / p.overlay
+        for p in result.compiled.plan.placements
+        if p.overlay
+    }  # an app from another source has no overlay
     assert set(placements) == set(expected)
     rendered = build_many(list(placements.values()))
     for key, overlay in placements.items():
@@ -73,10 +77,16 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
     containers = deployment["spec"]["template"]["spec"]["containers"]
     summary: dict[str, Any] = {
         "images": {c["name"]: c["image"] for c in containers},
-        "replicas": {d["metadata"]["name"]: d["spec"].get("replicas")
-                     for d in docs if d["kind"] == "Deployment"},
-        "config": {_HASH_SUFFIX.sub("", d["metadata"]["name"]): d.get("data", {})
-                   for d in docs if d["kind"] == "ConfigMap"},
+        "replicas": {
+            d["metadata"]["name"]: d["spec"].get("replicas")
+            for d in docs
+            if d["kind"] == "Deployment"
+        },
+        "config": {
+            _HASH_SUFFIX.sub("", d["metadata"]["name"]): d.get("data", {})
+            for d in docs
+            if d["kind"] == "ConfigMap"
+        },
         "labels": deployment["metadata"].get("labels", {}),
     }
     if "annotations" in like:
@@ -84,8 +94,9 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
     if "minReadySeconds" in like:
         summary["minReadySeconds"] = deployment["spec"].get("minReadySeconds")
     if "namespaces" in like:  # where each rendered object goes: Kind/name -> namespace
-        summary["namespaces"] = {f"{d['kind']}/{d['metadata']['name']}":
-                                 d["metadata"].get("namespace") for d in docs}
+        summary["namespaces"] = {
+            f"{d['kind']}/{d['metadata']['name']}": d["metadata"].get("namespace") for d in docs
+        }
     if "configHash" in like:
         template = deployment["spec"]["template"]["metadata"]
         summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)

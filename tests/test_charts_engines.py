@@ -40,30 +40,61 @@ from tests.emit.test_argocd_appsets import applications
 ROOT = Path(__file__).resolve().parent.parent
 CHART = "tests/charts/echo"
 WORKSPACE = Workspace(BASES.bases, scan(filesystem_reader(ROOT), [], [CHART]).charts)
-TRICKY = {"template": "{{ .Values.secretName }}", "shell": "${HOME}", "word": "no",
-          "number_text": "1e3"}
-ECHO_VALUES = {"replicaCount": 2, "float": 1e3, "strings": TRICKY,
-               "image": {"tag": "2.0"}, "resources": {"limits": {"cpu": "1"}}}
+TRICKY = {
+    "template": "{{ .Values.secretName }}",
+    "shell": "${HOME}",
+    "word": "no",
+    "number_text": "1e3",
+}
+ECHO_VALUES = {
+    "replicaCount": 2,
+    "float": 1e3,
+    "strings": TRICKY,
+    "image": {"tag": "2.0"},
+    "resources": {"limits": {"cpu": "1"}},
+}
 
 
 def echo(**fields: Any) -> App:
     """A chart app on every cluster: dev-1 and the prod clusters of `make_fleet`."""
-    return App(**({"name": "echo", "project": "web", "namespace": "web",
-                   "chart": HelmChart(path=CHART), "values": ECHO_VALUES} | fields))
+    return App(
+        **(
+            {
+                "name": "echo",
+                "project": "web",
+                "namespace": "web",
+                "chart": HelmChart(path=CHART),
+                "values": ECHO_VALUES,
+            }
+            | fields
+        )
+    )
 
 
 def remote(repo: str, **fields: Any) -> App:
-    return App(**({"name": "certs", "project": "web", "namespace": "web",
-                   "chart": HelmChart(repo=repo, name="cert-manager", version="v1.16.2"),
-                   "values": {"crds": {"enabled": True}}} | fields))
+    return App(
+        **(
+            {
+                "name": "certs",
+                "project": "web",
+                "namespace": "web",
+                "chart": HelmChart(repo=repo, name="cert-manager", version="v1.16.2"),
+                "values": {"crds": {"enabled": True}},
+            }
+            | fields
+        )
+    )
 
 
 def emitted(plan: Plan) -> dict[str, list[Any]]:
     """argocd/ and flux/ documents as written to disk (YAML read back)."""
     assert argocd.check(plan) == [] and flux.check(plan) == []
     rendered = writer.render([*argocd.emit(plan), *flux.emit(plan)])
-    return {path: [d for d in yaml.safe_load_all(data) if d] for path, data in rendered.items()
-            if path.endswith(".yaml")}
+    return {
+        path: [d for d in yaml.safe_load_all(data) if d]
+        for path, data in rendered.items()
+        if path.endswith(".yaml")
+    }
 
 
 def compile_apps(*apps: App, **fleet: Any) -> tuple[Plan, dict[str, list[Any]]]:
@@ -90,8 +121,9 @@ def argo_values(application: dict[str, Any]) -> dict[str, Any]:
     return parse_values(helm["values"])
 
 
-def flux_releases(docs: dict[str, list[Any]],
-                  app: str = "echo") -> dict[str, tuple[dict[str, Any], Any]]:
+def flux_releases(
+    docs: dict[str, list[Any]], app: str = "echo"
+) -> dict[str, tuple[dict[str, Any], Any]]:
     """cluster -> (HelmRelease of ``app``, the values it gives Helm)."""
     found = {}
     for path, objs in docs.items():
@@ -112,34 +144,45 @@ def flux_releases(docs: dict[str, list[Any]],
 def rendered_values(values: dict[str, Any]) -> Any:
     """The effective values the echo chart rendered (its ConfigMap prints them as JSON)."""
     docs = render_chart(ROOT / CHART, values, release="echo", namespace="web")
-    configmap, = (d for d in docs if d["kind"] == "ConfigMap")
+    (configmap,) = (d for d in docs if d["kind"] == "ConfigMap")
     return json.loads(configmap["data"]["values.json"])
 
 
 # What the spec implies: the chart's defaults, the app's values, prod's per_env values, and on
 # prod-b a per_cluster None that removes image.tag (a chart default the app overrode) and the
 # whole resources map.
-DEV = {"replicaCount": 2, "float": 1000, "strings": TRICKY,
-       "image": {"repository": "registry.example.com/echo", "tag": "2.0",
-                 "pullPolicy": "IfNotPresent"},
-       "resources": {"limits": {"memory": "128Mi", "cpu": "1"}}}
+DEV = {
+    "replicaCount": 2,
+    "float": 1000,
+    "strings": TRICKY,
+    "image": {
+        "repository": "registry.example.com/echo",
+        "tag": "2.0",
+        "pullPolicy": "IfNotPresent",
+    },
+    "resources": {"limits": {"memory": "128Mi", "cpu": "1"}},
+}
 PROD = {**DEV, "replicaCount": 5}
-PROD_B = {**PROD, "image": {"repository": "registry.example.com/echo",
-                            "pullPolicy": "IfNotPresent"}}
+PROD_B = {
+    **PROD,
+    "image": {"repository": "registry.example.com/echo", "pullPolicy": "IfNotPresent"},
+}
 del PROD_B["resources"]
 EXPECTED = {"dev-1": DEV, "prod-a": PROD, "prod-b": PROD_B, "prod-c": PROD}
 
 
 def layered_echo() -> App:
-    return echo(per_env={"prod": Overrides(values={"replicaCount": 5})},
-                per_cluster={"prod-b": Overrides(values={"image": {"tag": None},
-                                                         "resources": None})})
+    return echo(
+        per_env={"prod": Overrides(values={"replicaCount": 5})},
+        per_cluster={"prod-b": Overrides(values={"image": {"tag": None}, "resources": None})},
+    )
 
 
 def test_both_engines_give_helm_the_values_the_spec_implies() -> None:
     plan, docs = compile_apps(layered_echo())
-    argo = {a["spec"]["destination"]["server"]: a
-            for apps in applications(docs).values() for a in apps}
+    argo = {
+        a["spec"]["destination"]["server"]: a for apps in applications(docs).values() for a in apps
+    }
     servers = {c.name: c.server.rstrip("/") for c in plan.fleet.clusters}
     releases = flux_releases(docs)
     assert set(releases) == set(EXPECTED)
@@ -147,18 +190,18 @@ def test_both_engines_give_helm_the_values_the_spec_implies() -> None:
         assert rendered_values(argo_values(argo[servers[cluster]])) == expected, cluster
         assert rendered_values(releases[cluster][1]) == expected, cluster
         deployment = render_chart(ROOT / CHART, releases[cluster][1], "echo", "web")
-        assert deployment == render_chart(ROOT / CHART, argo_values(argo[servers[cluster]]),
-                                          "echo", "web")
+        assert deployment == render_chart(
+            ROOT / CHART, argo_values(argo[servers[cluster]]), "echo", "web"
+        )
 
 
 def test_a_document_with_a_null_travels_as_text_on_both_engines() -> None:
     _, docs = compile_apps(layered_echo())
-    prod = [a for (app, env), apps in applications(docs).items() if env == "prod"
-            for a in apps]
+    prod = [a for (app, env), apps in applications(docs).items() if env == "prod" for a in apps]
     by_name = {a["metadata"]["name"]: a["spec"]["source"]["helm"] for a in prod}
     # prod's clusters differ (prod-b removes keys): every one reads its text from the generator.
     assert all("values" in helm and "valuesObject" not in helm for helm in by_name.values())
-    dev, = applications(docs)[("echo", "dev")]
+    (dev,) = applications(docs)[("echo", "dev")]
     assert "valuesObject" in dev["spec"]["source"]["helm"]
     releases = flux_releases(docs)
     assert "valuesFrom" in releases["prod-b"][0]["spec"]
@@ -167,8 +210,11 @@ def test_a_document_with_a_null_travels_as_text_on_both_engines() -> None:
 
 
 def test_every_chart_object_validates_on_the_newest_and_the_oldest_release() -> None:
-    apps = [layered_echo(), remote("https://charts.jetstack.io"),
-            remote("oci://quay.io/jetstack/charts", name="certs-oci")]
+    apps = [
+        layered_echo(),
+        remote("https://charts.jetstack.io"),
+        remote("oci://quay.io/jetstack/charts", name="certs-oci"),
+    ]
     _, docs = compile_apps(*apps)
     kinds = set()
     for path, objs in docs.items():
@@ -182,80 +228,127 @@ def test_every_chart_object_validates_on_the_newest_and_the_oldest_release() -> 
 
 
 def test_chart_sources_as_each_controller_reads_them() -> None:
-    _, docs = compile_apps(remote("oci://quay.io/jetstack/charts"),
-                           remote("https://charts.jetstack.io", name="certs-http"),
-                           echo())
+    _, docs = compile_apps(
+        remote("oci://quay.io/jetstack/charts"),
+        remote("https://charts.jetstack.io", name="certs-http"),
+        echo(),
+    )
     apps = applications(docs)
     # Argo CD takes an OCI chart repository without the scheme (util/helm IsHelmOciRepo: a
     # repoURL with no host part is OCI).
     source = apps[("certs", "dev")][0]["spec"]["source"]
-    assert source == {"repoURL": "quay.io/jetstack/charts", "chart": "cert-manager",
-                      "targetRevision": "v1.16.2",
-                      "helm": {"releaseName": "certs", "valuesObject": {"crds": {"enabled": True}}}}
+    assert source == {
+        "repoURL": "quay.io/jetstack/charts",
+        "chart": "cert-manager",
+        "targetRevision": "v1.16.2",
+        "helm": {"releaseName": "certs", "valuesObject": {"crds": {"enabled": True}}},
+    }
     assert apps[("certs-http", "dev")][0]["spec"]["source"]["repoURL"] == (
-        "https://charts.jetstack.io")
+        "https://charts.jetstack.io"
+    )
     local = apps[("echo", "dev")][0]
     assert local["spec"]["source"]["path"] == CHART
     assert local["metadata"]["annotations"]["argocd.argoproj.io/manifest-generate-paths"] == (
-        "/" + CHART)
-    project, = docs["argocd/projects/web.yaml"]
+        "/" + CHART
+    )
+    (project,) = docs["argocd/projects/web.yaml"]
     assert project["spec"]["sourceRepos"] == [
-        "https://git.example.com/fleet.git", "https://charts.jetstack.io",
-        "quay.io/jetstack/charts"]
-    dev = {(o["kind"], o["metadata"]["name"]): o
-           for o in docs["flux/clusters/dev-1/kustomizations.yaml"]}
+        "https://git.example.com/fleet.git",
+        "https://charts.jetstack.io",
+        "quay.io/jetstack/charts",
+    ]
+    dev = {
+        (o["kind"], o["metadata"]["name"]): o
+        for o in docs["flux/clusters/dev-1/kustomizations.yaml"]
+    }
     oci = dev[("OCIRepository", "certs")]["spec"]
-    assert (oci["url"], oci["ref"]) == ("oci://quay.io/jetstack/charts/cert-manager",
-                                        {"tag": "v1.16.2"})
-    assert dev[("HelmRelease", "certs")]["spec"]["chartRef"] == {"kind": "OCIRepository",
-                                                                 "name": "certs"}
+    assert (oci["url"], oci["ref"]) == (
+        "oci://quay.io/jetstack/charts/cert-manager",
+        {"tag": "v1.16.2"},
+    )
+    assert dev[("HelmRelease", "certs")]["spec"]["chartRef"] == {
+        "kind": "OCIRepository",
+        "name": "certs",
+    }
     http = dev[("HelmRelease", "certs-http")]["spec"]
-    assert http["chart"]["spec"] == {"chart": "cert-manager", "version": "v1.16.2",
-                                     "sourceRef": {"kind": "HelmRepository",
-                                                   "name": "certs-http"}}
+    assert http["chart"]["spec"] == {
+        "chart": "cert-manager",
+        "version": "v1.16.2",
+        "sourceRef": {"kind": "HelmRepository", "name": "certs-http"},
+    }
     assert dev[("HelmRepository", "certs-http")]["spec"]["url"] == "https://charts.jetstack.io"
     echo_spec = dev[("HelmRelease", "echo")]["spec"]
     assert echo_spec["chart"]["spec"] == {
-        "chart": "./" + CHART, "reconcileStrategy": "Revision",
-        "sourceRef": {"kind": "GitRepository", "name": "flux-system",
-                      "namespace": "flux-system"}}
-    assert (echo_spec["releaseName"], echo_spec["targetNamespace"], echo_spec["install"]["crds"],
-            echo_spec["upgrade"]["crds"]) == ("echo", "web", "Create", "CreateReplace")
+        "chart": "./" + CHART,
+        "reconcileStrategy": "Revision",
+        "sourceRef": {"kind": "GitRepository", "name": "flux-system", "namespace": "flux-system"},
+    }
+    assert (
+        echo_spec["releaseName"],
+        echo_spec["targetNamespace"],
+        echo_spec["install"]["crds"],
+        echo_spec["upgrade"]["crds"],
+    ) == ("echo", "web", "Create", "CreateReplace")
 
 
 def test_chart_version_per_environment_reaches_both_engines() -> None:
-    app = remote("https://charts.jetstack.io",
-                 per_env={"prod": Overrides(chart_version="v1.17.0")},
-                 per_cluster={"prod-b": Overrides(chart_version="v1.17.1")})
+    app = remote(
+        "https://charts.jetstack.io",
+        per_env={"prod": Overrides(chart_version="v1.17.0")},
+        per_cluster={"prod-b": Overrides(chart_version="v1.17.1")},
+    )
     _, docs = compile_apps(app)
-    revisions = {a["metadata"]["name"]: a["spec"]["source"]["targetRevision"]
-                 for apps in applications(docs).values() for a in apps}
-    assert revisions == {"certs-dev-1": "v1.16.2", "certs-prod-a": "v1.17.0",
-                         "certs-prod-b": "v1.17.1", "certs-prod-c": "v1.17.0"}
-    versions = {cluster: release["spec"]["chart"]["spec"]["version"]
-                for cluster, (release, _) in flux_releases(docs, "certs").items()}
-    assert versions == {"dev-1": "v1.16.2", "prod-a": "v1.17.0", "prod-b": "v1.17.1",
-                        "prod-c": "v1.17.0"}
+    revisions = {
+        a["metadata"]["name"]: a["spec"]["source"]["targetRevision"]
+        for apps in applications(docs).values()
+        for a in apps
+    }
+    assert revisions == {
+        "certs-dev-1": "v1.16.2",
+        "certs-prod-a": "v1.17.0",
+        "certs-prod-b": "v1.17.1",
+        "certs-prod-c": "v1.17.0",
+    }
+    versions = {
+        cluster: release["spec"]["chart"]["spec"]["version"]
+        for cluster, (release, _) in flux_releases(docs, "certs").items()
+    }
+    assert versions == {
+        "dev-1": "v1.16.2",
+        "prod-a": "v1.17.0",
+        "prod-b": "v1.17.1",
+        "prod-c": "v1.17.0",
+    }
 
 
 def test_deletion_sync_and_drift_map_as_for_kustomizations() -> None:
-    app = echo(ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
-                                                    json_pointers=["/spec/replicas"])])
-    manual = [Environment(name="dev", sync=SyncPolicy(automated=False)),
-              Environment(name="prod", sync=SyncPolicy(automated=True))]
+    app = echo(
+        ignore_differences=[
+            IgnoreDifference(group="apps", kind="Deployment", json_pointers=["/spec/replicas"])
+        ]
+    )
+    manual = [
+        Environment(name="dev", sync=SyncPolicy(automated=False)),
+        Environment(name="prod", sync=SyncPolicy(automated=True)),
+    ]
     _, docs = compile_apps(app, environments=manual)
     releases = flux_releases(docs)
     dev, prod = releases["dev-1"][0]["spec"], releases["prod-a"][0]["spec"]
     assert dev["suspend"] is True and "suspend" not in prod
-    assert prod["driftDetection"] == {"mode": "enabled", "ignore": [
-        {"paths": ["/spec/replicas"], "target": {"group": "apps", "kind": "Deployment"}}]}
+    assert prod["driftDetection"] == {
+        "mode": "enabled",
+        "ignore": [
+            {"paths": ["/spec/replicas"], "target": {"group": "apps", "kind": "Deployment"}}
+        ],
+    }
     # helm-controller's kustomize post-renderer (internal/postrender/kustomize.go) runs these
     # patches through krusty; a target kind ".*" selects every object (checked with kustomize
     # in test_keep_patch_annotates_every_object).
-    patch, = prod["postRenderers"][0]["kustomize"]["patches"]
+    (patch,) = prod["postRenderers"][0]["kustomize"]["patches"]
     assert yaml.safe_load(patch["patch"])["metadata"]["annotations"] == {
-        "helm.sh/resource-policy": "keep"}
-    argo_dev, = applications(docs)[("echo", "dev")]
+        "helm.sh/resource-policy": "keep"
+    }
+    (argo_dev,) = applications(docs)[("echo", "dev")]
     assert "automated" not in argo_dev["spec"].get("syncPolicy", {})
     assert argo_dev["spec"]["ignoreDifferences"][0]["jsonPointers"] == ["/spec/replicas"]
     _, deleting = compile_apps(echo(), cascade_delete=True)
@@ -269,25 +362,38 @@ def test_sync_retry_maps_to_helm_release_remediation_retries() -> None:
     ``InstallRemediation``/``UpgradeRemediation``), under the ``RemediateOnFailure`` strategy
     (named: a ``DefaultToRetryOnFailure`` feature gate changes the default)."""
     from fleetgen import Retry
+
     for limit in (3, -1):
-        environments = [Environment(name=env, sync=SyncPolicy(
-            automated=True, retry=Retry(limit=limit))) for env in ("dev", "prod")]
+        environments = [
+            Environment(name=env, sync=SyncPolicy(automated=True, retry=Retry(limit=limit)))
+            for env in ("dev", "prod")
+        ]
         _, docs = compile_apps(echo(), environments=environments)
         for release, _ in flux_releases(docs).values():
             spec = release["spec"]
-            assert spec["install"]["remediation"] == spec["upgrade"]["remediation"] == {
-                "retries": limit}
-            assert spec["install"]["strategy"] == spec["upgrade"]["strategy"] == {
-                "name": "RemediateOnFailure"}
+            assert (
+                spec["install"]["remediation"]
+                == spec["upgrade"]["remediation"]
+                == {"retries": limit}
+            )
+            assert (
+                spec["install"]["strategy"]
+                == spec["upgrade"]["strategy"]
+                == {"name": "RemediateOnFailure"}
+            )
             assert errors(release) == []  # Flux 2.7 and the newest
-        argo, = applications(docs)[("echo", "dev")]
+        (argo,) = applications(docs)[("echo", "dev")]
         assert argo["spec"]["syncPolicy"]["retry"]["limit"] == limit
     for retry in (None, Retry(limit=0)):
-        environments = [Environment(name=env, sync=SyncPolicy(automated=True, retry=retry))
-                        for env in ("dev", "prod")]
+        environments = [
+            Environment(name=env, sync=SyncPolicy(automated=True, retry=retry))
+            for env in ("dev", "prod")
+        ]
         _, docs = compile_apps(echo(), environments=environments)
-        assert all("remediation" not in release["spec"]["install"]
-                   for release, _ in flux_releases(docs).values())
+        assert all(
+            "remediation" not in release["spec"]["install"]
+            for release, _ in flux_releases(docs).values()
+        )
 
 
 def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize) -> None:
@@ -296,8 +402,9 @@ def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize)
     objects = render_chart(ROOT / CHART, ECHO_VALUES, "echo", "web")
     (tmp_path / "chart.yaml").write_text(yaml.safe_dump_all(objects))
     patches = release["spec"]["postRenderers"][0]["kustomize"]["patches"]
-    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(
-        {"resources": ["chart.yaml"], "patches": patches}))
+    (tmp_path / "kustomization.yaml").write_text(
+        yaml.safe_dump({"resources": ["chart.yaml"], "patches": patches})
+    )
     built = [d for d in yaml.safe_load_all(build(tmp_path, kustomize)) if d]
     assert len(built) == len(objects) == 2
     assert all(o["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for o in built)
@@ -308,7 +415,8 @@ def test_flux_depends_on_across_app_kinds_is_refused() -> None:
     assert [p.message for p in flux.check(plan)] == [
         "app 'echo' depends_on 'web': in Flux a chart app (HelmRelease) can wait only for "
         "another of its kind, and 'web' is a kustomize app (Kustomization); drop the dependency "
-        "or make both apps the same kind"]
+        "or make both apps the same kind"
+    ]
 
 
 def test_flux_depends_on_between_chart_apps() -> None:
@@ -319,80 +427,128 @@ def test_flux_depends_on_between_chart_apps() -> None:
 
 def test_explicit_source_repos_must_permit_the_chart_repository() -> None:
     from fleetgen import Project
-    plan = resolve(make_fleet(apps=[remote("https://charts.jetstack.io")], projects=[
-        Project(name="web", namespaces=["web"],
-                source_repos=["https://git.example.com/fleet.git"])]), WORKSPACE)
+
+    plan = resolve(
+        make_fleet(
+            apps=[remote("https://charts.jetstack.io")],
+            projects=[
+                Project(
+                    name="web",
+                    namespaces=["web"],
+                    source_repos=["https://git.example.com/fleet.git"],
+                )
+            ],
+        ),
+        WORKSPACE,
+    )
     assert [p.message for p in argocd.check(plan)] == [
         "project 'web': source_repos do not permit the chart repository "
-        "https://charts.jetstack.io that its apps read; add it"]
+        "https://charts.jetstack.io that its apps read; add it"
+    ]
     with pytest.raises(SpecError):
-        resolve(make_fleet(apps=[remote("https://charts.jetstack.io",
-                                        per_env={"nope": Overrides()})]), WORKSPACE)
+        resolve(
+            make_fleet(apps=[remote("https://charts.jetstack.io", per_env={"nope": Overrides()})]),
+            WORKSPACE,
+        )
 
 
 def _example_on(tmp_path: Path, engine: str) -> dict[str, list[Any]]:
     """The example's output documents with status-page placed on ``engine`` everywhere."""
     from fleetgen import api
+
     (tmp_path / engine).mkdir()
     for name in ("apps", "charts"):
         (tmp_path / engine / name).symlink_to(ROOT / name)
-    text = (ROOT / "fleet.py").read_text().replace(
-        'name="status-page", project="platform",',
-        f'name="status-page", engine="{engine}", project="platform",')
+    text = (
+        (ROOT / "fleet.py")
+        .read_text()
+        .replace(
+            'name="status-page", project="platform",',
+            f'name="status-page", engine="{engine}", project="platform",',
+        )
+    )
     assert f'engine="{engine}"' in text
     (tmp_path / engine / "fleet.py").write_text(text)
     compiled = api.compile_spec(tmp_path / engine / "fleet.py")
-    return {path: [d for d in yaml.safe_load_all(data) if d]
-            for path, data in compiled.rendered.items() if path.endswith(".yaml")}
+    return {
+        path: [d for d in yaml.safe_load_all(data) if d]
+        for path, data in compiled.rendered.items()
+        if path.endswith(".yaml")
+    }
 
 
 def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Each placement has one engine (dev: Flux, staging: Argo CD); placing status-page on
     each engine in turn, both render the same objects on every cluster."""
     from fleetgen import api
+
     compiled = api.compile_spec(ROOT / "fleet.py")
     servers = {c.server.rstrip("/"): c.name for c in compiled.plan.fleet.clusters}
-    argo = {servers[a["spec"]["destination"]["server"]]: a
-            for (app, _), apps in applications(_example_on(tmp_path, "argocd")).items()
-            if app == "status-page" for a in apps}
+    argo = {
+        servers[a["spec"]["destination"]["server"]]: a
+        for (app, _), apps in applications(_example_on(tmp_path, "argocd")).items()
+        if app == "status-page"
+        for a in apps
+    }
     placed = {p.cluster for p in compiled.plan.placements if p.app == "status-page"}
     assert set(argo) == placed == {"dev", "staging"}
-    as_is = {path: [d for d in yaml.safe_load_all(data) if d]
-             for path, data in compiled.rendered.items() if path.endswith(".yaml")}
+    as_is = {
+        path: [d for d in yaml.safe_load_all(data) if d]
+        for path, data in compiled.rendered.items()
+        if path.endswith(".yaml")
+    }
     assert set(flux_releases(as_is, "status-page")) == {"dev"}  # each engine: its placements
-    assert [servers[a["spec"]["destination"]["server"]]
-            for (app, _), apps in applications(as_is).items() if app == "status-page"
-            for a in apps] == ["staging"]
+    assert [
+        servers[a["spec"]["destination"]["server"]]
+        for (app, _), apps in applications(as_is).items()
+        if app == "status-page"
+        for a in apps
+    ] == ["staging"]
     flux_docs = _example_on(tmp_path, "flux")
     chart = ROOT / "charts/status-page"
     for cluster, (release, values) in flux_releases(flux_docs, "status-page").items():
         helm = argo[cluster]["spec"]["source"]["helm"]
-        from_argo = (without_nulls(helm["valuesObject"]) if "valuesObject" in helm
-                     else parse_values(helm["values"]))
+        from_argo = (
+            without_nulls(helm["valuesObject"])
+            if "valuesObject" in helm
+            else parse_values(helm["values"])
+        )
         assert release["spec"]["releaseName"] == helm["releaseName"] == "status-page"
         assert render_chart(chart, values, "status-page", "platform") == render_chart(
-            chart, from_argo, "status-page", "platform")
+            chart, from_argo, "status-page", "platform"
+        )
         placed.discard(cluster)
     assert not placed
-    dev = render_chart(chart, flux_releases(flux_docs, "status-page")["dev"][1], "status-page",
-                       "platform")
-    deployment, = (d for d in dev if d["kind"] == "Deployment")
+    dev = render_chart(
+        chart, flux_releases(flux_docs, "status-page")["dev"][1], "status-page", "platform"
+    )
+    (deployment,) = (d for d in dev if d["kind"] == "Deployment")
     resources = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]
     assert resources == {"limits": {"cpu": "200m", "memory": "128Mi"}}  # requests removed
 
 
 def test_hub_mode_releases_reach_spokes_through_kube_config() -> None:
     from fleetgen import FluxOptions
-    plan = resolve(make_fleet(
-        apps=[echo()], flux=FluxOptions(mode="hub", hub="dev-1"),
-        environments=[Environment(name="dev", sync=SyncPolicy(automated=True)),
-                      Environment(name="prod", sync=SyncPolicy(automated=True))],
-        clusters=[c for c in make_fleet().clusters if c.name in ("dev-1", "prod-c")]),
-        WORKSPACE)
+
+    plan = resolve(
+        make_fleet(
+            apps=[echo()],
+            flux=FluxOptions(mode="hub", hub="dev-1"),
+            environments=[
+                Environment(name="dev", sync=SyncPolicy(automated=True)),
+                Environment(name="prod", sync=SyncPolicy(automated=True)),
+            ],
+            clusters=[c for c in make_fleet().clusters if c.name in ("dev-1", "prod-c")],
+        ),
+        WORKSPACE,
+    )
     docs = emitted(plan)
-    spoke = {(o["kind"], o["metadata"]["name"]): o
-             for o in docs["flux/clusters/dev-1/spokes/prod-c.yaml"]}
+    spoke = {
+        (o["kind"], o["metadata"]["name"]): o
+        for o in docs["flux/clusters/dev-1/spokes/prod-c.yaml"]
+    }
     release = spoke[("HelmRelease", "echo")]
     assert release["metadata"]["namespace"] == "prod-c"
     assert release["spec"]["kubeConfig"] == {"secretRef": {"name": "kubeconfig", "key": "value"}}
@@ -411,27 +567,35 @@ def test_a_tenant_release_leaves_its_namespace_to_fleetgen() -> None:
     # tenant's account, which ClusterRole admin in a RoleBinding cannot do (Forbidden, even for a
     # namespace that exists: only AlreadyExists is tolerated). fleetgen's Namespace object, which
     # the cluster's root Kustomization applies as kustomize-controller itself, creates it.
-    _, docs = compile_apps(echo(), projects=[Project(name="web", namespaces=["web"],
-                                                     service_account="deployer")])
-    dev = {(o["kind"], o["metadata"]["name"]): o
-           for o in docs["flux/clusters/dev-1/kustomizations.yaml"]}
+    _, docs = compile_apps(
+        echo(), projects=[Project(name="web", namespaces=["web"], service_account="deployer")]
+    )
+    dev = {
+        (o["kind"], o["metadata"]["name"]): o
+        for o in docs["flux/clusters/dev-1/kustomizations.yaml"]
+    }
     release = dev[("HelmRelease", "echo")]
     assert release["spec"]["serviceAccountName"] == "deployer"
     assert "createNamespace" not in release["spec"]["install"]
     assert errors(release) == []
-    assert ("Namespace", "web") in {(o["kind"], o["metadata"]["name"])
-                                    for o in docs["flux/clusters/dev-1/namespaces.yaml"]}
-    binding, = (o for o in docs["flux/clusters/dev-1/tenants.yaml"] if o["kind"] == "RoleBinding")
+    assert ("Namespace", "web") in {
+        (o["kind"], o["metadata"]["name"]) for o in docs["flux/clusters/dev-1/namespaces.yaml"]
+    }
+    (binding,) = (o for o in docs["flux/clusters/dev-1/tenants.yaml"] if o["kind"] == "RoleBinding")
     assert binding["metadata"]["namespace"] == "web"
     assert binding["roleRef"]["name"] == "admin"
     # Without a tenant account, the controller itself installs and may create the namespace.
     _, plain = compile_apps(echo())
-    release, = (o for o in plain["flux/clusters/dev-1/kustomizations.yaml"]
-                if o["kind"] == "HelmRelease")
+    (release,) = (
+        o for o in plain["flux/clusters/dev-1/kustomizations.yaml"] if o["kind"] == "HelmRelease"
+    )
     assert release["spec"]["install"]["createNamespace"] is True
     # With Fleet(create_namespaces=False) the namespaces are provisioned elsewhere, and no
     # engine creates them (Argo CD's Applications then carry no CreateNamespace=true either).
     _, provisioned = compile_apps(echo(), create_namespaces=False)
-    release, = (o for o in provisioned["flux/clusters/dev-1/kustomizations.yaml"]
-                if o["kind"] == "HelmRelease")
+    (release,) = (
+        o
+        for o in provisioned["flux/clusters/dev-1/kustomizations.yaml"]
+        if o["kind"] == "HelmRelease"
+    )
     assert "createNamespace" not in release["spec"]["install"]

@@ -20,8 +20,9 @@ REPO_CHART = HelmChart(repo="https://charts.example.com", name="hello", version=
 
 
 def chart_app(**fields: Any) -> App:
-    return App(**({"name": "hello", "project": "web", "namespace": "web",
-                   "chart": REPO_CHART} | fields))
+    return App(
+        **({"name": "hello", "project": "web", "namespace": "web", "chart": REPO_CHART} | fields)
+    )
 
 
 def problems(app: App) -> list[str]:
@@ -39,8 +40,11 @@ def test_values_merge_like_chained_helm_values_files() -> None:
     merged = merge_values(merged, {"a": {"c": [3]}, "d": {"e": None}}, "per_env", provenance)
     merged = merge_values(merged, {"a": {"b": None}}, "per_cluster", provenance)
     assert merged == {"a": {"b": None, "c": [3]}, "d": {"e": None}}
-    assert provenance == {"values/a.b": "per_cluster", "values/a.c": "per_env",
-                          "values/d.e": "per_env"}
+    assert provenance == {
+        "values/a.b": "per_cluster",
+        "values/a.c": "per_env",
+        "values/d.e": "per_env",
+    }
 
 
 def test_a_scalar_replacing_a_map_forgets_the_map_leaves() -> None:
@@ -52,10 +56,11 @@ def test_a_scalar_replacing_a_map_forgets_the_map_leaves() -> None:
 
 
 def test_placements_carry_chart_version_and_layered_values() -> None:
-    app = chart_app(values={"replicas": 1, "image": {"tag": "a"}},
-                    per_env={"prod": Overrides(values={"replicas": 3},
-                                               chart_version="1.3.0")},
-                    per_cluster={"prod-b": Overrides(values={"image": {"tag": None}})})
+    app = chart_app(
+        values={"replicas": 1, "image": {"tag": "a"}},
+        per_env={"prod": Overrides(values={"replicas": 3}, chart_version="1.3.0")},
+        per_cluster={"prod-b": Overrides(values={"image": {"tag": None}})},
+    )
     plan = resolve(make_fleet([app]), WORKSPACE)
     by_cluster = {p.cluster: p for p in plan.placements}
     assert plan.env_overlays == () and plan.cluster_overlays == ()
@@ -71,7 +76,11 @@ def test_a_chart_in_the_repository_takes_name_and_version_from_chart_yaml() -> N
     plan = resolve(make_fleet([chart_app(chart=HelmChart(path="charts/hello"))]), WORKSPACE)
     chart = plan.placements[0].chart
     assert chart is not None and (chart.name, chart.version, chart.path, chart.repo) == (
-        "hello", "0.3.0", "charts/hello", None)
+        "hello",
+        "0.3.0",
+        "charts/hello",
+        None,
+    )
 
 
 def test_fleet_and_env_common_labels_are_not_applied_to_chart_apps() -> None:
@@ -79,10 +88,13 @@ def test_fleet_and_env_common_labels_are_not_applied_to_chart_apps() -> None:
     assert all(not p.settings.labels for p in resolve(fleet, WORKSPACE).placements)
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"path": "apps/web/base"}, "exactly one of path= "),
-    ({"chart": None}, "this one sets neither"),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"path": "apps/web/base"}, "exactly one of path= "),
+        ({"chart": None}, "this one sets neither"),
+    ],
+)
 def test_an_app_has_exactly_one_source(fields: dict[str, Any], message: str) -> None:
     with pytest.raises(pydantic.ValidationError, match=message):
         chart_app(**fields)
@@ -94,8 +106,10 @@ def test_chart_versions_are_pinned(version: str) -> None:
         HelmChart(repo="https://charts.example.com", name="x", version=version)
 
 
-@pytest.mark.parametrize("repo", ["http://charts.example.com", "charts.example.com",
-                                  "https://user:pw@charts.example.com"])
+@pytest.mark.parametrize(
+    "repo",
+    ["http://charts.example.com", "charts.example.com", "https://user:pw@charts.example.com"],
+)
 def test_chart_repositories_are_https_or_oci_without_credentials(repo: str) -> None:
     with pytest.raises(pydantic.ValidationError):
         HelmChart(repo=repo, name="x", version="1.0.0")
@@ -109,26 +123,34 @@ def test_values_must_be_helm_values() -> None:
 
 
 def test_kustomize_settings_on_a_chart_app_point_at_values() -> None:
-    found = problems(chart_app(images=[Image(name="x", tag="1")],
-                               per_env={"prod": Overrides(replicas={"web": 2})}))
+    found = problems(
+        chart_app(
+            images=[Image(name="x", tag="1")], per_env={"prod": Overrides(replicas={"web": 2})}
+        )
+    )
     assert sorted(found) == [
         "app 'hello': images is for kustomize bases; a chart app sets this through "
         "values={...} (the chart's values)",
         "app 'hello': replicas is for kustomize bases; a chart app sets this through "
-        "values={...} (the chart's values)"]
+        "values={...} (the chart's values)",
+    ]
 
 
 def test_values_on_a_kustomize_app_are_refused() -> None:
     from tests.test_resolve import web
+
     found = problems(web(values={"a": 1}))
-    assert found == ["app 'web': values apply to chart apps (App(chart=HelmChart(...))); a "
-                     "kustomize base takes images, replicas, config and patches"]
+    assert found == [
+        "app 'web': values apply to chart apps (App(chart=HelmChart(...))); a "
+        "kustomize base takes images, replicas, config and patches"
+    ]
 
 
 def test_a_missing_local_chart_is_reported() -> None:
     assert problems(chart_app(chart=HelmChart(path="charts/nope"))) == [
         "app 'hello': chart path 'charts/nope' has no Chart.yaml (create the chart there or "
-        "fix the path)"]
+        "fix the path)"
+    ]
 
 
 def test_a_token_inside_values_is_refused() -> None:
@@ -139,9 +161,11 @@ def test_a_token_inside_values_is_refused() -> None:
 
 def test_skipped_common_metadata_is_one_located_warning_per_chart_app() -> None:
     from fleetgen.emit import overlays
+
     fleet = make_fleet([chart_app()], common_labels={"team": "web"})
     found = overlays.warnings(resolve(fleet, WORKSPACE))
     assert [p.message for p in found] == [
         "app 'hello': common_labels/common_annotations of fleet are not applied to a chart app "
-        "(it has no overlay); set them through its values if the chart takes them"]
+        "(it has no overlay); set them through its values if the chart takes them"
+    ]
     assert found[0].line > 0

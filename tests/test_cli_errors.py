@@ -30,6 +30,7 @@ def _write(path: str, data: bytes) -> Callable[[Path], None]:
     def setup(repo: Path) -> None:
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
         (repo / path).write_bytes(data)
+
     return setup
 
 
@@ -50,64 +51,87 @@ class Case:
 CORRUPT_MANIFEST = _write("output/.fleetgen/manifest.json", b"{not json")
 CASES = {
     "build-missing-spec": Case(("build", "--spec", "missing.py"), "missing.py", spec=True),
-    "build-dangling-spec": Case(("build", "--spec", "link.py"), "link.py", spec=True,
-                                setup=_dangling_link),
+    "build-dangling-spec": Case(
+        ("build", "--spec", "link.py"), "link.py", spec=True, setup=_dangling_link
+    ),
     "build-dir-as-spec": Case(("build", "--spec", "apps"), "apps", spec=True),
     "build-file-as-out": Case(("build", "--out", "fleet.py"), "fleet.py"),
     "build-out-under-file": Case(("build", "--out", "README.md/output"), "README.md"),
     "build-corrupt-manifest": Case(("build",), "manifest.json", setup=CORRUPT_MANIFEST),
-    "build-malformed-base": Case(("build",), "apps/hello/base/kustomization.yaml", spec=True,
-                                 setup=_write("apps/hello/base/kustomization.yaml", b"a: [b\n")),
+    "build-malformed-base": Case(
+        ("build",),
+        "apps/hello/base/kustomization.yaml",
+        spec=True,
+        setup=_write("apps/hello/base/kustomization.yaml", b"a: [b\n"),
+    ),
     "check-dir-as-spec": Case(("build", "--check", "--spec", "apps"), "apps", spec=True),
     "check-file-as-out": Case(("build", "--check", "--out", "fleet.py"), "fleet.py"),
-    "check-corrupt-manifest": Case(("build", "--check"), "manifest.json",
-                                   setup=CORRUPT_MANIFEST),
+    "check-corrupt-manifest": Case(("build", "--check"), "manifest.json", setup=CORRUPT_MANIFEST),
     "validate-missing-crds": Case(("validate", "--crds", "nowhere"), "nowhere"),
-    "validate-malformed-crd-given": Case(("validate", "--crds", "extra/crd.yaml"),
-                                         "extra/crd.yaml", setup=_write("extra/crd.yaml",
-                                                                        BAD_YAML_CRD)),
-    "validate-malformed-crd-in-repo": Case(("validate",), "crds/crd.yaml",
-                                           setup=_write("crds/crd.yaml", BAD_YAML_CRD)),
-    "validate-crd-without-spec": Case(("validate",), "crds/crd.yaml",
-                                      setup=_write("crds/crd.yaml",
-                                                   b"kind: CustomResourceDefinition\n")),
+    "validate-malformed-crd-given": Case(
+        ("validate", "--crds", "extra/crd.yaml"),
+        "extra/crd.yaml",
+        setup=_write("extra/crd.yaml", BAD_YAML_CRD),
+    ),
+    "validate-malformed-crd-in-repo": Case(
+        ("validate",), "crds/crd.yaml", setup=_write("crds/crd.yaml", BAD_YAML_CRD)
+    ),
+    "validate-crd-without-spec": Case(
+        ("validate",),
+        "crds/crd.yaml",
+        setup=_write("crds/crd.yaml", b"kind: CustomResourceDefinition\n"),
+    ),
     "validate-dir-as-spec": Case(("validate", "--spec", "apps"), "apps", spec=True),
-    "validate-render-missing-crds": Case(("validate", "--render", "--crds", "nowhere"),
-                                         "nowhere"),
-    "validate-render-missing-spec": Case(("validate", "--render", "--spec", "missing.py"),
-                                         "missing.py", spec=True),
+    "validate-render-missing-crds": Case(("validate", "--render", "--crds", "nowhere"), "nowhere"),
+    "validate-render-missing-spec": Case(
+        ("validate", "--render", "--spec", "missing.py"), "missing.py", spec=True
+    ),
     "diff-bad-base": Case(("diff", "--base", "no-such-ref"), "no-such-ref"),
     "diff-bad-head": Case(("diff", "--head", "no-such-ref"), "no-such-ref"),
     "diff-dir-as-json-file": Case(("diff", "--json-file", "apps"), "apps"),
-    "diff-json-file-under-file": Case(("diff", "--json-file", "fleet.py/report.json"),
-                                      "fleet.py"),
-    "diff-spec-outside-repo": Case(("diff", "--spec", "/nonexistent-dir/fleet.py"),
-                                   "/nonexistent-dir"),
+    "diff-json-file-under-file": Case(("diff", "--json-file", "fleet.py/report.json"), "fleet.py"),
+    "diff-spec-outside-repo": Case(
+        ("diff", "--spec", "/nonexistent-dir/fleet.py"), "/nonexistent-dir"
+    ),
     "explain-dir-as-spec": Case(("explain", "--spec", "apps"), "apps", spec=True),
     "explain-unknown-name": Case(("explain", "no-such-app"), "no-such-app"),
-    "add-cluster-missing-spec": Case((*ADD_CLUSTER, "--spec", "missing.py"), "missing.py",
-                                     spec=True),
+    "add-cluster-missing-spec": Case(
+        (*ADD_CLUSTER, "--spec", "missing.py"), "missing.py", spec=True
+    ),
     "add-cluster-file-as-out": Case((*ADD_CLUSTER, "--out", "fleet.py"), "fleet.py"),
     "add-cluster-bad-label": Case((*ADD_CLUSTER, "--label", "no-equals"), "no-equals"),
     "add-app-dir-as-spec": Case((*ADD_APP, "--spec", "apps"), "apps", spec=True),
     "add-app-file-as-out": Case((*ADD_APP, "--out", "README.md"), "README.md"),
     "add-app-bad-image": Case((*ADD_APP, "--image", "registry/x"), "registry/x"),
-    "add-app-taken-name": Case(("add", "app", "hello", "--project", "apps", "--namespace",
-                                "hello"), "app 'hello' exists"),
+    "add-app-taken-name": Case(
+        ("add", "app", "hello", "--project", "apps", "--namespace", "hello"), "app 'hello' exists"
+    ),
     "add-app-namespace-not-allowed": Case(ADD_APP, "does not allow namespace 'extra'"),
     "add-app-path-outside": Case((*ADD_APP, "--path", "../x"), "../x"),
     "add-env-missing-spec": Case((*ADD_ENV, "--spec", "missing.py"), "missing.py", spec=True),
     "add-env-file-as-out": Case((*ADD_ENV, "--out", "fleet.py"), "fleet.py"),
     "add-env-unknown-after": Case((*ADD_ENV, "--after", "nope"), "nope"),
     "add-project-dir-as-spec": Case((*ADD_PROJECT, "--spec", "apps"), "apps", spec=True),
-    "add-project-taken-name": Case(("add", "project", "apps", "--namespace", "x"),
-                                   "project 'apps' exists"),
+    "add-project-taken-name": Case(
+        ("add", "project", "apps", "--namespace", "x"), "project 'apps' exists"
+    ),
     "init-file-as-dir": Case(("init", "fleet.py"), "fleet.py"),
     "init-under-file": Case(("init", "fleet.py/sub"), "fleet.py"),
     "init-existing-repo": Case(("init", "."), "fleet.py"),
 }
-COMMANDS = ("build", "build --check", "validate", "validate --render", "diff", "explain",
-            "add cluster", "add app", "add env", "add project", "init")
+COMMANDS = (
+    "build",
+    "build --check",
+    "validate",
+    "validate --render",
+    "diff",
+    "explain",
+    "add cluster",
+    "add app",
+    "add env",
+    "add project",
+    "init",
+)
 
 
 @pytest.fixture(scope="session")
@@ -117,15 +141,19 @@ def fresh_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     created = run_fleetgen(repo.parent, "init", "repo")
     assert created.returncode == 0, created.stderr
     assert run_fleetgen(repo, "build").returncode == 0
-    for command in (["init", "-q", "-b", "main"], ["add", "-A"],
-                    ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "i"]):
+    for command in (
+        ["init", "-q", "-b", "main"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "i"],
+    ):
         subprocess.run(["git", *command], cwd=repo, check=True)
     return repo
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_hostile_arguments_get_one_message_and_exit_2(name: str, fresh_repo: Path,
-                                                      tmp_path: Path) -> None:
+def test_hostile_arguments_get_one_message_and_exit_2(
+    name: str, fresh_repo: Path, tmp_path: Path
+) -> None:
     case = CASES[name]
     repo = tmp_path / "repo"
     shutil.copytree(fresh_repo, repo, symlinks=True)

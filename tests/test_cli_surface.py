@@ -36,19 +36,24 @@ def _flags(path: tuple[str, ...]) -> list[str]:
     command = typer.main.get_command(app)
     for name in path:
         command = command.commands[name]  # type: ignore[attr-defined]
-    return [opt for param in command.params if getattr(param, "is_flag", False)
-            for opt in param.opts]
+    return [
+        opt for param in command.params if getattr(param, "is_flag", False) for opt in param.opts
+    ]
 
 
 def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(FLEETGEN), *args], env={**os.environ, **env},
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [str(FLEETGEN), *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_version_prints_the_installed_version_and_exits_0() -> None:
     result = _run("--version")
-    assert (result.returncode, result.stdout, result.stderr) == (
-        0, f"fleetgen {__version__}\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"fleetgen {__version__}\n", "")
     assert version("fleetgen") == __version__  # pyproject and fleetgen/version.py agree
 
 
@@ -74,6 +79,7 @@ def test_completion_is_offered_and_completes_commands_and_options() -> None:
     assert script.returncode == 0 and "_FLEETGEN_COMPLETE=complete_bash" in script.stdout
     commands = _run(_FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen bu", COMP_CWORD="1")
     assert commands.stdout.split() == ["build"]
-    options = _run(_FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen build --ch",
-                   COMP_CWORD="2")
+    options = _run(
+        _FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen build --ch", COMP_CWORD="2"
+    )
     assert options.stdout.split() == ["--check"]

@@ -47,6 +47,7 @@ def test_pausing_leaves_no_young_objects_to_walk(collections: list[int]) -> None
 def test_cycles_made_while_paused_are_still_collected(collections: list[int]) -> None:
     """Aged objects stay collectable: a garbage cycle made in the block goes at the next full
     collection."""
+
     class Node:
         other: object = None
 

@@ -43,31 +43,92 @@ def _container(name: str, **fields: Any) -> dict[str, Any]:
 # (a projected volume), db (a ConfigMap fleetgen never sets), cache (nothing), report (a CronJob
 # reading api-config: a Job template is not rolled).
 BASE = [
-    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "api-config"},
-     "data": {"LOG_LEVEL": "info", "FROM_BASE": "yes"}},
-    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "worker-config"},
-     "data": {"QUEUE": "jobs"}},
-    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "db-config"},
-     "data": {"POOL": "5"}},
-    _workload("Deployment", "api", {"containers": [
-        _container("api", envFrom=[{"configMapRef": {"name": "api-config"}}])]}),
-    _workload("DaemonSet", "agent", {"containers": [_container("agent", env=[
-        {"name": "LEVEL", "valueFrom": {"configMapKeyRef": {"name": "api-config",
-                                                            "key": "LOG_LEVEL"}}}])]}),
-    _workload("Deployment", "worker", {
-        "containers": [_container("worker", volumeMounts=[{"name": "cfg", "mountPath": "/c"}])],
-        "volumes": [{"name": "cfg", "projected": {"sources": [
-            {"configMap": {"name": "worker-config"}}]}}]}),
-    _workload("StatefulSet", "db", {"containers": [
-        _container("db", envFrom=[{"configMapRef": {"name": "db-config"}}])]}),
+    {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "api-config"},
+        "data": {"LOG_LEVEL": "info", "FROM_BASE": "yes"},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "worker-config"},
+        "data": {"QUEUE": "jobs"},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "db-config"},
+        "data": {"POOL": "5"},
+    },
+    _workload(
+        "Deployment",
+        "api",
+        {"containers": [_container("api", envFrom=[{"configMapRef": {"name": "api-config"}}])]},
+    ),
+    _workload(
+        "DaemonSet",
+        "agent",
+        {
+            "containers": [
+                _container(
+                    "agent",
+                    env=[
+                        {
+                            "name": "LEVEL",
+                            "valueFrom": {
+                                "configMapKeyRef": {"name": "api-config", "key": "LOG_LEVEL"}
+                            },
+                        }
+                    ],
+                )
+            ]
+        },
+    ),
+    _workload(
+        "Deployment",
+        "worker",
+        {
+            "containers": [_container("worker", volumeMounts=[{"name": "cfg", "mountPath": "/c"}])],
+            "volumes": [
+                {
+                    "name": "cfg",
+                    "projected": {"sources": [{"configMap": {"name": "worker-config"}}]},
+                }
+            ],
+        },
+    ),
+    _workload(
+        "StatefulSet",
+        "db",
+        {"containers": [_container("db", envFrom=[{"configMapRef": {"name": "db-config"}}])]},
+    ),
     _workload("Deployment", "cache", {"containers": [_container("cache")]}),
-    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "report"},
-     "spec": {"schedule": "0 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
-         "restartPolicy": "Never", "containers": [
-             _container("report", envFrom=[{"configMapRef": {"name": "api-config"}}])]}}}}}},
+    {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "report"},
+        "spec": {
+            "schedule": "0 * * * *",
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        "spec": {
+                            "restartPolicy": "Never",
+                            "containers": [
+                                _container(
+                                    "report", envFrom=[{"configMapRef": {"name": "api-config"}}]
+                                )
+                            ],
+                        }
+                    }
+                }
+            },
+        },
+    },
 ]
 
-FLEET = '''
+FLEET = """
 from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Overrides, Project
 
 fleet = Fleet(
@@ -85,13 +146,14 @@ fleet = Fleet(
               per_cluster={{"prod-b": Overrides(
                   config={{"api-config": {{"REGION": {prod_b_region!r}}}}})}})],
 )
-'''
+"""
 
 
 def _build(repo: Path, **values: str) -> dict[str, str]:
     """fleet.py with ``values`` built into ``repo``; every placement rendered: cluster -> YAML."""
-    (repo / "fleet.py").write_text(FLEET.format(**({"prod_level": "error",
-                                                   "prod_b_region": "east"} | values)))
+    (repo / "fleet.py").write_text(
+        FLEET.format(**({"prod_level": "error", "prod_b_region": "east"} | values))
+    )
     compiled = api.build(repo / "fleet.py").compiled
     overlays = {p.cluster: compiled.out_dir / p.overlay for p in compiled.plan.placements}
     rendered = build_many(list(overlays.values()))
@@ -140,36 +202,55 @@ def test_a_changed_value_rolls_exactly_the_workloads_reading_it(repo: Path) -> N
 
 def test_an_unchanged_spec_renders_byte_identical(repo: Path) -> None:
     first = _build(repo)
-    overlays = {p.relative_to(repo).as_posix(): p.read_bytes()
-                for p in sorted((repo / "output" / "overlays").rglob("*")) if p.is_file()}
+    overlays = {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted((repo / "output" / "overlays").rglob("*"))
+        if p.is_file()
+    }
     shutil.rmtree(repo / "output")
     assert _build(repo) == first
-    assert {p.relative_to(repo).as_posix(): p.read_bytes()
-            for p in sorted((repo / "output" / "overlays").rglob("*")) if p.is_file()} == overlays
+    assert {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted((repo / "output" / "overlays").rglob("*"))
+        if p.is_file()
+    } == overlays
 
 
 def test_only_workloads_reading_fleetgen_config_carry_the_hash(repo: Path) -> None:
     rendered = _build(repo)
     for cluster, text in rendered.items():
         objects = _objects(text)
-        annotated = {key for key, doc in objects.items()
-                     if key[0] != "ConfigMap" and ANNOTATION in _pod_annotations(doc)}
-        assert annotated == {("Deployment", "api"), ("DaemonSet", "agent"),
-                             ("Deployment", "worker")}, cluster
+        annotated = {
+            key
+            for key, doc in objects.items()
+            if key[0] != "ConfigMap" and ANNOTATION in _pod_annotations(doc)
+        }
+        assert annotated == {
+            ("Deployment", "api"),
+            ("DaemonSet", "agent"),
+            ("Deployment", "worker"),
+        }, cluster
         # the plain base ConfigMaps keep their names: merge does not add a hash suffix
         assert {name for kind, name in objects if kind == "ConfigMap"} == {
-            "api-config", "worker-config", "db-config"}, cluster
+            "api-config",
+            "worker-config",
+            "db-config",
+        }, cluster
 
 
 def test_a_cluster_layer_hashes_its_own_effective_data(repo: Path) -> None:
     """prod-b builds on the prod overlay and adds a key to api-config: its hash is its own, and
     changing that key rolls the readers on prod-b only."""
     before = _build(repo)
-    api_hash = {cluster: _pod_annotations(_objects(text)["Deployment", "api"])[ANNOTATION]
-                for cluster, text in before.items()}
+    api_hash = {
+        cluster: _pod_annotations(_objects(text)["Deployment", "api"])[ANNOTATION]
+        for cluster, text in before.items()
+    }
     assert len(set(api_hash.values())) == 3
-    worker = {_pod_annotations(_objects(text)["Deployment", "worker"])[ANNOTATION]
-              for text in before.values()}
+    worker = {
+        _pod_annotations(_objects(text)["Deployment", "worker"])[ANNOTATION]
+        for text in before.values()
+    }
     assert len(worker) == 1  # worker-config is the same everywhere
     after = _build(repo, prod_b_region="west")
     readers = {("ConfigMap", "api-config"), ("Deployment", "api"), ("DaemonSet", "agent")}

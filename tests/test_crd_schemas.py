@@ -15,19 +15,28 @@ from tests.crd_schemas import errors, schemas
 ROOT = Path(__file__).resolve().parent.parent
 
 KUSTOMIZATION = {
-    "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+    "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+    "kind": "Kustomization",
     "metadata": {"name": "web", "namespace": "flux-system"},
-    "spec": {"interval": "10m", "path": "./output/overlays/web/dev", "prune": True,
-             "sourceRef": {"kind": "GitRepository", "name": "flux-system"}},
+    "spec": {
+        "interval": "10m",
+        "path": "./output/overlays/web/dev",
+        "prune": True,
+        "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+    },
 }
 
 
 def test_every_served_crd_version_is_loaded() -> None:
     found = set(schemas())
-    assert {("argoproj.io/v1alpha1", "ApplicationSet"), ("argoproj.io/v1alpha1", "AppProject"),
-            ("argoproj.io/v1alpha1", "Application"), ("external-secrets.io/v1", "ExternalSecret"),
-            ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
-            ("source.toolkit.fluxcd.io/v1", "GitRepository")} <= found
+    assert {
+        ("argoproj.io/v1alpha1", "ApplicationSet"),
+        ("argoproj.io/v1alpha1", "AppProject"),
+        ("argoproj.io/v1alpha1", "Application"),
+        ("external-secrets.io/v1", "ExternalSecret"),
+        ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
+        ("source.toolkit.fluxcd.io/v1", "GitRepository"),
+    } <= found
     assert ("external-secrets.io/v1beta1", "ExternalSecret") not in found  # not served
 
 
@@ -50,14 +59,23 @@ def test_generated_external_secrets_of_the_example_validate() -> None:
 def test_each_shipped_schema_file_says_where_it_came_from() -> None:
     files = sorted((ROOT / "fleetgen" / "schemas").glob("*/*.json"))
     assert {path.parent.name for path in files} == {
-        "argocd", "argocd-3.3", "flux", "flux-2.7", "external-secrets"}
+        "argocd",
+        "argocd-3.3",
+        "flux",
+        "flux-2.7",
+        "external-secrets",
+    }
     for path in files:
         document = json.loads(path.read_text())
         source = document["source"]
         assert source["repository"] in {
-            "argoproj/argo-cd", "external-secrets/external-secrets", "fluxcd/kustomize-controller",
-            "fluxcd/source-controller", "fluxcd/helm-controller",
-            "fluxcd/notification-controller"}, path
+            "argoproj/argo-cd",
+            "external-secrets/external-secrets",
+            "fluxcd/kustomize-controller",
+            "fluxcd/source-controller",
+            "fluxcd/helm-controller",
+            "fluxcd/notification-controller",
+        }, path
         assert source["path"].endswith(".yaml") and source["version"], path
         assert len(source["blob"]) == 40 and len(source["commit"]) == 40, path
         assert document["schemas"], path
@@ -87,6 +105,7 @@ def test_floor_sets_apply_until_the_minimum_version_leaves_them_out() -> None:
 def test_a_violation_on_one_release_only_names_it() -> None:
     only_new = {**KUSTOMIZATION, "spec": {**KUSTOMIZATION["spec"], "ignore": []}}
     assert errors(only_new) == [
-        "spec: Additional properties are not allowed ('ignore' was unexpected) (on Flux 2.7)"]
+        "spec: Additional properties are not allowed ('ignore' was unexpected) (on Flux 2.7)"
+    ]
     typo = {**KUSTOMIZATION, "spec": {**KUSTOMIZATION["spec"], "intervall": "1m"}}
     assert not any("(on " in e for e in errors(typo))  # wrong everywhere: no release named

@@ -43,8 +43,12 @@ class _Toy(_Base):
 
 
 def test_docs_spec_md_is_current() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "spec-reference"), "--check"],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "spec-reference"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert SPEC_DOC.read_text(encoding="utf-8") == reference.reference()
 
@@ -59,8 +63,11 @@ def test_every_exported_class_and_field_is_in_the_reference() -> None:
     classes = [v for v in map(vars(fleetgen).get, fleetgen.__all__) if isinstance(v, type)]
     assert sorted(sections) == sorted(c.__name__ for c in classes)
     for cls in classes:
-        names = (list(cls.model_fields) if issubclass(cls, BaseModel)
-                 else [field.name for field in dataclasses.fields(cls)])  # type: ignore[arg-type]
+        names = (
+            list(cls.model_fields)
+            if issubclass(cls, BaseModel)
+            else [field.name for field in dataclasses.fields(cls)]
+        )  # type: ignore[arg-type]
         for name in names:
             assert f"| `{name}` |" in sections[cls.__name__], f"{cls.__name__}.{name}"
 
@@ -84,15 +91,20 @@ def test_types_and_defaults_read_as_in_python() -> None:
 
 
 def _tracked() -> list[Path]:
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode()
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
     return [ROOT / name for name in listed.split("\0") if name]
 
 
 def test_nothing_outside_scripts_and_ci_mentions_the_shared_folder() -> None:
-    mentions = [path.relative_to(ROOT).as_posix() for path in _tracked()
-                if path.parts[len(ROOT.parts)] not in ("scripts", ".ci") and path.is_file()
-                and OUTSIDE in path.read_bytes()]
+    mentions = [
+        path.relative_to(ROOT).as_posix()
+        for path in _tracked()
+        if path.parts[len(ROOT.parts)] not in ("scripts", ".ci")
+        and path.is_file()
+        and OUTSIDE in path.read_bytes()
+    ]
     assert mentions == []
 
 

@@ -18,7 +18,7 @@ from tests.emit.test_flux import HUB_FLEET
 ROOT = Path(__file__).resolve().parent.parent
 Pair = tuple[str, str]
 
-PRECEDENCE = '''
+PRECEDENCE = """
 from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project
 fleet = Fleet(
     name="shop", repo="https://git.example.com/shop.git", engines=["argocd", "flux"],
@@ -34,8 +34,8 @@ fleet = Fleet(
     apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base", engine="flux"),
           App(name="api", project="shop", namespace="shop", path="apps/api/base")],
 )
-'''
-ONLY_ENGINE = '''
+"""
+ONLY_ENGINE = """
 from fleetgen import App, Cluster, Environment, Fleet, Project
 fleet = Fleet(
     name="shop", repo="https://git.example.com/shop.git", engines=["flux"],
@@ -44,12 +44,14 @@ fleet = Fleet(
     projects=[Project(name="shop", namespaces=["shop"])],
     apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base")],
 )
-'''
+"""
 # The hub fleet of test_flux with staging on Argo CD and the rest on the Flux hub.
-MIXED_HUB = HUB_FLEET.replace('engines=["flux"]', 'engines=["argocd", "flux"]').replace(
-    'Environment(name="mgmt",', 'Environment(name="mgmt", engine="flux",').replace(
-    'Environment(name="staging")', 'Environment(name="staging", engine="argocd")').replace(
-    'Environment(name="prod",', 'Environment(name="prod", engine="flux",')
+MIXED_HUB = (
+    HUB_FLEET.replace('engines=["flux"]', 'engines=["argocd", "flux"]')
+    .replace('Environment(name="mgmt",', 'Environment(name="mgmt", engine="flux",')
+    .replace('Environment(name="staging")', 'Environment(name="staging", engine="argocd")')
+    .replace('Environment(name="prod",', 'Environment(name="prod", engine="flux",')
+)
 
 
 def repo_with(root: Path, text: str, apps: tuple[str, ...] = ("web", "api")) -> Path:
@@ -58,7 +60,8 @@ def repo_with(root: Path, text: str, apps: tuple[str, ...] = ("web", "api")) -> 
         base.mkdir(parents=True)
         (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
         (base / "deployment.yaml").write_text(
-            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\n")
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\n"
+        )
     (root / "fleet.py").write_text(text)
     return root / "fleet.py"
 
@@ -69,33 +72,43 @@ def engines_of(spec: Path) -> dict[Pair, str]:
 
 def test_app_beats_cluster_beats_environment(tmp_path: Path) -> None:
     assert engines_of(repo_with(tmp_path, PRECEDENCE)) == {
-        ("web", "dev-1"): "flux", ("web", "dev-2"): "flux",  # App(engine=...) wins everywhere
-        ("web", "prod-1"): "flux", ("web", "prod-2"): "flux",
+        ("web", "dev-1"): "flux",
+        ("web", "dev-2"): "flux",  # App(engine=...) wins everywhere
+        ("web", "prod-1"): "flux",
+        ("web", "prod-2"): "flux",
         ("api", "dev-1"): "flux",  # the environment's
         ("api", "dev-2"): "argocd",  # the cluster's beats the environment's
-        ("api", "prod-1"): "argocd", ("api", "prod-2"): "flux"}
+        ("api", "prod-1"): "argocd",
+        ("api", "prod-2"): "flux",
+    }
 
 
 def test_the_only_engine_needs_no_rule_and_argocd_is_the_default(tmp_path: Path) -> None:
     spec = repo_with(tmp_path, ONLY_ENGINE, apps=("web",))
     assert engines_of(spec) == {("web", "dev-1"): "flux"}
-    spec.write_text(ONLY_ENGINE.replace('engines=["flux"],', "")
-                    .replace("Fleet, Project", "ExternalSecretRef, Fleet, Project")
-                    .replace('environments=', 'default_credentials=ExternalSecretRef('
-                             'store="v", key="k"),\n    environments='))
+    spec.write_text(
+        ONLY_ENGINE.replace('engines=["flux"],', "")
+        .replace("Fleet, Project", "ExternalSecretRef, Fleet, Project")
+        .replace(
+            "environments=",
+            'default_credentials=ExternalSecretRef(store="v", key="k"),\n    environments=',
+        )
+    )
     assert engines_of(spec) == {("web", "dev-1"): "argocd"}
 
 
 def test_a_flux_cluster_needs_no_credentials_an_argocd_one_does(tmp_path: Path) -> None:
     """Per-cluster Flux pulls from Git on the cluster itself; Argo CD reaches out to it."""
     text = PRECEDENCE.replace(
-        '    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),\n',
-        "")
+        '    default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),\n', ""
+    )
     with pytest.raises(SpecError) as raised:
         api.compile_spec(repo_with(tmp_path, text))
     assert sorted(p.message for p in raised.value.problems) == [
         f"cluster {name!r} has no credentials: set Cluster(credentials=...) or "
-        "Fleet(default_credentials=...)" for name in ("dev-2", "prod-1")]
+        "Fleet(default_credentials=...)"
+        for name in ("dev-2", "prod-1")
+    ]
 
 
 def documents(rendered: dict[str, bytes], prefix: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -123,8 +136,10 @@ def flux_pairs(rendered: dict[str, bytes]) -> set[Pair]:
     found = set()
     for _, doc in documents(rendered, "flux/"):
         labels = doc.get("metadata", {}).get("labels", {})
-        if "fleetgen.io/app" in labels and (doc["kind"] == "HelmRelease" or (
-                doc["kind"] == "Kustomization" and "/overlays/" in doc["spec"]["path"])):
+        if "fleetgen.io/app" in labels and (
+            doc["kind"] == "HelmRelease"
+            or (doc["kind"] == "Kustomization" and "/overlays/" in doc["spec"]["path"])
+        ):
             found.add((labels["fleetgen.io/app"], labels["fleetgen.io/cluster"]))
     return found
 
@@ -148,8 +163,11 @@ def test_no_placement_is_on_both_engines(compiled: api.Compiled) -> None:
     assert not argocd_pairs(rendered) & flux_pairs(rendered)
     argocd_clusters = {cluster for _, cluster in argocd}
     flux_clusters = {cluster for _, cluster in flux}
-    registered = {path.removeprefix("argocd/clusters/").removesuffix(".yaml")
-                  for path in rendered if path.startswith("argocd/clusters/")}
+    registered = {
+        path.removeprefix("argocd/clusters/").removesuffix(".yaml")
+        for path in rendered
+        if path.startswith("argocd/clusters/")
+    }
     assert registered == argocd_clusters
     for _, project in documents(rendered, "argocd/projects/"):
         assert {d["name"] for d in project["spec"]["destinations"]} <= argocd_clusters
@@ -158,19 +176,25 @@ def test_no_placement_is_on_both_engines(compiled: api.Compiled) -> None:
         directories = {path.split("/")[2] for path in rendered if path.startswith("flux/clusters/")}
         assert directories == flux_clusters
     else:
-        spokes = {path.split("/")[4].removesuffix(".yaml") for path in rendered
-                  if path.startswith(f"flux/clusters/{hub}/spokes/")}
+        spokes = {
+            path.split("/")[4].removesuffix(".yaml")
+            for path in rendered
+            if path.startswith(f"flux/clusters/{hub}/spokes/")
+        }
         assert spokes == flux_clusters - {hub}
-        assert {path.split("/")[2] for path in rendered if path.startswith("flux/spokes/")} \
-            == flux_clusters - {hub}
-        assert {path.split("/")[2] for path in rendered if path.startswith("flux/clusters/")} \
-            == {hub}
+        assert {
+            path.split("/")[2] for path in rendered if path.startswith("flux/spokes/")
+        } == flux_clusters - {hub}
+        assert {path.split("/")[2] for path in rendered if path.startswith("flux/clusters/")} == {
+            hub
+        }
 
 
 def test_engine_warnings_fire_only_where_that_engine_places_the_app(tmp_path: Path) -> None:
     """api depends_on web: on Flux it becomes dependsOn; only Argo CD placements warn."""
-    text = PRECEDENCE.replace('path="apps/api/base")', 'path="apps/api/base", '
-                              'depends_on=["web"], engine="flux")')
+    text = PRECEDENCE.replace(
+        'path="apps/api/base")', 'path="apps/api/base", depends_on=["web"], engine="flux")'
+    )
     compiled = api.compile_spec(repo_with(tmp_path, text))
     assert not [w for w in compiled.warnings if "depends_on is honoured by Flux only" in w.message]
     text = text.replace('depends_on=["web"], engine="flux"', 'depends_on=["web"], engine="argocd"')
@@ -178,16 +202,20 @@ def test_engine_warnings_fire_only_where_that_engine_places_the_app(tmp_path: Pa
     compiled = api.compile_spec(tmp_path / "fleet.py")
     assert [w.message for w in compiled.warnings if "honoured by Flux only" in w.message] == [
         "app 'api': depends_on is honoured by Flux only; Argo CD syncs Applications "
-        "independently (sync waves do not order generated apps)"]
+        "independently (sync waves do not order generated apps)"
+    ]
 
 
 def test_flux_depends_on_must_be_a_flux_placement_of_the_same_cluster(tmp_path: Path) -> None:
     """Flux ``dependsOn`` names a Kustomization; an Argo CD placement has none to wait for."""
-    text = PRECEDENCE.replace('path="apps/web/base", engine="flux")',
-                              'path="apps/web/base", depends_on=["api"], engine="flux")')
+    text = PRECEDENCE.replace(
+        'path="apps/web/base", engine="flux")',
+        'path="apps/web/base", depends_on=["api"], engine="flux")',
+    )
     with pytest.raises(SpecError) as raised:
         api.compile_spec(repo_with(tmp_path, text))
     assert [p.message for p in raised.value.problems] == [
         "app 'web' depends_on 'api', which is not placed on cluster(s) dev-2, prod-1: Flux "
         "dependsOn only reaches Kustomizations of the same cluster; place it there too or drop "
-        "the dependency"]
+        "the dependency"
+    ]

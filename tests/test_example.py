@@ -45,10 +45,17 @@ def test_build_prints_what_an_engine_cannot_honour_as_located_warnings(repo: Pat
     alone, so the Flux rollout warning stays quiet; Argo CD places apps with depends_on."""
     result = fleetgen(repo, "build")
     assert result.returncode == 0
-    app_line = next(number for number, line in enumerate(
-        (repo / "fleet.py").read_text().splitlines(), 1) if 'name="order-service"' in line) - 1
-    assert (f"fleet.py:{app_line}: warning: app 'order-service': depends_on is honoured by Flux "
-            "only") in result.stderr
+    app_line = (
+        next(
+            number
+            for number, line in enumerate((repo / "fleet.py").read_text().splitlines(), 1)
+            if 'name="order-service"' in line
+        )
+        - 1
+    )
+    assert (
+        f"fleet.py:{app_line}: warning: app 'order-service': depends_on is honoured by Flux only"
+    ) in result.stderr
     assert "Flux per cluster cannot order clusters" not in result.stderr
 
 
@@ -58,9 +65,11 @@ def test_build_warns_that_it_overwrites_a_hand_edited_file(repo: Path) -> None:
     edited.write_bytes(original + b"# a hand fix\n")
     result = run_fleetgen(repo, "build")
     assert result.returncode == 0, result.stderr
-    assert ("output/overlays/api-service/prod/kustomization.yaml: warning: this generated file "
-            "was edited by hand; the edit is overwritten (change fleet.py instead)"
-            in result.stderr.splitlines())
+    assert (
+        "output/overlays/api-service/prod/kustomization.yaml: warning: this generated file "
+        "was edited by hand; the edit is overwritten (change fleet.py instead)"
+        in result.stderr.splitlines()
+    )
     assert edited.read_bytes() == original
 
 
@@ -88,8 +97,9 @@ def test_every_overlay_of_the_example_builds_with_kustomize(kustomize: Kustomize
     compiled = api.compile_spec(ROOT / "fleet.py")
     apps = {app.name: app for app in compiled.plan.fleet.apps}
     overlays = {compiled.out_dir / o.path: o.app for o in compiled.plan.env_overlays}
-    overlays |= {compiled.out_dir / p.overlay: p.app for p in compiled.plan.placements
-                 if p.chart is None}
+    overlays |= {
+        compiled.out_dir / p.overlay: p.app for p in compiled.plan.placements if p.chart is None
+    }
     rendered = build_many(sorted(overlays), kustomize=kustomize)
     for overlay, app in overlays.items():
         docs = [d for d in yaml.safe_load_all(rendered[overlay]) if d]
@@ -97,26 +107,38 @@ def test_every_overlay_of_the_example_builds_with_kustomize(kustomize: Kustomize
         # Every object in the app's namespace; cluster-baseline (namespace=None) ships only
         # cluster-scoped objects (its Namespaces, a PriorityClass), which stay without one.
         assert {d["metadata"].get("namespace") for d in docs} == {apps[app].namespace}, overlay
-    kinds = {(d["kind"], d["metadata"]["name"]) for d in yaml.safe_load_all(
-        rendered[compiled.out_dir / "overlays/cluster-baseline/prod"]) if d}
-    assert kinds == {("Namespace", "monitoring"), ("Namespace", "ingress"),
-                     ("PriorityClass", "platform-critical")}
+    kinds = {
+        (d["kind"], d["metadata"]["name"])
+        for d in yaml.safe_load_all(rendered[compiled.out_dir / "overlays/cluster-baseline/prod"])
+        if d
+    }
+    assert kinds == {
+        ("Namespace", "monitoring"),
+        ("Namespace", "ingress"),
+        ("PriorityClass", "platform-critical"),
+    }
 
 
 def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:
     result = fleetgen(tmp_path, "build")
     assert result.returncode == 2
-    assert result.stderr.startswith("fleet.py: no such spec: start a fleet repo with "
-                                    "`fleetgen init`")
+    assert result.stderr.startswith(
+        "fleet.py: no such spec: start a fleet repo with `fleetgen init`"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def _on_a_terminal(cwd: Path, *args: str) -> str:
     """What ``fleetgen ARGS`` writes when stdout and stderr are a terminal."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
-                               stdin=follower, stdout=follower, stderr=follower,
-                               env={**os.environ, "TERM": "xterm"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm"},
+    )
     os.close(follower)
     output = b""
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal

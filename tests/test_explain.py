@@ -15,10 +15,16 @@ from fleetgen import explain
 ROOT = Path(__file__).resolve().parent.parent
 LAYERING = ROOT / "tests" / "cases" / "layering"
 
-DEFAULT_SYNC = {"sync/prune": ("default", False), "sync/allow_empty": ("default", False),
-                "sync/sync_options": ("default", []), "sync/retry": ("default", None),
-                "sync/interval": ("default", None), "sync/timeout": ("default", None),
-                "sync/retry_interval": ("default", None), "sync/wait": ("default", True)}
+DEFAULT_SYNC = {
+    "sync/prune": ("default", False),
+    "sync/allow_empty": ("default", False),
+    "sync/sync_options": ("default", []),
+    "sync/retry": ("default", None),
+    "sync/interval": ("default", None),
+    "sync/timeout": ("default", None),
+    "sync/retry_interval": ("default", None),
+    "sync/wait": ("default", True),
+}
 
 
 def layers(name: str) -> dict[str, dict[str, tuple[str, object]]]:
@@ -75,8 +81,13 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
     (cluster,) = explain.explain(ROOT / "fleet.py", "prod-west").clusters
     assert (cluster.env, cluster.wave, cluster.waves) == ("prod", 2, 3)
     assert [(p.app, p.wave) for p in cluster.apps] == [
-        ("api-service", 2), ("cert-manager", 2), ("cluster-baseline", 2), ("order-service", 2),
-        ("payment-service", 2), ("platform-config", 2)]
+        ("api-service", 2),
+        ("cert-manager", 2),
+        ("cluster-baseline", 2),
+        ("order-service", 2),
+        ("payment-service", 2),
+        ("platform-config", 2),
+    ]
     assert "IAM role arn:aws:iam::111122223333:role/argocd-deployer" in cluster.credentials
     assert {p.engine for p in cluster.apps} == {"argocd"}
     text = explain.text(explain.explain(ROOT / "fleet.py", "prod-west"))
@@ -86,16 +97,17 @@ def test_cluster_lists_its_apps_and_rollout_wave() -> None:
 
 def test_app_says_which_engine_runs_it_where() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "api-service"))
-    assert "  runs on 5 cluster(s): dev (dev, flux), dr (prod, argocd, wave 3), prod-east " \
-        "(prod, argocd, wave 1), prod-west (prod, argocd, wave 2), staging (staging, argocd)\n" \
+    assert (
+        "  runs on 5 cluster(s): dev (dev, flux), dr (prod, argocd, wave 3), prod-east "
+        "(prod, argocd, wave 1), prod-west (prod, argocd, wave 2), staging (staging, argocd)\n"
         in text
+    )
 
 
 def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     (app,) = explain.explain(ROOT / "fleet.py", "cert-manager").apps
     assert app.path == "chart cert-manager from https://charts.jetstack.io"
-    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values}
-                  for p in app.placements}
+    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values} for p in app.placements}
     dev, prod = by_cluster["dev"], by_cluster["prod-east"]
     assert dev["chart/version"] == ("app", "v1.16.2")
     assert dev["values/crds.enabled"] == ("app", True)
@@ -117,8 +129,13 @@ def test_text_groups_clusters_that_share_an_overlay() -> None:
 
 
 def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_cli_whole_fleet_as_json() -> None:
@@ -129,12 +146,16 @@ def test_cli_whole_fleet_as_json() -> None:
     assert [c["name"] for c in data["clusters"]] == ["dev-1", "prod-a", "prod-b"]
 
 
-@pytest.mark.parametrize(("rename", "message"), [
-    ("", "'web' is both an app and a cluster"),
-    ("dev-1", "'wbe' is neither an app nor a cluster of fleet 'layers' (did you mean 'web'?)"),
-])
-def test_cli_refuses_an_ambiguous_or_unknown_name(tmp_path: Path, rename: str,
-                                                  message: str) -> None:
+@pytest.mark.parametrize(
+    ("rename", "message"),
+    [
+        ("", "'web' is both an app and a cluster"),
+        ("dev-1", "'wbe' is neither an app nor a cluster of fleet 'layers' (did you mean 'web'?)"),
+    ],
+)
+def test_cli_refuses_an_ambiguous_or_unknown_name(
+    tmp_path: Path, rename: str, message: str
+) -> None:
     shutil.copytree(LAYERING, tmp_path / "repo", ignore=shutil.ignore_patterns("expected"))
     spec = tmp_path / "repo" / "fleet.py"
     spec.write_text(spec.read_text().replace('name="dev-1"', f'name="{rename or "web"}"'))
@@ -176,6 +197,7 @@ def test_per_label_values_are_attributed_to_their_label() -> None:
     assert east_2["config/web-config/LEVEL"] == ("per_cluster", "east-2")
     assert east_2["sync/prune"] == ("per_label[tier=gpu]", True)  # both set it alike
     assert found["west-1"]["replicas/web"] == ("app", 2)
-    shown = explain.text(explain.explain(ROOT / "tests" / "cases" / "per-label" / "fleet.py",
-                                        "web"))
+    shown = explain.text(
+        explain.explain(ROOT / "tests" / "cases" / "per-label" / "fleet.py", "web")
+    )
     assert "per_label[tier=gpu]" in shown

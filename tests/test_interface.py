@@ -33,21 +33,31 @@ from run import FLEET, ONE_APP  # noqa: E402
 
 # Edits of one app alone: its image tag (the benchmark's), a config value, its replicas in prod,
 # its labels (on its Flux objects and Argo CD Applications: 500 shared files at 1,000 x 100).
-LOCAL_EDITS = [ONE_APP,
-               ('"LOG_LEVEL": "info"', '"LOG_LEVEL": "debug" if a == 7 else "info"'),
-               ('per_env={"prod": Overrides(replicas={"app": 3}',
-                'per_env={"prod": Overrides(replicas={"app": 3 + (a == 10)}'),
-               ('project=f"team{a % 5}"',
-                'project=f"team{a % 5}", '
-                '**({"labels": {"example.com/owner": "x"}} if a == 3 else {})')]
+LOCAL_EDITS = [
+    ONE_APP,
+    ('"LOG_LEVEL": "info"', '"LOG_LEVEL": "debug" if a == 7 else "info"'),
+    (
+        'per_env={"prod": Overrides(replicas={"app": 3}',
+        'per_env={"prod": Overrides(replicas={"app": 3 + (a == 10)}',
+    ),
+    (
+        'project=f"team{a % 5}"',
+        'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} if a == 3 else {})',
+    ),
+]
 # Edits of an interface: app003's annotations (Argo CD's check reads them), the namespace of
 # one app, and a new dependency.
-INTERFACE_EDITS = [('project=f"team{a % 5}"',
-                    'project=f"team{a % 5}", '
-                    '**({"annotations": {"example.com/owner": "x"}} if a == 3 else {})'),
-                   ('namespace=f"ns{a % 20}"', 'namespace=f"ns{(a + (a == 2) * 5) % 20}"'),
-                   ('path="apps/app/base"',
-                    'path="apps/app/base", **({"depends_on": ["app001"]} if a == 4 else {})')]
+INTERFACE_EDITS = [
+    (
+        'project=f"team{a % 5}"',
+        'project=f"team{a % 5}", **({"annotations": {"example.com/owner": "x"}} if a == 3 else {})',
+    ),
+    ('namespace=f"ns{a % 20}"', 'namespace=f"ns{(a + (a == 2) * 5) % 20}"'),
+    (
+        'path="apps/app/base"',
+        'path="apps/app/base", **({"depends_on": ["app001"]} if a == 4 else {})',
+    ),
+]
 
 
 def _fleet(tmp_path: Path) -> tuple[Path, str]:
@@ -81,14 +91,17 @@ def _as_cold(spec: Path, tmp_path: Path) -> api.BuildResult:
 
 def _refusing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make a resolve of the whole fleet fail: what runs afterwards resolves apps alone."""
+
     def refuse(*_: Any) -> None:
         raise AssertionError("resolved the whole fleet")
+
     monkeypatch.setattr(api, "resolve", refuse)
 
 
 @pytest.mark.parametrize("edit", LOCAL_EDITS, ids=["tag", "config", "replicas", "labels"])
-def test_a_local_edit_resolves_that_app_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              edit: tuple[str, str]) -> None:
+def test_a_local_edit_resolves_that_app_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: tuple[str, str]
+) -> None:
     """The build reads the whole part back (`wholecache.output`) and computes the edited app's
     unit alone; its tree, warnings, placements and the placements it keeps for ``diff`` are a cold
     build's."""
@@ -111,10 +124,8 @@ def test_a_local_edit_resolves_that_app_alone(tmp_path: Path, monkeypatch: pytes
     assert api.check(spec).findings == []
 
 
-@pytest.mark.parametrize("edit", INTERFACE_EDITS, ids=["annotations", "namespace",
-                                                        "depends_on"])
-def test_an_interface_edit_resolves_the_whole_fleet(tmp_path: Path,
-                                                    edit: tuple[str, str]) -> None:
+@pytest.mark.parametrize("edit", INTERFACE_EDITS, ids=["annotations", "namespace", "depends_on"])
+def test_an_interface_edit_resolves_the_whole_fleet(tmp_path: Path, edit: tuple[str, str]) -> None:
     spec, source = _fleet(tmp_path)
     api.build(spec)
     _rebuilt(spec, _edit(source, edit))
@@ -141,13 +152,20 @@ def test_interface_keys_leave_out_local_fields(tmp_path: Path) -> None:
         assert after.interfaces != before.interfaces
 
 
-@pytest.mark.parametrize("broken", [
-    ('tag=TAGS.get(a, "1.0")', 'tag="not a tag" if a == 7 else TAGS.get(a, "1.0")'),
-    ('"LOG_LEVEL": "info"',
-     '"LOG_LEVEL": "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789" if a == 7 else "info"')],
-    ids=["tag", "secret"])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        ('tag=TAGS.get(a, "1.0")', 'tag="not a tag" if a == 7 else TAGS.get(a, "1.0")'),
+        (
+            '"LOG_LEVEL": "info"',
+            '"LOG_LEVEL": "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789" if a == 7 else "info"',
+        ),
+    ],
+    ids=["tag", "secret"],
+)
 def test_a_local_edit_that_breaks_the_app_is_reported_as_a_cold_build_reports_it(
-        tmp_path: Path, broken: tuple[str, str]) -> None:
+    tmp_path: Path, broken: tuple[str, str]
+) -> None:
     spec, source = _fleet(tmp_path)
     api.build(spec)
     before = tree(spec.parent / "output")
@@ -178,17 +196,28 @@ def test_a_local_edit_over_damaged_unit_data_computes_those_units_again(tmp_path
     out = spec.parent / "output"
     for entry in (out / CACHE_DIR / unitcache.DATA).rglob("*.bin"):
         entry.write_bytes(entry.read_bytes()[:-7])
-    for path in (out / "flux" / "clusters" / "c0000" / "kustomizations.yaml",
-                 out / "argocd" / "applicationsets" / "app003.yaml"):
+    for path in (
+        out / "flux" / "clusters" / "c0000" / "kustomizations.yaml",
+        out / "argocd" / "applicationsets" / "app003.yaml",
+    ):
         path.unlink()
     _rebuilt(spec, _edit(source, ONE_APP))
     assert wholecache.LOOKUPS == {"hit": 1} and len(unitcache.COMPUTED) > 2
     _as_cold(spec, tmp_path)
 
 
-USES: list[Callable[[Any], Any]] = [list, len, bool, str, hash, lambda value: value == {},
-                                    lambda value: value.items(), lambda value: value["key"],
-                                    lambda value: "key" in value, lambda value: (*value,)]
+USES: list[Callable[[Any], Any]] = [
+    list,
+    len,
+    bool,
+    str,
+    hash,
+    lambda value: value == {},
+    lambda value: value.items(),
+    lambda value: value["key"],
+    lambda value: "key" in value,
+    lambda value: (*value,),
+]
 
 
 def test_the_projected_plan_refuses_every_use_of_local_data(tmp_path: Path) -> None:
@@ -201,28 +230,53 @@ def test_the_projected_plan_refuses_every_use_of_local_data(tmp_path: Path) -> N
     projected = project(plan)
     app = projected.fleet.apps[0]
     placement = projected.placements[0]
-    local = [app.images, app.replicas, app.config, app.patches, app.values, app.labels,
-             app.common_labels, placement.settings.labels, placement.settings.annotations,
-             app.per_env["prod"].replicas, app.per_cluster[next(iter(app.per_cluster))].config,
-             placement.settings.images, placement.settings.config, placement.settings.values,
-             placement.settings.chart_version, projected.env_overlays[0].config_hashes,
-             projected.cluster_overlays[0].config_hashes]
+    local = [
+        app.images,
+        app.replicas,
+        app.config,
+        app.patches,
+        app.values,
+        app.labels,
+        app.common_labels,
+        placement.settings.labels,
+        placement.settings.annotations,
+        app.per_env["prod"].replicas,
+        app.per_cluster[next(iter(app.per_cluster))].config,
+        placement.settings.images,
+        placement.settings.config,
+        placement.settings.values,
+        placement.settings.chart_version,
+        projected.env_overlays[0].config_hashes,
+        projected.cluster_overlays[0].config_hashes,
+    ]
     for value in local:
         for use in USES:
             with pytest.raises(LocalRead):
                 use(value)
     original = plan.placements[0]
     assert (placement.app, placement.cluster, placement.overlay, placement.engine) == (
-        original.app, original.cluster, original.overlay, original.engine)
+        original.app,
+        original.cluster,
+        original.overlay,
+        original.engine,
+    )
     assert placement.settings.sync == original.settings.sync
     assert app.name == plan.fleet.apps[0].name and set(app.per_env) == {"prod"}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(drawn=fleets(), edit=st.sampled_from(EDITS))
 def test_edits_of_several_apps_write_what_a_cold_build_writes(
-        drawn: Drawn, edit: tuple[str, str], tmp_path: Path) -> None:
+    drawn: Drawn, edit: tuple[str, str], tmp_path: Path
+) -> None:
     """Whole fleets (both engines, charts, layers, rollouts, hubs), one edit made to every app
     it matches: built again from the first build's units and whole part (several apps resolved
     alone, where the edit is local) — the tree a cold build writes."""

@@ -42,17 +42,24 @@ def _write(directory: Path, files: dict[str, object]) -> Path:
 
 def _overlay(root: Path, env: str, replicas: int) -> Path:
     """A base Deployment and an overlay that sets namespace, image tag, replicas and config."""
-    _write(root / "base", {"deployment.yaml": DEPLOYMENT,
-                           "kustomization.yaml": {"resources": ["deployment.yaml"]}})
-    return _write(root / env, {"kustomization.yaml": {
-        "apiVersion": "kustomize.config.k8s.io/v1beta1",
-        "kind": "Kustomization",
-        "namespace": env,
-        "resources": ["../base"],
-        "images": [{"name": "nginx", "newTag": "1.25"}],
-        "replicas": [{"name": "web", "count": replicas}],
-        "configMapGenerator": [{"name": "web-config", "literals": [f"ENV={env}"]}],
-    }})
+    _write(
+        root / "base",
+        {"deployment.yaml": DEPLOYMENT, "kustomization.yaml": {"resources": ["deployment.yaml"]}},
+    )
+    return _write(
+        root / env,
+        {
+            "kustomization.yaml": {
+                "apiVersion": "kustomize.config.k8s.io/v1beta1",
+                "kind": "Kustomization",
+                "namespace": env,
+                "resources": ["../base"],
+                "images": [{"name": "nginx", "newTag": "1.25"}],
+                "replicas": [{"name": "web", "count": replicas}],
+                "configMapGenerator": [{"name": "web-config", "literals": [f"ENV={env}"]}],
+            }
+        },
+    )
 
 
 def _by_kind(text: str) -> dict[str, Any]:
@@ -100,8 +107,10 @@ def test_build_many_builds_in_parallel(kustomize: Kustomize, tmp_path: Path) -> 
 
 def test_build_many_lists_every_failure(kustomize: Kustomize, tmp_path: Path) -> None:
     good = _overlay(tmp_path, "dev", 1)
-    bad = [_write(tmp_path / name, {"kustomization.yaml": {"resources": [f"{name}.yaml"]}})
-           for name in ("bad1", "bad2")]
+    bad = [
+        _write(tmp_path / name, {"kustomization.yaml": {"resources": [f"{name}.yaml"]}})
+        for name in ("bad1", "bad2")
+    ]
     with pytest.raises(KustomizeBuildError) as caught:
         build_many([bad[0], good, bad[1]], kustomize=kustomize)
     assert sorted(caught.value.failures) == sorted(bad)

@@ -22,8 +22,7 @@ ARGS = {
     ("validate",): [],
     ("diff",): ["--base", "HEAD"],
     ("explain",): ["api-service"],
-    ("add", "cluster"): ["qa", "--env", "dev", "--server", "https://qa.example:6443",
-                         "--dry-run"],
+    ("add", "cluster"): ["qa", "--env", "dev", "--server", "https://qa.example:6443", "--dry-run"],
     ("add", "app"): ["shop", "--project", "orders", "--namespace", "orders", "--dry-run"],
     ("add", "env"): ["qa", "--after", "dev", "--dry-run"],
     ("add", "project"): ["web", "--namespace", "web", "--dry-run"],
@@ -44,8 +43,21 @@ def _commands_with_spec() -> list[tuple[str, ...]]:
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c",
-                    "commit.gpgsign=false", *args], cwd=repo, check=True, capture_output=True)
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
@@ -68,7 +80,8 @@ def test_every_command_with_spec_is_covered() -> None:
 
 @pytest.mark.parametrize("command", sorted(ARGS), ids=" ".join)
 def test_a_command_run_in_a_subfolder_does_what_it_does_at_the_top(
-        repo: Path, command: tuple[str, ...]) -> None:
+    repo: Path, command: tuple[str, ...]
+) -> None:
     at_top = run_fleetgen(repo, *command, *ARGS[command])
     below = run_fleetgen(repo / SUBDIR, *command, *ARGS[command])
     assert at_top.returncode in (0, 1), at_top.stderr

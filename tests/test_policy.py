@@ -18,17 +18,24 @@ Doc = dict[str, Any]
 
 def workload(kind: str = "Deployment", api: str = "apps/v1") -> Doc:
     """A compliant workload: every rule passes on it."""
-    container = {"name": "app", "image": "registry.example.com/app:1.0@sha256:" + "a" * 64,
-                 "resources": {"limits": {"cpu": "1", "memory": "1Gi"}},
-                 "securityContext": {"allowPrivilegeEscalation": False},
-                 "livenessProbe": {"tcpSocket": {"port": 80}},
-                 "readinessProbe": {"tcpSocket": {"port": 80}}}
+    container = {
+        "name": "app",
+        "image": "registry.example.com/app:1.0@sha256:" + "a" * 64,
+        "resources": {"limits": {"cpu": "1", "memory": "1Gi"}},
+        "securityContext": {"allowPrivilegeEscalation": False},
+        "livenessProbe": {"tcpSocket": {"port": 80}},
+        "readinessProbe": {"tcpSocket": {"port": 80}},
+    }
     pod = {"securityContext": {"runAsNonRoot": True}, "containers": [container]}
     spec: Doc = {"template": {"spec": pod}}
     if kind == "CronJob":
         spec = {"jobTemplate": {"spec": {"template": {"spec": pod}}}}
-    return {"apiVersion": api, "kind": kind, "metadata": {"name": "app", "namespace": "team"},
-            "spec": spec}
+    return {
+        "apiVersion": api,
+        "kind": kind,
+        "metadata": {"name": "app", "namespace": "team"},
+        "spec": spec,
+    }
 
 
 def edit(change: Callable[[Doc], None], doc: Doc | None = None) -> Doc:
@@ -44,40 +51,75 @@ def _container(doc: Doc) -> Doc:
     return container
 
 
-SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-           "spec": {"type": "ClusterIP"}}
+SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "s"},
+    "spec": {"type": "ClusterIP"},
+}
 # rule id -> (violating object, field path reported, compliant object)
 EXAMPLES: dict[str, tuple[Doc, str, Doc]] = {
-    "image-tag": (edit(lambda d: _container(d).update(image="app:latest")),
-                  "spec/template/spec/containers/0/image",
-                  edit(lambda d: _container(d).update(image="app:1.2"))),
-    "image-digest": (edit(lambda d: _container(d).update(image="app:1.2")),
-                     "spec/template/spec/containers/0/image", workload()),
-    "resource-limits": (edit(lambda d: _container(d)["resources"]["limits"].pop("cpu")),
-                        "spec/template/spec/containers/0/resources/limits", workload()),
-    "host-path": (edit(lambda d: d["spec"]["template"]["spec"].update(
-        volumes=[{"name": "v", "hostPath": {"path": "/"}}])),
+    "image-tag": (
+        edit(lambda d: _container(d).update(image="app:latest")),
+        "spec/template/spec/containers/0/image",
+        edit(lambda d: _container(d).update(image="app:1.2")),
+    ),
+    "image-digest": (
+        edit(lambda d: _container(d).update(image="app:1.2")),
+        "spec/template/spec/containers/0/image",
+        workload(),
+    ),
+    "resource-limits": (
+        edit(lambda d: _container(d)["resources"]["limits"].pop("cpu")),
+        "spec/template/spec/containers/0/resources/limits",
+        workload(),
+    ),
+    "host-path": (
+        edit(
+            lambda d: d["spec"]["template"]["spec"].update(
+                volumes=[{"name": "v", "hostPath": {"path": "/"}}]
+            )
+        ),
         "spec/template/spec/volumes/0/hostPath",
-        edit(lambda d: d["spec"]["template"]["spec"].update(
-            volumes=[{"name": "v", "emptyDir": {}}]))),
-    "privileged": (edit(lambda d: _container(d)["securityContext"].update(
-        allowPrivilegeEscalation=True)),
+        edit(
+            lambda d: d["spec"]["template"]["spec"].update(volumes=[{"name": "v", "emptyDir": {}}])
+        ),
+    ),
+    "privileged": (
+        edit(lambda d: _container(d)["securityContext"].update(allowPrivilegeEscalation=True)),
         "spec/template/spec/containers/0/securityContext/allowPrivilegeEscalation",
-        edit(lambda d: _container(d)["securityContext"].update(privileged=False))),
-    "run-as-non-root": (edit(lambda d: d["spec"]["template"]["spec"].pop("securityContext")),
-                        "spec/template/spec/containers/0/securityContext/runAsNonRoot",
-                        edit(lambda d: (d["spec"]["template"]["spec"].pop("securityContext"),
-                                        _container(d)["securityContext"].update(
-                                            runAsNonRoot=True)))),
-    "host-namespaces": (edit(lambda d: d["spec"]["template"]["spec"].update(hostPID=True)),
-                        "spec/template/spec/hostPID",
-                        edit(lambda d: d["spec"]["template"]["spec"].update(hostPID=False))),
-    "default-namespace": (edit(lambda d: d["metadata"].update(namespace="default")),
-                          "metadata/namespace", workload()),
-    "service-type": (edit(lambda d: d["spec"].update(type="NodePort"), SERVICE), "spec/type",
-                     SERVICE),
-    "probes": (edit(lambda d: _container(d).pop("livenessProbe")),
-               "spec/template/spec/containers/0", workload(kind="CronJob", api="batch/v1")),
+        edit(lambda d: _container(d)["securityContext"].update(privileged=False)),
+    ),
+    "run-as-non-root": (
+        edit(lambda d: d["spec"]["template"]["spec"].pop("securityContext")),
+        "spec/template/spec/containers/0/securityContext/runAsNonRoot",
+        edit(
+            lambda d: (
+                d["spec"]["template"]["spec"].pop("securityContext"),
+                _container(d)["securityContext"].update(runAsNonRoot=True),
+            )
+        ),
+    ),
+    "host-namespaces": (
+        edit(lambda d: d["spec"]["template"]["spec"].update(hostPID=True)),
+        "spec/template/spec/hostPID",
+        edit(lambda d: d["spec"]["template"]["spec"].update(hostPID=False)),
+    ),
+    "default-namespace": (
+        edit(lambda d: d["metadata"].update(namespace="default")),
+        "metadata/namespace",
+        workload(),
+    ),
+    "service-type": (
+        edit(lambda d: d["spec"].update(type="NodePort"), SERVICE),
+        "spec/type",
+        SERVICE,
+    ),
+    "probes": (
+        edit(lambda d: _container(d).pop("livenessProbe")),
+        "spec/template/spec/containers/0",
+        workload(kind="CronJob", api="batch/v1"),
+    ),
 }
 
 
@@ -92,17 +134,27 @@ def test_rule_flags_the_violation_and_passes_the_compliant_object(rule_id: str) 
     assert check is not None
     assert [path for path, _ in check(bad)] == [field]
     assert list(check(good)) == []
-    others = [rule.id for rule in CHECKS if rule.check is not None and rule.id != rule_id
-              and list(rule.check(bad)) != list(rule.check(workload()))]
+    others = [
+        rule.id
+        for rule in CHECKS
+        if rule.check is not None
+        and rule.id != rule_id
+        and list(rule.check(bad)) != list(rule.check(workload()))
+    ]
     assert others in ([], ["image-digest"])  # each example breaks its own rule only
 
 
 def test_cronjob_pods_are_found_and_bare_pods_too() -> None:
     assert pod_spec(workload(kind="CronJob", api="batch/v1")) is not None
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    }
     assert [path for path, _ in BY_ID["image-tag"].check(pod)] == [  # type: ignore[misc]
-        "spec/containers/0/image"]
+        "spec/containers/0/image"
+    ]
     assert pod_spec({"apiVersion": "example.com/v1", "kind": "Deployment"}) is None
 
 
@@ -121,7 +173,9 @@ def test_severity_environment_policy_wins_over_the_fleet_then_the_default() -> N
     assert severity(fleet, prod, "image-tag") == "off"
     plain = Fleet.model_construct(policy=Policy())
     assert (severity(plain, prod, "image-tag"), severity(plain, dev, "image-tag")) == (
-        "error", "warning")
+        "error",
+        "warning",
+    )
     assert severity(plain, dev, "image-digest") == "off"
 
 
@@ -133,8 +187,11 @@ def test_rule_ids_a_policy_may_not_name() -> None:
 
 def test_docs_list_every_rule_with_its_default() -> None:
     docs = (Path(__file__).resolve().parent.parent / "docs" / "validate.md").read_text()
-    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip()
-            for line in docs.splitlines() if line.startswith("| `")}
+    rows = {
+        line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+        for line in docs.splitlines()
+        if line.startswith("| `")
+    }
     assert set(rows) == set(BY_ID)
     for rule in RULES:
         assert rows[rule.id].startswith(rule.severity), rule.id

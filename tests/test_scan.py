@@ -50,19 +50,34 @@ def test_rules_table_is_well_formed() -> None:
             assert all(rule.match(*example) is None for example in dicts), rule.id
 
 
-@pytest.mark.parametrize("value", [
-    "vault:secret/data/x#key", "apps/x/{env}#password", "clusters/{cluster}", "${DB_PASSWORD}",
-    "$(DB_PASSWORD)", "{{ .password }}", "arn:aws:iam::123456789012:role/x",
-    "/var/run/secrets/token", "changeme", "password", "disabled", "true", "",
-    "https://vault.acme.example:8200",
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "vault:secret/data/x#key",
+        "apps/x/{env}#password",
+        "clusters/{cluster}",
+        "${DB_PASSWORD}",
+        "$(DB_PASSWORD)",
+        "{{ .password }}",
+        "arn:aws:iam::123456789012:role/x",
+        "/var/run/secrets/token",
+        "changeme",
+        "password",
+        "disabled",
+        "true",
+        "",
+        "https://vault.acme.example:8200",
+    ],
+)
 def test_references_and_placeholder_words_are_not_secrets(value: str) -> None:
     for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/credentials", "--token"):
         assert scan.find(key, value) is None, (key, value)
 
 
-@pytest.mark.parametrize("value", ["hunter2", "s.abc123", "Tr0ub4dor&3", LITERAL,
-                                   "correcthorsebatterystaple", "admin:hunter2"])
+@pytest.mark.parametrize(
+    "value",
+    ["hunter2", "s.abc123", "Tr0ub4dor&3", LITERAL, "correcthorsebatterystaple", "admin:hunter2"],
+)
 def test_literals_under_credential_keys_are_secrets(value: str) -> None:
     assert scan.entropy("changeme") < scan.WORD_ENTROPY
     for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/private-key", "SECRET"):
@@ -70,8 +85,10 @@ def test_literals_under_credential_keys_are_secrets(value: str) -> None:
         assert found is not None and found.rule.id == "credential-key", (key, value)
 
 
-@pytest.mark.parametrize("key", ["GREETING", "TOKEN_TTL", "PASSWORD_FILE", "secretName",
-                                 "acme.io/token-issuer", "bypass"])
+@pytest.mark.parametrize(
+    "key",
+    ["GREETING", "TOKEN_TTL", "PASSWORD_FILE", "secretName", "acme.io/token-issuer", "bypass"],
+)
 def test_keys_that_do_not_name_a_credential(key: str) -> None:
     assert scan.find(key, LITERAL) is None
 
@@ -81,28 +98,68 @@ def _carriers() -> Fleet:
         name="shop",
         repo="https://github.com/acme/shop-fleet.git",
         common_annotations={"acme.io/api-key": LITERAL},
-        environments=[Environment(name="dev",  # <- environment
-                                  common_annotations={"acme.io/deploy-token": LITERAL})],
-        clusters=[
-            Cluster(name="a", env="dev", server="https://a.example",  # <- cluster
-                    annotations={"acme.io/note": GH}),
-            Cluster(name="b", env="dev", server="https://b.example",
-                    credentials=ExecAuth(env={"AWS_SECRET_ACCESS_KEY": LITERAL})),  # <- exec-env
-            Cluster(name="c", env="dev", server="https://c.example",
-                    credentials=ExecAuth(args=["gcp", "--client-secret=" + LITERAL])),  # <- args
+        environments=[
+            Environment(
+                name="dev",  # <- environment
+                common_annotations={"acme.io/deploy-token": LITERAL},
+            )
         ],
-        projects=[Project(name="shop", namespaces=["shop"],
-                          roles=[Role(name="ci", description="token " + GH)])],  # <- role
-        apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",  # <- app
-                  labels={"acme.io/build": GH},
-                  annotations={"acme.io/db-password": LITERAL},
-                  config={"web-config": {"SMTP_PASSWORD": LITERAL}},
-                  per_env={"dev": Overrides(config={"web-config": {"GITHUB": GH}})},  # <- env
-                  patches=[Patch(target={"kind": "Deployment"},  # <- patch
-                                 patch={"spec": {"template": {"metadata": {"annotations": {
-                                     "acme.io/clientSecret": LITERAL}}}}})],
-                  secrets=[AppSecret(name="web-db", store="vault",  # <- appsecret
-                                     data={"DB_PASSWORD": LITERAL})])],
+        clusters=[
+            Cluster(
+                name="a",
+                env="dev",
+                server="https://a.example",  # <- cluster
+                annotations={"acme.io/note": GH},
+            ),
+            Cluster(
+                name="b",
+                env="dev",
+                server="https://b.example",
+                credentials=ExecAuth(env={"AWS_SECRET_ACCESS_KEY": LITERAL}),
+            ),  # <- exec-env
+            Cluster(
+                name="c",
+                env="dev",
+                server="https://c.example",
+                credentials=ExecAuth(args=["gcp", "--client-secret=" + LITERAL]),
+            ),  # <- args
+        ],
+        projects=[
+            Project(
+                name="shop", namespaces=["shop"], roles=[Role(name="ci", description="token " + GH)]
+            )
+        ],  # <- role
+        apps=[
+            App(
+                name="web",
+                project="shop",
+                namespace="shop",
+                path="apps/web/base",  # <- app
+                labels={"acme.io/build": GH},
+                annotations={"acme.io/db-password": LITERAL},
+                config={"web-config": {"SMTP_PASSWORD": LITERAL}},
+                per_env={"dev": Overrides(config={"web-config": {"GITHUB": GH}})},  # <- env
+                patches=[
+                    Patch(
+                        target={"kind": "Deployment"},  # <- patch
+                        patch={
+                            "spec": {
+                                "template": {
+                                    "metadata": {"annotations": {"acme.io/clientSecret": LITERAL}}
+                                }
+                            }
+                        },
+                    )
+                ],
+                secrets=[
+                    AppSecret(
+                        name="web-db",
+                        store="vault",  # <- appsecret
+                        data={"DB_PASSWORD": LITERAL},
+                    )
+                ],
+            )
+        ],
     )
 
 
@@ -125,14 +182,19 @@ CARRIERS = {  # where the secret sits -> the marker of the line it must be repor
 
 def _marker_lines() -> dict[str, int]:
     lines = Path(__file__).read_text().splitlines()
-    return {line.rsplit("# <- ", 1)[1]: number for number, line in enumerate(lines, 1)
-            if "# <- " in line}
+    return {
+        line.rsplit("# <- ", 1)[1]: number
+        for number, line in enumerate(lines, 1)
+        if "# <- " in line
+    }
 
 
 def test_every_carrier_is_found_at_its_line() -> None:
     markers = _marker_lines()
-    found = {message.split(": ", 1)[0]: (owner.origin, message)
-             for owner, message in scan.problems(_carriers())}
+    found = {
+        message.split(": ", 1)[0]: (owner.origin, message)
+        for owner, message in scan.problems(_carriers())
+    }
     assert set(found) == set(CARRIERS)
     for path, marker in CARRIERS.items():
         (file, line), message = found[path]
@@ -143,12 +205,21 @@ def test_every_carrier_is_found_at_its_line() -> None:
 
 
 def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
-    fleet = Fleet(name="shop", repo="https://github.com/acme/shop-fleet.git",
-                  environments=[Environment(name="dev")],
-                  apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base",
-                            config={"web-config": {"GREETING": "hi"}},
-                            patches=[Patch(target={"kind": "Secret"},
-                                           patch={"data": {GH: "x"}})])])
+    fleet = Fleet(
+        name="shop",
+        repo="https://github.com/acme/shop-fleet.git",
+        environments=[Environment(name="dev")],
+        apps=[
+            App(
+                name="web",
+                project="shop",
+                namespace="shop",
+                path="apps/web/base",
+                config={"web-config": {"GREETING": "hi"}},
+                patches=[Patch(target={"kind": "Secret"}, patch={"data": {GH: "x"}})],
+            )
+        ],
+    )
     messages = [message for _, message in scan.problems(fleet)]
     assert messages and all(GH[4:] not in message for message in messages)
 
@@ -159,15 +230,18 @@ def test_hint_shows_at_most_four_characters() -> None:
     assert scan.hint("abc") == "…"
 
 
-@pytest.mark.parametrize("source", [
-    # validators quote the value they refuse; the quoted secret is masked
-    'Cluster(name="a", env="dev", server="https://a.example", labels={"x": "Bearer " + JWT})',
-    'AwsAuth(cluster_name="a", role_arn="AKIA" + "Z7Q4EXAMPLEK3Y9W")',
-    'Cluster(name="a", env="dev", server="https://u:" + "Kub3-adm1n-pw" + "@a.example")',
-    'Cluster(name="a", env="dev", server="ftp://u:" + "Kub3-adm1n-pw" + "@a.example")',
-    # any exception message from the spec is masked too
-    'raise KeyError("ghp_" + "AbCdEf0123456789" * 2)',
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        # validators quote the value they refuse; the quoted secret is masked
+        'Cluster(name="a", env="dev", server="https://a.example", labels={"x": "Bearer " + JWT})',
+        'AwsAuth(cluster_name="a", role_arn="AKIA" + "Z7Q4EXAMPLEK3Y9W")',
+        'Cluster(name="a", env="dev", server="https://u:" + "Kub3-adm1n-pw" + "@a.example")',
+        'Cluster(name="a", env="dev", server="ftp://u:" + "Kub3-adm1n-pw" + "@a.example")',
+        # any exception message from the spec is masked too
+        'raise KeyError("ghp_" + "AbCdEf0123456789" * 2)',
+    ],
+)
 def test_errors_from_running_the_spec_never_echo_a_secret(source: str) -> None:
     jwt = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJkZXBsb3kifQ" + ".SflKxwRJSMeKKF2QT4fwpM"
     text = f"from fleetgen import *\nJWT = {jwt!r}\n{source}\n"
@@ -175,6 +249,10 @@ def test_errors_from_running_the_spec_never_echo_a_secret(source: str) -> None:
         run_spec(text, "fleet.py", None)
     message = str(raised.value)
     assert message.startswith("fleet.py:3: ")
-    for fragment in ("SflKxwRJSMeKKF2QT4fwpM", "Z7Q4EXAMPLEK3Y9W", "Kub3-adm1n-pw",
-                     "AbCdEf0123456789"):
+    for fragment in (
+        "SflKxwRJSMeKKF2QT4fwpM",
+        "Z7Q4EXAMPLEK3Y9W",
+        "Kub3-adm1n-pw",
+        "AbCdEf0123456789",
+    ):
         assert fragment not in message, message

@@ -37,8 +37,11 @@ def test_validate_finds_nothing_in_the_cases(name: str, tmp_path: Path) -> None:
 
 
 def _by_kind(output: Path, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(doc["metadata"].get("namespace", ""), doc["metadata"]["name"]): doc
-            for _, doc in emitted_documents(output) if doc["kind"] == kind}
+    return {
+        (doc["metadata"].get("namespace", ""), doc["metadata"]["name"]): doc
+        for _, doc in emitted_documents(output)
+        if doc["kind"] == kind
+    }
 
 
 def test_remote_sources_reach_both_engines(tmp_path: Path) -> None:
@@ -48,19 +51,28 @@ def test_remote_sources_reach_both_engines(tmp_path: Path) -> None:
     (``nativeOCIClient.ResolveRevision``)."""
     repo, _ = built("remote-sources", tmp_path)
     out = repo / "output"
-    sets = {doc["metadata"]["name"]: doc["spec"]["template"]["spec"]["source"]
-            for _, doc in emitted_documents(out) if doc["kind"] == "ApplicationSet"}
+    sets = {
+        doc["metadata"]["name"]: doc["spec"]["template"]["spec"]["source"]
+        for _, doc in emitted_documents(out)
+        if doc["kind"] == "ApplicationSet"
+    }
     assert sets["guestbook-prod"] == {
         "repoURL": "oci://ghcr.io/example/manifests/guestbook",
-        "targetRevision": "sha256:" + "4f" * 32, "path": "."}
+        "targetRevision": "sha256:" + "4f" * 32,
+        "path": ".",
+    }
     assert sets["tenant-prod"]["targetRevision"] == "main"
     assert sets["tenant-pinned-prod"]["targetRevision"] == "v1.4.0"
     projects = _by_kind(out, "AppProject")
     assert projects[("argocd", "platform")]["spec"]["sourceRepos"] == [
-        "https://git.example.com/fleet.git", "oci://ghcr.io/example/manifests/guestbook"]
+        "https://git.example.com/fleet.git",
+        "oci://ghcr.io/example/manifests/guestbook",
+    ]
     flux = _by_kind(out, "Kustomization")
     assert flux[("flux-system", "tenant")]["spec"]["sourceRef"] == {
-        "kind": "GitRepository", "name": "tenant"}
+        "kind": "GitRepository",
+        "name": "tenant",
+    }
     assert flux[("flux-system", "tenant")]["spec"]["path"] == "./deploy/overlays/prod"
     assert "targetNamespace" not in flux[("flux-system", "tenant")]["spec"]
     git = _by_kind(out, "GitRepository")[("flux-system", "tenant")]["spec"]
@@ -71,7 +83,8 @@ def test_remote_sources_reach_both_engines(tmp_path: Path) -> None:
 
 
 def test_external_clusters_get_no_registration_and_in_cluster_one_without_material(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Argo CD reads a cluster Secret without ``config`` as an empty config (argo-cd
     util/db/cluster.go ``SecretToCluster`` unmarshals ``config`` only when present) and reaches
     https://kubernetes.default.svc without username, password or token through its in-cluster
@@ -85,42 +98,61 @@ def test_external_clusters_get_no_registration_and_in_cluster_one_without_materi
     assert secret["stringData"] == {"name": "mgmt", "server": "https://kubernetes.default.svc"}
     assert secret["metadata"]["labels"]["argocd.argoproj.io/secret-type"] == "cluster"
     fleet_map = (out / "README.md").read_text()
-    assert ("| edge-1 | https://edge-1.example.com | fleetgen.io/cluster=edge-1, "
-            "fleetgen.io/env=prod, region=eu, tier=edge |") in fleet_map
-    assert "edge-2 |" not in fleet_map.partition("Registrations owned elsewhere")[2].partition(
-        "## Controller")[0]  # excluded: no Argo CD placement, nothing reads its labels
+    assert (
+        "| edge-1 | https://edge-1.example.com | fleetgen.io/cluster=edge-1, "
+        "fleetgen.io/env=prod, region=eu, tier=edge |"
+    ) in fleet_map
+    assert (
+        "edge-2 |"
+        not in fleet_map.partition("Registrations owned elsewhere")[2].partition("## Controller")[0]
+    )  # excluded: no Argo CD placement, nothing reads its labels
 
 
 def test_runtime_selector_selects_by_the_apps_labels(tmp_path: Path) -> None:
     repo, _ = built("external-clusters", tmp_path)
-    sets = {doc["metadata"]["name"]: doc for _, doc in emitted_documents(repo / "output")
-            if doc["kind"] == "ApplicationSet"}
+    sets = {
+        doc["metadata"]["name"]: doc
+        for _, doc in emitted_documents(repo / "output")
+        if doc["kind"] == "ApplicationSet"
+    }
     runtime = sets["edge-api-prod"]["spec"]["generators"][0]["clusters"]["selector"]
-    assert runtime == {"matchLabels": {"fleetgen.io/env": "prod", "tier": "edge"},
-                       "matchExpressions": [{"key": "fleetgen.io/cluster", "operator": "NotIn",
-                                             "values": ["edge-2"]}]}
+    assert runtime == {
+        "matchLabels": {"fleetgen.io/env": "prod", "tier": "edge"},
+        "matchExpressions": [
+            {"key": "fleetgen.io/cluster", "operator": "NotIn", "values": ["edge-2"]}
+        ],
+    }
     pinned = sets["api-prod"]["spec"]["generators"][0]["clusters"]["selector"]
-    assert pinned["matchExpressions"] == [{"key": "fleetgen.io/cluster", "operator": "In",
-                                           "values": ["core-1"]}]
+    assert pinned["matchExpressions"] == [
+        {"key": "fleetgen.io/cluster", "operator": "In", "values": ["core-1"]}
+    ]
 
 
 def test_diff_says_a_runtime_selection_reaches_beyond_the_known_clusters(tmp_path: Path) -> None:
     repo = tmp_path / "edge"
-    shutil.copytree(CASES / "external-clusters", repo,
-                    ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    shutil.copytree(
+        CASES / "external-clusters", repo, ignore=shutil.ignore_patterns("expected", "expect.yaml")
+    )
     git(repo, "init", "-q", "-b", "main")
     commit(repo, "fleet")
-    edit(repo / "fleet.py", 'exclude=["edge-2"], runtime=True)',
-         'exclude=["edge-2"], runtime=True),\n            replicas={"api": 2}')
+    edit(
+        repo / "fleet.py",
+        'exclude=["edge-2"], runtime=True)',
+        'exclude=["edge-2"], runtime=True),\n            replicas={"api": 2}',
+    )
     report = fleetgen.diff(repo / "fleet.py")
     assert report.to_json()["touched"]["clusters"] == ["edge-1"]
     assert [note for note in report.notes if "run time" in note] == [
         "app edge-api selects clusters by label at run time (Selector(runtime=True)): this blast "
         "radius covers only the clusters fleet.py declares; Argo CD also applies the change to "
-        "any other registered cluster carrying its labels"]
+        "any other registered cluster carrying its labels"
+    ]
     edit(repo / "fleet.py", ',\n            replicas={"api": 2}', "")
-    edit(repo / "fleet.py", 'name="api", project="platform", namespace="api", path=',
-         'name="api", project="platform", namespace="api", replicas={"api": 3}, path=')
+    edit(
+        repo / "fleet.py",
+        'name="api", project="platform", namespace="api", path=',
+        'name="api", project="platform", namespace="api", replicas={"api": 3}, path=',
+    )
     assert not [note for note in fleetgen.diff(repo / "fleet.py").notes if "run time" in note]
 
 
@@ -131,8 +163,7 @@ def test_locked_down_hub_reads_only_sources_of_the_own_namespace(tmp_path: Path)
     (``checkDependencies`` has no such check), which the rollout gates use."""
     repo, _ = built("hub-locked-down", tmp_path)
     out = repo / "output"
-    sources = {key for kind in ("GitRepository", "OCIRepository")
-               for key in _by_kind(out, kind)}
+    sources = {key for kind in ("GitRepository", "OCIRepository") for key in _by_kind(out, kind)}
     spokes = {"prod-a", "prod-b"}
     for (namespace, name), doc in _by_kind(out, "Kustomization").items():
         ref = doc["spec"]["sourceRef"]
@@ -149,17 +180,24 @@ def test_default_hub_says_it_needs_cross_namespace_refs(tmp_path: Path) -> None:
     repo, _ = built("hub-rollout", tmp_path)
     out = repo / "output"
     spoke = _by_kind(out, "Kustomization")[("prod-a", "api")]
-    assert spoke["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "flux-system",
-                                          "namespace": "flux-system"}
-    assert ("must allow cross-namespace references (it must not run with\n"
-            "`--no-cross-namespace-refs`)") in (out / "README.md").read_text()
+    assert spoke["spec"]["sourceRef"] == {
+        "kind": "GitRepository",
+        "name": "flux-system",
+        "namespace": "flux-system",
+    }
+    assert (
+        "must allow cross-namespace references (it must not run with\n`--no-cross-namespace-refs`)"
+    ) in (out / "README.md").read_text()
 
 
 def _bindings(output: Path, path: str) -> dict[str, list[dict[str, str]]]:
     """namespace -> the subjects of fleetgen's tenant RoleBinding there, in one output file."""
     docs = yaml.safe_load_all((output / path).read_text())
-    return {doc["metadata"]["namespace"]: doc["subjects"] for doc in docs
-            if doc and doc["kind"] == "RoleBinding"}
+    return {
+        doc["metadata"]["namespace"]: doc["subjects"]
+        for doc in docs
+        if doc and doc["kind"] == "RoleBinding"
+    }
 
 
 def test_tenants_are_bound_to_exactly_their_namespaces_on_both_engines(tmp_path: Path) -> None:
@@ -173,22 +211,25 @@ def test_tenants_are_bound_to_exactly_their_namespaces_on_both_engines(tmp_path:
     account = {"kind": "ServiceAccount", "name": "deployer"}
     assert _bindings(out, "flux/clusters/dev-1/tenants.yaml") == {
         "team-a": [{**account, "namespace": "flux-system"}],
-        "team-a-jobs": [{**account, "namespace": "flux-system"}]}
+        "team-a-jobs": [{**account, "namespace": "flux-system"}],
+    }
     assert _bindings(out, "tenants/prod-1/tenants.yaml") == {
         "team-a": [{**account, "namespace": "argocd"}, {**account, "namespace": "team-a"}],
-        "team-a-jobs": [{**account, "namespace": "argocd"}]}
+        "team-a-jobs": [{**account, "namespace": "argocd"}],
+    }
     accounts = {key for key in _by_kind(out, "ServiceAccount")}
     assert accounts == {("flux-system", "deployer"), ("team-a", "deployer")}
-    roles = {doc["roleRef"]["name"] for _, doc in emitted_documents(out)
-             if doc["kind"] == "RoleBinding"}
+    roles = {
+        doc["roleRef"]["name"] for _, doc in emitted_documents(out) if doc["kind"] == "RoleBinding"
+    }
     assert roles == {"admin"}
     flux = _by_kind(out, "Kustomization")
     assert flux[("flux-system", "shop")]["spec"]["serviceAccountName"] == "deployer"
     assert "serviceAccountName" not in flux[("flux-system", "api")]["spec"]
     project = _by_kind(out, "AppProject")[("argocd", "team-a")]["spec"]
-    assert {(d["namespace"], d["defaultServiceAccount"])
-            for d in project["destinationServiceAccounts"]} == {
-        ("", "argocd:deployer"), ("team-a", "deployer"), ("team-a-jobs", "deployer")}
+    assert {
+        (d["namespace"], d["defaultServiceAccount"]) for d in project["destinationServiceAccounts"]
+    } == {("", "argocd:deployer"), ("team-a", "deployer"), ("team-a-jobs", "deployer")}
     application = _by_kind(out, "Application")[("argocd", "prod-1.tenants")]["spec"]
     assert application["project"] == "fleetgen-tenants"
     assert application["source"]["path"] == "output/tenants/prod-1"
@@ -199,27 +240,34 @@ def test_a_flux_hub_impersonates_the_account_of_the_spokes_namespace(tmp_path: P
     out = repo / "output"
     assert ("prod-a", "deployer") in _by_kind(out, "ServiceAccount")
     assert _bindings(out, "flux/spokes/prod-a/tenants.yaml") == {
-        "api": [{"kind": "ServiceAccount", "name": "deployer", "namespace": "prod-a"}]}
+        "api": [{"kind": "ServiceAccount", "name": "deployer", "namespace": "prod-a"}]
+    }
     spoke = yaml.safe_load((out / "flux/spokes/prod-a/kustomization.yaml").read_text())
     assert spoke["resources"] == ["namespaces.yaml", "tenants.yaml"]
-    assert _by_kind(out, "Kustomization")[("prod-a", "api")]["spec"][
-        "serviceAccountName"] == "deployer"
+    assert (
+        _by_kind(out, "Kustomization")[("prod-a", "api")]["spec"]["serviceAccountName"]
+        == "deployer"
+    )
 
 
 def test_render_skips_apps_from_other_sources(tmp_path: Path) -> None:
     """validate --render and diff --render build overlays only: an app from another source has
     none (its manifests are not in this repository)."""
     repo = tmp_path / "sources"
-    shutil.copytree(CASES / "remote-sources", repo,
-                    ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    shutil.copytree(
+        CASES / "remote-sources", repo, ignore=shutil.ignore_patterns("expected", "expect.yaml")
+    )
     git(repo, "init", "-q", "-b", "main")
     commit(repo, "fleet")
     assert run_fleetgen(repo, "build").returncode == 0
     validated = run_fleetgen(repo, "validate", "--render")
     assert "Traceback" not in validated.stderr and validated.returncode in (0, 1)
     assert "2 overlay(s)" in validated.stdout + validated.stderr  # api's two, no remote app's
-    edit(repo / "fleet.py", "    apps=[\n",
-         '    apps=[\n        App(name="extra", project="team-a", namespace=None, '
-         'source=GitSource(url=TENANT, revision="v9"), path="x"),\n')
+    edit(
+        repo / "fleet.py",
+        "    apps=[\n",
+        '    apps=[\n        App(name="extra", project="team-a", namespace=None, '
+        'source=GitSource(url=TENANT, revision="v9"), path="x"),\n',
+    )
     report = fleetgen.diff(repo / "fleet.py", render=True)
     assert report.to_json()["touched"]["apps"] == ["extra"]

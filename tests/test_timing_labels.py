@@ -30,11 +30,13 @@ def line_of(repo: Path, text: str) -> int:
 
 def flux_objects(repo: Path, cluster: str) -> dict[str, dict[str, Any]]:
     path = repo / "output" / "flux" / "clusters" / cluster / "kustomizations.yaml"
-    return {f"{d['kind']}/{d['metadata']['name']}": d
-            for d in yaml.safe_load_all(path.read_text()) if d}
+    return {
+        f"{d['kind']}/{d['metadata']['name']}": d for d in yaml.safe_load_all(path.read_text()) if d
+    }
 
 
 # --- 3. Timing ----------------------------------------------------------------------------
+
 
 def test_flux_timing_is_layered_per_placement(tmp_path: Path) -> None:
     """kustomize-controller reconciles every ``spec.interval``, gives an apply
@@ -48,7 +50,11 @@ def test_flux_timing_is_layered_per_placement(tmp_path: Path) -> None:
     assert "timeout" not in dev
     prod = flux_objects(repo, "prod-a")["Kustomization/web"]["spec"]
     assert (prod["interval"], prod["timeout"], prod["retryInterval"], prod["wait"]) == (
-        "30m", "5m", "2m", False)
+        "30m",
+        "5m",
+        "2m",
+        False,
+    )
     assert errors(flux_objects(repo, "prod-a")["Kustomization/web"]) == []
 
 
@@ -56,45 +62,60 @@ def test_timing_reaching_argo_cd_is_one_located_warning_per_layer(tmp_path: Path
     repo = case_repo(tmp_path, "timing")
     result = api.build(repo / "fleet.py")
     found = sorted((w.line, w.message.split(":")[0]) for w in result.compiled.warnings)
-    assert found == sorted([
-        (line_of(repo, 'sync=SyncPolicy(interval="30m"'), "interval"),
-        (line_of(repo, 'retry_interval="2m"'), "retry_interval, wait"),
-        (line_of(repo, 'timeout="10m"'), "timeout"),
-    ])
+    assert found == sorted(
+        [
+            (line_of(repo, 'sync=SyncPolicy(interval="30m"'), "interval"),
+            (line_of(repo, 'retry_interval="2m"'), "retry_interval, wait"),
+            (line_of(repo, 'timeout="10m"'), "timeout"),
+        ]
+    )
 
 
 def test_a_chart_app_takes_interval_timeout_and_wait(tmp_path: Path) -> None:
     """helm-controller: ``spec.timeout`` bounds each Helm action, ``install``/``upgrade``
     ``disableWait`` skips waiting for resources; a HelmRelease has no retryInterval (it retries
     by its remediation), which is a warning."""
-    chart = ('        App(name="echo", project="web", namespace="web", engine="flux",\n'
-             '            chart=HelmChart(repo="https://charts.example.com", name="echo",\n'
-             '                            version="1.0.0"),\n'
-             '            sync=SyncPolicy(timeout="15m", wait=False, '
-             'retry_interval="1m")),  # <- echo\n')
-    repo = case_repo(tmp_path, "timing", ("    apps=[\n", "    apps=[\n" + chart),
-                     ("    Fleet,\n", "    Fleet,\n    HelmChart,\n"))
+    chart = (
+        '        App(name="echo", project="web", namespace="web", engine="flux",\n'
+        '            chart=HelmChart(repo="https://charts.example.com", name="echo",\n'
+        '                            version="1.0.0"),\n'
+        '            sync=SyncPolicy(timeout="15m", wait=False, '
+        'retry_interval="1m")),  # <- echo\n'
+    )
+    repo = case_repo(
+        tmp_path,
+        "timing",
+        ("    apps=[\n", "    apps=[\n" + chart),
+        ("    Fleet,\n", "    Fleet,\n    HelmChart,\n"),
+    )
     result = api.build(repo / "fleet.py")
     release = flux_objects(repo, "prod-a")["HelmRelease/echo"]
     spec = release["spec"]
     assert (spec["interval"], spec["timeout"]) == ("30m", "15m")
     assert spec["install"]["disableWait"] is True and spec["upgrade"]["disableWait"] is True
     assert errors(release) == []
-    assert any(w.line == line_of(repo, "# <- echo") and w.message.startswith(
-        "retry_interval does not apply to the Flux placements of chart app(s) echo")
-        for w in result.compiled.warnings)
+    assert any(
+        w.line == line_of(repo, "# <- echo")
+        and w.message.startswith(
+            "retry_interval does not apply to the Flux placements of chart app(s) echo"
+        )
+        for w in result.compiled.warnings
+    )
 
 
 # --- 9. per_label -------------------------------------------------------------------------
 
+
 def test_per_label_layers_only_reach_the_clusters_with_the_label(tmp_path: Path) -> None:
     repo = case_repo(tmp_path, "per-label")
     result = api.build(repo / "fleet.py")
-    overlays = {o.cluster: [name for name, _ in o.layers]
-                for o in result.compiled.plan.cluster_overlays}
-    assert overlays == {"east-1": ["per_label[region=east]"],
-                        "east-2": ["per_label[region=east]", "per_label[tier=gpu]",
-                                   "per_cluster"]}
+    overlays = {
+        o.cluster: [name for name, _ in o.layers] for o in result.compiled.plan.cluster_overlays
+    }
+    assert overlays == {
+        "east-1": ["per_label[region=east]"],
+        "east-2": ["per_label[region=east]", "per_label[tier=gpu]", "per_cluster"],
+    }
     placements = {p.cluster: p for p in result.compiled.plan.placements}
     assert placements["west-1"].overlay == "overlays/web/prod"
     assert placements["east-1"].settings.sync.prune is True  # Flux: prune from region=east
@@ -106,6 +127,9 @@ def test_a_per_label_key_that_matches_no_cluster_is_refused(tmp_path: Path) -> N
     with pytest.raises(SpecError) as raised:
         api.build(repo / "fleet.py")
     assert [(p.line, p.message) for p in raised.value.problems] == [
-        (line_of(repo, '"tier=gpo"'), "app 'web': per_label key 'tier=gpo' matches no cluster "
-                                      "the app runs on")]
+        (
+            line_of(repo, '"tier=gpo"'),
+            "app 'web': per_label key 'tier=gpo' matches no cluster the app runs on",
+        )
+    ]
     assert not (repo / "output").exists()

@@ -20,21 +20,50 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """fleetgen built as a wheel from a clean copy of its sources (a stale build/ folder cannot
     supply a file) and installed into a folder of its own (no dependencies)."""
     sources = tmp_path_factory.mktemp("sources") / "fleetgen"
-    shutil.copytree(ROOT, sources, ignore=shutil.ignore_patterns(
-        ".*", "build", "dist", "*.egg-info", "__pycache__", "output", "tests", "apps"))
+    shutil.copytree(
+        ROOT,
+        sources,
+        ignore=shutil.ignore_patterns(
+            ".*", "build", "dist", "*.egg-info", "__pycache__", "output", "tests", "apps"
+        ),
+    )
     target = tmp_path_factory.mktemp("site")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--target", str(target), str(sources)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(sources),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return target
 
 
 def mypy(installed: Path, folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
     """mypy on ``folder/fleet.py`` there, where only the installed fleetgen can be found."""
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(installed.parent / "mypy-cache"),
-         *options, "fleet.py"],
-        cwd=folder, env={**os.environ, "PYTHONPATH": str(installed)},
-        capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--cache-dir",
+            str(installed.parent / "mypy-cache"),
+            *options,
+            "fleet.py",
+        ],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": str(installed)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def user_repo(tmp_path: Path, source: str) -> Path:
@@ -48,13 +77,18 @@ def test_the_wheel_ships_the_py_typed_marker(installed: Path) -> None:
     assert (installed / "fleetgen" / "py.typed").is_file()
 
 
-@pytest.mark.parametrize("options", [("--strict",), ("--strict", "--config-file", "plugin.ini")],
-                         ids=["plain", "pydantic-plugin"])
-def test_the_example_fleet_type_checks(installed: Path, tmp_path: Path,
-                                       options: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [("--strict",), ("--strict", "--config-file", "plugin.ini")],
+    ids=["plain", "pydantic-plugin"],
+)
+def test_the_example_fleet_type_checks(
+    installed: Path, tmp_path: Path, options: tuple[str, ...]
+) -> None:
     folder = user_repo(tmp_path, (ROOT / "fleet.py").read_text())
-    (folder / "plugin.ini").write_text("[mypy]\nplugins = pydantic.mypy\n"
-                                       "[pydantic-mypy]\ninit_typed = True\n")
+    (folder / "plugin.ini").write_text(
+        "[mypy]\nplugins = pydantic.mypy\n[pydantic-mypy]\ninit_typed = True\n"
+    )
     result = mypy(installed, folder, *options)
     assert result.returncode == 0, result.stdout
 
@@ -66,9 +100,13 @@ def test_the_fleet_py_of_init_type_checks(installed: Path, tmp_path: Path) -> No
 
 
 def test_mypy_finds_a_wrong_field_type_in_fleet_py(installed: Path, tmp_path: Path) -> None:
-    folder = user_repo(tmp_path, "from fleetgen import Cluster\n\n"
-                                 "c = Cluster(name='a', env='dev', server='https://a', labels=3)\n")
+    folder = user_repo(
+        tmp_path,
+        "from fleetgen import Cluster\n\n"
+        "c = Cluster(name='a', env='dev', server='https://a', labels=3)\n",
+    )
     result = mypy(installed, folder, "--strict")
     assert result.returncode == 1
     assert 'fleet.py:3: error: Argument "labels" to "Cluster" has incompatible type "int"' in (
-        result.stdout)
+        result.stdout
+    )

@@ -32,11 +32,17 @@ from bench_build import make_repo  # noqa: E402
 from run import FLEET, ONE_APP  # noqa: E402
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(drawn=fleets())
-def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
-                                                             tmp_path: Path) -> None:
+def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn, tmp_path: Path) -> None:
     """What `unitcache.keys` keys a unit by must be all it reads: the unit of an app within the
     whole fleet equals its unit in the fleet where it is the only app."""
     loaded = load(drawn_repo(tmp_path, drawn.source))
@@ -53,36 +59,58 @@ def test_a_unit_depends_on_its_app_and_the_fleet_without_apps(drawn: Drawn,
         assert Units(one).of(app.name) == whole.of(app.name), drawn.source
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(drawn=fleets())
-def test_resolving_one_app_gives_its_part_of_the_whole_plan(drawn: Drawn,
-                                                            tmp_path: Path) -> None:
+def test_resolving_one_app_gives_its_part_of_the_whole_plan(drawn: Drawn, tmp_path: Path) -> None:
     """`resolve_apps` of one app (what a build after an edit of that app alone resolves) is the
     app's part of the whole Plan (`Plan.only`), an app depending on others included."""
     loaded = load(drawn_repo(tmp_path, drawn.source))
     fleet, workspace = loaded.fleet, loaded.workspace
     for app in fleet.apps:
         # one line: the SyncPolicy objects resolve makes record it as where they were built
-        whole, alone = resolve(fleet, workspace).only(app.name), resolve_apps(fleet, workspace, [app.name])  # noqa: E501
+        whole, alone = (
+            resolve(fleet, workspace).only(app.name),
+            resolve_apps(fleet, workspace, [app.name]),
+        )
         assert alone == whole, drawn.source
 
 
 # (pattern, replacement) of the first match: an edit of one app's content, of a layer, of the
 # labels Flux objects carry (shared files), of chart values, of an environment (every unit).
-EDITS = [(r'tag="[^"]*"', 'tag="9.9"'), (r'"LEVEL": "app"', '"LEVEL": "edited"'),
-         (r'replicas=\{"web": \d\}', 'replicas={"web": 7}'),
-         (r'common_labels=\{"example.com/app": "[^"]*"\}',
-          'common_labels={"example.com/app": "edited"}'),
-         (r'"memory": "\dGi"', '"memory": "8Gi"'),
-         (r"sync=SyncPolicy\(automated=True\)", "sync=SyncPolicy(automated=True, prune=True)")]
+EDITS = [
+    (r'tag="[^"]*"', 'tag="9.9"'),
+    (r'"LEVEL": "app"', '"LEVEL": "edited"'),
+    (r'replicas=\{"web": \d\}', 'replicas={"web": 7}'),
+    (
+        r'common_labels=\{"example.com/app": "[^"]*"\}',
+        'common_labels={"example.com/app": "edited"}',
+    ),
+    (r'"memory": "\dGi"', '"memory": "8Gi"'),
+    (r"sync=SyncPolicy\(automated=True\)", "sync=SyncPolicy(automated=True, prune=True)"),
+]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(drawn=fleets(), edit=st.sampled_from(EDITS))
 def test_a_build_after_an_edit_writes_what_a_cold_build_writes(
-        drawn: Drawn, edit: tuple[str, str], tmp_path: Path) -> None:
+    drawn: Drawn, edit: tuple[str, str], tmp_path: Path
+) -> None:
     """Whole fleets (both engines, charts, layers, rollouts, hubs): built, edited, built again
     from the units of the first build — the tree a cold build of the edited spec writes."""
     pattern, replacement = edit
@@ -143,9 +171,10 @@ def test_a_builds_plan_is_freed_without_the_cyclic_collector(tmp_path: Path) -> 
         assert not left & {"Plan", "Placement", "Units", "Output"}
 
 
-LABELLED = ('project=f"team{a % 5}"',  # only app003's labels set: the other apps unchanged
-            'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} if a == 3 '
-            'else {})')
+LABELLED = (
+    'project=f"team{a % 5}"',  # only app003's labels set: the other apps unchanged
+    'project=f"team{a % 5}", **({"labels": {"example.com/owner": "x"}} if a == 3 else {})',
+)
 
 
 def test_an_edit_of_an_apps_flux_objects_rewrites_its_clusters_files(tmp_path: Path) -> None:
@@ -174,12 +203,15 @@ def test_damaged_unit_entries_are_computed_again(tmp_path: Path, damage: str) ->
     api.build(spec)
     # A damaged index: every unit is computed. Damaged data is read only for the files made
     # again (app003's Flux clusters): the units of the apps there are computed for them.
-    assert len(unitcache.COMPUTED) == 6 if damage == unitcache.INDEX else (
-        unitcache.COMPUTED["app003"] == 1 and len(unitcache.COMPUTED) > 1)
+    assert (
+        len(unitcache.COMPUTED) == 6
+        if damage == unitcache.INDEX
+        else (unitcache.COMPUTED["app003"] == 1 and len(unitcache.COMPUTED) > 1)
+    )
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
-HUB = '''
+HUB = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions, Image,
                       Project)
 
@@ -194,7 +226,7 @@ fleet = Fleet(
     apps=[App(name="web", project="p", namespace="ns", path="apps/app/base",
               images=[Image(name="app", tag="{tag}")])],
 )
-'''
+"""
 
 
 def test_a_flux_hub_is_emitted_whole(tmp_path: Path) -> None:
@@ -230,8 +262,9 @@ def test_units_a_diff_computed_serve_a_build(tmp_path: Path, edit: tuple[str, st
     assert dict(unitcache.COMPUTED) == {edited: 1}
     result = api.build(spec)
     assert dict(unitcache.COMPUTED) == {edited: 1}  # read back
-    assert ("README.md" if edit == ONE_APP else "flux/clusters/c0000/kustomizations.yaml") in \
-        result.report.written
+    assert (
+        "README.md" if edit == ONE_APP else "flux/clusters/c0000/kustomizations.yaml"
+    ) in result.report.written
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
 
 
@@ -239,14 +272,30 @@ def test_texts_of_documents_join_to_what_the_writer_renders() -> None:
     """A shared file made again is joined from its units' texts of their objects: the same
     bytes `writer.render_file` writes from the data; a document written only with its whole
     stream (here a scalar, or text whose kept trailing newlines end it open) has no text."""
-    docs = [(("", "ConfigMap", "ns", "a"), {"apiVersion": "v1", "kind": "ConfigMap",
-                                             "metadata": {"name": "a", "namespace": "ns"},
-                                             "data": {"k": "no", "n": "012", "t": "x\n"}}),
-            (("", "ConfigMap", "ns", "b"), {"apiVersion": "v1", "kind": "ConfigMap",
-                                             "metadata": {"name": "b"}, "data": {"y": "1e3"}})]
+    docs = [
+        (
+            ("", "ConfigMap", "ns", "a"),
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "a", "namespace": "ns"},
+                "data": {"k": "no", "n": "012", "t": "x\n"},
+            },
+        ),
+        (
+            ("", "ConfigMap", "ns", "b"),
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "b"},
+                "data": {"y": "1e3"},
+            },
+        ),
+    ]
     found = unitcache.texts(docs)
     assert found is not None
     assert writer.yaml_bytes("a\ncomment", [text for _, text in found]) == writer.render_file(
-        OutputFile("f.yaml", tuple(doc for _, doc in docs), comment="a\ncomment"))
+        OutputFile("f.yaml", tuple(doc for _, doc in docs), comment="a\ncomment")
+    )
     assert unitcache.texts([*docs, (("", "", "", ""), "a scalar")]) is None
     assert unitcache.texts([(("", "", "", ""), {"data": "kept\n\n"})]) is None

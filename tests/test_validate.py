@@ -45,7 +45,8 @@ IMAGE = "registry.example.com/app"
 def deployment(name: str = "app", **pod: Any) -> dict[str, Any]:
     """A Deployment no policy rule objects to; ``pod`` entries replace pod spec fields."""
     container = {
-        "name": "app", "image": f"{IMAGE}:1.0",
+        "name": "app",
+        "image": f"{IMAGE}:1.0",
         "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}},
         "securityContext": {"allowPrivilegeEscalation": False},
         "livenessProbe": {"httpGet": {"path": "/livez", "port": 8080}},
@@ -57,25 +58,41 @@ def deployment(name: str = "app", **pod: Any) -> dict[str, Any]:
             container[key.removeprefix("container_")] = value
         else:
             spec[key] = value
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-            "spec": {"selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        },
+    }
 
 
-CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "shared"},
-             "data": {"K": "v"}}
+CONFIGMAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "shared"},
+    "data": {"K": "v"},
+}
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shared"}}
 
 
-def fleet_repo(root: Path, bases: dict[str, list[dict[str, Any]]],
-               extra: dict[str, str] | None = None, fleet: str = FLEET) -> Path:
+def fleet_repo(
+    root: Path,
+    bases: dict[str, list[dict[str, Any]]],
+    extra: dict[str, str] | None = None,
+    fleet: str = FLEET,
+) -> Path:
     """A repo with one app per base in namespace ``shared``; ``extra`` adds App arguments.
 
     Each App is on one line that ends in ``# <- NAME``."""
     root.mkdir(exist_ok=True)
-    apps = "\n".join(f'        App(name="{name}", project="team", namespace="shared", '
-                     f'path="apps/{name}/base"{(extra or {}).get(name, "")}),  # <- {name}'
-                     for name in bases)
+    apps = "\n".join(
+        f'        App(name="{name}", project="team", namespace="shared", '
+        f'path="apps/{name}/base"{(extra or {}).get(name, "")}),  # <- {name}'
+        for name in bases
+    )
     (root / "fleet.py").write_text(fleet.format(apps=apps))
     for name, docs in bases.items():
         base = root / "apps" / name / "base"
@@ -101,9 +118,17 @@ def spec_line(repo: Path, marker: str) -> int:
 
 
 def found(data: dict[str, Any]) -> set[tuple[Any, ...]]:
-    return {(f["rule"], f["severity"], f["app"], tuple(f["clusters"]),
-             f["location"]["path"] if f["location"] else None,
-             f["location"]["line"] if f["location"] else None) for f in data["findings"]}
+    return {
+        (
+            f["rule"],
+            f["severity"],
+            f["app"],
+            tuple(f["clusters"]),
+            f["location"]["path"] if f["location"] else None,
+            f["location"]["line"] if f["location"] else None,
+        )
+        for f in data["findings"]
+    }
 
 
 # --- the example fleet -------------------------------------------------------------------
@@ -120,13 +145,17 @@ def example(tmp_path: Path) -> Path:
 
 
 def test_example_fleet_validates_clean_and_writes_nothing_but_its_cache(
-        example: Path, kustomize: Kustomize) -> None:
+    example: Path, kustomize: Kustomize
+) -> None:
     before = tree(example)
     result = run_fleetgen(example, "validate", "--render")
     assert (result.returncode, result.stderr) == (0, ""), result.stdout
     assert result.stdout.splitlines()[-1].startswith("0 error(s), 0 warning(s); ")
-    after = {path: data for path, data in tree(example).items()
-             if not path.startswith("output/.fleetgen/cache/")}
+    after = {
+        path: data
+        for path, data in tree(example).items()
+        if not path.startswith("output/.fleetgen/cache/")
+    }
     assert after == before
     assert (example / "output/.fleetgen/cache/.gitignore").read_text().endswith("*\n")
 
@@ -135,14 +164,20 @@ def test_example_without_flags_checks_every_emitted_kind(example: Path) -> None:
     data = report(example, code=0)
     assert data["summary"]["not_checked"] == {}
     rendered = api.compile_spec(example / "fleet.py").rendered
-    emitted = sum(1 for path, text in rendered.items() if path.endswith(".yaml")
-                  for doc in yaml.safe_load_all(text) if doc)
+    emitted = sum(
+        1
+        for path, text in rendered.items()
+        if path.endswith(".yaml")
+        for doc in yaml.safe_load_all(text)
+        if doc
+    )
     assert emitted > 40  # Argo CD, Flux and External Secrets objects, overlay kustomizations
     assert data["summary"]["emitted_checked"] == emitted and data["findings"] == []
 
 
-def test_rerun_with_nothing_changed_rebuilds_no_overlay(example: Path,
-                                                        kustomize: Kustomize) -> None:
+def test_rerun_with_nothing_changed_rebuilds_no_overlay(
+    example: Path, kustomize: Kustomize
+) -> None:
     first = report(example, "--render", code=0)["summary"]["builds"]
     assert first["built"] == first["distinct"] > 0 and first["cached"] == 0
     second = report(example, "--render", code=0)["summary"]["builds"]
@@ -151,13 +186,14 @@ def test_rerun_with_nothing_changed_rebuilds_no_overlay(example: Path,
     deployment_file = example / "apps/api-service/base/deployment.yaml"
     deployment_file.write_text(deployment_file.read_text().replace("cpu: 500m", "cpu: 400m"))
     third = report(example, "--render", code=0)["summary"]["builds"]
-    overlays = {p.parent.relative_to(example / "output").as_posix()
-                for p in (example / "output/overlays/api-service").rglob("kustomization.yaml")}
+    overlays = {
+        p.parent.relative_to(example / "output").as_posix()
+        for p in (example / "output/overlays/api-service").rglob("kustomization.yaml")
+    }
     assert third["built"] == len(overlays)
 
 
-def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(example: Path,
-                                                      kustomize: Kustomize) -> None:
+def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(example: Path, kustomize: Kustomize) -> None:
     report(example, "--render", code=0)
     entries = sorted((example / "output/.fleetgen/cache/kustomize").rglob("*.json"))
     entries[0].write_text('{"key": "truncated')
@@ -167,11 +203,17 @@ def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(example: Path,
     assert report(example, "--render", code=0)["summary"]["builds"]["built"] == 0
 
 
-def test_overlays_with_the_same_content_are_built_once(tmp_path: Path,
-                                                       kustomize: Kustomize) -> None:
-    repo = fleet_repo(tmp_path, {"a": [deployment()], "b": [deployment()]}, extra={
-        "a": ', targets=Selector(clusters=["dev-1"])',
-        "b": ', targets=Selector(clusters=["prod-1"])'})
+def test_overlays_with_the_same_content_are_built_once(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    repo = fleet_repo(
+        tmp_path,
+        {"a": [deployment()], "b": [deployment()]},
+        extra={
+            "a": ', targets=Selector(clusters=["dev-1"])',
+            "b": ', targets=Selector(clusters=["prod-1"])',
+        },
+    )
     shutil.rmtree(repo / "apps/b")  # both apps use the base of a
     fleet = repo / "fleet.py"
     fleet.write_text(fleet.read_text().replace("apps/b/base", "apps/a/base"))
@@ -179,9 +221,12 @@ def test_overlays_with_the_same_content_are_built_once(tmp_path: Path,
     # fleetgen's header comments, so they are one build.
     builds = report(repo, "--render", code=0)["summary"]["builds"]
     assert builds == {"overlays": 2, "distinct": 1, "built": 1, "cached": 0}
-    fleet.write_text(fleet.read_text().replace(
-        'targets=Selector(clusters=["prod-1"])',
-        f'targets=Selector(clusters=["prod-1"]), images=[Image(name="{IMAGE}", tag="2.0")]'))
+    fleet.write_text(
+        fleet.read_text().replace(
+            'targets=Selector(clusters=["prod-1"])',
+            f'targets=Selector(clusters=["prod-1"]), images=[Image(name="{IMAGE}", tag="2.0")]',
+        )
+    )
     builds = report(repo, "--render", code=0)["summary"]["builds"]
     assert builds == {"overlays": 2, "distinct": 2, "built": 1, "cached": 1}
 
@@ -190,19 +235,27 @@ def test_overlays_with_the_same_content_are_built_once(tmp_path: Path,
 
 
 def test_planted_problems_are_each_reported_once_with_id_and_location(
-        tmp_path: Path, kustomize: Kustomize) -> None:
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
     host_path = [{"name": "data", "hostPath": {"path": "/var/data"}}]
-    repo = fleet_repo(tmp_path, {
-        "latest": [deployment("latest")],
-        "nolimit": [deployment("nolimit", container_resources={"limits": {"memory": "1Gi"}})],
-        "hostpath": [deployment("hostpath", volumes=host_path)],
-        "privileged": [deployment("privileged",
-                                  container_securityContext={"privileged": True})],
-        "typo": [deployment("typo", minReadySecond=5)],
-        "one": [deployment("one"), CONFIGMAP],
-        "two": [deployment("two"), CONFIGMAP],
-    }, extra={"latest": f', per_env={{"prod": Overrides(images=[Image(name="{IMAGE}", '
-                        f'tag="latest")])}}'})
+    repo = fleet_repo(
+        tmp_path,
+        {
+            "latest": [deployment("latest")],
+            "nolimit": [deployment("nolimit", container_resources={"limits": {"memory": "1Gi"}})],
+            "hostpath": [deployment("hostpath", volumes=host_path)],
+            "privileged": [
+                deployment("privileged", container_securityContext={"privileged": True})
+            ],
+            "typo": [deployment("typo", minReadySecond=5)],
+            "one": [deployment("one"), CONFIGMAP],
+            "two": [deployment("two"), CONFIGMAP],
+        },
+        extra={
+            "latest": f', per_env={{"prod": Overrides(images=[Image(name="{IMAGE}", '
+            f'tag="latest")])}}'
+        },
+    )
     # minReadySecond sits in the pod spec here; move it to the Deployment spec, where it is a
     # typo of minReadySeconds.
     typo = repo / "apps/typo/base/objects.yaml"
@@ -230,77 +283,115 @@ def test_planted_problems_are_each_reported_once_with_id_and_location(
 
 
 def test_image_tag_is_a_warning_outside_production_and_policies_override(
-        tmp_path: Path, kustomize: Kustomize) -> None:
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
     untagged = deployment(container_image=IMAGE)
     repo = fleet_repo(tmp_path, {"a": [untagged]})
     assert found(report(repo, "--render", code=1)) == {
         ("image-tag", "warning", "a", ("dev-1",), "apps/a/base/objects.yaml", 1),
-        ("image-tag", "error", "a", ("prod-1", "prod-2"), "apps/a/base/objects.yaml", 1)}
+        ("image-tag", "error", "a", ("prod-1", "prod-2"), "apps/a/base/objects.yaml", 1),
+    }
     spec = repo / "fleet.py"
-    spec.write_text(spec.read_text().replace(
-        'repo="https://git.example.com/t.git",',
-        'repo="https://git.example.com/t.git", policy=Policy(rules={"image-tag": "off", '
-        '"image-digest": "warning"}),').replace(
-        'Environment(name="prod")',
-        'Environment(name="prod", policy=Policy(rules={"image-tag": "error"}))'))
-    rules = {(f["rule"], f["severity"], tuple(f["clusters"]))
-             for f in report(repo, "--render", code=1)["findings"]}
-    assert rules == {("image-tag", "error", ("prod-1", "prod-2")),
-                     ("image-digest", "warning", ("dev-1", "prod-1", "prod-2"))}
+    spec.write_text(
+        spec.read_text()
+        .replace(
+            'repo="https://git.example.com/t.git",',
+            'repo="https://git.example.com/t.git", policy=Policy(rules={"image-tag": "off", '
+            '"image-digest": "warning"}),',
+        )
+        .replace(
+            'Environment(name="prod")',
+            'Environment(name="prod", policy=Policy(rules={"image-tag": "error"}))',
+        )
+    )
+    rules = {
+        (f["rule"], f["severity"], tuple(f["clusters"]))
+        for f in report(repo, "--render", code=1)["findings"]
+    }
+    assert rules == {
+        ("image-tag", "error", ("prod-1", "prod-2")),
+        ("image-digest", "warning", ("dev-1", "prod-1", "prod-2")),
+    }
 
 
 def test_a_waiver_silences_exactly_its_rule_for_its_app_and_prints_its_reason(
-        tmp_path: Path, kustomize: Kustomize) -> None:
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
     host_path = [{"name": "proc", "hostPath": {"path": "/proc"}}]
     bad = deployment(volumes=host_path, container_resources={})
-    repo = fleet_repo(tmp_path, {"exporter": [bad], "other": [deployment("other",
-                                                                         volumes=host_path)]},
-                      extra={"exporter": ', waivers=[Waiver(rule="host-path", '
-                                         'reason="node-exporter reads /proc")]'})
+    repo = fleet_repo(
+        tmp_path,
+        {"exporter": [bad], "other": [deployment("other", volumes=host_path)]},
+        extra={
+            "exporter": ', waivers=[Waiver(rule="host-path", reason="node-exporter reads /proc")]'
+        },
+    )
     data = report(repo, "--render", code=1)
     assert {(f["rule"], f["app"]) for f in data["findings"]} == {
-        ("resource-limits", "exporter"), ("host-path", "other")}
+        ("resource-limits", "exporter"),
+        ("host-path", "other"),
+    }
     line = spec_line(repo, "# <- exporter")
-    assert data["waived"] == [{"app": "exporter", "rule": "host-path",
-                               "reason": "node-exporter reads /proc",
-                               "location": {"path": "fleet.py", "line": line},
-                               "silenced": 1}]
+    assert data["waived"] == [
+        {
+            "app": "exporter",
+            "rule": "host-path",
+            "reason": "node-exporter reads /proc",
+            "location": {"path": "fleet.py", "line": line},
+            "silenced": 1,
+        }
+    ]
     text = run_fleetgen(repo, "validate", "--render").stdout
-    assert (f"fleet.py:{line}: waived host-path for exporter (1 finding(s)): "
-            "node-exporter reads /proc") in text.splitlines()
+    assert (
+        f"fleet.py:{line}: waived host-path for exporter (1 finding(s)): node-exporter reads /proc"
+    ) in text.splitlines()
 
 
 def test_a_waiver_that_silences_nothing_warns(tmp_path: Path, kustomize: Kustomize) -> None:
-    repo = fleet_repo(tmp_path, {"a": [deployment()]},
-                      extra={"a": ', waivers=[Waiver(rule="host-path", reason="old")]'})
+    repo = fleet_repo(
+        tmp_path,
+        {"a": [deployment()]},
+        extra={"a": ', waivers=[Waiver(rule="host-path", reason="old")]'},
+    )
     assert found(report(repo, "--render", code=0)) == {
-        ("unused-waiver", "warning", "a", (), "fleet.py", spec_line(repo, "# <- a"))}
+        ("unused-waiver", "warning", "a", (), "fleet.py", spec_line(repo, "# <- a"))
+    }
 
 
 def test_a_base_shipping_a_namespace_under_a_rewrite_is_a_spec_error(
-        tmp_path: Path, kustomize: Kustomize) -> None:
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
     """The workspace inventory sees the Namespace, which kustomize's namespace transformer would
     rename to the app's own namespace: refused before anything renders (exit 2, located)."""
     repo = fleet_repo(tmp_path, {"a": [NAMESPACE, CONFIGMAP]})
     result = run_fleetgen(repo, "validate", "--render")
     assert result.returncode == 2, result.stdout + result.stderr
-    assert result.stderr.startswith(f"fleet.py:{spec_line(repo, '# <- a')}: app 'a': its base "
-                                    "ships Namespace 'shared'")
+    assert result.stderr.startswith(
+        f"fleet.py:{spec_line(repo, '# <- a')}: app 'a': its base ships Namespace 'shared'"
+    )
 
 
 def test_a_cluster_scoped_object_is_no_foreign_namespace(
-        tmp_path: Path, kustomize: Kustomize) -> None:
-    foreign = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-               "metadata": {"name": "x"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io",
-                                                      "kind": "ClusterRole", "name": "view"}}
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    foreign = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "x"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+    }
     repo = fleet_repo(tmp_path, {"a": [CONFIGMAP, foreign]})
     assert report(repo, "--render", code=0)["findings"] == []
 
 
-def test_sarif_output_is_valid_sarif_2_1_0_with_locations(tmp_path: Path,
-                                                          kustomize: Kustomize) -> None:
-    repo = fleet_repo(tmp_path, {"a": [deployment(volumes=[{"name": "h", "hostPath": {
-        "path": "/h"}}])]}, extra={"a": ', waivers=[Waiver(rule="privileged", reason="r")]'})
+def test_sarif_output_is_valid_sarif_2_1_0_with_locations(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    repo = fleet_repo(
+        tmp_path,
+        {"a": [deployment(volumes=[{"name": "h", "hostPath": {"path": "/h"}}])]},
+        extra={"a": ', waivers=[Waiver(rule="privileged", reason="r")]'},
+    )
     result = run_fleetgen(repo, "validate", "--render", "--format", "sarif")
     assert result.returncode == 1, result.stderr
     sarif = json.loads(result.stdout)
@@ -311,9 +402,10 @@ def test_sarif_output_is_valid_sarif_2_1_0_with_locations(tmp_path: Path,
     results = {r["ruleId"]: r for r in run["results"]}
     assert set(results) == {"host-path", "unused-waiver"}
     location = results["host-path"]["locations"][0]["physicalLocation"]
-    assert location == {"artifactLocation": {"uri": "apps/a/base/objects.yaml",
-                                             "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": 1}}
+    assert location == {
+        "artifactLocation": {"uri": "apps/a/base/objects.yaml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 1},
+    }
     waiver = results["unused-waiver"]["locations"][0]["physicalLocation"]
     assert waiver["artifactLocation"]["uri"] == "fleet.py"
     assert waiver["region"]["startLine"] == spec_line(repo, 'Waiver(rule="privileged"')
@@ -321,20 +413,28 @@ def test_sarif_output_is_valid_sarif_2_1_0_with_locations(tmp_path: Path,
     assert rules[results["host-path"]["ruleIndex"]]["id"] == "host-path"
 
 
-def test_text_output_groups_by_cluster_and_app_errors_first(tmp_path: Path,
-                                                           kustomize: Kustomize) -> None:
-    repo = fleet_repo(tmp_path, {"a": [deployment(container_readinessProbe=None)],
-                                 "b": [deployment("b", hostNetwork=True)]})
+def test_text_output_groups_by_cluster_and_app_errors_first(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    repo = fleet_repo(
+        tmp_path,
+        {
+            "a": [deployment(container_readinessProbe=None)],
+            "b": [deployment("b", hostNetwork=True)],
+        },
+    )
     (repo / "apps/a/base/objects.yaml").write_text(
-        (repo / "apps/a/base/objects.yaml").read_text().replace("      readinessProbe: null\n",
-                                                                 ""))
+        (repo / "apps/a/base/objects.yaml").read_text().replace("      readinessProbe: null\n", "")
+    )
     result = run_fleetgen(repo, "validate", "--render")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0] == "== clusters dev-1, prod-1, prod-2 · app b"
-    assert lines[1] == ("  apps/b/base/objects.yaml:1: error: Deployment shared/b: "
-                        "spec/template/spec/hostNetwork: the pod shares the node's namespaces "
-                        "(hostNetwork: true) [host-namespaces]")
+    assert lines[1] == (
+        "  apps/b/base/objects.yaml:1: error: Deployment shared/b: "
+        "spec/template/spec/hostNetwork: the pod shares the node's namespaces "
+        "(hostNetwork: true) [host-namespaces]"
+    )
     assert lines[2].startswith("    fix: ")
     assert lines[3] == "== clusters dev-1, prod-1, prod-2 · app a"
     assert "warning:" in lines[4] and "[probes]" in lines[4]
@@ -353,12 +453,19 @@ def _tampered(repo: Path, path: str, change: Any) -> api.Compiled:
     return compiled
 
 
-ROLLOUT = FLEET.replace('Environment(name="prod")', 'Environment(name="prod", rollout=Rollout('
-                        'steps=[Step(match_labels={{"ring": "canary"}}), Step()]), '
-                        'sync=SyncPolicy(automated=True))').replace(
-    'server="https://prod-1.example.com"',
-    'server="https://prod-1.example.com", labels={{"ring": "canary"}}').replace(
-    "Selector, Waiver)", "Selector, Waiver, Rollout, Step, SyncPolicy)")
+ROLLOUT = (
+    FLEET.replace(
+        'Environment(name="prod")',
+        'Environment(name="prod", rollout=Rollout('
+        'steps=[Step(match_labels={{"ring": "canary"}}), Step()]), '
+        "sync=SyncPolicy(automated=True))",
+    )
+    .replace(
+        'server="https://prod-1.example.com"',
+        'server="https://prod-1.example.com", labels={{"ring": "canary"}}',
+    )
+    .replace("Selector, Waiver)", "Selector, Waiver, Rollout, Step, SyncPolicy)")
+)
 
 
 def test_an_applicationset_reading_a_label_a_selected_cluster_lacks(tmp_path: Path) -> None:
@@ -375,16 +482,21 @@ def test_an_applicationset_reading_a_label_a_selected_cluster_lacks(tmp_path: Pa
 
     result = validation.check(_tampered(repo, "argocd/clusters/prod-2.yaml", drop_wave), repo)
     [finding] = result.findings
-    assert (finding.rule, finding.app, finding.object) == ("appset-labels", "a",
-                                                           "ApplicationSet a-prod")
+    assert (finding.rule, finding.app, finding.object) == (
+        "appset-labels",
+        "a",
+        "ApplicationSet a-prod",
+    )
     assert "reads label fleetgen.io/wave, which the registration of cluster prod-2 lacks" in (
-        finding.message)
-    assert (finding.location and finding.location.path, finding.location and
-            finding.location.line) == ("fleet.py", spec_line(repo, 'App(name="a"'))
+        finding.message
+    )
+    assert (
+        finding.location and finding.location.path,
+        finding.location and finding.location.line,
+    ) == ("fleet.py", spec_line(repo, 'App(name="a"'))
 
 
-def test_an_applicationset_selecting_no_registration_for_a_listed_cluster(
-        tmp_path: Path) -> None:
+def test_an_applicationset_selecting_no_registration_for_a_listed_cluster(tmp_path: Path) -> None:
     repo = fleet_repo(tmp_path, {"a": [deployment()]})
 
     def drop_env(doc: dict[str, Any]) -> None:
@@ -392,29 +504,36 @@ def test_an_applicationset_selecting_no_registration_for_a_listed_cluster(
 
     result = validation.check(_tampered(repo, "argocd/clusters/prod-1.yaml", drop_env), repo)
     assert [(f.rule, f.object) for f in result.findings] == [
-        ("appset-selects-nothing", "ApplicationSet a-prod")]
+        ("appset-selects-nothing", "ApplicationSet a-prod")
+    ]
     assert "fleetgen.io/cluster=prod-1" in result.findings[0].message
     assert "lacks fleetgen.io/env=prod" in result.findings[0].message
 
 
-def test_an_appproject_refusing_a_destination_or_source_of_its_applications(
-        tmp_path: Path) -> None:
+def test_an_appproject_refusing_a_destination_or_source_of_its_applications(tmp_path: Path) -> None:
     # Argo CD's AppProject.isDestinationMatched and IsSourcePermitted
     # (pkg/apis/application/v1alpha1/app_project_types.go), globs and "!" deny patterns.
     repo = fleet_repo(tmp_path, {"a": [deployment()]})
 
     def narrow(doc: dict[str, Any]) -> None:
-        doc["spec"]["destinations"] = [d for d in doc["spec"]["destinations"]
-                                       if d["name"] != "prod-2"]
+        doc["spec"]["destinations"] = [
+            d for d in doc["spec"]["destinations"] if d["name"] != "prod-2"
+        ]
         doc["spec"]["sourceRepos"] = ["!https://git.example.com/t", "*"]
 
     result = validation.check(_tampered(repo, "argocd/projects/team.yaml", narrow), repo)
     line = spec_line(repo, 'Project(name="team"')
     refused = "AppProject team does not allow source repo https://git.example.com/t.git"
-    assert sorted((f.rule, f.object, f.message, f.location and f.location.line)
-                  for f in result.findings) == [
-        ("project-destination", "ApplicationSet a-prod", "AppProject team does not allow "
-         "destination prod-2 (https://prod-2.example.com) namespace shared", line),
+    assert sorted(
+        (f.rule, f.object, f.message, f.location and f.location.line) for f in result.findings
+    ) == [
+        (
+            "project-destination",
+            "ApplicationSet a-prod",
+            "AppProject team does not allow "
+            "destination prod-2 (https://prod-2.example.com) namespace shared",
+            line,
+        ),
         ("project-source", "ApplicationSet a-dev", refused, line),
         ("project-source", "ApplicationSet a-prod", refused, line),
     ]
@@ -426,65 +545,107 @@ def test_an_appproject_refusing_a_destination_or_source_of_its_applications(
 def appproject_crd(spec_fields: list[str]) -> dict[str, object]:
     """An AppProject CRD whose spec knows only ``spec_fields`` (each any object or list)."""
     loose = {"x-kubernetes-preserve-unknown-fields": True}
-    schema = {"type": "object", "properties": {
-        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
-        "metadata": {"type": "object"},
-        "spec": {"type": "object", "properties": {name: loose for name in spec_fields}}}}
-    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": "appprojects.argoproj.io"},
-            "spec": {"group": "argoproj.io", "scope": "Namespaced",
-                     "names": {"kind": "AppProject", "plural": "appprojects"},
-                     "versions": [{"name": "v1alpha1", "served": True, "storage": True,
-                                   "schema": {"openAPIV3Schema": schema}}]}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": {"type": "object", "properties": {name: loose for name in spec_fields}},
+        },
+    }
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "appprojects.argoproj.io"},
+        "spec": {
+            "group": "argoproj.io",
+            "scope": "Namespaced",
+            "names": {"kind": "AppProject", "plural": "appprojects"},
+            "versions": [
+                {
+                    "name": "v1alpha1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                }
+            ],
+        },
+    }
 
 
 def test_a_crd_in_the_repo_overrides_the_shipped_schema(tmp_path: Path) -> None:
     repo = fleet_repo(tmp_path, {"a": [CONFIGMAP]})
     (repo / "crds").mkdir()
-    known = ["description", "sourceRepos", "destinations", "clusterResourceWhitelist",
-             "namespaceResourceBlacklist", "namespaceResourceWhitelist", "roles", "syncWindows",
-             "orphanedResources"]
+    known = [
+        "description",
+        "sourceRepos",
+        "destinations",
+        "clusterResourceWhitelist",
+        "namespaceResourceBlacklist",
+        "namespaceResourceWhitelist",
+        "roles",
+        "syncWindows",
+        "orphanedResources",
+    ]
     (repo / "crds" / "appproject.yaml").write_text(yaml.safe_dump(appproject_crd(known)))
     data = report(repo, code=1)  # found in the repo, no --crds needed
     [finding] = data["findings"]
     emitted = api.compile_spec(repo / "fleet.py").rendered["argocd/projects/team.yaml"]
     line = emitted.decode().splitlines().index("apiVersion: argoproj.io/v1alpha1") + 1
     assert (finding["rule"], finding["object"], finding["location"]) == (
-        "schema", "AppProject team", {"path": "output/argocd/projects/team.yaml", "line": line})
+        "schema",
+        "AppProject team",
+        {"path": "output/argocd/projects/team.yaml", "line": line},
+    )
     assert "destinationServiceAccounts" in finding["message"]
 
 
 def test_a_crd_typed_rendered_object_is_checked_against_its_crd(
-        tmp_path: Path, kustomize: Kustomize) -> None:
-    bad_secret = {"apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
-                  "metadata": {"name": "x"}, "spec": {"refreshIntervall": "1h"}}
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    bad_secret = {
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": "x"},
+        "spec": {"refreshIntervall": "1h"},
+    }
     unknown = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
     repo = fleet_repo(tmp_path, {"a": [bad_secret, unknown]})
     data = report(repo, "--render", code=1)
     assert {(f["rule"], f["object"]) for f in data["findings"]} == {
-        ("schema", "ExternalSecret shared/x")}
+        ("schema", "ExternalSecret shared/x")
+    }
     assert data["summary"]["not_checked"] == {"example.com/v1 Widget": 2}  # dev, prod overlays
 
 
-def test_the_kubernetes_version_chooses_the_schemas(tmp_path: Path,
-                                                    kustomize: Kustomize) -> None:
+def test_the_kubernetes_version_chooses_the_schemas(tmp_path: Path, kustomize: Kustomize) -> None:
     repo = fleet_repo(tmp_path, {"a": [deployment()]})
-    assert report(repo, "--render", "--k8s-version", "1.30", code=0)[
-        "kubernetes_version"] == "1.30"
+    assert report(repo, "--render", "--k8s-version", "1.30", code=0)["kubernetes_version"] == "1.30"
     result = run_fleetgen(repo, "validate", "--render", "--k8s-version", "1.3")
     assert result.returncode == 2 and result.stdout == ""
     assert "--k8s-version 1.3: no Kubernetes 1.3 schemas" in result.stderr
 
 
-@pytest.mark.parametrize(("name", "content", "expected"), [
-    ("missing.yaml", None, "--crds {path}: no such file or directory"),
-    ("broken.yaml", "kind: CustomResourceDefinition\nspec: [unclosed\n",
-     "{path}: not a readable CustomResourceDefinition"),
-    ("incomplete.yaml", "kind: CustomResourceDefinition\nspec: {}\n",
-     "{path}: not a readable CustomResourceDefinition (missing 'group')"),
-])
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        ("missing.yaml", None, "--crds {path}: no such file or directory"),
+        (
+            "broken.yaml",
+            "kind: CustomResourceDefinition\nspec: [unclosed\n",
+            "{path}: not a readable CustomResourceDefinition",
+        ),
+        (
+            "incomplete.yaml",
+            "kind: CustomResourceDefinition\nspec: {}\n",
+            "{path}: not a readable CustomResourceDefinition (missing 'group')",
+        ),
+    ],
+)
 def test_a_bad_crds_path_or_file_is_a_clean_usage_error(
-        tmp_path: Path, name: str, content: str | None, expected: str) -> None:
+    tmp_path: Path, name: str, content: str | None, expected: str
+) -> None:
     repo = fleet_repo(tmp_path / "repo", {"a": [CONFIGMAP]})
     path = tmp_path / name
     if content is not None:
@@ -519,10 +680,12 @@ def test_kustomize_missing_exits_2_only_with_render(tmp_path: Path, args: tuple[
 def test_crds_are_not_searched_in_the_output_dir(tmp_path: Path) -> None:
     repo = fleet_repo(tmp_path, {"a": [CONFIGMAP]})
     (repo / "output").mkdir()
-    (repo / "output" / "crd.yaml").write_text(textwrap.dedent("""\
+    (repo / "output" / "crd.yaml").write_text(
+        textwrap.dedent("""\
         kind: CustomResourceDefinition
         spec: {}
-        """))
+        """)
+    )
     assert run_fleetgen(repo, "validate").returncode == 0
 
 
@@ -530,7 +693,8 @@ def test_the_json_report_schema_in_docs_is_current() -> None:
     committed = (ROOT / "docs" / "validate.schema.json").read_text()
     assert committed == json_schema(), (
         "regenerate: .venv/bin/python -c 'from fleetgen.validate.report import json_schema; "
-        "print(json_schema(), end=\"\")' > docs/validate.schema.json")
+        'print(json_schema(), end="")\' > docs/validate.schema.json'
+    )
 
 
 def test_an_unreadable_file_in_a_crds_directory_is_a_usage_error(tmp_path: Path) -> None:

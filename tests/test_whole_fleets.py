@@ -65,8 +65,15 @@ def _environments(draw: st.DrawFn, names: list[str]) -> tuple[list[Call], list[C
         kwargs: dict[str, object] = {"name": env, "engine": engine}
         if rollout:
             kwargs["sync"] = Call("SyncPolicy", {"automated": True})
-            kwargs["rollout"] = Call("Rollout", {"steps": [
-                Call("Step", {"match_labels": {"ring": "canary"}, "max_update": 1}), Call("Step")]})
+            kwargs["rollout"] = Call(
+                "Rollout",
+                {
+                    "steps": [
+                        Call("Step", {"match_labels": {"ring": "canary"}, "max_update": 1}),
+                        Call("Step"),
+                    ]
+                },
+            )
         elif draw(st.booleans()):
             kwargs["sync"] = Call("SyncPolicy", {"automated": True, "prune": True})
         if draw(st.booleans()):
@@ -86,11 +93,17 @@ def _selects(targets: dict[str, object], cluster: ClusterDraw) -> bool:
     labels = targets.get("match_labels", {})
     assert isinstance(labels, dict)
     return (envs is None or cluster.env in envs) and all(
-        cluster.labels.get(key) == value for key, value in labels.items())
+        cluster.labels.get(key) == value for key, value in labels.items()
+    )
 
 
-def _app(draw: st.DrawFn, name: str, env_names: list[str], clusters: list[ClusterDraw],
-         engine: str | None) -> tuple[Call, list[ClusterDraw]]:
+def _app(
+    draw: st.DrawFn,
+    name: str,
+    env_names: list[str],
+    clusters: list[ClusterDraw],
+    engine: str | None,
+) -> tuple[Call, list[ClusterDraw]]:
     """An app on the shared base, its targets, and layers only where it is placed."""
     targets: dict[str, object] = {}
     if draw(st.booleans()):
@@ -98,8 +111,9 @@ def _app(draw: st.DrawFn, name: str, env_names: list[str], clusters: list[Cluste
     if draw(st.booleans()):
         labelled = [c for c in clusters if c.labels]
         if labelled:
-            key, value = draw(st.sampled_from(sorted(
-                (k, v) for c in labelled for k, v in c.labels.items())))
+            key, value = draw(
+                st.sampled_from(sorted((k, v) for c in labelled for k, v in c.labels.items()))
+            )
             targets["match_labels"] = {key: value}
     placed = [c for c in clusters if _selects(targets, c)]
     if not placed:  # a selector that matches nothing is a spec error: take every cluster
@@ -121,18 +135,34 @@ def _app(draw: st.DrawFn, name: str, env_names: list[str], clusters: list[Cluste
     per_env = {}
     for env in sorted({c.env for c in placed}):
         if draw(st.booleans()):
-            per_env[env] = Call("Overrides", {
-                "images": [Call("Image", {"name": "web", "new_name": f"registry.example.com/{env}",
-                                          "tag": draw(TAG)})],
-                "replicas": {"web": draw(st.integers(1, 5))}})
+            per_env[env] = Call(
+                "Overrides",
+                {
+                    "images": [
+                        Call(
+                            "Image",
+                            {
+                                "name": "web",
+                                "new_name": f"registry.example.com/{env}",
+                                "tag": draw(TAG),
+                            },
+                        )
+                    ],
+                    "replicas": {"web": draw(st.integers(1, 5))},
+                },
+            )
     if per_env:
         kwargs["per_env"] = per_env
     per_cluster = {}
     for cluster in placed:
         if draw(st.booleans()):
-            per_cluster[cluster.name] = Call("Overrides", {
-                "config": {"web-config": {"LEVEL": "cluster", "CLUSTER": cluster.name}},
-                "common_annotations": {"example.com/cluster": cluster.name}})
+            per_cluster[cluster.name] = Call(
+                "Overrides",
+                {
+                    "config": {"web-config": {"LEVEL": "cluster", "CLUSTER": cluster.name}},
+                    "common_annotations": {"example.com/cluster": cluster.name},
+                },
+            )
     if per_cluster:
         kwargs["per_cluster"] = per_cluster
     return Call("App", kwargs), placed
@@ -144,13 +174,27 @@ def _chart_app(draw: st.DrawFn, kwargs: dict[str, object], placed: list[ClusterD
     kwargs["chart"] = Call("HelmChart", {"path": "charts/echo"})
     if draw(st.booleans()):
         kwargs["values"] = {"image": {"tag": draw(TAG)}}
-    per_env = {env: Call("Overrides", {"values": {"replicaCount": draw(st.integers(1, 5))}})
-               for env in sorted({c.env for c in placed}) if draw(st.booleans())}
-    per_cluster = {c.name: Call("Overrides", {"values": {
-        "resources": {"limits": {"memory": f"{draw(st.integers(1, 9))}Gi"}}}})
-        for c in placed if draw(st.booleans())}
-    return Call("App", {**kwargs, **({"per_env": per_env} if per_env else {}),
-                        **({"per_cluster": per_cluster} if per_cluster else {})})
+    per_env = {
+        env: Call("Overrides", {"values": {"replicaCount": draw(st.integers(1, 5))}})
+        for env in sorted({c.env for c in placed})
+        if draw(st.booleans())
+    }
+    per_cluster = {
+        c.name: Call(
+            "Overrides",
+            {"values": {"resources": {"limits": {"memory": f"{draw(st.integers(1, 9))}Gi"}}}},
+        )
+        for c in placed
+        if draw(st.booleans())
+    }
+    return Call(
+        "App",
+        {
+            **kwargs,
+            **({"per_env": per_env} if per_env else {}),
+            **({"per_cluster": per_cluster} if per_cluster else {}),
+        },
+    )
 
 
 @st.composite
@@ -167,24 +211,45 @@ def fleets(draw: st.DrawFn) -> Drawn:
         apps.append(app)
         for cluster in placed:
             expected[(name, cluster.name)] = engine or cluster.engine or env_engine[cluster.env]
-    fleet = Call("Fleet", {
-        "name": draw(NAME), "repo": "https://git.example.com/fleet.git",
-        "engines": list(ENGINES),
-        "default_credentials": Call("ExternalSecretRef", {"store": "vault",
-                                                          "key": "clusters/{cluster}"}),
-        "common_labels": draw(st.sampled_from([{}, {"example.com/fleet": "yes"}])),
-        "environments": envs,
-        "clusters": [Call("Cluster", {
-            "name": c.name, "env": c.env, "server": f"https://{c.name}.k8s.example.com:6443",
-            "labels": c.labels, **({"engine": c.engine} if c.engine else {})})
-            for c in clusters],
-        "projects": [Call("Project", {"name": "apps", "namespaces": ["ns-*"]})],
-        "apps": apps,
-        **({"flux": Call("FluxOptions", {"mode": "hub", "hub": draw(st.sampled_from(
-            [c.name for c in clusters]))})} if draw(st.booleans()) else {}),
-    })
-    return Drawn(f"from fleetgen import *  # noqa: F403\n\nfleet = {py_literal(fleet)}\n",
-                 expected)
+    fleet = Call(
+        "Fleet",
+        {
+            "name": draw(NAME),
+            "repo": "https://git.example.com/fleet.git",
+            "engines": list(ENGINES),
+            "default_credentials": Call(
+                "ExternalSecretRef", {"store": "vault", "key": "clusters/{cluster}"}
+            ),
+            "common_labels": draw(st.sampled_from([{}, {"example.com/fleet": "yes"}])),
+            "environments": envs,
+            "clusters": [
+                Call(
+                    "Cluster",
+                    {
+                        "name": c.name,
+                        "env": c.env,
+                        "server": f"https://{c.name}.k8s.example.com:6443",
+                        "labels": c.labels,
+                        **({"engine": c.engine} if c.engine else {}),
+                    },
+                )
+                for c in clusters
+            ],
+            "projects": [Call("Project", {"name": "apps", "namespaces": ["ns-*"]})],
+            "apps": apps,
+            **(
+                {
+                    "flux": Call(
+                        "FluxOptions",
+                        {"mode": "hub", "hub": draw(st.sampled_from([c.name for c in clusters]))},
+                    )
+                }
+                if draw(st.booleans())
+                else {}
+            ),
+        },
+    )
+    return Drawn(f"from fleetgen import *  # noqa: F403\n\nfleet = {py_literal(fleet)}\n", expected)
 
 
 def drawn_repo(tmp_path: Path, source: str) -> Path:
@@ -198,11 +263,19 @@ def drawn_repo(tmp_path: Path, source: str) -> Path:
     return repo / "fleet.py"
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(drawn=fleets())
 def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
-        drawn: Drawn, tmp_path: Path, kustomize: Kustomize) -> None:
+    drawn: Drawn, tmp_path: Path, kustomize: Kustomize
+) -> None:
     spec = drawn_repo(tmp_path, drawn.source)
     repo = spec.parent
 
@@ -214,8 +287,11 @@ def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
     # --hypothesis-show-statistics shows how often each kind of fleet was drawn.
     event(f"Flux {plan.fleet.flux.mode}")
     event("chart apps" if any(p.chart for p in plan.placements) else "no chart app")
-    event("chart apps on Flux" if any(p.chart and p.engine == "flux" for p in plan.placements)
-          else "no chart app on Flux")
+    event(
+        "chart apps on Flux"
+        if any(p.chart and p.engine == "flux" for p in plan.placements)
+        else "no chart app on Flux"
+    )
     engines = {(p.app, p.cluster): p.engine for p in plan.placements}
     assert len(engines) == len(plan.placements)  # no (app, cluster) placed twice
     assert engines == drawn.expected, drawn.source
@@ -227,7 +303,8 @@ def test_every_valid_fleet_builds_deterministically_and_runs_on_one_engine(
 
     overlays = sorted(p.parent for p in (repo / "output/overlays").rglob("kustomization.yaml"))
     assert {p.overlay for p in plan.placements if p.chart is None} <= {
-        path.relative_to(repo / "output").as_posix() for path in overlays}
+        path.relative_to(repo / "output").as_posix() for path in overlays
+    }
     built = build_many(overlays, kustomize=kustomize)
     assert all("kind: Deployment" in text for text in built.values())
     assert second.compiled.placements == first.compiled.placements

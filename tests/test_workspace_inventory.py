@@ -35,11 +35,16 @@ def test_image_matching_is_kustomizes(tmp_path: Path, kustomize: Kustomize) -> N
     for number, (image, name) in enumerate(PAIRS):
         folder = tmp_path / str(number)
         folder.mkdir()
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-               "spec": {"containers": [{"name": "c", "image": image}]}}
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": image}]},
+        }
         (folder / "pod.yaml").write_text(dump(pod))
-        (folder / "kustomization.yaml").write_text(dump(
-            {"resources": ["pod.yaml"], "images": [{"name": name, "newTag": "matched"}]}))
+        (folder / "kustomization.yaml").write_text(
+            dump({"resources": ["pod.yaml"], "images": [{"name": name, "newTag": "matched"}]})
+        )
         dirs.append(folder)
     rendered = build_many(dirs, kustomize=kustomize)
     for folder, (image, name) in zip(dirs, PAIRS, strict=True):
@@ -66,32 +71,108 @@ def _pod(containers: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
 
 
 OBJECTS: list[dict[str, Any]] = [
-    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"}, "spec": {
-        "template": {"spec": _pod(
-            [{"name": "api", "image": "api:1", "envFrom": [
-                {"configMapRef": {"name": "api-env"}}, {"secretRef": {"name": "api-secret"}}]}],
-            initContainers=[{"name": "init", "image": "init:1", "env": [
-                {"name": "A", "valueFrom": {"configMapKeyRef": {"name": "init-env", "key": "A"}}},
-                {"name": "B", "value": "b"}]}],
-            volumes=[{"name": "v", "configMap": {"name": "api-files"}},
-                     {"name": "p", "projected": {"sources": [
-                         {"configMap": {"name": "api-projected"}},
-                         {"secret": {"name": "not-a-configmap"}}]}}])}}},
-    {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
-     "spec": {"template": {"spec": _pod([{"name": "db", "image": "db:1"}])}}},
-    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "report"},
-     "spec": {"jobTemplate": {"spec": {"template": {"spec": _pod(
-         [{"name": "r", "image": "report:1", "envFrom": [{"configMapRef": {"name": "api-env"}}]}],
-         initContainers=[{"name": "ri", "image": "report-init:1"}])}}}}},
-    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "migrate"},
-     "spec": {"template": {"spec": _pod([{"name": "m", "image": "migrate:1"}])}}},
-    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "debug"},
-     "spec": _pod([{"name": "d", "image": "debug:1"}])},
-    {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-     "metadata": {"name": "things.example.com"},
-     "spec": {"containers": [{"image": "not-rewritten-in-a-crd"}]}},
-    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "api-env"},
-     "data": {"LEVEL": "info"}, "binaryData": {"BLOB": "AAE="}},
+    {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "api"},
+        "spec": {
+            "template": {
+                "spec": _pod(
+                    [
+                        {
+                            "name": "api",
+                            "image": "api:1",
+                            "envFrom": [
+                                {"configMapRef": {"name": "api-env"}},
+                                {"secretRef": {"name": "api-secret"}},
+                            ],
+                        }
+                    ],
+                    initContainers=[
+                        {
+                            "name": "init",
+                            "image": "init:1",
+                            "env": [
+                                {
+                                    "name": "A",
+                                    "valueFrom": {
+                                        "configMapKeyRef": {"name": "init-env", "key": "A"}
+                                    },
+                                },
+                                {"name": "B", "value": "b"},
+                            ],
+                        }
+                    ],
+                    volumes=[
+                        {"name": "v", "configMap": {"name": "api-files"}},
+                        {
+                            "name": "p",
+                            "projected": {
+                                "sources": [
+                                    {"configMap": {"name": "api-projected"}},
+                                    {"secret": {"name": "not-a-configmap"}},
+                                ]
+                            },
+                        },
+                    ],
+                )
+            }
+        },
+    },
+    {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": {"template": {"spec": _pod([{"name": "db", "image": "db:1"}])}},
+    },
+    {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "report"},
+        "spec": {
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        "spec": _pod(
+                            [
+                                {
+                                    "name": "r",
+                                    "image": "report:1",
+                                    "envFrom": [{"configMapRef": {"name": "api-env"}}],
+                                }
+                            ],
+                            initContainers=[{"name": "ri", "image": "report-init:1"}],
+                        )
+                    }
+                }
+            }
+        },
+    },
+    {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "migrate"},
+        "spec": {"template": {"spec": _pod([{"name": "m", "image": "migrate:1"}])}},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "debug"},
+        "spec": _pod([{"name": "d", "image": "debug:1"}]),
+    },
+    {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "things.example.com"},
+        "spec": {"containers": [{"image": "not-rewritten-in-a-crd"}]},
+    },
+    {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "api-env"},
+        "data": {"LEVEL": "info"},
+        "binaryData": {"BLOB": "AAE="},
+    },
 ]
 
 
@@ -99,15 +180,21 @@ def _scanned(tmp_path: Path, kustomization: dict[str, Any]) -> Any:
     base = tmp_path / "base"
     base.mkdir(exist_ok=True)
     (base / "objects.yaml").write_text(dump_documents(OBJECTS))
-    (base / "kustomization.yaml").write_text(dump({"resources": ["objects.yaml"],
-                                                   **kustomization}))
+    (base / "kustomization.yaml").write_text(dump({"resources": ["objects.yaml"], **kustomization}))
     return scan(filesystem_reader(tmp_path), ["base"]).bases["base"]
 
 
 def test_inventory_collects_images_reads_and_configmap_data(tmp_path: Path) -> None:
     base = _scanned(tmp_path, {})
-    assert base.images == {"api:1", "init:1", "db:1", "report:1", "report-init:1", "migrate:1",
-                           "debug:1"}
+    assert base.images == {
+        "api:1",
+        "init:1",
+        "db:1",
+        "report:1",
+        "report-init:1",
+        "migrate:1",
+        "debug:1",
+    }
     assert base.workloads == {
         ("Deployment", "api"): {"api-env", "init-env", "api-files", "api-projected"},
         ("StatefulSet", "db"): frozenset(),
@@ -126,8 +213,11 @@ def _configmap(name: str, namespace: str | None = None) -> dict[str, Any]:
 
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shipped"}}
-CLUSTER_ROLE = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-                "metadata": {"name": "reader"}}
+CLUSTER_ROLE = {
+    "apiVersion": "rbac.authorization.k8s.io/v1",
+    "kind": "ClusterRole",
+    "metadata": {"name": "reader"},
+}
 # (outer rewrite, inner rewrite, objects of the outer level, objects of the nested kustomization)
 NESTINGS = [
     ("outer", "inner", [_configmap("a", "explicit")], [_configmap("b", "explicit2")]),
@@ -151,16 +241,22 @@ def test_namespaces_of_a_base_are_kustomizes(tmp_path: Path, kustomize: Kustomiz
         (base / "nested").mkdir(parents=True)
         (base / "objects.yaml").write_text(dump_documents(objects))
         (base / "nested" / "objects.yaml").write_text(dump_documents(nested))
-        (base / "kustomization.yaml").write_text(dump(
-            {"resources": ["objects.yaml", "nested"], **({"namespace": outer} if outer else {})}))
-        (base / "nested" / "kustomization.yaml").write_text(dump(
-            {"resources": ["objects.yaml"], **({"namespace": inner} if inner else {})}))
+        (base / "kustomization.yaml").write_text(
+            dump(
+                {"resources": ["objects.yaml", "nested"], **({"namespace": outer} if outer else {})}
+            )
+        )
+        (base / "nested" / "kustomization.yaml").write_text(
+            dump({"resources": ["objects.yaml"], **({"namespace": inner} if inner else {})})
+        )
         dirs.append(base)
     rendered = build_many(dirs, kustomize=kustomize)
     for base in dirs:
         built = load_all(rendered[base])
         found = scan(filesystem_reader(base.parent), ["base"]).bases["base"]
-        assert found.namespaces == {doc["metadata"]["namespace"] for doc in built
-                                    if "namespace" in doc["metadata"]}, base
-        assert found.namespace_objects == {doc["metadata"]["name"] for doc in built
-                                           if doc["kind"] == "Namespace"}, base
+        assert found.namespaces == {
+            doc["metadata"]["namespace"] for doc in built if "namespace" in doc["metadata"]
+        }, base
+        assert found.namespace_objects == {
+            doc["metadata"]["name"] for doc in built if doc["kind"] == "Namespace"
+        }, base

@@ -391,8 +391,14 @@ def test_concurrent_builds_do_not_interleave(tmp_path: Path) -> None:
     """Two builds of one output directory at once: each commits whole; nothing is left over."""
     out = tmp_path / "out"
     out.mkdir()
-    runs = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(out), tag],
-                             stderr=subprocess.PIPE, text=True) for tag in ("a", "b")]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CONCURRENT_WRITER, str(out), tag],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for tag in ("a", "b")
+    ]
     for run in runs:
         _, stderr = run.communicate(timeout=120)
         assert run.returncode == 0, stderr

@@ -23,13 +23,77 @@ from fleetgen.yamlscalar import needs_quotes
 SIGNIFICANT = " -?:#,[]{}&*!|>'\"%@`.~=<+0aey/\\$"
 # Pieces of Kubernetes names, label keys, paths, URLs and images, and YAML-special fragments.
 PIECES = [
-    "app", "cluster-7", "flux-system", "fleetgen.io/", "kustomize.toolkit.fluxcd.io/v1", "v1",
-    "./output/overlays/", "../../", "https://", "git.example.com", ":443", "/bench.git", "@",
-    "sha256:", "registry.example.com/app", ":1.0", "C=37", "--flag=", "10m", "1.0", "1", "0",
-    "08", "1e3", "0x1F", "on", "y", "no", "true", "null", "~", "2024-01-01", "12:30", "{{",
-    " .Values.x ", "}}", "${HOME}", "-", "--", "---", ".", "..", "...", ":", ": ", " #", "#", " ",
-    "  ", "'", "''", '"', "?", "? ", "- ", ",", "[", "]", "{", "}", "*", "&", "!", "%", "|",
-    ">", "<<", "=", "`", "\\", "_",
+    "app",
+    "cluster-7",
+    "flux-system",
+    "fleetgen.io/",
+    "kustomize.toolkit.fluxcd.io/v1",
+    "v1",
+    "./output/overlays/",
+    "../../",
+    "https://",
+    "git.example.com",
+    ":443",
+    "/bench.git",
+    "@",
+    "sha256:",
+    "registry.example.com/app",
+    ":1.0",
+    "C=37",
+    "--flag=",
+    "10m",
+    "1.0",
+    "1",
+    "0",
+    "08",
+    "1e3",
+    "0x1F",
+    "on",
+    "y",
+    "no",
+    "true",
+    "null",
+    "~",
+    "2024-01-01",
+    "12:30",
+    "{{",
+    " .Values.x ",
+    "}}",
+    "${HOME}",
+    "-",
+    "--",
+    "---",
+    ".",
+    "..",
+    "...",
+    ":",
+    ": ",
+    " #",
+    "#",
+    " ",
+    "  ",
+    "'",
+    "''",
+    '"',
+    "?",
+    "? ",
+    "- ",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    "*",
+    "&",
+    "!",
+    "%",
+    "|",
+    ">",
+    "<<",
+    "=",
+    "`",
+    "\\",
+    "_",
 ]
 
 _SHORT = (  # at most 4 * 30 characters: short enough for a simple key
@@ -38,7 +102,8 @@ _SHORT = (  # at most 4 * 30 characters: short enough for a simple key
 )
 _COVERED_STRINGS = _SHORT | st.builds(  # up to the 1024-character limit
     lambda head, n: head + "1" * (n - len(head)),
-    st.sampled_from(["", "a", "'", "a: "]), st.integers(1010, 1024),
+    st.sampled_from(["", "a", "'", "a: "]),
+    st.integers(1010, 1024),
 )
 _COVERED_KEYS = (  # up to libyaml's 128-character limit of a simple key
     _SHORT
@@ -58,9 +123,11 @@ def _documents(
 ) -> st.SearchStrategy[Any]:
     nodes = st.recursive(
         scalars,
-        lambda children: st.lists(children, max_size=4)
-        | st.lists(children, max_size=3).map(tuple)
-        | st.dictionaries(keys, children, max_size=4),
+        lambda children: (
+            st.lists(children, max_size=4)
+            | st.lists(children, max_size=3).map(tuple)
+            | st.dictionaries(keys, children, max_size=4)
+        ),
         max_leaves=25,
     )
     return st.dictionaries(keys, nodes, min_size=1, max_size=6) | st.lists(
@@ -94,9 +161,7 @@ def test_fast_document_is_libyamls_text_or_none(doc: dict[Any, Any] | list[Any])
 def _short_strings() -> list[str]:
     """Every string of up to 3 significant characters, and of 4 from a smaller set."""
     strings = [
-        "".join(chars)
-        for size in range(4)
-        for chars in itertools.product(SIGNIFICANT, repeat=size)
+        "".join(chars) for size in range(4) for chars in itertools.product(SIGNIFICANT, repeat=size)
     ]
     strings += ["".join(chars) for chars in itertools.product(" -?:#.'a0", repeat=4)]
     return strings
@@ -117,8 +182,30 @@ def test_every_short_string_is_written_as_libyaml_writes_it() -> None:
     assert fast == expected, next((pair for pair in pairs if pair[0] != pair[1]), None)
 
 
-@pytest.mark.parametrize("s", ["", "a", "it's", "'", " a", "a ", "a: b", "a #b", "-", "- a",
-                               "-a", "?a", "x:", "---x", "...x", "..x", "1", "on", "#"])
+@pytest.mark.parametrize(
+    "s",
+    [
+        "",
+        "a",
+        "it's",
+        "'",
+        " a",
+        "a ",
+        "a: b",
+        "a #b",
+        "-",
+        "- a",
+        "-a",
+        "?a",
+        "x:",
+        "---x",
+        "...x",
+        "..x",
+        "1",
+        "on",
+        "#",
+    ],
+)
 def test_scalar_quotes_as_libyaml_does(s: str) -> None:
     assert f"k: {scalar(s, needs_quotes)}\n" == _libyaml_dump([{"k": s}])
 
@@ -136,8 +223,21 @@ def _nested(depth: int, leaf: Any) -> Any:
 
 @pytest.mark.parametrize(
     "doc",
-    [{}, [], "x", 1, None, {"k": 1.5}, {1: "v"}, {"k": "é"}, {"k" * 129: 1}, {"k": {"a"}},
-     {"k": b"x"}, {"k": ["a", "b\n"]}, _nested(70, "deep")],
+    [
+        {},
+        [],
+        "x",
+        1,
+        None,
+        {"k": 1.5},
+        {1: "v"},
+        {"k": "é"},
+        {"k" * 129: 1},
+        {"k": {"a"}},
+        {"k": b"x"},
+        {"k": ["a", "b\n"]},
+        _nested(70, "deep"),
+    ],
 )
 def test_fast_path_gives_up_on_what_it_does_not_cover(doc: Any) -> None:
     assert BlockWriter(needs_quotes).document(doc) is None
@@ -145,14 +245,24 @@ def test_fast_path_gives_up_on_what_it_does_not_cover(doc: Any) -> None:
 
 def test_a_flux_kustomization_takes_the_fast_path() -> None:
     doc = {
-        "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-        "metadata": {"name": "app-1-c0001", "namespace": "flux-system",
-                     "labels": {"fleetgen.io/app": "app-1", "ring": "1"}},
-        "spec": {"interval": "10m", "path": "./output/overlays/app-1/clusters/c0001",
-                 "prune": True, "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
-                 "dependsOn": [{"name": "platform-c0001"}], "patches": [], "retries": 3,
-                 "postBuild": {"substitute": {"url": "https://c1.example.com:443/x?a=b"}},
-                 "decryption": None},
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {
+            "name": "app-1-c0001",
+            "namespace": "flux-system",
+            "labels": {"fleetgen.io/app": "app-1", "ring": "1"},
+        },
+        "spec": {
+            "interval": "10m",
+            "path": "./output/overlays/app-1/clusters/c0001",
+            "prune": True,
+            "sourceRef": {"kind": "GitRepository", "name": "flux-system"},
+            "dependsOn": [{"name": "platform-c0001"}],
+            "patches": [],
+            "retries": 3,
+            "postBuild": {"substitute": {"url": "https://c1.example.com:443/x?a=b"}},
+            "decryption": None,
+        },
     }
     fast = BlockWriter(needs_quotes).document(doc)
     assert fast == _libyaml_dump([doc])

@@ -86,8 +86,11 @@ class Facts:
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
-            app_path={a.name: repo_path(a.path) for a in fleet.apps
-                      if a.path is not None and a.source is None},
+            app_path={
+                a.name: repo_path(a.path)
+                for a in fleet.apps
+                if a.path is not None and a.source is None
+            },
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},
             engine={(app, cluster): engine for app, cluster, _, _, engine in placements.rows},
@@ -110,9 +113,13 @@ class Where:
     production: bool = False
 
     def __or__(self, other: Where) -> Where:
-        return Where(self.clusters | other.clusters, self.apps | other.apps,
-                     self.envs | other.envs, self.projects | other.projects,
-                     self.production or other.production)
+        return Where(
+            self.clusters | other.clusters,
+            self.apps | other.apps,
+            self.envs | other.envs,
+            self.projects | other.projects,
+            self.production or other.production,
+        )
 
     @property
     def cluster(self) -> str | None:
@@ -156,8 +163,11 @@ class Context:
     def reached(self, where: Where) -> set[Pair]:
         """Placements at either ref that a change reaching ``where`` acts on: those of its apps
         on its clusters, or every placement on its clusters when it names no app."""
-        return {(app, cluster) for app, cluster in self.placements()
-                if cluster in where.clusters and (not where.apps or app in where.apps)}
+        return {
+            (app, cluster)
+            for app, cluster in self.placements()
+            if cluster in where.clusters and (not where.apps or app in where.apps)
+        }
 
     def users(self, overlay_dir: str) -> set[Pair]:
         """Placements built from an overlay directory at either ref."""
@@ -165,14 +175,22 @@ class Context:
 
     def clusters_of(self, app: str, env: str | None, engine: str | None = None) -> set[str]:
         """Clusters ``app`` is placed on (in ``env``, by ``engine``, if given) at either ref."""
-        return {cluster for facts in self.sides for cluster in facts.app_clusters.get(app, ())
-                if env in (None, facts.cluster_env.get(cluster))
-                and engine in (None, facts.engine.get((app, cluster)))}
+        return {
+            cluster
+            for facts in self.sides
+            for cluster in facts.app_clusters.get(app, ())
+            if env in (None, facts.cluster_env.get(cluster))
+            and engine in (None, facts.engine.get((app, cluster)))
+        }
 
     def apps_on(self, cluster: str, namespace: str | None = None) -> set[str]:
         """Apps placed on ``cluster`` (deploying into ``namespace``, if given) at either ref."""
-        return {app for facts in self.sides for app in facts.cluster_apps.get(cluster, ())
-                if namespace in (None, facts.app_namespace.get(app))}
+        return {
+            app
+            for facts in self.sides
+            for app in facts.cluster_apps.get(cluster, ())
+            if namespace in (None, facts.app_namespace.get(app))
+        }
 
     def cluster_named(self, name: Any, server: Any) -> str | None:
         """The fleet cluster an Argo CD destination names (by name, else by server)."""
@@ -185,14 +203,21 @@ class Context:
                     return cluster
         return None
 
-    def complete(self, clusters: Iterable[str], apps: Iterable[str], envs: Iterable[str] = (),
-                 projects: Iterable[str] = ()) -> Where:
+    def complete(
+        self,
+        clusters: Iterable[str],
+        apps: Iterable[str],
+        envs: Iterable[str] = (),
+        projects: Iterable[str] = (),
+    ) -> Where:
         """A Where with the environments of its clusters and the projects of its apps."""
         clusters, apps = frozenset(clusters), frozenset(apps)
-        all_envs = set(envs) | {f.cluster_env[c] for f in self.sides for c in clusters
-                                if c in f.cluster_env}
-        all_projects = set(projects) | {f.app_project[a] for f in self.sides for a in apps
-                                        if a in f.app_project}
+        all_envs = set(envs) | {
+            f.cluster_env[c] for f in self.sides for c in clusters if c in f.cluster_env
+        }
+        all_projects = set(projects) | {
+            f.app_project[a] for f in self.sides for a in apps if a in f.app_project
+        }
         production = any(env in facts.production for facts in self.sides for env in all_envs)
         return Where(clusters, apps, frozenset(all_envs), frozenset(all_projects), production)
 
@@ -239,8 +264,9 @@ def _labelled(doc: Any) -> tuple[set[str], set[str], set[str], set[str]]:
     return found
 
 
-def _application_set_clusters(obj: Obj, app: str, fields: Sequence[Field], ctx: Context,
-                              envs: set[str]) -> set[str]:
+def _application_set_clusters(
+    obj: Obj, app: str, fields: Sequence[Field], ctx: Context, envs: set[str]
+) -> set[str]:
     """Clusters an ApplicationSet change reaches; records its environment in ``envs``."""
     known = {env for facts in ctx.sides for env in facts.env_clusters}
     env = next((e for e in sorted(known) if obj.key.name == f"{app}-{e}"), None)
@@ -269,7 +295,7 @@ def _flux_apps(obj: Obj, cluster: str, ctx: Context) -> set[str]:
             return {key.name}
         path = _get(obj.doc, "spec", "path")
         if isinstance(path, str) and "overlays/" in path:
-            overlay = path[path.index("overlays/"):].rstrip("/")
+            overlay = path[path.index("overlays/") :].rstrip("/")
             return {app for app, c in ctx.users(overlay) if c == cluster}
     if key.group == "" and key.kind == "Namespace":
         return ctx.apps_on(cluster, key.name)
@@ -277,8 +303,9 @@ def _flux_apps(obj: Obj, cluster: str, ctx: Context) -> set[str]:
 
 
 def _destination(doc: Any, ctx: Context) -> set[str]:
-    cluster = ctx.cluster_named(_get(doc, "spec", "destination", "name"),
-                                _get(doc, "spec", "destination", "server"))
+    cluster = ctx.cluster_named(
+        _get(doc, "spec", "destination", "name"), _get(doc, "spec", "destination", "server")
+    )
     return {cluster} if cluster is not None else set()
 
 
@@ -309,13 +336,16 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         return "deleted" if (prune if isinstance(prune, bool) else cascade_delete) else "orphaned"
     if key.group == "" and key.kind == "Namespace" and engine_of(obj.file) == "flux":
         annotations = _get(doc, "metadata", "annotations") or {}
-        kept = isinstance(annotations, dict) and \
-            annotations.get(PRUNE_DISABLED[0]) == PRUNE_DISABLED[1]
+        kept = (
+            isinstance(annotations, dict)
+            and annotations.get(PRUNE_DISABLED[0]) == PRUNE_DISABLED[1]
+        )
         return "orphaned" if kept else "deleted"
     if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
         owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
-        preserve = _get(application_sets.get(owner or ""), "spec", "syncPolicy",
-                        "preserveResourcesOnDeletion")
+        preserve = _get(
+            application_sets.get(owner or ""), "spec", "syncPolicy", "preserveResourcesOnDeletion"
+        )
         cascade = not preserve if isinstance(preserve, bool) else cascade_delete
         return "deleted" if cascade else "orphaned"
     return None
@@ -333,8 +363,9 @@ def keeps_objects(release: Any) -> bool:
 
 def _owner(doc: Any) -> str | None:
     owners = _get(doc, "metadata", "ownerReferences") or []
-    names = [o.get("name") for o in owners if isinstance(o, dict) and o.get("kind") ==
-             "ApplicationSet"]
+    names = [
+        o.get("name") for o in owners if isinstance(o, dict) and o.get("kind") == "ApplicationSet"
+    ]
     return names[0] if names and isinstance(names[0], str) else None
 
 
@@ -356,16 +387,32 @@ class Application(NamedTuple):
     def obj(self) -> Obj:
         """The Application as an object, shaped like the one Argo CD will hold."""
         doc = {
-            "apiVersion": f"{ARGO_GROUP}/v1alpha1", "kind": "Application",
-            "metadata": {"name": self.name, "namespace": self.namespace,
-                         "ownerReferences": [{"apiVersion": f"{ARGO_GROUP}/v1alpha1",
-                                              "kind": "ApplicationSet", "name": self.owner}]},
-            "spec": {"project": self.project,
-                     "source": {"repoURL": self.repo, "targetRevision": self.revision,
-                                "path": self.path},
-                     "destination": {"name": self.cluster, "server": self.server,
-                                     **({"namespace": self.target_namespace}
-                                        if self.target_namespace else {})}},
+            "apiVersion": f"{ARGO_GROUP}/v1alpha1",
+            "kind": "Application",
+            "metadata": {
+                "name": self.name,
+                "namespace": self.namespace,
+                "ownerReferences": [
+                    {
+                        "apiVersion": f"{ARGO_GROUP}/v1alpha1",
+                        "kind": "ApplicationSet",
+                        "name": self.owner,
+                    }
+                ],
+            },
+            "spec": {
+                "project": self.project,
+                "source": {
+                    "repoURL": self.repo,
+                    "targetRevision": self.revision,
+                    "path": self.path,
+                },
+                "destination": {
+                    "name": self.cluster,
+                    "server": self.server,
+                    **({"namespace": self.target_namespace} if self.target_namespace else {}),
+                },
+            },
         }
         return Obj(application_key(self.namespace, self.name), self.file, doc)
 
@@ -375,8 +422,9 @@ def application_key(namespace: str, name: str) -> Key:
     return Key(HUB, ARGO_GROUP, "Application", namespace, name)
 
 
-def derived_applications(fleet: Fleet, placements: Placements,
-                         files: Mapping[str, OutputFile]) -> dict[tuple[str, str], Application]:
+def derived_applications(
+    fleet: Fleet, placements: Placements, files: Mapping[str, OutputFile]
+) -> dict[tuple[str, str], Application]:
     """The Applications the ApplicationSets generate at sync time, derived from the placements.
 
     They exist in no file, so the diff derives them: one per Argo CD placement whose app has an
@@ -384,8 +432,7 @@ def derived_applications(fleet: Fleet, placements: Placements,
     (owner, project, source path, destination).
     """
     apps = {app.name: app for app in fleet.apps}
-    sets = {name: file for name in apps
-            if (file := f"argocd/applicationsets/{name}.yaml") in files}
+    sets = {name: file for name in apps if (file := f"argocd/applicationsets/{name}.yaml") in files}
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
     namespace = fleet.argocd.namespace
     derived = {}
@@ -394,9 +441,18 @@ def derived_applications(fleet: Fleet, placements: Placements,
             continue
         app, name = apps[app_name], f"{app_name}-{cluster}"
         derived[namespace, name] = Application(
-            namespace, name, f"{app_name}-{env}", app.project, fleet.repo, fleet.revision,
-            f"{fleet.output_dir}/{overlay}", cluster, servers[cluster], app.namespace,
-            sets[app_name])
+            namespace,
+            name,
+            f"{app_name}-{env}",
+            app.project,
+            fleet.repo,
+            fleet.revision,
+            f"{fleet.output_dir}/{overlay}",
+            cluster,
+            servers[cluster],
+            app.namespace,
+            sets[app_name],
+        )
     return derived
 
 
@@ -407,8 +463,11 @@ def entity_renames(base: Facts, head: Facts) -> dict[str, dict[str, str]]:
     namespaces are; an environment when its clusters are (after cluster renames).
     """
     clusters = _pair(base.server, head.server)
-    old_envs = {env: frozenset(clusters.get(c, c) for c in names)
-                for env, names in base.env_clusters.items() if names}
+    old_envs = {
+        env: frozenset(clusters.get(c, c) for c in names)
+        for env, names in base.env_clusters.items()
+        if names
+    }
     return {
         "cluster": clusters,
         "app": _pair(base.app_path, head.app_path),
@@ -427,8 +486,11 @@ def _pair(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
     for name, value in new.items():
         if name not in old:
             came.setdefault(value, []).append(name)
-    return {olds[0]: came[value][0] for value, olds in gone.items()
-            if len(olds) == 1 and len(came.get(value, ())) == 1}
+    return {
+        olds[0]: came[value][0]
+        for value, olds in gone.items()
+        if len(olds) == 1 and len(came.get(value, ())) == 1
+    }
 
 
 @dataclass(frozen=True)

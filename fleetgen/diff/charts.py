@@ -45,8 +45,9 @@ class ValueChange:
     new: Any
 
 
-def changes(base: Plan | None, head: Plan | None,
-            production: frozenset[str]) -> tuple[tuple[Bump, ...], tuple[ValueChange, ...]]:
+def changes(
+    base: Plan | None, head: Plan | None, production: frozenset[str]
+) -> tuple[tuple[Bump, ...], tuple[ValueChange, ...]]:
     """Version and value changes of every chart placement at both refs, grouped by clusters."""
     before = _charted(base)
     bumps: dict[tuple[Any, ...], list[str]] = {}
@@ -61,14 +62,34 @@ def changes(base: Plan | None, head: Plan | None,
             bumps.setdefault((new.app, new.env, *shown), []).append(new.cluster)
         for path, was, now in _value_changes(old.settings.values, new.settings.values):
             values.setdefault((new.app, new.env, path, _key(was), _key(now)), []).append(
-                new.cluster)
-    found_bumps = tuple(sorted(
-        (Bump(app, env, tuple(sorted(clusters)), env in production, old, new)
-         for (app, env, old, new), clusters in bumps.items()), key=order))
-    found_values = tuple(sorted(
-        (ValueChange(app, env, tuple(sorted(clusters)), env in production, path,
-                     _value(was), _value(now))
-         for (app, env, path, was, now), clusters in values.items()), key=order))
+                new.cluster
+            )
+    found_bumps = tuple(
+        sorted(
+            (
+                Bump(app, env, tuple(sorted(clusters)), env in production, old, new)
+                for (app, env, old, new), clusters in bumps.items()
+            ),
+            key=order,
+        )
+    )
+    found_values = tuple(
+        sorted(
+            (
+                ValueChange(
+                    app,
+                    env,
+                    tuple(sorted(clusters)),
+                    env in production,
+                    path,
+                    _value(was),
+                    _value(now),
+                )
+                for (app, env, path, was, now), clusters in values.items()
+            ),
+            key=order,
+        )
+    )
     return found_bumps, found_values
 
 
@@ -89,8 +110,9 @@ def _described(chart: ChartSource) -> str:
     return f"{chart.name} {chart.version} from {chart.path or chart.repo}"
 
 
-def _value_changes(old: Mapping[str, Any], new: Mapping[str, Any]
-                   ) -> Iterator[tuple[str, Any, Any]]:
+def _value_changes(
+    old: Mapping[str, Any], new: Mapping[str, Any]
+) -> Iterator[tuple[str, Any, Any]]:
     before, after = dict(_leaves(old)), dict(_leaves(new))
     for path in sorted(before.keys() | after.keys()):
         was, now = before.get(path, ABSENT), after.get(path, ABSENT)
@@ -118,8 +140,14 @@ def _value(key: str) -> Any:
 
 def order(change: Bump | ValueChange) -> tuple[Any, ...]:
     """Production first, then by environment and app; a version change before its values."""
-    return (not change.production, change.env, change.app, isinstance(change, ValueChange),
-            change.clusters, getattr(change, "path", ""))
+    return (
+        not change.production,
+        change.env,
+        change.app,
+        isinstance(change, ValueChange),
+        change.clusters,
+        getattr(change, "path", ""),
+    )
 
 
 def shown_value(value: Any) -> str:
@@ -141,10 +169,14 @@ def line(change: Bump | ValueChange) -> str:
     """``chart cert-manager v1.16.2 → v1.17.1 in prod (3 clusters: …)`` or
     ``values of cert-manager in prod (3 clusters: …): replicaCount 2 → 3``."""
     if isinstance(change, Bump):
-        return (f"chart {change.app} {change.old} → {change.new} in "
-                f"{where(change.env, change.clusters)}")
-    return (f"values of {change.app} in {where(change.env, change.clusters)}: {change.path} "
-            f"{shown_value(change.old)} → {shown_value(change.new)}")
+        return (
+            f"chart {change.app} {change.old} → {change.new} in "
+            f"{where(change.env, change.clusters)}"
+        )
+    return (
+        f"values of {change.app} in {where(change.env, change.clusters)}: {change.path} "
+        f"{shown_value(change.old)} → {shown_value(change.new)}"
+    )
 
 
 # Fields of emitted objects that carry a values document as text: an ApplicationSet's

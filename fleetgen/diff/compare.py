@@ -81,9 +81,15 @@ class RefSpecError(SpecError):
 
 
 @collector.pausing
-def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | None = None, *,
-         render: bool = False, kustomize: Kustomize | None = None,
-         charts_dir: Path | None = None) -> Report:
+def diff(
+    spec: Path = Path("fleet.py"),
+    base: str | None = None,
+    head: str | None = None,
+    *,
+    render: bool = False,
+    kustomize: Kustomize | None = None,
+    charts_dir: Path | None = None,
+) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
     default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
     ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
@@ -100,21 +106,31 @@ def diff(spec: Path = Path("fleet.py"), base: str | None = None, head: str | Non
             old_snapshot: Snapshot = commit_snapshot(repo, sha, root, label)
         else:
             old_snapshot = commit_snapshot(repo, base, root)
-        new_snapshot: Snapshot = (WorktreeSnapshot(repo, spec.parent) if head is None
-                                  else commit_snapshot(repo, head, root))
+        new_snapshot: Snapshot = (
+            WorktreeSnapshot(repo, spec.parent)
+            if head is None
+            else commit_snapshot(repo, head, root)
+        )
         if old_snapshot.read(name) is None and new_snapshot.read(name) is None:
-            raise RefError(f"{posixpath.join(root, name)} exists at neither "
-                           f"{old_snapshot.label} nor {new_snapshot.label}")
+            raise RefError(
+                f"{posixpath.join(root, name)} exists at neither "
+                f"{old_snapshot.label} nor {new_snapshot.label}"
+            )
         in_repo = posixpath.join(root, name)
         old_side = load_side(old_snapshot, name, in_repo, spec)
         new_side = load_side(new_snapshot, name, str(spec) if head is None else in_repo, spec)
         store = cache.Cache(spec.parent / new_side.output_dir)
-        return compare(old_side, new_side, render=render, kustomize=kustomize,
-                       charts_dir=charts_dir, store=store)
+        return compare(
+            old_side,
+            new_side,
+            render=render,
+            kustomize=kustomize,
+            charts_dir=charts_dir,
+            store=store,
+        )
 
 
-def load_side(snapshot: Snapshot, spec_name: str, filename: str,
-              spec: Path | None = None) -> Side:
+def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | None = None) -> Side:
     """Compile the spec of ``snapshot`` (problems name it ``filename``); no spec file is an
     empty fleet.
 
@@ -139,17 +155,28 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str,
             return _cached_side(snapshot, loaded, plan, stored, store, entry)
         plan, files = api.emit_loaded(loaded, without=(fleetmap,))
     except UnicodeDecodeError as error:
-        raise RefSpecError(snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]) \
-            from None
+        raise RefSpecError(
+            snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]
+        ) from None
     except SpecError as error:
-        raise RefSpecError(snapshot.label, [dataclasses.replace(p, file=filename)
-                                            if p.file == running_as else p
-                                            for p in error.problems]) from None
+        raise RefSpecError(
+            snapshot.label,
+            [
+                dataclasses.replace(p, file=filename) if p.file == running_as else p
+                for p in error.problems
+            ],
+        ) from None
     return _side(snapshot, loaded, api.by_path(files), Placements.of(plan), plan)
 
 
-def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
-                 files: Mapping[str, OutputFile], store: cache.Cache, entry: str | None) -> Side:
+def _cached_side(
+    snapshot: Snapshot,
+    loaded: Loaded,
+    plan: Plan | None,
+    files: Mapping[str, OutputFile],
+    store: cache.Cache,
+    entry: str | None,
+) -> Side:
     """A side compiled through the cache: its placements read back when stored under the
     compile's key, else taken from the Plan (resolved when ``plan`` is None: the files were
     read back) and stored."""
@@ -163,10 +190,21 @@ def _cached_side(snapshot: Snapshot, loaded: Loaded, plan: Plan | None,
     return _side(snapshot, loaded, files, placements, plan)
 
 
-def _side(snapshot: Snapshot, loaded: Loaded, files: Mapping[str, OutputFile],
-          placements: Placements, plan: Plan | None) -> Side:
-    return Side(snapshot, loaded, files, Facts.of(loaded.fleet, placements),
-                derived_applications(loaded.fleet, placements, files), plan)
+def _side(
+    snapshot: Snapshot,
+    loaded: Loaded,
+    files: Mapping[str, OutputFile],
+    placements: Placements,
+    plan: Plan | None,
+) -> Side:
+    return Side(
+        snapshot,
+        loaded,
+        files,
+        Facts.of(loaded.fleet, placements),
+        derived_applications(loaded.fleet, placements, files),
+        plan,
+    )
 
 
 @contextmanager
@@ -188,8 +226,11 @@ def _imports_of(snapshot: Snapshot) -> Iterator[Path | None]:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(snapshot.read(path) or b"")
         names = _module_names(where) if where is not None else set()
-        saved = {name: sys.modules.pop(name) for name in list(sys.modules)
-                 if name.partition(".")[0] in names}
+        saved = {
+            name: sys.modules.pop(name)
+            for name in list(sys.modules)
+            if name.partition(".")[0] in names
+        }
         try:
             yield where
         finally:
@@ -206,9 +247,15 @@ def _module_names(directory: Path) -> set[str]:
     return names - {"fleetgen"}
 
 
-def compare(base: Side, head: Side, *, render: bool = False,
-            kustomize: Kustomize | None = None, charts_dir: Path | None = None,
-            store: cache.Cache | None = None) -> Report:
+def compare(
+    base: Side,
+    head: Side,
+    *,
+    render: bool = False,
+    kustomize: Kustomize | None = None,
+    charts_dir: Path | None = None,
+    store: cache.Cache | None = None,
+) -> Report:
     """The report of what changes from ``base`` to ``head`` (``store``: where kustomize builds
     and chart renders are cached; none for builds and a temporary one for charts when None)."""
     ctx = Context(base.facts, head.facts)
@@ -218,8 +265,10 @@ def compare(base: Side, head: Side, *, render: bool = False,
     changes = _object_changes(base, head, old, new, pairs, derived, ctx)
     app_sets = _application_sets(base)
     cascade = base.facts.cascade_delete or head.facts.cascade_delete
-    renames = [_rename(base, head, old[a], new[b], renamed, ctx, derived, app_sets, cascade)
-               for a, b in pairs]
+    renames = [
+        _rename(base, head, old[a], new[b], renamed, ctx, derived, app_sets, cascade)
+        for a, b in pairs
+    ]
     added = _placed_diff(head.facts, base.facts)
     removed = _placed_diff(base.facts, head.facts)
     bases = changed_bases(base, head)
@@ -231,32 +280,45 @@ def compare(base: Side, head: Side, *, render: bool = False,
         charted = chart_changes(base, head, ctx, charts_dir, store)
         changes += charted.changes
         not_rendered = charted.not_rendered
-        notes += [f"{label}; its rendered objects are not compared ({count} placement"
-                  f"{'' if count == 1 else 's'})" for label, count in not_rendered.items()]
-    deletions = [Deletion(c, engine, workloads(c.obj, cascade, app_sets)) for c in changes
-                 if c.op == "removed" and c.source != "rendered"
-                 and (engine := engine_of(c.obj.file)) is not None]
+        notes += [
+            f"{label}; its rendered objects are not compared ({count} placement"
+            f"{'' if count == 1 else 's'})"
+            for label, count in not_rendered.items()
+        ]
+    deletions = [
+        Deletion(c, engine, workloads(c.obj, cascade, app_sets))
+        for c in changes
+        if c.op == "removed"
+        and c.source != "rendered"
+        and (engine := engine_of(c.obj.file)) is not None
+    ]
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
     notes += _runtime_notes(base, head, _touched(reaches).apps)
-    bumps, values = charts.changes(base.chart_plan, head.chart_plan,
-                                   base.facts.production | head.facts.production)
+    bumps, values = charts.changes(
+        base.chart_plan, head.chart_plan, base.facts.production | head.facts.production
+    )
     return Report(
         base=Ref(base.snapshot.label, base.snapshot.sha),
         head=Ref(head.snapshot.label, head.snapshot.sha),
-        touched=_touched(reaches), production=_production(reaches, ctx),
-        added=tuple(added), removed=tuple(removed), moved=tuple(moved),
+        touched=_touched(reaches),
+        production=_production(reaches, ctx),
+        added=tuple(added),
+        removed=tuple(removed),
+        moved=tuple(moved),
         changes=tuple(sorted(changes, key=_order)),
         deletions=tuple(sorted(deletions, key=lambda d: _order(d.change))),
         renames=tuple(sorted(renames, key=lambda r: _order(r.new))),
-        notes=tuple(notes), rendered=render, bumps=bumps, values=values,
+        notes=tuple(notes),
+        rendered=render,
+        bumps=bumps,
+        values=values,
         not_rendered=not_rendered,
     )
 
 
-def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
-               path: str) -> bool:
+def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile], path: str) -> bool:
     """Whether ``path`` holds the same file at both refs: equal stored bytes
     (`buildcache.StoredFiles`, a compile emitted whole) or equal source keys (`unitcache.Files`,
     a compile made of units) prove it without making either file, else their data are
@@ -274,16 +336,23 @@ def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile],
 
 def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, Obj], set[Key]]:
     """Objects of files that differ, plus derived Applications; identical ones left out."""
-    paths = sorted(path for path in base.files.keys() | head.files.keys()
-                   if not _same_file(base.files, head.files, path))
+    paths = sorted(
+        path
+        for path in base.files.keys() | head.files.keys()
+        if not _same_file(base.files, head.files, path)
+    )
     old = index(base.files[path] for path in paths if path in base.files)
     new = index(head.files[path] for path in paths if path in head.files)
     before, after = base.applications, head.applications
-    differ = sorted(key for key in before.keys() | after.keys()
-                    if before.get(key) != after.get(key))
+    differ = sorted(
+        key for key in before.keys() | after.keys() if before.get(key) != after.get(key)
+    )
     for applications, found in ((before, old), (after, new)):
-        found.update((application_key(*key), applications[key].obj()) for key in differ
-                     if key in applications)
+        found.update(
+            (application_key(*key), applications[key].obj())
+            for key in differ
+            if key in applications
+        )
     derived = {application_key(*key) for key in differ}
     for key in old.keys() & new.keys():
         if old[key].doc == new[key].doc:
@@ -291,8 +360,9 @@ def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, 
     return old, new, derived
 
 
-def _rename_pairs(old: Mapping[Key, Obj], new: Mapping[Key, Obj],
-                  renamed: Mapping[str, str]) -> list[tuple[Key, Key]]:
+def _rename_pairs(
+    old: Mapping[Key, Obj], new: Mapping[Key, Obj], renamed: Mapping[str, str]
+) -> list[tuple[Key, Key]]:
     """(old, new) identities that differ only by renamed spec names."""
     arrived = set(new.keys() - old.keys())
     pairs = []
@@ -304,8 +374,15 @@ def _rename_pairs(old: Mapping[Key, Obj], new: Mapping[Key, Obj],
     return pairs
 
 
-def _object_changes(base: Side, head: Side, old: Mapping[Key, Obj], new: Mapping[Key, Obj],
-                    pairs: list[tuple[Key, Key]], derived: set[Key], ctx: Context) -> list[Change]:
+def _object_changes(
+    base: Side,
+    head: Side,
+    old: Mapping[Key, Obj],
+    new: Mapping[Key, Obj],
+    pairs: list[tuple[Key, Key]],
+    derived: set[Key],
+    ctx: Context,
+) -> list[Change]:
     paired = {key for pair in pairs for key in pair}
     changes = []
     for key in sorted(old.keys() | new.keys()):
@@ -315,30 +392,56 @@ def _object_changes(base: Side, head: Side, old: Mapping[Key, Obj], new: Mapping
         if key in old and key in new:
             fields = tuple(field_changes(old[key].doc, new[key].doc))
             where = attribute(old[key], fields, ctx) | attribute(new[key], fields, ctx)
-            changes.append(Change("changed", new[key], head.shown(new[key].file), fields, where,
-                                  source))
+            changes.append(
+                Change("changed", new[key], head.shown(new[key].file), fields, where, source)
+            )
         else:
             side, obj = (head, new[key]) if key in new else (base, old[key])
             fields = whole(obj, added=key in new)
-            changes.append(Change("added" if key in new else "removed", obj,
-                                  side.shown(obj.file), fields, attribute(obj, fields, ctx),
-                                  source))
+            changes.append(
+                Change(
+                    "added" if key in new else "removed",
+                    obj,
+                    side.shown(obj.file),
+                    fields,
+                    attribute(obj, fields, ctx),
+                    source,
+                )
+            )
     return changes
 
 
-def _rename(base: Side, head: Side, old: Obj, new: Obj, renamed: Mapping[str, Mapping[str, str]],
-            ctx: Context, derived: set[Key], app_sets: Mapping[str, Any],
-            cascade: bool) -> Rename:
+def _rename(
+    base: Side,
+    head: Side,
+    old: Obj,
+    new: Obj,
+    renamed: Mapping[str, Mapping[str, str]],
+    ctx: Context,
+    derived: set[Key],
+    app_sets: Mapping[str, Any],
+    cascade: bool,
+) -> Rename:
     source: Source = "derived" if new.key in derived else "generated"
     fields = tuple(field_changes(old.doc, new.doc))
-    before = Change("removed", old, base.shown(old.file), whole(old, added=False),
-                    attribute(old, fields, ctx), source)
-    after = Change("changed", new, head.shown(new.file), fields, attribute(new, fields, ctx),
-                   source)
+    before = Change(
+        "removed",
+        old,
+        base.shown(old.file),
+        whole(old, added=False),
+        attribute(old, fields, ctx),
+        source,
+    )
+    after = Change(
+        "changed", new, head.shown(new.file), fields, attribute(new, fields, ctx), source
+    )
     texts = " ".join((old.key.scope, old.key.name))
-    because = "; ".join(f"{kind} {a} renamed to {b}" for kind, names in sorted(renamed.items())
-                        for a, b in sorted(names.items())
-                        if re.search(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", texts))
+    because = "; ".join(
+        f"{kind} {a} renamed to {b}"
+        for kind, names in sorted(renamed.items())
+        for a, b in sorted(names.items())
+        if re.search(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", texts)
+    )
     engine = engine_of(old.file)
     fate = workloads(old, cascade, app_sets) if engine is not None else None
     return Rename(before, after, because, engine, fate)
@@ -355,12 +458,15 @@ def _application_sets(side: Side) -> dict[str, Any]:
 
 
 def _placed_diff(ours: Facts, theirs: Facts) -> list[Placed]:
-    return [Placed(app, cluster, ours.cluster_env[cluster])
-            for app, cluster in sorted(ours.overlay_of.keys() - theirs.overlay_of.keys())]
+    return [
+        Placed(app, cluster, ours.cluster_env[cluster])
+        for app, cluster in sorted(ours.overlay_of.keys() - theirs.overlay_of.keys())
+    ]
 
 
-def _moves(deletions: list[Deletion], cascade: bool,
-           ctx: Context) -> tuple[list[Move], list[Deletion]]:
+def _moves(
+    deletions: list[Deletion], cascade: bool, ctx: Context
+) -> tuple[list[Move], list[Deletion]]:
     """Placements whose engine changes, and the deletions that are not part of such a move.
 
     A deletion is part of a move when every placement it acts on moves (the old engine's
@@ -369,8 +475,11 @@ def _moves(deletions: list[Deletion], cascade: bool,
     from ``cascade_delete``.
     """
     base, head = ctx.base, ctx.head
-    pairs = sorted(pair for pair, engine in base.engine.items()  # placed at both, moving
-                   if head.engine.get(pair, engine) != engine)
+    pairs = sorted(
+        pair
+        for pair, engine in base.engine.items()  # placed at both, moving
+        if head.engine.get(pair, engine) != engine
+    )
     if not pairs:
         return [], deletions
     moving, kept = set(pairs), []
@@ -386,14 +495,23 @@ def _moves(deletions: list[Deletion], cascade: bool,
     for app, cluster in pairs:
         deleted = "deleted" in fates[app, cluster] or (cascade and not fates[app, cluster])
         where = ctx.complete({cluster}, {app})
-        moves.append(Move(app, cluster, head.cluster_env[cluster], base.engine[app, cluster],
-                          head.engine[app, cluster], "deleted" if deleted else "orphaned",
-                          where.production))
+        moves.append(
+            Move(
+                app,
+                cluster,
+                head.cluster_env[cluster],
+                base.engine[app, cluster],
+                head.engine[app, cluster],
+                "deleted" if deleted else "orphaned",
+                where.production,
+            )
+        )
     return moves, kept
 
 
-def _render_pairs(changes: list[Change], renames: list[Rename], bases: set[str],
-                  moved: list[Placed], ctx: Context) -> set[Pair]:
+def _render_pairs(
+    changes: list[Change], renames: list[Rename], bases: set[str], moved: list[Placed], ctx: Context
+) -> set[Pair]:
     """Placements whose kustomize output may differ: overlay changes, base changes, moves."""
     placed = ctx.placements()
     affected = {(p.app, p.cluster) for p in moved} | {pair for pair in placed if pair[0] in bases}
@@ -406,8 +524,9 @@ def _render_pairs(changes: list[Change], renames: list[Rename], bases: set[str],
     return affected
 
 
-def _reaches(changes: list[Change], renames: list[Rename], moved: list[Placed | Move],
-             ctx: Context) -> list[Where]:
+def _reaches(
+    changes: list[Change], renames: list[Rename], moved: list[Placed | Move], ctx: Context
+) -> list[Where]:
     """What each change, rename and placement addition, removal or move reaches."""
     found = [ctx.complete({p.cluster}, {p.app}) for p in moved]
     found += [change.where for change in changes]
@@ -427,10 +546,12 @@ def _production(reaches: list[Where], ctx: Context) -> Where:
     found = Where()
     for where in reaches:
         if where.production:
-            clusters = {c for c in where.clusters
-                        if any(facts.cluster_env.get(c) in envs for facts in ctx.sides)}
-            found |= Where(frozenset(clusters), where.apps, where.envs & envs, where.projects,
-                           True)
+            clusters = {
+                c
+                for c in where.clusters
+                if any(facts.cluster_env.get(c) in envs for facts in ctx.sides)
+            }
+            found |= Where(frozenset(clusters), where.apps, where.envs & envs, where.projects, True)
     return found
 
 
@@ -438,31 +559,46 @@ def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
     """Apps selected by label at run time (``Selector(runtime=True)``): the clusters listed are
     the ones fleet.py declares; Argo CD may also apply the change to clusters registered by
     another tool that carry the labels."""
-    runtime = {app.name for side in (base, head) if side.loaded is not None
-               for app in side.loaded.fleet.apps if app.targets.runtime}
-    return [f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
-            "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
-            "change to any other registered cluster carrying its labels"
-            for name in sorted(runtime & set(apps))]
+    runtime = {
+        app.name
+        for side in (base, head)
+        if side.loaded is not None
+        for app in side.loaded.fleet.apps
+        if app.targets.runtime
+    }
+    return [
+        f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
+        "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
+        "change to any other registered cluster carrying its labels"
+        for name in sorted(runtime & set(apps))
+    ]
 
 
-def _notes(base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str],
-           render: bool) -> list[str]:
+def _notes(
+    base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str], render: bool
+) -> list[str]:
     notes = []
     if bases and not render:
-        notes.append(f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
-                     "files do not show: run `fleetgen diff --render` to see what it deploys")
+        notes.append(
+            f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
+            "files do not show: run `fleetgen diff --render` to see what it deploys"
+        )
     if not render:
-        notes += [f"the chart of {app} ({path}) changed, which generated files do not show: run "
-                  "`fleetgen diff --render` to see what it deploys"
-                  for app, path in changed_charts(base, head).items()]
+        notes += [
+            f"the chart of {app} ({path}) changed, which generated files do not show: run "
+            "`fleetgen diff --render` to see what it deploys"
+            for app, path in changed_charts(base, head).items()
+        ]
     for old, new in sorted(renamed["cluster"].items()):
-        on_flux = "flux" in {engine for (_, cluster), engine in base.facts.engine.items()
-                             if cluster == old}
+        on_flux = "flux" in {
+            engine for (_, cluster), engine in base.facts.engine.items() if cluster == old
+        }
         if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
-            notes.append(f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
-                         f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
-                         f"--path={head.shown(f'flux/clusters/{new}')}")
+            notes.append(
+                f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
+                f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
+                f"--path={head.shown(f'flux/clusters/{new}')}"
+            )
     if any(renamed.values()):
         notes.append("Argo CD and Flux apply a rename as a deletion and a creation")
     return notes
@@ -477,20 +613,33 @@ def _uninstalls(changes: list[Change]) -> list[str]:
         if change.op != "removed" or (key.group, key.kind) != (HELM_GROUP, "HelmRelease"):
             continue
         on = ", ".join(sorted(change.where.clusters)) or key.namespace
-        fate = ("Helm leaves the objects annotated helm.sh/resource-policy: keep by its "
-                "post-renderer (cascade_delete=False; only objects rendered since the "
-                "post-renderer was added carry it)" if keeps_objects(change.obj.doc)
-                else "deleting every object the release installed")
-        notes.append(f"Flux chart app {change.where.app or key.name} leaves {on}: "
-                     f"helm-controller uninstalls release {key.name}, {fate}; CRDs from the "
-                     "chart's crds/ stay")
+        fate = (
+            "Helm leaves the objects annotated helm.sh/resource-policy: keep by its "
+            "post-renderer (cascade_delete=False; only objects rendered since the "
+            "post-renderer was added carry it)"
+            if keeps_objects(change.obj.doc)
+            else "deleting every object the release installed"
+        )
+        notes.append(
+            f"Flux chart app {change.where.app or key.name} leaves {on}: "
+            f"helm-controller uninstalls release {key.name}, {fate}; CRDs from the "
+            "chart's crds/ stay"
+        )
     return notes
 
 
 def _order(change: Change) -> tuple[Any, ...]:
     key = change.obj.key
-    return (not change.where.production, section(change.where), change.where.app or "",
-            change.source == "rendered", change.file, key.kind, key.namespace, key.name)
+    return (
+        not change.where.production,
+        section(change.where),
+        change.where.app or "",
+        change.source == "rendered",
+        change.file,
+        key.kind,
+        key.namespace,
+        key.name,
+    )
 
 
 __all__ = ["RefSpecError", "compare", "diff", "load_side"]

@@ -50,14 +50,16 @@ def sections(changes: Iterable[Change]) -> list[Section]:
     """Changes grouped as ordered (production first, then by cluster or environment)."""
     found = []
     for (production, where), group in itertools.groupby(
-            changes, key=lambda c: (c.where.production, section(c.where))):
+        changes, key=lambda c: (c.where.production, section(c.where))
+    ):
         members = tuple(group)
         reach = Where()
         for change in members:
             reach |= change.where
         title, subtitle = _titles(where, reach)
-        subtitle = "; ".join(part for part in (subtitle, "production" if production else "")
-                             if part)
+        subtitle = "; ".join(
+            part for part in (subtitle, "production" if production else "") if part
+        )
         found.append(Section(title, subtitle, production, members))
     return found
 
@@ -82,8 +84,12 @@ def _few(names: Sequence[str], limit: int = MAX_NAMES) -> str:
 
 
 def _radius(where: Where) -> str:
-    parts = [(len(where.clusters), "cluster"), (len(where.envs), "environment"),
-             (len(where.apps), "app"), (len(where.projects), "project")]
+    parts = [
+        (len(where.clusters), "cluster"),
+        (len(where.envs), "environment"),
+        (len(where.apps), "app"),
+        (len(where.projects), "project"),
+    ]
     return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts)
 
 
@@ -91,8 +97,10 @@ def _production(report: Report) -> str:
     prod = report.production
     if not prod.envs:
         return ""
-    return (f"{len(prod.clusters)} cluster(s) in {', '.join(sorted(prod.envs))}: "
-            f"{_few(sorted(prod.clusters)) or 'no single cluster'}")
+    return (
+        f"{len(prod.clusters)} cluster(s) in {', '.join(sorted(prod.envs))}: "
+        f"{_few(sorted(prod.clusters)) or 'no single cluster'}"
+    )
 
 
 def _header(change: Change) -> str:
@@ -115,12 +123,13 @@ def _lines(change: Change) -> list[str]:
 
 
 def _field_lines(field: Field) -> list[str]:
-    if isinstance(field.old, str) and isinstance(field.new, str) and \
-            charts.values_text(field.path):
+    if isinstance(field.old, str) and isinstance(field.new, str) and charts.values_text(field.path):
         return [f"~ {field.path}: values document (text) changed; by value path under # charts"]
     lines = []
-    for sign, value, present in (("-", field.old, field.old is not None),
-                                 ("+", field.new, field.new is not None)):
+    for sign, value, present in (
+        ("-", field.old, field.old is not None),
+        ("+", field.new, field.new is not None),
+    ):
         if present:
             shown = _value(value)
             label = f"{field.path}: " if field.path else ""
@@ -155,8 +164,10 @@ def _rename_ends(rename: Rename) -> tuple[str, str]:
     old, new = rename.old, rename.new
     ends = [old.obj.key.name or old.file, new.obj.key.name or new.file]
     if ends[0] == ends[1]:
-        ends = [f"{end} on {change.where.cluster or change.obj.key.scope}"
-                for end, change in zip(ends, (old, new), strict=True)]
+        ends = [
+            f"{end} on {change.where.cluster or change.obj.key.scope}"
+            for end, change in zip(ends, (old, new), strict=True)
+        ]
     elif new.obj.key.name and new.where.cluster:
         ends[1] += f" on {new.where.cluster}"
     return ends[0], ends[1]
@@ -171,21 +182,24 @@ def _rename(rename: Rename) -> str:
 def _fate(move: Move) -> str:
     """What happens to a moved placement's workloads."""
     if move.workloads == "deleted":
-        return (f"{move.old} deletes the workloads before {move.new} recreates them "
-                "(cascade_delete=True)")
+        return (
+            f"{move.old} deletes the workloads before {move.new} recreates them "
+            "(cascade_delete=True)"
+        )
     return f"{move.old} orphans the workloads, {move.new} adopts them"
 
 
 def _move(move: Move) -> str:
-    return (f"{move.app} on {move.cluster} ({move.env}): {move.old} → {move.new}; "
-            f"{_fate(move)}")
+    return f"{move.app} on {move.cluster} ({move.env}): {move.old} → {move.new}; {_fate(move)}"
 
 
 def _moves_heading(report: Report) -> str:
     deleting = sum(m.workloads == "deleted" for m in report.moved)
     if deleting:
-        return (f"! moves ({len(report.moved)}), engine changes; {deleting} delete and "
-                "recreate running workloads:")
+        return (
+            f"! moves ({len(report.moved)}), engine changes; {deleting} delete and "
+            "recreate running workloads:"
+        )
     return f"# moves ({len(report.moved)}), engine changes; the workloads stay:"
 
 
@@ -196,8 +210,9 @@ def _charts(report: Report) -> list[str]:
 
 
 def _placements(report: Report) -> list[str]:
-    return ([f"+ {p.app} on {p.cluster} ({p.env})" for p in report.added]
-            + [f"- {p.app} on {p.cluster} ({p.env})" for p in report.removed])
+    return [f"+ {p.app} on {p.cluster} ({p.env})" for p in report.added] + [
+        f"- {p.app} on {p.cluster} ({p.env})" for p in report.removed
+    ]
 
 
 def text(report: Report, color: bool = False) -> str:
@@ -215,8 +230,12 @@ def text(report: Report, color: bool = False) -> str:
 def _text_body(report: Report) -> list[str]:
     touched = report.touched
     lines = [f"# blast radius: {_radius(touched)}"]
-    for label, names in (("clusters", touched.clusters), ("environments", touched.envs),
-                         ("apps", touched.apps), ("projects", touched.projects)):
+    for label, names in (
+        ("clusters", touched.clusters),
+        ("environments", touched.envs),
+        ("apps", touched.apps),
+        ("projects", touched.projects),
+    ):
         lines.append(f"  {label + ':':<14}{_few(sorted(names)) or '-'}")
     if production := _production(report):
         lines.append(f"! production: {production}")
@@ -246,8 +265,15 @@ def _text_body(report: Report) -> list[str]:
 def _painted(lines: list[str]) -> str:
     """``lines`` styled by their first character, as ANSI text (rich, 16 colours, no wrapping)."""
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=True, color_system="standard",
-                      highlight=False, markup=False, emoji=False, soft_wrap=True)
+    console = Console(
+        file=buffer,
+        force_terminal=True,
+        color_system="standard",
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=True,
+    )
     for line in lines:
         console.print(Text(line, style=_STYLES.get(line.lstrip()[:1], "")))
     return buffer.getvalue()
@@ -283,34 +309,54 @@ def markdown(report: Report, max_chars: int = DEFAULT_MAX_CHARS) -> str:
 def _cut_note(cut: Sequence[Section], max_chars: int) -> str:
     if not cut:
         return ""
-    return (f"{len(cut)} more section(s) with {sum(len(g.changes) for g in cut)} change(s) cut "
-            f"to stay under {max_chars} characters ({_few([g.title for g in cut], 10)}); run "
-            "`fleetgen diff --format json` for everything")
+    return (
+        f"{len(cut)} more section(s) with {sum(len(g.changes) for g in cut)} change(s) cut "
+        f"to stay under {max_chars} characters ({_few([g.title for g in cut], 10)}); run "
+        "`fleetgen diff --format json` for everything"
+    )
 
 
 def _markdown_view(report: Report) -> dict[str, Any]:
     touched = report.touched
     deleting = sum(d.workloads == "deleted" for d in report.deletions)
     return {
-        "base": f"{(report.base.sha or '')[:12]}", "head": report.head.sha or report.head.label,
-        "changed": report.changed, "radius": _radius(touched),
-        "touched": {label: _names(names) for label, names in (
-            ("clusters", touched.clusters), ("environments", touched.envs),
-            ("apps", touched.apps), ("projects", touched.projects))},
+        "base": f"{(report.base.sha or '')[:12]}",
+        "head": report.head.sha or report.head.label,
+        "changed": report.changed,
+        "radius": _radius(touched),
+        "touched": {
+            label: _names(names)
+            for label, names in (
+                ("clusters", touched.clusters),
+                ("environments", touched.envs),
+                ("apps", touched.apps),
+                ("projects", touched.projects),
+            )
+        },
         "production": _production(report),
-        "deletions": {"count": len(report.deletions), "deleting": deleting,
-                      "rows": [_deletion_row(d) for d in report.deletions[:MAX_ROWS]],
-                      "more": max(0, len(report.deletions) - MAX_ROWS)},
-        "moves": {"count": len(report.moved),
-                  "deleting": sum(m.workloads == "deleted" for m in report.moved),
-                  "rows": [_move_row(m) for m in report.moved[:MAX_ROWS]],
-                  "more": max(0, len(report.moved) - MAX_ROWS)},
-        "renames": {"count": len(report.renames),
-                    "rows": [_rename_row(r) for r in report.renames[:MAX_ROWS]],
-                    "more": max(0, len(report.renames) - MAX_ROWS)},
-        "placements": _placements(report), "placements_fence": _fence(_placements(report)),
-        "charts": _charts(report), "charts_fence": _fence(_charts(report)),
-        "sections": [], "cut": "",
+        "deletions": {
+            "count": len(report.deletions),
+            "deleting": deleting,
+            "rows": [_deletion_row(d) for d in report.deletions[:MAX_ROWS]],
+            "more": max(0, len(report.deletions) - MAX_ROWS),
+        },
+        "moves": {
+            "count": len(report.moved),
+            "deleting": sum(m.workloads == "deleted" for m in report.moved),
+            "rows": [_move_row(m) for m in report.moved[:MAX_ROWS]],
+            "more": max(0, len(report.moved) - MAX_ROWS),
+        },
+        "renames": {
+            "count": len(report.renames),
+            "rows": [_rename_row(r) for r in report.renames[:MAX_ROWS]],
+            "more": max(0, len(report.renames) - MAX_ROWS),
+        },
+        "placements": _placements(report),
+        "placements_fence": _fence(_placements(report)),
+        "charts": _charts(report),
+        "charts_fence": _fence(_charts(report)),
+        "sections": [],
+        "cut": "",
         "notes": list(report.notes),
     }
 
@@ -327,26 +373,39 @@ def _cell(value: object) -> str:
 def _deletion_row(deletion: Deletion) -> dict[str, str]:
     change = deletion.change
     key, where = change.obj.key, change.where
-    return {"kind": _cell(key.kind), "name": _cell(key.name or change.file),
-            "cluster": _cell(_few(sorted(where.clusters), 5)),
-            "app": _cell(_few(sorted(where.apps), 5)), "engine": _cell(deletion.engine),
-            "workloads": _cell(f"**{deletion.workloads}**" if deletion.workloads == "deleted"
-                               else deletion.workloads),
-            "file": _cell(change.file)}
+    return {
+        "kind": _cell(key.kind),
+        "name": _cell(key.name or change.file),
+        "cluster": _cell(_few(sorted(where.clusters), 5)),
+        "app": _cell(_few(sorted(where.apps), 5)),
+        "engine": _cell(deletion.engine),
+        "workloads": _cell(
+            f"**{deletion.workloads}**" if deletion.workloads == "deleted" else deletion.workloads
+        ),
+        "file": _cell(change.file),
+    }
 
 
 def _move_row(move: Move) -> dict[str, str]:
-    return {"app": _cell(move.app), "cluster": _cell(move.cluster), "env": _cell(move.env),
-            "old": _cell(move.old), "new": _cell(move.new),
-            "workloads": _cell(f"**{_fate(move)}**" if move.workloads == "deleted"
-                               else _fate(move))}
+    return {
+        "app": _cell(move.app),
+        "cluster": _cell(move.cluster),
+        "env": _cell(move.env),
+        "old": _cell(move.old),
+        "new": _cell(move.new),
+        "workloads": _cell(f"**{_fate(move)}**" if move.workloads == "deleted" else _fate(move)),
+    }
 
 
 def _rename_row(rename: Rename) -> dict[str, str]:
     source, target = _rename_ends(rename)
-    return {"kind": _cell(rename.new.obj.key.kind), "source": _cell(source),
-            "target": _cell(target), "because": _cell(rename.because),
-            "workloads": _cell(rename.workloads)}
+    return {
+        "kind": _cell(rename.new.obj.key.kind),
+        "source": _cell(source),
+        "target": _cell(target),
+        "because": _cell(rename.because),
+        "workloads": _cell(rename.workloads),
+    }
 
 
 def _section_view(group: Section) -> dict[str, Any]:
@@ -354,8 +413,13 @@ def _section_view(group: Section) -> dict[str, Any]:
     for app, members in itertools.groupby(group.changes, key=lambda c: c.where.app or ""):
         lines = [line for change in members for line in [_header(change), *_lines(change)]]
         apps.append({"name": app or "no single app", "lines": lines, "fence": _fence(lines)})
-    return {"title": group.title, "subtitle": group.subtitle, "open": group.production,
-            "count": len(group.changes), "apps": apps}
+    return {
+        "title": group.title,
+        "subtitle": group.subtitle,
+        "open": group.production,
+        "count": len(group.changes),
+        "apps": apps,
+    }
 
 
 def _fence(lines: list[str]) -> str:

@@ -27,8 +27,15 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # List items are identified by the first of these field sets that is present and distinct in
 # every item: a name alone, else a name with its namespace (AppProject destinations: one per
 # cluster and namespace), else server and namespace, else group and kind (resource lists).
-_LIST_KEYS = (("name",), ("key",), ("secretKey",), ("name", "namespace"),
-              ("server", "namespace"), ("group", "kind"), ("group", "kind", "name"))
+_LIST_KEYS = (
+    ("name",),
+    ("key",),
+    ("secretKey",),
+    ("name", "namespace"),
+    ("server", "namespace"),
+    ("group", "kind"),
+    ("group", "kind", "name"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,15 +103,19 @@ def field_changes(old: Any, new: Any) -> list[Field]:
         return _text_changes(old, new)
     before, after = flatten(old), flatten(new)
     paths = list(before) + [path for path in after if path not in before]
-    return [Field(path, before.get(path), after.get(path)) for path in paths
-            if before.get(path) != after.get(path) or (path in before) != (path in after)]
+    return [
+        Field(path, before.get(path), after.get(path))
+        for path in paths
+        if before.get(path) != after.get(path) or (path in before) != (path in after)
+    ]
 
 
 def whole(obj: Obj, added: bool) -> tuple[Field, ...]:
     """Every leaf of an added (old None) or removed (new None) object."""
     leaves = flatten(obj.doc).items()
-    return tuple(Field(path, None, value) if added else Field(path, value, None)
-                 for path, value in leaves)
+    return tuple(
+        Field(path, None, value) if added else Field(path, value, None) for path, value in leaves
+    )
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -133,8 +144,11 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
 
 def _assignments(value: Any) -> dict[str, str] | None:
     """A list of distinct ``KEY=value`` strings as a mapping, else None."""
-    if not isinstance(value, list) or not value or not all(
-            isinstance(item, str) and "=" in item for item in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(item, str) and "=" in item for item in value)
+    ):
         return None
     pairs = [item.partition("=") for item in value]
     keys = [key for key, _, _ in pairs]
@@ -152,10 +166,13 @@ def _join(prefix: str, key: str) -> str:
 def _item_labels(items: list[dict[str, Any]]) -> list[str]:
     for fields in _LIST_KEYS:
         keys = [tuple(item.get(field) for field in fields) for item in items]
-        if (all(isinstance(part, str) for key in keys for part in key)
-                and len(set(keys)) == len(keys)):
-            return [",".join(f"{field}={part}" for field, part in zip(fields, key, strict=True))
-                    for key in keys]
+        if all(isinstance(part, str) for key in keys for part in key) and len(set(keys)) == len(
+            keys
+        ):
+            return [
+                ",".join(f"{field}={part}" for field, part in zip(fields, key, strict=True))
+                for key in keys
+            ]
     return [str(number) for number in range(len(items))]
 
 
@@ -174,11 +191,13 @@ def rename_key(key: Key, renamed: Mapping[str, str]) -> Key:
     """``key`` with every renamed spec name (a whole dash-separated token run) replaced."""
     if not renamed:
         return key
-    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(
-        re.escape(old) for old in sorted(renamed, key=len, reverse=True)) + r")(?![A-Za-z0-9])")
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9])("
+        + "|".join(re.escape(old) for old in sorted(renamed, key=len, reverse=True))
+        + r")(?![A-Za-z0-9])"
+    )
 
     def swap(text: str) -> str:
         return pattern.sub(lambda match: renamed[match.group(1)], text)
 
     return Key(swap(key.scope), key.group, key.kind, key.namespace, swap(key.name))
-

@@ -98,8 +98,11 @@ class CommitSnapshot:
         found = self._object(directory)
         if not isinstance(found, git.Tree):
             return {}
-        return {posixpath.relpath(item.path, self.root): item.hexsha
-                for item in found.traverse() if isinstance(item, git.Blob)}
+        return {
+            posixpath.relpath(item.path, self.root): item.hexsha
+            for item in found.traverse()
+            if isinstance(item, git.Blob)
+        }
 
     def python_files(self) -> list[str]:
         """Python sources a spec can import, at this commit."""
@@ -137,8 +140,9 @@ class WorktreeSnapshot:
         relative = _inside(".", directory)
         if relative is None or not (self.root / relative).is_dir():
             return {}
-        listed = self.repo.git.ls_files("-z", "--cached", "--others", "--exclude-standard",
-                                        "--", str(self.root / relative))
+        listed = self.repo.git.ls_files(
+            "-z", "--cached", "--others", "--exclude-standard", "--", str(self.root / relative)
+        )
         top = Path(self.repo.working_tree_dir or ".")
         found: dict[str, str] = {}
         for name in filter(None, listed.split("\0")):
@@ -178,14 +182,17 @@ def spec_root(repo: git.Repo, spec: Path) -> str:
         raise RefError(f"{spec} is not inside the repository at {top}") from None
 
 
-def commit_snapshot(repo: git.Repo, ref: str, root: str,
-                    label: str | None = None) -> CommitSnapshot:
+def commit_snapshot(
+    repo: git.Repo, ref: str, root: str, label: str | None = None
+) -> CommitSnapshot:
     """The snapshot of ``ref`` (any commit-ish git understands)."""
     try:
         commit = repo.commit(ref)
     except (git.BadName, git.BadObject, ValueError):
-        raise RefError(f"{ref!r} does not name a commit (a branch, tag or commit id; fetch a "
-                       "remote branch first, e.g. `git fetch origin main`)") from None
+        raise RefError(
+            f"{ref!r} does not name a commit (a branch, tag or commit id; fetch a "
+            "remote branch first, e.g. `git fetch origin main`)"
+        ) from None
     return CommitSnapshot(label or ref, commit, root)
 
 
@@ -195,8 +202,10 @@ def default_base(repo: git.Repo) -> tuple[str, str]:
     Raises RefError in a repository without commits (there is nothing to compare with).
     """
     if not repo.head.is_valid():
-        raise RefError("the repository has no commits yet, so there is nothing to compare with: "
-                       "commit fleet.py first; then `fleetgen diff` shows what your edits change")
+        raise RefError(
+            "the repository has no commits yet, so there is nothing to compare with: "
+            "commit fleet.py first; then `fleetgen diff` shows what your edits change"
+        )
     unrelated = []
     for branch in _DEFAULT_BRANCHES:
         try:
@@ -207,6 +216,8 @@ def default_base(repo: git.Repo) -> tuple[str, str]:
             return bases[0].hexsha, f"merge-base of HEAD and {branch}"
         unrelated.append(branch)
     if unrelated:
-        return "HEAD", (f"HEAD (it shares no history with {unrelated[0]}, so there is no "
-                        "merge-base; pass --base REF to choose)")
+        return "HEAD", (
+            f"HEAD (it shares no history with {unrelated[0]}, so there is no "
+            "merge-base; pass --base REF to choose)"
+        )
     return "HEAD", "HEAD (no default branch to take a merge-base with)"

@@ -53,9 +53,14 @@ def _inputs_differ(base: Side, head: Side, old_path: str, new_path: str) -> bool
     return any(before.read(f) != after.read(f) for f in sorted(old.files | new.files))
 
 
-def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
-                   kustomize: Kustomize | None = None,
-                   store: cache.Cache | None = None) -> list[Change]:
+def render_changes(
+    base: Side,
+    head: Side,
+    pairs: Iterable[Pair],
+    ctx: Context,
+    kustomize: Kustomize | None = None,
+    store: cache.Cache | None = None,
+) -> list[Change]:
     """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition;
     builds cached in ``store`` when given."""
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
@@ -66,8 +71,9 @@ def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
             groups.setdefault(move, set()).add(pair)
     built = _build(base, head, groups, kustomize or find_kustomize(), store)
     changes = []
-    for (old_dir, new_dir), members in sorted(groups.items(), key=lambda g: (str(g[0][1]),
-                                                                              str(g[0][0]))):
+    for (old_dir, new_dir), members in sorted(
+        groups.items(), key=lambda g: (str(g[0][1]), str(g[0][0]))
+    ):
         old = built.get((0, old_dir), {}) if old_dir is not None else {}
         new = built.get((1, new_dir), {}) if new_dir is not None else {}
         where = ctx.complete({c for _, c in members}, {a for a, _ in members})
@@ -79,23 +85,27 @@ def render_changes(base: Side, head: Side, pairs: Iterable[Pair], ctx: Context,
     return changes
 
 
-def compare_objects(old: Obj | None, new: Obj | None, file: str,
-                    where: Where) -> Change | None:
+def compare_objects(old: Obj | None, new: Obj | None, file: str, where: Where) -> Change | None:
     """The rendered change of one object identity (None: the same at both refs)."""
     if old is not None and new is not None:
         if old.doc == new.doc:
             return None
-        return Change("changed", new, file, tuple(field_changes(old.doc, new.doc)), where,
-                      "rendered")
+        return Change(
+            "changed", new, file, tuple(field_changes(old.doc, new.doc)), where, "rendered"
+        )
     if new is not None:
         return Change("added", new, file, whole(new, added=True), where, "rendered")
     assert old is not None
     return Change("removed", old, file, whole(old, added=False), where, "rendered")
 
 
-def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None], set[Pair]],
-           kustomize: Kustomize, store: cache.Cache | None
-           ) -> dict[tuple[int, str], dict[Key, Obj]]:
+def _build(
+    base: Side,
+    head: Side,
+    groups: Mapping[tuple[str | None, str | None], set[Pair]],
+    kustomize: Kustomize,
+    store: cache.Cache | None,
+) -> dict[tuple[int, str], dict[Key, Obj]]:
     """Rendered objects by (side index, overlay dir), for every overlay the groups use."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-diff-") as tmp:
         targets: dict[Path, tuple[int, str]] = {}
@@ -109,8 +119,13 @@ def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None]
                 if overlay is not None:
                     path = root / side.output_dir / overlay
                     targets[path] = (index, overlay)
-                    keys[path] = cache.key({"kustomize": kustomize.version, "tree": tree,
-                                            "overlay": f"{side.output_dir}/{overlay}"})
+                    keys[path] = cache.key(
+                        {
+                            "kustomize": kustomize.version,
+                            "tree": tree,
+                            "overlay": f"{side.output_dir}/{overlay}",
+                        }
+                    )
         outputs = _cached(store, keys)
         try:
             built = build_many(sorted(targets.keys() - outputs.keys()), kustomize=kustomize)
@@ -120,9 +135,10 @@ def _build(base: Side, head: Side, groups: Mapping[tuple[str | None, str | None]
         if store is not None:
             store.put_bytes(NAMESPACE, keys[path], text.encode())
     outputs.update(built)
-    return {targets[path]: {obj.key: obj for obj in objects(
-        RENDERED, targets[path][1], load_all(text))}
-        for path, text in outputs.items()}
+    return {
+        targets[path]: {obj.key: obj for obj in objects(RENDERED, targets[path][1], load_all(text))}
+        for path, text in outputs.items()
+    }
 
 
 def _cached(store: cache.Cache | None, keys: Mapping[Path, str]) -> dict[Path, str]:
@@ -135,14 +151,17 @@ def _cached(store: cache.Cache | None, keys: Mapping[Path, str]) -> dict[Path, s
     return found
 
 
-def _describe(error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]],
-              sides: tuple[Side, Side]) -> str:
+def _describe(
+    error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]], sides: tuple[Side, Side]
+) -> str:
     lines = []
     for path, stderr in sorted(error.failures.items()):
         index, overlay = targets.get(path, (1, str(path)))
         side = sides[index]
-        lines.append(f"kustomize build failed for {side.shown(overlay)} at "
-                     f"{side.snapshot.label}: {stderr.strip()}")
+        lines.append(
+            f"kustomize build failed for {side.shown(overlay)} at "
+            f"{side.snapshot.label}: {stderr.strip()}"
+        )
     return "\n".join(lines)
 
 
@@ -152,5 +171,10 @@ def _scratch(side: Side, overlays: set[str], root: Path) -> None:
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
     needed = [side.files[path] for path in side.files if path.startswith(prefixes)]
     generated = {f"{side.output_dir}/{path}": data for path, data in writer.render(needed).items()}
-    scratch_tree(root, generated, [side.facts.app_path[app] for app in apps], side.snapshot.read,
-                 side.snapshot.files)
+    scratch_tree(
+        root,
+        generated,
+        [side.facts.app_path[app] for app in apps],
+        side.snapshot.read,
+        side.snapshot.files,
+    )

@@ -36,31 +36,45 @@ class ChartChanges:
     not_rendered: dict[str, int]  # "chart NAME VERSION: reason" -> placements
 
 
-def chart_changes(base: Side, head: Side, ctx: Context, charts_dir: Path | None,
-                  store: cache.Cache | None) -> ChartChanges:
+def chart_changes(
+    base: Side, head: Side, ctx: Context, charts_dir: Path | None, store: cache.Cache | None
+) -> ChartChanges:
     """Rendered-object changes of every affected chart placement, one set per render pair."""
     old, new = _charted(base), _charted(head)
     listings = _listings(base, old), _listings(head, new)
-    affected = sorted(pair for pair in old.keys() | new.keys()
-                      if _inputs(base, old.get(pair), listings[0])
-                      != _inputs(head, new.get(pair), listings[1]))
+    affected = sorted(
+        pair
+        for pair in old.keys() | new.keys()
+        if _inputs(base, old.get(pair), listings[0]) != _inputs(head, new.get(pair), listings[1])
+    )
     with tempfile.TemporaryDirectory(prefix="fleetgen-diff-charts-") as tmp:
         store = store or cache.Cache(Path(tmp) / "cache")
-        builds = [_render(side, [p for pair in affected if (p := found.get(pair))],
-                          Path(tmp) / name, charts_dir, store)
-                  for side, found, name in ((base, old, "base"), (head, new, "head"))]
+        builds = [
+            _render(
+                side,
+                [p for pair in affected if (p := found.get(pair))],
+                Path(tmp) / name,
+                charts_dir,
+                store,
+            )
+            for side, found, name in ((base, old, "base"), (head, new, "head"))
+        ]
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
     not_rendered: dict[str, int] = {}
     for pair in affected:
-        units = [chart_renders.unit(found[pair]) if pair in found else None
-                 for found in (old, new)]
-        skipped = [build.skipped[u] for build, u in zip(builds, units, strict=True)
-                   if u is not None and u in build.skipped]
+        units = [chart_renders.unit(found[pair]) if pair in found else None for found in (old, new)]
+        skipped = [
+            build.skipped[u]
+            for build, u in zip(builds, units, strict=True)
+            if u is not None and u in build.skipped
+        ]
         if skipped:
             not_rendered[skipped[-1]] = not_rendered.get(skipped[-1], 0) + 1
             continue
-        move = tuple(build.inputs[u] if u is not None else None
-                     for build, u in zip(builds, units, strict=True))
+        move = tuple(
+            build.inputs[u] if u is not None else None
+            for build, u in zip(builds, units, strict=True)
+        )
         groups.setdefault((move[0], move[1]), set()).add(pair)
     changes = []
     for (old_key, new_key), members in sorted(groups.items(), key=lambda g: str(g[0])):
@@ -83,8 +97,12 @@ def changed_charts(base: Side, head: Side) -> dict[str, str]:
     found = {}
     for pair in sorted(old.keys() & new.keys()):
         chart = old[pair].chart
-        if chart is not None and chart.path is not None and chart == new[pair].chart \
-                and before[chart.path] != after[chart.path]:
+        if (
+            chart is not None
+            and chart.path is not None
+            and chart == new[pair].chart
+            and before[chart.path] != after[chart.path]
+        ):
             found[pair[0]] = chart.path
     return found
 
@@ -100,25 +118,35 @@ def _charted(side: Side) -> dict[Pair, Placement]:
     plan = side.chart_plan
     if plan is None:
         return {}
-    return {(p.app, p.cluster): p for p in plan.placements
-            if p.chart is not None and p.remote is None}
+    return {
+        (p.app, p.cluster): p for p in plan.placements if p.chart is not None and p.remote is None
+    }
 
 
-def _inputs(side: Side, placement: Placement | None,
-            listings: Mapping[str, Mapping[str, str]]) -> str | None:
+def _inputs(
+    side: Side, placement: Placement | None, listings: Mapping[str, Mapping[str, str]]
+) -> str | None:
     """What a placement's render depends on at one side, as text (None: not placed)."""
     if placement is None or side.plan is None:
         return None
     chart = placement.chart
     assert chart is not None
     files = listings[chart.path] if chart.path is not None else {}
-    return json.dumps([str(chart), placement.settings.values,
-                       chart_renders.namespaces(side.plan.fleet).get(placement.app), files],
-                      sort_keys=True, default=str)
+    return json.dumps(
+        [
+            str(chart),
+            placement.settings.values,
+            chart_renders.namespaces(side.plan.fleet).get(placement.app),
+            files,
+        ],
+        sort_keys=True,
+        default=str,
+    )
 
 
-def _render(side: Side, placements: list[Placement], root: Path, charts_dir: Path | None,
-            store: cache.Cache) -> chart_renders.ChartBuilds:
+def _render(
+    side: Side, placements: list[Placement], root: Path, charts_dir: Path | None, store: cache.Cache
+) -> chart_renders.ChartBuilds:
     """Render ``placements`` at one side, its charts kept in the repository written under
     ``root``; a chart Helm cannot render is a RenderError."""
     for path in sorted({p.chart.path for p in placements if p.chart and p.chart.path}):
@@ -130,13 +158,21 @@ def _render(side: Side, placements: list[Placement], root: Path, charts_dir: Pat
     namespaces = chart_renders.namespaces(side.plan.fleet) if side.plan is not None else {}
     built = chart_renders.render(placements, namespaces, root, charts_dir, store)
     if built.failures:
-        raise RenderError("\n".join(f"helm could not render {unit} at {side.snapshot.label}: "
-                                    f"{error}" for unit, error in sorted(built.failures.items())))
+        raise RenderError(
+            "\n".join(
+                f"helm could not render {unit} at {side.snapshot.label}: {error}"
+                for unit, error in sorted(built.failures.items())
+            )
+        )
     return built
 
 
-def _objects(built: chart_renders.ChartBuilds, placed: Mapping[Pair, Placement],
-             members: set[Pair], entry: str | None) -> dict[Key, Obj]:
+def _objects(
+    built: chart_renders.ChartBuilds,
+    placed: Mapping[Pair, Placement],
+    members: set[Pair],
+    entry: str | None,
+) -> dict[Key, Obj]:
     """The rendered objects of a group at one side (all its members share one render), each
     named after its template (a chart kept in the repository) or the chart archive."""
     if entry is None:
@@ -146,5 +182,7 @@ def _objects(built: chart_renders.ChartBuilds, placed: Mapping[Pair, Placement],
     fallback = placement.chart.path or chart_renders.archive_name(placement.chart)
     rendered = built.objects[chart_renders.unit(placement)]
     keyed = objects(RENDERED, "", [r.doc for r in rendered])  # objects() skips no dict
-    return {obj.key: Obj(obj.key, r.origin or fallback, obj.doc)
-            for obj, r in zip(keyed, rendered, strict=True)}
+    return {
+        obj.key: Obj(obj.key, r.origin or fallback, obj.doc)
+        for obj, r in zip(keyed, rendered, strict=True)
+    }

@@ -152,19 +152,29 @@ class Report:
     def contract(self) -> ReportJSON:
         """The report as the typed JSON contract."""
         return ReportJSON(
-            base=self.base.sha, head=self.head.sha or WORKTREE, base_ref=self.base.label,
-            head_ref=self.head.label, changed=self.changed, rendered=self.rendered,
-            touched=_names(self.touched), production=_names(self.production),
-            placements=Placements(added=[_placed(p) for p in self.added],
-                                  removed=[_placed(p) for p in self.removed],
-                                  moved=[_moved(m) for m in self.moved]),
-            deletions=[DeletionJSON(**_object(d.change), engine=d.engine, workloads=d.workloads)
-                       for d in self.deletions],
+            base=self.base.sha,
+            head=self.head.sha or WORKTREE,
+            base_ref=self.base.label,
+            head_ref=self.head.label,
+            changed=self.changed,
+            rendered=self.rendered,
+            touched=_names(self.touched),
+            production=_names(self.production),
+            placements=Placements(
+                added=[_placed(p) for p in self.added],
+                removed=[_placed(p) for p in self.removed],
+                moved=[_moved(m) for m in self.moved],
+            ),
+            deletions=[
+                DeletionJSON(**_object(d.change), engine=d.engine, workloads=d.workloads)
+                for d in self.deletions
+            ],
             renames=[_rename_json(r) for r in self.renames],
             changes=[ChangeJSON(**_object(c), fields=_fields(c)) for c in self.changes],
             notes=list(self.notes),
-            charts=ChartsJSON(versions=[_bump(b) for b in self.bumps],
-                              values=[_value(v) for v in self.values]),
+            charts=ChartsJSON(
+                versions=[_bump(b) for b in self.bumps], values=[_value(v) for v in self.values]
+            ),
             not_rendered=dict(self.not_rendered),
         )
 
@@ -233,8 +243,10 @@ class ObjectJSON(_Contract):
     apps: list[str]
     environments: list[str]
     production: bool
-    file: str = Field(description="relative to the spec's directory; for a rendered change "
-                                  "the overlay directory built")
+    file: str = Field(
+        description="relative to the spec's directory; for a rendered change "
+        "the overlay directory built"
+    )
 
 
 class DeletionJSON(ObjectJSON):
@@ -288,7 +300,7 @@ class ValueJSON(_Contract):
     env: str
     clusters: list[str]
     production: bool
-    path: str = Field(description="as Helm's --set names it: a.b, a[\"x.y\"]")
+    path: str = Field(description='as Helm\'s --set names it: a.b, a["x.y"]')
     old: Any = Field(description="the value at the base; null where unset (old_set false)")
     new: Any = Field(description="the value at the head; null where unset (new_set false)")
     old_set: bool
@@ -319,13 +331,16 @@ class ReportJSON(_Contract):
     placements: Placements
     deletions: list[DeletionJSON]
     renames: list[RenameJSON]
-    changes: list[ChangeJSON] = Field(description="production first, then grouped by cluster "
-                                                  "(or environment) and app")
+    changes: list[ChangeJSON] = Field(
+        description="production first, then grouped by cluster (or environment) and app"
+    )
     notes: list[str]
     charts: ChartsJSON = ChartsJSON()
     not_rendered: dict[str, int] = Field(
-        default={}, description="--render: chart placements whose rendered objects are not "
-                                "compared, by 'chart NAME VERSION: reason'")
+        default={},
+        description="--render: chart placements whose rendered objects are not "
+        "compared, by 'chart NAME VERSION: reason'",
+    )
 
 
 def json_schema() -> str:
@@ -334,8 +349,12 @@ def json_schema() -> str:
 
 
 def _names(where: Where) -> Names:
-    return Names(clusters=sorted(where.clusters), environments=sorted(where.envs),
-                 apps=sorted(where.apps), projects=sorted(where.projects))
+    return Names(
+        clusters=sorted(where.clusters),
+        environments=sorted(where.envs),
+        apps=sorted(where.apps),
+        projects=sorted(where.projects),
+    )
 
 
 def _placed(placed: Placed) -> PlacedJSON:
@@ -343,31 +362,61 @@ def _placed(placed: Placed) -> PlacedJSON:
 
 
 def _moved(move: Move) -> MovedJSON:
-    return MovedJSON.model_validate({"app": move.app, "cluster": move.cluster, "env": move.env,
-                                     "from": move.old, "to": move.new,
-                                     "workloads": move.workloads, "production": move.production})
+    return MovedJSON.model_validate(
+        {
+            "app": move.app,
+            "cluster": move.cluster,
+            "env": move.env,
+            "from": move.old,
+            "to": move.new,
+            "workloads": move.workloads,
+            "production": move.production,
+        }
+    )
 
 
 def _bump(bump: Bump) -> BumpJSON:
-    return BumpJSON(app=bump.app, env=bump.env, clusters=list(bump.clusters),
-                    production=bump.production, old=bump.old, new=bump.new)
+    return BumpJSON(
+        app=bump.app,
+        env=bump.env,
+        clusters=list(bump.clusters),
+        production=bump.production,
+        old=bump.old,
+        new=bump.new,
+    )
 
 
 def _value(change: ValueChange) -> ValueJSON:
-    return ValueJSON(app=change.app, env=change.env, clusters=list(change.clusters),
-                     production=change.production, path=change.path,
-                     old=None if change.old is ABSENT else change.old,
-                     new=None if change.new is ABSENT else change.new,
-                     old_set=change.old is not ABSENT, new_set=change.new is not ABSENT)
+    return ValueJSON(
+        app=change.app,
+        env=change.env,
+        clusters=list(change.clusters),
+        production=change.production,
+        path=change.path,
+        old=None if change.old is ABSENT else change.old,
+        new=None if change.new is ABSENT else change.new,
+        old_set=change.old is not ABSENT,
+        new_set=change.new is not ABSENT,
+    )
 
 
 def _object(change: Change) -> dict[str, Any]:
     key, where = change.obj.key, change.where
-    return {"source": change.source, "op": change.op, "kind": key.kind, "group": key.group,
-            "name": key.name, "namespace": key.namespace, "cluster": where.cluster,
-            "clusters": sorted(where.clusters), "app": where.app, "apps": sorted(where.apps),
-            "environments": sorted(where.envs), "production": where.production,
-            "file": change.file}
+    return {
+        "source": change.source,
+        "op": change.op,
+        "kind": key.kind,
+        "group": key.group,
+        "name": key.name,
+        "namespace": key.namespace,
+        "cluster": where.cluster,
+        "clusters": sorted(where.clusters),
+        "app": where.app,
+        "apps": sorted(where.apps),
+        "environments": sorted(where.envs),
+        "production": where.production,
+        "file": change.file,
+    }
 
 
 def _fields(change: Change) -> list[FieldJSON]:
@@ -377,12 +426,21 @@ def _fields(change: Change) -> list[FieldJSON]:
 def _rename_json(rename: Rename) -> RenameJSON:
     old, new = rename.old, rename.new
     return RenameJSON(
-        kind=new.obj.key.kind, group=new.obj.key.group, namespace=new.obj.key.namespace,
-        cluster=new.where.cluster, app=new.where.app,
-        from_=old.obj.key.name or old.file, to=new.obj.key.name or new.file,
-        file=new.file, from_cluster=old.where.cluster, from_file=old.file,
-        because=rename.because, engine=rename.engine, workloads=rename.workloads,
-        production=new.where.production or old.where.production, fields=_fields(new),
+        kind=new.obj.key.kind,
+        group=new.obj.key.group,
+        namespace=new.obj.key.namespace,
+        cluster=new.where.cluster,
+        app=new.where.app,
+        from_=old.obj.key.name or old.file,
+        to=new.obj.key.name or new.file,
+        file=new.file,
+        from_cluster=old.where.cluster,
+        from_file=old.file,
+        because=rename.because,
+        engine=rename.engine,
+        workloads=rename.workloads,
+        production=new.where.production or old.where.production,
+        fields=_fields(new),
     )
 
 

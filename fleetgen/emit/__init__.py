@@ -43,14 +43,17 @@ ENGINES: dict[str, Emitter] = {"argocd": argocd, "flux": flux}
 def emitters_for(plan: Plan) -> list[tuple[Emitter, Plan]]:
     """The emitters the Plan's fleet runs, in a fixed order, each with the Plan it translates."""
     engines: list[Engine] = sorted(set(plan.fleet.engines))
-    return [*((emitter, plan) for emitter in ALWAYS.values()),
-            *((ENGINES[name], plan.on(name)) for name in engines)]
+    return [
+        *((emitter, plan) for emitter in ALWAYS.values()),
+        *((ENGINES[name], plan.on(name)) for name in engines),
+    ]
 
 
 def check(plan: Plan) -> list[Problem]:
     """Every engine-specific problem of the Plan, in report order."""
-    return in_order(problem for emitter, part in emitters_for(plan)
-                    for problem in emitter.check(part))
+    return in_order(
+        problem for emitter, part in emitters_for(plan) for problem in emitter.check(part)
+    )
 
 
 def warnings(plan: Plan) -> list[Problem]:
@@ -63,18 +66,26 @@ def emit(plan: Plan, without: Collection[Emitter] = ()) -> list[OutputFile]:
     return [file for _, files in emit_each(plan, without) for file in files]
 
 
-def emit_each(plan: Plan, without: Collection[Emitter] = (), projected: Plan | None = None
-              ) -> list[tuple[str, list[OutputFile]]]:
+def emit_each(
+    plan: Plan, without: Collection[Emitter] = (), projected: Plan | None = None
+) -> list[tuple[str, list[OutputFile]]]:
     """`emit`, the files of each emitter under its name: made of per-app units
     (`fleetgen.emit.units`) where the fleet's layout allows; ``projected``: the Plan's
     `fleetgen.interface.project`, when the caller has it."""
     names = [name_of(emitter) for emitter, _ in emitters_for(plan) if emitter not in without]
     if units.supported(plan):
         made = units.Units(plan)
-        return units.emit_each(plan, {app: made.of(app) for app in plan.by_app()}, names,
-                               project(plan) if projected is None else projected)
-    return [(name_of(emitter), emitter.emit(part)) for emitter, part in emitters_for(plan)
-            if emitter not in without]
+        return units.emit_each(
+            plan,
+            {app: made.of(app) for app in plan.by_app()},
+            names,
+            project(plan) if projected is None else projected,
+        )
+    return [
+        (name_of(emitter), emitter.emit(part))
+        for emitter, part in emitters_for(plan)
+        if emitter not in without
+    ]
 
 
 def names(plan: Plan) -> list[str]:

@@ -27,8 +27,13 @@ WAVE_LABEL = f"{LABEL_PREFIX}wave"
 FLUX_IGNORE_SINCE = "2.9"  # Kustomization spec.ignore (kustomize-controller v1.9)
 NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "argocd": (),
-    "flux": ((FLUX_IGNORE_SINCE, "`Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
-                                 "`ignore_differences` alone too"),),
+    "flux": (
+        (
+            FLUX_IGNORE_SINCE,
+            "`Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
+            "`ignore_differences` alone too",
+        ),
+    ),
 }
 
 
@@ -57,26 +62,39 @@ def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
 TENANT_ROLE = "admin"
 
 
-def tenant_bindings(project: str, account: str,
-                    homes: Mapping[str, Iterable[str]]) -> list[dict[str, Any]]:
+def tenant_bindings(
+    project: str, account: str, homes: Mapping[str, Iterable[str]]
+) -> list[dict[str, Any]]:
     """RoleBindings granting `TENANT_ROLE` in each namespace of ``homes`` to ServiceAccount
     ``account`` of each namespace ``homes`` lists for it (where the engine impersonates it)."""
     docs = []
     for namespace, subjects in sorted(homes.items()):
-        docs.append({
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-            "metadata": {"name": f"fleetgen-tenant-{project}", "namespace": namespace},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                        "name": TENANT_ROLE},
-            "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": home}
-                         for home in sorted(set(subjects))]})
+        docs.append(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "RoleBinding",
+                "metadata": {"name": f"fleetgen-tenant-{project}", "namespace": namespace},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": TENANT_ROLE,
+                },
+                "subjects": [
+                    {"kind": "ServiceAccount", "name": account, "namespace": home}
+                    for home in sorted(set(subjects))
+                ],
+            }
+        )
     return docs
 
 
 def service_account(name: str, namespace: str) -> dict[str, Any]:
     """A ServiceAccount, the identity an engine impersonates for a tenant."""
-    return {"apiVersion": "v1", "kind": "ServiceAccount",
-            "metadata": {"name": name, "namespace": namespace}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": name, "namespace": namespace},
+    }
 
 
 def tenant_placements(plan: Plan) -> Iterator[tuple[Placement, App, str]]:

@@ -109,8 +109,10 @@ class Columns:
     @classmethod
     def of(cls, plan: Plan) -> Columns:
         """The columns of ``plan`` (or of any `Plan.only` of it: they share clusters and waves)."""
-        return cls({cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)},
-                   env_columns(plan))
+        return cls(
+            {cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)},
+            env_columns(plan),
+        )
 
 
 def app_rows(plan: Plan, columns: Columns | None = None) -> AppRows:
@@ -123,17 +125,27 @@ def app_rows(plan: Plan, columns: Columns | None = None) -> AppRows:
     for placement in plan.placements:
         by_env[placement.env].append(placement)
         clusters[placement.engine] |= 1 << columns.bits[placement.cluster]
-    others = ({p.chart.repo for p in plan.placements if p.chart and p.chart.repo} |
-              {p.remote.source.url for p in plan.placements if p.remote})
-    remote = next(((p.remote.source.url, p.remote.source.target_revision, p.remote.path)
-                   for p in reversed(plan.placements) if p.remote), None)
+    others = {p.chart.repo for p in plan.placements if p.chart and p.chart.repo} | {
+        p.remote.source.url for p in plan.placements if p.remote
+    }
+    remote = next(
+        (
+            (p.remote.source.url, p.remote.source.target_revision, p.remote.path)
+            for p in reversed(plan.placements)
+            if p.remote
+        ),
+        None,
+    )
     return AppRows(
-        placements=len(plan.placements), envs=_env_rows(plan, columns, by_env),
-        chart=_chart_row(plan, spec, by_env), images=_image_rows(plan, by_env),
-        remote=remote, clusters=dict(clusters),
-        own_repo=any(p.remote is None and not (p.chart and p.chart.repo)
-                     for p in plan.placements),
-        repos=tuple(sorted(others)))
+        placements=len(plan.placements),
+        envs=_env_rows(plan, columns, by_env),
+        chart=_chart_row(plan, spec, by_env),
+        images=_image_rows(plan, by_env),
+        remote=remote,
+        clusters=dict(clusters),
+        own_repo=any(p.remote is None and not (p.chart and p.chart.repo) for p in plan.placements),
+        repos=tuple(sorted(others)),
+    )
 
 
 def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
@@ -141,17 +153,24 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     placed app (an unplaced app's rows add nothing). Reads no placement or overlay."""
     apps = sorted(rows.items())
     on = clusters_by_engine(plan, rows)
-    text = render("fleetmap.md.j2", fleet=plan.fleet, tables=env_tables(plan, apps),
-                  projects=project_views(plan, rows), floors=floors(plan),
-                  apps=sum(1 for _, row in apps if row["placements"]),
-                  engines=cluster_engines(plan, on),
-                  placements=sum(row["placements"] for _, row in apps),
-                  charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
-                  images=[ImageRow(app, image, versions) for app, row in apps
-                          for image, versions in row["images"]],
-                  credentials=credential_kinds(plan, on), labels=label_cells(plan),
-                  remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
-                  external=external_rows(plan, on))
+    text = render(
+        "fleetmap.md.j2",
+        fleet=plan.fleet,
+        tables=env_tables(plan, apps),
+        projects=project_views(plan, rows),
+        floors=floors(plan),
+        apps=sum(1 for _, row in apps if row["placements"]),
+        engines=cluster_engines(plan, on),
+        placements=sum(row["placements"] for _, row in apps),
+        charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
+        images=[
+            ImageRow(app, image, versions) for app, row in apps for image, versions in row["images"]
+        ],
+        credentials=credential_kinds(plan, on),
+        labels=label_cells(plan),
+        remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
+        external=external_rows(plan, on),
+    )
     return [OutputFile(PATH, text=text)]
 
 
@@ -169,8 +188,9 @@ def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tupl
     return found
 
 
-def _env_rows(plan: Plan, columns: Columns,
-              by_env: Mapping[str, Sequence[Placement]]) -> dict[str, str]:
+def _env_rows(
+    plan: Plan, columns: Columns, by_env: Mapping[str, Sequence[Placement]]
+) -> dict[str, str]:
     """env -> the app's row of its table (``+`` on a cluster with the app's own layer)."""
     layered = {overlay.cluster for overlay in plan.cluster_overlays}
     found = {}
@@ -182,8 +202,11 @@ def _env_rows(plan: Plan, columns: Columns,
 
 
 def _cell(placement: Placement, layered: bool) -> str:
-    text = placement.engine if placement.wave is None else (
-        f"{placement.engine} wave {placement.wave}")
+    text = (
+        placement.engine
+        if placement.wave is None
+        else (f"{placement.engine} wave {placement.wave}")
+    )
     return f"{text} +" if layered else text
 
 
@@ -214,15 +237,18 @@ def clusters_by_engine(plan: Plan, rows: Mapping[str, AppRows]) -> dict[str, set
 def cluster_names(plan: Plan, mask: int) -> list[str]:
     """The clusters of an `AppRows` cluster mask, in spec order."""
     bits = bin(mask)[:1:-1]  # bit 0 first
-    return [cluster.name for cluster, bit in zip(plan.fleet.clusters, bits, strict=False)
-            if bit == "1"]  # bits stop at the highest set one
+    return [
+        cluster.name for cluster, bit in zip(plan.fleet.clusters, bits, strict=False) if bit == "1"
+    ]  # bits stop at the highest set one
 
 
 def cluster_engines(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
     """cluster -> the engines of the placements on it, joined (``—`` for none); ``on``:
     `clusters_by_engine`."""
-    return {c.name: ", ".join(sorted(engine for engine, names in on.items() if c.name in names))
-            or "—" for c in plan.fleet.clusters}
+    return {
+        c.name: ", ".join(sorted(engine for engine, names in on.items() if c.name in names)) or "—"
+        for c in plan.fleet.clusters
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,17 +260,24 @@ class ChartRow:
     versions: Versions
 
 
-def _chart_row(plan: Plan, app: App, by_env: Mapping[str, Sequence[Placement]]
-               ) -> tuple[str, Versions] | None:
+def _chart_row(
+    plan: Plan, app: App, by_env: Mapping[str, Sequence[Placement]]
+) -> tuple[str, Versions] | None:
     """A chart app's chart and the versions each environment runs (None: no chart placed)."""
     chart = app.chart
     if chart is None or not any(p.chart is not None for ps in by_env.values() for p in ps):
         return None
-    versions = tuple((env.name, ", ".join(sorted({p.chart.version for p in by_env.get(env.name, ())
-                                                  if p.chart})) or "·")
-                     for env in plan.fleet.environments)
-    source = (f"{chart.path} (in this repository)" if chart.path
-              else f"{chart.name} from {chart.repo}")
+    versions = tuple(
+        (
+            env.name,
+            ", ".join(sorted({p.chart.version for p in by_env.get(env.name, ()) if p.chart}))
+            or "·",
+        )
+        for env in plan.fleet.environments
+    )
+    source = (
+        f"{chart.path} (in this repository)" if chart.path else f"{chart.name} from {chart.repo}"
+    )
     return source, versions
 
 
@@ -257,8 +290,9 @@ class ImageRow:
     versions: Versions  # references joined, or "·"
 
 
-def _image_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]
-                ) -> tuple[tuple[str, Versions], ...]:
+def _image_rows(
+    plan: Plan, by_env: Mapping[str, Sequence[Placement]]
+) -> tuple[tuple[str, Versions], ...]:
     """(overridden image, what each environment runs) by image; a cell lists every distinct
     reference the environment's placements run (per_cluster layers included)."""
     found: dict[str, dict[str, set[str]]] = {}
@@ -268,9 +302,16 @@ def _image_rows(plan: Plan, by_env: Mapping[str, Sequence[Placement]]
         for settings in distinct.values():
             for name, ref in settings.images.items():
                 found.setdefault(name, {}).setdefault(env, set()).add(image_reference(ref))
-    return tuple((image, tuple((env.name, ", ".join(sorted(refs.get(env.name, ()))) or "·")
-                               for env in plan.fleet.environments))
-                 for image, refs in sorted(found.items()))
+    return tuple(
+        (
+            image,
+            tuple(
+                (env.name, ", ".join(sorted(refs.get(env.name, ()))) or "·")
+                for env in plan.fleet.environments
+            ),
+        )
+        for image, refs in sorted(found.items())
+    )
 
 
 def image_reference(ref: ImageRef) -> str:
@@ -287,9 +328,13 @@ def image_reference(ref: ImageRef) -> str:
 def label_cells(plan: Plan) -> dict[str, str]:
     """cluster -> its labels as one table cell, ``key=value, …`` by key ignoring case (as Jinja's
     ``dictsort``, which the template used; a Python loop is much faster than one in Jinja)."""
-    return {c.name: ", ".join(f"{md_cell(key)}={md_cell(value)}" for key, value in
-                              sorted(c.labels.items(), key=lambda item: item[0].lower()))
-            for c in plan.fleet.clusters}
+    return {
+        c.name: ", ".join(
+            f"{md_cell(key)}={md_cell(value)}"
+            for key, value in sorted(c.labels.items(), key=lambda item: item[0].lower())
+        )
+        for c in plan.fleet.clusters
+    }
 
 
 def credential_kinds(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
@@ -299,14 +344,20 @@ def credential_kinds(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
     argocd, flux = on.get("argocd", set()), on.get("flux", set())
     kinds = {}
     for cluster in plan.fleet.clusters:
-        remote = cluster.name in argocd or (cluster.name in flux and plan.fleet.flux.mode == "hub"
-                                            and cluster.name != plan.fleet.flux.hub)
+        remote = cluster.name in argocd or (
+            cluster.name in flux
+            and plan.fleet.flux.mode == "hub"
+            and cluster.name != plan.fleet.flux.hub
+        )
         credentials = plan.credentials.get(cluster.name)
         if remote:
             kinds[cluster.name] = credential_kind(credentials)
         else:
-            kinds[cluster.name] = ("in-cluster (Flux pulls)"
-                                   if any(cluster.name in names for names in on.values()) else "—")
+            kinds[cluster.name] = (
+                "in-cluster (Flux pulls)"
+                if any(cluster.name in names for names in on.values())
+                else "—"
+            )
     return kinds
 
 
@@ -326,10 +377,15 @@ def external_rows(plan: Plan, on: Mapping[str, set[str]]) -> list[tuple[str, str
     the tool that owns its cluster Secret must set, since the ApplicationSets select by it;
     ``on``: `clusters_by_engine`."""
     placed = on.get("argocd", set())
-    return [(c.name, c.server.rstrip("/"),
-             ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()))
-            for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
-            if c.registration == "external" and c.name in placed]
+    return [
+        (
+            c.name,
+            c.server.rstrip("/"),
+            ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()),
+        )
+        for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
+        if c.registration == "external" and c.name in placed
+    ]
 
 
 def project_views(plan: Plan, rows: Mapping[str, AppRows]) -> list[ProjectView]:
@@ -343,8 +399,14 @@ def project_views(plan: Plan, rows: Mapping[str, AppRows]) -> list[ProjectView]:
         for row in placed:
             for engine_mask in row["clusters"].values():
                 mask |= engine_mask
-        views.append(ProjectView(project, tuple(apps), tuple(sorted(cluster_names(plan, mask))),
-                                 tuple(project.source_repos or _read_repos(plan, placed))))
+        views.append(
+            ProjectView(
+                project,
+                tuple(apps),
+                tuple(sorted(cluster_names(plan, mask))),
+                tuple(project.source_repos or _read_repos(plan, placed)),
+            )
+        )
     return views
 
 
@@ -360,13 +422,16 @@ def floors(plan: Plan) -> list[Floor]:
     """The controller versions the output needs, for the engines the fleet uses."""
     fleet = plan.fleet
     found = []
-    for engine, label, options in (("argocd", "Argo CD", fleet.argocd),
-                                   ("flux", "Flux", fleet.flux)):
+    for engine, label, options in (
+        ("argocd", "Argo CD", fleet.argocd),
+        ("flux", "Flux", fleet.flux),
+    ):
         if engine not in fleet.engines:
             continue
         current = release(options.min_version)
-        unlocks = tuple((since, what, current >= release(since))
-                        for since, what in NEWER_FIELDS[engine])
+        unlocks = tuple(
+            (since, what, current >= release(since)) for since, what in NEWER_FIELDS[engine]
+        )
         option = f'{type(options).__name__}(min_version="{options.min_version}")'
         found.append(Floor(label, option, options.min_version, unlocks))
     return found

@@ -42,15 +42,25 @@ def warnings(plan: Plan) -> list[Problem]:
         if app.chart is None:
             continue
         placed = sorted(envs_of[app.name])
-        layers = [("fleet", fleet.common_labels, fleet.common_annotations),
-                  *((f"environment {env!r}", envs[env].common_labels,
-                     envs[env].common_annotations) for env in placed)]
+        layers = [
+            ("fleet", fleet.common_labels, fleet.common_annotations),
+            *(
+                (f"environment {env!r}", envs[env].common_labels, envs[env].common_annotations)
+                for env in placed
+            ),
+        ]
         skipped = [name for name, labels, annotations in layers if labels or annotations]
         if skipped:
-            found.append(at(app, f"app {app.name!r}: common_labels/common_annotations of "
-                                 f"{', '.join(skipped)} are not applied to a chart app (it has "
-                                 "no overlay); set them through its values if the chart takes "
-                                 "them", fleet))
+            found.append(
+                at(
+                    app,
+                    f"app {app.name!r}: common_labels/common_annotations of "
+                    f"{', '.join(skipped)} are not applied to a chart app (it has "
+                    "no overlay); set them through its values if the chart takes "
+                    "them",
+                    fleet,
+                )
+            )
     return found
 
 
@@ -68,26 +78,41 @@ def emit(plan: Plan) -> list[OutputFile]:
 def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
     here = posixpath.join(output_dir, overlay.path)
     settings = overlay.settings
-    doc: dict[str, Any] = {**KUSTOMIZATION, **_namespace(overlay.namespace),
-                           "resources": [posixpath.relpath(overlay.base, here)]}
+    doc: dict[str, Any] = {
+        **KUSTOMIZATION,
+        **_namespace(overlay.namespace),
+        "resources": [posixpath.relpath(overlay.base, here)],
+    }
     doc.update(_metadata(settings.labels, settings.annotations))
     doc.update(_images(settings.images.values(), {}))
     doc.update(_replicas(settings.replicas))
     doc.update(_config(settings.config, overlay.base_configmaps))
     doc.update(_patches(settings.patches, overlay.config_hashes))
-    return _with_secrets(overlay.path, doc, overlay.secrets,
-                         f"{overlay.app} in {overlay.env}: app, env and per_env layers")
+    return _with_secrets(
+        overlay.path,
+        doc,
+        overlay.secrets,
+        f"{overlay.app} in {overlay.env}: app, env and per_env layers",
+    )
 
 
 def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
     env_overlay, layers = overlay.env_overlay, [layer for _, layer in overlay.layers]
-    doc: dict[str, Any] = {**KUSTOMIZATION, **_namespace(env_overlay.namespace),
-                           "resources": [_relative(env_overlay.path, overlay.path)]}
-    doc.update(_metadata(_union(layer.common_labels for layer in layers),
-                         _union(layer.common_annotations for layer in layers)))
+    doc: dict[str, Any] = {
+        **KUSTOMIZATION,
+        **_namespace(env_overlay.namespace),
+        "resources": [_relative(env_overlay.path, overlay.path)],
+    }
+    doc.update(
+        _metadata(
+            _union(layer.common_labels for layer in layers),
+            _union(layer.common_annotations for layer in layers),
+        )
+    )
     changed = sorted({image.name for layer in layers for image in layer.images})
-    doc.update(_images([overlay.settings.images[name] for name in changed],
-                       env_overlay.settings.images))
+    doc.update(
+        _images([overlay.settings.images[name] for name in changed], env_overlay.settings.images)
+    )
     doc.update(_replicas(_union(layer.replicas for layer in layers)))
     existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
     config: dict[str, dict[str, str]] = {}
@@ -95,12 +120,17 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
         for name, values in layer.config.items():
             config.setdefault(name, {}).update(values)
     doc.update(_config(config, existing))
-    doc.update(_patches([patch for layer in layers for patch in layer.patches],
-                        overlay.config_hashes))
+    doc.update(
+        _patches([patch for layer in layers for patch in layer.patches], overlay.config_hashes)
+    )
     names = ", ".join(name for name, _ in overlay.layers) or "per_cluster"
-    return _with_secrets(overlay.path, doc, overlay.secrets,
-                         f"{overlay.app} on {overlay.cluster}: {names} layer"
-                         f"{'s' if len(overlay.layers) > 1 else ''}")
+    return _with_secrets(
+        overlay.path,
+        doc,
+        overlay.secrets,
+        f"{overlay.app} on {overlay.cluster}: {names} layer"
+        f"{'s' if len(overlay.layers) > 1 else ''}",
+    )
 
 
 def _relative(path: str, start: str) -> str:
@@ -129,13 +159,15 @@ def _namespace(namespace: str | None) -> dict[str, str]:
     return {"namespace": namespace} if namespace is not None else {}
 
 
-def _with_secrets(path: str, doc: dict[str, Any], secrets: tuple[SecretPlan, ...],
-                  comment: str) -> list[OutputFile]:
+def _with_secrets(
+    path: str, doc: dict[str, Any], secrets: tuple[SecretPlan, ...], comment: str
+) -> list[OutputFile]:
     files = []
     if secrets:
         doc["resources"].append(SECRETS_FILE)
-        files.append(OutputFile(f"{path}/{SECRETS_FILE}",
-                                tuple(_external_secret(s) for s in secrets)))
+        files.append(
+            OutputFile(f"{path}/{SECRETS_FILE}", tuple(_external_secret(s) for s in secrets))
+        )
     files.append(OutputFile(f"{path}/kustomization.yaml", (doc,), comment=comment))
     return files
 
@@ -143,8 +175,13 @@ def _with_secrets(path: str, doc: dict[str, Any], secrets: tuple[SecretPlan, ...
 def _metadata(labels: Mapping[str, str], annotations: Mapping[str, str]) -> dict[str, Any]:
     doc: dict[str, Any] = {}
     if labels:
-        doc["labels"] = [{"pairs": dict(sorted(labels.items())), "includeSelectors": False,
-                          "includeTemplates": True}]
+        doc["labels"] = [
+            {
+                "pairs": dict(sorted(labels.items())),
+                "includeSelectors": False,
+                "includeTemplates": True,
+            }
+        ]
     if annotations:
         doc["commonAnnotations"] = dict(sorted(annotations.items()))
     return doc
@@ -174,29 +211,38 @@ def _replicas(replicas: Mapping[str, int]) -> dict[str, Any]:
 def _config(config: Mapping[str, Mapping[str, str]], existing: Iterable[str]) -> dict[str, Any]:
     existing = set(existing)
     entries = [
-        {"name": name, "behavior": "merge" if name in existing else "create",
-         "literals": [configmap_literal(key, value) for key, value in sorted(values.items())]}
-        for name, values in sorted(config.items()) if values
+        {
+            "name": name,
+            "behavior": "merge" if name in existing else "create",
+            "literals": [configmap_literal(key, value) for key, value in sorted(values.items())],
+        }
+        for name, values in sorted(config.items())
+        if values
     ]
     return {"configMapGenerator": entries} if entries else {}
 
 
-def _patches(patches: Iterable[Patch],
-             config_hashes: Mapping[tuple[str, str], str]) -> dict[str, Any]:
+def _patches(
+    patches: Iterable[Patch], config_hashes: Mapping[tuple[str, str], str]
+) -> dict[str, Any]:
     """The layers' patches, then one per workload whose config hash this overlay sets (last, so
     that no layer's patch of the pod template's annotations drops it)."""
-    entries = [{"target": dict(sorted(p.target.items())), "patch": _patch_text(p)}
-               for p in patches]
-    entries += [_config_hash_patch(kind, name, value)
-                for (kind, name), value in sorted(config_hashes.items())]
+    entries = [{"target": dict(sorted(p.target.items())), "patch": _patch_text(p)} for p in patches]
+    entries += [
+        _config_hash_patch(kind, name, value)
+        for (kind, name), value in sorted(config_hashes.items())
+    ]
     return {"patches": entries} if entries else {}
 
 
 def _config_hash_patch(kind: str, name: str, value: str) -> dict[str, Any]:
     """A strategic-merge patch that puts ``value`` on the workload's pod template, so a change of
     the config it reads rolls its pods (``fleetgen.confighash``)."""
-    body = {"kind": kind, "metadata": {"name": name},
-            "spec": {"template": {"metadata": {"annotations": {CONFIG_HASH: value}}}}}
+    body = {
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": {"template": {"metadata": {"annotations": {CONFIG_HASH: value}}}},
+    }
     return {"target": {"kind": kind, "name": name}, "patch": dump(body)}
 
 
@@ -227,9 +273,12 @@ def _external_secret(plan: SecretPlan) -> dict[str, Any]:
             "secretStoreRef": {"name": secret.store, "kind": secret.store_kind},
             # An explicit template.metadata keeps the ExternalSecret's own (Argo CD tracking)
             # labels off the Secret; with no template.data every fetched key passes through.
-            "target": {"name": secret.name, "creationPolicy": "Owner", "deletionPolicy": "Retain",
-                       "template": {"engineVersion": "v2", "mergePolicy": "Replace",
-                                    "metadata": {}}},
+            "target": {
+                "name": secret.name,
+                "creationPolicy": "Owner",
+                "deletionPolicy": "Retain",
+                "template": {"engineVersion": "v2", "mergePolicy": "Replace", "metadata": {}},
+            },
             "data": data,
         },
     }

@@ -69,33 +69,48 @@ class Units:
         appsets = application_sets(one.on("argocd"), self._labels) if "argocd" in engines else []
         files += [("argocd", file) for file in appsets]
         docs = flux.app_docs(one.on("flux"), self._homes) if "flux" in engines else {}
-        return Unit(tuple(files), docs, tuple(sorted(argocd.kinds(appsets))),
-                    fleetmap.app_rows(one, self._columns))
+        return Unit(
+            tuple(files),
+            docs,
+            tuple(sorted(argocd.kinds(appsets))),
+            fleetmap.app_rows(one, self._columns),
+        )
 
 
-def emit_each(plan: Plan, units: Mapping[str, Unit], names: Collection[str],
-              whole: Plan) -> Emitted:
+def emit_each(
+    plan: Plan, units: Mapping[str, Unit], names: Collection[str], whole: Plan
+) -> Emitted:
     """The files of the Plan by emitter (those ``names`` names, in registry order), made of the
     ``units`` of all its apps and the whole Plan (``whole``: as `fleetgen.interface.project`
     leaves it, what the files of the whole Plan may read)."""
     kinds = {kind for unit in units.values() for kind in unit.kinds}
     rows = {app: unit.rows for app, unit in units.items()}
-    files = [*((emitter, file) for unit in units.values() for emitter, file in unit.files),
-             *shared_files(whole, names, kinds, rows)]
+    files = [
+        *((emitter, file) for unit in units.values() for emitter, file in unit.files),
+        *shared_files(whole, names, kinds, rows),
+    ]
     if "flux" in names:
-        files += [("flux", file) for file in flux.kustomizations(whole,
-                                                                  shared_docs(units.values()))]
+        files += [
+            ("flux", file) for file in flux.kustomizations(whole, shared_docs(units.values()))
+        ]
     return [(name, [file for emitter, file in files if emitter == name]) for name in names]
 
 
-def shared_files(plan: Plan, names: Collection[str], kinds: Iterable[tuple[str, str]],
-                 rows: Mapping[str, AppRows]) -> list[tuple[str, OutputFile]]:
+def shared_files(
+    plan: Plan,
+    names: Collection[str],
+    kinds: Iterable[tuple[str, str]],
+    rows: Mapping[str, AppRows],
+) -> list[tuple[str, OutputFile]]:
     """(emitter, file) of each file made from the whole Plan and the units' summaries (of the
     emitters ``names`` names): the fleet map (``rows``: every app's); Argo CD registrations,
     AppProjects, tenants and the bootstrap (``kinds``: of the units' Argo CD documents); Flux
     Namespaces, sources and tenants."""
-    files = ([("fleetmap", file) for file in fleetmap.emit_rows(plan, rows)]
-             if "fleetmap" in names else [])
+    files = (
+        [("fleetmap", file) for file in fleetmap.emit_rows(plan, rows)]
+        if "fleetmap" in names
+        else []
+    )
     if "argocd" in names:
         files += [("argocd", file) for file in argocd.shared(plan.on("argocd"), kinds)]
     if "flux" in names:

@@ -144,8 +144,10 @@ class NamespaceNotAllowed(UsageError):
 
     def __init__(self, project: Project, namespace: str) -> None:
         allowed = ", ".join(project.namespaces) or "none"
-        super().__init__(f"project {project.name!r} does not allow namespace {namespace!r} "
-                         f"(its namespaces: {allowed}); pass --extend-project to add it")
+        super().__init__(
+            f"project {project.name!r} does not allow namespace {namespace!r} "
+            f"(its namespaces: {allowed}); pass --extend-project to add it"
+        )
         self.question = f"Add namespace {namespace!r} to project {project.name!r}'s namespaces?"
 
 
@@ -178,8 +180,10 @@ def credentials_call(text: str, cluster: str) -> Call:
         return Call("AwsAuth", {"cluster_name": match["eks"] or cluster, "role_arn": match["arn"]})
     elif kind == "exec" and rest in ("gcp", "azure"):
         return Call("ExecAuth", {"args": [rest]})
-    raise UsageError(f"--credentials {text!r}: use external-secret:STORE:KEY, "
-                     "aws:ROLE_ARN[:EKS_CLUSTER_NAME] or exec:gcp|azure")
+    raise UsageError(
+        f"--credentials {text!r}: use external-secret:STORE:KEY, "
+        "aws:ROLE_ARN[:EKS_CLUSTER_NAME] or exec:gcp|azure"
+    )
 
 
 def read_ca_data(path: Path) -> str:
@@ -188,8 +192,9 @@ def read_ca_data(path: Path) -> str:
     try:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--ca-data {path}: cannot read a PEM or base64 text file ({error})"
-                         ) from None
+        raise UsageError(
+            f"--ca-data {path}: cannot read a PEM or base64 text file ({error})"
+        ) from None
     if "-----BEGIN" not in text:
         try:
             text = base64.b64decode("".join(text.split()), validate=True).decode("ascii").strip()
@@ -197,23 +202,35 @@ def read_ca_data(path: Path) -> str:
             text = ""
     blocks = _PEM_BLOCK.findall(text)
     if any("PRIVATE KEY" in block for block in blocks):
-        raise UsageError(f"--ca-data {path} holds a private key: give the cluster's CA "
-                         "certificate (public) only, and keep the key out of the repository")
+        raise UsageError(
+            f"--ca-data {path} holds a private key: give the cluster's CA "
+            "certificate (public) only, and keep the key out of the repository"
+        )
     if not blocks or set(blocks) != {"CERTIFICATE"}:
-        raise UsageError(f"--ca-data {path}: expected the cluster's CA certificate (PEM "
-                         "CERTIFICATE blocks, or their base64 as `aws eks describe-cluster` "
-                         "prints it)")
+        raise UsageError(
+            f"--ca-data {path}: expected the cluster's CA certificate (PEM "
+            "CERTIFICATE blocks, or their base64 as `aws eks describe-cluster` "
+            "prints it)"
+        )
     return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")
 
 
 def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     """The ``Cluster(...)`` text and the fleetgen names it uses."""
-    credentials = (credentials_call(request.credentials, request.name)
-                   if request.credentials else None)
+    credentials = (
+        credentials_call(request.credentials, request.name) if request.credentials else None
+    )
     engine = check_engine(request.engine) if request.engine else None
-    text = render("snippets/cluster.py.j2", name=request.name, env=request.env,
-                  server=request.server, labels=request.labels, credentials=credentials,
-                  engine=engine, ca_data=request.ca_data)
+    text = render(
+        "snippets/cluster.py.j2",
+        name=request.name,
+        env=request.env,
+        server=request.server,
+        labels=request.labels,
+        credentials=credentials,
+        engine=engine,
+        ca_data=request.ca_data,
+    )
     return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
 
 
@@ -222,8 +239,12 @@ def image_call(reference: str, name: str) -> Call:
     match = _IMAGE.fullmatch(reference)
     if match is None or not (match["tag"] or match["digest"]):
         raise UsageError(f"--image {reference!r}: write REPOSITORY:TAG or REPOSITORY@sha256:...")
-    parts = {"name": name, "new_name": match["name"], "tag": match["tag"],
-             "digest": match["digest"]}
+    parts = {
+        "name": name,
+        "new_name": match["name"],
+        "tag": match["tag"],
+        "digest": match["digest"],
+    }
     return Call("Image", {key: value for key, value in parts.items() if value})
 
 
@@ -232,27 +253,42 @@ def chart_call(reference: str) -> Call:
     rest, _, version = reference.rpartition("@")
     repo, _, name = rest.rpartition("/")
     if not (version and name and repo.startswith(("https://", "oci://"))):
-        raise UsageError(f"--chart {reference!r}: write REPO/NAME@VERSION, e.g. "
-                         "https://charts.jetstack.io/cert-manager@v1.16.2 or "
-                         "oci://registry.example.com/charts/web@1.2.3")
+        raise UsageError(
+            f"--chart {reference!r}: write REPO/NAME@VERSION, e.g. "
+            "https://charts.jetstack.io/cert-manager@v1.16.2 or "
+            "oci://registry.example.com/charts/web@1.2.3"
+        )
     return Call("HelmChart", {"repo": repo, "name": name, "version": version})
 
 
 def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
     """The ``App(...)`` text and the fleetgen names it uses."""
     if request.chart and request.image:
-        raise UsageError("--image sets a kustomize base's image; a chart app sets its image "
-                         "through values in fleet.py")
+        raise UsageError(
+            "--image sets a kustomize base's image; a chart app sets its image "
+            "through values in fleet.py"
+        )
     if request.chart and request.path:
         raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
     targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
     images = [image_call(request.image, request.name)] if request.image else []
     chart = chart_call(request.chart) if request.chart else None
-    text = render("snippets/app.py.j2", name=request.name, project=request.project,
-                  namespace=request.namespace, path=app_base(request), targets=targets,
-                  images=images, chart=chart)
-    names = ["App", *(["Selector"] if targets else []), *(["Image"] if images else []),
-             *(["HelmChart"] if chart else [])]
+    text = render(
+        "snippets/app.py.j2",
+        name=request.name,
+        project=request.project,
+        namespace=request.namespace,
+        path=app_base(request),
+        targets=targets,
+        images=images,
+        chart=chart,
+    )
+    names = [
+        "App",
+        *(["Selector"] if targets else []),
+        *(["Image"] if images else []),
+        *(["HelmChart"] if chart else []),
+    ]
     return text.rstrip("\n"), names
 
 
@@ -267,8 +303,10 @@ def app_base(request: AppRequest) -> str:
         return base_dir(request.name)
     path = PurePosixPath(request.path.replace("\\", "/"))
     if path.is_absolute() or ".." in path.parts or str(path) == ".":
-        raise UsageError(f"--path {request.path!r}: give the base's folder relative to the "
-                         "folder holding fleet.py, inside it")
+        raise UsageError(
+            f"--path {request.path!r}: give the base's folder relative to the "
+            "folder holding fleet.py, inside it"
+        )
     return str(path)
 
 
@@ -276,31 +314,44 @@ def base_files(app: str, port: int = 8080) -> dict[str, str]:
     """A Deployment, a Service and their kustomization, by file name, as YAML text."""
     labels = {"app.kubernetes.io/name": app}
     container = {
-        "name": app, "image": app,  # the name App(images=[Image(name=...)]) points elsewhere
+        "name": app,
+        "image": app,  # the name App(images=[Image(name=...)]) points elsewhere
         "ports": [{"name": "http", "containerPort": port}],
-        "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
-                      "limits": {"cpu": "500m", "memory": "128Mi"}},
+        "resources": {
+            "requests": {"cpu": "50m", "memory": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "128Mi"},
+        },
         "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
         # validate's policy wants both probes; adjust the path to the app's health endpoint
         "readinessProbe": {"httpGet": {"path": "/", "port": "http"}},
         "livenessProbe": {"httpGet": {"path": "/", "port": "http"}},
     }
     deployment = {
-        "apiVersion": "apps/v1", "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
         "metadata": {"name": app, "labels": labels},
-        "spec": {"replicas": 1, "selector": {"matchLabels": labels},
-                 "template": {"metadata": {"labels": labels},
-                              "spec": {"containers": [container]}}},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
     }
     service = {
-        "apiVersion": "v1", "kind": "Service", "metadata": {"name": app, "labels": labels},
-        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80,
-                                                "targetPort": "http"}]},
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": app, "labels": labels},
+        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
     }
-    kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                     "resources": ["deployment.yaml", "service.yaml"]}
-    docs = {"deployment.yaml": deployment, "service.yaml": service,
-            "kustomization.yaml": kustomization}
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["deployment.yaml", "service.yaml"],
+    }
+    docs = {
+        "deployment.yaml": deployment,
+        "service.yaml": service,
+        "kustomization.yaml": kustomization,
+    }
     return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}
 
 
@@ -322,8 +373,9 @@ class Initialized:
     warnings: tuple[str, ...]
 
 
-def init(directory: Path, name: str | None = None, repo: str | None = None,
-         engine: str = "argocd") -> Initialized:
+def init(
+    directory: Path, name: str | None = None, repo: str | None = None, engine: str = "argocd"
+) -> Initialized:
     """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
     fleet.py with one engine, environment, cluster and app, the app's base, README, .gitignore,
     pre-commit config and a CI workflow. Never overwrites a file: an existing .gitignore gets the
@@ -331,24 +383,32 @@ def init(directory: Path, name: str | None = None, repo: str | None = None,
     ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
     validated, with the files as they will be, before anything is written."""
     if (directory / "fleet.py").exists():
-        raise UsageError(f"{directory / 'fleet.py'} already exists: this is a fleet repo "
-                         "already; add to it with `fleetgen add`")
+        raise UsageError(
+            f"{directory / 'fleet.py'} already exists: this is a fleet repo "
+            "already; add to it with `fleetgen add`"
+        )
     name = name or to_dns_label(directory.resolve().name, "fleet")
     warnings: list[str] = []
     placeholder = None
     if repo is None:
         found = remote.origin(directory)
         if found.url is None:
-            placeholder = (f"repo is a placeholder ({found.note}): set it to the https:// or "
-                           "ssh:// URL the engines read this repository from")
+            placeholder = (
+                f"repo is a placeholder ({found.note}): set it to the https:// or "
+                "ssh:// URL the engines read this repository from"
+            )
         warnings.append(placeholder or found.note or "")
         repo = found.url or PLACEHOLDER_REPO.format(name=name)
     files = init_files(name, repo, check_engine(engine), placeholder)
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
     written = {path: text for path, (text, _) in planned.items() if text is not None}
-    loaded = load_source(files["fleet.py"], str(spec),
-                         _overlay(filesystem_reader(directory.resolve()), written), None)
+    loaded = load_source(
+        files["fleet.py"],
+        str(spec),
+        _overlay(filesystem_reader(directory.resolve()), written),
+        None,
+    )
     api.compile_loaded(spec, loaded)
     for path, (text, action) in planned.items():
         if text is not None:
@@ -357,8 +417,11 @@ def init(directory: Path, name: str | None = None, repo: str | None = None,
                 _write_new(target, text)
             else:
                 atomic_write(target, text.encode(), target.stat().st_mode)
-    return Initialized(tuple((path, action) for path, (_, action) in planned.items()), repo,
-                       tuple(warning for warning in warnings if warning))
+    return Initialized(
+        tuple((path, action) for path, (_, action) in planned.items()),
+        repo,
+        tuple(warning for warning in warnings if warning),
+    )
 
 
 def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
@@ -373,23 +436,36 @@ def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
     if not missing:
         return None, "skipped: it has fleetgen's lines"
     separator = "" if not current or current.endswith("\n") else "\n"
-    return (current + separator + "# fleetgen\n" + "".join(f"{line}\n" for line in missing),
-            f"appended: {len(missing)} line(s)")
+    return (
+        current + separator + "# fleetgen\n" + "".join(f"{line}\n" for line in missing),
+        f"appended: {len(missing)} line(s)",
+    )
 
 
-def init_files(name: str, repo: str, engine: str = "argocd",
-               placeholder: str | None = None) -> dict[str, str]:
+def init_files(
+    name: str, repo: str, engine: str = "argocd", placeholder: str | None = None
+) -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path."""
     env, app, project = "dev", "hello", "apps"
-    cluster, _ = cluster_snippet(ClusterRequest(f"{env}-1", env,
-                                                f"https://{env}-1.k8s.example.com:6443"))
-    app_text, _ = app_snippet(AppRequest(app, project, app,
-                                         image="nginxinc/nginx-unprivileged:1.27"))
+    cluster, _ = cluster_snippet(
+        ClusterRequest(f"{env}-1", env, f"https://{env}-1.k8s.example.com:6443")
+    )
+    app_text, _ = app_snippet(
+        AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27")
+    )
     context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
     files = {
-        "fleet.py": render("init/fleet.py.j2", env=env, project=project, namespace=app,
-                           cluster=cluster, app=app_text, engine=engine,
-                           placeholder=placeholder, **context),
+        "fleet.py": render(
+            "init/fleet.py.j2",
+            env=env,
+            project=project,
+            namespace=app,
+            cluster=cluster,
+            app=app_text,
+            engine=engine,
+            placeholder=placeholder,
+            **context,
+        ),
         "README.md": render("init/README.md.j2", **context),
         ".gitignore": render("init/gitignore.j2", **context),
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
@@ -399,16 +475,25 @@ def init_files(name: str, repo: str, engine: str = "argocd",
     return files
 
 
-def add_cluster(spec: Path, request: ClusterRequest, *, dry_run: bool = False,
-                out: Path | None = None) -> Added:
+def add_cluster(
+    spec: Path, request: ClusterRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
     """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
     snippet, names = cluster_snippet(request)
-    return _add(spec, "clusters", lambda source: edit.insert(source, "clusters", snippet, names),
-                {}, lambda p: p.cluster == request.name, dry_run, out)
+    return _add(
+        spec,
+        "clusters",
+        lambda source: edit.insert(source, "clusters", snippet, names),
+        {},
+        lambda p: p.cluster == request.name,
+        dry_run,
+        out,
+    )
 
 
-def add_app(spec: Path, request: AppRequest, *, dry_run: bool = False,
-            out: Path | None = None) -> Added:
+def add_app(
+    spec: Path, request: AppRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
     """Insert ``App(...)``, with a new base at apps/NAME/base/ (or ``path``), or the existing base
     at ``path`` as it is (none for a chart app); a project that does not allow the namespace is
     extended when ``request.extend_project``, else refused. Validated before anything is
@@ -418,28 +503,34 @@ def add_app(spec: Path, request: AppRequest, *, dry_run: bool = False,
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.apps, "app", request.name)
     project = next((p for p in fleet.projects if p.name == request.project), None)
-    extend = project is not None and not any(fnmatch.fnmatchcase(request.namespace, allowed)
-                                             for allowed in project.namespaces)
+    extend = project is not None and not any(
+        fnmatch.fnmatchcase(request.namespace, allowed) for allowed in project.namespaces
+    )
     if extend and not request.extend_project:
         assert project is not None
         raise NamespaceNotAllowed(project, request.namespace)
     base = app_base(request)
     kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
-    files = {} if request.chart or kept else {f"{base}/{name}": text
-                                              for name, text in base_files(request.name).items()}
+    files = (
+        {}
+        if request.chart or kept
+        else {f"{base}/{name}": text for name, text in base_files(request.name).items()}
+    )
 
     def change(source: str) -> str:
         if extend:
-            source = edit.extend(source, "projects", request.project, "namespaces",
-                                 py_literal(request.namespace))
+            source = edit.extend(
+                source, "projects", request.project, "namespaces", py_literal(request.namespace)
+            )
         return edit.insert(source, "apps", snippet, names)
 
     added = _add(spec, "apps", change, files, lambda p: p.app == request.name, dry_run, out)
     return replace(added, kept=kept, extended=request.project if extend else None)
 
 
-def add_env(spec: Path, request: EnvRequest, *, dry_run: bool = False,
-            out: Path | None = None) -> Added:
+def add_env(
+    spec: Path, request: EnvRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
     """Insert ``Environment(name=...)`` at the end of the environments, or after ``after``."""
     spec = spec.resolve()
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
@@ -448,27 +539,45 @@ def add_env(spec: Path, request: EnvRequest, *, dry_run: bool = False,
         known = ", ".join(e.name for e in fleet.environments) or "none"
         raise UsageError(f"--after {request.after!r}: no such environment (known: {known})")
     snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
-    return _add(spec, "environments",
-                lambda source: edit.insert(source, "environments", snippet, ["Environment"],
-                                           after=request.after),
-                {}, lambda p: p.env == request.name, dry_run, out)
+    return _add(
+        spec,
+        "environments",
+        lambda source: edit.insert(
+            source, "environments", snippet, ["Environment"], after=request.after
+        ),
+        {},
+        lambda p: p.env == request.name,
+        dry_run,
+        out,
+    )
 
 
-def add_project(spec: Path, request: ProjectRequest, *, dry_run: bool = False,
-                out: Path | None = None) -> Added:
+def add_project(
+    spec: Path, request: ProjectRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
     """Insert ``Project(name=..., namespaces=[...])``."""
     spec = spec.resolve()
     if not request.namespaces:
-        raise UsageError("add project: give the namespaces its apps may deploy into "
-                         "(--namespace NS, repeatable)")
+        raise UsageError(
+            "add project: give the namespaces its apps may deploy into (--namespace NS, repeatable)"
+        )
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.projects, "project", request.name)
-    snippet = render("snippets/project.py.j2", name=request.name,
-                     namespaces=list(request.namespaces),
-                     description=request.description).rstrip("\n")
-    return _add(spec, "projects",
-                lambda source: edit.insert(source, "projects", snippet, ["Project"]),
-                {}, lambda p: False, dry_run, out)
+    snippet = render(
+        "snippets/project.py.j2",
+        name=request.name,
+        namespaces=list(request.namespaces),
+        description=request.description,
+    ).rstrip("\n")
+    return _add(
+        spec,
+        "projects",
+        lambda source: edit.insert(source, "projects", snippet, ["Project"]),
+        {},
+        lambda p: False,
+        dry_run,
+        out,
+    )
 
 
 def _unique(existing: Sequence[Environment | Project | App], kind: str, name: str) -> None:
@@ -476,8 +585,15 @@ def _unique(existing: Sequence[Environment | Project | App], kind: str, name: st
         raise UsageError(f"{kind} {name!r} exists in fleet.py; pick another name")
 
 
-def _add(spec: Path, field_name: str, change: Callable[[str], str], files: Mapping[str, str],
-         wanted: Callable[[Placement], bool], dry_run: bool, out: Path | None) -> Added:
+def _add(
+    spec: Path,
+    field_name: str,
+    change: Callable[[str], str],
+    files: Mapping[str, str],
+    wanted: Callable[[Placement], bool],
+    dry_run: bool,
+    out: Path | None,
+) -> Added:
     """Edit (``change``), validate, then (unless ``dry_run``) write new files, fleet.py and
     output/."""
     spec = spec.resolve()
@@ -496,9 +612,14 @@ def _add(spec: Path, field_name: str, change: Callable[[str], str], files: Mappi
     conflicts = [c for c in changes if c.kind == "unowned-conflict"]
     if conflicts:
         raise writer.OwnershipConflict(conflicts)
-    diff = "".join(difflib.unified_diff(source.splitlines(keepends=True),
-                                        edited.splitlines(keepends=True),
-                                        f"a/{spec.name}", f"b/{spec.name}"))
+    diff = "".join(
+        difflib.unified_diff(
+            source.splitlines(keepends=True),
+            edited.splitlines(keepends=True),
+            f"a/{spec.name}",
+            f"b/{spec.name}",
+        )
+    )
     if not dry_run:
         for path, text in files.items():
             _write_new(root / path, text)
@@ -508,23 +629,33 @@ def _add(spec: Path, field_name: str, change: Callable[[str], str], files: Mappi
     return Added(diff, tuple(files), tuple(changes), compiled, placements, not dry_run)
 
 
-def _on_disk(problems: list[Problem], spec: str, source: str, edited: str,
-             field_name: str) -> list[Problem]:
+def _on_disk(
+    problems: list[Problem], spec: str, source: str, edited: str, field_name: str
+) -> list[Problem]:
     """Problems of the edited spec, at the lines of fleet.py as it is on disk: a problem in the
     inserted element points at the line it would go before."""
     to_source: dict[int, int] = {}
     inserted: set[int] = set()
-    matcher = difflib.SequenceMatcher(a=source.splitlines(), b=edited.splitlines(),
-                                      autojunk=False)
+    matcher = difflib.SequenceMatcher(a=source.splitlines(), b=edited.splitlines(), autojunk=False)
     for tag, a_start, a_end, b_start, b_end in matcher.get_opcodes():
         for offset, line in enumerate(range(b_start, b_end)):
-            to_source[line + 1] = (a_start + min(offset, a_end - a_start - 1) + 1
-                                   if tag != "insert" and a_end > a_start else a_start + 1)
+            to_source[line + 1] = (
+                a_start + min(offset, a_end - a_start - 1) + 1
+                if tag != "insert" and a_end > a_start
+                else a_start + 1
+            )
             if tag != "equal":
                 inserted.add(line + 1)
-    return [Problem(f"in the new {field_name} entry: {p.message}" if p.line in inserted
-                    else p.message, p.file, to_source.get(p.line, p.line))
-            if p.file == spec else p for p in problems]
+    return [
+        Problem(
+            f"in the new {field_name} entry: {p.message}" if p.line in inserted else p.message,
+            p.file,
+            to_source.get(p.line, p.line),
+        )
+        if p.file == spec
+        else p
+        for p in problems
+    ]
 
 
 def _overlay(read: Reader, files: Mapping[str, str]) -> Reader:
@@ -553,12 +684,17 @@ def rollout_step(compiled: api.Compiled, name: str) -> str | None:
     steps = plan.waves.get(env.name, ())
     number = next(i for i, step in enumerate(steps, 1) if name in step)
     step = env.rollout.steps[number - 1]
-    matched = (f"match_labels {', '.join(f'{k}={v}' for k, v in sorted(step.match_labels.items()))}"
-               if step.match_labels else "the catch-all Step()")
+    matched = (
+        f"match_labels {', '.join(f'{k}={v}' for k, v in sorted(step.match_labels.items()))}"
+        if step.match_labels
+        else "the catch-all Step()"
+    )
     others = [c for c in steps[number - 1] if c != name]
-    return (f"rollout: {name} is in step {number} of {len(steps)} of environment {env.name} "
-            f"({matched}, max_update {step.max_update}), "
-            + (f"with {', '.join(others)}" if others else "alone"))
+    return (
+        f"rollout: {name} is in step {number} of {len(steps)} of environment {env.name} "
+        f"({matched}, max_update {step.max_update}), "
+        + (f"with {', '.join(others)}" if others else "alone")
+    )
 
 
 def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
@@ -569,30 +705,44 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
     engines = {p.engine for p in plan.placements if p.cluster == name}
     steps = []
     if "argocd" in engines and credentials is not None:
-        steps.append(f"Argo CD: {_credentials_step(credentials)} "
-                     f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)")
+        steps.append(
+            f"Argo CD: {_credentials_step(credentials)} "
+            f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)"
+        )
         if isinstance(credentials, AwsAuth | ExecAuth):
-            steps.append(f"Argo CD verifies {name}'s API server against its ca_data; when the "
-                         f"cluster's CA changes, update it from\n    {ca_command(credentials)}")
+            steps.append(
+                f"Argo CD verifies {name}'s API server against its ca_data; when the "
+                f"cluster's CA changes, update it from\n    {ca_command(credentials)}"
+            )
     if "flux" in engines:
         if fleet.flux.mode == "hub":
-            steps.append(f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
-                         f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml")
+            steps.append(
+                f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
+                f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml"
+            )
         else:
-            steps.append(f"Flux: with kubectl pointing at {name}, run\n"
-                         f"    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
-                         f"--path={fleet.output_dir}/flux/clusters/{name}")
-    steps.append(f"commit fleet.py and {fleet.output_dir}/ in one pull request; "
-                 "`fleetgen diff` shows its blast radius")
+            steps.append(
+                f"Flux: with kubectl pointing at {name}, run\n"
+                f"    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
+                f"--path={fleet.output_dir}/flux/clusters/{name}"
+            )
+    steps.append(
+        f"commit fleet.py and {fleet.output_dir}/ in one pull request; "
+        "`fleetgen diff` shows its blast radius"
+    )
     return steps
 
 
 def _credentials_step(credentials: Credentials) -> str:
     if isinstance(credentials, ExternalSecretRef):
         where = f"property {credentials.property!r} of " if credentials.property else ""
-        return (f"store the cluster's config JSON in {credentials.store_kind} "
-                f"{credentials.store}, {where}key {credentials.key!r}")
+        return (
+            f"store the cluster's config JSON in {credentials.store_kind} "
+            f"{credentials.store}, {where}key {credentials.key!r}"
+        )
     if isinstance(credentials, AwsAuth):
-        return (f"grant IAM role {credentials.role_arn} access to EKS cluster "
-                f"{credentials.cluster_name} (an access entry)")
+        return (
+            f"grant IAM role {credentials.role_arn} access to EKS cluster "
+            f"{credentials.cluster_name} (an access entry)"
+        )
     return f"grant Argo CD's workload identity access ({' '.join(credentials.args)})"

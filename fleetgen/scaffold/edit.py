@@ -81,8 +81,9 @@ class _Source:
                 yield from statement.body
 
 
-def insert(source: str, field: str, element: str, names: Sequence[str],
-           after: str | None = None) -> str:
+def insert(
+    source: str, field: str, element: str, names: Sequence[str], after: str | None = None
+) -> str:
     """``source`` with ``element`` (Python text; continuation lines indented from column 0)
     appended to the Fleet's ``field`` list (or put right after its element named ``after``) and
     ``names`` imported from fleetgen."""
@@ -108,15 +109,22 @@ def extend(source: str, field: str, name: str, keyword: str, value: str) -> str:
     _, call = _named(parsed, _list_node(parsed, field, hand), field, name)
     argument = next((a for a in call.args if a.keyword and a.keyword.value == keyword), None)
     if argument is None:
-        arguments = tuple(Item("", parsed.start(a.value), parsed.end(a.value),
-                               parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None)
-                          for a in call.args)
-        site = Site(parsed.text.index("(", parsed.end(call.func)), parsed.end(call) - 1,
-                    arguments)
+        arguments = tuple(
+            Item(
+                "",
+                parsed.start(a.value),
+                parsed.end(a.value),
+                parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None,
+            )
+            for a in call.args
+        )
+        site = Site(parsed.text.index("(", parsed.end(call.func)), parsed.end(call) - 1, arguments)
         return _applied(source, _append(parsed.text, site, f"{keyword}=[{value}]"))
     if not isinstance(argument.value, cst.List):
-        raise EditError(f"{field}: {name!r} sets {keyword}= to something other than a list "
-                        f"literal{hand}", parsed.line(argument))
+        raise EditError(
+            f"{field}: {name!r} sets {keyword}= to something other than a list literal{hand}",
+            parsed.line(argument),
+        )
     return _applied(source, _append(parsed.text, _site(parsed, argument.value), value))
 
 
@@ -132,11 +140,17 @@ def _named(parsed: _Source, node: cst.List, field: str, name: str) -> tuple[int,
     for index, element in enumerate(node.elements):
         value = element.value
         if isinstance(value, cst.Call) and any(
-                a.keyword and a.keyword.value == "name" and isinstance(a.value, cst.SimpleString)
-                and a.value.evaluated_value == name for a in value.args):
+            a.keyword
+            and a.keyword.value == "name"
+            and isinstance(a.value, cst.SimpleString)
+            and a.value.evaluated_value == name
+            for a in value.args
+        ):
             return index, value
-    raise EditError(f"Fleet({field}=...) has no element written with name={name!r} in its list "
-                    "literal", parsed.line(node))
+    raise EditError(
+        f"Fleet({field}=...) has no element written with name={name!r} in its list literal",
+        parsed.line(node),
+    )
 
 
 def _fleet_call(parsed: _Source) -> cst.Call:
@@ -166,8 +180,7 @@ def _list_node(parsed: _Source, field: str, element: str) -> cst.List:
     """The list literal of the Fleet's ``field`` (``element``: what to add by hand, for the
     error)."""
     call = _fleet_call(parsed)
-    hand = (element if element.startswith("; ")
-            else f"; add this to it by hand:\n{element}")
+    hand = element if element.startswith("; ") else f"; add this to it by hand:\n{element}"
     argument = next((a for a in call.args if a.keyword and a.keyword.value == field), None)
     if argument is None:
         raise EditError(f"Fleet(...) has no {field}= argument{hand}", parsed.line(call))
@@ -175,24 +188,35 @@ def _list_node(parsed: _Source, field: str, element: str) -> cst.List:
     if isinstance(value, cst.Name):
         value = _module_list(parsed, value.value) or value
     if not isinstance(value, cst.List):
-        raise EditError(f"Fleet({field}=...) is not a list literal, nor a name bound once at "
-                        f"module level to one, so fleetgen cannot find it statically{hand}",
-                        parsed.line(argument))
+        raise EditError(
+            f"Fleet({field}=...) is not a list literal, nor a name bound once at "
+            f"module level to one, so fleetgen cannot find it statically{hand}",
+            parsed.line(argument),
+        )
     return value
 
 
 def _site(parsed: _Source, value: cst.List) -> Site:
-    items = tuple(Item("", parsed.start(e.value), parsed.end(e.value),
-                       parsed.end(e.comma) if isinstance(e.comma, cst.Comma) else None)
-                  for e in value.elements)
+    items = tuple(
+        Item(
+            "",
+            parsed.start(e.value),
+            parsed.end(e.value),
+            parsed.end(e.comma) if isinstance(e.comma, cst.Comma) else None,
+        )
+        for e in value.elements
+    )
     return Site(parsed.start(value.lbracket), parsed.end(value) - 1, items)
 
 
 def _module_list(parsed: _Source, name: str) -> cst.List | None:
     """The list literal bound to ``name`` by the only module-level assignment to it."""
-    values = [s.value for s in parsed.statements()
-              if isinstance(s, cst.Assign | cst.AnnAssign | cst.AugAssign)
-              and any(isinstance(t, cst.Name) and t.value == name for t in _targets(s))]
+    values = [
+        s.value
+        for s in parsed.statements()
+        if isinstance(s, cst.Assign | cst.AnnAssign | cst.AugAssign)
+        and any(isinstance(t, cst.Name) and t.value == name for t in _targets(s))
+    ]
     return values[0] if len(values) == 1 and isinstance(values[0], cst.List) else None
 
 
@@ -208,7 +232,7 @@ def _append(source: str, site: Site, element: str) -> list[tuple[int, str]]:
     if not site.items:
         indent = _indent_at(source, site.open)
         body = _indented(lines, indent + INDENT)
-        if source[site.open + 1:site.close].strip():  # comments only: keep them
+        if source[site.open + 1 : site.close].strip():  # comments only: keep them
             return [(_line_start(source, site.close), f"{indent}{INDENT}{body},\n")]
         return [(site.open + 1, f"\n{indent}{INDENT}{body},\n{indent}")]
     last = site.items[-1]
@@ -252,7 +276,7 @@ def _line_start(source: str, offset: int) -> int:
 def _indent_at(source: str, offset: int) -> str:
     start = _line_start(source, offset)
     line = source[start:offset]
-    return line[:len(line) - len(line.lstrip())]
+    return line[: len(line) - len(line.lstrip())]
 
 
 def _bound_names(parsed: _Source) -> set[str]:
@@ -281,15 +305,30 @@ def _import_edits(parsed: _Source, missing: list[str]) -> list[tuple[int, str]]:
     """Edits adding ``missing`` to the ``from fleetgen import ...`` statement, sorted in."""
     if "*" in _bound_names(parsed):
         return []
-    statement = next((s for s in parsed.statements() if isinstance(s, cst.ImportFrom)
-                      and isinstance(s.module, cst.Name) and s.module.value == "fleetgen"
-                      and not isinstance(s.names, cst.ImportStar)), None)
+    statement = next(
+        (
+            s
+            for s in parsed.statements()
+            if isinstance(s, cst.ImportFrom)
+            and isinstance(s.module, cst.Name)
+            and s.module.value == "fleetgen"
+            and not isinstance(s.names, cst.ImportStar)
+        ),
+        None,
+    )
     if statement is None or isinstance(statement.names, cst.ImportStar):
-        raise EditError(f"fleet.py has no `from fleetgen import ...`; add one importing "
-                        f"{', '.join(missing)}", 1)
-    items = tuple(Item(_alias_name(a), parsed.start(a.name), parsed.end(a.name),
-                       parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None)
-                  for a in statement.names)
+        raise EditError(
+            f"fleet.py has no `from fleetgen import ...`; add one importing {', '.join(missing)}", 1
+        )
+    items = tuple(
+        Item(
+            _alias_name(a),
+            parsed.start(a.name),
+            parsed.end(a.name),
+            parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None,
+        )
+        for a in statement.names
+    )
     if statement.lpar is not None and statement.rpar is not None:
         site = Site(parsed.start(statement.lpar), parsed.end(statement.rpar) - 1, items)
     else:
@@ -297,12 +336,16 @@ def _import_edits(parsed: _Source, missing: list[str]) -> list[tuple[int, str]]:
     groups: dict[Item | None, list[str]] = {}
     for name in missing:
         groups.setdefault(next((i for i in items if i.name > name), None), []).append(name)
-    return [edit for later, names in groups.items()
-            for edit in _import_names(parsed.text, site, later, names)]
+    return [
+        edit
+        for later, names in groups.items()
+        for edit in _import_names(parsed.text, site, later, names)
+    ]
 
 
-def _import_names(source: str, site: Site, later: Item | None,
-                  names: list[str]) -> list[tuple[int, str]]:
+def _import_names(
+    source: str, site: Site, later: Item | None, names: list[str]
+) -> list[tuple[int, str]]:
     """Insert ``names`` before the imported name ``later`` (None: after the last one)."""
     if later is None:
         return _append(source, site, ",\n".join(names))

@@ -31,8 +31,13 @@ def origin(directory: Path) -> Remote:
     its nearest existing parent: init may create it), or why there is none."""
     where = next((p for p in (directory, *directory.resolve().parents) if p.is_dir()), directory)
     try:
-        found = subprocess.run(["git", "-C", str(where), "remote", "get-url", "origin"],
-                               capture_output=True, text=True, check=False, timeout=30)
+        found = subprocess.run(
+            ["git", "-C", str(where), "remote", "get-url", "origin"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return Remote(None, "git is not available to read the remote 'origin'")
     if found.returncode != 0:
@@ -45,16 +50,24 @@ def https_url(remote: str) -> Remote:
     if match := _HTTPS.fullmatch(remote):
         url = f"https://{match['rest']}"
         if match["userinfo"]:
-            return Remote(url, "the remote 'origin' carries credentials in its URL; fleet.py "
-                               "gets it without them")
+            return Remote(
+                url,
+                "the remote 'origin' carries credentials in its URL; fleet.py gets it without them",
+            )
         return Remote(url, None)
     for pattern in (_SSH, _SCP):
         if (match := pattern.fullmatch(remote)) and not match["path"].startswith("/"):
             url = f"https://{match['host']}/{match['path']}"
-            return Remote(url, f"the remote 'origin' is {_shown(remote)}; the engines read the "
-                               f"repo as {url} (give --repo ssh://... to use ssh instead)")
-    return Remote(None, f"the remote 'origin' ({_shown(remote)}) is not an https:// or ssh "
-                        "Git URL the engines can read")
+            return Remote(
+                url,
+                f"the remote 'origin' is {_shown(remote)}; the engines read the "
+                f"repo as {url} (give --repo ssh://... to use ssh instead)",
+            )
+    return Remote(
+        None,
+        f"the remote 'origin' ({_shown(remote)}) is not an https:// or ssh "
+        "Git URL the engines can read",
+    )
 
 
 def _shown(remote: str) -> str:

@@ -58,8 +58,14 @@ class UsageError(errors.UsageError):
 
 
 @collector.pausing
-def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
-             k8s_version: str | None = None, charts: Path | None = None) -> Report:
+def validate(
+    spec: Path,
+    *,
+    crds: Sequence[Path] = (),
+    render: bool = False,
+    k8s_version: str | None = None,
+    charts: Path | None = None,
+) -> Report:
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders;
     ``charts``: a local chart cache directory (``fleetgen.validate.charts``)."""
     kubernetes = _kubernetes(k8s_version)
@@ -71,25 +77,41 @@ def validate(spec: Path, *, crds: Sequence[Path] = (), render: bool = False,
     if charts is not None and not charts.is_dir():
         raise UsageError(f"--charts {charts}: not a directory")
     compiled = api.compile_spec(spec)
-    return check(compiled, spec.resolve().parent, crds=crds, render=render,
-                 kubernetes=kubernetes, charts=charts)
+    return check(
+        compiled,
+        spec.resolve().parent,
+        crds=crds,
+        render=render,
+        kubernetes=kubernetes,
+        charts=charts,
+    )
 
 
-def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
-          render: bool = False, kubernetes: KubernetesSchemas | None = None,
-          charts: Path | None = None) -> Report:
+def check(
+    compiled: api.Compiled,
+    root: Path,
+    *,
+    crds: Sequence[Path] = (),
+    render: bool = False,
+    kubernetes: KubernetesSchemas | None = None,
+    charts: Path | None = None,
+) -> Report:
     """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
     compiling)."""
     kubernetes = kubernetes or KubernetesSchemas()
     try:
-        files = schemas.crd_files([root, *crds], exclude=[
-            compiled.out_dir, *(root / name for name in _NOT_SEARCHED)])
+        files = schemas.crd_files(
+            [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]
+        )
     except OSError as error:
-        raise UsageError(f"{error.filename}: cannot read it looking for CRDs "
-                         f"({error.strerror})") from None
+        raise UsageError(
+            f"{error.filename}: cannot read it looking for CRDs ({error.strerror})"
+        ) from None
     fleet = compiled.plan.fleet
-    minimums = {"argocd": release(fleet.argocd.min_version),
-                "flux": release(fleet.flux.min_version)}
+    minimums = {
+        "argocd": release(fleet.argocd.min_version),
+        "flux": release(fleet.flux.min_version),
+    }
     checker = schemas.Checker(schemas.shipped(minimums), overrides=_load_crds(files))
     locate = _Locator(root, compiled)
 
@@ -106,37 +128,68 @@ def check(compiled: api.Compiled, root: Path, *, crds: Sequence[Path] = (),
         placements = tuple(p for p in compiled.plan.placements if p.remote is None)
         overlays = sorted({p.overlay for p in placements if p.chart is None})
         built = build_overlays(compiled, root, overlays)
-        charted = chart_renders.render(placements, chart_renders.namespaces(fleet), root, charts,
-                                       cache.Cache(compiled.out_dir))
+        charted = chart_renders.render(
+            placements, chart_renders.namespaces(fleet), root, charts, cache.Cache(compiled.out_dir)
+        )
         # A chart placement's objects go by the name of its render, in place of an overlay.
-        plan = replace(compiled.plan, placements=tuple(
-            p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
-            for p in placements
-            if p.chart is None or chart_renders.unit(p) in charted.objects))
-        result = rendered.check(plan, Builds(
-            {**built.objects, **charted.objects}, built.failures, built.distinct, built.built,
-            built.cached), lambda doc: (
-            kubernetes.errors(doc) if built_in(str(doc.get("apiVersion") or ""))
-            else checker.errors(doc)), locate.object, scopes.known(files))
+        plan = replace(
+            compiled.plan,
+            placements=tuple(
+                p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
+                for p in placements
+                if p.chart is None or chart_renders.unit(p) in charted.objects
+            ),
+        )
+        result = rendered.check(
+            plan,
+            Builds(
+                {**built.objects, **charted.objects},
+                built.failures,
+                built.distinct,
+                built.built,
+                built.cached,
+            ),
+            lambda doc: (
+                kubernetes.errors(doc)
+                if built_in(str(doc.get("apiVersion") or ""))
+                else checker.errors(doc)
+            ),
+            locate.object,
+            scopes.known(files),
+        )
         findings.extend(result.findings)
         findings.extend(_chart_failures(compiled, charted, locate))
         unchecked.update(result.unchecked)
         rendered_checked = result.checked
-        builds = BuildCounts(overlays=len(overlays), distinct=built.distinct, built=built.built,
-                             cached=built.cached)
-        chart_counts = ChartCounts(placements=charted.placements, distinct=charted.distinct,
-                                   built=charted.built, cached=charted.cached,
-                                   not_rendered=dict(charted.not_rendered))
+        builds = BuildCounts(
+            overlays=len(overlays), distinct=built.distinct, built=built.built, cached=built.cached
+        )
+        chart_counts = ChartCounts(
+            placements=charted.placements,
+            distinct=charted.distinct,
+            built=charted.built,
+            cached=charted.cached,
+            not_rendered=dict(charted.not_rendered),
+        )
     kept, waived = _waive(fleet, _merge(findings), locate, render)
     kept.sort(key=_order)
-    summary = Summary(errors=sum(f.severity == "error" for f in kept),
-                      warnings=sum(f.severity == "warning" for f in kept),
-                      emitted_checked=checked, rendered_checked=rendered_checked,
-                      not_checked=dict(sorted(unchecked.items())), builds=builds,
-                      charts=chart_counts)
-    return Report(fleetgen_version=VERSION,
-                  kubernetes_version=kubernetes.version if render else None, rendered=render,
-                  findings=kept, waived=waived, summary=summary)
+    summary = Summary(
+        errors=sum(f.severity == "error" for f in kept),
+        warnings=sum(f.severity == "warning" for f in kept),
+        emitted_checked=checked,
+        rendered_checked=rendered_checked,
+        not_checked=dict(sorted(unchecked.items())),
+        builds=builds,
+        charts=chart_counts,
+    )
+    return Report(
+        fleetgen_version=VERSION,
+        kubernetes_version=kubernetes.version if render else None,
+        rendered=render,
+        findings=kept,
+        waived=waived,
+        summary=summary,
+    )
 
 
 def _kubernetes(version: str | None) -> KubernetesSchemas:
@@ -154,8 +207,9 @@ def _load_crds(files: Iterable[Path]) -> schemas.SchemaSet:
             found.update(schemas.load([path]).schemas)
         except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
             detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
-            raise UsageError(f"{path}: not a readable CustomResourceDefinition "
-                             f"({' '.join(detail.split())})") from None
+            raise UsageError(
+                f"{path}: not a readable CustomResourceDefinition ({' '.join(detail.split())})"
+            ) from None
     return schemas.SchemaSet("your CRDs", found)
 
 
@@ -204,8 +258,11 @@ def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
             if isinstance(node, yaml.MappingNode):
                 fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
                 meta = fields.get("metadata")
-                name = next((v.value for k, v in meta.value if k.value == "name"), None) \
-                    if isinstance(meta, yaml.MappingNode) else None
+                name = (
+                    next((v.value for k, v in meta.value if k.value == "name"), None)
+                    if isinstance(meta, yaml.MappingNode)
+                    else None
+                )
                 kind = fields.get("kind")
                 key = (str(kind.value if kind is not None else None), str(name))
                 lines.setdefault(key, node.start_mark.line + 1)
@@ -216,13 +273,18 @@ def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
 
 def _emitted(compiled: api.Compiled, prefix: str) -> list[tuple[str, dict[str, Any]]]:
     """(repo-relative file, object) of every emitted YAML document."""
-    return [(f"{prefix}/{path}", doc) for path, data in sorted(compiled.rendered.items())
-            if path.endswith(schemas.YAML_SUFFIXES)
-            for doc in load_all(data) if isinstance(doc, dict)]
+    return [
+        (f"{prefix}/{path}", doc)
+        for path, data in sorted(compiled.rendered.items())
+        if path.endswith(schemas.YAML_SUFFIXES)
+        for doc in load_all(data)
+        if isinstance(doc, dict)
+    ]
 
 
-def _check_emitted(emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors: Any,
-                   locate: _Locator) -> tuple[list[Finding], int, Counter[str]]:
+def _check_emitted(
+    emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors: Any, locate: _Locator
+) -> tuple[list[Finding], int, Counter[str]]:
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
     for path, doc in emitted:
@@ -234,14 +296,22 @@ def _check_emitted(emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors:
         kind, name = _kind_name(doc)
         for error in errors:
             field, _, message = error.partition(": ")
-            findings.append(rendered.finding("schema", "error", message, field=field,
-                                             object=f"{kind} {name}",
-                                             location=locate.object(path, doc)))
+            findings.append(
+                rendered.finding(
+                    "schema",
+                    "error",
+                    message,
+                    field=field,
+                    object=f"{kind} {name}",
+                    location=locate.object(path, doc),
+                )
+            )
     return findings, checked, unchecked
 
 
-def _contracts(fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]],
-               locate: _Locator) -> Iterator[Finding]:
+def _contracts(
+    fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]], locate: _Locator
+) -> Iterator[Finding]:
     """Contract breaches, located at the Project (project rules) or App in fleet.py."""
     apps = {app.name: app for app in fleet.apps}
     projects = {project.name: project for project in fleet.projects}
@@ -250,13 +320,19 @@ def _contracts(fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]],
         if breach.rule.startswith("project-") and breach.project in projects:
             owner = projects[breach.project]
         location = locate.spec(owner) if owner is not None else None
-        yield rendered.finding(breach.rule, "error", breach.message, app=breach.app,
-                               object=breach.source,
-                               location=location or Location(path=breach.file))
+        yield rendered.finding(
+            breach.rule,
+            "error",
+            breach.message,
+            app=breach.app,
+            object=breach.source,
+            location=location or Location(path=breach.file),
+        )
 
 
-def _chart_failures(compiled: api.Compiled, charted: chart_renders.ChartBuilds,
-                    locate: _Locator) -> Iterator[Finding]:
+def _chart_failures(
+    compiled: api.Compiled, charted: chart_renders.ChartBuilds, locate: _Locator
+) -> Iterator[Finding]:
     """Per chart placement, at its App: a ``helm-render`` finding where Helm could not render
     it, a ``helm-warning`` per warning Helm logged."""
     apps = {app.name: app for app in compiled.plan.fleet.apps}
@@ -264,8 +340,11 @@ def _chart_failures(compiled: api.Compiled, charted: chart_renders.ChartBuilds,
         if placement.chart is None:
             continue
         unit = chart_renders.unit(placement)
-        where = {"app": placement.app, "clusters": [placement.cluster],
-                 "location": locate.spec(apps[placement.app])}
+        where = {
+            "app": placement.app,
+            "clusters": [placement.cluster],
+            "location": locate.spec(apps[placement.app]),
+        }
         if unit in charted.failures:
             yield rendered.finding("helm-render", "error", charted.failures[unit], **where)
         for warning in charted.warnings.get(unit, []):
@@ -283,8 +362,9 @@ def _merge(findings: Iterable[Finding]) -> list[Finding]:
     return list(merged.values())
 
 
-def _waive(fleet: Fleet, findings: list[Finding], locate: _Locator,
-           render: bool) -> tuple[list[Finding], list[Waived]]:
+def _waive(
+    fleet: Fleet, findings: list[Finding], locate: _Locator, render: bool
+) -> tuple[list[Finding], list[Waived]]:
     """Findings no waiver covers, the waivers that applied; unused ones warn (with render)."""
     kept, waived = list(findings), []
     for app in fleet.apps:
@@ -293,16 +373,35 @@ def _waive(fleet: Fleet, findings: list[Finding], locate: _Locator,
             kept = [f for f in kept if not (f.app == app.name and f.rule == waiver.rule)]
             location = locate.spec(waiver)
             if covered:
-                waived.append(Waived(app=app.name, rule=waiver.rule, reason=waiver.reason,
-                                     location=location, silenced=len(covered)))
+                waived.append(
+                    Waived(
+                        app=app.name,
+                        rule=waiver.rule,
+                        reason=waiver.reason,
+                        location=location,
+                        silenced=len(covered),
+                    )
+                )
             elif render:
-                kept.append(rendered.finding(
-                    "unused-waiver", "warning",
-                    f"the waiver of {waiver.rule} for {app.name} silenced nothing",
-                    app=app.name, location=location))
+                kept.append(
+                    rendered.finding(
+                        "unused-waiver",
+                        "warning",
+                        f"the waiver of {waiver.rule} for {app.name} silenced nothing",
+                        app=app.name,
+                        location=location,
+                    )
+                )
     return kept, waived
 
 
 def _order(item: Finding) -> tuple[Any, ...]:
-    return (item.severity != "error", item.clusters, item.app or "",
-            str(item.location or ""), item.object or "", item.field or "", item.message)
+    return (
+        item.severity != "error",
+        item.clusters,
+        item.app or "",
+        str(item.location or ""),
+        item.object or "",
+        item.field or "",
+        item.message,
+    )

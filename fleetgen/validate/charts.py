@@ -75,8 +75,13 @@ class _Source:
     content: str  # hash of the chart's content
 
 
-def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root: Path,
-           charts_dir: Path | None, store: cache.Cache) -> ChartBuilds:
+def render(
+    placements: Sequence[Placement],
+    namespaces: Mapping[str, str],
+    root: Path,
+    charts_dir: Path | None,
+    store: cache.Cache,
+) -> ChartBuilds:
     """Render the chart of every chart placement in ``placements`` (``namespaces``: app ->
     release namespace) that can be rendered."""
     charts = [p for p in placements if p.chart is not None]
@@ -96,9 +101,18 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
             not_rendered[label] = not_rendered.get(label, 0) + 1
             skipped[unit(placement)] = label
             continue
-        keys[unit(placement)] = (cache.key({
-            "helm": version, "chart": source.content, "values": placement.settings.values,
-            "release": placement.app, "namespace": namespaces[placement.app]}), placement)
+        keys[unit(placement)] = (
+            cache.key(
+                {
+                    "helm": version,
+                    "chart": source.content,
+                    "values": placement.settings.values,
+                    "release": placement.app,
+                    "namespace": namespaces[placement.app],
+                }
+            ),
+            placement,
+        )
     results: dict[str, Any] = {}
     built = 0
     for name in sorted(keys):
@@ -125,9 +139,18 @@ def render(placements: Sequence[Placement], namespaces: Mapping[str, str], root:
         if result["warnings"]:
             warnings[name] = list(result["warnings"])
     distinct = len(results)
-    return ChartBuilds(objects, failures, warnings, dict(sorted(not_rendered.items())),
-                       len(charts), distinct, built, distinct - built,
-                       {name: entry for name, (entry, _) in keys.items()}, skipped)
+    return ChartBuilds(
+        objects,
+        failures,
+        warnings,
+        dict(sorted(not_rendered.items())),
+        len(charts),
+        distinct,
+        built,
+        distinct - built,
+        {name: entry for name, (entry, _) in keys.items()},
+        skipped,
+    )
 
 
 def _sdk_version() -> str | None:
@@ -170,8 +193,12 @@ def _render(source: _Source, placement: Placement, namespace: str) -> dict[str, 
         files, warnings = helm.render_files(source.path, values, placement.app, namespace)
     except helm.RenderError as error:
         return str(error)
-    return {"objects": [[doc, f"{source.origin}/{path}" if source.origin else None]
-                        for path, doc in files], "warnings": warnings}
+    return {
+        "objects": [
+            [doc, f"{source.origin}/{path}" if source.origin else None] for path, doc in files
+        ],
+        "warnings": warnings,
+    }
 
 
 def _valid(value: Any) -> bool:
@@ -180,7 +207,15 @@ def _valid(value: Any) -> bool:
     if not isinstance(value, dict) or set(value) != {"objects", "warnings"}:
         return False
     objects, warnings = value["objects"], value["warnings"]
-    return isinstance(warnings, list) and all(isinstance(w, str) for w in warnings) and \
-        isinstance(objects, list) and all(
-            isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
-            and (item[1] is None or isinstance(item[1], str)) for item in objects)
+    return (
+        isinstance(warnings, list)
+        and all(isinstance(w, str) for w in warnings)
+        and isinstance(objects, list)
+        and all(
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], dict)
+            and (item[1] is None or isinstance(item[1], str))
+            for item in objects
+        )
+    )

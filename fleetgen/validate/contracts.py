@@ -25,8 +25,10 @@ SECRET_TYPE = "argocd.argoproj.io/secret-type"
 APP_LABEL = "fleetgen.io/app"
 _IN_CLUSTER = ("in-cluster", "https://kubernetes.default.svc")
 _TEMPLATE = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
-_READ = re.compile(r"^(?:\.metadata\.(labels|annotations)\.([A-Za-z0-9_]+)"
-                   r"|index \.metadata\.(labels|annotations) \"([^\"]+)\")$")
+_READ = re.compile(
+    r"^(?:\.metadata\.(labels|annotations)\.([A-Za-z0-9_]+)"
+    r"|index \.metadata\.(labels|annotations) \"([^\"]+)\")$"
+)
 _VALUE = re.compile(r"^\.(name|server|values\.([A-Za-z0-9_]+))$")
 _SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
 _GLOB_CHARS = frozenset("*?[{")
@@ -67,8 +69,14 @@ def registrations(docs: Sequence[Mapping[str, Any]]) -> list[Registration]:
             continue
         labels = metadata.get("labels") or {}
         if labels.get(SECRET_TYPE) == "cluster":
-            found.append(Registration(str(data.get("name", "")), str(data.get("server", "")),
-                                      labels, metadata.get("annotations") or {}))
+            found.append(
+                Registration(
+                    str(data.get("name", "")),
+                    str(data.get("server", "")),
+                    labels,
+                    metadata.get("annotations") or {},
+                )
+            )
     return found
 
 
@@ -76,8 +84,11 @@ def check(files: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Breach]:
     """Every broken contract among the emitted objects, given as (file, object)."""
     docs = [doc for _, doc in files]
     clusters = registrations(docs)
-    projects = {str((d.get("metadata") or {}).get("name")): _Destinations(d.get("spec") or {})
-                for d in docs if d.get("kind") == "AppProject"}
+    projects = {
+        str((d.get("metadata") or {}).get("name")): _Destinations(d.get("spec") or {})
+        for d in docs
+        if d.get("kind") == "AppProject"
+    }
     breaches: list[Breach] = []
     for file, doc in files:
         metadata = doc.get("metadata") or {}
@@ -85,16 +96,21 @@ def check(files: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Breach]:
         if doc.get("kind") == "ApplicationSet":
             found = _appset(name, doc.get("spec") or {}, clusters, projects)
         elif doc.get("kind") == "Application":
-            found = _application(f"Application {name}", doc.get("spec") or {}, _IN_CLUSTER,
-                                 projects)
+            found = _application(
+                f"Application {name}", doc.get("spec") or {}, _IN_CLUSTER, projects
+            )
         else:
             continue
         breaches.extend(dataclasses.replace(breach, app=app, file=file) for breach in found)
     return breaches
 
 
-def _appset(name: str, spec: Mapping[str, Any], clusters: Sequence[Registration],
-            projects: Mapping[str, _Destinations]) -> Iterator[Breach]:
+def _appset(
+    name: str,
+    spec: Mapping[str, Any],
+    clusters: Sequence[Registration],
+    projects: Mapping[str, _Destinations],
+) -> Iterator[Breach]:
     source, template = f"ApplicationSet {name}", spec.get("template") or {}
     project = str((template.get("spec") or {}).get("project"))
     reads = sorted(_reads(template))
@@ -105,16 +121,24 @@ def _appset(name: str, spec: Mapping[str, Any], clusters: Sequence[Registration]
         selector = cluster_generator.get("selector") or {}
         selected = [c for c in clusters if _selects(selector, c.labels)]
         for key, value in _unselected(selector, selected):
-            yield Breach("appset-selects-nothing", source, project,
-                         f"its cluster selector lists {key}={value}, but no cluster registration "
-                         f"it selects has that label{_why(selector, clusters, key, value)}")
+            yield Breach(
+                "appset-selects-nothing",
+                source,
+                project,
+                f"its cluster selector lists {key}={value}, but no cluster registration "
+                f"it selects has that label{_why(selector, clusters, key, value)}",
+            )
         for cluster in selected:
             for kind, key in reads:
                 if key not in (cluster.labels if kind == "labels" else cluster.annotations):
-                    yield Breach("appset-labels", source, project,
-                                 f"its template reads {kind[:-1]} {key}, which the registration "
-                                 f"of cluster {cluster.name} lacks (generation fails: "
-                                 "missingkey=error)")
+                    yield Breach(
+                        "appset-labels",
+                        source,
+                        project,
+                        f"its template reads {kind[:-1]} {key}, which the registration "
+                        f"of cluster {cluster.name} lacks (generation fails: "
+                        "missingkey=error)",
+                    )
             values = cluster_generator.get("values") or {}
             filled = _fill(template.get("spec") or {}, cluster, values)
             yield from _application(source, filled, (cluster.name, cluster.server), projects)
@@ -138,15 +162,19 @@ def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
         key, operator = expression.get("key"), expression.get("operator")
         values = expression.get("values") or []
         present = key in labels
-        if not {"In": present and labels.get(key) in values,
-                "NotIn": not present or labels.get(key) not in values,
-                "Exists": present, "DoesNotExist": not present}.get(operator, False):
+        if not {
+            "In": present and labels.get(key) in values,
+            "NotIn": not present or labels.get(key) not in values,
+            "Exists": present,
+            "DoesNotExist": not present,
+        }.get(operator, False):
             return False
     return True
 
 
-def _unselected(selector: Mapping[str, Any],
-                selected: Sequence[Registration]) -> Iterator[tuple[str, str]]:
+def _unselected(
+    selector: Mapping[str, Any], selected: Sequence[Registration]
+) -> Iterator[tuple[str, str]]:
     """(key, value) of ``In`` values that no selected registration carries."""
     for expression in selector.get("matchExpressions") or []:
         if expression.get("operator") == "In":
@@ -156,17 +184,24 @@ def _unselected(selector: Mapping[str, Any],
                     yield key, value
 
 
-def _why(selector: Mapping[str, Any], clusters: Sequence[Registration], key: str,
-         value: str) -> str:
+def _why(
+    selector: Mapping[str, Any], clusters: Sequence[Registration], key: str, value: str
+) -> str:
     """Which other condition excludes the registration(s) carrying key=value."""
     carriers = [c for c in clusters if c.labels.get(key) == value]
     if not carriers:
         return " (no registration has it)"
-    missing = sorted({f"{k}={v}" for c in carriers
-                      for k, v in (selector.get("matchLabels") or {}).items()
-                      if c.labels.get(k) != v})
-    return (f" (the registration of {carriers[0].name} lacks {', '.join(missing)})"
-            if missing else "")
+    missing = sorted(
+        {
+            f"{k}={v}"
+            for c in carriers
+            for k, v in (selector.get("matchLabels") or {}).items()
+            if c.labels.get(k) != v
+        }
+    )
+    return (
+        f" (the registration of {carriers[0].name} lacks {', '.join(missing)})" if missing else ""
+    )
 
 
 def _fill(node: Any, cluster: Registration, values: Mapping[str, Any]) -> Any:
@@ -180,8 +215,7 @@ def _fill(node: Any, cluster: Registration, values: Mapping[str, Any]) -> Any:
     return _TEMPLATE.sub(lambda m: _param(m[1], cluster, values, m[0]), node)
 
 
-def _param(expression: str, cluster: Registration, values: Mapping[str, Any],
-           original: str) -> str:
+def _param(expression: str, cluster: Registration, values: Mapping[str, Any], original: str) -> str:
     match = _VALUE.match(expression)
     if match is None:
         return original
@@ -190,28 +224,44 @@ def _param(expression: str, cluster: Registration, values: Mapping[str, Any],
     return cluster.name if match[1] == "name" else cluster.server
 
 
-def _application(source: str, spec: Mapping[str, Any], target: tuple[str, str],
-                 projects: Mapping[str, _Destinations]) -> Iterator[Breach]:
+def _application(
+    source: str,
+    spec: Mapping[str, Any],
+    target: tuple[str, str],
+    projects: Mapping[str, _Destinations],
+) -> Iterator[Breach]:
     """An Application's project, sources and destination against its AppProject."""
     project_name = str(spec.get("project"))
     project = projects.get(project_name)
     destination = spec.get("destination") or {}
     if project is None:
-        yield Breach("project-destination", source, project_name,
-                     f"its AppProject {project_name} is not among the emitted AppProjects")
+        yield Breach(
+            "project-destination",
+            source,
+            project_name,
+            f"its AppProject {project_name} is not among the emitted AppProjects",
+        )
         return
     for entry in [spec.get("source") or {}, *(spec.get("sources") or [])]:
         repo = entry.get("repoURL")
         if repo and "{{" not in repo and not source_permitted(project.project, repo):
-            yield Breach("project-source", source, project_name,
-                         f"AppProject {project_name} does not allow source repo {repo}")
+            yield Breach(
+                "project-source",
+                source,
+                project_name,
+                f"AppProject {project_name} does not allow source repo {repo}",
+            )
     name = str(destination.get("name") or target[0])
     server = str(destination.get("server") or target[1])
     namespace = str(destination.get("namespace") or "")
     if "{{" not in name + server + namespace and not project.permit(name, server, namespace):
-        yield Breach("project-destination", source, project_name,
-                     f"AppProject {project_name} does not allow destination {name} ({server}) "
-                     f"namespace {namespace or '(none)'}")
+        yield Breach(
+            "project-destination",
+            source,
+            project_name,
+            f"AppProject {project_name} does not allow destination {name} ({server}) "
+            f"namespace {namespace or '(none)'}",
+        )
 
 
 def normalize_git_url(url: str) -> str:
@@ -275,23 +325,36 @@ class _Destinations:
 
     def __init__(self, project: Mapping[str, Any]) -> None:
         self.project = project
-        entries = [tuple(str(item.get(field) or "") for field in ("name", "server", "namespace"))
-                   for item in project.get("destinations") or []]
+        entries = [
+            tuple(str(item.get(field) or "") for field in ("name", "server", "namespace"))
+            for item in project.get("destinations") or []
+        ]
         deny = any(value.startswith("!") for entry in entries for value in entry)
-        self.literal: set[tuple[str, str, str]] = set() if deny else {
-            (field, value, entry[2]) for entry in entries
-            if not any(_GLOB_CHARS.intersection(v) for v in entry)
-            for field, value in (("name", entry[0]), ("server", entry[1])) if value}
+        self.literal: set[tuple[str, str, str]] = (
+            set()
+            if deny
+            else {
+                (field, value, entry[2])
+                for entry in entries
+                if not any(_GLOB_CHARS.intersection(v) for v in entry)
+                for field, value in (("name", entry[0]), ("server", entry[1]))
+                if value
+            }
+        )
 
     def permit(self, name: str, server: str, namespace: str) -> bool:
         if ("name", name, namespace) in self.literal or (
-                "server", server, namespace) in self.literal:
+            "server",
+            server,
+            namespace,
+        ) in self.literal:
             return True
         return destination_permitted(self.project, name, server, namespace)
 
 
-def destination_permitted(project: Mapping[str, Any], name: str, server: str,
-                          namespace: str) -> bool:
+def destination_permitted(
+    project: Mapping[str, Any], name: str, server: str, namespace: str
+) -> bool:
     """Argo CD's AppProject.isDestinationMatched."""
     matched = False
     for item in project.get("destinations") or []:
@@ -301,9 +364,11 @@ def destination_permitted(project: Mapping[str, Any], name: str, server: str,
         server_ok = bool(server) and _allowed(item_server, server)
         namespace_ok = _allowed(item_namespace, namespace)
         # Go's precedence, as upstream: a || (b && c)
-        denied = ((not name_ok and item_name.startswith("!"))
-                  or ((not server_ok and item_server.startswith("!")) and namespace_ok)
-                  or (not namespace_ok and item_namespace.startswith("!") and server_ok))
+        denied = (
+            (not name_ok and item_name.startswith("!"))
+            or ((not server_ok and item_server.startswith("!")) and namespace_ok)
+            or (not namespace_ok and item_namespace.startswith("!") and server_ok)
+        )
         if (server_ok or name_ok) and namespace_ok:
             matched = True
         elif denied:

@@ -31,11 +31,15 @@ def text(report: Report) -> str:
             lines.append(f"    fix: {finding.hint}")
     for waiver in report.waived:
         where = f"{waiver.location}: " if waiver.location else ""
-        lines.append(f"{where}waived {waiver.rule} for {waiver.app} ({waiver.silenced} "
-                     f"finding(s)): {waiver.reason}")
+        lines.append(
+            f"{where}waived {waiver.rule} for {waiver.app} ({waiver.silenced} "
+            f"finding(s)): {waiver.reason}"
+        )
     if not report.rendered:
-        lines.append("overlay kustomizations checked against the fields fleetgen emits; "
-                     "--render also builds them with kustomize and checks what they render")
+        lines.append(
+            "overlay kustomizations checked against the fields fleetgen emits; "
+            "--render also builds them with kustomize and checks what they render"
+        )
     lines += not_rendered(report)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
@@ -48,8 +52,10 @@ def _group_order(item: tuple[tuple[tuple[str, ...], str], list[Finding]]) -> tup
 
 def _heading(clusters: Iterable[str], app: str) -> str:
     names = ", ".join(clusters)
-    parts = [f"cluster{'s' if ',' in names else ''} {names}" if names else "",
-             f"app {app}" if app else ""]
+    parts = [
+        f"cluster{'s' if ',' in names else ''} {names}" if names else "",
+        f"app {app}" if app else "",
+    ]
     return "== " + (" · ".join(p for p in parts if p) or "emitted files")
 
 
@@ -58,29 +64,39 @@ def summary(report: Report) -> str:
     counts = report.summary
     unchecked = sum(counts.not_checked.values())
     kinds = ", ".join(f"{kind} ×{n}" for kind, n in counts.not_checked.items())
-    line = (f"{counts.errors} error(s), {counts.warnings} warning(s); {counts.emitted_checked} "
-            f"emitted object(s) checked against schemas")
+    line = (
+        f"{counts.errors} error(s), {counts.warnings} warning(s); {counts.emitted_checked} "
+        f"emitted object(s) checked against schemas"
+    )
     if report.rendered:
-        line += (f", {counts.rendered_checked} rendered object(s) against Kubernetes "
-                 f"{report.kubernetes_version} and CRD schemas")
+        line += (
+            f", {counts.rendered_checked} rendered object(s) against Kubernetes "
+            f"{report.kubernetes_version} and CRD schemas"
+        )
     line += f"; {unchecked} not checked" + (f" (no schema: {kinds})" if kinds else "")
     if counts.builds is not None:
         builds = counts.builds
-        line += (f"; {builds.overlays} overlay(s), {builds.distinct} distinct: {builds.built} "
-                 f"built, {builds.cached} from cache")
+        line += (
+            f"; {builds.overlays} overlay(s), {builds.distinct} distinct: {builds.built} "
+            f"built, {builds.cached} from cache"
+        )
     if counts.charts is not None and counts.charts.placements:
         charts = counts.charts
         missing = sum(charts.not_rendered.values())
-        line += (f"; {charts.placements} chart placement(s), {charts.distinct} distinct render(s): "
-                 f"{charts.built} rendered, {charts.cached} from cache, {missing} not rendered")
+        line += (
+            f"; {charts.placements} chart placement(s), {charts.distinct} distinct render(s): "
+            f"{charts.built} rendered, {charts.cached} from cache, {missing} not rendered"
+        )
     return line
 
 
 def not_rendered(report: Report) -> list[str]:
     """One line per chart that was not rendered, with its reason and placements."""
     charts = report.summary.charts
-    return [f"not rendered: {reason} ({count} placement(s))"
-            for reason, count in (charts.not_rendered.items() if charts else ())]
+    return [
+        f"not rendered: {reason} ({count} placement(s))"
+        for reason, count in (charts.not_rendered.items() if charts else ())
+    ]
 
 
 def to_json(report: Report) -> str:
@@ -90,20 +106,27 @@ def to_json(report: Report) -> str:
 
 def sarif(report: Report) -> str:
     """The report as one SARIF 2.1.0 run."""
-    rules = [{"id": rule.id, "name": rule.id, "shortDescription": {"text": rule.summary},
-              "help": {"text": rule.hint},
-              "defaultConfiguration": {"level": _level(rule.default(False))}}
-             for rule in RULES]
+    rules = [
+        {
+            "id": rule.id,
+            "name": rule.id,
+            "shortDescription": {"text": rule.summary},
+            "help": {"text": rule.hint},
+            "defaultConfiguration": {"level": _level(rule.default(False))},
+        }
+        for rule in RULES
+    ]
     index = {rule.id: number for number, rule in enumerate(RULES)}
     run = {
-        "tool": {"driver": {"name": "fleetgen", "version": report.fleetgen_version,
-                            "rules": rules}},
-        "originalUriBaseIds": {"%SRCROOT%": {"description": {
-            "text": "the directory holding fleet.py"}}},
+        "tool": {
+            "driver": {"name": "fleetgen", "version": report.fleetgen_version, "rules": rules}
+        },
+        "originalUriBaseIds": {
+            "%SRCROOT%": {"description": {"text": "the directory holding fleet.py"}}
+        },
         "results": [_result(finding, index[finding.rule]) for finding in report.findings],
     }
-    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]},
-                      indent=2) + "\n"
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
 
 
 def _level(severity: str) -> str:
@@ -114,12 +137,15 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     where = f" (clusters {', '.join(finding.clusters)})" if finding.clusters else ""
     app = f"{finding.app}: " if finding.app else ""
     result: dict[str, Any] = {
-        "ruleId": finding.rule, "ruleIndex": rule_index, "level": finding.severity,
+        "ruleId": finding.rule,
+        "ruleIndex": rule_index,
+        "level": finding.severity,
         "message": {"text": f"{app}{finding.text()}{where}. Fix: {BY_ID[finding.rule].hint}"},
     }
     if finding.location is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": finding.location.path,
-                                                         "uriBaseId": "%SRCROOT%"}}
+        physical: dict[str, Any] = {
+            "artifactLocation": {"uri": finding.location.path, "uriBaseId": "%SRCROOT%"}
+        }
         if finding.location.line:
             physical["region"] = {"startLine": finding.location.line}
         result["locations"] = [{"physicalLocation": physical}]

@@ -56,8 +56,10 @@ class KubernetesSchemas:
         known = versions()
         self.version = version or list(known)[-1]
         if self.version not in known:
-            raise UnknownVersion(f"no Kubernetes {self.version} schemas: kubernetes-validate "
-                                 f"ships {', '.join(known)}")
+            raise UnknownVersion(
+                f"no Kubernetes {self.version} schemas: kubernetes-validate "
+                f"ships {', '.join(known)}"
+            )
         self._directory = known[self.version]
         definitions = json.loads((self._directory / "_definitions.json").read_bytes())
         self._registry = jsonschema_rs.Registry([(_DEFINITIONS_ID, definitions)])
@@ -71,8 +73,10 @@ class KubernetesSchemas:
         validator = self._validator(api_version, kind)
         if validator is None:
             return None
-        return sorted(f"{'/'.join(map(str, error.instance_path)) or '.'}: {error.message}"
-                      for error in validator.iter_errors(obj))
+        return sorted(
+            f"{'/'.join(map(str, error.instance_path)) or '.'}: {error.message}"
+            for error in validator.iter_errors(obj)
+        )
 
     def _validator(self, api_version: str, kind: str) -> Any:
         key = (api_version, kind)
@@ -82,7 +86,13 @@ class KubernetesSchemas:
             suffix = f"{group.split('.')[0]}-{version}" if group else version
             name = f"{kind.lower()}-{suffix}.json"
             entry = self._directory / name
-            self._validators[key] = jsonschema_rs.validator_for(
-                json.loads(entry.read_bytes()), registry=self._registry,
-                base_uri=f"https://kubernetes.io/api/{name}") if entry.is_file() else None
+            self._validators[key] = (
+                jsonschema_rs.validator_for(
+                    json.loads(entry.read_bytes()),
+                    registry=self._registry,
+                    base_uri=f"https://kubernetes.io/api/{name}",
+                )
+                if entry.is_file()
+                else None
+            )
         return self._validators[key]

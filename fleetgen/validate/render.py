@@ -59,9 +59,15 @@ def render(compiled: api.Compiled, root: Path, overlays: Sequence[str]) -> Build
     with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
         tree = Path(tmp)
         inputs, generated = _materialize(compiled, root, tree, prefix)
-        keys = {overlay: cache.key({"kustomize": kustomize.version, "files": _hashes(
-                    tree, f"{prefix}/{overlay}", inputs[overlay], generated)})
-                for overlay in overlays}
+        keys = {
+            overlay: cache.key(
+                {
+                    "kustomize": kustomize.version,
+                    "files": _hashes(tree, f"{prefix}/{overlay}", inputs[overlay], generated),
+                }
+            )
+            for overlay in overlays
+        }
         by_key: dict[str, str] = {}
         for overlay in sorted(overlays):
             by_key.setdefault(keys[overlay], overlay)
@@ -70,18 +76,25 @@ def render(compiled: api.Compiled, root: Path, overlays: Sequence[str]) -> Build
             value = store.get(_NAMESPACE, entry)
             if _valid(value):
                 results[entry] = value
-        missing = {tree / prefix / by_key[entry]: entry for entry in by_key
-                   if entry not in results}
+        missing = {tree / prefix / by_key[entry]: entry for entry in by_key if entry not in results}
         outputs, errors = _build(sorted(missing), kustomize)
     for path, text in outputs.items():
         results[missing[path]] = _parse(text)
         store.put(_NAMESPACE, missing[path], results[missing[path]])
     failed = {missing[path]: error for path, error in errors.items()}
-    objects = {overlay: list(_resolve(f"{prefix}/{overlay}", results[keys[overlay]]))
-               for overlay in overlays if keys[overlay] not in failed}
-    return Builds(objects, {overlay: failed[keys[overlay]] for overlay in overlays
-                            if keys[overlay] in failed},
-                  len(by_key), len(missing), len(by_key) - len(missing), keys)
+    objects = {
+        overlay: list(_resolve(f"{prefix}/{overlay}", results[keys[overlay]]))
+        for overlay in overlays
+        if keys[overlay] not in failed
+    }
+    return Builds(
+        objects,
+        {overlay: failed[keys[overlay]] for overlay in overlays if keys[overlay] in failed},
+        len(by_key),
+        len(missing),
+        len(by_key) - len(missing),
+        keys,
+    )
 
 
 def _build(paths: Sequence[Path], kustomize: Kustomize) -> tuple[dict[Path, str], dict[Path, str]]:
@@ -95,8 +108,12 @@ def _build(paths: Sequence[Path], kustomize: Kustomize) -> tuple[dict[Path, str]
 
 def _valid(value: Any) -> TypeGuard[list[list[Any]]]:
     return isinstance(value, list) and all(
-        isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict)
-        and (item[1] is None or isinstance(item[1], str)) for item in value)
+        isinstance(item, list)
+        and len(item) == 2
+        and isinstance(item[0], dict)
+        and (item[1] is None or isinstance(item[1], str))
+        for item in value
+    )
 
 
 def _parse(text: str) -> list[list[Any]]:
@@ -123,8 +140,9 @@ def _resolve(overlay: str, entries: list[list[Any]]) -> Iterator[Rendered]:
         yield Rendered(doc, None if path is None or path.startswith("..") else path)
 
 
-def _materialize(compiled: api.Compiled, root: Path, tree: Path,
-                 prefix: str) -> tuple[dict[str, list[str]], dict[str, str]]:
+def _materialize(
+    compiled: api.Compiled, root: Path, tree: Path, prefix: str
+) -> tuple[dict[str, list[str]], dict[str, str]]:
     """Copy overlays and base inputs under ``tree``: the repo-relative inputs of each overlay,
     and the content hash of each generated file."""
     generated = {}
@@ -156,8 +174,9 @@ def _materialize(compiled: api.Compiled, root: Path, tree: Path,
     return inputs, generated
 
 
-def _hashes(tree: Path, overlay: str, inputs: Sequence[str],
-            generated: Mapping[str, str]) -> list[tuple[str, str]]:
+def _hashes(
+    tree: Path, overlay: str, inputs: Sequence[str], generated: Mapping[str, str]
+) -> list[tuple[str, str]]:
     """(path relative to the overlay, sha256) of every file under ``inputs`` in ``tree``.
 
     Generated files (``generated``: repo-relative path -> hash) count by their parsed content,

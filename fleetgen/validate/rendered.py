@@ -60,8 +60,10 @@ def _overlays(plan: Plan) -> dict[str, _Overlay]:
     clusters: dict[str, list[str]] = {}
     for placement in plan.placements:
         clusters.setdefault(placement.overlay, []).append(placement.cluster)
-    return {p.overlay: _Overlay(p.app, p.env, namespaces[p.app], tuple(sorted(clusters[p.overlay])))
-            for p in plan.placements}
+    return {
+        p.overlay: _Overlay(p.app, p.env, namespaces[p.app], tuple(sorted(clusters[p.overlay])))
+        for p in plan.placements
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +75,30 @@ class Checked:
     unchecked: Counter[str]
 
 
-def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines,
-          scopes: Scopes = CORE) -> Checked:
+def check(
+    plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines, scopes: Scopes = CORE
+) -> Checked:
     """Findings of every rendered object, per overlay, then ownership per cluster. ``scopes``
     says which kinds are cluster-scoped, besides the CRDs the overlays render."""
     overlays = _overlays(plan)
-    scopes = {**scopes, **from_docs(rendered.doc for objects in builds.objects.values()
-                                    for rendered in objects)}
+    scopes = {
+        **scopes,
+        **from_docs(rendered.doc for objects in builds.objects.values() for rendered in objects),
+    }
     environments = {env.name: env for env in plan.fleet.environments}
     findings: list[Finding] = []
     checked, unchecked = 0, Counter[str]()
     for path, error in sorted(builds.failures.items()):
         overlay = overlays[path]
-        findings.append(finding("kustomize-build", "error", error.strip(), app=overlay.app,
-                                clusters=list(overlay.clusters)))
+        findings.append(
+            finding(
+                "kustomize-build",
+                "error",
+                error.strip(),
+                app=overlay.app,
+                clusters=list(overlay.clusters),
+            )
+        )
     for path, objects in sorted(builds.objects.items()):
         overlay = overlays[path]
         env = environments[overlay.env]
@@ -96,18 +108,30 @@ def check(plan: Plan, builds: Builds, schema_errors: SchemaErrors, where: Lines,
                 unchecked[f"{rendered.doc.get('apiVersion')} {rendered.doc.get('kind')}"] += 1
             else:
                 checked += 1
-            findings.extend(_object(plan.fleet, env, overlay, rendered, errors or [], where,
-                                    scopes))
+            findings.extend(
+                _object(plan.fleet, env, overlay, rendered, errors or [], where, scopes)
+            )
     findings.extend(_ownership(plan, builds.objects, where, overlays, scopes))
     return Checked(findings, checked, unchecked)
 
 
-def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendered,
-            errors: Sequence[str], where: Lines, scopes: Scopes) -> Iterator[Finding]:
+def _object(
+    fleet: Fleet,
+    env: Environment,
+    overlay: _Overlay,
+    rendered: Rendered,
+    errors: Sequence[str],
+    where: Lines,
+    scopes: Scopes,
+) -> Iterator[Finding]:
     doc = rendered.doc
     key = identity("", doc)
-    context = {"app": overlay.app, "clusters": list(overlay.clusters), "object": shown(key),
-               "location": where(rendered.origin, doc) if rendered.origin else None}
+    context = {
+        "app": overlay.app,
+        "clusters": list(overlay.clusters),
+        "object": shown(key),
+        "location": where(rendered.origin, doc) if rendered.origin else None,
+    }
     for error in errors:
         path, _, message = error.partition(": ")
         yield finding("schema", "error", message, field=path, **context)
@@ -118,23 +142,35 @@ def _object(fleet: Fleet, env: Environment, overlay: _Overlay, rendered: Rendere
                 yield finding(rule.id, level, message, field=path, **context)
     level = severity(fleet, env, "cluster-scoped-namespace")
     if key.namespace and scopes.get((key.group, key.kind)) and level != "off":
-        yield finding("cluster-scoped-namespace", level,
-                      f"{key.kind} is cluster-scoped but has namespace {key.namespace}",
-                      field="metadata/namespace", **context)
+        yield finding(
+            "cluster-scoped-namespace",
+            level,
+            f"{key.kind} is cluster-scoped but has namespace {key.namespace}",
+            field="metadata/namespace",
+            **context,
+        )
     if overlay.namespace is None:  # the manifests say where things go: no app namespace
         level = severity(fleet, env, "unplaced-object")
         if not key.namespace and _namespaced(doc, scopes) and level != "off":
-            yield finding("unplaced-object", level,
-                          f"{key.kind} is namespaced but has no namespace, and the app has none",
-                          field="metadata/namespace", **context)
+            yield finding(
+                "unplaced-object",
+                level,
+                f"{key.kind} is namespaced but has no namespace, and the app has none",
+                field="metadata/namespace",
+                **context,
+            )
         return
     level = severity(fleet, env, "base-namespace")
     if key.group == "" and key.kind == "Namespace" and level != "off":
         yield finding("base-namespace", level, "the base ships a Namespace", **context)
     level = severity(fleet, env, "foreign-namespace")
     if key.namespace and key.namespace != overlay.namespace and level != "off":
-        yield finding("foreign-namespace", level,
-                      f"outside the app's namespace {overlay.namespace}", **context)
+        yield finding(
+            "foreign-namespace",
+            level,
+            f"outside the app's namespace {overlay.namespace}",
+            **context,
+        )
 
 
 def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
@@ -145,8 +181,13 @@ def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
     return scope is False or (scope is None and built_in(api_version))
 
 
-def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]], where: Lines,
-               overlays: Mapping[str, _Overlay], scopes: Scopes) -> Iterator[Finding]:
+def _ownership(
+    plan: Plan,
+    objects: Mapping[str, list[Rendered]],
+    where: Lines,
+    overlays: Mapping[str, _Overlay],
+    scopes: Scopes,
+) -> Iterator[Finding]:
     """An object rendered by two apps on one cluster (the later app, by name, is reported). A
     namespaced object without a namespace lands in its app's: Helm installs a chart's objects
     into the release namespace, and kustomize's namespace rewrite has set every other one."""
@@ -163,8 +204,12 @@ def _ownership(plan: Plan, objects: Mapping[str, list[Rendered]], where: Lines,
                     key = replace(key, namespace=namespace)
                 other = owners.setdefault(key, app)
                 if other != app:
-                    yield finding("ownership", "error",
-                                  f"rendered by both {other} and {app}",
-                                  app=app, clusters=[cluster], object=shown(key),
-                                  location=where(rendered.origin, rendered.doc)
-                                  if rendered.origin else None)
+                    yield finding(
+                        "ownership",
+                        "error",
+                        f"rendered by both {other} and {app}",
+                        app=app,
+                        clusters=[cluster],
+                        object=shown(key),
+                        location=where(rendered.origin, rendered.doc) if rendered.origin else None,
+                    )

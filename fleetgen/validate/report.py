@@ -36,8 +36,10 @@ class Finding(_Model):
     message: str
     hint: str = Field(description="how to fix it, one line")
     location: Location | None = Field(
-        default=None, description="fleet.py:LINE for spec-level findings; the base file of a "
-                                  "rendered object; the emitted file of an emitted object")
+        default=None,
+        description="fleet.py:LINE for spec-level findings; the base file of a "
+        "rendered object; the emitted file of an emitted object",
+    )
     app: str | None = None
     clusters: list[str] = []
     object: str | None = Field(default=None, description='"Kind namespace/name"')
@@ -76,7 +78,8 @@ class ChartCounts(_Model):
     built: int
     cached: int
     not_rendered: dict[str, int] = Field(
-        description='"chart NAME VERSION: reason" -> placements not rendered (never passed)')
+        description='"chart NAME VERSION: reason" -> placements not rendered (never passed)'
+    )
 
 
 class Summary(_Model):
@@ -97,7 +100,8 @@ class Report(_Model):
     format: Literal["fleetgen.validate/v1"] = "fleetgen.validate/v1"
     fleetgen_version: str
     kubernetes_version: str | None = Field(
-        description="the Kubernetes schemas rendered objects were checked against (--render)")
+        description="the Kubernetes schemas rendered objects were checked against (--render)"
+    )
     rendered: bool
     findings: list[Finding]
     waived: list[Waived]

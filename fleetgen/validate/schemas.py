@@ -31,8 +31,17 @@ import jsonschema_rs
 
 from fleetgen.yamlio import load_all
 
-__all__ = ["CORE", "OBJECT_META", "Checker", "SchemaSet", "convert", "crd_files", "load",
-           "shipped", "strict_schemas"]
+__all__ = [
+    "CORE",
+    "OBJECT_META",
+    "Checker",
+    "SchemaSet",
+    "convert",
+    "crd_files",
+    "load",
+    "shipped",
+    "strict_schemas",
+]
 
 Schemas = Mapping[tuple[str, str], dict[str, Any]]  # (apiVersion, kind) -> JSON Schema
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -55,13 +64,21 @@ OBJECT_META: dict[str, Any] = {
 
 
 def _core(**fields: Any) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "required": ["apiVersion", "kind"],
-            "properties": {"apiVersion": {}, "kind": {}, "metadata": OBJECT_META, **fields}}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["apiVersion", "kind"],
+        "properties": {"apiVersion": {}, "kind": {}, "metadata": OBJECT_META, **fields},
+    }
 
 
 def _strict(required: Sequence[str] = (), **properties: Any) -> dict[str, Any]:
-    return {"type": "object", "additionalProperties": False, "required": list(required),
-            "properties": properties}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(required),
+        "properties": properties,
+    }
 
 
 def _list(item: dict[str, Any]) -> dict[str, Any]:
@@ -69,31 +86,62 @@ def _list(item: dict[str, Any]) -> dict[str, Any]:
 
 
 _STRING = {"type": "string", "minLength": 1}
-_PATCH_TARGET = _strict(["kind"], **{key: _STRING for key in (
-    "group", "version", "kind", "name", "namespace", "labelSelector", "annotationSelector")})
+_PATCH_TARGET = _strict(
+    ["kind"],
+    **{
+        key: _STRING
+        for key in (
+            "group",
+            "version",
+            "kind",
+            "name",
+            "namespace",
+            "labelSelector",
+            "annotationSelector",
+        )
+    },
+)
 # The kustomization fields fleetgen's overlays emit (fleetgen/emit/overlays.py), strict.
 KUSTOMIZATION_KEY = ("kustomize.config.k8s.io/v1beta1", "Kustomization")
 KUSTOMIZATION = _strict(
-    ["apiVersion", "kind", "resources"], apiVersion={}, kind={}, namespace=_STRING,
+    ["apiVersion", "kind", "resources"],
+    apiVersion={},
+    kind={},
+    namespace=_STRING,
     resources=_list(_STRING),
-    labels=_list(_strict(["pairs"], pairs=_STRING_MAP, includeSelectors={"type": "boolean"},
-                         includeTemplates={"type": "boolean"})),
+    labels=_list(
+        _strict(
+            ["pairs"],
+            pairs=_STRING_MAP,
+            includeSelectors={"type": "boolean"},
+            includeTemplates={"type": "boolean"},
+        )
+    ),
     commonAnnotations=_STRING_MAP,
-    images=_list(_strict(["name"], name=_STRING, newName=_STRING, newTag=_STRING,
-                         digest=_STRING)),
-    replicas=_list(_strict(["name", "count"], name=_STRING,
-                           count={"type": "integer", "minimum": 0})),
-    configMapGenerator=_list(_strict(["name", "behavior", "literals"], name=_STRING,
-                                     behavior={"enum": ["create", "merge"]},
-                                     literals=_list({"type": "string"}))),
+    images=_list(_strict(["name"], name=_STRING, newName=_STRING, newTag=_STRING, digest=_STRING)),
+    replicas=_list(
+        _strict(["name", "count"], name=_STRING, count={"type": "integer", "minimum": 0})
+    ),
+    configMapGenerator=_list(
+        _strict(
+            ["name", "behavior", "literals"],
+            name=_STRING,
+            behavior={"enum": ["create", "merge"]},
+            literals=_list({"type": "string"}),
+        )
+    ),
     patches=_list(_strict(["target", "patch"], target=_PATCH_TARGET, patch=_STRING)),
 )
 
 
 # Core kinds fleetgen emits, strict, with the fields it may use.
 CORE: dict[tuple[str, str], dict[str, Any]] = {
-    ("v1", "Secret"): _core(type={"type": "string"}, stringData=_STRING_MAP, data=_STRING_MAP,
-                            immutable={"type": "boolean"}),
+    ("v1", "Secret"): _core(
+        type={"type": "string"},
+        stringData=_STRING_MAP,
+        data=_STRING_MAP,
+        immutable={"type": "boolean"},
+    ),
     ("v1", "Namespace"): _core(),
     ("v1", "ConfigMap"): _core(data=_STRING_MAP, binaryData=_STRING_MAP),
     ("v1", "ServiceAccount"): _core(),
@@ -123,8 +171,11 @@ def convert(node: Any) -> Any:
     if node.get("nullable") and "type" in out:
         out["type"] = [out["type"], "null"]
     out.pop("nullable", None)
-    if ("properties" in node and "additionalProperties" not in node
-            and not node.get("x-kubernetes-preserve-unknown-fields")):
+    if (
+        "properties" in node
+        and "additionalProperties" not in node
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+    ):
         out["additionalProperties"] = False
     return out
 
@@ -213,9 +264,17 @@ class Checker:
     """
 
     def __init__(self, sets: Sequence[SchemaSet], overrides: SchemaSet | None = None) -> None:
-        self.sets = [SchemaSet(s.name, {key: schema for key, schema in s.schemas.items()
-                                        if overrides is None or key not in overrides.schemas})
-                     for s in sets]
+        self.sets = [
+            SchemaSet(
+                s.name,
+                {
+                    key: schema
+                    for key, schema in s.schemas.items()
+                    if overrides is None or key not in overrides.schemas
+                },
+            )
+            for s in sets
+        ]
         if overrides is not None:
             self.sets.append(overrides)
         self._validators: dict[tuple[str, str, str], Any] = {}
@@ -231,13 +290,17 @@ class Checker:
             return None
         found = {s.name: set(self._errors(s, key, obj)) for s in applicable}
         every = set.intersection(*found.values())
-        partial = {error: [name for name, errors in found.items() if error in errors]
-                   for error in set.union(*found.values()) - every}
-        return sorted([*every, *(f"{error} (on {', '.join(names)})"
-                                 for error, names in partial.items())])
+        partial = {
+            error: [name for name, errors in found.items() if error in errors]
+            for error in set.union(*found.values()) - every
+        }
+        return sorted(
+            [*every, *(f"{error} (on {', '.join(names)})" for error, names in partial.items())]
+        )
 
-    def _errors(self, schema_set: SchemaSet, key: tuple[str, str],
-                obj: Mapping[str, Any]) -> Iterator[str]:
+    def _errors(
+        self, schema_set: SchemaSet, key: tuple[str, str], obj: Mapping[str, Any]
+    ) -> Iterator[str]:
         validator = self._validators.get((schema_set.name, *key))
         if validator is None:
             validator = jsonschema_rs.validator_for(schema_set.schemas[key])

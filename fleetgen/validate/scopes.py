@@ -38,8 +38,9 @@ def crd_scope(doc: Mapping[str, Any]) -> tuple[GroupKind, bool] | None:
 
 def from_docs(docs: Iterable[Any]) -> dict[GroupKind, bool]:
     """The scopes of the CRDs among ``docs``."""
-    return dict(found for doc in docs if isinstance(doc, dict)
-                and (found := crd_scope(doc)) is not None)
+    return dict(
+        found for doc in docs if isinstance(doc, dict) and (found := crd_scope(doc)) is not None
+    )
 
 
 def known(crd_files: Iterable[Path]) -> dict[GroupKind, bool]:
@@ -52,8 +53,7 @@ def known(crd_files: Iterable[Path]) -> dict[GroupKind, bool]:
                 document = json.loads(entry.read_bytes())
                 for key in document["schemas"]:
                     api_version, kind = key.split(" ")
-                    scopes[(api_version.rpartition("/")[0], kind)] = (
-                        document["scope"] == "Cluster")
+                    scopes[(api_version.rpartition("/")[0], kind)] = document["scope"] == "Cluster"
     for path in crd_files:
         scopes.update(from_docs(load_all(path.read_bytes())))
     return scopes

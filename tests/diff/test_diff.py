@@ -26,7 +26,7 @@ from fleetgen.diff.report import Report, json_schema
 from fleetgen.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 
-FLEET = '''
+FLEET = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
                       Project, Selector, SyncPolicy)
 from helpers import API_TAG, TEAM
@@ -59,13 +59,15 @@ fleet = Fleet(
             images=[Image(name="api", new_name="registry.example.com/api", tag=API_TAG)]),
     ],
 )
-'''
+"""
 BASES = {
     app: {
         "kustomization.yaml": "resources: [deployment.yaml]\n",
-        "deployment.yaml": (f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\n"
-                            f"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n"
-                            f"        - name: {app}\n          image: {app}\n"),
+        "deployment.yaml": (
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\n"
+            f"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n"
+            f"        - name: {app}\n          image: {app}\n"
+        ),
     }
     for app in ("web", "api")
 }
@@ -79,9 +81,21 @@ PROD_A = 'name="prod-a", env="prod",'
 def git(repo: Path, *args: str) -> str:
     """Run git in ``repo`` with a fixed identity; its stdout."""
     done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c",
-         "commit.gpgsign=false", *args],
-        cwd=repo, capture_output=True, text=True, check=True)
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -124,8 +138,7 @@ def repo(tmp_path: Path) -> Path:
 def placed(spec: Path, app: str, env: str | None = None) -> list[str]:
     """Clusters the spec places ``app`` on (in ``env``), from its compiled Plan."""
     plan = api.compile_spec(spec).plan
-    return sorted(p.cluster for p in plan.placements
-                  if p.app == app and env in (None, p.env))
+    return sorted(p.cluster for p in plan.placements if p.app == app and env in (None, p.env))
 
 
 def emitted(spec: Path, prefix: str) -> bool:
@@ -135,10 +148,17 @@ def emitted(spec: Path, prefix: str) -> bool:
 
 def state(repo: Path) -> tuple[str, ...]:
     """Everything diff must leave alone: status, refs, worktrees, stash, HEAD."""
-    return tuple(git(repo, *args) for args in (
-        ["status", "--porcelain", "--untracked-files=all"], ["for-each-ref"],
-        ["worktree", "list", "--porcelain"], ["stash", "list"], ["rev-parse", "HEAD"],
-        ["symbolic-ref", "HEAD"]))
+    return tuple(
+        git(repo, *args)
+        for args in (
+            ["status", "--porcelain", "--untracked-files=all"],
+            ["for-each-ref"],
+            ["worktree", "list", "--porcelain"],
+            ["stash", "list"],
+            ["rev-parse", "HEAD"],
+            ["symbolic-ref", "HEAD"],
+        )
+    )
 
 
 def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -150,8 +170,12 @@ def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Pa
     report = fleetgen.diff(repo / "fleet.py").to_json()
     prod_web = placed(repo / "fleet.py", "web", "prod")
     assert prod_web == ["prod-a", "prod-b", "prod-c"]
-    assert report["touched"] == {"clusters": prod_web, "environments": ["prod"],
-                                 "apps": ["web"], "projects": ["shop"]}
+    assert report["touched"] == {
+        "clusters": prod_web,
+        "environments": ["prod"],
+        "apps": ["web"],
+        "projects": ["shop"],
+    }
     assert report["production"]["environments"] == ["prod"]
     assert report["deletions"] == [] and report["renames"] == []
     assert report["changed"] and all(c["production"] for c in report["changes"])
@@ -160,13 +184,17 @@ def test_prod_image_change_reaches_exactly_the_prod_clusters_of_the_app(repo: Pa
 
 
 @pytest.mark.parametrize("layout", ["flux per-cluster", "flux hub", "argocd"])
-def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Path,
-                                                                        layout: str) -> None:
+def test_label_change_dropping_a_cluster_reports_the_placement_deletion(
+    repo: Path, layout: str
+) -> None:
     """api leaves prod-b: its engine's object there is deleted, and no object of the other."""
     if layout == "flux hub":
         edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
-        edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
-             'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),')
+        edit(
+            repo / "fleet.py",
+            'engines=["argocd", "flux"],',
+            'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),',
+        )
         commit(repo, "flux hub mode")
     if layout == "argocd":
         edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
@@ -175,10 +203,16 @@ def test_label_change_dropping_a_cluster_reports_the_placement_deletion(repo: Pa
     edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
     report = fleetgen.diff(repo / "fleet.py").to_json()
     assert report["placements"] == {
-        "added": [], "removed": [{"app": "api", "cluster": "prod-b", "env": "prod"}],
-        "moved": []}
-    assert report["touched"] == {"clusters": ["prod-b"], "environments": ["prod"],
-                                 "apps": ["api"], "projects": ["shop"]}
+        "added": [],
+        "removed": [{"app": "api", "cluster": "prod-b", "env": "prod"}],
+        "moved": [],
+    }
+    assert report["touched"] == {
+        "clusters": ["prod-b"],
+        "environments": ["prod"],
+        "apps": ["api"],
+        "projects": ["shop"],
+    }
     for deletion in report["deletions"]:
         assert deletion["clusters"] == ["prod-b"] and deletion["apps"] in ([], ["api"])
         assert deletion["workloads"] in (None, "orphaned")  # cascade_delete=False by default
@@ -202,14 +236,17 @@ def test_base_edit_shows_only_with_render(repo: Path, kustomize: Kustomize) -> N
     assert rendered["touched"]["apps"] == ["web"]
     deployments = [c for c in rendered["changes"] if c["source"] == "rendered"]
     assert {c["kind"] for c in deployments} == {"Deployment"}
-    assert sorted(cluster for c in deployments for cluster in c["clusters"]) == \
-        placed(repo / "fleet.py", "web")
-    assert all(c["fields"] == [{"path": "spec.paused", "old": None, "new": True}]
-               for c in deployments)
+    assert sorted(cluster for c in deployments for cluster in c["clusters"]) == placed(
+        repo / "fleet.py", "web"
+    )
+    assert all(
+        c["fields"] == [{"path": "spec.paused", "old": None, "new": True}] for c in deployments
+    )
 
 
-def test_render_reports_only_placements_whose_workloads_change(repo: Path,
-                                                              kustomize: Kustomize) -> None:
+def test_render_reports_only_placements_whose_workloads_change(
+    repo: Path, kustomize: Kustomize
+) -> None:
     edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")
     report = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize)
     assert sorted(report.touched.clusters) == ["dev-1", "prod-a", "prod-b"]  # prod-c pins 1
@@ -271,8 +308,11 @@ def test_base_without_a_spec_is_an_empty_fleet(repo: Path) -> None:
 
 @pytest.mark.parametrize("broken", ["base", "head"])
 def test_a_spec_error_at_either_ref_exits_2_naming_it(repo: Path, broken: str) -> None:
-    edit(repo / "fleet.py", 'namespace="shop", path="apps/api/base"',
-         'namespace="shop", path="apps/nowhere"')
+    edit(
+        repo / "fleet.py",
+        'namespace="shop", path="apps/api/base"',
+        'namespace="shop", path="apps/nowhere"',
+    )
     if broken == "base":
         commit(repo, "broken")
         git(repo, "checkout", "-q", "HEAD~1", "--", "fleet.py")
@@ -307,7 +347,8 @@ def test_a_repository_without_commits_explains_itself(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stdout
     assert result.stderr.strip() == (
         "the repository has no commits yet, so there is nothing to compare with: commit "
-        "fleet.py first; then `fleetgen diff` shows what your edits change")
+        "fleet.py first; then `fleetgen diff` shows what your edits change"
+    )
 
 
 def test_a_branch_sharing_no_history_with_main_says_so(repo: Path) -> None:
@@ -315,13 +356,18 @@ def test_a_branch_sharing_no_history_with_main_says_so(repo: Path) -> None:
     commit(repo, "a new root")
     result = run_cli(repo)
     assert result.returncode == 0, result.stderr
-    assert ("HEAD (it shares no history with main, so there is no merge-base; pass --base REF "
-            "to choose)") in result.stdout.splitlines()[0]
+    assert (
+        "HEAD (it shares no history with main, so there is no merge-base; pass --base REF "
+        "to choose)"
+    ) in result.stdout.splitlines()[0]
 
 
 def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
-    edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
-         'engines=["argocd", "flux"], cascade_delete=True,')
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], cascade_delete=True,',
+    )
     commit(repo, "cascade")
     edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
     report = fleetgen.diff(repo / "fleet.py").to_json()
@@ -355,17 +401,24 @@ def test_each_ref_imports_its_own_helper_modules(repo: Path) -> None:
 
 
 def test_a_cluster_rename_is_a_rename_not_a_silent_delete(repo: Path) -> None:
-    for old, new in (('name="prod-c"', 'name="prod-z"'), ('"prod-c": Overrides', '"prod-z": '
-                                                                                 'Overrides')):
+    for old, new in (
+        ('name="prod-c"', 'name="prod-z"'),
+        ('"prod-c": Overrides', '"prod-z": Overrides'),
+    ):
         edit(repo / "fleet.py", old, new)
     report = fleetgen.diff(repo / "fleet.py").to_json()
     renames = report["renames"]
     assert renames and all(r["because"] == "cluster prod-c renamed to prod-z" for r in renames)
-    assert any(r["from_file"] == "output/overlays/web/clusters/prod-c/kustomization.yaml"
-               and r["file"] == "output/overlays/web/clusters/prod-z/kustomization.yaml"
-               for r in renames)
-    assert not [d for d in report["deletions"] if d["clusters"] == ["prod-c"]
-                and d["kind"] in ("Application", "Kustomization")]
+    assert any(
+        r["from_file"] == "output/overlays/web/clusters/prod-c/kustomization.yaml"
+        and r["file"] == "output/overlays/web/clusters/prod-z/kustomization.yaml"
+        for r in renames
+    )
+    assert not [
+        d
+        for d in report["deletions"]
+        if d["clusters"] == ["prod-c"] and d["kind"] in ("Application", "Kustomization")
+    ]
     assert {"prod-c", "prod-z"} <= set(report["touched"]["clusters"])
     assert any("rename" in note for note in report["notes"])
 
@@ -387,62 +440,114 @@ def check_shape(value: Any, shape: dict[str, Callable[[Any], bool]]) -> None:
 
 
 def is_names(value: Any) -> bool:
-    return isinstance(value, list) and value == sorted(value) and all(
-        isinstance(v, str) for v in value)
+    return (
+        isinstance(value, list)
+        and value == sorted(value)
+        and all(isinstance(v, str) for v in value)
+    )
 
 
 def opt_str(value: Any) -> bool:
     return value is None or isinstance(value, str)
 
 
-OBJECT = {"kind": lambda v: isinstance(v, str), "group": lambda v: isinstance(v, str),
-          "name": lambda v: isinstance(v, str), "namespace": lambda v: isinstance(v, str),
-          "cluster": opt_str, "clusters": is_names, "app": opt_str, "apps": is_names,
-          "environments": is_names, "production": lambda v: isinstance(v, bool),
-          "file": lambda v: isinstance(v, str)}
-FIELDS = {"fields": lambda v: isinstance(v, list) and all(set(f) == {"path", "old", "new"}
-                                                          for f in v)}
+OBJECT = {
+    "kind": lambda v: isinstance(v, str),
+    "group": lambda v: isinstance(v, str),
+    "name": lambda v: isinstance(v, str),
+    "namespace": lambda v: isinstance(v, str),
+    "cluster": opt_str,
+    "clusters": is_names,
+    "app": opt_str,
+    "apps": is_names,
+    "environments": is_names,
+    "production": lambda v: isinstance(v, bool),
+    "file": lambda v: isinstance(v, str),
+}
+FIELDS = {
+    "fields": lambda v: isinstance(v, list) and all(set(f) == {"path", "old", "new"} for f in v)
+}
 TOUCHED = {k: is_names for k in ("clusters", "environments", "apps", "projects")}
 
 
 def test_json_contract_shape(repo: Path) -> None:
-    for old, new in ((PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze")),
-                     ('name="prod-c"', 'name="prod-z"'), ('"prod-c": Overrides', '"prod-z": '
-                                                                                 'Overrides'),
-                     (WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))):
+    for old, new in (
+        (PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze")),
+        ('name="prod-c"', 'name="prod-z"'),
+        ('"prod-c": Overrides', '"prod-z": Overrides'),
+        (WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"')),
+    ):
         edit(repo / "fleet.py", old, new)
     report: Report = fleetgen.diff(repo / "fleet.py")
     data = report.to_json()
-    check_shape(data, {
-        "version": lambda v: v == 1, "base": lambda v: isinstance(v, str) and len(v) == 40,
-        "head": lambda v: v == "worktree", "base_ref": opt_str, "head_ref": opt_str,
-        "changed": lambda v: v is True, "rendered": lambda v: v is False,
-        "touched": lambda v: check_shape(v, TOUCHED) is None,
-        "production": lambda v: check_shape(v, TOUCHED) is None,
-        "placements": lambda v: set(v) == {"added", "removed", "moved"},
-        "deletions": lambda v: isinstance(v, list), "renames": lambda v: bool(v),
-        "changes": lambda v: bool(v), "notes": lambda v: isinstance(v, list),
-        "charts": lambda v: v == {"versions": [], "values": []},
-        "not_rendered": lambda v: v == {}})
+    check_shape(
+        data,
+        {
+            "version": lambda v: v == 1,
+            "base": lambda v: isinstance(v, str) and len(v) == 40,
+            "head": lambda v: v == "worktree",
+            "base_ref": opt_str,
+            "head_ref": opt_str,
+            "changed": lambda v: v is True,
+            "rendered": lambda v: v is False,
+            "touched": lambda v: check_shape(v, TOUCHED) is None,
+            "production": lambda v: check_shape(v, TOUCHED) is None,
+            "placements": lambda v: set(v) == {"added", "removed", "moved"},
+            "deletions": lambda v: isinstance(v, list),
+            "renames": lambda v: bool(v),
+            "changes": lambda v: bool(v),
+            "notes": lambda v: isinstance(v, list),
+            "charts": lambda v: v == {"versions": [], "values": []},
+            "not_rendered": lambda v: v == {},
+        },
+    )
     for deletion in data["deletions"]:
-        check_shape(deletion, {**OBJECT, "source": opt_str, "op": lambda v: v == "removed",
-                               "engine": lambda v: v in ("argocd", "flux"),
-                               "workloads": lambda v: v in (None, "deleted", "orphaned")})
+        check_shape(
+            deletion,
+            {
+                **OBJECT,
+                "source": opt_str,
+                "op": lambda v: v == "removed",
+                "engine": lambda v: v in ("argocd", "flux"),
+                "workloads": lambda v: v in (None, "deleted", "orphaned"),
+            },
+        )
     for change in data["changes"]:
-        check_shape(change, {**OBJECT, **FIELDS,
-                             "source": lambda v: v in ("generated", "derived", "rendered"),
-                             "op": lambda v: v in ("added", "removed", "changed")})
+        check_shape(
+            change,
+            {
+                **OBJECT,
+                **FIELDS,
+                "source": lambda v: v in ("generated", "derived", "rendered"),
+                "op": lambda v: v in ("added", "removed", "changed"),
+            },
+        )
     for rename in data["renames"]:
-        check_shape(rename, {**FIELDS, **{k: OBJECT[k] for k in (
-            "kind", "group", "namespace", "cluster", "app", "file", "production")},
-            "from": lambda v: isinstance(v, str), "to": lambda v: isinstance(v, str),
-            "from_cluster": opt_str, "from_file": lambda v: isinstance(v, str),
-            "because": lambda v: isinstance(v, str), "engine": opt_str,
-            "workloads": lambda v: v in (None, "deleted", "orphaned")})
+        check_shape(
+            rename,
+            {
+                **FIELDS,
+                **{
+                    k: OBJECT[k]
+                    for k in ("kind", "group", "namespace", "cluster", "app", "file", "production")
+                },
+                "from": lambda v: isinstance(v, str),
+                "to": lambda v: isinstance(v, str),
+                "from_cluster": opt_str,
+                "from_file": lambda v: isinstance(v, str),
+                "because": lambda v: isinstance(v, str),
+                "engine": opt_str,
+                "workloads": lambda v: v in (None, "deleted", "orphaned"),
+            },
+        )
     production = [c["production"] for c in data["changes"]]
     assert production == sorted(production, reverse=True)  # production first
-    errors = [e.message for e in jsonschema_rs.validator_for(
-        json.loads(SCHEMA.read_text())).iter_errors(json.loads(formats.to_json(report)))]
+    errors = [
+        e.message
+        for e in jsonschema_rs.validator_for(json.loads(SCHEMA.read_text())).iter_errors(
+            json.loads(formats.to_json(report))
+        )
+    ]
     assert errors == []
 
 
@@ -465,8 +570,17 @@ def test_an_engine_change_is_a_move_not_a_deletion(repo: Path) -> None:
     report = fleetgen.diff(repo / "fleet.py")
     data = report.to_json()
     assert data["placements"]["moved"] == [
-        {"app": app, "cluster": "prod-b", "env": "prod", "from": "flux", "to": "argocd",
-         "workloads": "orphaned", "production": True} for app in ("api", "web")]
+        {
+            "app": app,
+            "cluster": "prod-b",
+            "env": "prod",
+            "from": "flux",
+            "to": "argocd",
+            "workloads": "orphaned",
+            "production": True,
+        }
+        for app in ("api", "web")
+    ]
     assert data["placements"]["added"] == data["placements"]["removed"] == []
     assert data["deletions"] == []
     removed = {(c["kind"], c["name"]) for c in data["changes"] if c["op"] == "removed"}
@@ -476,13 +590,16 @@ def test_an_engine_change_is_a_move_not_a_deletion(repo: Path) -> None:
     assert data["touched"]["clusters"] == ["prod-b"]
     text = formats.text(report)
     assert "# moves (2), engine changes; the workloads stay:" in text
-    assert ("  ~ api on prod-b (prod): flux → argocd; flux orphans the workloads, argocd adopts "
-            "them") in text
+    assert (
+        "  ~ api on prod-b (prod): flux → argocd; flux orphans the workloads, argocd adopts them"
+    ) in text
     assert "deletions" not in text
     markdown = formats.markdown(report)
     assert "#### Moves (2)" in markdown and "#### Deletions" not in markdown
-    assert "| api | prod-b | prod | flux | argocd | flux orphans the workloads, argocd adopts " \
+    assert (
+        "| api | prod-b | prod | flux | argocd | flux orphans the workloads, argocd adopts "
         "them |" in markdown
+    )
 
 
 def test_a_cluster_moving_off_argocd_takes_its_registration_along(repo: Path) -> None:
@@ -490,16 +607,24 @@ def test_a_cluster_moving_off_argocd_takes_its_registration_along(repo: Path) ->
     edit(repo / "fleet.py", PROD_A, PROD_A + ' engine="flux",')
     data = fleetgen.diff(repo / "fleet.py").to_json()
     assert [(m["app"], m["from"], m["to"]) for m in data["placements"]["moved"]] == [
-        ("api", "argocd", "flux"), ("web", "argocd", "flux")]
+        ("api", "argocd", "flux"),
+        ("web", "argocd", "flux"),
+    ]
     assert data["deletions"] == []
     removed = {(c["kind"], c["name"]) for c in data["changes"] if c["op"] == "removed"}
-    assert {("Application", "api-prod-a"), ("Application", "web-prod-a"),
-            ("ExternalSecret", "cluster-prod-a")} <= removed
+    assert {
+        ("Application", "api-prod-a"),
+        ("Application", "web-prod-a"),
+        ("ExternalSecret", "cluster-prod-a"),
+    } <= removed
 
 
 def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path) -> None:
-    edit(repo / "fleet.py", 'engines=["argocd", "flux"],',
-         'engines=["argocd", "flux"], cascade_delete=True,')
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], cascade_delete=True,',
+    )
     commit(repo, "cascade")
     edit(repo / "fleet.py", PROD_B_FLUX, PROD_B_FLUX.replace("flux", "argocd"))
     report = fleetgen.diff(repo / "fleet.py")
@@ -508,5 +633,7 @@ def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path)
     text = formats.text(report)
     assert "! moves (2), engine changes; 2 delete and recreate running workloads:" in text
     assert "flux deletes the workloads before argocd recreates them (cascade_delete=True)" in text
-    assert "2 of these delete running workloads before the new engine recreates them" in \
-        formats.markdown(report)
+    assert (
+        "2 of these delete running workloads before the new engine recreates them"
+        in formats.markdown(report)
+    )

@@ -74,15 +74,18 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
 
 
 @pytest.mark.parametrize("fleet", ["kustomize apps", "with a chart app"])
-def test_a_ref_built_or_diffed_before_is_not_resolved_again(tmp_path: Path, fleet: str,
-                                                   kustomize: Kustomize,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ref_built_or_diffed_before_is_not_resolved_again(
+    tmp_path: Path, fleet: str, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """build and diff store each compile's placements under its key (`fleetgen.placements`):
     a ref whose files and placements are stored needs no Plan, unless chart apps (their values
     are compared from the Plans) or --render of them ask for it."""
     charted = fleet == "with a chart app"
-    repo = fleet_repo(tmp_path / "fleet-repo", CHART_FLEET if charted else FLEET,
-                      {"charts/echo": ECHO} if charted else None)
+    repo = fleet_repo(
+        tmp_path / "fleet-repo",
+        CHART_FLEET if charted else FLEET,
+        {"charts/echo": ECHO} if charted else None,
+    )
     built_before_and_after_the_edit(repo)
     plans = resolves(monkeypatch)
     *first, _ = diffed(repo)
@@ -92,8 +95,7 @@ def test_a_ref_built_or_diffed_before_is_not_resolved_again(tmp_path: Path, flee
     assert len(plans) == (4 if charted else 0)
     rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
     shutil.rmtree(repo / "output" / CACHE_DIR / placements.NAMESPACE)
-    assert fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json() == \
-        rendered
+    assert fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json() == rendered
 
 
 def test_a_damaged_placements_entry_is_a_miss(repo: Path) -> None:
@@ -123,7 +125,8 @@ def test_only_the_side_never_seen_is_compiled(repo: Path) -> None:
 
 
 def test_a_ref_never_compiled_whose_interfaces_were_is_not_resolved(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The working tree built after a tag edit, the commit never: diff makes the commit's
     compile of the units stored and the whole part kept under the same interfaces
     (`wholecache`), resolving the edited app alone, and reports what a diff with no cache at
@@ -176,8 +179,11 @@ def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
     """The base ref's spec runs as the working tree's (so its key is a build's), but a problem
     in it names the file as the repository holds it."""
     api.build(repo / "fleet.py")
-    edit(repo / "fleet.py", 'namespace="shop", path="apps/api/base"',
-         'namespace="shop", path="apps/nowhere"')
+    edit(
+        repo / "fleet.py",
+        'namespace="shop", path="apps/api/base"',
+        'namespace="shop", path="apps/nowhere"',
+    )
     commit(repo, "broken")
     edit(repo / "fleet.py", 'path="apps/nowhere"', 'path="apps/api/base"')
     with pytest.raises(RefSpecError) as raised:
@@ -186,8 +192,9 @@ def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
     assert {problem.file for problem in raised.value.problems} == {"./fleet.py"}  # not absolute
 
 
-def test_diff_makes_only_the_stored_files_that_differ(repo: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_makes_only_the_stored_files_that_differ(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Stored files whose source keys are equal at both refs are equal (`fleetgen.unitcache`),
     so diff compares them without making either."""
     built_before_and_after_the_edit(repo)
@@ -205,7 +212,8 @@ def test_diff_makes_only_the_stored_files_that_differ(repo: Path,
     assert lookups == {"hit": 2}
     changed = {path for path in made if "overlays/web/prod" in path}
     assert changed and set(made) - changed <= {
-        path for path in stored if path.startswith("argocd/applicationsets/")}
+        path for path in stored if path.startswith("argocd/applicationsets/")
+    }
 
 
 def _head_entry(repo: Path) -> str:
@@ -214,9 +222,9 @@ def _head_entry(repo: Path) -> str:
     return keys.compile
 
 
-def test_render_builds_come_from_the_cache_the_second_time(repo: Path, kustomize: Kustomize,
-                                                           monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_render_builds_come_from_the_cache_the_second_time(
+    repo: Path, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """diff --render caches each kustomize build, like chart renders, under the head's output
     folder: keyed by the hash of every file of its ref's temporary tree (all the build can
     read), the overlay and the kustomize version."""

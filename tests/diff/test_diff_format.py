@@ -12,8 +12,11 @@ from tests.diff.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: 
 
 def busy_report(repo: Path) -> Report:  # noqa: F811 (the fixture's name)
     """A change touching dev, prod (three clusters) and dropping api from prod-b."""
-    edit(repo / "fleet.py", 'new_name="registry.example.com/web", tag="1.0"',
-         'new_name="registry.example.com/web", tag="1.1"')
+    edit(
+        repo / "fleet.py",
+        'new_name="registry.example.com/web", tag="1.0"',
+        'new_name="registry.example.com/web", tag="1.1"',
+    )
     edit(repo / "fleet.py", WEB_PROD_TAG, WEB_PROD_TAG.replace('"1.0"', '"1.1"'))
     edit(repo / "fleet.py", PROD_B_GOLD, PROD_B_GOLD.replace("gold", "bronze"))
     return fleetgen.diff(repo / "fleet.py")

@@ -27,12 +27,17 @@ def test_scope_comes_from_the_files_place() -> None:
 
 
 def test_identity_is_scope_group_kind_namespace_name() -> None:
-    doc = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-           "metadata": {"name": "web", "namespace": "flux-system"}}
-    assert identity("prod-a", doc) == Key("prod-a", "kustomize.toolkit.fluxcd.io",
-                                          "Kustomization", "flux-system", "web")
-    assert identity("x", {"apiVersion": "v1", "kind": "Namespace",
-                          "metadata": {"name": "shop"}}) == Key("x", "", "Namespace", "", "shop")
+    doc = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "web", "namespace": "flux-system"},
+    }
+    assert identity("prod-a", doc) == Key(
+        "prod-a", "kustomize.toolkit.fluxcd.io", "Kustomization", "flux-system", "web"
+    )
+    assert identity(
+        "x", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}
+    ) == Key("x", "", "Namespace", "", "shop")
 
 
 def test_same_identity_twice_in_a_file_stays_two_objects() -> None:
@@ -48,16 +53,27 @@ def test_a_file_that_is_not_yaml_is_one_object() -> None:
 
 
 def test_flatten_keys_lists_by_name_and_assignments() -> None:
-    doc = {"images": [{"name": "web", "newTag": "1"}, {"name": "api", "newTag": "2"}],
-           "literals": ["A=1", "B=x=y"], "args": ["--a", "--b"],
-           "labels": {"acme.io/team": "t"}, "ports": [{"port": 1}, {"port": 2}],
-           "dup": [{"name": "a"}, {"name": "a"}]}
+    doc = {
+        "images": [{"name": "web", "newTag": "1"}, {"name": "api", "newTag": "2"}],
+        "literals": ["A=1", "B=x=y"],
+        "args": ["--a", "--b"],
+        "labels": {"acme.io/team": "t"},
+        "ports": [{"port": 1}, {"port": 2}],
+        "dup": [{"name": "a"}, {"name": "a"}],
+    }
     assert flatten(doc) == {
-        "images[name=web].name": "web", "images[name=web].newTag": "1",
-        "images[name=api].name": "api", "images[name=api].newTag": "2",
-        "literals[A]": "1", "literals[B]": "x=y", "args": ["--a", "--b"],
-        'labels["acme.io/team"]': "t", "ports[0].port": 1, "ports[1].port": 2,
-        "dup[0].name": "a", "dup[1].name": "a",
+        "images[name=web].name": "web",
+        "images[name=web].newTag": "1",
+        "images[name=api].name": "api",
+        "images[name=api].newTag": "2",
+        "literals[A]": "1",
+        "literals[B]": "x=y",
+        "args": ["--a", "--b"],
+        'labels["acme.io/team"]': "t",
+        "ports[0].port": 1,
+        "ports[1].port": 2,
+        "dup[0].name": "a",
+        "dup[1].name": "a",
     }
 
 
@@ -71,14 +87,19 @@ def test_field_changes_name_absent_leaves_none() -> None:
 def test_rename_key_replaces_whole_name_tokens_only() -> None:
     key = Key("prod-c", "argoproj.io", "Application", "argocd", "web-prod-c")
     assert rename_key(key, {"prod-c": "prod-z"}) == Key(
-        "prod-z", "argoproj.io", "Application", "argocd", "web-prod-z")
+        "prod-z", "argoproj.io", "Application", "argocd", "web-prod-z"
+    )
     other = Key(HUB, "", "Secret", "argocd", "prod-cx")
     assert rename_key(other, {"prod-c": "prod-z"}) == other
 
 
 def flux(spec: dict[str, Any]) -> Obj:
-    doc = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-           "metadata": {"name": "web", "namespace": "flux-system"}, "spec": spec}
+    doc = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": "web", "namespace": "flux-system"},
+        "spec": spec,
+    }
     return Obj(identity("c", doc), "flux/clusters/c/kustomizations.yaml", doc)
 
 
@@ -88,27 +109,39 @@ def test_workloads_of_a_deleted_object_follow_what_it_says() -> None:
     assert workloads(flux({"prune": True}), False, {}) == "deleted"
     assert workloads(flux({}), True, {}) == "deleted"
     assert workloads(flux({}), False, {}) == "orphaned"
-    app = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-           "metadata": {"name": "web-c", "ownerReferences": [
-               {"kind": "ApplicationSet", "name": "web-prod"}]}}
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {
+            "name": "web-c",
+            "ownerReferences": [{"kind": "ApplicationSet", "name": "web-prod"}],
+        },
+    }
     application = Obj(identity(HUB, app), "argocd/applicationsets/web.yaml", app)
     preserve = {"web-prod": {"spec": {"syncPolicy": {"preserveResourcesOnDeletion": True}}}}
     assert workloads(application, True, preserve) == "orphaned"
     assert workloads(application, True, {}) == "deleted"
     assert workloads(application, False, {}) == "orphaned"
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "c"}}
-    assert workloads(Obj(identity(HUB, secret), "argocd/clusters/c.yaml", secret), True,
-                     {}) is None
+    assert workloads(Obj(identity(HUB, secret), "argocd/clusters/c.yaml", secret), True, {}) is None
 
 
 def test_removing_one_appproject_destination_is_one_change_not_every_following_index() -> None:
     def project(*clusters: str) -> dict[str, object]:
-        return {"spec": {"destinations": [
-            {"server": f"https://{name}", "name": name, "namespace": namespace}
-            for name in clusters for namespace in ("orders", "payments")]}}
+        return {
+            "spec": {
+                "destinations": [
+                    {"server": f"https://{name}", "name": name, "namespace": namespace}
+                    for name in clusters
+                    for namespace in ("orders", "payments")
+                ]
+            }
+        }
 
     changes = field_changes(project("dev", "prod", "staging"), project("dev", "staging"))
     assert {change.path for change in changes} == {
         f"spec.destinations[name=prod,namespace={ns}].{field}"
-        for ns in ("orders", "payments") for field in ("server", "name", "namespace")}
+        for ns in ("orders", "payments")
+        for field in ("server", "name", "namespace")
+    }
     assert all(change.new is None for change in changes)

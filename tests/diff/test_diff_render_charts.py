@@ -21,14 +21,15 @@ from tests.test_validate_charts import ECHO, chart_cache
 
 LOCAL = 'HelmChart(path="charts/echo")'
 REMOTE = 'HelmChart(repo="https://charts.example.com", name="echo", version="0.3.0")'
-ECHO_APP = '''
+ECHO_APP = """
         App(name="echo", project="shop", namespace="shop", chart=CHART,
             per_env={"prod": Overrides(values={"replicaCount": 2})}),
-'''
-CHART_FLEET = (FLEET.replace("Project, Selector, SyncPolicy)",
-                             "Project, Selector, SyncPolicy, HelmChart)")
-               .replace("source_repos=[REPO]", 'source_repos=[REPO, "https://charts.example.com"]')
-               .replace("    apps=[\n", "    apps=[" + ECHO_APP.replace("CHART", LOCAL), 1))
+"""
+CHART_FLEET = (
+    FLEET.replace("Project, Selector, SyncPolicy)", "Project, Selector, SyncPolicy, HelmChart)")
+    .replace("source_repos=[REPO]", 'source_repos=[REPO, "https://charts.example.com"]')
+    .replace("    apps=[\n", "    apps=[" + ECHO_APP.replace("CHART", LOCAL), 1)
+)
 TEMPLATE = "charts/echo/templates/deployment.yaml"
 PROD = ["prod-a", "prod-b", "prod-c"]
 
@@ -45,52 +46,77 @@ def rendered(data: dict[str, Any], kind: str = "Deployment") -> list[dict[str, A
 
 
 def valid(report: Report) -> None:
-    errors = [e.message for e in jsonschema_rs.validator_for(
-        json.loads(SCHEMA.read_text())).iter_errors(json.loads(formats.to_json(report)))]
+    errors = [
+        e.message
+        for e in jsonschema_rs.validator_for(json.loads(SCHEMA.read_text())).iter_errors(
+            json.loads(formats.to_json(report))
+        )
+    ]
     assert errors == []
 
 
 def test_a_values_change_shows_as_a_changed_rendered_deployment_field(
-        repo: Path, kustomize: Kustomize) -> None:
+    repo: Path, kustomize: Kustomize
+) -> None:
     edit(repo / "fleet.py", '"replicaCount": 2', '"replicaCount": 3')
     assert rendered(fleetgen.diff(repo / "fleet.py").to_json()) == []  # not without --render
     report = fleetgen.diff(repo / "fleet.py", render=True)
     valid(report)
-    deployment, = rendered(report.to_json())
+    (deployment,) = rendered(report.to_json())
     # The three prod placements share one render at each ref: one change reaching all three.
     assert (deployment["op"], deployment["name"], deployment["namespace"]) == (
-        "changed", "echo", "shop")
+        "changed",
+        "echo",
+        "shop",
+    )
     assert (deployment["clusters"], deployment["app"], deployment["file"]) == (
-        PROD, "echo", TEMPLATE)
+        PROD,
+        "echo",
+        TEMPLATE,
+    )
     assert deployment["fields"] == [{"path": "spec.replicas", "old": 2, "new": 3}]
     assert report.to_json()["not_rendered"] == {}
     text = formats.text(report)
-    assert f"@@ changed Deployment shop/echo (rendered): {TEMPLATE} @@\n" \
+    assert (
+        f"@@ changed Deployment shop/echo (rendered): {TEMPLATE} @@\n"
         "    - spec.replicas: 2\n    + spec.replicas: 3\n" in text
+    )
     # Renders go through the content-addressed cache under the head's output/.
     assert list((repo / "output/.fleetgen/cache/helm").rglob("*.json"))
 
 
 def test_an_edit_of_a_chart_in_the_repository_is_rendered_on_every_placement(
-        repo: Path, kustomize: Kustomize) -> None:
+    repo: Path, kustomize: Kustomize
+) -> None:
     edit(repo / "charts/echo/values.yaml", "memory: 128Mi", "memory: 256Mi")
     report = fleetgen.diff(repo / "fleet.py")
     assert not report.changed  # the generated files are the same, and the report says why
-    assert ("the chart of echo (charts/echo) changed, which generated files do not show: run "
-            "`fleetgen diff --render` to see what it deploys") in report.notes
+    assert (
+        "the chart of echo (charts/echo) changed, which generated files do not show: run "
+        "`fleetgen diff --render` to see what it deploys"
+    ) in report.notes
     head = commit(repo, "chart")
     report = fleetgen.diff(repo / "fleet.py", base="HEAD~1", head=head, render=True)
     assert report.changed
     # dev and prod values differ: one render each, so one change per environment's clusters.
     changes = rendered(report.to_json())
     assert [c["clusters"] for c in changes] == [PROD, ["dev-1"]]
-    assert all(c["fields"] == [{
-        "path": "spec.template.spec.containers[name=echo].resources.limits.memory",
-        "old": "128Mi", "new": "256Mi"}] for c in changes)
+    assert all(
+        c["fields"]
+        == [
+            {
+                "path": "spec.template.spec.containers[name=echo].resources.limits.memory",
+                "old": "128Mi",
+                "new": "256Mi",
+            }
+        ]
+        for c in changes
+    )
 
 
-def test_a_placement_added_at_head_renders_as_added_objects(repo: Path,
-                                                            kustomize: Kustomize) -> None:
+def test_a_placement_added_at_head_renders_as_added_objects(
+    repo: Path, kustomize: Kustomize
+) -> None:
     edit(repo / "fleet.py", 'name="dev-1", env="dev"', 'name="dev-1", env="prod"')
     data = fleetgen.diff(repo / "fleet.py", render=True).to_json()
     ops = {(c["op"], tuple(c["clusters"])) for c in rendered(data)}
@@ -99,38 +125,45 @@ def test_a_placement_added_at_head_renders_as_added_objects(repo: Path,
 
 
 def test_a_chart_from_a_repository_renders_from_charts_or_is_counted_not_rendered(
-        tmp_path: Path, repo: Path, kustomize: Kustomize) -> None:
+    tmp_path: Path, repo: Path, kustomize: Kustomize
+) -> None:
     edit(repo / "fleet.py", LOCAL, REMOTE)
     commit(repo, "remote chart")
     edit(repo / "fleet.py", '"replicaCount": 2', '"replicaCount": 3')
     report = fleetgen.diff(repo / "fleet.py", render=True)
     valid(report)
-    label = ("chart echo 0.3.0: a chart from a repository; give a local chart cache with "
-             "--charts DIR")
+    label = (
+        "chart echo 0.3.0: a chart from a repository; give a local chart cache with --charts DIR"
+    )
     data = report.to_json()
     assert rendered(data) == [] and data["not_rendered"] == {label: 3}
     assert f"{label}; its rendered objects are not compared (3 placements)" in data["notes"]
     cache = chart_cache(tmp_path / "charts")
     data = fleetgen.diff(repo / "fleet.py", render=True, charts_dir=cache).to_json()
-    deployment, = rendered(data)
+    (deployment,) = rendered(data)
     assert (deployment["clusters"], deployment["file"]) == (PROD, "echo-0.3.0.tgz")
     assert deployment["fields"] == [{"path": "spec.replicas", "old": 2, "new": 3}]
     assert data["not_rendered"] == {}
 
 
 def test_charts_needs_render_and_a_directory(tmp_path: Path, repo: Path) -> None:
-    for args, message in ((("--charts", str(tmp_path)), "only with --render"),
-                          (("--render", "--charts", str(tmp_path / "nowhere")),
-                           "not a directory")):
+    for args, message in (
+        (("--charts", str(tmp_path)), "only with --render"),
+        (("--render", "--charts", str(tmp_path / "nowhere")), "not a directory"),
+    ):
         result = run_cli(repo, *args)
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
 
 
-def test_a_chart_helm_cannot_render_at_a_ref_exits_2_naming_it(repo: Path,
-                                                               kustomize: Kustomize) -> None:
-    edit(repo / "charts/echo/templates/deployment.yaml", "{{ .Values.replicaCount }}",
-         "{{ .Values.missing.replicaCount }}")
+def test_a_chart_helm_cannot_render_at_a_ref_exits_2_naming_it(
+    repo: Path, kustomize: Kustomize
+) -> None:
+    edit(
+        repo / "charts/echo/templates/deployment.yaml",
+        "{{ .Values.replicaCount }}",
+        "{{ .Values.missing.replicaCount }}",
+    )
     result = run_cli(repo, "--render")
     assert result.returncode == 2, result.stderr
     assert "helm could not render chart echo on dev-1 at worktree: " in result.stderr

@@ -36,8 +36,12 @@ from tests.emit.test_argocd import compile_fleet, example, make_fleet, web
 from tests.gotemplate import render, render_tree
 
 SECRET_TYPE = {"argocd.argoproj.io/secret-type": "cluster"}
-IN_CLUSTER = {"name": "in-cluster", "nameNormalized": "in-cluster",
-              "server": "https://kubernetes.default.svc", "project": ""}  # no Secret, no metadata
+IN_CLUSTER = {
+    "name": "in-cluster",
+    "nameNormalized": "in-cluster",
+    "server": "https://kubernetes.default.svc",
+    "project": "",
+}  # no Secret, no metadata
 STORE = {"config": '{"bearerToken": "from-the-store"}'}  # what External Secrets fetches
 
 
@@ -45,9 +49,13 @@ def made_secret(external_secret: Mapping[str, Any]) -> dict[str, Any]:
     """The Secret External Secrets writes for ``external_secret`` (v2 templates, Replace)."""
     template = external_secret["spec"]["target"]["template"]
     meta = template["metadata"]
-    return {"metadata": {"labels": render_tree(meta.get("labels", {}), STORE),
-                         "annotations": render_tree(meta.get("annotations", {}), STORE)},
-            "stringData": render_tree(template["data"], STORE)}
+    return {
+        "metadata": {
+            "labels": render_tree(meta.get("labels", {}), STORE),
+            "annotations": render_tree(meta.get("annotations", {}), STORE),
+        },
+        "stringData": render_tree(template["data"], STORE),
+    }
 
 
 def cluster_params(registrations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -59,9 +67,15 @@ def cluster_params(registrations: Sequence[Mapping[str, Any]]) -> list[dict[str,
         metadata = {"labels": meta.get("labels", {})}
         if meta.get("annotations"):
             metadata["annotations"] = meta["annotations"]
-        params.append({"name": data["name"], "server": data["server"],
-                       "nameNormalized": re.sub(r"[^-a-z0-9.]", "-", data["name"].lower()),
-                       "project": data.get("project", ""), "metadata": metadata})
+        params.append(
+            {
+                "name": data["name"],
+                "server": data["server"],
+                "nameNormalized": re.sub(r"[^-a-z0-9.]", "-", data["name"].lower()),
+                "project": data.get("project", ""),
+                "metadata": metadata,
+            }
+        )
     return params
 
 
@@ -71,9 +85,12 @@ def selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
         return False
     for expr in selector.get("matchExpressions", []):
         key, operator, values = expr["key"], expr["operator"], expr.get("values", [])
-        present = {"In": labels.get(key) in values,
-                   "NotIn": key not in labels or labels[key] not in values,
-                   "Exists": key in labels, "DoesNotExist": key not in labels}
+        present = {
+            "In": labels.get(key) in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }
         if not present[operator]:
             return False
     return True
@@ -98,35 +115,48 @@ def generate(appset: Mapping[str, Any], clusters: Sequence[Mapping[str, Any]]) -
     assert spec["goTemplate"] is True and spec["goTemplateOptions"] == ["missingkey=error"]
     applications = []
     for generator in spec["generators"]:
-        (kind, body), = generator.items()
+        ((kind, body),) = generator.items()
         assert kind == "clusters"
         selector = body.get("selector", {})
-        candidates = [c for c in clusters
-                      if selects(selector, c["metadata"]["labels"]) and selects(
-                          {"matchLabels": SECRET_TYPE}, c["metadata"]["labels"])]
+        candidates = [
+            c
+            for c in clusters
+            if selects(selector, c["metadata"]["labels"])
+            and selects({"matchLabels": SECRET_TYPE}, c["metadata"]["labels"])
+        ]
         if not selector.get("matchLabels") and not selector.get("matchExpressions"):
             candidates.append(IN_CLUSTER)
         for params in candidates:
-            params = {**params, "values": {key: render(value, params)
-                                           for key, value in body.get("values", {}).items()}}
+            params = {
+                **params,
+                "values": {
+                    key: render(value, params) for key, value in body.get("values", {}).items()
+                },
+            }
             application = render_tree(spec["template"], params)
             if "templatePatch" in spec:
-                application = merge(application, yaml.safe_load(render(spec["templatePatch"],
-                                                                       params)))
+                application = merge(
+                    application, yaml.safe_load(render(spec["templatePatch"], params))
+                )
             application["metadata"]["namespace"] = appset["metadata"]["namespace"]
-            applications.append({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-                                 **application})
+            applications.append(
+                {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", **application}
+            )
     return applications
 
 
 def applications(docs: Mapping[str, list[Any]]) -> dict[tuple[str, str], list[Any]]:
     """Generated Applications by (app, env), from every ApplicationSet of ``docs``."""
-    clusters = cluster_params([d for path, objs in docs.items()
-                               if path.startswith("argocd/clusters/") for d in objs])
-    appsets = [s for path, objs in docs.items() if path.startswith("argocd/applicationsets/")
-               for s in objs]
-    keys = [(s["metadata"]["labels"]["fleetgen.io/app"], s["metadata"]["labels"]["fleetgen.io/env"])
-            for s in appsets]
+    clusters = cluster_params(
+        [d for path, objs in docs.items() if path.startswith("argocd/clusters/") for d in objs]
+    )
+    appsets = [
+        s for path, objs in docs.items() if path.startswith("argocd/applicationsets/") for s in objs
+    ]
+    keys = [
+        (s["metadata"]["labels"]["fleetgen.io/app"], s["metadata"]["labels"]["fleetgen.io/env"])
+        for s in appsets
+    ]
     return {key: generate(s, clusters) for key, s in zip(keys, appsets, strict=True)}
 
 
@@ -146,17 +176,26 @@ def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None
         layers = [overlay, posixpath.join(fleet.output_dir, env_overlay.path), env_overlay.base]
         paths = ";".join("/" + layer for layer in dict.fromkeys(layers))
         found.setdefault((p.app, p.env), set()).add(
-            (f"{p.app}-{p.cluster}", servers[p.cluster], namespaces[p.app], overlay, paths))
+            (f"{p.app}-{p.cluster}", servers[p.cluster], namespaces[p.app], overlay, paths)
+        )
     return found
 
 
 def summary(generated: dict[tuple[str, str], list[Any]]) -> dict[tuple[str, str], set[Any]]:
-    return {key: {(a["metadata"]["name"], a["spec"]["destination"]["server"],
-                   a["spec"]["destination"].get("namespace"), a["spec"]["source"]["path"],
-                   a["metadata"]["annotations"]["argocd.argoproj.io/manifest-generate-paths"])
-                  for a in apps}
-            for key, apps in generated.items() if "path" in apps[0]["spec"]["source"]
-            and "helm" not in apps[0]["spec"]["source"]}
+    return {
+        key: {
+            (
+                a["metadata"]["name"],
+                a["spec"]["destination"]["server"],
+                a["spec"]["destination"].get("namespace"),
+                a["spec"]["source"]["path"],
+                a["metadata"]["annotations"]["argocd.argoproj.io/manifest-generate-paths"],
+            )
+            for a in apps
+        }
+        for key, apps in generated.items()
+        if "path" in apps[0]["spec"]["source"] and "helm" not in apps[0]["spec"]["source"]
+    }
 
 
 def assert_generates_the_plan(plan: Plan, docs: Mapping[str, list[Any]]) -> None:
@@ -170,8 +209,9 @@ def assert_generates_the_plan(plan: Plan, docs: Mapping[str, list[Any]]) -> None
     assert_every_app_in_one_step(plan, docs, generated)
 
 
-def assert_every_app_in_one_step(plan: Plan, docs: Mapping[str, list[Any]],
-                                 generated: dict[tuple[str, str], list[Any]]) -> None:
+def assert_every_app_in_one_step(
+    plan: Plan, docs: Mapping[str, list[Any]], generated: dict[tuple[str, str], list[Any]]
+) -> None:
     waves = {p.cluster: p.wave for p in plan.placements}
     for path, objs in docs.items():
         for appset in objs if path.startswith("argocd/applicationsets/") else ():
@@ -179,17 +219,20 @@ def assert_every_app_in_one_step(plan: Plan, docs: Mapping[str, list[Any]],
             apps = generated[labels["fleetgen.io/app"], labels["fleetgen.io/env"]]
             steps = appset["spec"].get("strategy", {}).get("rollingSync", {}).get("steps")
             if steps is None:
-                assert all(waves[a["metadata"]["labels"]["fleetgen.io/cluster"]] is None
-                           for a in apps)
+                assert all(
+                    waves[a["metadata"]["labels"]["fleetgen.io/cluster"]] is None for a in apps
+                )
                 continue
             for application in apps:
-                matching = [step for step in steps
-                            if selects(step, application["metadata"]["labels"])]
+                matching = [
+                    step for step in steps if selects(step, application["metadata"]["labels"])
+                ]
                 assert len(matching) == 1, application["metadata"]["name"]
                 cluster = application["metadata"]["labels"]["fleetgen.io/cluster"]
                 assert matching[0]["matchExpressions"][0]["values"] == [str(waves[cluster])]
-            assert all(any(selects(step, a["metadata"]["labels"]) for a in apps)
-                       for step in steps), "a step that selects none of this app's clusters"
+            assert all(
+                any(selects(step, a["metadata"]["labels"]) for a in apps) for step in steps
+            ), "a step that selects none of this app's clusters"
 
 
 def test_example_applicationsets_generate_exactly_the_placements() -> None:
@@ -202,48 +245,69 @@ def test_example_applicationsets_generate_exactly_the_placements() -> None:
 def test_generators_group_clusters_by_overlay_and_sync_policy() -> None:
     options = ["ServerSideApply=true", 'Odd={{"a\\b"}}']  # escaped through values and patch
     special = Overrides(sync=SyncPolicy(prune=True, sync_options=options))
-    ignored = IgnoreDifference(kind="Deployment", jq_path_expressions=[
-        '.spec.template.spec.containers[] | select(.name == "{{ x }}")'])
-    fleet = make_fleet(output_dir="gen/{{ .x }}{", apps=[
-        web(per_cluster={"prod-b": Overrides(replicas={"web": 1}), "prod-c": special},
-            per_env={"dev": Overrides(sync=SyncPolicy(self_heal=True))},
-            ignore_differences=[ignored]),
-        web(name="api", path="apps/api/base", targets=Selector(envs=["prod"]))])
+    ignored = IgnoreDifference(
+        kind="Deployment",
+        jq_path_expressions=['.spec.template.spec.containers[] | select(.name == "{{ x }}")'],
+    )
+    fleet = make_fleet(
+        output_dir="gen/{{ .x }}{",
+        apps=[
+            web(
+                per_cluster={"prod-b": Overrides(replicas={"web": 1}), "prod-c": special},
+                per_env={"dev": Overrides(sync=SyncPolicy(self_heal=True))},
+                ignore_differences=[ignored],
+            ),
+            web(name="api", path="apps/api/base", targets=Selector(envs=["prod"])),
+        ],
+    )
     plan, docs = compile_fleet(fleet)
     assert_generates_the_plan(plan, docs)
     prod = docs["argocd/applicationsets/web.yaml"][1]["spec"]
-    assert [g["clusters"]["selector"]["matchExpressions"][0]["values"]
-            for g in prod["generators"]] == [["prod-a"], ["prod-b"], ["prod-c"]]
+    assert [
+        g["clusters"]["selector"]["matchExpressions"][0]["values"] for g in prod["generators"]
+    ] == [["prod-a"], ["prod-b"], ["prod-c"]]
     by_name = {a["metadata"]["name"]: a for a in applications(docs)["web", "prod"]}
     assert by_name["web-prod-b"]["spec"]["ignoreDifferences"] == [
-        {"group": "", "kind": "Deployment", "jqPathExpressions": ignored.jq_path_expressions}]
+        {"group": "", "kind": "Deployment", "jqPathExpressions": ignored.jq_path_expressions}
+    ]
     assert by_name["web-prod-a"]["spec"]["syncPolicy"] == {
-        "automated": {"prune": False, "selfHeal": False}, "syncOptions": [
-            "CreateNamespace=true", "RespectIgnoreDifferences=true"]}
+        "automated": {"prune": False, "selfHeal": False},
+        "syncOptions": ["CreateNamespace=true", "RespectIgnoreDifferences=true"],
+    }
     assert by_name["web-prod-c"]["spec"]["syncPolicy"] == {
-        "automated": {"prune": True, "selfHeal": False}, "syncOptions": [
-            "CreateNamespace=true", *options, "RespectIgnoreDifferences=true"]}
+        "automated": {"prune": True, "selfHeal": False},
+        "syncOptions": ["CreateNamespace=true", *options, "RespectIgnoreDifferences=true"],
+    }
     (api_prod,) = docs["argocd/applicationsets/api.yaml"]
     assert "templatePatch" not in api_prod["spec"]
     assert len(api_prod["spec"]["strategy"]["rollingSync"]["steps"]) == 3
 
 
 def test_a_rollout_step_without_the_apps_clusters_is_left_out() -> None:
-    plan, docs = compile_fleet(make_fleet(apps=[web(targets=Selector(clusters=["prod-a",
-                                                                                "prod-c"]))]))
+    plan, docs = compile_fleet(
+        make_fleet(apps=[web(targets=Selector(clusters=["prod-a", "prod-c"]))])
+    )
     (appset,) = docs["argocd/applicationsets/web.yaml"]
     steps = appset["spec"]["strategy"]["rollingSync"]["steps"]
     assert [(s["matchExpressions"][0]["values"], s["maxUpdate"]) for s in steps] == [
-        (["1"], 1), (["3"], "50%")]
+        (["1"], 1),
+        (["3"], "50%"),
+    ]
     assert_generates_the_plan(plan, docs)
 
 
 def test_an_empty_catch_all_step_emits_no_rolling_sync_step() -> None:
     """The environment's only cluster is its canary; the catch-all step has no cluster yet."""
-    prod = Environment(name="prod", sync=SyncPolicy(automated=True), rollout=Rollout(steps=[
-        Step(match_labels={"ring": "canary"}), Step()]))
-    fleet = make_fleet(environments=[make_fleet().environments[0], prod],
-                       clusters=make_fleet().clusters[:2], apps=[web()])
+    prod = Environment(
+        name="prod",
+        sync=SyncPolicy(automated=True),
+        rollout=Rollout(steps=[Step(match_labels={"ring": "canary"}), Step()]),
+    )
+    fleet = make_fleet(
+        environments=[make_fleet().environments[0], prod],
+        clusters=make_fleet().clusters[:2],
+        apps=[web()],
+    )
     plan, docs = compile_fleet(fleet)
     assert plan.waves["prod"] == (("prod-a",), ())
     steps = docs["argocd/applicationsets/web.yaml"][1]["spec"]["strategy"]["rollingSync"]["steps"]
@@ -255,25 +319,52 @@ def test_manual_environment_has_no_automated_sync() -> None:
     fleet = make_fleet(environments=[Environment(name="dev"), make_fleet().environments[1]])
     _, docs = compile_fleet(fleet)
     assert [a["spec"]["syncPolicy"] for a in applications(docs)["web", "dev"]] == [
-        {"syncOptions": ["CreateNamespace=true", "RespectIgnoreDifferences=true"]}]
+        {"syncOptions": ["CreateNamespace=true", "RespectIgnoreDifferences=true"]}
+    ]
 
 
 LABEL_VALUE = st.from_regex(r"\A([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?\Z")
-TRICKY = st.sampled_from(["{{", "}}", "{", "}", '"', "'", "`", "\n", "\\", "{{-", " -}}", "/*",
-                          "{{ .name }}", '{{ "x" }}', "\t", " "])
-ANNOTATION = st.lists(TRICKY | st.text(string.printable + "éø€😀", max_size=3), max_size=12).map(
-    "".join).filter(lambda s: uncarriable(s) is None)
+TRICKY = st.sampled_from(
+    [
+        "{{",
+        "}}",
+        "{",
+        "}",
+        '"',
+        "'",
+        "`",
+        "\n",
+        "\\",
+        "{{-",
+        " -}}",
+        "/*",
+        "{{ .name }}",
+        '{{ "x" }}',
+        "\t",
+        " ",
+    ]
+)
+ANNOTATION = (
+    st.lists(TRICKY | st.text(string.printable + "éø€😀", max_size=3), max_size=12)
+    .map("".join)
+    .filter(lambda s: uncarriable(s) is None)
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(note=ANNOTATION, runbook=ANNOTATION, team=LABEL_VALUE)
-def test_user_strings_reach_the_rendered_objects_unchanged(note: str, runbook: str,
-                                                           team: str) -> None:
+def test_user_strings_reach_the_rendered_objects_unchanged(
+    note: str, runbook: str, team: str
+) -> None:
     base = make_fleet()
-    clusters = [c.model_copy(update={"annotations": {"acme.io/runbook": runbook}})
-                for c in base.clusters]
-    app = web(annotations={"acme.io/note": note}, labels={"acme.io/team": team},
-              per_cluster={"prod-b": Overrides(replicas={"web": 1})})
+    clusters = [
+        c.model_copy(update={"annotations": {"acme.io/runbook": runbook}}) for c in base.clusters
+    ]
+    app = web(
+        annotations={"acme.io/note": note},
+        labels={"acme.io/team": team},
+        per_cluster={"prod-b": Overrides(replicas={"web": 1})},
+    )
     _, docs = compile_fleet(make_fleet(clusters=clusters, apps=[app]))
     for apps in applications(docs).values():
         for application in apps:
@@ -288,4 +379,5 @@ def test_user_strings_reach_the_rendered_objects_unchanged(note: str, runbook: s
 @given(text=ANNOTATION | st.text(), name=st.text(string.ascii_letters, min_size=1))
 def test_go_text_renders_to_itself_even_before_an_action(text: str, name: str) -> None:
     assert render(go_text(text) + "{{ .name }}" + go_text(text), {"name": name}) == (
-        text + name + text)
+        text + name + text
+    )

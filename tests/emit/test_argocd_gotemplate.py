@@ -54,8 +54,32 @@ func main() {
 	json.NewEncoder(os.Stdout).Encode(results)
 }
 """
-PIECES = ["{{", "}}", "{", "}", '"', "'", "`", "\n", "\r", "\t", " ", "\\", "{{-", " -}}", "/*",
-          "{{ .name }}", '{{ "x" }}', "\x00", "\x7f", "é", "😀", "\u2028", "\\u0041", "\\x41"]
+PIECES = [
+    "{{",
+    "}}",
+    "{",
+    "}",
+    '"',
+    "'",
+    "`",
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "\\",
+    "{{-",
+    " -}}",
+    "/*",
+    "{{ .name }}",
+    '{{ "x" }}',
+    "\x00",
+    "\x7f",
+    "é",
+    "😀",
+    "\u2028",
+    "\\u0041",
+    "\\x41",
+]
 ACTIONS = [".name", " ", 'index .m "k"', "`raw`", '"\\t"', '"\\101"', ".m.k", ".nope"]
 DATA = {"name": "N", "m": {"k": "K"}}
 
@@ -65,8 +89,15 @@ def go_render(tmp_path: Path, cases: list[dict[str, Any]]) -> list[dict[str, str
     if go is None:
         pytest.skip("no Go toolchain on PATH")
     (tmp_path / "main.go").write_text(GO_PROGRAM)
-    result = subprocess.run([go, "run", "main.go"], cwd=tmp_path, input=json.dumps(cases),
-                            capture_output=True, text=True, check=True, timeout=300)
+    result = subprocess.run(
+        [go, "run", "main.go"],
+        cwd=tmp_path,
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     results: list[dict[str, str]] = json.loads(result.stdout)
     return results
 

@@ -29,7 +29,7 @@ from tests.crd_schemas import errors
 ROOT = Path(__file__).resolve().parents[2]
 FLUX_NAMESPACE = "flux-system"
 
-HUB_FLEET = '''
+HUB_FLEET = """
 from fleetgen import (App, AwsAuth, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions,
                       GitSource, IgnoreDifference, Project, Rollout, Selector, Step, SyncPolicy)
 
@@ -76,7 +76,8 @@ fleet = Fleet(
                                                  jq_path_expressions=[".spec.template"])]),
     ],
 )
-'''
+"""
+
 
 def make_repo(root: Path, fleet_text: str) -> Path:
     """A fleet repo: ``fleet_text`` as fleet.py next to a copy of the example's app bases and
@@ -136,8 +137,11 @@ def cel_errors(obj: dict[str, Any]) -> list[str]:
         refs = {"secretRef", "configMapRef"} & set(spec["kubeConfig"])
         if len(refs) != 1:
             return ["exactly one of spec.kubeConfig.configMapRef or secretRef must be set"]
-    if (obj["kind"] == "GitRepository" and "serviceAccountName" in spec
-            and spec.get("provider") not in ("aws", "azure")):
+    if (
+        obj["kind"] == "GitRepository"
+        and "serviceAccountName" in spec
+        and spec.get("provider") not in ("aws", "azure")
+    ):
         return ["serviceAccountName can only be set when provider is 'azure' or 'aws'"]
     return []
 
@@ -156,8 +160,16 @@ def test_no_engine_side_transformation_of_workloads(built: Built) -> None:
     Flux-only rewrite of what the overlay renders."""
     for _, doc in built.docs("flux/clusters"):
         if doc["kind"] == "Kustomization":
-            forbidden = {"postBuild", "patches", "images", "targetNamespace", "namePrefix",
-                         "nameSuffix", "commonMetadata", "components"}
+            forbidden = {
+                "postBuild",
+                "patches",
+                "images",
+                "targetNamespace",
+                "namePrefix",
+                "nameSuffix",
+                "commonMetadata",
+                "components",
+            }
             assert not forbidden & set(doc["spec"]), doc["metadata"]
 
 
@@ -174,8 +186,11 @@ def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> 
         sources = {(ns, name) for kind, ns, name in ids if kind == "GitRepository"}
         sources.add((FLUX_NAMESPACE, FLUX_NAMESPACE))
         namespaces = {name for kind, _, name in ids if kind == "Namespace"} | {FLUX_NAMESPACE}
-        kustomizations = {(d["metadata"]["namespace"], d["metadata"]["name"]): d
-                          for d in objects if d["kind"] == "Kustomization"}
+        kustomizations = {
+            (d["metadata"]["namespace"], d["metadata"]["name"]): d
+            for d in objects
+            if d["kind"] == "Kustomization"
+        }
         graph = {}
         for (namespace, name), ks in kustomizations.items():
             spec = ks["spec"]
@@ -196,15 +211,20 @@ def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> 
     assert all(output or path == gate for path, output in rendered.items())
 
 
-def assert_reachable(kube_config: dict[str, Any], namespace: str,
-                     objects: list[dict[str, Any]]) -> None:
+def assert_reachable(
+    kube_config: dict[str, Any], namespace: str, objects: list[dict[str, Any]]
+) -> None:
     """The kubeconfig Secret (made by an ExternalSecret) or workload-identity ConfigMap, and the
     ServiceAccount that ConfigMap names, exist in ``namespace``."""
-    here = {(d["kind"], d["metadata"]["name"]): d for d in objects
-            if d["metadata"].get("namespace") == namespace}
+    here = {
+        (d["kind"], d["metadata"]["name"]): d
+        for d in objects
+        if d["metadata"].get("namespace") == namespace
+    }
     if "secretRef" in kube_config:
-        secrets = {d["spec"]["target"]["name"] for (kind, _), d in here.items()
-                   if kind == "ExternalSecret"}
+        secrets = {
+            d["spec"]["target"]["name"] for (kind, _), d in here.items() if kind == "ExternalSecret"
+        }
         assert kube_config["secretRef"]["name"] in secrets
     if "configMapRef" in kube_config:
         config = here[("ConfigMap", kube_config["configMapRef"]["name"])]["data"]
@@ -243,8 +263,7 @@ def placed_kustomizations(built: Built) -> dict[tuple[str, str], dict[str, Any]]
 
 def test_kustomizations_are_the_placements_of_the_plan(built: Built) -> None:
     found = placed_kustomizations(built)
-    expected = {(p.app, p.cluster): p for p in built.plan.on("flux").placements
-                if p.chart is None}
+    expected = {(p.app, p.cluster): p for p in built.plan.on("flux").placements if p.chart is None}
     assert set(found) == set(expected)  # chart apps: tests/test_charts_engines.py
     for key, ks in found.items():
         placement = expected[key]
@@ -272,18 +291,26 @@ def test_ignore_differences_need_flux_2_9(built: Built) -> None:
     for _, ks in placed_kustomizations(built).items():
         assert "ignore" not in ks["spec"]
     warned = [w.message for w in emitters.warnings(built.plan) if "spec.ignore needs" in w.message]
-    assert warned == ["app 'order-service': ignore_differences cannot be honoured by Flux 2.7 "
-                      "(Kustomization spec.ignore needs Flux >= 2.9; set "
-                      "FluxOptions(min_version='2.9') once every cluster runs it), so Flux "
-                      "reverts those fields every interval"]
+    assert warned == [
+        "app 'order-service': ignore_differences cannot be honoured by Flux 2.7 "
+        "(Kustomization spec.ignore needs Flux >= 2.9; set "
+        "FluxOptions(min_version='2.9') once every cluster runs it), so Flux "
+        "reverts those fields every interval"
+    ]
 
 
 def test_ignore_differences_become_ignore_rules_from_flux_2_9(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
-    text = (ROOT / "fleet.py").read_text().replace(
-        'engines=["argocd", "flux"],',
-        'engines=["argocd", "flux"], flux=FluxOptions(min_version="2.9"),').replace(
-        "from fleetgen import (", "from fleetgen import (FluxOptions, ")
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    text = (
+        (ROOT / "fleet.py")
+        .read_text()
+        .replace(
+            'engines=["argocd", "flux"],',
+            'engines=["argocd", "flux"], flux=FluxOptions(min_version="2.9"),',
+        )
+        .replace("from fleetgen import (", "from fleetgen import (FluxOptions, ")
+    )
     built = build(tmp_path_factory, "flux29", text)
     for (app, _), ks in placed_kustomizations(built).items():
         if app == "order-service":
@@ -292,8 +319,10 @@ def test_ignore_differences_become_ignore_rules_from_flux_2_9(
             assert rule["target"]["group"] == "apps" and rule["target"]["kind"] == "Deployment"
             on_2_9 = crd.Checker(crd.shipped({"flux": (2, 9)}))
             assert on_2_9.errors(ks) == []
-            assert errors(ks) == ["spec: Additional properties are not allowed ('ignore' was "
-                                  "unexpected) (on Flux 2.7)"]
+            assert errors(ks) == [
+                "spec: Additional properties are not allowed ('ignore' was "
+                "unexpected) (on Flux 2.7)"
+            ]
         else:
             assert "ignore" not in ks["spec"]
     assert not [w for w in emitters.warnings(built.plan) if "spec.ignore needs" in w.message]
@@ -305,22 +334,28 @@ def test_namespaces_of_the_apps_exist_where_they_are_applied(built: Built) -> No
     hub = built.plan.fleet.flux.hub
     for placement in built.plan.on("flux").placements:
         local = hub is None or placement.cluster == hub
-        where = (f"flux/clusters/{placement.cluster if hub is None else hub}/namespaces.yaml"
-                 if local else f"flux/spokes/{placement.cluster}/namespaces.yaml")
+        where = (
+            f"flux/clusters/{placement.cluster if hub is None else hub}/namespaces.yaml"
+            if local
+            else f"flux/spokes/{placement.cluster}/namespaces.yaml"
+        )
         names = {d["metadata"]["name"] for d in load_all((built.out / where).read_text())}
         namespace = apps[placement.app].namespace
         assert namespace is None or namespace in names, (placement.app, placement.cluster)
     for _, doc in built.docs("flux"):
         if doc["kind"] == "Namespace":  # removing an app never deletes its namespace
-            assert doc["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune":
-                                                      "disabled"}
+            assert doc["metadata"]["annotations"] == {
+                "kustomize.toolkit.fluxcd.io/prune": "disabled"
+            }
 
 
 def test_hub_waves_wait_for_the_previous_wave_of_the_same_app(hub: Built) -> None:
     """Wave n of an app waits for its gate, which waits for the app's wave n-1."""
     found = placed_kustomizations(hub)
-    gates = {d["metadata"]["name"]: d
-             for d in load_all((hub.out / "flux/clusters/mgmt/rollouts.yaml").read_text())}
+    gates = {
+        d["metadata"]["name"]: d
+        for d in load_all((hub.out / "flux/clusters/mgmt/rollouts.yaml").read_text())
+    }
     waves = hub.plan.waves["prod"]
     assert [set(w) for w in waves] == [{"prod-eu"}, {"prod-ap", "prod-us"}, {"prod-dr"}]
     for app in ("platform-config", "order-service"):
@@ -329,22 +364,27 @@ def test_hub_waves_wait_for_the_previous_wave_of_the_same_app(hub: Built) -> Non
         for number, (previous, current) in enumerate(pairwise(waves), 2):
             gate = f"{app}.prod.wave-{number}"
             assert {(d["namespace"], d["name"]) for d in gates[gate]["spec"]["dependsOn"]} == {
-                (c, app) for c in previous}
+                (c, app) for c in previous
+            }
             for cluster in current:
-                assert {"name": gate, "namespace": FLUX_NAMESPACE} in found[
-                    (app, cluster)]["spec"]["dependsOn"]
+                assert {"name": gate, "namespace": FLUX_NAMESPACE} in found[(app, cluster)]["spec"][
+                    "dependsOn"
+                ]
     assert len(gates) == 4
 
 
 def test_hub_gates_skip_an_empty_catch_all_wave(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Without prod-dr the catch-all step has no cluster: no gate waits for or on wave 3."""
     text = HUB_FLEET.replace(
-        'Cluster(name="prod-dr", env="prod", server="https://prod-dr.example.com"),', "")
+        'Cluster(name="prod-dr", env="prod", server="https://prod-dr.example.com"),', ""
+    )
     built = build(tmp_path_factory, "hub-empty-wave", text)
     assert built.plan.waves["prod"][2] == ()
     gates = load_all((built.out / "flux/clusters/mgmt/rollouts.yaml").read_text())
     assert sorted(g["metadata"]["name"] for g in gates) == [
-        "order-service.prod.wave-2", "platform-config.prod.wave-2"]
+        "order-service.prod.wave-2",
+        "platform-config.prod.wave-2",
+    ]
     for gate in gates:
         assert errors(gate) == [] and cel_errors(gate) == [], gate["metadata"]["name"]
 
@@ -353,24 +393,32 @@ def test_hub_reaches_each_spoke_with_its_credentials(hub: Built) -> None:
     found = placed_kustomizations(hub)
     assert "kubeConfig" not in found[("platform-config", "mgmt")]["spec"]
     assert found[("platform-config", "prod-us")]["spec"]["kubeConfig"] == {
-        "secretRef": {"name": "kubeconfig", "key": "value"}}
+        "secretRef": {"name": "kubeconfig", "key": "value"}
+    }
     assert found[("platform-config", "prod-eu")]["spec"]["kubeConfig"] == {
-        "configMapRef": {"name": "kubeconfig"}}
-    objects = {(d["kind"], d["metadata"]["namespace"]): d
-               for _, d in hub.docs("flux/clusters/mgmt/spokes")
-               if d["kind"] in ("ExternalSecret", "ConfigMap", "ServiceAccount")}
+        "configMapRef": {"name": "kubeconfig"}
+    }
+    objects = {
+        (d["kind"], d["metadata"]["namespace"]): d
+        for _, d in hub.docs("flux/clusters/mgmt/spokes")
+        if d["kind"] in ("ExternalSecret", "ConfigMap", "ServiceAccount")
+    }
     remote = objects[("ExternalSecret", "prod-us")]["spec"]["data"][0]
-    assert remote == {"secretKey": "value",
-                      "remoteRef": {"key": "clusters/prod-us", "property": "kubeconfig"}}
+    assert remote == {
+        "secretKey": "value",
+        "remoteRef": {"key": "clusters/prod-us", "property": "kubeconfig"},
+    }
     assert objects[("ConfigMap", "prod-eu")]["data"] == {
         "address": "https://0123ABCD.gr7.eu-west-1.eks.amazonaws.com",
         "cluster": "arn:aws:eks:eu-west-1:111122223333:cluster/prod-eu",
-        "provider": "aws", "serviceAccountName": "flux-identity"}
+        "provider": "aws",
+        "serviceAccountName": "flux-identity",
+    }
     role = objects[("ServiceAccount", "prod-eu")]["metadata"]["annotations"]
     assert role == {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/flux-deployer"}
 
 
-SHARED_FLEET = '''
+SHARED_FLEET = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions, GitSource,
                       IgnoreDifference, Overrides, Project, SyncPolicy)
 
@@ -400,7 +448,7 @@ fleet = Fleet(
             source=GitSource(url=TENANT, branch="main")),
     ],
 )
-'''
+"""
 
 
 def test_each_cluster_gets_the_files_it_would_get_alone(tmp_path: Path) -> None:
@@ -415,5 +463,7 @@ def test_each_cluster_gets_the_files_it_would_get_alone(tmp_path: Path) -> None:
     for cluster in clusters:
         alone = replace(plan, placements=tuple(p for p in plan.placements if p.cluster == cluster))
         assert render(flux.emit(alone)) == {
-            path: data for path, data in whole.items()
-            if path.startswith(f"flux/clusters/{cluster}/")}
+            path: data
+            for path, data in whole.items()
+            if path.startswith(f"flux/clusters/{cluster}/")
+        }

@@ -48,17 +48,22 @@ from tests.crd_schemas import strict_errors
 from tests.emit.test_flux import HUB_FLEET, Built, build, cel_errors
 
 ACCOUNT = "shop-deployer"
-TENANT_FLEET = (HUB_FLEET
-                .replace("GitSource, IgnoreDifference,", "GitSource, HelmChart, IgnoreDifference,")
-                .replace('Project(name="orders", namespaces=["orders"])',
-                         'Project(name="orders", namespaces=["orders"]),\n'
-                         f'              Project(name="shop", namespaces=["shop"], '
-                         f'service_account="{ACCOUNT}")')
-                .replace("    apps=[\n",
-                         '    apps=[\n'
-                         '        App(name="status-page", project="shop", namespace="shop",\n'
-                         '            chart=HelmChart(path="charts/status-page"),\n'
-                         '            targets=Selector(envs=["staging", "prod"])),\n'))
+TENANT_FLEET = (
+    HUB_FLEET.replace("GitSource, IgnoreDifference,", "GitSource, HelmChart, IgnoreDifference,")
+    .replace(
+        'Project(name="orders", namespaces=["orders"])',
+        'Project(name="orders", namespaces=["orders"]),\n'
+        f'              Project(name="shop", namespaces=["shop"], '
+        f'service_account="{ACCOUNT}")',
+    )
+    .replace(
+        "    apps=[\n",
+        "    apps=[\n"
+        '        App(name="status-page", project="shop", namespace="shop",\n'
+        '            chart=HelmChart(path="charts/status-page"),\n'
+        '            targets=Selector(envs=["staging", "prod"])),\n',
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +92,8 @@ def test_every_object_validates_on_the_newest_and_the_floor_flux(tenant_hub: Bui
 
 
 def test_the_release_reads_and_stores_only_where_namespaces_fleetgen_io_lets_the_tenant(
-        tenant_hub: Built, kustomize: Kustomize) -> None:
+    tenant_hub: Built, kustomize: Kustomize
+) -> None:
     """Same cluster, same identity, same namespace: until ``namespaces.fleetgen.io`` (applied
     as the controller: no serviceAccountName) has created the app's namespace and the account's
     RoleBinding in it, helm-controller's first storage lookup is refused and retried, and no
@@ -104,19 +110,23 @@ def test_the_release_reads_and_stores_only_where_namespaces_fleetgen_io_lets_the
         assert "dependsOn" not in release  # a HelmRelease's names HelmReleases only
         built = list(load_all(kustomize_build(tenant_hub.repo / namespaces["path"], kustomize)))
         assert {"kind": "Namespace", "name": "shop"} in [
-            {"kind": d["kind"], "name": d["metadata"]["name"]} for d in built]
+            {"kind": d["kind"], "name": d["metadata"]["name"]} for d in built
+        ]
         bindings = [d for d in built if d["kind"] == "RoleBinding"]
         assert [b["metadata"]["namespace"] for b in bindings] == ["shop"]
         # kube.WithImpersonate(serviceAccountName, HelmRelease namespace): the spoke's name.
-        assert bindings[0]["subjects"] == [{"kind": "ServiceAccount", "name": ACCOUNT,
-                                            "namespace": spoke}]
+        assert bindings[0]["subjects"] == [
+            {"kind": "ServiceAccount", "name": ACCOUNT, "namespace": spoke}
+        ]
 
 
 def test_a_release_with_no_sync_retry_gets_no_install_retries_or_strategy(
-        tenant_hub: Built) -> None:
+    tenant_hub: Built,
+) -> None:
     """The first install need not be retried: the refusals before the RoleBinding exists are
     not install failures (above). ``install`` stays what any chart app gets."""
     for spoke in _spokes(tenant_hub):
         install = _spoke_objects(tenant_hub, spoke)[("HelmRelease", "status-page")]["spec"][
-            "install"]
+            "install"
+        ]
         assert install == {"crds": "Create"}

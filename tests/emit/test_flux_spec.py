@@ -17,7 +17,7 @@ from tests.crd_schemas import errors
 
 ROOT = Path(__file__).resolve().parents[2]
 
-FLEET = '''
+FLEET = """
 from fleetgen import (App, AwsAuth, Cluster, Environment, ExecAuth, ExternalSecretRef, Fleet,
                       FluxOptions, GitSource, IgnoreDifference, Project, Rollout, Selector, Step,
                       SyncPolicy)
@@ -47,17 +47,29 @@ fleet = Fleet(
     ],
     {fleet_fields}
 )
-'''
+"""
 
 
-def compile_fleet(tmp_path: Path, *, cluster: str = "", platform_on: list[str] | None = None,
-                  orders: str = "order-service", fleet_fields: str = "",
-                  project_fields: str = "") -> api.Compiled:
+def compile_fleet(
+    tmp_path: Path,
+    *,
+    cluster: str = "",
+    platform_on: list[str] | None = None,
+    orders: str = "order-service",
+    fleet_fields: str = "",
+    project_fields: str = "",
+) -> api.Compiled:
     for app in ("platform-config", "order-service"):
         shutil.copytree(ROOT / "apps" / app, tmp_path / "apps" / app, dirs_exist_ok=True)
-    (tmp_path / "fleet.py").write_text(FLEET.format(
-        cluster=cluster, platform_on=platform_on, orders=orders,
-        fleet_fields=fleet_fields, project_fields=project_fields))
+    (tmp_path / "fleet.py").write_text(
+        FLEET.format(
+            cluster=cluster,
+            platform_on=platform_on,
+            orders=orders,
+            fleet_fields=fleet_fields,
+            project_fields=project_fields,
+        )
+    )
     return api.compile_spec(tmp_path / "fleet.py")
 
 
@@ -73,32 +85,56 @@ def line_of(tmp_path: Path, text: str) -> int:
     return next(number for number, line in enumerate(lines, 1) if text in line)
 
 
-def test_depends_on_an_app_missing_from_the_cluster_is_an_error_at_the_app(
-        tmp_path: Path) -> None:
+def test_depends_on_an_app_missing_from_the_cluster_is_an_error_at_the_app(tmp_path: Path) -> None:
     found = problems(tmp_path, platform_on=["a", "q", "p1"])
-    assert found == [(line_of(tmp_path, 'App(name="order-service"'),
-                      "app 'order-service' depends_on 'platform-config', which is not placed on "
-                      "cluster(s) b, p2: Flux dependsOn only reaches Kustomizations of the same "
-                      "cluster; place it there too or drop the dependency")]
+    assert found == [
+        (
+            line_of(tmp_path, 'App(name="order-service"'),
+            "app 'order-service' depends_on 'platform-config', which is not placed on "
+            "cluster(s) b, p2: Flux dependsOn only reaches Kustomizations of the same "
+            "cluster; place it there too or drop the dependency",
+        )
+    ]
 
 
-@pytest.mark.parametrize(("spec", "at", "says"), [
-    ({"orders": "flux-system"}, 'App(name="flux-system"', "rename the app"),
-    ({"cluster": 'Cluster(name="flux-system", env="dev", server="https://f.example.com"),'},
-     'Cluster(name="flux-system"', "rename the cluster"),
-    ({"fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
-      "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", '
-                 'credentials=ExecAuth(args=["gcp"])),'},
-     'Cluster(name="x"', "ExecAuth credentials cannot reach it from a Flux hub"),
-    ({"fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
-      "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", credentials='
-                 'AwsAuth(cluster_name="x", role_arn="arn:aws:iam::111122223333:role/r")),'},
-     'Cluster(name="x"', "set server to the EKS endpoint"),
-    ({"fleet_fields": 'flux=FluxOptions(mode="per-cluster", source_per_namespace=True),'},
-     'flux=FluxOptions(', "is for hub mode"),
-])
-def test_what_flux_cannot_express_is_an_error_at_its_line(tmp_path: Path, spec: dict[str, str],
-                                                          at: str, says: str) -> None:
+@pytest.mark.parametrize(
+    ("spec", "at", "says"),
+    [
+        ({"orders": "flux-system"}, 'App(name="flux-system"', "rename the app"),
+        (
+            {"cluster": 'Cluster(name="flux-system", env="dev", server="https://f.example.com"),'},
+            'Cluster(name="flux-system"',
+            "rename the cluster",
+        ),
+        (
+            {
+                "fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
+                "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", '
+                'credentials=ExecAuth(args=["gcp"])),',
+            },
+            'Cluster(name="x"',
+            "ExecAuth credentials cannot reach it from a Flux hub",
+        ),
+        (
+            {
+                "fleet_fields": 'flux=FluxOptions(mode="hub", hub="a"),',
+                "cluster": 'Cluster(name="x", env="dev", server="https://x.example.com", '
+                'credentials=AwsAuth(cluster_name="x", '
+                'role_arn="arn:aws:iam::111122223333:role/r")),',
+            },
+            'Cluster(name="x"',
+            "set server to the EKS endpoint",
+        ),
+        (
+            {"fleet_fields": 'flux=FluxOptions(mode="per-cluster", source_per_namespace=True),'},
+            "flux=FluxOptions(",
+            "is for hub mode",
+        ),
+    ],
+)
+def test_what_flux_cannot_express_is_an_error_at_its_line(
+    tmp_path: Path, spec: dict[str, str], at: str, says: str
+) -> None:
     found = problems(tmp_path, **spec)
     assert len(found) == 1 and says in found[0][1], found
     assert found[0][0] == line_of(tmp_path, at)
@@ -106,12 +142,12 @@ def test_what_flux_cannot_express_is_an_error_at_its_line(tmp_path: Path, spec: 
 
 def test_warnings_name_what_flux_does_not_honour(tmp_path: Path) -> None:
     per_cluster = [w.message for w in flux.warnings(compile_fleet(tmp_path).plan)]
-    assert [w.split(":")[0] for w in per_cluster] == [
-        "environment 'prod'", "app 'platform-config'"]
+    assert [w.split(":")[0] for w in per_cluster] == ["environment 'prod'", "app 'platform-config'"]
     assert "cannot order clusters" in per_cluster[0]
     assert "jq_path_expressions cannot be mirrored" in per_cluster[1]
-    hub = flux.warnings(compile_fleet(tmp_path, fleet_fields='flux=FluxOptions(mode="hub", '
-                                                             'hub="a"),').plan)
+    hub = flux.warnings(
+        compile_fleet(tmp_path, fleet_fields='flux=FluxOptions(mode="hub", hub="a"),').plan
+    )
     assert not any("cannot order clusters" in w.message for w in hub)
 
 
@@ -125,11 +161,12 @@ def kustomizations(compiled: api.Compiled) -> dict[str, dict[str, Any]]:
     return found
 
 
-def test_manual_environments_are_suspended_and_nothing_cascades_by_default(
-        tmp_path: Path) -> None:
+def test_manual_environments_are_suspended_and_nothing_cascades_by_default(tmp_path: Path) -> None:
     found = kustomizations(compile_fleet(tmp_path))
     assert {key for key, ks in found.items() if ks["spec"].get("suspend")} == {
-        "q/platform-config", "q/order-service"}
+        "q/platform-config",
+        "q/order-service",
+    }
     assert {ks["spec"]["deletionPolicy"] for ks in found.values()} == {"Orphan"}
     assert found["a/order-service"]["spec"]["prune"] is True
     assert found["p1/order-service"]["spec"]["prune"] is False
@@ -137,16 +174,17 @@ def test_manual_environments_are_suspended_and_nothing_cascades_by_default(
 
 def test_cascade_delete_deletes_and_prunes_namespaces(tmp_path: Path) -> None:
     compiled = compile_fleet(tmp_path, fleet_fields="cascade_delete=True,")
-    assert {ks["spec"]["deletionPolicy"] for ks in kustomizations(compiled).values()} == {
-        "Delete"}
+    assert {ks["spec"]["deletionPolicy"] for ks in kustomizations(compiled).values()} == {"Delete"}
     namespaces = load_all(compiled.rendered["flux/clusters/a/namespaces.yaml"].decode())
     assert [ns["metadata"] for ns in namespaces] == [{"name": "orders"}, {"name": "platform"}]
 
 
-def test_another_source_repository_gets_its_own_git_repository_per_cluster(
-        tmp_path: Path) -> None:
-    compiled = compile_fleet(tmp_path, fleet_fields='flux=FluxOptions(source=GitSource(url='
-                                                    '"https://git.example.com/deploy.git")),')
+def test_another_source_repository_gets_its_own_git_repository_per_cluster(tmp_path: Path) -> None:
+    compiled = compile_fleet(
+        tmp_path,
+        fleet_fields="flux=FluxOptions(source=GitSource(url="
+        '"https://git.example.com/deploy.git")),',
+    )
     for cluster in ("a", "b", "q", "p1", "p2"):
         [source] = load_all(compiled.rendered[f"flux/clusters/{cluster}/source.yaml"].decode())
         assert errors(source) == []

@@ -21,7 +21,7 @@ from fleetgen.scaffold import edit
 
 ROOT = Path(__file__).resolve().parents[2]
 
-ODD = '''\
+ODD = """\
 # An oddly formatted fleet: comments and layout must survive.
 from fleetgen import Cluster, Environment, Fleet  # what we use
 
@@ -31,12 +31,17 @@ CLUSTERS = [Cluster(name="a", env="dev", server="https://a.example.com"),  # fir
 
 fleet = Fleet(name="odd", repo="https://git.example.com/odd.git", engines=["flux"],
               environments=[Environment(name="dev")],   clusters=CLUSTERS)
-'''
+"""
 
 
 def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 @pytest.fixture
@@ -51,23 +56,40 @@ def repo(tmp_path: Path) -> Path:
 def added_lines(before: str, after: str) -> tuple[list[str], list[str]]:
     """(removed, added) lines between two texts: an insertion removes nothing."""
     lines = list(difflib.ndiff(before.splitlines(), after.splitlines()))
-    return ([x[2:] for x in lines if x.startswith("- ")],
-            [x[2:] for x in lines if x.startswith("+ ")])
+    return (
+        [x[2:] for x in lines if x.startswith("- ")],
+        [x[2:] for x in lines if x.startswith("+ ")],
+    )
 
 
 def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> None:
     spec = repo / "fleet.py"
     before = spec.read_text()
-    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "prod",
-                      "--server", "https://south.example.com:6443", "--label", "region=south",
-                      "--credentials", "external-secret:vault-backend:kube/prod-south")
+    result = fleetgen(
+        repo,
+        "add",
+        "cluster",
+        "prod-south",
+        "--env",
+        "prod",
+        "--server",
+        "https://south.example.com:6443",
+        "--label",
+        "region=south",
+        "--credentials",
+        "external-secret:vault-backend:kube/prod-south",
+    )
     assert result.returncode == 0, result.stderr
     after = spec.read_text()
-    assert added_lines(before, after) == ([], [
-        '        Cluster(name="prod-south", env="prod", server="https://south.example.com:6443",',
-        '                labels={"region": "south"},',
-        '                credentials=ExternalSecretRef(store="vault-backend", '
-        'key="kube/prod-south")),'])
+    assert added_lines(before, after) == (
+        [],
+        [
+            '        Cluster(name="prod-south", env="prod", server="https://south.example.com:6443",',
+            '                labels={"region": "south"},',
+            '                credentials=ExternalSecretRef(store="vault-backend", '
+            'key="kube/prod-south")),',
+        ],
+    )
     assert after.index("prod-south") > after.index('Cluster(name="dr"')
     # prod is on Argo CD (Environment(engine="argocd")): registered there, no Flux directory
     assert (repo / "output/argocd/clusters/prod-south.yaml").is_file()
@@ -81,32 +103,39 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
 def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> None:
     spec = tmp_path / "fleet.py"
     spec.write_text(ODD)
-    request = scaffold.ClusterRequest("c", "dev", "https://c.example.com", {"zone": "z1"},
-                                      "exec:gcp")
+    request = scaffold.ClusterRequest(
+        "c", "dev", "https://c.example.com", {"zone": "z1"}, "exec:gcp"
+    )
     added = scaffold.add_cluster(spec, request)
     assert spec.read_text() == ODD.replace(
         "from fleetgen import Cluster, Environment, Fleet  #",
-        "from fleetgen import Cluster, Environment, ExecAuth, Fleet  #").replace(
+        "from fleetgen import Cluster, Environment, ExecAuth, Fleet  #",
+    ).replace(
         '                    server="https://b.example.com")]',
         '                    server="https://b.example.com"),\n'
         '            Cluster(name="c", env="dev", server="https://c.example.com",\n'
         '                    labels={"zone": "z1"},\n'
-        '                    credentials=ExecAuth(args=["gcp"]))]')
+        '                    credentials=ExecAuth(args=["gcp"]))]',
+    )
     assert added.placements == ()  # no apps yet
     fleet_map = (tmp_path / "output/README.md").read_text()
     assert "| c | dev | — | — | https://c.example.com | zone=z1 |" in fleet_map
     assert added.written and "README.md" in {c.path for c in added.output_changes}
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--env", "qa"], "environment 'qa' is not defined"),
-    (["--env", "prod", "--label", "region=no way"], "is not a valid label value"),
-    (["--env", "prod", "--name-is", "dr"], "cluster name 'dr' is used more than once"),
-    (["--env", "prod", "--label", "fleetgen.io/x=y"], "uses the prefix 'fleetgen.io/'"),
-    (["--env", "prod", "--credentials", "vault:x"], "--credentials 'vault:x': use"),
-])
-def test_add_cluster_rejects_bad_input_and_writes_nothing(repo: Path, args: list[str],
-                                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--env", "qa"], "environment 'qa' is not defined"),
+        (["--env", "prod", "--label", "region=no way"], "is not a valid label value"),
+        (["--env", "prod", "--name-is", "dr"], "cluster name 'dr' is used more than once"),
+        (["--env", "prod", "--label", "fleetgen.io/x=y"], "uses the prefix 'fleetgen.io/'"),
+        (["--env", "prod", "--credentials", "vault:x"], "--credentials 'vault:x': use"),
+    ],
+)
+def test_add_cluster_rejects_bad_input_and_writes_nothing(
+    repo: Path, args: list[str], message: str
+) -> None:
     name = "dr" if "--name-is" in args else "prod-south"
     args = [a for a in args if a not in ("--name-is", "dr")]
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
@@ -118,8 +147,18 @@ def test_add_cluster_rejects_bad_input_and_writes_nothing(repo: Path, args: list
 
 def test_add_cluster_engine_overrides_its_environments(repo: Path) -> None:
     """--engine argocd on a dev cluster (dev is on Flux): registered with Argo CD, no Flux."""
-    result = fleetgen(repo, "add", "cluster", "dev-2", "--env", "dev", "--server",
-                      "https://dev-2.example.com", "--engine", "argocd")
+    result = fleetgen(
+        repo,
+        "add",
+        "cluster",
+        "dev-2",
+        "--env",
+        "dev",
+        "--server",
+        "https://dev-2.example.com",
+        "--engine",
+        "argocd",
+    )
     assert result.returncode == 0, result.stderr
     assert '                engine="argocd"),' in (repo / "fleet.py").read_text()
     assert (repo / "output/argocd/clusters/dev-2.yaml").is_file()
@@ -129,26 +168,41 @@ def test_add_cluster_engine_overrides_its_environments(repo: Path) -> None:
     assert "flux bootstrap" not in result.stdout
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--env", "prod", "--engine", "flux"],
-     "environment 'prod' rolls out in waves, but the app's clusters there are on argocd "
-     "(dr, prod-east, prod-west) and flux (prod-south)"),
-    (["--env", "dev", "--engine", "gitops"], "--engine 'gitops': use argocd or flux"),
-])
-def test_add_cluster_refuses_an_engine_it_cannot_use(repo: Path, args: list[str],
-                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--env", "prod", "--engine", "flux"],
+            "environment 'prod' rolls out in waves, but the app's clusters there are on argocd "
+            "(dr, prod-east, prod-west) and flux (prod-south)",
+        ),
+        (["--env", "dev", "--engine", "gitops"], "--engine 'gitops': use argocd or flux"),
+    ],
+)
+def test_add_cluster_refuses_an_engine_it_cannot_use(
+    repo: Path, args: list[str], message: str
+) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-    result = fleetgen(repo, "add", "cluster", "prod-south", "--server", "https://x.example.com",
-                      *args)
+    result = fleetgen(
+        repo, "add", "cluster", "prod-south", "--server", "https://x.example.com", *args
+    )
     assert result.returncode == 2
     assert message in result.stderr and "nothing was written" in result.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 
-CA_PEM = ("-----BEGIN CERTIFICATE-----\nMIIBfzCCASWgAwIBAgIUP08Hf+w+hdLv3aysyj7MTgv08M8w\n"
-          "-----END CERTIFICATE-----\n")
-AWS = ["--env", "prod", "--server", "https://south.example.com:6443", "--credentials",
-       "aws:arn:aws:iam::111122223333:role/argocd:eks-south"]
+CA_PEM = (
+    "-----BEGIN CERTIFICATE-----\nMIIBfzCCASWgAwIBAgIUP08Hf+w+hdLv3aysyj7MTgv08M8w\n"
+    "-----END CERTIFICATE-----\n"
+)
+AWS = [
+    "--env",
+    "prod",
+    "--server",
+    "https://south.example.com:6443",
+    "--credentials",
+    "aws:arn:aws:iam::111122223333:role/argocd:eks-south",
+]
 
 
 @pytest.mark.parametrize("encoded", [False, True], ids=["pem", "base64 as aws eks prints it"])
@@ -161,28 +215,37 @@ def test_add_an_iam_cluster_with_its_ca(repo: Path, tmp_path: Path, encoded: boo
     assert f'                ca_data="{ca_data}"),' in (repo / "fleet.py").read_text()
     registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
     assert f'"caData": "{ca_data}"' in registration
-    assert ("aws eks describe-cluster --name eks-south --query "
-            "cluster.certificateAuthority.data --output text") in result.stdout
+    assert (
+        "aws eks describe-cluster --name eks-south --query "
+        "cluster.certificateAuthority.data --output text"
+    ) in result.stdout
 
 
 def test_add_an_iam_cluster_without_its_ca_says_how_to_get_it(repo: Path) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = fleetgen(repo, "add", "cluster", "prod-south", *AWS)
     assert result.returncode == 2
-    assert ("in the new clusters entry: cluster 'prod-south': AwsAuth credentials need the "
-            "cluster's CA") in result.stderr
+    assert (
+        "in the new clusters entry: cluster 'prod-south': AwsAuth credentials need the cluster's CA"
+    ) in result.stderr
     assert "aws eks describe-cluster --name eks-south" in result.stderr
     assert "--ca-data FILE" in result.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (CA_PEM + "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
-     "holds a private key: give the cluster's CA certificate (public) only"),
-    ("not a certificate\n", "expected the cluster's CA certificate"),
-])
-def test_add_refuses_a_ca_file_that_is_not_a_certificate(repo: Path, tmp_path: Path,
-                                                         content: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            CA_PEM + "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
+            "holds a private key: give the cluster's CA certificate (public) only",
+        ),
+        ("not a certificate\n", "expected the cluster's CA certificate"),
+    ],
+)
+def test_add_refuses_a_ca_file_that_is_not_a_certificate(
+    repo: Path, tmp_path: Path, content: str, message: str
+) -> None:
     ca_file = tmp_path / "ca.pem"
     ca_file.write_text(content)
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
@@ -194,24 +257,40 @@ def test_add_refuses_a_ca_file_that_is_not_a_certificate(repo: Path, tmp_path: P
 
 def test_a_refused_add_points_at_fleet_py_as_it_is_on_disk(repo: Path) -> None:
     lines = (repo / "fleet.py").read_text().splitlines()
-    insert_before = next(n for n, line in enumerate(lines, 1)
-                         if line == "    ]," and lines[n].startswith("    projects="))
-    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "qa", "--server",
-                      "https://x.example.com")
+    insert_before = next(
+        n
+        for n, line in enumerate(lines, 1)
+        if line == "    ]," and lines[n].startswith("    projects=")
+    )
+    result = fleetgen(
+        repo, "add", "cluster", "prod-south", "--env", "qa", "--server", "https://x.example.com"
+    )
     assert result.returncode == 2
     assert result.stderr.startswith(
         f"fleet.py:{insert_before}: in the new clusters entry: cluster 'prod-south': "
-        "environment 'qa' is not defined")
+        "environment 'qa' is not defined"
+    )
 
 
 def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-    result = fleetgen(repo, "add", "cluster", "qa-1", "--env", "dev", "--server",
-                      "https://qa.example.com", "--dry-run")
+    result = fleetgen(
+        repo,
+        "add",
+        "cluster",
+        "qa-1",
+        "--env",
+        "dev",
+        "--server",
+        "https://qa.example.com",
+        "--dry-run",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("--- a/fleet.py\n+++ b/fleet.py\n")
-    assert '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com"),\n' \
+    assert (
+        '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com"),\n'
         in result.stdout
+    )
     # dev is on Flux (Environment(engine="flux")): a Flux directory, no Argo CD registration
     assert "  new      output/flux/clusters/qa-1/kustomizations.yaml\n" in result.stdout
     assert "output/argocd/clusters/qa-1.yaml" not in result.stdout
@@ -234,16 +313,30 @@ def test_a_clusters_list_that_is_not_static_is_left_to_the_user(tmp_path: Path) 
 def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) -> None:
     spec = repo / "fleet.py"
     before = spec.read_text()
-    result = fleetgen(repo, "add", "app", "cart", "--project", "orders", "--namespace", "orders",
-                      "--envs", "dev", "--envs", "staging",
-                      "--image", "registry.acme.example/cart:0.1.0")
+    result = fleetgen(
+        repo,
+        "add",
+        "app",
+        "cart",
+        "--project",
+        "orders",
+        "--namespace",
+        "orders",
+        "--envs",
+        "dev",
+        "--envs",
+        "staging",
+        "--image",
+        "registry.acme.example/cart:0.1.0",
+    )
     assert result.returncode == 0, result.stderr
     assert added_lines(before, spec.read_text())[1] == [
         '        App(name="cart", project="orders", namespace="orders",',
         '            path="apps/cart/base",',
         '            targets=Selector(envs=["dev", "staging"]),',
         '            images=[Image(name="cart", new_name="registry.acme.example/cart", '
-        'tag="0.1.0")]),']
+        'tag="0.1.0")]),',
+    ]
     rendered = build(repo / "output/overlays/cart/staging", kustomize)
     assert "image: registry.acme.example/cart:0.1.0" in rendered
     assert "namespace: orders" in rendered
@@ -255,28 +348,55 @@ def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) ->
 def test_add_app_with_a_chart_adds_a_chart_app_and_no_base(repo: Path) -> None:
     spec = repo / "fleet.py"
     before = spec.read_text()
-    result = fleetgen(repo, "add", "app", "trust", "--project", "platform", "--namespace",
-                      "cert-manager", "--envs", "dev",
-                      "--chart", "https://charts.jetstack.io/trust-manager@v0.12.0")
+    result = fleetgen(
+        repo,
+        "add",
+        "app",
+        "trust",
+        "--project",
+        "platform",
+        "--namespace",
+        "cert-manager",
+        "--envs",
+        "dev",
+        "--chart",
+        "https://charts.jetstack.io/trust-manager@v0.12.0",
+    )
     assert result.returncode == 0, result.stderr
     removed, added = added_lines(before, spec.read_text())
     assert removed == []
-    assert ('chart=HelmChart(repo="https://charts.jetstack.io", name="trust-manager", '
-            'version="v0.12.0"),') in "\n".join(added)
+    assert (
+        'chart=HelmChart(repo="https://charts.jetstack.io", name="trust-manager", '
+        'version="v0.12.0"),'
+    ) in "\n".join(added)
     assert not (repo / "apps" / "trust").exists()
     assert "next: edit its values in fleet.py" in result.stdout
     # dev is on Flux: a HelmRelease there, no ApplicationSet
-    assert "kind: HelmRelease\nmetadata:\n  name: trust\n" in (
-        repo / "output/flux/clusters/dev/kustomizations.yaml").read_text()
+    assert (
+        "kind: HelmRelease\nmetadata:\n  name: trust\n"
+        in (repo / "output/flux/clusters/dev/kustomizations.yaml").read_text()
+    )
     assert not (repo / "output/argocd/applicationsets/trust.yaml").exists()
 
 
-@pytest.mark.parametrize("chart", ["ingress-nginx@4.11.3", "https://charts.example.com/x",
-                                   "https://charts.example.com/x@^4.0"])
+@pytest.mark.parametrize(
+    "chart",
+    ["ingress-nginx@4.11.3", "https://charts.example.com/x", "https://charts.example.com/x@^4.0"],
+)
 def test_add_app_refuses_a_bad_chart_reference(repo: Path, chart: str) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
-    result = fleetgen(repo, "add", "app", "ingress", "--project", "platform", "--namespace",
-                      "platform", "--chart", chart)
+    result = fleetgen(
+        repo,
+        "add",
+        "app",
+        "ingress",
+        "--project",
+        "platform",
+        "--namespace",
+        "platform",
+        "--chart",
+        chart,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
 
@@ -290,15 +410,38 @@ def test_add_app_with_an_unknown_project_writes_nothing(repo: Path) -> None:
 
 def test_add_cluster_to_a_rollout_says_which_step_it_joined(repo: Path) -> None:
     """An unlabelled cluster in prod falls to the catch-all Step(), with dr."""
-    result = fleetgen(repo, "add", "cluster", "prod-south", "--env", "prod",
-                      "--server", "https://south.example.com:6443")
+    result = fleetgen(
+        repo,
+        "add",
+        "cluster",
+        "prod-south",
+        "--env",
+        "prod",
+        "--server",
+        "https://south.example.com:6443",
+    )
     assert result.returncode == 0, result.stderr
-    assert ("rollout: prod-south is in step 3 of 3 of environment prod (the catch-all Step(), "
-            "max_update 100%), with dr") in result.stdout.splitlines()
-    canary = fleetgen(repo, "add", "cluster", "prod-north", "--env", "prod", "--label",
-                      "ring=canary", "--server", "https://north.example.com:6443", "--dry-run")
-    assert ("rollout: prod-north is in step 1 of 3 of environment prod (match_labels "
-            "ring=canary, max_update 1), with prod-east") in canary.stdout.splitlines()
+    assert (
+        "rollout: prod-south is in step 3 of 3 of environment prod (the catch-all Step(), "
+        "max_update 100%), with dr"
+    ) in result.stdout.splitlines()
+    canary = fleetgen(
+        repo,
+        "add",
+        "cluster",
+        "prod-north",
+        "--env",
+        "prod",
+        "--label",
+        "ring=canary",
+        "--server",
+        "https://north.example.com:6443",
+        "--dry-run",
+    )
+    assert (
+        "rollout: prod-north is in step 1 of 3 of environment prod (match_labels "
+        "ring=canary, max_update 1), with prod-east"
+    ) in canary.stdout.splitlines()
 
 
 ROLLOUT_NO_CLUSTERS = """\
@@ -318,17 +461,31 @@ fleet = Fleet(
 
 
 def test_the_first_cluster_of_a_rollout_environment_leaves_the_catch_all_step_empty(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """DESIGN: a catch-all Step() left with no cluster is fine, so the environment's first
     (canary) cluster can be added; the map shows no empty wave."""
     spec = tmp_path / "fleet.py"
     spec.write_text(ROLLOUT_NO_CLUSTERS)
-    result = fleetgen(tmp_path, "add", "cluster", "canary-1", "--env", "prod", "--label",
-                      "ring=canary", "--server", "https://canary-1.example.com",
-                      "--credentials", "external-secret:vault:canary-1")
+    result = fleetgen(
+        tmp_path,
+        "add",
+        "cluster",
+        "canary-1",
+        "--env",
+        "prod",
+        "--label",
+        "ring=canary",
+        "--server",
+        "https://canary-1.example.com",
+        "--credentials",
+        "external-secret:vault:canary-1",
+    )
     assert result.returncode == 0, result.stderr
-    assert ("rollout: canary-1 is in step 1 of 2 of environment prod (match_labels "
-            "ring=canary, max_update 100%), alone") in result.stdout.splitlines()
+    assert (
+        "rollout: canary-1 is in step 1 of 2 of environment prod (match_labels "
+        "ring=canary, max_update 100%), alone"
+    ) in result.stdout.splitlines()
     assert "Rollout: wave 1: canary-1." in (tmp_path / "output/README.md").read_text()
     assert api.check(spec).findings == []
 
@@ -341,47 +498,78 @@ def test_add_app_adopts_an_existing_base_as_it_is(repo: Path, kustomize: Kustomi
     legacy = repo / "deploy/web"
     shutil.copytree(repo / "apps/api-service/base", legacy)
     before = snapshot(legacy)
-    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
-                      "--path", "deploy/web/")
+    result = fleetgen(
+        repo,
+        "add",
+        "app",
+        "web",
+        "--project",
+        "orders",
+        "--namespace",
+        "orders",
+        "--path",
+        "deploy/web/",
+    )
     assert result.returncode == 0, result.stderr
     assert "added app web; using deploy/web as it is" in result.stdout
     assert "next: edit deploy/web/, then commit" in result.stdout
     assert snapshot(legacy) == before  # not one byte rewritten
     assert not (repo / "apps/web").exists()
-    assert 'App(name="web", project="orders", namespace="orders",\n            path="deploy/web")' \
+    assert (
+        'App(name="web", project="orders", namespace="orders",\n            path="deploy/web")'
         in (repo / "fleet.py").read_text()
+    )
     assert "kind: Deployment" in build(repo / "output/overlays/web/staging", kustomize)
 
 
 def test_add_app_with_a_new_path_scaffolds_the_base_there(repo: Path) -> None:
-    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
-                      "--path", "services/web")
+    result = fleetgen(
+        repo,
+        "add",
+        "app",
+        "web",
+        "--project",
+        "orders",
+        "--namespace",
+        "orders",
+        "--path",
+        "services/web",
+    )
     assert result.returncode == 0, result.stderr
     assert (repo / "services/web/kustomization.yaml").is_file()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--path", "../elsewhere"], "--path '../elsewhere': give the base's folder relative to"),
-    (["--path", "/abs/base"], "--path '/abs/base': give the base's folder relative to"),
-    (["--path", "x", "--chart", "https://charts.example.com/web@1.0.0"],
-     "--path names a kustomize base; a chart app (--chart) has none"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--path", "../elsewhere"], "--path '../elsewhere': give the base's folder relative to"),
+        (["--path", "/abs/base"], "--path '/abs/base': give the base's folder relative to"),
+        (
+            ["--path", "x", "--chart", "https://charts.example.com/web@1.0.0"],
+            "--path names a kustomize base; a chart app (--chart) has none",
+        ),
+    ],
+)
 def test_add_app_refuses_a_path_it_cannot_use(repo: Path, args: list[str], message: str) -> None:
     before = snapshot(repo)
-    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "orders",
-                      *args)
+    result = fleetgen(
+        repo, "add", "app", "web", "--project", "orders", "--namespace", "orders", *args
+    )
     assert (result.returncode, result.stderr) == (2, f"{message}; nothing was written\n") or (
-        result.returncode == 2 and message in result.stderr), result.stderr
+        result.returncode == 2 and message in result.stderr
+    ), result.stderr
     assert snapshot(repo) == before
 
 
 def test_add_app_with_a_taken_name_says_app_exists(repo: Path) -> None:
     before = snapshot(repo)
-    result = fleetgen(repo, "add", "app", "api-service", "--project", "orders", "--namespace",
-                      "orders")
+    result = fleetgen(
+        repo, "add", "app", "api-service", "--project", "orders", "--namespace", "orders"
+    )
     assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == ("app 'api-service' exists in fleet.py; pick another name; nothing "
-                             "was written\n")
+    assert result.stderr == (
+        "app 'api-service' exists in fleet.py; pick another name; nothing was written\n"
+    )
     assert snapshot(repo) == before
 
 
@@ -389,33 +577,62 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     """Without --extend-project (and no terminal, as in CI) it refuses at once, never waits for
     an answer; with it, the project's namespaces list gets the namespace, in place."""
     before = snapshot(repo)
-    refused = subprocess.run([sys.executable, "-m", "fleetgen", "add", "app", "web", "--project",
-                              "orders", "--namespace", "web"], cwd=repo, capture_output=True,
-                             text=True, check=False, stdin=subprocess.DEVNULL, timeout=60)
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fleetgen",
+            "add",
+            "app",
+            "web",
+            "--project",
+            "orders",
+            "--namespace",
+            "web",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
     assert refused.returncode == 2
-    assert refused.stderr == ("project 'orders' does not allow namespace 'web' (its namespaces: "
-                              "orders); pass --extend-project to add it; nothing was written\n")
+    assert refused.stderr == (
+        "project 'orders' does not allow namespace 'web' (its namespaces: "
+        "orders); pass --extend-project to add it; nothing was written\n"
+    )
     assert snapshot(repo) == before
     spec_before = (repo / "fleet.py").read_text()
-    result = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "web",
-                      "--extend-project")
+    result = fleetgen(
+        repo, "add", "app", "web", "--project", "orders", "--namespace", "web", "--extend-project"
+    )
     assert result.returncode == 0, result.stderr
     assert "extended project orders's namespaces" in result.stdout
     removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
-    assert removed == ['        Project(name="orders", description="Order domain", '
-                       'namespaces=["orders"],']
-    assert added[0] == ('        Project(name="orders", description="Order domain", '
-                        'namespaces=["orders", "web"],')
-    assert "    kind: Namespace\n    name: web\n" in (
-        repo / "output/argocd/projects/orders.yaml").read_text()
+    assert removed == [
+        '        Project(name="orders", description="Order domain", namespaces=["orders"],'
+    ]
+    assert added[0] == (
+        '        Project(name="orders", description="Order domain", namespaces=["orders", "web"],'
+    )
+    assert (
+        "    kind: Namespace\n    name: web\n"
+        in (repo / "output/argocd/projects/orders.yaml").read_text()
+    )
 
 
 def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
     """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
-                               stdin=follower, stdout=follower, stderr=follower,
-                               env={**os.environ, "TERM": "xterm"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm"},
+    )
     os.close(follower)
     output = b""
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
@@ -428,10 +645,12 @@ def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("answer", "code"), [(b"y\n", 0), (b"n\n", 2)])
-def test_on_a_terminal_add_app_asks_before_extending_the_project(repo: Path, answer: bytes,
-                                                                 code: int) -> None:
-    returncode, output = _answering(repo, answer, "add", "app", "web", "--project", "orders",
-                                    "--namespace", "web")
+def test_on_a_terminal_add_app_asks_before_extending_the_project(
+    repo: Path, answer: bytes, code: int
+) -> None:
+    returncode, output = _answering(
+        repo, answer, "add", "app", "web", "--project", "orders", "--namespace", "web"
+    )
     assert "Add namespace 'web' to project 'orders''s namespaces? [y/N]" in output
     assert returncode == code, output
     assert ('namespaces=["orders", "web"]' in (repo / "fleet.py").read_text()) == (code == 0)
@@ -447,17 +666,23 @@ def test_add_env_after_another_and_at_the_end(repo: Path) -> None:
     assert text.index('name="dev"') < text.index('name="qa"') < text.index('name="staging"')
     assert fleetgen(repo, "add", "env", "perf").returncode == 0
     assert spec.read_text().rindex('Environment(name="perf"),') > spec.read_text().index(
-        'name="prod"')
+        'name="prod"'
+    )
     assert api.compile_spec(spec).plan.fleet.environments[1].name == "qa"
     assert api.check(spec).findings == []
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["prod"], "environment 'prod' exists in fleet.py; pick another name"),
-    (["qa", "--after", "test"], "--after 'test': no such environment (known: dev, staging, "
-                                "prod)"),
-    (["Not_Valid"], "Environment.name: 'Not_Valid' is not a DNS-1123 label"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["prod"], "environment 'prod' exists in fleet.py; pick another name"),
+        (
+            ["qa", "--after", "test"],
+            "--after 'test': no such environment (known: dev, staging, prod)",
+        ),
+        (["Not_Valid"], "Environment.name: 'Not_Valid' is not a DNS-1123 label"),
+    ],
+)
 def test_add_env_refuses_and_writes_nothing(repo: Path, args: list[str], message: str) -> None:
     before = snapshot(repo)
     result = fleetgen(repo, "add", "env", *args)
@@ -468,18 +693,34 @@ def test_add_env_refuses_and_writes_nothing(repo: Path, args: list[str], message
 def test_add_project_then_an_app_in_it(repo: Path) -> None:
     spec = repo / "fleet.py"
     before = spec.read_text()
-    result = fleetgen(repo, "add", "project", "web", "--namespace", "web", "--namespace",
-                      "web-*", "--description", "Web team")
+    result = fleetgen(
+        repo,
+        "add",
+        "project",
+        "web",
+        "--namespace",
+        "web",
+        "--namespace",
+        "web-*",
+        "--description",
+        "Web team",
+    )
     assert result.returncode == 0, result.stderr
-    assert added_lines(before, spec.read_text()) == ([], [
-        '        Project(name="web", description="Web team",',
-        '                namespaces=["web", "web-*"]),'])
+    assert added_lines(before, spec.read_text()) == (
+        [],
+        [
+            '        Project(name="web", description="Web team",',
+            '                namespaces=["web", "web-*"]),',
+        ],
+    )
     assert (repo / "output/argocd/projects/web.yaml").is_file()
     app = fleetgen(repo, "add", "app", "shop", "--project", "web", "--namespace", "web-shop")
     assert app.returncode == 0, app.stderr  # a glob of the project allows web-shop
     exists = fleetgen(repo, "add", "project", "web", "--namespace", "x")
     assert (exists.returncode, exists.stderr) == (
-        2, "project 'web' exists in fleet.py; pick another name; nothing was written\n")
+        2,
+        "project 'web' exists in fleet.py; pick another name; nothing was written\n",
+    )
     assert api.check(spec).findings == []
 
 
@@ -488,7 +729,7 @@ def test_add_project_needs_a_namespace(repo: Path) -> None:
     assert result.returncode == 2 and "--namespace" in result.stderr
 
 
-ODD_LISTS = '''\
+ODD_LISTS = """\
 from fleetgen import Environment, Fleet, Project  # x
 
 fleet = Fleet(name="a", environments=[Environment(name="dev"),  # dev first
@@ -503,20 +744,28 @@ fleet = Fleet(name="a", environments=[Environment(name="dev"),  # dev first
                   ],
               )],
 )
-'''
+"""
 
 
 def test_insert_after_a_named_element_keeps_the_layout_and_its_comments() -> None:
-    edited = edit.insert(ODD_LISTS, "environments", 'Environment(name="qa")', ["Environment"],
-                         after="dev")
+    edited = edit.insert(
+        ODD_LISTS, "environments", 'Environment(name="qa")', ["Environment"], after="dev"
+    )
     assert edited == ODD_LISTS.replace(
-        '  # dev first\n', '  # dev first\n                                      '
-        'Environment(name="qa"),\n')
+        "  # dev first\n",
+        '  # dev first\n                                      Environment(name="qa"),\n',
+    )
     one_line = 'fleet = Fleet(environments=[Environment(name="a"), Environment(name="b")])\n'
-    assert edit.insert("from fleetgen import *\n" + one_line, "environments",
-                       'Environment(name="x")', ["Environment"], after="a").endswith(
+    assert edit.insert(
+        "from fleetgen import *\n" + one_line,
+        "environments",
+        'Environment(name="x")',
+        ["Environment"],
+        after="a",
+    ).endswith(
         'fleet = Fleet(environments=[Environment(name="a"), Environment(name="x"), '
-        'Environment(name="b")])\n')
+        'Environment(name="b")])\n'
+    )
     with pytest.raises(edit.EditError, match="no element written with name='test'"):
         edit.insert(ODD_LISTS, "environments", 'Environment(name="qa")', [], after="test")
 
@@ -525,7 +774,9 @@ def test_extend_appends_to_a_named_elements_list_or_adds_the_argument() -> None:
     edited = ODD_LISTS
     for project in ("p", "q", "r"):
         edited = edit.extend(edited, "projects", project, "namespaces", '"z"')
-    assert edited == ODD_LISTS.replace('namespaces=["a", "b"]', 'namespaces=["a", "b", "z"]') \
-        .replace('description="x"),  # no namespaces',
-                 'description="x",\n                      namespaces=["z"]),  # no namespaces') \
-        .replace('"c",  # keep\n', '"c",  # keep\n                      "z",\n')
+    assert edited == ODD_LISTS.replace(
+        'namespaces=["a", "b"]', 'namespaces=["a", "b", "z"]'
+    ).replace(
+        'description="x"),  # no namespaces',
+        'description="x",\n                      namespaces=["z"]),  # no namespaces',
+    ).replace('"c",  # keep\n', '"c",  # keep\n                      "z",\n')

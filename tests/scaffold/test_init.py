@@ -14,8 +14,13 @@ from fleetgen.scaffold import remote
 
 
 def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fleetgen", *args], cwd=cwd,
-                          capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> None:
@@ -23,9 +28,15 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     created = fleetgen(tmp_path, "init", repo.name)
     assert created.returncode == 0, created.stderr
     assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file()) == [
-        ".github/workflows/fleet.yaml", ".gitignore", ".pre-commit-config.yaml", "README.md",
-        "apps/hello/base/deployment.yaml", "apps/hello/base/kustomization.yaml",
-        "apps/hello/base/service.yaml", "fleet.py"]
+        ".github/workflows/fleet.yaml",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "README.md",
+        "apps/hello/base/deployment.yaml",
+        "apps/hello/base/kustomization.yaml",
+        "apps/hello/base/service.yaml",
+        "fleet.py",
+    ]
     assert 'name="acme-fleet"' in (repo / "fleet.py").read_text()
     for name in (".github/workflows/fleet.yaml", ".pre-commit-config.yaml"):
         assert yaml.safe_load((repo / name).read_text())
@@ -33,12 +44,15 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert "${{ github.base_ref }}" in (repo / ".github/workflows/fleet.yaml").read_text()
     # The job that runs fleet.py (code) has a read-only token; the one that writes runs no code.
     assert "pull_request_target" not in workflow[True] and workflow["permissions"] == {
-        "contents": "read"}
+        "contents": "read"
+    }
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
     assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
-    assert not any("checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
-                   for step in jobs["comment"]["steps"])
+    assert not any(
+        "checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
+        for step in jobs["comment"]["steps"]
+    )
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     checked = fleetgen(repo, "build", "--check")
@@ -88,13 +102,16 @@ def test_init_adopts_an_existing_repo_without_overwriting(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "README.md").read_text() == "# Platform\n\nours\n"
     assert (tmp_path / ".gitignore").read_text() == (
-        "node_modules/\n.venv/\n# fleetgen\n__pycache__/\n*.pyc\n")
+        "node_modules/\n.venv/\n# fleetgen\n__pycache__/\n*.pyc\n"
+    )
     lines = result.stdout.splitlines()
     assert "skipped  README.md (it exists)" in lines
     assert "appended .gitignore (2 line(s))" in lines
     assert "created  fleet.py" in lines and "repo: https://github.com/acme/platform.git" in lines
-    assert "git@github.com:acme/platform.git; the engines read the repo as " \
-           "https://github.com/acme/platform.git" in result.stderr
+    assert (
+        "git@github.com:acme/platform.git; the engines read the repo as "
+        "https://github.com/acme/platform.git" in result.stderr
+    )
     assert 'REPO = "https://github.com/acme/platform.git"' in (tmp_path / "fleet.py").read_text()
     assert fleetgen(tmp_path, "build").returncode == 0
 
@@ -113,17 +130,20 @@ def test_init_twice_refuses_and_a_complete_gitignore_is_skipped(tmp_path: Path) 
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
-def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(
-        tmp_path: Path) -> None:
+def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_path: Path) -> None:
     result = fleetgen(tmp_path, "init", "--name", "acme")
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ("warning: repo is a placeholder (the folder has no Git remote "
-                             "'origin'): set it to the https:// or ssh:// URL the engines read "
-                             "this repository from\n")
+    assert result.stderr == (
+        "warning: repo is a placeholder (the folder has no Git remote "
+        "'origin'): set it to the https:// or ssh:// URL the engines read "
+        "this repository from\n"
+    )
     text = (tmp_path / "fleet.py").read_text()
-    assert ("# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
-            "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
-            'REPO = "https://git.example.com/acme.git"\n') in text
+    assert (
+        "# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
+        "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
+        'REPO = "https://git.example.com/acme.git"\n'
+    ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
 
 
@@ -143,22 +163,29 @@ def test_init_explains_a_remote_the_engines_cannot_read(tmp_path: Path) -> None:
     git(tmp_path, "remote", "add", "origin", "/srv/git/fleet.git")
     result = fleetgen(tmp_path, "init", "--name", "acme")
     assert result.returncode == 0, result.stderr
-    assert ("the remote 'origin' (/srv/git/fleet.git) is not an https:// or ssh Git URL the "
-            "engines can read") in result.stderr
+    assert (
+        "the remote 'origin' (/srv/git/fleet.git) is not an https:// or ssh Git URL the "
+        "engines can read"
+    ) in result.stderr
     assert "# WARNING: repo is a placeholder" in (tmp_path / "fleet.py").read_text()
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("git@github.com:acme/fleet.git", "https://github.com/acme/fleet.git"),
-    ("ssh://git@gitlab.example.com:2222/group/sub/fleet.git",
-     "https://gitlab.example.com/group/sub/fleet.git"),
-    ("https://github.com/acme/fleet", "https://github.com/acme/fleet"),
-    ("https://user:pw@git.example.com/a/b.git", "https://git.example.com/a/b.git"),
-    ("http://git.example.com/a.git", None),
-    ("/srv/git/fleet.git", None),
-    ("file:///srv/git/fleet.git", None),
-    ("git@host:/absolute/path.git", None),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("git@github.com:acme/fleet.git", "https://github.com/acme/fleet.git"),
+        (
+            "ssh://git@gitlab.example.com:2222/group/sub/fleet.git",
+            "https://gitlab.example.com/group/sub/fleet.git",
+        ),
+        ("https://github.com/acme/fleet", "https://github.com/acme/fleet"),
+        ("https://user:pw@git.example.com/a/b.git", "https://git.example.com/a/b.git"),
+        ("http://git.example.com/a.git", None),
+        ("/srv/git/fleet.git", None),
+        ("file:///srv/git/fleet.git", None),
+        ("git@host:/absolute/path.git", None),
+    ],
+)
 def test_remote_urls_become_https_or_are_explained(url: str, expected: str | None) -> None:
     found = remote.https_url(url)
     assert found.url == expected
@@ -178,6 +205,8 @@ def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Pa
     git(tmp_path, "remote", "add", "origin", "https://github.com/acme/mono.git")
     result = fleetgen(tmp_path, "init", "deploy/fleet")
     assert result.returncode == 0, result.stderr
-    assert 'REPO = "https://github.com/acme/mono.git"' in (
-        tmp_path / "deploy/fleet/fleet.py").read_text()
+    assert (
+        'REPO = "https://github.com/acme/mono.git"'
+        in (tmp_path / "deploy/fleet/fleet.py").read_text()
+    )
     assert result.stderr == ""

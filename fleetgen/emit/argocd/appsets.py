@@ -50,14 +50,16 @@ NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
-DEPENDS_ON_NOTE = ("Argo CD syncs Applications independently (sync waves do not order "
-                   "generated apps)")
+DEPENDS_ON_NOTE = (
+    "Argo CD syncs Applications independently (sync waves do not order generated apps)"
+)
 # Per-resource sync option: the root Application applies ApplicationSets server-side, since a
 # generator list for many clusters outgrows client-side apply's last-applied annotation (256 KiB).
 SERVER_SIDE = {"argocd.argoproj.io/sync-options": "ServerSideApply=true"}
 SELF_HEAL_NOTE = (
     "RollingSync turns automated sync off on the generated Applications and syncs\n"
-    "them itself, wave by wave, when Git changes: self_heal has no effect there.")
+    "them itself, wave by wave, when Git changes: self_heal has no effect there."
+)
 PROGRESSIVE_NOTE = (
     "Progressive sync (strategy RollingSync) needs the ApplicationSet controller flag\n"
     "--enable-progressive-syncs (argocd-cmd-params-cm:\n"
@@ -91,7 +93,8 @@ def application_sets(plan: Plan, labels: Labels | None = None) -> list[OutputFil
     """One file per app holding its ApplicationSets, in the fleet's environment order;
     ``labels``: a `registration_labeller` of the whole Plan (default: of ``plan``)."""
     by_app: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
-        lambda: defaultdict(list))
+        lambda: defaultdict(list)
+    )
     for placement in plan.placements:
         by_app[placement.app][placement.env].append(placement)
     apps = {app.name: app for app in plan.fleet.apps}
@@ -101,37 +104,55 @@ def application_sets(plan: Plan, labels: Labels | None = None) -> list[OutputFil
     files = []
     for name in sorted(by_app):
         placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]
-        docs = tuple(_application_set(plan, apps[name], env, overlays.get((name, env.name)), ps,
-                                      labels)
-                     for env, ps in placed)
-        files.append(OutputFile(f"argocd/applicationsets/{name}.yaml", docs,
-                                comment=_header(apps[name], [env for env, _ in placed])))
+        docs = tuple(
+            _application_set(plan, apps[name], env, overlays.get((name, env.name)), ps, labels)
+            for env, ps in placed
+        )
+        files.append(
+            OutputFile(
+                f"argocd/applicationsets/{name}.yaml",
+                docs,
+                comment=_header(apps[name], [env for env, _ in placed]),
+            )
+        )
     return files
 
 
 def _header(app: App, envs: Sequence[Environment]) -> str:
     names = ", ".join(env.name for env in envs)
-    text = (f"ApplicationSets of app {app.name}, one per environment ({names}); each generates\n"
-            f"an Application {app.name}-<cluster> for every cluster the app is placed on.")
+    text = (
+        f"ApplicationSets of app {app.name}, one per environment ({names}); each generates\n"
+        f"an Application {app.name}-<cluster> for every cluster the app is placed on."
+    )
     rolling = [env.name for env in envs if env.rollout is not None]
     if rolling:
-        text += (f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}\n"
-                 f"{SELF_HEAL_NOTE}")
+        text += (
+            f"\nRolling out in waves: {', '.join(rolling)}.\n{PROGRESSIVE_NOTE}\n{SELF_HEAL_NOTE}"
+        )
     if app.targets.runtime:
-        text += ("\nClusters are selected by label when the ApplicationSet runs\n"
-                 "(Selector(runtime=True)): clusters registered later are included, so\n"
-                 "`fleetgen diff` knows only the clusters fleet.py declares.")
+        text += (
+            "\nClusters are selected by label when the ApplicationSet runs\n"
+            "(Selector(runtime=True)): clusters registered later are included, so\n"
+            "`fleetgen diff` knows only the clusters fleet.py declares."
+        )
     if app.source is not None:
         text += "\n" + remote_note(app.source)
     if app.depends_on:
-        text += (f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
-                 f"{DEPENDS_ON_NOTE}.")
+        text += (
+            f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
+            f"{DEPENDS_ON_NOTE}."
+        )
     return text
 
 
-def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOverlay | None,
-                     placements: Sequence[Placement],
-                     labels: Callable[[str], dict[str, str]]) -> dict[str, Any]:
+def _application_set(
+    plan: Plan,
+    app: App,
+    env: Environment,
+    env_overlay: EnvOverlay | None,
+    placements: Sequence[Placement],
+    labels: Callable[[str], dict[str, str]],
+) -> dict[str, Any]:
     """``labels``: a cluster's name -> the labels of its registration."""
     groups: dict[_Group, list[str]] = {}  # group -> its clusters
     # Placements on the env overlay share its Settings: one group per policy object, whose
@@ -139,8 +160,11 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     shared: dict[int, list[str]] = {}
     for placement in placements:
         if env_overlay is None:
-            group = (_chart_group(plan, app, placement) if placement.chart is not None
-                     else _remote_group(plan, app, placement))
+            group = (
+                _chart_group(plan, app, placement)
+                if placement.chart is not None
+                else _remote_group(plan, app, placement)
+            )
         elif placement.overlay == env_overlay.path:
             memo = id(placement.settings.sync)
             if memo not in shared:
@@ -159,9 +183,17 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     spec: dict[str, Any] = {
         "goTemplate": True,
         "goTemplateOptions": ["missingkey=error"],
-        "generators": [_generator(env, group, names, uniform is None, charts,
-                                  app.targets if app.targets.runtime else None)
-                       for group, names in ordered],
+        "generators": [
+            _generator(
+                env,
+                group,
+                names,
+                uniform is None,
+                charts,
+                app.targets if app.targets.runtime else None,
+            )
+            for group, names in ordered
+        ],
         "template": _template(plan, app, env, uniform, charts),
     }
     if uniform is None:
@@ -169,11 +201,17 @@ def _application_set(plan: Plan, app: App, env: Environment, env_overlay: EnvOve
     if env.rollout is not None:
         spec["strategy"] = _rolling_sync(plan, env, {p.cluster for p in placements})
     spec["syncPolicy"] = {"preserveResourcesOnDeletion": not plan.fleet.cascade_delete}
-    return {"apiVersion": API_VERSION, "kind": "ApplicationSet",
-            "metadata": metadata(f"{app.name}-{env.name}", plan.fleet.argocd.namespace,
-                                 labels={APP_LABEL: app.name, ENV_LABEL: env.name},
-                                 annotations=SERVER_SIDE),
-            "spec": spec}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ApplicationSet",
+        "metadata": metadata(
+            f"{app.name}-{env.name}",
+            plan.fleet.argocd.namespace,
+            labels={APP_LABEL: app.name, ENV_LABEL: env.name},
+            annotations=SERVER_SIDE,
+        ),
+        "spec": spec,
+    }
 
 
 def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) -> _Group:
@@ -182,12 +220,16 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     head, _, last = overlay.rpartition("/")
     per_cluster = placement.overlay != env_overlay.path and last == placement.cluster
     prefix, action = (head + "/", NAME) if per_cluster else (overlay, "")
-    below = [] if placement.overlay == env_overlay.path else [
-        posixpath.join(plan.fleet.output_dir, env_overlay.path)]
+    below = (
+        []
+        if placement.overlay == env_overlay.path
+        else [posixpath.join(plan.fleet.output_dir, env_overlay.path)]
+    )
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base])
     sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet))
-    return _Group(per_cluster, go_text(prefix) + action,
-                  go_text("/" + prefix) + action + go_text(rest), sync)
+    return _Group(
+        per_cluster, go_text(prefix) + action, go_text("/" + prefix) + action + go_text(rest), sync
+    )
 
 
 def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
@@ -223,71 +265,114 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     meta = namespace_metadata(fleet).get(app.namespace or "") if creates else None
     if meta is not None and (meta.labels or meta.annotations):
         policy["managedNamespaceMetadata"] = {
-            key: dict(sorted(value.items())) for key, value in (
-                ("labels", meta.labels), ("annotations", meta.annotations)) if value}
+            key: dict(sorted(value.items()))
+            for key, value in (("labels", meta.labels), ("annotations", meta.annotations))
+            if value
+        }
     created = [f"{CREATE_NAMESPACE}=true"] if creates else []
     options = list(dict.fromkeys([*created, *sync.sync_options]))
     if app.ignore_differences and not any(
-            option.startswith("RespectIgnoreDifferences=") for option in options):
+        option.startswith("RespectIgnoreDifferences=") for option in options
+    ):
         options.append("RespectIgnoreDifferences=true")
     if options:
         policy["syncOptions"] = options
     if sync.retry is not None:
         retry = sync.retry
-        policy["retry"] = {"limit": retry.limit, "backoff": {
-            "duration": retry.backoff_duration, "factor": retry.backoff_factor,
-            "maxDuration": retry.backoff_max_duration}}
+        policy["retry"] = {
+            "limit": retry.limit,
+            "backoff": {
+                "duration": retry.backoff_duration,
+                "factor": retry.backoff_factor,
+                "maxDuration": retry.backoff_max_duration,
+            },
+        }
     return policy
 
 
-def _check_reads(clusters: Sequence[str], reads: Sequence[str],
-                 labels: Callable[[str], dict[str, str]]) -> None:
+def _check_reads(
+    clusters: Sequence[str], reads: Sequence[str], labels: Callable[[str], dict[str, str]]
+) -> None:
     """Every registration label the template reads exists on every selected registration."""
     for name in clusters if reads else ():
         missing = [key for key in reads if key not in labels(name)]
         if missing:
-            raise RuntimeError(f"fleetgen bug: the registration of cluster {name!r} lacks "
-                               f"label(s) {sorted(missing)} that its ApplicationSet reads")
+            raise RuntimeError(
+                f"fleetgen bug: the registration of cluster {name!r} lacks "
+                f"label(s) {sorted(missing)} that its ApplicationSet reads"
+            )
 
 
-def _generator(env: Environment, group: _Group, clusters: list[str], patch_sync: bool,
-               charts: Sequence[ChartParts], runtime: Selector | None) -> dict[str, Any]:
-    values = (chart_generator_values(group.chart, charts) if group.chart is not None else
-              {"overlay": group.overlay, "generatePaths": group.generate_paths} if group.overlay
-              else {})
+def _generator(
+    env: Environment,
+    group: _Group,
+    clusters: list[str],
+    patch_sync: bool,
+    charts: Sequence[ChartParts],
+    runtime: Selector | None,
+) -> dict[str, Any]:
+    values = (
+        chart_generator_values(group.chart, charts)
+        if group.chart is not None
+        else {"overlay": group.overlay, "generatePaths": group.generate_paths}
+        if group.overlay
+        else {}
+    )
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
-    selector = (_runtime_selector(env, runtime) if runtime is not None else
-                {"matchLabels": {ENV_LABEL: env.name},
-                 "matchExpressions": [{"key": CLUSTER_LABEL, "operator": "In",
-                                       "values": sorted(clusters)}]})
+    selector = (
+        _runtime_selector(env, runtime)
+        if runtime is not None
+        else {
+            "matchLabels": {ENV_LABEL: env.name},
+            "matchExpressions": [
+                {"key": CLUSTER_LABEL, "operator": "In", "values": sorted(clusters)}
+            ],
+        }
+    )
     return {"clusters": {"selector": selector, **({"values": values} if values else {})}}
 
 
 def _runtime_selector(env: Environment, targets: Selector) -> dict[str, Any]:
     """The app's own label selector, which the ApplicationSet controller evaluates against the
     registrations it finds when it runs (``Selector(runtime=True)``), within the environment."""
-    expressions = [{"key": expr.key, "operator": expr.operator,
-                    **({"values": list(expr.values)} if expr.values else {})}
-                   for expr in targets.match_expressions]
+    expressions = [
+        {
+            "key": expr.key,
+            "operator": expr.operator,
+            **({"values": list(expr.values)} if expr.values else {}),
+        }
+        for expr in targets.match_expressions
+    ]
     if targets.clusters is not None:
-        expressions.append({"key": CLUSTER_LABEL, "operator": "In",
-                            "values": sorted(targets.clusters)})
+        expressions.append(
+            {"key": CLUSTER_LABEL, "operator": "In", "values": sorted(targets.clusters)}
+        )
     if targets.exclude:
-        expressions.append({"key": CLUSTER_LABEL, "operator": "NotIn",
-                            "values": sorted(targets.exclude)})
-    selector: dict[str, Any] = {"matchLabels": dict(sorted(
-        {**targets.match_labels, ENV_LABEL: env.name}.items()))}
+        expressions.append(
+            {"key": CLUSTER_LABEL, "operator": "NotIn", "values": sorted(targets.exclude)}
+        )
+    selector: dict[str, Any] = {
+        "matchLabels": dict(sorted({**targets.match_labels, ENV_LABEL: env.name}.items()))
+    }
     if expressions:
         selector["matchExpressions"] = expressions
     return selector
 
 
-def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | None,
-              charts: Sequence[ChartParts]) -> dict[str, Any]:
+def _template(
+    plan: Plan,
+    app: App,
+    env: Environment,
+    sync: dict[str, Any] | None,
+    charts: Sequence[ChartParts],
+) -> dict[str, Any]:
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
-        APP_LABEL: go_text(app.name), ENV_LABEL: go_text(env.name), CLUSTER_LABEL: NAME}
+        APP_LABEL: go_text(app.name),
+        ENV_LABEL: go_text(env.name),
+        CLUSTER_LABEL: NAME,
+    }
     if env.rollout is not None:
         labels[WAVE_LABEL] = WAVE
     annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()}
@@ -295,20 +380,29 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
         annotations[GENERATE_PATHS] = "{{ .values.generatePaths }}"
     elif app.chart is not None and app.chart.path is not None:  # refreshed on a chart push
         annotations[GENERATE_PATHS] = go_text("/" + posixpath.normpath(app.chart.path))
-    meta: dict[str, Any] = {"name": go_text(f"{app.name}-") + NAME,
-                            "labels": dict(sorted(labels.items())),
-                            "annotations": dict(sorted(annotations.items()))}
+    meta: dict[str, Any] = {
+        "name": go_text(f"{app.name}-") + NAME,
+        "labels": dict(sorted(labels.items())),
+        "annotations": dict(sorted(annotations.items())),
+    }
     if fleet.cascade_delete:
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
-        "source": chart_source(fleet, app, charts) if charts else remote_source(app) or {
-            "repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
-            "path": "{{ .values.overlay }}"},
+        "source": chart_source(fleet, app, charts)
+        if charts
+        else remote_source(app)
+        or {
+            "repoURL": go_text(fleet.repo),
+            "targetRevision": go_text(fleet.revision),
+            "path": "{{ .values.overlay }}",
+        },
         # No namespace for App(namespace=None): Argo CD then leaves objects where the manifests
         # put them (controller NormalizeTargetObjects defaults only to a non-empty one).
-        "destination": {"server": SERVER, **({"namespace": go_text(app.namespace)}
-                                             if app.namespace is not None else {})},
+        "destination": {
+            "server": SERVER,
+            **({"namespace": go_text(app.namespace)} if app.namespace is not None else {}),
+        },
     }
     if app.ignore_differences:
         spec["ignoreDifferences"] = go_tree([_ignore(d) for d in app.ignore_differences])
@@ -320,13 +414,17 @@ def _template(plan: Plan, app: App, env: Environment, sync: dict[str, Any] | Non
 def remote_note(source: RemoteSource) -> str:
     """What an app from another source needs from Argo CD, for its file's header."""
     if isinstance(source, OciSource):
-        return (f"Manifests from the OCI artifact {source.url} (no overlay). Argo CD reads the\n"
-                "layer media types in reposerver.oci.layer.media.types; an artifact pushed by\n"
-                "`flux push artifact` (application/vnd.cncf.flux.content.v1.tar+gzip) needs it\n"
-                "added there.")
-    return (f"Manifests from {source.url} (no overlay); a private repository needs\n"
-            "repository credentials in Argo CD (a Secret labelled\n"
-            "argocd.argoproj.io/secret-type: repository or repo-creds).")
+        return (
+            f"Manifests from the OCI artifact {source.url} (no overlay). Argo CD reads the\n"
+            "layer media types in reposerver.oci.layer.media.types; an artifact pushed by\n"
+            "`flux push artifact` (application/vnd.cncf.flux.content.v1.tar+gzip) needs it\n"
+            "added there."
+        )
+    return (
+        f"Manifests from {source.url} (no overlay); a private repository needs\n"
+        "repository credentials in Argo CD (a Secret labelled\n"
+        "argocd.argoproj.io/secret-type: repository or repo-creds)."
+    )
 
 
 def remote_source(app: App) -> dict[str, str] | None:
@@ -338,17 +436,23 @@ def remote_source(app: App) -> dict[str, str] | None:
     """
     if app.source is None:
         return None
-    return {"repoURL": go_text(app.source.url),
-            "targetRevision": go_text(app.source.target_revision),
-            "path": go_text(remote_path(app))}
+    return {
+        "repoURL": go_text(app.source.url),
+        "targetRevision": go_text(app.source.target_revision),
+        "path": go_text(remote_path(app)),
+    }
 
 
 def _ignore(difference: IgnoreDifference) -> dict[str, Any]:
-    entry: dict[str, Any] = {"group": difference.group, "kind": difference.kind,
-                             "name": difference.name, "namespace": difference.namespace,
-                             "jsonPointers": difference.json_pointers,
-                             "jqPathExpressions": difference.jq_path_expressions,
-                             "managedFieldsManagers": difference.managed_fields_managers}
+    entry: dict[str, Any] = {
+        "group": difference.group,
+        "kind": difference.kind,
+        "name": difference.name,
+        "namespace": difference.namespace,
+        "jsonPointers": difference.json_pointers,
+        "jqPathExpressions": difference.jq_path_expressions,
+        "managedFieldsManagers": difference.managed_fields_managers,
+    }
     return {key: value for key, value in entry.items() if value or key == "group"}
 
 
@@ -356,10 +460,13 @@ def _rolling_sync(plan: Plan, env: Environment, placed: set[str]) -> dict[str, A
     """RollingSync steps over the Application wave label; steps without this app are left out."""
     assert env.rollout is not None
     steps = [
-        {"matchExpressions": [{"key": WAVE_LABEL, "operator": "In", "values": [str(number)]}],
-         "maxUpdate": step.max_update}
-        for number, (clusters, step) in enumerate(zip(plan.waves[env.name], env.rollout.steps,
-                                                      strict=True), 1)
+        {
+            "matchExpressions": [{"key": WAVE_LABEL, "operator": "In", "values": [str(number)]}],
+            "maxUpdate": step.max_update,
+        }
+        for number, (clusters, step) in enumerate(
+            zip(plan.waves[env.name], env.rollout.steps, strict=True), 1
+        )
         if placed & set(clusters)
     ]
     return {"type": "RollingSync", "rollingSync": {"steps": steps}}

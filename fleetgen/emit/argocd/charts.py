@@ -73,11 +73,16 @@ def chart_source(fleet: Fleet, app: App, charts: Sequence[ChartParts]) -> dict[s
         elif values:
             helm["valuesObject"] = go_tree(values)
     if chart.path is not None:
-        source = {"repoURL": go_text(fleet.repo), "targetRevision": go_text(fleet.revision),
-                  "path": go_text(posixpath.normpath(chart.path))}
+        source = {
+            "repoURL": go_text(fleet.repo),
+            "targetRevision": go_text(fleet.revision),
+            "path": go_text(posixpath.normpath(chart.path)),
+        }
     else:
         assert chart.repo is not None and chart.name is not None
-        source = {"repoURL": go_text(repo_url(chart.repo)), "chart": go_text(chart.name),
-                  "targetRevision": (go_text(revisions.pop()) if len(revisions) == 1
-                                     else CHART_VERSION)}
+        source = {
+            "repoURL": go_text(repo_url(chart.repo)),
+            "chart": go_text(chart.name),
+            "targetRevision": (go_text(revisions.pop()) if len(revisions) == 1 else CHART_VERSION),
+        }
     return {**source, "helm": helm}

@@ -28,7 +28,8 @@ from fleetgen.plan import Plan
 
 IN_CLUSTER_NOTE = (
     "No secret material: Argo CD reaches it with its own ServiceAccount. The Secret\n"
-    "exists so that ApplicationSet cluster generators can select it by its labels.")
+    "exists so that ApplicationSet cluster generators can select it by its labels."
+)
 CONFIG_EXAMPLE = '{"bearerToken": "...", "tlsClientConfig": {"caData": "<base64 PEM>"}}'
 
 
@@ -39,30 +40,50 @@ def registration(plan: Plan, cluster: Cluster) -> OutputFile:
     what = f"Argo CD registration of cluster {cluster.name} (environment {cluster.env})"
     if credentials is None:
         assert cluster.in_cluster, "resolve requires credentials for other clusters"
-        return OutputFile(path, (_secret(plan, cluster, None),),
-                          comment=f"{what}: the cluster Argo CD runs on.\n{IN_CLUSTER_NOTE}")
+        return OutputFile(
+            path,
+            (_secret(plan, cluster, None),),
+            comment=f"{what}: the cluster Argo CD runs on.\n{IN_CLUSTER_NOTE}",
+        )
     if isinstance(credentials, ExternalSecretRef):
-        return OutputFile(path, (_external_secret(plan, cluster, credentials),),
-                          comment=f"{what},\nbuilt by External Secrets. {_store_note(credentials)}")
-    insecure = ("\ninsecure: Argo CD does not verify this API server's certificate."
-                if cluster.insecure else "")
-    return OutputFile(path, (_secret(plan, cluster, credentials),),
-                      comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.{insecure}")
+        return OutputFile(
+            path,
+            (_external_secret(plan, cluster, credentials),),
+            comment=f"{what},\nbuilt by External Secrets. {_store_note(credentials)}",
+        )
+    insecure = (
+        "\ninsecure: Argo CD does not verify this API server's certificate."
+        if cluster.insecure
+        else ""
+    )
+    return OutputFile(
+        path,
+        (_secret(plan, cluster, credentials),),
+        comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.{insecure}",
+    )
 
 
 def ca_command(credentials: AwsAuth | ExecAuth) -> str:
     """A command that prints the cluster's CA bundle as ``ca_data`` takes it (base64 PEM)."""
     if isinstance(credentials, AwsAuth):
-        return (f"aws eks describe-cluster --name {credentials.cluster_name} "
-                "--query cluster.certificateAuthority.data --output text")
+        return (
+            f"aws eks describe-cluster --name {credentials.cluster_name} "
+            "--query cluster.certificateAuthority.data --output text"
+        )
     if credentials.args[:1] == ["gcp"]:
-        return ("gcloud container clusters describe NAME --location LOCATION "
-                "--format='value(masterAuth.clusterCaCertificate)'")
+        return (
+            "gcloud container clusters describe NAME --location LOCATION "
+            "--format='value(masterAuth.clusterCaCertificate)'"
+        )
     if credentials.args[:1] == ["azure"]:
-        return ("az aks get-credentials --resource-group GROUP --name NAME --file - | "
-                "sed -n 's/^ *certificate-authority-data: //p'")
-    return ("kubectl config view --raw --minify "
-            "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'")
+        return (
+            "az aks get-credentials --resource-group GROUP --name NAME --file - | "
+            "sed -n 's/^ *certificate-authority-data: //p'"
+        )
+    return (
+        "kubectl config view --raw --minify "
+        "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'"
+    )
 
 
 def _secret_name(cluster: Cluster) -> str:
@@ -70,8 +91,7 @@ def _secret_name(cluster: Cluster) -> str:
     return f"cluster-{cluster.name}"
 
 
-def _secret(plan: Plan, cluster: Cluster,
-            credentials: AwsAuth | ExecAuth | None) -> dict[str, Any]:
+def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth | None) -> dict[str, Any]:
     """A cluster's registration Secret: name, server, labels, and the ``config`` that reaches it
     with ``credentials`` (no material).
 
@@ -85,10 +105,14 @@ def _secret(plan: Plan, cluster: Cluster,
     if credentials is not None:
         data["config"] = json.dumps(_config(cluster, credentials), indent=2, sort_keys=True)
     return {
-        "apiVersion": "v1", "kind": "Secret",
-        "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace,
-                             labels=registration_labels(plan, cluster),
-                             annotations=_annotations(cluster)),
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": metadata(
+            _secret_name(cluster),
+            plan.fleet.argocd.namespace,
+            labels=registration_labels(plan, cluster),
+            annotations=_annotations(cluster),
+        ),
         "type": "Opaque",
         "stringData": data,
     }
@@ -101,14 +125,26 @@ def _config(cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]
     (``Cluster.RawRestConfig``): without ``caData`` the API server is verified against the
     system trust store, which a managed cluster's own CA is not in.
     """
-    verify = ({"caData": cluster.ca_data} if cluster.ca_data else
-              {"insecure": True} if cluster.insecure else {})
+    verify = (
+        {"caData": cluster.ca_data}
+        if cluster.ca_data
+        else {"insecure": True}
+        if cluster.insecure
+        else {}
+    )
     tls = {"tlsClientConfig": verify} if verify else {}
     if isinstance(credentials, AwsAuth):
-        return {"awsAuthConfig": {"clusterName": credentials.cluster_name,
-                                  "roleARN": credentials.role_arn}} | tls
-    exec_config: dict[str, Any] = {"command": credentials.command, "args": credentials.args,
-                                   "apiVersion": credentials.api_version}
+        return {
+            "awsAuthConfig": {
+                "clusterName": credentials.cluster_name,
+                "roleARN": credentials.role_arn,
+            }
+        } | tls
+    exec_config: dict[str, Any] = {
+        "command": credentials.command,
+        "args": credentials.args,
+        "apiVersion": credentials.api_version,
+    }
     if credentials.env:
         exec_config["env"] = credentials.env
     return {"execProviderConfig": exec_config} | tls
@@ -119,20 +155,31 @@ def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> di
     # template.metadata is explicit, so the ExternalSecret's own metadata (Argo CD tracking
     # annotations) never reaches the Secret. ESO renders it and template.data as Go templates.
     template = {
-        "engineVersion": "v2", "mergePolicy": "Replace", "type": "Opaque",
-        "metadata": go_tree({"labels": registration_labels(plan, cluster),
-                             "annotations": _annotations(cluster)}),
-        "data": {"name": go_text(cluster.name), "server": go_text(server_url(cluster)),
-                 "config": "{{ .config }}"},
+        "engineVersion": "v2",
+        "mergePolicy": "Replace",
+        "type": "Opaque",
+        "metadata": go_tree(
+            {"labels": registration_labels(plan, cluster), "annotations": _annotations(cluster)}
+        ),
+        "data": {
+            "name": go_text(cluster.name),
+            "server": go_text(server_url(cluster)),
+            "config": "{{ .config }}",
+        },
     }
     return {
-        "apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
         "metadata": metadata(_secret_name(cluster), plan.fleet.argocd.namespace),
         "spec": {
             "refreshInterval": "1h",
             "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
-            "target": {"name": _secret_name(cluster), "creationPolicy": "Owner",
-                       "deletionPolicy": "Retain", "template": template},
+            "target": {
+                "name": _secret_name(cluster),
+                "creationPolicy": "Owner",
+                "deletionPolicy": "Retain",
+                "template": template,
+            },
             "data": [{"secretKey": "config", "remoteRef": remote}],
         },
     }
@@ -144,9 +191,11 @@ def _annotations(cluster: Cluster) -> dict[str, str]:
 
 def _store_note(ref: ExternalSecretRef) -> str:
     where = f"property {ref.property!r} of " if ref.property else ""
-    return (f"Expected in {ref.store_kind} {ref.store}:\n{where}entry {ref.key!r} holds Argo CD's "
-            f"cluster config JSON, e.g.\n{CONFIG_EXAMPLE}\n"
-            "The Secret's name, server and labels come from fleet.py.")
+    return (
+        f"Expected in {ref.store_kind} {ref.store}:\n{where}entry {ref.key!r} holds Argo CD's "
+        f"cluster config JSON, e.g.\n{CONFIG_EXAMPLE}\n"
+        "The Secret's name, server and labels come from fleet.py."
+    )
 
 
 def _auth_note(credentials: AwsAuth | ExecAuth) -> str:

@@ -22,11 +22,15 @@ from fleetgen.model import App, Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
 
-NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"
-                  "(clusterResourceWhitelist[].name) for the namespaces that its apps create\n"
-                  "with CreateNamespace=true.")
-NO_NAMESPACE_NOTE = ("Cluster-scoped kinds are denied unless listed; Namespace is not allowed:\n"
-                     "Fleet(create_namespaces=False), the namespaces are provisioned elsewhere.")
+NAMESPACE_NOTE = (
+    "Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"
+    "(clusterResourceWhitelist[].name) for the namespaces that its apps create\n"
+    "with CreateNamespace=true."
+)
+NO_NAMESPACE_NOTE = (
+    "Cluster-scoped kinds are denied unless listed; Namespace is not allowed:\n"
+    "Fleet(create_namespaces=False), the namespaces are provisioned elsewhere."
+)
 
 
 def projects(plan: Plan) -> list[OutputFile]:
@@ -35,20 +39,25 @@ def projects(plan: Plan) -> list[OutputFile]:
     app_project = {app.name: app.project for app in plan.fleet.apps}
     for placement in plan.placements:
         by_project[app_project[placement.app]].append(placement)
-    return [_project_file(plan, project, by_project[project.name])
-            for project in sorted(plan.fleet.projects, key=lambda p: p.name)]
+    return [
+        _project_file(plan, project, by_project[project.name])
+        for project in sorted(plan.fleet.projects, key=lambda p: p.name)
+    ]
 
 
-def _destinations(plan: Plan, project: Project,
-                 placements: Sequence[Placement]) -> list[dict[str, str]]:
+def _destinations(
+    plan: Plan, project: Project, placements: Sequence[Placement]
+) -> list[dict[str, str]]:
     """The project's destinations as written, else exactly where its apps are placed."""
     if project.destinations is not None:
         return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
     needs = {app.name: app_destinations(plan, app) for app in plan.fleet.apps}
     pairs = sorted({(p.cluster, namespace) for p in placements for namespace in needs[p.app]})
-    return [{"server": server_url(clusters[name]), "name": name, "namespace": namespace}
-            for name, namespace in pairs]
+    return [
+        {"server": server_url(clusters[name]), "name": name, "namespace": namespace}
+        for name, namespace in pairs
+    ]
 
 
 def app_destinations(plan: Plan, app: App) -> list[str]:
@@ -69,41 +78,72 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     spec["destinations"] = _destinations(plan, project, placements)
     if project.service_account:
         spec["destinationServiceAccounts"] = [
-            {"server": d["server"], "namespace": d["namespace"],
-             "defaultServiceAccount": _impersonated(project.service_account, d["namespace"],
-                                                    fleet.argocd.namespace)}
-            for d in spec["destinations"]]
+            {
+                "server": d["server"],
+                "namespace": d["namespace"],
+                "defaultServiceAccount": _impersonated(
+                    project.service_account, d["namespace"], fleet.argocd.namespace
+                ),
+            }
+            for d in spec["destinations"]
+        ]
     spec["clusterResourceWhitelist"] = [
         *({"group": group, "kind": kind} for group, kind in project.cluster_resources),
-        *({"group": "", "kind": "Namespace", "name": namespace}
-          for namespace in _created_namespaces(plan, apps)),
+        *(
+            {"group": "", "kind": "Namespace", "name": namespace}
+            for namespace in _created_namespaces(plan, apps)
+        ),
     ]
     if project.namespace_resources_deny:
-        spec["namespaceResourceBlacklist"] = [{"group": group, "kind": kind}
-                                              for group, kind in project.namespace_resources_deny]
+        spec["namespaceResourceBlacklist"] = [
+            {"group": group, "kind": kind} for group, kind in project.namespace_resources_deny
+        ]
     if project.roles:
-        spec["roles"] = [_drop_empty({"name": role.name, "description": role.description,
-                                      "policies": role.policies, "groups": role.groups})
-                         for role in project.roles]
+        spec["roles"] = [
+            _drop_empty(
+                {
+                    "name": role.name,
+                    "description": role.description,
+                    "policies": role.policies,
+                    "groups": role.groups,
+                }
+            )
+            for role in project.roles
+        ]
     if project.sync_windows:
-        spec["syncWindows"] = [_sync_window(plan, window, placements)
-                               for window in project.sync_windows]
-    doc = {"apiVersion": API_VERSION, "kind": "AppProject",
-           "metadata": metadata(project.name, fleet.argocd.namespace, annotations=EARLY_WAVE,
-                                finalizers=[RESOURCES_FINALIZER]),
-           "spec": spec}
-    where = "as written in fleet.py" if project.destinations is not None else (
-        "exactly where its apps are placed")
+        spec["syncWindows"] = [
+            _sync_window(plan, window, placements) for window in project.sync_windows
+        ]
+    doc = {
+        "apiVersion": API_VERSION,
+        "kind": "AppProject",
+        "metadata": metadata(
+            project.name,
+            fleet.argocd.namespace,
+            annotations=EARLY_WAVE,
+            finalizers=[RESOURCES_FINALIZER],
+        ),
+        "spec": spec,
+    }
+    where = (
+        "as written in fleet.py"
+        if project.destinations is not None
+        else ("exactly where its apps are placed")
+    )
     note = NAMESPACE_NOTE if fleet.create_namespaces else NO_NAMESPACE_NOTE
     comment = f"AppProject {project.name}: destinations are {where}.\n{note}"
     shipped = sorted({name for app in apps for name in plan.namespace_objects.get(app, ())})
     if shipped:
-        comment += (f"\nNamespace {', '.join(shipped)}: shipped by its apps with "
-                    "App(namespace=None),\nallowed by name.")
+        comment += (
+            f"\nNamespace {', '.join(shipped)}: shipped by its apps with "
+            "App(namespace=None),\nallowed by name."
+        )
     if project.service_account:
-        comment += (f"\nApps sync as ServiceAccount {project.service_account} in their namespace"
-                    "\n(created by argocd/tenants.yaml): enable "
-                    "application.sync.impersonation.enabled in argocd-cm.")
+        comment += (
+            f"\nApps sync as ServiceAccount {project.service_account} in their namespace"
+            "\n(created by argocd/tenants.yaml): enable "
+            "application.sync.impersonation.enabled in argocd-cm."
+        )
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
 
 
@@ -158,10 +198,13 @@ def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]
         applications.setdefault(placement.app, []).append(f"{placement.app}-{placement.cluster}")
     servers = {c.name: [server_url(c)] for c in plan.fleet.clusters}
     entry = {
-        "kind": window.kind, "schedule": window.schedule, "duration": window.duration,
+        "kind": window.kind,
+        "schedule": window.schedule,
+        "duration": window.duration,
         "applications": _expand(window.applications, applications),
         "clusters": _expand(window.clusters, servers),
-        "namespaces": window.namespaces, "manualSync": window.manual_sync,
+        "namespaces": window.namespaces,
+        "manualSync": window.manual_sync,
         "timeZone": window.time_zone,
     }
     return _drop_empty(entry, keep=("manualSync",))
@@ -169,8 +212,9 @@ def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]
 
 def _expand(names: Sequence[str], meaning: Mapping[str, Sequence[str]]) -> list[str]:
     """``names`` followed by what each of them means to Argo CD, without repeats."""
-    return list(dict.fromkeys([*names, *(item for name in names
-                                         for item in sorted(meaning.get(name, ())))]))
+    return list(
+        dict.fromkeys([*names, *(item for name in names for item in sorted(meaning.get(name, ())))])
+    )
 
 
 def _drop_empty(entry: dict[str, Any], keep: Sequence[str] = ()) -> dict[str, Any]:
@@ -185,8 +229,13 @@ def permitted(destinations: Sequence[Destination], server: str, namespace: str) 
         namespace_ok = _glob(destination.namespace, namespace)
         if server_ok and namespace_ok:
             allowed = True
-        elif any(pattern.startswith("!") and not ok for pattern, ok in (
-                (destination.server, server_ok), (destination.namespace, namespace_ok))):
+        elif any(
+            pattern.startswith("!") and not ok
+            for pattern, ok in (
+                (destination.server, server_ok),
+                (destination.namespace, namespace_ok),
+            )
+        ):
             return False
     return allowed
 

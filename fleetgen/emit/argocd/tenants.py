@@ -42,18 +42,33 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
         return []
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     files = [_cluster_file(plan, name, by_project) for name, by_project in sorted(found.items())]
-    destinations = sorted({(server_url(clusters[name]), namespace)
-                           for name, by_project in found.items()
-                           for names in by_project.values() for namespace in names})
-    docs = [_project(plan, destinations),
-            *(_application(plan, name, server_url(clusters[name]), min(
-                namespace for names in found[name].values() for namespace in names))
-              for name in sorted(found))]
-    comment = (f"Tenants: Argo CD applies the apps of a project with service_account as that\n"
-               f"ServiceAccount of each destination namespace (AppProject\n"
-               f"destinationServiceAccounts). These Applications, in project {PROJECT}, create\n"
-               f"those accounts and bind each to ClusterRole {TENANT_ROLE} in its namespace only,\n"
-               f"with Argo CD's own credentials for the cluster; files under {DIRECTORY}/.")
+    destinations = sorted(
+        {
+            (server_url(clusters[name]), namespace)
+            for name, by_project in found.items()
+            for names in by_project.values()
+            for namespace in names
+        }
+    )
+    docs = [
+        _project(plan, destinations),
+        *(
+            _application(
+                plan,
+                name,
+                server_url(clusters[name]),
+                min(namespace for names in found[name].values() for namespace in names),
+            )
+            for name in sorted(found)
+        ),
+    ]
+    comment = (
+        f"Tenants: Argo CD applies the apps of a project with service_account as that\n"
+        f"ServiceAccount of each destination namespace (AppProject\n"
+        f"destinationServiceAccounts). These Applications, in project {PROJECT}, create\n"
+        f"those accounts and bind each to ClusterRole {TENANT_ROLE} in its namespace only,\n"
+        f"with Argo CD's own credentials for the cluster; files under {DIRECTORY}/."
+    )
     return [*files, OutputFile("argocd/tenants.yaml", tuple(docs), comment=comment)]
 
 
@@ -76,33 +91,60 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
     namespaces = sorted({name for by_namespace in homes.values() for name in by_namespace})
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:
-        docs += [{"apiVersion": "v1", "kind": "Namespace",
-                  "metadata": {"name": name, "annotations": dict(KEEP)}} for name in namespaces]
-    docs += [service_account(account, name) for account, name in sorted(
-        {(account, name) for (_, account), by_namespace in homes.items()
-         for name, subjects in by_namespace.items() if name in subjects})]
+        docs += [
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": name, "annotations": dict(KEEP)},
+            }
+            for name in namespaces
+        ]
+    docs += [
+        service_account(account, name)
+        for account, name in sorted(
+            {
+                (account, name)
+                for (_, account), by_namespace in homes.items()
+                for name, subjects in by_namespace.items()
+                if name in subjects
+            }
+        )
+    ]
     for (project, account), by_namespace in sorted(homes.items()):
         docs += tenant_bindings(project, account, by_namespace)
-    return OutputFile(f"{DIRECTORY}/{cluster}/tenants.yaml", tuple(docs),
-                      comment=f"Tenant ServiceAccounts on {cluster}, applied by Argo CD "
-                              f"Application {cluster}.tenants.")
+    return OutputFile(
+        f"{DIRECTORY}/{cluster}/tenants.yaml",
+        tuple(docs),
+        comment=f"Tenant ServiceAccounts on {cluster}, applied by Argo CD "
+        f"Application {cluster}.tenants.",
+    )
 
 
 def _project(plan: Plan, destinations: list[tuple[str, str]]) -> dict[str, Any]:
     fleet = plan.fleet
     namespaces = sorted({namespace for _, namespace in destinations})
-    cluster_kinds = ([{"group": "", "kind": "Namespace", "name": name} for name in namespaces]
-                     if fleet.create_namespaces else [])
-    return {"apiVersion": API_VERSION, "kind": "AppProject",
-            "metadata": metadata(PROJECT, fleet.argocd.namespace, annotations=EARLY_WAVE),
-            "spec": {"description": "fleetgen: the ServiceAccounts tenants are applied as",
-                     "sourceRepos": [fleet.repo],
-                     "destinations": [{"server": server, "namespace": namespace}
-                                      for server, namespace in destinations],
-                     "clusterResourceWhitelist": cluster_kinds,
-                     "namespaceResourceWhitelist": [
-                         {"group": "", "kind": "ServiceAccount"},
-                         {"group": "rbac.authorization.k8s.io", "kind": "RoleBinding"}]}}
+    cluster_kinds = (
+        [{"group": "", "kind": "Namespace", "name": name} for name in namespaces]
+        if fleet.create_namespaces
+        else []
+    )
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "AppProject",
+        "metadata": metadata(PROJECT, fleet.argocd.namespace, annotations=EARLY_WAVE),
+        "spec": {
+            "description": "fleetgen: the ServiceAccounts tenants are applied as",
+            "sourceRepos": [fleet.repo],
+            "destinations": [
+                {"server": server, "namespace": namespace} for server, namespace in destinations
+            ],
+            "clusterResourceWhitelist": cluster_kinds,
+            "namespaceResourceWhitelist": [
+                {"group": "", "kind": "ServiceAccount"},
+                {"group": "rbac.authorization.k8s.io", "kind": "RoleBinding"},
+            ],
+        },
+    }
 
 
 def _application(plan: Plan, cluster: str, server: str, namespace: str) -> dict[str, Any]:
@@ -110,10 +152,18 @@ def _application(plan: Plan, cluster: str, server: str, namespace: str) -> dict[
     (every object names its own): AppProject ``isDestinationMatched`` matches the destination's
     namespace, empty included, against the project's destination globs."""
     fleet = plan.fleet
-    return {"apiVersion": API_VERSION, "kind": "Application",
-            "metadata": metadata(f"{cluster}.tenants", fleet.argocd.namespace),
-            "spec": {"project": PROJECT,
-                     "source": {"repoURL": fleet.repo, "targetRevision": fleet.revision,
-                                "path": f"{fleet.output_dir}/{DIRECTORY}/{cluster}"},
-                     "destination": {"server": server, "namespace": namespace},
-                     "syncPolicy": {"automated": {"prune": True, "selfHeal": True}}}}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Application",
+        "metadata": metadata(f"{cluster}.tenants", fleet.argocd.namespace),
+        "spec": {
+            "project": PROJECT,
+            "source": {
+                "repoURL": fleet.repo,
+                "targetRevision": fleet.revision,
+                "path": f"{fleet.output_dir}/{DIRECTORY}/{cluster}",
+            },
+            "destination": {"server": server, "namespace": namespace},
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
+        },
+    }

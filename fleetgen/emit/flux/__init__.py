@@ -81,26 +81,56 @@ def check(plan: Plan) -> list[Problem]:
         reserved.add(fleet.flux.namespace)
     for app in (app for app in fleet.apps if app.name in placed):
         if app.name == fleet.flux.namespace:
-            problems.append(at(app, f"app {app.name!r}: its Flux Kustomization would be named "
-                                    f"like the one `flux bootstrap` creates in namespace "
-                                    f"{fleet.flux.namespace!r}; rename the app", fleet))
+            problems.append(
+                at(
+                    app,
+                    f"app {app.name!r}: its Flux Kustomization would be named "
+                    f"like the one `flux bootstrap` creates in namespace "
+                    f"{fleet.flux.namespace!r}; rename the app",
+                    fleet,
+                )
+            )
     for cluster in fleet.clusters:
         if cluster.name in reserved and any(cluster.name in on for on in placed.values()):
-            problems.append(at(cluster, f"cluster {cluster.name!r}: its Flux directory or "
-                                        f"namespace would be {cluster.name!r}, which `flux "
-                                        "bootstrap` owns; rename the cluster", fleet))
+            problems.append(
+                at(
+                    cluster,
+                    f"cluster {cluster.name!r}: its Flux directory or "
+                    f"namespace would be {cluster.name!r}, which `flux "
+                    "bootstrap` owns; rename the cluster",
+                    fleet,
+                )
+            )
     if fleet.flux.source is not None and fleet.name == fleet.flux.namespace:
-        problems.append(at(fleet, f"fleet {fleet.name!r}: its GitRepository would be named like "
-                                  "bootstrap's; rename the fleet", fleet))
+        problems.append(
+            at(
+                fleet,
+                f"fleet {fleet.name!r}: its GitRepository would be named like "
+                "bootstrap's; rename the fleet",
+                fleet,
+            )
+        )
     if fleet.flux.source_per_namespace and fleet.flux.mode != "hub":
-        problems.append(at(fleet.flux, "FluxOptions(source_per_namespace=True) is for hub mode "
-                                       "(spoke namespaces on the hub); per cluster, every "
-                                       "Kustomization reads a source of its own namespace", fleet))
+        problems.append(
+            at(
+                fleet.flux,
+                "FluxOptions(source_per_namespace=True) is for hub mode "
+                "(spoke namespaces on the hub); per cluster, every "
+                "Kustomization reads a source of its own namespace",
+                fleet,
+            )
+        )
     named_like_fleet = fleet.flux.source is not None
     for app in (app for app in fleet.apps if app.name in placed):
         if named_like_fleet and app.name == fleet.name and isinstance(app.source, GitSource):
-            problems.append(at(app, f"app {app.name!r}: its GitRepository would be named like "
-                                    "the fleet's (FluxOptions.source); rename the app", fleet))
+            problems.append(
+                at(
+                    app,
+                    f"app {app.name!r}: its GitRepository would be named like "
+                    "the fleet's (FluxOptions.source); rename the app",
+                    fleet,
+                )
+            )
     if fleet.flux.mode == "hub":
         problems += hub.check(plan)
     return problems
@@ -121,11 +151,16 @@ def _check_dependencies(plan: Plan, placed: Mapping[str, set[str]]) -> list[Prob
             absent = clusters - placed.get(dependency, set())
             if absent:
                 missing[(app, dependency)] += absent
-    return [at(apps[app], f"app {app!r} depends_on {dependency!r}, which is not placed on "
-                          f"{_clusters(clusters)}: Flux dependsOn only reaches Kustomizations of "
-                          "the same cluster; place it there too or drop the dependency",
-               plan.fleet)
-            for (app, dependency), clusters in sorted(missing.items())]
+    return [
+        at(
+            apps[app],
+            f"app {app!r} depends_on {dependency!r}, which is not placed on "
+            f"{_clusters(clusters)}: Flux dependsOn only reaches Kustomizations of "
+            "the same cluster; place it there too or drop the dependency",
+            plan.fleet,
+        )
+        for (app, dependency), clusters in sorted(missing.items())
+    ]
 
 
 def _check_dependency_kinds(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
@@ -133,14 +168,26 @@ def _check_dependency_kinds(plan: Plan, placed: Mapping[str, set[str]]) -> list[
     (helm-controller and kustomize-controller ``checkDependencies`` get their own kind), for the
     apps ``placed`` (every placement of a chart app, and only those, has a chart)."""
     apps = {app.name: app for app in plan.fleet.apps}
-    pairs = sorted({(app, name) for app in placed for name in apps[app].depends_on
-                    if name in apps and (apps[name].chart is None) != (apps[app].chart is None)})
-    return [at(apps[app], f"app {app!r} depends_on {dependency!r}: in Flux a "
-                          f"{_kind(apps[app].chart is not None)} can wait only for another of "
-                          f"its kind, and {dependency!r} is a "
-                          f"{_kind(apps[dependency].chart is not None)}; drop the dependency or "
-                          "make both apps the same kind", plan.fleet)
-            for app, dependency in pairs]
+    pairs = sorted(
+        {
+            (app, name)
+            for app in placed
+            for name in apps[app].depends_on
+            if name in apps and (apps[name].chart is None) != (apps[app].chart is None)
+        }
+    )
+    return [
+        at(
+            apps[app],
+            f"app {app!r} depends_on {dependency!r}: in Flux a "
+            f"{_kind(apps[app].chart is not None)} can wait only for another of "
+            f"its kind, and {dependency!r} is a "
+            f"{_kind(apps[dependency].chart is not None)}; drop the dependency or "
+            "make both apps the same kind",
+            plan.fleet,
+        )
+        for app, dependency in pairs
+    ]
 
 
 def _kind(chart: bool) -> str:
@@ -162,27 +209,45 @@ def warnings(plan: Plan) -> list[Problem]:
     placed_envs = {p.env for p in plan.placements}
     for env in fleet.environments:
         if env.rollout is not None and env.name in placed_envs and fleet.flux.mode != "hub":
-            found.append(at(env.rollout, f"environment {env.name!r}: Flux per cluster cannot "
-                                         "order clusters, so its rollout does not apply to Flux: "
-                                         "each cluster's Flux applies a merged change on its "
-                                         "own; FluxOptions(mode='hub') orders waves", fleet))
+            found.append(
+                at(
+                    env.rollout,
+                    f"environment {env.name!r}: Flux per cluster cannot "
+                    "order clusters, so its rollout does not apply to Flux: "
+                    "each cluster's Flux applies a merged change on its "
+                    "own; FluxOptions(mode='hub') orders waves",
+                    fleet,
+                )
+            )
     ignore = supports_ignore(fleet)
     placed_apps = {p.app for p in plan.placements}
     for app in (app for app in fleet.apps if app.name in placed_apps):
         for ignore_difference in app.ignore_differences:
             if not ignore and ignore_difference.json_pointers and app.chart is None:
-                found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences "
-                                f"cannot be honoured by Flux {fleet.flux.min_version} "
-                                "(Kustomization spec.ignore needs Flux >= 2.9; set "
-                                "FluxOptions(min_version='2.9') once every cluster runs it), "
-                                "so Flux reverts those fields every interval", fleet))
+                found.append(
+                    at(
+                        ignore_difference,
+                        f"app {app.name!r}: ignore_differences "
+                        f"cannot be honoured by Flux {fleet.flux.min_version} "
+                        "(Kustomization spec.ignore needs Flux >= 2.9; set "
+                        "FluxOptions(min_version='2.9') once every cluster runs it), "
+                        "so Flux reverts those fields every interval",
+                        fleet,
+                    )
+                )
                 continue
             lost = unmirrored(ignore_difference)
             if lost:
-                found.append(at(ignore_difference, f"app {app.name!r}: ignore_differences for "
-                                f"{ignore_difference.kind} {' and '.join(lost)} cannot be mirrored "
-                                "by Flux (spec.ignore takes JSON pointers), which "
-                                "reverts those fields every interval", fleet))
+                found.append(
+                    at(
+                        ignore_difference,
+                        f"app {app.name!r}: ignore_differences for "
+                        f"{ignore_difference.kind} {' and '.join(lost)} cannot be mirrored "
+                        "by Flux (spec.ignore takes JSON pointers), which "
+                        "reverts those fields every interval",
+                        fleet,
+                    )
+                )
     if fleet.flux.mode == "hub":
         found += hub.warnings(plan)
     return found + _chart_retry_interval(plan)
@@ -204,10 +269,15 @@ def _chart_retry_interval(plan: Plan) -> list[Problem]:
             owners[key] = sync_owner(plan.fleet, p, "retry_interval")
         layer = owners[key]
         layers.setdefault(id(layer), (layer, set()))[1].add(p.app)
-    return [at(layer, f"retry_interval does not apply to the Flux placements of chart app(s) "
-                      f"{', '.join(sorted(apps))} (a HelmRelease has no retryInterval)",
-               plan.fleet)
-            for layer, apps in layers.values()]
+    return [
+        at(
+            layer,
+            f"retry_interval does not apply to the Flux placements of chart app(s) "
+            f"{', '.join(sorted(apps))} (a HelmRelease has no retryInterval)",
+            plan.fleet,
+        )
+        for layer, apps in layers.values()
+    ]
 
 
 def emit(plan: Plan) -> list[OutputFile]:
@@ -218,16 +288,17 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _per_cluster(plan: Plan) -> list[OutputFile]:
-    return [*kustomizations(plan, kustomization_docs(plan, homes(plan), {})),
-            *cluster_files(plan)]
+    return [*kustomizations(plan, kustomization_docs(plan, homes(plan), {})), *cluster_files(plan)]
 
 
-def kustomizations(plan: Plan, docs: Mapping[str, Iterable[tuple[Order, dict[str, Any]]]]
-                   ) -> list[OutputFile]:
+def kustomizations(
+    plan: Plan, docs: Mapping[str, Iterable[tuple[Order, dict[str, Any]]]]
+) -> list[OutputFile]:
     """Each cluster's ``kustomizations.yaml`` (path -> the objects of every app there)."""
     found = comments(plan)
-    return [kustomization_file(path, objects, found[path])
-            for path, objects in sorted(docs.items())]
+    return [
+        kustomization_file(path, objects, found[path]) for path, objects in sorted(docs.items())
+    ]
 
 
 def comments(plan: Plan) -> dict[str, str]:
@@ -237,8 +308,11 @@ def comments(plan: Plan) -> dict[str, str]:
 
 def home(fleet: Fleet, cluster: str) -> Home:
     """Where the Kustomizations of the apps on ``cluster`` go (per-cluster mode)."""
-    return Home(f"{cluster_dir(cluster)}/kustomizations.yaml", fleet.flux.namespace,
-                _comment(fleet.output_dir, cluster))
+    return Home(
+        f"{cluster_dir(cluster)}/kustomizations.yaml",
+        fleet.flux.namespace,
+        _comment(fleet.output_dir, cluster),
+    )
 
 
 def homes(plan: Plan) -> dict[str, Home]:
@@ -246,8 +320,9 @@ def homes(plan: Plan) -> dict[str, Home]:
     return {cluster.name: home(plan.fleet, cluster.name) for cluster in plan.fleet.clusters}
 
 
-def app_docs(plan: Plan, found: Mapping[str, Home]
-             ) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+def app_docs(
+    plan: Plan, found: Mapping[str, Home]
+) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
     """The objects of the one app of ``plan`` (`Plan.only`) in each cluster's
     ``kustomizations.yaml``, with their order (per-cluster mode); ``found``: the `homes` of the
     whole Plan, computed once for all its apps."""
@@ -260,17 +335,22 @@ def cluster_files(plan: Plan) -> list[OutputFile]:
     files: list[OutputFile] = []
     namespace_files = NamespaceFiles(fleet)
     for cluster, names in sorted(app_namespaces(plan).items()):
-        files += namespace_files.file(f"{cluster_dir(cluster)}/namespaces.yaml",
-                                      created(fleet, names) - {fleet.flux.namespace},
-                                      f"Namespaces the apps on {cluster} deploy into.")
+        files += namespace_files.file(
+            f"{cluster_dir(cluster)}/namespaces.yaml",
+            created(fleet, names) - {fleet.flux.namespace},
+            f"Namespaces the apps on {cluster} deploy into.",
+        )
         files += source_file(fleet, cluster_dir(cluster))
     for cluster, by_project in sorted(tenants(plan).items()):
-        files += tenant_file(f"{cluster_dir(cluster)}/tenants.yaml", by_project,
-                             fleet.flux.namespace, True)
+        files += tenant_file(
+            f"{cluster_dir(cluster)}/tenants.yaml", by_project, fleet.flux.namespace, True
+        )
     return files
 
 
 def _comment(output_dir: str, cluster: str) -> str:
-    return (f"Flux Kustomizations of the apps placed on {cluster}, applied by the Flux that\n"
-            f"`flux bootstrap ... --path={output_dir}/{cluster_dir(cluster)}` installed there.\n"
-            "suspend: true marks a manual environment: release it by changing fleet.py.")
+    return (
+        f"Flux Kustomizations of the apps placed on {cluster}, applied by the Flux that\n"
+        f"`flux bootstrap ... --path={output_dir}/{cluster_dir(cluster)}` installed there.\n"
+        "suspend: true marks a manual environment: release it by changing fleet.py."
+    )

@@ -42,8 +42,10 @@ VALUES_KEY = "values.yaml"
 KEEP = {"helm.sh/resource-policy": "keep"}
 # A strategic-merge patch that kustomize applies to every object (its kind and name are replaced
 # by each target's): helm-controller's kustomize post-renderer runs it on the rendered chart.
-_KEEP_PATCH = ("apiVersion: v1\nkind: Keep\nmetadata:\n  name: keep\n  annotations:\n"
-               "    helm.sh/resource-policy: keep\n")
+_KEEP_PATCH = (
+    "apiVersion: v1\nkind: Keep\nmetadata:\n  name: keep\n  annotations:\n"
+    "    helm.sh/resource-policy: keep\n"
+)
 
 Ref = tuple[str, str]
 
@@ -53,10 +55,17 @@ def values_configmap_name(app: str) -> str:
     return f"{app}.values"
 
 
-def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
-                  metadata: Mapping[str, Any], spec: Mapping[str, Any],
-                  git_source: Mapping[str, str], ignore: list[dict[str, Any]],
-                  depends_on: Iterable[Ref]) -> list[dict[str, Any]]:
+def chart_objects(
+    fleet: Fleet,
+    app: App,
+    placement: Placement,
+    namespace: str,
+    metadata: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    git_source: Mapping[str, str],
+    ignore: list[dict[str, Any]],
+    depends_on: Iterable[Ref],
+) -> list[dict[str, Any]]:
     """Source, values ConfigMap (when the values hold a null) and HelmRelease of ``placement``.
 
     ``metadata`` is the HelmRelease's (name, namespace, labels, annotations); ``spec`` what every
@@ -73,16 +82,25 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
         "storageNamespace": app.namespace,
     }
     if chart.path is not None:
-        release["chart"] = {"spec": {"chart": f"./{posixpath.normpath(chart.path)}",
-                                     "reconcileStrategy": "Revision",
-                                     "sourceRef": dict(git_source)}}
+        release["chart"] = {
+            "spec": {
+                "chart": f"./{posixpath.normpath(chart.path)}",
+                "reconcileStrategy": "Revision",
+                "sourceRef": dict(git_source),
+            }
+        }
     elif chart.oci:
         objects.append(_oci_repository(fleet, chart, app.name, namespace))
         release["chartRef"] = {"kind": "OCIRepository", "name": app.name}
     else:
         objects.append(_helm_repository(fleet, chart, app.name, namespace))
-        release["chart"] = {"spec": {"chart": chart.name, "version": chart.version,
-                                     "sourceRef": {"kind": "HelmRepository", "name": app.name}}}
+        release["chart"] = {
+            "spec": {
+                "chart": chart.name,
+                "version": chart.version,
+                "sourceRef": {"kind": "HelmRepository", "name": app.name},
+            }
+        }
     if sync.timeout is not None:
         release["timeout"] = sync.timeout
     no_wait = {} if sync.wait else {"disableWait": True}
@@ -98,24 +116,33 @@ def chart_objects(fleet: Fleet, app: App, placement: Placement, namespace: str,
     values = placement.settings.values
     if holds_null(values):
         name = values_configmap_name(app.name)
-        objects.append({"apiVersion": "v1", "kind": "ConfigMap",
-                        "metadata": {"name": name, "namespace": namespace},
-                        "data": {VALUES_KEY: values_text(values)}})
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": namespace},
+                "data": {VALUES_KEY: values_text(values)},
+            }
+        )
         release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
     elif values:
         release["values"] = dict(values)
     if not fleet.cascade_delete:
-        release["postRenderers"] = [{"kustomize": {"patches": [
-            {"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}]
+        release["postRenderers"] = [
+            {"kustomize": {"patches": [{"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}
+        ]
     refs = sorted(set(depends_on))
     if refs:
-        release["dependsOn"] = [{"name": name} if ns == namespace else
-                                {"name": name, "namespace": ns} for ns, name in refs]
+        release["dependsOn"] = [
+            {"name": name} if ns == namespace else {"name": name, "namespace": ns}
+            for ns, name in refs
+        ]
     release.update(spec)
     if not placement.settings.sync.automated:
         release["suspend"] = True
-    objects.append({"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata),
-                    "spec": release})
+    objects.append(
+        {"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata), "spec": release}
+    )
     return objects
 
 
@@ -137,19 +164,26 @@ def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
     return {"createNamespace": True}
 
 
-def _helm_repository(fleet: Fleet, chart: ChartSource, name: str,
-                     namespace: str) -> dict[str, Any]:
+def _helm_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
     assert chart.repo is not None
-    return {"apiVersion": SOURCE_API, "kind": "HelmRepository",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"interval": fleet.flux.interval, "url": chart.repo}}
+    return {
+        "apiVersion": SOURCE_API,
+        "kind": "HelmRepository",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"interval": fleet.flux.interval, "url": chart.repo},
+    }
 
 
-def _oci_repository(fleet: Fleet, chart: ChartSource, name: str,
-                    namespace: str) -> dict[str, Any]:
+def _oci_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
     assert chart.repo is not None
-    return {"apiVersion": SOURCE_API, "kind": "OCIRepository",
-            "metadata": {"name": name, "namespace": namespace},
-            "spec": {"interval": fleet.flux.interval, "url": f"{chart.repo}/{chart.name}",
-                     "ref": {"tag": chart.version},
-                     "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"}}}
+    return {
+        "apiVersion": SOURCE_API,
+        "kind": "OCIRepository",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "interval": fleet.flux.interval,
+            "url": f"{chart.repo}/{chart.name}",
+            "ref": {"tag": chart.version},
+            "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
+        },
+    }

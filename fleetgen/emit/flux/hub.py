@@ -101,7 +101,8 @@ IDENTITY = "flux-identity"  # ServiceAccount whose IAM role the hub assumes for 
 WATCH = {"reconcile.fluxcd.io/watch": "Enabled"}  # reconcile at once when the object changes
 _EKS_ENDPOINT = re.compile(
     r"https://[^/:]+\.(?P<region>[a-z]{2}(?:-[a-z]+)+-[0-9]+)\.eks\.amazonaws\.com(?:\.cn)?"
-    r"(?::443)?/?")
+    r"(?::443)?/?"
+)
 
 
 def check(plan: Plan) -> list[Problem]:
@@ -109,60 +110,105 @@ def check(plan: Plan) -> list[Problem]:
     source per namespace without a source to copy."""
     flux = plan.fleet.flux
     if flux.source_per_namespace and flux.source is None:
-        return [at(flux, "FluxOptions(source_per_namespace=True) puts a copy of the fleet's "
-                         "GitRepository in each spoke namespace, and bootstrap's (with its "
-                         "Secret) lives in flux-system only: set source=GitSource(url=..., "
-                         "secret_ref=...) with a Secret present in every spoke namespace",
-                   plan.fleet)]
+        return [
+            at(
+                flux,
+                "FluxOptions(source_per_namespace=True) puts a copy of the fleet's "
+                "GitRepository in each spoke namespace, and bootstrap's (with its "
+                "Secret) lives in flux-system only: set source=GitSource(url=..., "
+                "secret_ref=...) with a Secret present in every spoke namespace",
+                plan.fleet,
+            )
+        ]
     problems = []
     for cluster in _spokes(plan):
         credentials = plan.credentials[cluster.name]
         if isinstance(credentials, ExecAuth):
-            problems.append(at(cluster, f"cluster {cluster.name!r}: ExecAuth credentials cannot "
-                                        "reach it from a Flux hub (Flux's gcp/azure workload "
-                                        "identity needs the cluster's cloud resource name, which "
-                                        "ExecAuth does not carry); give it ExternalSecretRef "
-                                        "credentials holding a kubeconfig", plan.fleet))
+            problems.append(
+                at(
+                    cluster,
+                    f"cluster {cluster.name!r}: ExecAuth credentials cannot "
+                    "reach it from a Flux hub (Flux's gcp/azure workload "
+                    "identity needs the cluster's cloud resource name, which "
+                    "ExecAuth does not carry); give it ExternalSecretRef "
+                    "credentials holding a kubeconfig",
+                    plan.fleet,
+                )
+            )
         elif isinstance(credentials, AwsAuth) and not _EKS_ENDPOINT.fullmatch(cluster.server):
-            problems.append(at(cluster, f"cluster {cluster.name!r}: with AwsAuth, a Flux hub needs "
-                                        "the EKS cluster ARN, whose region comes from the server "
-                                        "URL; set server to the EKS endpoint (https://<id>.<zone>."
-                                        "<region>.eks.amazonaws.com)", plan.fleet))
+            problems.append(
+                at(
+                    cluster,
+                    f"cluster {cluster.name!r}: with AwsAuth, a Flux hub needs "
+                    "the EKS cluster ARN, whose region comes from the server "
+                    "URL; set server to the EKS endpoint (https://<id>.<zone>."
+                    "<region>.eks.amazonaws.com)",
+                    plan.fleet,
+                )
+            )
     return problems
 
 
 def warnings(plan: Plan) -> list[Problem]:
     """Hub setup the output relies on, and rollout limits."""
     found: list[Problem] = []
-    identity = sorted(c.name for c in _spokes(plan)
-                      if isinstance(plan.credentials[c.name], AwsAuth))
+    identity = sorted(
+        c.name for c in _spokes(plan) if isinstance(plan.credentials[c.name], AwsAuth)
+    )
     if identity:
-        found.append(at(plan.fleet.flux, f"the Flux hub {plan.fleet.flux.hub} reaches "
-                        f"{', '.join(identity)} through workload identity: run its "
-                        "kustomize-controller with --feature-gates=ObjectLevelWorkloadIdentity=true"
-                        " (a patch in flux-system/kustomization.yaml) and let each IAM role trust "
-                        f"the hub's ServiceAccount <cluster>/{IDENTITY}", plan.fleet))
-    charts = sorted({(p.app, p.env) for p in plan.placements
-                     if p.wave is not None and p.chart is not None})
+        found.append(
+            at(
+                plan.fleet.flux,
+                f"the Flux hub {plan.fleet.flux.hub} reaches "
+                f"{', '.join(identity)} through workload identity: run its "
+                "kustomize-controller with --feature-gates=ObjectLevelWorkloadIdentity=true"
+                " (a patch in flux-system/kustomization.yaml) and let each IAM role trust "
+                f"the hub's ServiceAccount <cluster>/{IDENTITY}",
+                plan.fleet,
+            )
+        )
+    charts = sorted(
+        {(p.app, p.env) for p in plan.placements if p.wave is not None and p.chart is not None}
+    )
     apps = {app.name: app for app in plan.fleet.apps}
-    found += [at(apps[app], f"app {app!r} in environment {env!r}: Flux cannot order the "
-                            "rollout waves of a chart app (a HelmRelease can only wait for "
-                            "other HelmReleases, not for a rollout gate), so each cluster "
-                            "installs a merged change at once", plan.fleet)
-              for app, env in charts]
+    found += [
+        at(
+            apps[app],
+            f"app {app!r} in environment {env!r}: Flux cannot order the "
+            "rollout waves of a chart app (a HelmRelease can only wait for "
+            "other HelmReleases, not for a rollout gate), so each cluster "
+            "installs a merged change at once",
+            plan.fleet,
+        )
+        for app, env in charts
+    ]
     placed_envs = {p.env for p in plan.placements if p.wave is not None}
     if plan.fleet.flux.source_per_namespace and placed_envs:
-        found.append(at(plan.fleet.flux, "with source_per_namespace, the rollout gates wait for "
-                        "the previous wave to be Ready but cannot check that it applied the "
-                        "current revision (Flux compares revisions only between Kustomizations "
-                        "of one source), so a wave may start before the previous one has the "
-                        "change", plan.fleet))
+        found.append(
+            at(
+                plan.fleet.flux,
+                "with source_per_namespace, the rollout gates wait for "
+                "the previous wave to be Ready but cannot check that it applied the "
+                "current revision (Flux compares revisions only between Kustomizations "
+                "of one source), so a wave may start before the previous one has the "
+                "change",
+                plan.fleet,
+            )
+        )
     for env in plan.fleet.environments:
-        if env.rollout and env.name in placed_envs and any(
-                step.max_update != "100%" for step in env.rollout.steps):
-            found.append(at(env.rollout, f"environment {env.name!r}: Flux orders rollout waves "
-                                         "but not max_update: a wave's clusters apply together",
-                            plan.fleet))
+        if (
+            env.rollout
+            and env.name in placed_envs
+            and any(step.max_update != "100%" for step in env.rollout.steps)
+        ):
+            found.append(
+                at(
+                    env.rollout,
+                    f"environment {env.name!r}: Flux orders rollout waves "
+                    "but not max_update: a wave's clusters apply together",
+                    plan.fleet,
+                )
+            )
     return found
 
 
@@ -180,8 +226,13 @@ def emit(plan: Plan) -> list[OutputFile]:
         return []
     root = cluster_dir(hub)
     spokes = _spokes(plan)
-    homes = {hub: Home(f"{root}/kustomizations.yaml", fleet.flux.namespace,
-                       f"Flux Kustomizations of the apps placed on the hub, {hub}.")}
+    homes = {
+        hub: Home(
+            f"{root}/kustomizations.yaml",
+            fleet.flux.namespace,
+            f"Flux Kustomizations of the apps placed on the hub, {hub}.",
+        )
+    }
     leading: dict[str, list[dict[str, Any]]] = {}
     files: list[OutputFile] = []
     namespaces = app_namespaces(plan)
@@ -192,21 +243,32 @@ def emit(plan: Plan) -> list[OutputFile]:
         homes[spoke.name] = home
         # The hub impersonates the tenant's account of the spoke's namespace on the spoke itself
         # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
-        leading[home.file] = [*objects, *(service_account(account, spoke.name) for account
-                                          in account_names(tenants_on.get(spoke.name, {})))]
-        files += _spoke_namespaces(namespace_files, spoke.name,
-                                   created(fleet, namespaces[spoke.name]),
-                                   tenants_on.get(spoke.name, {}))
-    files += tenant_file(f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace,
-                         True)
+        leading[home.file] = [
+            *objects,
+            *(
+                service_account(account, spoke.name)
+                for account in account_names(tenants_on.get(spoke.name, {}))
+            ),
+        ]
+        files += _spoke_namespaces(
+            namespace_files,
+            spoke.name,
+            created(fleet, namespaces[spoke.name]),
+            tenants_on.get(spoke.name, {}),
+        )
+    files += tenant_file(
+        f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace, True
+    )
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
-    files += namespace_files.file(f"{root}/namespaces.yaml",
-                                  (created(fleet, namespaces.get(hub, ()))
-                                   | {s.name for s in spokes}) - {fleet.flux.namespace},
-                                  "Namespaces of the apps on the hub, and one per spoke for its "
-                                  "Kustomizations and credentials.")
+    files += namespace_files.file(
+        f"{root}/namespaces.yaml",
+        (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})
+        - {fleet.flux.namespace},
+        "Namespaces of the apps on the hub, and one per spoke for its "
+        "Kustomizations and credentials.",
+    )
     return files + source_file(fleet, root)
 
 
@@ -214,16 +276,24 @@ def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[
     """The spoke's Home and the objects its file starts with (credentials, its own source with
     ``source_per_namespace``, namespaces)."""
     kube_config, credentials = _credentials(plan, spoke)
-    home = Home(f"{root}/spokes/{spoke.name}.yaml", spoke.name,
-                f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
-                spec={"kubeConfig": kube_config})
+    home = Home(
+        f"{root}/spokes/{spoke.name}.yaml",
+        spoke.name,
+        f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
+        spec={"kubeConfig": kube_config},
+    )
     fleet = plan.fleet
     if fleet.flux.source_per_namespace and fleet.flux.source is not None:
         credentials = [*credentials, remote_source(fleet.flux.source, fleet.name, spoke.name)]
         home = replace(home, source={"kind": "GitRepository", "name": fleet.name})
     namespaces = kustomization(
-        plan.fleet, NAMESPACES_KUSTOMIZATION, home, f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
-        prune=True, labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env})
+        plan.fleet,
+        NAMESPACES_KUSTOMIZATION,
+        home,
+        f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
+        prune=True,
+        labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env},
+    )
     apps_home = replace(home, depends_on=((spoke.name, NAMESPACES_KUSTOMIZATION),))
     return apps_home, [*credentials, namespaces]
 
@@ -232,8 +302,10 @@ def _credentials(plan: Plan, spoke: Cluster) -> tuple[dict[str, Any], list[dict[
     """``spec.kubeConfig`` for the spoke and the objects it refers to."""
     credentials = plan.credentials[spoke.name]
     if isinstance(credentials, ExternalSecretRef):
-        return ({"secretRef": {"name": KUBECONFIG, "key": "value"}},
-                [_kubeconfig_secret(credentials, spoke.name)])
+        return (
+            {"secretRef": {"name": KUBECONFIG, "key": "value"}},
+            [_kubeconfig_secret(credentials, spoke.name)],
+        )
     if isinstance(credentials, AwsAuth):
         return {"configMapRef": {"name": KUBECONFIG}}, _aws_identity(credentials, spoke)
     raise ValueError(f"cluster {spoke.name!r}: no Flux kubeConfig for {credentials!r}")
@@ -249,11 +321,22 @@ def _kubeconfig_secret(ref: ExternalSecretRef, namespace_: str) -> dict[str, Any
             "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
             # An explicit template.metadata keeps the ExternalSecret's own labels (Flux's
             # inventory labels) off the Secret.
-            "target": {"name": KUBECONFIG, "creationPolicy": "Owner", "deletionPolicy": "Retain",
-                       "template": {"engineVersion": "v2", "mergePolicy": "Replace",
-                                    "metadata": {"labels": dict(WATCH)}}},
-            "data": [{"secretKey": "value",
-                      "remoteRef": {"key": ref.key, "property": KUBECONFIG_PROPERTY}}],
+            "target": {
+                "name": KUBECONFIG,
+                "creationPolicy": "Owner",
+                "deletionPolicy": "Retain",
+                "template": {
+                    "engineVersion": "v2",
+                    "mergePolicy": "Replace",
+                    "metadata": {"labels": dict(WATCH)},
+                },
+            },
+            "data": [
+                {
+                    "secretKey": "value",
+                    "remoteRef": {"key": ref.key, "property": KUBECONFIG_PROPERTY},
+                }
+            ],
         },
     }
 
@@ -262,16 +345,31 @@ def _aws_identity(auth: AwsAuth, spoke: Cluster) -> list[dict[str, Any]]:
     """The ServiceAccount carrying the role and the ConfigMap Flux builds a kubeconfig from."""
     endpoint, role = _EKS_ENDPOINT.fullmatch(spoke.server), ROLE_ARN.fullmatch(auth.role_arn)
     assert endpoint is not None and role is not None  # check() and the model ensure both
-    arn = (f"arn:{role['partition']}:eks:{endpoint['region']}:{role['account']}:cluster/"
-           f"{auth.cluster_name}")
+    arn = (
+        f"arn:{role['partition']}:eks:{endpoint['region']}:{role['account']}:cluster/"
+        f"{auth.cluster_name}"
+    )
     return [
-        {"apiVersion": "v1", "kind": "ServiceAccount",
-         "metadata": {"name": IDENTITY, "namespace": spoke.name,
-                      "annotations": {"eks.amazonaws.com/role-arn": auth.role_arn}}},
-        {"apiVersion": "v1", "kind": "ConfigMap",
-         "metadata": {"name": KUBECONFIG, "namespace": spoke.name, "labels": dict(WATCH)},
-         "data": {"address": spoke.server, "cluster": arn, "provider": "aws",
-                  "serviceAccountName": IDENTITY}},
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {
+                "name": IDENTITY,
+                "namespace": spoke.name,
+                "annotations": {"eks.amazonaws.com/role-arn": auth.role_arn},
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": KUBECONFIG, "namespace": spoke.name, "labels": dict(WATCH)},
+            "data": {
+                "address": spoke.server,
+                "cluster": arn,
+                "provider": "aws",
+                "serviceAccountName": IDENTITY,
+            },
+        },
     ]
 
 
@@ -279,20 +377,28 @@ def _spoke_dir(spoke: str) -> str:
     return f"flux/spokes/{spoke}"
 
 
-def _spoke_namespaces(namespace_files: NamespaceFiles, spoke: str, names: Iterable[str],
-                      by_project: Mapping[tuple[str, str], set[str]]) -> list[OutputFile]:
+def _spoke_namespaces(
+    namespace_files: NamespaceFiles,
+    spoke: str,
+    names: Iterable[str],
+    by_project: Mapping[tuple[str, str], set[str]],
+) -> list[OutputFile]:
     """``flux/spokes/<spoke>/``: the Namespaces its apps deploy into and the tenants'
     RoleBindings (for accounts of the spoke's namespace on the hub), applied on the spoke."""
-    files = namespace_files.file(f"{_spoke_dir(spoke)}/namespaces.yaml", names,
-                                 f"Namespaces the apps on {spoke} deploy into.")
+    files = namespace_files.file(
+        f"{_spoke_dir(spoke)}/namespaces.yaml",
+        names,
+        f"Namespaces the apps on {spoke} deploy into.",
+    )
     files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False)
     resources = [file.path.rpartition("/")[2] for file in files]
     kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": resources}
     return [*files, OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]
 
 
-def _rollout(plan: Plan, homes: dict[str, Home],
-             root: str) -> tuple[dict[tuple[str, str], list[Ref]], list[OutputFile]]:
+def _rollout(
+    plan: Plan, homes: dict[str, Home], root: str
+) -> tuple[dict[tuple[str, str], list[Ref]], list[OutputFile]]:
     """Rollout gates: (app, cluster) -> the gate of its wave, and the files of the gates.
 
     Gate ``<app>.<env>.wave-<n>`` depends on the app's Kustomizations of its previous wave (the
@@ -310,23 +416,39 @@ def _rollout(plan: Plan, homes: dict[str, Home],
     for (app, env), by_wave in sorted(waves.items()):
         for previous, current in pairwise(sorted(by_wave)):
             name = f"{app}.{env}.wave-{current}"
-            gates.append(kustomization(
-                plan.fleet, name, home, f"{flux_dir(plan)}/{GATE_DIR}", prune=True,
-                labels={APP_LABEL: app, ENV_LABEL: env, WAVE_LABEL: str(current)},
-                depends_on=[(homes[cluster].namespace, app) for cluster in by_wave[previous]]))
-            dependencies.update(((app, cluster), [(home.namespace, name)])
-                                for cluster in by_wave[current])
+            gates.append(
+                kustomization(
+                    plan.fleet,
+                    name,
+                    home,
+                    f"{flux_dir(plan)}/{GATE_DIR}",
+                    prune=True,
+                    labels={APP_LABEL: app, ENV_LABEL: env, WAVE_LABEL: str(current)},
+                    depends_on=[(homes[cluster].namespace, app) for cluster in by_wave[previous]],
+                )
+            )
+            dependencies.update(
+                ((app, cluster), [(home.namespace, name)]) for cluster in by_wave[current]
+            )
     if not gates:
         return dependencies, []
     empty = {**KUSTOMIZE_CONFIG, "resources": []}
     return dependencies, [
-        OutputFile(home.file, tuple(sorted(gates, key=lambda gate: gate["metadata"]["name"])),
-                   comment=home.comment),
-        OutputFile(f"{GATE_DIR}/kustomization.yaml", (empty,),
-                   comment="Applies nothing: what the rollout gates of the Flux hub build."),
+        OutputFile(
+            home.file,
+            tuple(sorted(gates, key=lambda gate: gate["metadata"]["name"])),
+            comment=home.comment,
+        ),
+        OutputFile(
+            f"{GATE_DIR}/kustomization.yaml",
+            (empty,),
+            comment="Applies nothing: what the rollout gates of the Flux hub build.",
+        ),
     ]
 
 
-_GATES_COMMENT = ("Rollout gates: <app>.<env>.wave-<n> is Ready once the app's previous wave is\n"
-                  "Ready (healthy) at the current revision; the app's wave-n Kustomizations wait "
-                  "for it.")
+_GATES_COMMENT = (
+    "Rollout gates: <app>.<env>.wave-<n> is Ready once the app's previous wave is\n"
+    "Ready (healthy) at the current revision; the app's wave-n Kustomizations wait "
+    "for it."
+)

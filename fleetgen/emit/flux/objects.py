@@ -88,21 +88,33 @@ def remote_source(source: RemoteSource, name: str, namespace_: str) -> dict[str,
         spec["ref"] = {"digest": source.digest} if source.digest else {"tag": source.tag}
         kind = "OCIRepository"
     else:
-        spec["ref"] = ({"commit" if source.commit else "tag": source.revision} if source.revision
-                       else {"branch": source.branch})
+        spec["ref"] = (
+            {"commit" if source.commit else "tag": source.revision}
+            if source.revision
+            else {"branch": source.branch}
+        )
         if source.secret_ref:
             spec["secretRef"] = {"name": source.secret_ref}
         kind = "GitRepository"
-    return {"apiVersion": SOURCE_API, "kind": kind,
-            "metadata": {"name": name, "namespace": namespace_}, "spec": spec}
+    return {
+        "apiVersion": SOURCE_API,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace_},
+        "spec": spec,
+    }
 
 
 def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
     """``<directory>/source.yaml`` with the GitRepository of ``FluxOptions.source``, if set."""
     if fleet.flux.source is None:
         return []
-    return [OutputFile(f"{directory}/source.yaml", (git_repository(fleet),),
-                       comment="The repository the Kustomizations read (FluxOptions.source).")]
+    return [
+        OutputFile(
+            f"{directory}/source.yaml",
+            (git_repository(fleet),),
+            comment="The repository the Kustomizations read (FluxOptions.source).",
+        )
+    ]
 
 
 def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
@@ -110,17 +122,23 @@ def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
     return sorted({account for _, account in by_project})
 
 
-def tenant_file(path: str, by_project: Mapping[tuple[str, str], set[str]], home: str,
-                accounts_here: bool) -> list[OutputFile]:
+def tenant_file(
+    path: str, by_project: Mapping[tuple[str, str], set[str]], home: str, accounts_here: bool
+) -> list[OutputFile]:
     """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
     ``accounts_here``), or nothing without tenants."""
-    docs = [service_account(account, home) for account in account_names(by_project)] if (
-        accounts_here) else []
+    docs = (
+        [service_account(account, home) for account in account_names(by_project)]
+        if (accounts_here)
+        else []
+    )
     for (project, account), names in sorted(by_project.items()):
         docs += tenant_bindings(project, account, {name: [home] for name in names})
-    comment = (f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
-               "impersonates,\nmay do what ClusterRole "
-               f"{TENANT_ROLE} allows in the project's namespaces here, nothing else.")
+    comment = (
+        f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
+        "impersonates,\nmay do what ClusterRole "
+        f"{TENANT_ROLE} allows in the project's namespaces here, nothing else."
+    )
     return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
 
 
@@ -131,8 +149,10 @@ def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> di
     metadata: dict[str, Any] = {"name": name}
     if meta is not None and meta.labels:
         metadata["labels"] = dict(sorted(meta.labels.items()))
-    annotations = {**(meta.annotations if meta is not None else {}),
-                   **({} if cascade_delete else PRUNE_DISABLED)}
+    annotations = {
+        **(meta.annotations if meta is not None else {}),
+        **({} if cascade_delete else PRUNE_DISABLED),
+    }
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
@@ -173,19 +193,32 @@ class NamespaceFiles:
     def _namespace(self, name: str) -> dict[str, Any]:
         found = self._built.get(name)
         if found is None:
-            found = self._built[name] = namespace(name, self._declared.get(name),
-                                                  self._cascade_delete)
+            found = self._built[name] = namespace(
+                name, self._declared.get(name), self._cascade_delete
+            )
         return found
 
 
-def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool,
-                  labels: Mapping[str, str], annotations: Mapping[str, str] | None = None,
-                  depends_on: Iterable[Ref] = (), extra: Mapping[str, Any] | None = None,
-                  source: Mapping[str, str] | None = None) -> dict[str, Any]:
+def kustomization(
+    fleet: Fleet,
+    name: str,
+    home: Home,
+    path: str,
+    *,
+    prune: bool,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str] | None = None,
+    depends_on: Iterable[Ref] = (),
+    extra: Mapping[str, Any] | None = None,
+    source: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative) of
     ``source`` (default: the fleet's GitRepository)."""
-    metadata: dict[str, Any] = {"name": name, "namespace": home.namespace,
-                                "labels": dict(sorted(labels.items()))}
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": home.namespace,
+        "labels": dict(sorted(labels.items())),
+    }
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     spec: dict[str, Any] = {
@@ -201,26 +234,49 @@ def kustomization(fleet: Fleet, name: str, home: Home, path: str, *, prune: bool
         spec["dependsOn"] = [_ref(ref, home.namespace) for ref in refs]
     spec.update(extra or {})
     spec.update(home.spec)
-    return {"apiVersion": KUSTOMIZE_API, "kind": "Kustomization", "metadata": metadata,
-            "spec": dict(sorted(spec.items(), key=lambda item: _SPEC_ORDER[item[0]]))}
+    return {
+        "apiVersion": KUSTOMIZE_API,
+        "kind": "Kustomization",
+        "metadata": metadata,
+        "spec": dict(sorted(spec.items(), key=lambda item: _SPEC_ORDER[item[0]])),
+    }
 
 
-_SPEC_ORDER = {key: index for index, key in enumerate((
-    "interval", "retryInterval", "timeout", "sourceRef", "path", "prune", "wait",
-    "deletionPolicy",
-    "dependsOn", "ignore", "kubeConfig", "serviceAccountName", "suspend"))}
+_SPEC_ORDER = {
+    key: index
+    for index, key in enumerate(
+        (
+            "interval",
+            "retryInterval",
+            "timeout",
+            "sourceRef",
+            "path",
+            "prune",
+            "wait",
+            "deletionPolicy",
+            "dependsOn",
+            "ignore",
+            "kubeConfig",
+            "serviceAccountName",
+            "suspend",
+        )
+    )
+}
 
 
 def _ref(ref: Ref, own_namespace: str) -> dict[str, str]:
     namespace_, name = ref
-    return {"name": name} if namespace_ == own_namespace else {"name": name,
-                                                               "namespace": namespace_}
+    return (
+        {"name": name} if namespace_ == own_namespace else {"name": name, "namespace": namespace_}
+    )
 
 
-def kustomization_files(plan: Plan, homes: Mapping[str, Home],
-                        extra_deps: Mapping[tuple[str, str], Sequence[Ref]],
-                        leading: Mapping[str, Sequence[dict[str, Any]]] | None = None
-                        ) -> list[OutputFile]:
+def kustomization_files(
+    plan: Plan,
+    homes: Mapping[str, Home],
+    extra_deps: Mapping[tuple[str, str], Sequence[Ref]],
+    leading: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+) -> list[OutputFile]:
     """One file per Home: its ``leading`` objects, then the Kustomization of each placement on
     its clusters, sorted by (namespace, name).
 
@@ -229,21 +285,28 @@ def kustomization_files(plan: Plan, homes: Mapping[str, Home],
     """
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
-    return [kustomization_file(path, found, comments[path], leading.get(path, ()))
-            for path, found in sorted(kustomization_docs(plan, homes, extra_deps).items())]
+    return [
+        kustomization_file(path, found, comments[path], leading.get(path, ()))
+        for path, found in sorted(kustomization_docs(plan, homes, extra_deps).items())
+    ]
 
 
-def kustomization_file(path: str, found: Iterable[tuple[Order, dict[str, Any]]], comment: str,
-                       leading: Sequence[dict[str, Any]] = ()) -> OutputFile:
+def kustomization_file(
+    path: str,
+    found: Iterable[tuple[Order, dict[str, Any]]],
+    comment: str,
+    leading: Sequence[dict[str, Any]] = (),
+) -> OutputFile:
     """The file of a Home: ``leading`` objects, then the documents ``found`` in their order
     (a stable sort: documents of one order keep theirs)."""
-    return OutputFile(path, (*leading, *(doc for _, doc in sorted(found, key=itemgetter(0)))),
-                      comment=comment)
+    return OutputFile(
+        path, (*leading, *(doc for _, doc in sorted(found, key=itemgetter(0)))), comment=comment
+    )
 
 
-def kustomization_docs(plan: Plan, homes: Mapping[str, Home],
-                       extra_deps: Mapping[tuple[str, str], Sequence[Ref]]
-                       ) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+def kustomization_docs(
+    plan: Plan, homes: Mapping[str, Home], extra_deps: Mapping[tuple[str, str], Sequence[Ref]]
+) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
     """Home file -> the objects of each placement there (Kustomization; source, HelmRelease...),
     with their order, in Plan order (`kustomization_files`)."""
     fleet = plan.fleet
@@ -262,15 +325,18 @@ def kustomization_docs(plan: Plan, homes: Mapping[str, Home],
         found = docs[home.file]
         if placement.chart is not None:
             app_ = apps[placement.app]
-            found += _ordered(_chart_objects(fleet, app_, accounts.get(app_.project), placement,
-                                             home, deps))
+            found += _ordered(
+                _chart_objects(fleet, app_, accounts.get(app_.project), placement, home, deps)
+            )
             continue
         path, source = f"{overlays}/{placement.overlay}", None
         if placement.remote is not None:
             remote = remote_source(placement.remote.source, placement.app, home.namespace)
             found += _ordered([remote])
-            path, source = _remote_path(placement.remote.path), {
-                "kind": remote["kind"], "name": placement.app}
+            path, source = (
+                _remote_path(placement.remote.path),
+                {"kind": remote["kind"], "name": placement.app},
+            )
         found.append(kustomizations.of(placement, app, home, path, deps, source))
     return dict(docs)
 
@@ -283,8 +349,18 @@ def _remote_path(path: str) -> str:
 def _ordered(docs: Iterable[dict[str, Any]]) -> list[tuple[Order, dict[str, Any]]]:
     """Each document built here (with apiVersion, kind, metadata.namespace and name) with its
     (group, kind, namespace, name), the order of its file."""
-    return [((doc["apiVersion"].rpartition("/")[0], doc["kind"], doc["metadata"]["namespace"],
-              doc["metadata"]["name"]), doc) for doc in docs]
+    return [
+        (
+            (
+                doc["apiVersion"].rpartition("/")[0],
+                doc["kind"],
+                doc["metadata"]["namespace"],
+                doc["metadata"]["name"],
+            ),
+            doc,
+        )
+        for doc in docs
+    ]
 
 
 class _Kustomizations:
@@ -297,9 +373,15 @@ class _Kustomizations:
         self._source = source_ref(fleet)
         self._built: dict[tuple[Any, ...], tuple[Order, dict[str, Any]]] = {}
 
-    def of(self, placement: Placement, app: _AppParts, home: Home, path: str,
-           depends_on: Sequence[Ref], source: Mapping[str, str] | None
-           ) -> tuple[Order, dict[str, Any]]:
+    def of(
+        self,
+        placement: Placement,
+        app: _AppParts,
+        home: Home,
+        path: str,
+        depends_on: Sequence[Ref],
+        source: Mapping[str, str] | None,
+    ) -> tuple[Order, dict[str, Any]]:
         """The Kustomization of ``placement`` in ``home`` (``source``: as `kustomization`), with
         its order (`_ordered`)."""
         sync = placement.settings.sync
@@ -307,40 +389,78 @@ class _Kustomizations:
         # as the Plan, so its id tells the policies apart (hashing a model costs more, and fails
         # on its list field). Of the Home, its namespace, its dependencies and the keys of its
         # spec shape the object; the values of its spec and its source are set per placement.
-        key = (placement.app, id(sync), home.namespace, home.depends_on, tuple(home.spec),
-               tuple(depends_on))
+        key = (
+            placement.app,
+            id(sync),
+            home.namespace,
+            home.depends_on,
+            tuple(home.spec),
+            tuple(depends_on),
+        )
         built = self._built.get(key)
         if built is None:
-            self._built[key] = built = _ordered([kustomization(
-                self._fleet, placement.app, home, path, prune=sync.prune,
-                labels=_labels(placement, app.labels), annotations=app.annotations,
-                depends_on=depends_on, extra={**_sync(placement), **app.spec}, source=source)])[0]
+            self._built[key] = built = _ordered(
+                [
+                    kustomization(
+                        self._fleet,
+                        placement.app,
+                        home,
+                        path,
+                        prune=sync.prune,
+                        labels=_labels(placement, app.labels),
+                        annotations=app.annotations,
+                        depends_on=depends_on,
+                        extra={**_sync(placement), **app.spec},
+                        source=source,
+                    )
+                ]
+            )[0]
             return built
         order, first = built
         metadata = first["metadata"]
-        labels = {**metadata["labels"], CLUSTER_LABEL: placement.cluster,
-                  ENV_LABEL: placement.env}
-        spec = {**first["spec"], "sourceRef": dict(source or home.source or self._source),
-                "path": path, **home.spec}
+        labels = {**metadata["labels"], CLUSTER_LABEL: placement.cluster, ENV_LABEL: placement.env}
+        spec = {
+            **first["spec"],
+            "sourceRef": dict(source or home.source or self._source),
+            "path": path,
+            **home.spec,
+        }
         return order, {**first, "metadata": {**metadata, "labels": labels}, "spec": spec}
 
 
-def _chart_objects(fleet: Fleet, app: App, account: str | None, placement: Placement,
-                   home: Home, deps: Sequence[Ref]) -> list[dict[str, Any]]:
+def _chart_objects(
+    fleet: Fleet,
+    app: App,
+    account: str | None,
+    placement: Placement,
+    home: Home,
+    deps: Sequence[Ref],
+) -> list[dict[str, Any]]:
     """A chart app's source and HelmRelease, labelled and placed like a Kustomization (without
     Argo CD's ``argoproj.io/`` metadata, as `flux_metadata` says), ``account`` its project's
     ServiceAccount."""
     labels, annotations = flux_metadata(app.labels), flux_metadata(app.annotations)
-    metadata: dict[str, Any] = {"name": app.name, "namespace": home.namespace,
-                                "labels": dict(sorted(_labels(placement, labels).items()))}
+    metadata: dict[str, Any] = {
+        "name": app.name,
+        "namespace": home.namespace,
+        "labels": dict(sorted(_labels(placement, labels).items())),
+    }
     if annotations:
         metadata["annotations"] = dict(sorted(annotations.items()))
     spec = dict(home.spec)
     if account:
         spec["serviceAccountName"] = account
-    return chart_objects(fleet, app, placement, home.namespace, metadata, spec,
-                         home.source or source_ref(fleet),
-                         ignore_rules(app.ignore_differences), deps)
+    return chart_objects(
+        fleet,
+        app,
+        placement,
+        home.namespace,
+        metadata,
+        spec,
+        home.source or source_ref(fleet),
+        ignore_rules(app.ignore_differences),
+        deps,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,8 +478,9 @@ class _AppParts:
         spec: dict[str, Any] = {"ignore": rules} if rules else {}
         if service_account:  # tenant impersonation, an account in the Flux namespace
             spec["serviceAccountName"] = service_account
-        return cls(flux_metadata(app.labels), flux_metadata(app.annotations),
-                   tuple(app.depends_on), spec)
+        return cls(
+            flux_metadata(app.labels), flux_metadata(app.annotations), tuple(app.depends_on), spec
+        )
 
 
 def flux_metadata(values: Mapping[str, str]) -> dict[str, str]:
@@ -414,10 +535,18 @@ def ignore_rules(ignores: Iterable[IgnoreDifference]) -> list[dict[str, Any]]:
     for ignore in ignores:
         if not ignore.json_pointers:
             continue
-        target = {"group": ignore.group, "kind": ignore.kind,
-                  "name": _exact(ignore.name), "namespace": _exact(ignore.namespace)}
-        rules.append({"paths": list(ignore.json_pointers),
-                      "target": {key: value for key, value in target.items() if value}})
+        target = {
+            "group": ignore.group,
+            "kind": ignore.kind,
+            "name": _exact(ignore.name),
+            "namespace": _exact(ignore.namespace),
+        }
+        rules.append(
+            {
+                "paths": list(ignore.json_pointers),
+                "target": {key: value for key, value in target.items() if value},
+            }
+        )
     return rules
 
 
@@ -431,6 +560,11 @@ def _exact(name: str | None) -> str | None:
 
 def unmirrored(ignore: IgnoreDifference) -> list[str]:
     """The parts of ``ignore`` that Flux's ``spec.ignore`` (JSON pointers only) cannot express."""
-    return [what for what, values in (("jq_path_expressions", ignore.jq_path_expressions),
-                                      ("managed_fields_managers", ignore.managed_fields_managers))
-            if values]
+    return [
+        what
+        for what, values in (
+            ("jq_path_expressions", ignore.jq_path_expressions),
+            ("managed_fields_managers", ignore.managed_fields_managers),
+        )
+        if values
+    ]
