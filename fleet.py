@@ -73,133 +73,80 @@ fleet = Fleet(
     engines=["argocd", "flux"],
     default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
     common_labels={"acme.io/managed-by": "fleetgen"},
-    sync=SyncPolicy(
-        sync_options=["ServerSideApply=true"],
-        retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m"),
-    ),
+    sync=SyncPolicy(sync_options=["ServerSideApply=true"],
+                    retry=Retry(limit=5, backoff_duration="10s", backoff_max_duration="5m")),
     environments=[
         # Flux reconciles dev every minute rather than every FluxOptions.interval (10m); Argo CD,
         # in staging and prod, syncs when Git changes and has no interval.
+        Environment(name="dev", engine="flux",
+                    sync=SyncPolicy(automated=True, prune=True, self_heal=True, interval="1m")),
+        Environment(name="staging", engine="argocd",
+                    sync=SyncPolicy(automated=True, prune=True, self_heal=True)),
         Environment(
-            name="dev",
-            engine="flux",
-            sync=SyncPolicy(automated=True, prune=True, self_heal=True, interval="1m"),
-        ),
-        Environment(
-            name="staging",
-            engine="argocd",
-            sync=SyncPolicy(automated=True, prune=True, self_heal=True),
-        ),
-        Environment(
-            name="prod",
-            engine="argocd",
+            name="prod", engine="argocd",
             # No self_heal: Argo CD's RollingSync turns automated sync off on the Applications it
             # rolls out, so drift in prod is corrected by the next rollout.
             sync=SyncPolicy(automated=True),
             common_annotations={"acme.io/oncall": "https://oncall.acme.example/prod"},
-            rollout=Rollout(
-                steps=[
-                    Step(match_labels={"ring": "canary"}, max_update=1),
-                    Step(match_labels={"role": "primary"}, max_update="50%"),
-                    Step(),  # the DR cluster last
-                ]
-            ),
+            rollout=Rollout(steps=[
+                Step(match_labels={"ring": "canary"}, max_update=1),
+                Step(match_labels={"role": "primary"}, max_update="50%"),
+                Step(),  # the DR cluster last
+            ]),
         ),
     ],
     clusters=[
-        Cluster(
-            name="dev",
-            env="dev",
-            server="https://dev.k8s.acme.example:6443",
-            labels={"region": "eu-west", "tier": "shared"},
-        ),
-        Cluster(
-            name="staging",
-            env="staging",
-            server="https://staging.k8s.acme.example:6443",
-            labels={"region": "eu-west"},
-        ),
-        Cluster(
-            name="prod-east",
-            env="prod",
-            server="https://10.0.1.100:6443",
-            labels={"region": "us-east", "ring": "canary", "role": "primary"},
-            ca_data=PROD_EAST_CA,
-            credentials=AwsAuth(
-                cluster_name="prod-east", role_arn="arn:aws:iam::111122223333:role/argocd-deployer"
-            ),
-        ),
-        Cluster(
-            name="prod-west",
-            env="prod",
-            server="https://10.0.2.100:6443",
-            labels={"region": "us-west", "role": "primary"},
-            ca_data=PROD_WEST_CA,
-            credentials=AwsAuth(
-                cluster_name="prod-west", role_arn="arn:aws:iam::111122223333:role/argocd-deployer"
-            ),
-        ),
-        Cluster(
-            name="dr",
-            env="prod",
-            server="https://dr.k8s.acme.example:6443",
-            labels={"region": "eu-central", "role": "dr"},
-            annotations={"acme.io/runbook": "https://wiki.acme.example/runbooks/dr-failover"},
-        ),
+        Cluster(name="dev", env="dev", server="https://dev.k8s.acme.example:6443",
+                labels={"region": "eu-west", "tier": "shared"}),
+        Cluster(name="staging", env="staging", server="https://staging.k8s.acme.example:6443",
+                labels={"region": "eu-west"}),
+        Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443",
+                labels={"region": "us-east", "ring": "canary", "role": "primary"},
+                ca_data=PROD_EAST_CA,
+                credentials=AwsAuth(cluster_name="prod-east",
+                                    role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
+        Cluster(name="prod-west", env="prod", server="https://10.0.2.100:6443",
+                labels={"region": "us-west", "role": "primary"},
+                ca_data=PROD_WEST_CA,
+                credentials=AwsAuth(cluster_name="prod-west",
+                                    role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
+        Cluster(name="dr", env="prod", server="https://dr.k8s.acme.example:6443",
+                labels={"region": "eu-central", "role": "dr"},
+                annotations={"acme.io/runbook": "https://wiki.acme.example/runbooks/dr-failover"}),
     ],
     projects=[
-        Project(
-            name="platform",
-            description="Cluster-wide platform settings",
-            namespaces=["platform", "cert-manager", "monitoring", "ingress"],
-            source_repos=[REPO, JETSTACK],
-            cluster_resources=[
-                ("scheduling.k8s.io", "PriorityClass"),
-                ("apiextensions.k8s.io", "CustomResourceDefinition"),
-                ("rbac.authorization.k8s.io", "ClusterRole"),
-                ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-                ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-                ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-            ],
-        ),
-        Project(
-            name="orders", description="Order domain", namespaces=["orders"], source_repos=[REPO]
-        ),
-        Project(
-            name="payments",
-            description="Payment domain (PCI scope)",
-            namespaces=["payments"],
-            source_repos=[REPO],
-            # On the payments Namespace that both engines create.
-            namespace_metadata={
-                "payments": NamespaceMeta(
-                    labels={
-                        "pod-security.kubernetes.io/enforce": "restricted",
-                        "pod-security.kubernetes.io/enforce-version": "latest",
-                    }
-                )
-            },
-        ),
+        Project(name="platform", description="Cluster-wide platform settings",
+                namespaces=["platform", "cert-manager", "monitoring", "ingress"],
+                source_repos=[REPO, JETSTACK],
+                cluster_resources=[
+                    ("scheduling.k8s.io", "PriorityClass"),
+                    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+                    ("rbac.authorization.k8s.io", "ClusterRole"),
+                    ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+                    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+                    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+                ]),
+        Project(name="orders", description="Order domain", namespaces=["orders"],
+                source_repos=[REPO]),
+        Project(name="payments", description="Payment domain (PCI scope)",
+                namespaces=["payments"], source_repos=[REPO],
+                # On the payments Namespace that both engines create.
+                namespace_metadata={"payments": NamespaceMeta(labels={
+                    "pod-security.kubernetes.io/enforce": "restricted",
+                    "pod-security.kubernetes.io/enforce-version": "latest",
+                })}),
     ],
     apps=[
         # Shared infrastructure whose base says where things go: its own Namespaces and a
         # cluster-scoped PriorityClass (namespace=None: no namespace rewrite).
+        App(name="cluster-baseline", project="platform", namespace=None,
+            path="apps/cluster-baseline/base"),
         App(
-            name="cluster-baseline",
-            project="platform",
-            namespace=None,
-            path="apps/cluster-baseline/base",
-        ),
-        App(
-            name="platform-config",
-            project="platform",
-            namespace="platform",
+            name="platform-config", project="platform", namespace="platform",
             path="apps/platform-config/base",
             config={"cluster-info": {"FLEET": "acme"}},
-            per_env={
-                env: Overrides(config={"cluster-info": {"ENVIRONMENT": env}})
-                for env in ("dev", "staging", "prod")
-            },
+            per_env={env: Overrides(config={"cluster-info": {"ENVIRONMENT": env}})
+                     for env in ("dev", "staging", "prod")},
             per_cluster={
                 "prod-east": Overrides(config={"cluster-info": {"REGION": "us-east"}}),
                 "prod-west": Overrides(config={"cluster-info": {"REGION": "us-west"}}),
@@ -208,126 +155,74 @@ fleet = Fleet(
         ),
         # A third-party chart, pinned; its values are layered like Helm's chained values files.
         App(
-            name="cert-manager",
-            project="platform",
-            namespace="cert-manager",
+            name="cert-manager", project="platform", namespace="cert-manager",
             chart=HelmChart(repo=JETSTACK, name="cert-manager", version="v1.16.2"),
-            values={
-                "crds": {"enabled": True},
-                # Leader election in its own namespace, not kube-system (project boundary).
-                "global": {"leaderElection": {"namespace": "cert-manager"}},
-            },
-            per_env={
-                "prod": Overrides(
-                    values={
-                        "replicaCount": 2,
-                        "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
-                        "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}},
-                    }
-                )
-            },
+            values={"crds": {"enabled": True},
+                    # Leader election in its own namespace, not kube-system (project boundary).
+                    "global": {"leaderElection": {"namespace": "cert-manager"}}},
+            per_env={"prod": Overrides(values={
+                "replicaCount": 2,
+                "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+                "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}},
+            })},
         ),
         # A chart kept in this repository (charts/status-page), outside prod.
         App(
-            name="status-page",
-            project="platform",
-            namespace="platform",
+            name="status-page", project="platform", namespace="platform",
             chart=HelmChart(path="charts/status-page"),
             targets=Selector(envs=["dev", "staging"]),
             values={"banner": "Status of {{ env }}: see ${STATUS_URL}"},
             per_env={"dev": Overrides(values={"banner": "dev", "resources": {"requests": None}})},
         ),
         App(
-            name="order-service",
-            project="orders",
-            namespace="orders",
+            name="order-service", project="orders", namespace="orders",
             path="apps/order-service/base",
-            images=[
-                Image(
-                    name="order-service",
-                    new_name="registry.acme.example/order-service",
-                    tag="1.8.2",
-                )
-            ],
+            images=[Image(name="order-service", new_name="registry.acme.example/order-service",
+                          tag="1.8.2")],
             config={"order-config": {"FEATURE_FLAGS": "checkout-v2"}},
             per_env={
-                "dev": Overrides(
-                    images=[Image(name="order-service", tag="1.9.0-rc.1")],
-                    config={"order-config": {"LOG_LEVEL": "debug"}},
-                ),
+                "dev": Overrides(images=[Image(name="order-service", tag="1.9.0-rc.1")],
+                                 config={"order-config": {"LOG_LEVEL": "debug"}}),
                 "prod": Overrides(config={"order-config": {"LOG_LEVEL": "warn"}}),
             },
             per_label={
-                DR: Overrides(
-                    patches=[
-                        Patch(
-                            target={"kind": "HorizontalPodAutoscaler", "name": "order-service"},
-                            patch={"spec": {"minReplicas": 1, "maxReplicas": 1}},
-                        )
-                    ]
-                ),
+                DR: Overrides(patches=[Patch(
+                    target={"kind": "HorizontalPodAutoscaler", "name": "order-service"},
+                    patch={"spec": {"minReplicas": 1, "maxReplicas": 1}})]),
             },
             # The HPA owns spec.replicas: do not treat its changes as drift.
-            ignore_differences=[
-                IgnoreDifference(group="apps", kind="Deployment", json_pointers=["/spec/replicas"])
-            ],
-            secrets=[
-                AppSecret(
-                    name="order-db",
-                    store="vault-backend",
-                    data={"DB_PASSWORD": "apps/order-service/{env}#db_password"},
-                )
-            ],
+            ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                 json_pointers=["/spec/replicas"])],
+            secrets=[AppSecret(name="order-db", store="vault-backend",
+                               data={"DB_PASSWORD": "apps/order-service/{env}#db_password"})],
             depends_on=["platform-config"],
         ),
         App(
-            name="api-service",
-            project="orders",
-            namespace="orders",
+            name="api-service", project="orders", namespace="orders",
             path="apps/api-service/base",
-            images=[
-                Image(name="api-service", new_name="registry.acme.example/api-service", tag="3.2.0")
-            ],
+            images=[Image(name="api-service", new_name="registry.acme.example/api-service",
+                          tag="3.2.0")],
             config={"api-config": {"ORDER_URL": "http://order-service.orders.svc.cluster.local"}},
-            per_env={
-                "staging": Overrides(replicas={"api-service": 2}),
-                "prod": Overrides(replicas={"api-service": 4}),
-            },
+            per_env={"staging": Overrides(replicas={"api-service": 2}),
+                     "prod": Overrides(replicas={"api-service": 4})},
             per_label={DR: Overrides(replicas={"api-service": 1}, common_annotations=DR_WARM)},
             depends_on=["order-service"],
         ),
         App(
-            name="payment-service",
-            project="payments",
-            namespace="payments",
+            name="payment-service", project="payments", namespace="payments",
             path="apps/payment-service/base",
             targets=Selector(envs=["staging", "prod"]),
-            images=[
-                Image(
-                    name="payment-service",
-                    new_name="registry.acme.example/payment-service",
-                    tag="2.4.1",
-                )
-            ],
-            per_env={
-                "prod": Overrides(
-                    replicas={"payment-service": 3},
-                    images=[
-                        Image(
-                            name="payment-service",
-                            digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
-                        )
-                    ],
-                )
-            },
-            per_label={DR: Overrides(replicas={"payment-service": 1}, common_annotations=DR_WARM)},
-            secrets=[
-                AppSecret(
-                    name="payment-provider",
-                    store="vault-backend",
-                    data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"},
-                )
-            ],
+            images=[Image(name="payment-service",
+                          new_name="registry.acme.example/payment-service", tag="2.4.1")],
+            per_env={"prod": Overrides(
+                replicas={"payment-service": 3},
+                images=[Image(name="payment-service",
+                              digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")],
+            )},
+            per_label={DR: Overrides(replicas={"payment-service": 1},
+                                     common_annotations=DR_WARM)},
+            secrets=[AppSecret(name="payment-provider", store="vault-backend",
+                               data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
             labels={"acme.io/pci": "true"},
             annotations={"notifications.argoproj.io/subscribe.on-sync-failed.slack": "payments"},
             depends_on=["platform-config"],

@@ -2,17 +2,17 @@
 artifact (a digest), next to a base of this repository, on both engines."""
 
 from fleetgen import (
-    App,
-    Cluster,
-    Environment,
-    ExternalSecretRef,
-    Fleet,
-    GitSource,
-    IgnoreDifference,
-    OciSource,
-    Overrides,
-    Project,
-    SyncPolicy,
+                      App,
+                      Cluster,
+                      Environment,
+                      ExternalSecretRef,
+                      Fleet,
+                      GitSource,
+                      IgnoreDifference,
+                      OciSource,
+                      Overrides,
+                      Project,
+                      SyncPolicy,
 )
 
 TENANT = "https://git.example.com/team-a/manifests.git"
@@ -39,30 +39,16 @@ fleet = Fleet(
     ],
     apps=[
         App(name="api", project="platform", namespace="api", path="apps/api/base"),
-        App(
-            name="tenant",
-            project="team-a",
-            namespace=None,
+        App(name="tenant", project="team-a", namespace=None,
             source=GitSource(url=TENANT, branch="main", secret_ref="team-a-git"),
             path="deploy/overlays/prod",
-            per_env={"prod": Overrides(sync=SyncPolicy(prune=True))},
-        ),
-        App(
-            name="tenant-pinned",
-            project="team-a",
-            namespace=None,
-            source=GitSource(url=TENANT, revision="v1.4.0"),
-            path="deploy/base",
-            targets={"envs": ["prod"]},
-        ),
-        App(
-            name="guestbook",
-            project="platform",
-            namespace=None,
+            per_env={"prod": Overrides(sync=SyncPolicy(prune=True))}),
+        App(name="tenant-pinned", project="team-a", namespace=None,
+            source=GitSource(url=TENANT, revision="v1.4.0"), path="deploy/base",
+            targets={"envs": ["prod"]}),
+        App(name="guestbook", project="platform", namespace=None,
             source=OciSource(url="oci://ghcr.io/example/manifests/guestbook", digest=DIGEST),
-            ignore_differences=[
-                IgnoreDifference(group="apps", kind="Deployment", json_pointers=["/spec/replicas"])
-            ],
-        ),
+            ignore_differences=[IgnoreDifference(group="apps", kind="Deployment",
+                                                 json_pointers=["/spec/replicas"])]),
     ],
 )
