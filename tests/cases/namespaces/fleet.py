@@ -31,28 +31,20 @@ fleet = Fleet(
         Cluster(name="prod-1", env="prod", server="https://prod-1.example.com"),
     ],
     projects=[
-        Project(
-            name="platform",
-            namespaces=["cert-manager", "cert-manager-*"],
-            cluster_resources=[
-                ("apiextensions.k8s.io", "CustomResourceDefinition"),
-                ("rbac.authorization.k8s.io", "ClusterRole"),
-                ("cert-manager.io", "ClusterIssuer"),
-            ],
-        ),
-        Project(
-            name="shop",
-            namespaces=["shop"],
-            namespace_metadata={
-                "shop": NamespaceMeta(
-                    labels={"pod-security.kubernetes.io/enforce": "restricted", "tenant": "shop"},
-                    annotations={"example.com/owner": "team-shop"},
-                )
-            },
-        ),
+        Project(name="platform", namespaces=["cert-manager", "cert-manager-*"],
+                cluster_resources=[("apiextensions.k8s.io", "CustomResourceDefinition"),
+                                   ("rbac.authorization.k8s.io", "ClusterRole"),
+                                   ("cert-manager.io", "ClusterIssuer")]),
+        Project(name="shop", namespaces=["shop"],
+                namespace_metadata={"shop": NamespaceMeta(
+                    labels={"pod-security.kubernetes.io/enforce": "restricted",
+                            "tenant": "shop"},
+                    annotations={"example.com/owner": "team-shop"})}),
     ],
     apps=[
-        App(name="cert-manager", project="platform", namespace=None, path="apps/cert-manager"),
-        App(name="shop", project="shop", namespace="shop", path="apps/shop", replicas={"shop": 2}),
+        App(name="cert-manager", project="platform", namespace=None,
+            path="apps/cert-manager"),
+        App(name="shop", project="shop", namespace="shop", path="apps/shop",
+            replicas={"shop": 2}),
     ],
 )

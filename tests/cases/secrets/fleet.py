@@ -2,14 +2,14 @@
 cluster (a cluster overlay on top of the env overlay)."""
 
 from fleetgen import (
-    App,
-    AppSecret,
-    Cluster,
-    Environment,
-    ExternalSecretRef,
-    Fleet,
-    Project,
-    SyncPolicy,
+                      App,
+                      AppSecret,
+                      Cluster,
+                      Environment,
+                      ExternalSecretRef,
+                      Fleet,
+                      Project,
+                      SyncPolicy,
 )
 
 fleet = Fleet(
@@ -27,21 +27,10 @@ fleet = Fleet(
     ],
     projects=[Project(name="api", namespaces=["api"])],
     apps=[
-        App(
-            name="api",
-            project="api",
-            namespace="api",
-            path="apps/api/base",
-            secrets=[
-                AppSecret(
-                    name="api-db", store="vault", data={"PASSWORD": "apps/api/{env}#db_password"}
-                ),
-                AppSecret(
-                    name="api-token",
-                    store="vault",
-                    data={"TOKEN": "apps/api/{env}/{cluster}#token"},
-                ),
-            ],
-        ),
+        App(name="api", project="api", namespace="api", path="apps/api/base",
+            secrets=[AppSecret(name="api-db", store="vault",
+                               data={"PASSWORD": "apps/api/{env}#db_password"}),
+                     AppSecret(name="api-token", store="vault",
+                               data={"TOKEN": "apps/api/{env}/{cluster}#token"})]),
     ],
 )

@@ -2,14 +2,14 @@
 the project's namespaces (ClusterRole admin bound there), on both engines."""
 
 from fleetgen import (
-    App,
-    Cluster,
-    Environment,
-    ExternalSecretRef,
-    Fleet,
-    GitSource,
-    Project,
-    SyncPolicy,
+                      App,
+                      Cluster,
+                      Environment,
+                      ExternalSecretRef,
+                      Fleet,
+                      GitSource,
+                      Project,
+                      SyncPolicy,
 )
 
 fleet = Fleet(
@@ -32,12 +32,7 @@ fleet = Fleet(
     apps=[
         App(name="api", project="platform", namespace="api", path="apps/api/base"),
         App(name="shop", project="team-a", namespace="team-a", path="apps/api/base"),
-        App(
-            name="shop-jobs",
-            project="team-a",
-            namespace=None,
-            source=GitSource(url="https://git.example.com/team-a/jobs.git"),
-            path="deploy",
-        ),
+        App(name="shop-jobs", project="team-a", namespace=None,
+            source=GitSource(url="https://git.example.com/team-a/jobs.git"), path="deploy"),
     ],
 )

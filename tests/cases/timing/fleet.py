@@ -25,7 +25,8 @@ fleet = Fleet(
     sync=SyncPolicy(automated=True, prune=True, retry=Retry(limit=3)),
     environments=[
         Environment(name="dev", engine="flux", sync=SyncPolicy(interval="1m")),
-        Environment(name="prod", engine="argocd", sync=SyncPolicy(interval="30m", timeout="5m")),
+        Environment(name="prod", engine="argocd",
+                    sync=SyncPolicy(interval="30m", timeout="5m")),
     ],
     clusters=[
         Cluster(name="dev-1", env="dev", server="https://dev-1.example.com"),
@@ -35,10 +36,7 @@ fleet = Fleet(
     projects=[Project(name="web", namespaces=["web"])],
     apps=[
         App(
-            name="web",
-            project="web",
-            namespace="web",
-            path="apps/web/base",
+            name="web", project="web", namespace="web", path="apps/web/base",
             per_env={"prod": Overrides(sync=SyncPolicy(retry_interval="2m", wait=False))},
             per_cluster={"prod-b": Overrides(sync=SyncPolicy(timeout="10m"))},
         ),
