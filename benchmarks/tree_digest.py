@@ -4,8 +4,8 @@
 
 Builds the fleet cold (no cache) and prints the digest of its output tree (each file's path and
 bytes, in path order, the cache aside); then applies `run.py`'s one-app edit and prints the
-digest of a warm build (through the cache of the first) and of a cold build of the edited spec,
-which must be equal. A change that keeps the output prints the same three digests before and
+digest of a warm build (over the tree and cache of the first) and of a cold build of the edited
+spec, which must be equal. A change that keeps the output prints the same three digests before and
 after it.
 """
 
@@ -44,7 +44,7 @@ def main() -> None:
         source = make_repo(root, args, FLEET)
         spec = root / "fleet.py"
         api.build(spec, use_cache=False)
-        api.build(spec)  # stores the units the edit reuses
+        api.build(spec)  # records the build the edit starts from
         print("cold     ", digest(root / "output"))
         spec.write_text(source.replace(*ONE_APP))
         api.build(spec)

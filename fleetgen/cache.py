@@ -1,31 +1,31 @@
 """One content-addressed cache under ``<output>/.fleetgen/cache/``, which ignores itself in Git.
 
-A key is the hash of a unit's complete serialized inputs plus the code that computes it (the
-fleetgen version and the content of every file fleetgen ships: a changed emitter in a development
-checkout, whose version did not move, must not reuse what the old one wrote), so an entry never
-goes stale: changed inputs or code make another key. Entries are JSON, or bytes behind a header that
-names their key and their SHA-256, written atomically; one that cannot be read back as written
-(truncated, edited, another format) counts as a miss and is rewritten. A cache that cannot be
-written (read-only checkout) only costs time.
+A key is the hash of an entry's complete inputs plus the code that computes it (`key`: the
+fleetgen version and the content of every file fleetgen ships, so a changed emitter in a
+development checkout, whose version did not move, never reuses what the old one wrote): an entry
+never goes stale, changed inputs or code make another key. One codec: a value is builtin data
+(dict, list, tuple, str, bytes, int, float, bool, None) written by ``marshal`` behind a header
+that names its key and the SHA-256 of its bytes, written atomically; an entry that cannot be read
+back as written (truncated, edited, misplaced) counts as a miss. A cache that cannot be written
+(a read-only checkout) only costs time.
 
 The cache is bounded: an entry read is touched (its mtime), and the first write of a command
 first evicts the least recently used entries while the cache holds more than ``MAX_BYTES``
 (``FLEETGEN_CACHE_MAX_MB`` overrides it), down to three quarters of it. Only files named as
 entries are evicted (and a write's temporary file left by a killed run, after an hour); a miss
-only costs time, so an entry evicted under another command's feet is recompiled there.
+only costs time, so an entry evicted under another command's feet is computed again there.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import itertools
 import json
+import marshal
 import os
 import re
 import time
-from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,10 +33,10 @@ from typing import Any
 from fleetgen.version import VERSION
 
 CACHE_DIR = ".fleetgen/cache"
-MAX_BYTES = 512 * 2**20  # a 1,000-cluster x 100-app fleet stores ~3 MB per compile
-_ENTRY = re.compile(r"[0-9a-f]{64}\.(json|bin)")
+MAX_BYTES = 512 * 2**20
+_ENTRY = re.compile(r"[0-9a-f]{64}\.bin")
 _STALE_TEMPORARY_S = 3600  # a write's temporary file this old was left by a killed run
-_MAGIC = b"fleetgen-cache-bytes\n"
+_MAGIC = b"fleetgen-cache-2\n"
 # In the cache itself, so it holds whichever fleetgen wrote ``.fleetgen/.gitignore``.
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
 _WRITES = itertools.count()  # numbers this process's temporary files
@@ -67,104 +67,53 @@ def key(inputs: Any) -> str:
 
 
 class Cache:
-    """Entries by (namespace, key), each namespace a directory of ``<key>.json`` files."""
+    """Entries by (namespace, key), each namespace a directory of ``<xx>/<key>.bin`` files."""
 
     def __init__(self, out_dir: Path) -> None:
         self.directory = out_dir / CACHE_DIR
         self._pruned = False
         self._made: set[Path] = set()  # directories this cache created or found
-        self._held: dict[Path, bytes] | None = None  # writes held back (`deferred`)
 
-    @contextlib.contextmanager
-    def deferred(self) -> Iterator[None]:
-        """Hold this cache's writes in memory inside the block (reads see them) and make them
-        at its end. A build holds them until its output tree is written: the writer waits for
-        the file system to flush what it wrote, which then leaves out the tens of megabytes of
-        cache (derived data a lost write only costs time)."""
-        self._held = {}
-        try:
-            yield
-        finally:
-            held, self._held = self._held, None
-            for path, data in held.items():
-                self._write(path, data)
-
-    def _read(self, path: Path) -> bytes:
-        """The bytes of the entry at ``path`` (held back or on disk); OSError when absent."""
-        if self._held is not None and path in self._held:
-            return self._held[path]
-        return path.read_bytes()
-
-    def _path(self, namespace: str, entry: str, suffix: str = "json") -> Path:
-        return self.directory / namespace / entry[:2] / f"{entry}.{suffix}"
+    def _path(self, namespace: str, entry: str) -> Path:
+        return self.directory / namespace / entry[:2] / f"{entry}.bin"
 
     def get(self, namespace: str, entry: str) -> Any | None:
-        """The value stored under ``entry``, None when absent or unreadable."""
+        """The value stored under ``entry``; None when absent, damaged or foreign."""
         path = self._path(namespace, entry)
         try:
-            stored = json.loads(self._read(path))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(stored, dict) or stored.get("key") != entry or "value" not in stored:
-            return None
-        _touch(path)
-        return stored["value"]
-
-    def put(self, namespace: str, entry: str, value: Any) -> None:
-        """Store ``value`` (JSON-serializable) under ``entry``; a write failure is ignored."""
-        data = json.dumps({"key": entry, "value": value}, separators=(",", ":")).encode()
-        self._write(self._path(namespace, entry), data)
-
-    def get_bytes(self, namespace: str, entry: str) -> bytes | None:
-        """The bytes stored under ``entry``, None when absent, damaged or foreign."""
-        path = self._path(namespace, entry, "bin")
-        try:
-            stored = self._read(path)
+            stored = path.read_bytes()
         except OSError:
             return None
         header = _header(entry, stored[len(_MAGIC) + len(entry) + 66 :])
         if not stored.startswith(header):
             return None
+        try:
+            value = marshal.loads(stored[len(header) :])
+        except (EOFError, ValueError, TypeError):
+            return None
         _touch(path)
-        return stored[len(header) :]
+        return value
 
-    def touch(self, namespace: str, entry: str) -> bool:
-        """Mark the bytes entry ``entry`` as just used; whether it exists (not that it is
-        intact: `get_bytes` checks that)."""
-        path = self._path(namespace, entry, "bin")
-        if self._held is not None and path in self._held:
-            return True
-        _touch(path)
-        return path.is_file()
-
-    def put_bytes(self, namespace: str, entry: str, data: bytes) -> None:
-        """Store ``data`` under ``entry``; a write failure is ignored."""
-        self._write(self._path(namespace, entry, "bin"), _header(entry, data) + data)
+    def put(self, namespace: str, entry: str, value: Any) -> None:
+        """Store ``value`` (builtin data) under ``entry``; a write failure is ignored."""
+        data = marshal.dumps(value, 4)
+        self._write(self._path(namespace, entry), _header(entry, data) + data)
 
     def _write(self, path: Path, data: bytes) -> None:
-        """Write ``data`` to ``path`` atomically (a reader sees the old file or the new one), or
-        hold it back (`deferred`)."""
-        if self._held is not None:
-            self._held[path] = data
-            return
+        """Write ``data`` to ``path`` atomically: a reader sees the old file or the new one."""
         if not self._pruned:
             self._pruned = True
             self.prune(max_bytes())
         try:
-            if path.parent not in self._made:  # a build writes hundreds of entries: ask once
+            if path.parent not in self._made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 ignore = self.directory / ".gitignore"
                 if not ignore.is_file():
                     ignore.write_bytes(_GITIGNORE)
                 self._made.add(path.parent)
             temporary = f"{path}.{os.getpid()}.{next(_WRITES)}.tmp"  # this process's alone
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(handle, view) :]
-            finally:
-                os.close(handle)
+            with open(temporary, "xb") as handle:
+                handle.write(data)
             os.replace(temporary, path)
         except OSError:
             return

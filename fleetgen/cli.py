@@ -151,17 +151,17 @@ def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"building {spec}"):
         result = commands.build(spec, out, use_cache=use_cache)
     report = result.report
-    for warning in result.compiled.warnings:
+    for warning in result.warnings:
         _err(warning.render(severity="warning"))
     for path in report.overwritten:
         _err(
-            f"{_shown(result.compiled.out_dir / path)}: warning: this generated file was edited "
+            f"{_shown(result.out_dir / path)}: warning: this generated file was edited "
             "by hand; the edit is overwritten (change fleet.py instead)"
         )
     typer.echo(
-        f"{_shown(result.compiled.out_dir)}: {len(report.written)} written, "
+        f"{_shown(result.out_dir)}: {len(report.written)} written, "
         f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-        f"({result.compiled.placements} placements)"
+        f"({result.placements} placements)"
     )
     return EXIT_OK
 
@@ -169,7 +169,7 @@ def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
 def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"checking {spec}"):
         result = commands.check(spec, out, use_cache=use_cache)
-    findings, where = result.findings, _shown(result.compiled.out_dir)
+    findings, where = result.findings, _shown(result.out_dir)
     for finding in findings:
         _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
     if findings:

@@ -445,8 +445,7 @@ class Plan:
 
     def only(self, app: str) -> Plan:
         """This Plan as if ``app`` were the fleet's only app: its placements and overlays, and a
-        Fleet whose ``apps`` hold it alone (what `fleetgen.emit.units` computes one app's unit
-        from: nothing of another app can reach it)."""
+        Fleet whose ``apps`` hold it alone (what the fleet map makes one app's rows of)."""
         if not self._overlays_by_app:
             for env_overlay in self.env_overlays:
                 self._overlays_by_app.setdefault(env_overlay.app, ([], []))[0].append(env_overlay)

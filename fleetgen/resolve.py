@@ -8,13 +8,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from fleetgen import namespacing, scan
 from fleetgen.confighash import config_hashes
 from fleetgen.errors import Problem, SpecError, at, in_order
 from fleetgen.fields import is_glob, repo_path
-from fleetgen.interface import project_app
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
@@ -65,10 +64,7 @@ class _Context:
     """The fleet, indexes by name, the settings every app of an environment starts from, and the
     problems found so far."""
 
-    def __init__(
-        self, fleet: Fleet, workspace: Workspace, only: Collection[str] | None = None
-    ) -> None:
-        """``only``: resolve those apps alone (`resolve_app`), else every app."""
+    def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
         self.fleet = fleet
         self.workspace = workspace
         self.problems: list[Problem] = []
@@ -77,24 +73,7 @@ class _Context:
             cluster.name: cluster for cluster in sorted(fleet.clusters, key=lambda c: c.name)
         }
         self.projects = {project.name: project for project in fleet.projects}
-        # every app by name; resolving some alone, the others as `interface.project_app`
-        # leaves them: what is checked across apps must not read their local fields, which
-        # a build resolving some apps alone reads from the cache, not from fleet.py
-        self.apps = {
-            app.name: app if only is None or app.name in only else project_app(app)
-            for app in sorted(fleet.apps, key=lambda a: a.name)
-        }
-        # the apps whose placements are resolved, and the fleet their Plan holds
-        self.resolving = (
-            self.apps
-            if only is None
-            else {name: app for name, app in self.apps.items() if name in only}
-        )
-        self.planned = (
-            fleet
-            if only is None
-            else fleet.model_copy(update={"apps": [app for app in fleet.apps if app.name in only]})
-        )
+        self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
         # the clusters an app may be placed on, in name order
         self.placeable = [c for c in self.clusters.values() if c.env in self.envs]
         self._shared: dict[tuple[str, bool], Settings] = {}
@@ -132,19 +111,6 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
     return _resolved(ctx)
 
 
-def resolve_apps(fleet: Fleet, workspace: Workspace, names: Collection[str]) -> Plan:
-    """The Plan of the apps ``names`` alone, the others left unresolved: what `Plan.only` of
-    `resolve` gives for each of them, together (a Plan whose fleet holds them alone). For a
-    fleet whose other apps and fleet-wide objects passed resolve before: the secret scan reads
-    these apps alone, and the checks across apps see the others without their local fields
-    (`interface.project_app`). Raises SpecError listing the problems found."""
-    ctx = _Context(fleet, workspace, only=names)
-    for index, app in enumerate(fleet.apps):
-        if app.name in names:
-            _scan(ctx, app, scan.item_path("fleet.apps", app, index))
-    return _resolved(ctx)
-
-
 def _scan(ctx: _Context, spec: Spec, path: str) -> None:
     """Report what the secret scan refuses in ``spec`` (at ``path`` of the fleet)."""
     for owner, message in scan.problems(spec, path):
@@ -157,8 +123,8 @@ def _resolved(ctx: _Context) -> Plan:
     _check_names(ctx)
     credentials = _check_clusters(ctx)
     waves = _rollout_waves(ctx)
-    placed = {app.name: _place(ctx, app) for app in ctx.resolving.values()}
-    for app in ctx.resolving.values():
+    placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
+    for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
     for meta, message in namespacing.metadata_problems(ctx.fleet):
@@ -258,7 +224,7 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
     fleet = ctx.fleet
     listed = sorted(set(fleet.engines))
     owners: list[tuple[str, Spec, Engine | None]] = [
-        *((f"app {a.name!r}", a, a.engine) for a in ctx.resolving.values()),
+        *((f"app {a.name!r}", a, a.engine) for a in ctx.apps.values()),
         *((f"cluster {c.name!r}", c, c.engine) for c in ctx.clusters.values()),
         *((f"environment {e.name!r}", e, e.engine) for e in ctx.envs.values()),
     ]
@@ -274,7 +240,7 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
     default = {c.name: c.engine or ctx.envs[c.env].engine or only for c in ctx.placeable}
     engines: Engines = {}
     open_apps: dict[str, list[str]] = {}
-    for app in ctx.resolving.values():
+    for app in ctx.apps.values():
         if app.engine is not None:
             engines[app.name] = {cluster.name: app.engine for cluster in placed[app.name]}
             continue
@@ -324,7 +290,7 @@ def _check_rollout_engines(
         if env.rollout is not None
         and len({default[c.name] for c in ctx.placeable if c.env == env.name} - {None}) > 1
     }
-    for app in ctx.resolving.values():
+    for app in ctx.apps.values():
         if app.engine is not None or not mixed:
             continue
         on = engines[app.name]
@@ -387,7 +353,7 @@ def _check_runtime_selectors(
     """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
     layers (a layer pins a cluster by name), and only labels some cluster declares."""
     declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
-    for app in ctx.resolving.values():
+    for app in ctx.apps.values():
         targets = app.targets
         if not targets.runtime:
             continue
@@ -1083,7 +1049,7 @@ def _build_plan(
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
-    for app in ctx.resolving.values():
+    for app in ctx.apps.values():
         if app.source is not None:
             placements += _remote_placements(
                 ctx, app, app.source, placed[app.name], wave_of, engines
@@ -1099,17 +1065,17 @@ def _build_plan(
             cluster_overlays += clusters
     unplaced = {
         app.name: ctx.workspace.bases[repo_path(app.path)]
-        for app in ctx.resolving.values()
+        for app in ctx.apps.values()
         if app.namespace is None and app.path is not None and app.source is None
     }
     # An app from another source may put objects in any namespace its project allows (globs).
     remote = {
         app.name: frozenset(ctx.projects[app.project].namespaces)
-        for app in ctx.resolving.values()
+        for app in ctx.apps.values()
         if app.source is not None and app.project in ctx.projects
     }
     return Plan(
-        fleet=ctx.planned,
+        fleet=ctx.fleet,
         placements=tuple(placements),
         env_overlays=tuple(env_overlays),
         manifest_namespaces={

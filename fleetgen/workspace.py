@@ -94,29 +94,6 @@ def filesystem_lister(root: Path) -> Lister:
     return files
 
 
-def scratch_tree(
-    target: Path,
-    generated: Mapping[str, bytes],
-    bases: Iterable[str],
-    read: Reader,
-    listing: Lister,
-) -> None:
-    """Lay out under ``target`` (a temporary directory) what kustomize needs to build overlays:
-    the ``generated`` files (by target-relative path) and every input of the ``bases``, read
-    through ``read`` and ``listing`` from the working tree or a Git tree."""
-    wanted: set[str] = set()
-    for base in set(bases):
-        deps = base_deps(read, base)
-        wanted.update(deps.files)
-        for directory in deps.dirs:
-            wanted.update(listing(directory))
-    inputs = ((path, read(path)) for path in sorted(wanted))
-    for path, data in [*generated.items(), *inputs]:
-        if data is not None:
-            (target / path).parent.mkdir(parents=True, exist_ok=True)
-            (target / path).write_bytes(data)
-
-
 def scan(read: Reader, paths: Iterable[str], charts: Iterable[str] = ()) -> Workspace:
     """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized)."""
     return Workspace(

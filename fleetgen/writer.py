@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,23 +35,19 @@ from fleetgen.yamlio import dump_documents
 __all__ = [
     "Finding",
     "FindingKind",
-    "KeptChanged",
     "OwnershipConflict",
-    "Rendered",
     "StateError",
     "WriteError",
     "WriteReport",
     "check",
     "current_manifest",
-    "digest",
+    "digests",
     "holds",
     "recover",
     "render",
     "render_file",
-    "render_lazily",
     "settle",
     "write",
-    "yaml_bytes",
 ]
 
 FindingKind = Literal["missing", "stale", "hand-edited", "extra", "unowned-conflict"]
@@ -82,11 +78,6 @@ class OwnershipConflict(WriteError):
             )
         )
         self.findings = findings
-
-
-class KeptChanged(WriteError):
-    """Files a `Rendered` kept on disk no longer hold the bytes proven; nothing was written
-    (render them and write again)."""
 
 
 def settle(out_dir: Path) -> None:
@@ -126,66 +117,9 @@ def render(files: Iterable[OutputFile]) -> dict[str, bytes]:
     return dict(sorted(rendered.items()))
 
 
-class Rendered(Mapping[str, bytes]):
-    """Rendered files by path, some of them kept on disk: the output tree already holds their
-    bytes (proven by the caller), which are read only on demand, and their digests are known.
-    Made by `render_lazily`, which checks their paths."""
-
-    def __init__(self, out_dir: Path, fresh: Mapping[str, bytes], kept: Mapping[str, str]) -> None:
-        """``fresh``: path -> bytes; ``kept``: path -> sha256 of the bytes on disk."""
-        self._out_dir, self._fresh, self._kept = out_dir, fresh, kept
-        self._paths = sorted({*fresh, *kept})
-        self._digests = dict(kept)
-
-    def __getitem__(self, path: str) -> bytes:
-        if path in self._fresh:
-            return self._fresh[path]
-        if path in self._kept:
-            return (self._out_dir / path).read_bytes()
-        raise KeyError(path)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._fresh or path in self._kept
-
-    @property
-    def kept(self) -> Collection[str]:
-        """The paths whose bytes were left on disk rather than rendered."""
-        return self._kept.keys()
-
-    def digest(self, path: str) -> str:
-        """The sha256 of a file's bytes, hashed once."""
-        found = self._digests.get(path)
-        if found is None:
-            found = self._digests[path] = _sha256(self[path])
-        return found
-
-
-def render_lazily(
-    paths: Collection[str], bytes_at: Callable[[str], bytes], out_dir: Path, kept: Mapping[str, str]
-) -> Rendered:
-    """The rendered files at ``paths`` (distinct), but those whose paths ``kept`` maps to a
-    digest: ``out_dir`` holds their bytes already (the caller proved it), so they are not
-    rendered again. ``bytes_at`` renders each other one (`render_file`, or its equal).
-
-    Raises ValueError for a path fleetgen must not write or one both file and directory.
-    """
-    _check_layout(paths)
-    return Rendered(
-        out_dir,
-        {path: bytes_at(path) for path in paths if path not in kept},
-        {path: kept[path] for path in paths if path in kept},
-    )
-
-
-def digest(rendered: Mapping[str, bytes], path: str) -> str:
-    """The sha256 of the rendered bytes of ``path``."""
-    return rendered.digest(path) if isinstance(rendered, Rendered) else _sha256(rendered[path])
+def digests(rendered: Mapping[str, bytes]) -> dict[str, str]:
+    """The sha256 of each rendered file, by path (what the manifest records)."""
+    return {path: _sha256(data) for path, data in rendered.items()}
 
 
 def _check_layout(paths: Collection[str]) -> None:
@@ -206,12 +140,6 @@ def render_file(file: OutputFile) -> bytes:
     return file.text.encode()
 
 
-def yaml_bytes(comment: str, texts: Sequence[str]) -> bytes:
-    """The bytes `render_file` writes for a YAML file with ``comment`` whose documents have the
-    ``texts`` (`yamlio.document_text`, none None), in order."""
-    return (_preamble(comment) + "---\n".join(texts)).encode()
-
-
 def _preamble(comment: str) -> str:
     """The generated notice and the ``comment`` lines a YAML file starts with."""
     return HEADER + "".join(f"# {line}".rstrip() + "\n" for line in comment.splitlines())
@@ -225,8 +153,7 @@ def write(
     ``proven``: owned files known to hold the bytes the manifest records (not read again).
     Raises OwnershipConflict, before writing anything, when an unowned file is in the way.
     """
-    if not isinstance(rendered, Rendered):  # `render_lazily` checked its paths
-        _check_layout(rendered)
+    _check_layout(rendered)
     with exclusive(out_dir):
         return _write(out_dir, rendered, version, proven)
 
@@ -263,12 +190,8 @@ def _write(
     )
     if conflicts:
         raise OwnershipConflict(conflicts)
-    if isinstance(rendered, Rendered) and (
-        moved := sorted(path for path in rendered.kept if survey.disk[path].state != "same")
-    ):
-        raise KeptChanged(f"kept files changed on disk since they were proven: {moved[:3]}")
     writes = {path: rendered[path] for path, disk in survey.disk.items() if disk.state != "same"}
-    manifest = Manifest(version, {path: digest(rendered, path) for path in rendered})
+    manifest = Manifest(version, survey.digests)
     overwritten = _hand_edited(out_dir, [*writes, *survey.removable], survey)
     if writes or survey.removable or manifest != survey.manifest:
         commit(out_dir, writes, survey.removable, manifest)
@@ -307,8 +230,7 @@ def check(
     ``version``, a manifest written by another fleetgen version is reported as stale.
     ``proven`` as for `write`.
     """
-    if not isinstance(rendered, Rendered):  # `render_lazily` checked its paths
-        _check_layout(rendered)
+    _check_layout(rendered)
     with exclusive(out_dir):
         return _check(out_dir, rendered, version, proven)
 
@@ -346,6 +268,7 @@ class _Survey:
     owned: Mapping[str, str]  # path -> sha256 recorded in the manifest
     disk: dict[str, _Disk]  # for every generated path
     removable: list[str]  # owned, no longer generated, a regular file on disk: to delete
+    digests: dict[str, str]  # path -> sha256 of every generated file
 
 
 def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str]) -> _Survey:
@@ -354,13 +277,14 @@ def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str
     modes: dict[str, int] = {}
     removable = sorted(p for p in owned if p not in rendered and _is_file(out_dir, p, modes))
     removable_set, proven_set = set(removable), set(proven) & set(owned)
+    hashes = digests(rendered)
     disk = {
-        path: _Disk("same" if owned[path] == digest(rendered, path) else "different")
+        path: _Disk("same" if owned[path] == hashes[path] else "different")
         if path in proven_set
         else _examine(out_dir, path, rendered[path], removable_set, modes)
         for path in rendered
     }
-    return _Survey(manifest, owned, disk, removable)
+    return _Survey(manifest, owned, disk, removable, hashes)
 
 
 def _mode(out_dir: Path, path: str, modes: dict[str, int]) -> int:
@@ -438,7 +362,7 @@ def _compare(out_dir: Path, path: str, data: bytes, disk: _Disk, survey: _Survey
         detail = f"has the generated bytes but is not in {MANIFEST}; `fleetgen build` adopts it"
         return Finding(path, "unowned-conflict", detail)
     if disk.state == "same":
-        if recorded == _sha256(data):
+        if recorded == survey.digests[path]:
             return None
         detail = f"has the generated bytes but not the ones {MANIFEST} records"
         return Finding(path, "hand-edited", f"{detail}; run `fleetgen build`")

@@ -16,7 +16,7 @@ def _entries(store: Cache) -> dict[str, int]:
     return {
         path.stem: path.stat().st_size
         for path in store.directory.glob("*/*/*")
-        if path.suffix in (".json", ".bin")
+        if path.suffix == ".bin"
     }
 
 
@@ -31,9 +31,9 @@ def test_prune_evicts_the_least_recently_used_down_to_three_quarters(tmp_path: P
     store = Cache(tmp_path)
     keys = [f"{n:x}" * 64 for n in range(6)]
     for entry in keys:
-        store.put_bytes("ns", entry, b"x" * 1000)
+        store.put("ns", entry, b"x" * 1000)
     _aged(store, keys)
-    assert store.get_bytes("ns", keys[0]) == b"x" * 1000  # read: now the most recently used
+    assert store.get("ns", keys[0]) == b"x" * 1000  # read: now the most recently used
     size = _entries(store)[keys[0]]
     store.prune(5 * size)
     assert sorted(_entries(store)) == sorted([keys[0], keys[4], keys[5]])
@@ -51,7 +51,7 @@ def test_prune_removes_only_entries_and_stale_temporary_files(tmp_path: Path) ->
     fresh.write_bytes(b"half")
     os.utime(stale, (0, 0))
     store.prune(0)
-    assert not stale.exists() and not list(shard.glob("*.json"))
+    assert not stale.exists() and not list(shard.glob("*.bin"))
     assert fresh.exists() and (shard / "notes.txt").exists()
     assert (store.directory / ".gitignore").is_file()
 
@@ -61,10 +61,10 @@ def test_the_first_write_of_a_command_prunes(
 ) -> None:
     old = Cache(tmp_path)
     for n in range(4):
-        old.put_bytes("ns", f"{n:x}" * 64, b"y" * 4000)
+        old.put("ns", f"{n:x}" * 64, b"y" * 4000)
     monkeypatch.setattr(cache, "MAX_BYTES", 9000)
     new = Cache(tmp_path)
-    new.put_bytes("ns", "f" * 64, b"z" * 10)
+    new.put("ns", "f" * 64, b"z" * 10)
     assert sum(_entries(new).values()) <= 9000
     assert "f" * 64 in _entries(new)
 
@@ -81,20 +81,21 @@ def test_cache_dir_is_under_the_output() -> None:
     assert Cache(Path("/out")).directory == Path("/out") / CACHE_DIR
 
 
-def test_deferred_writes_are_read_back_and_made_at_the_end(tmp_path: Path) -> None:
-    """A build holds its cache writes until its tree is written (`Cache.deferred`): reads see
-    them meanwhile, the disk only afterwards, and an exception still makes them."""
+def test_values_come_back_as_written_and_damaged_entries_miss(tmp_path: Path) -> None:
+    """One codec (marshal behind a checked header): builtin data reads back exactly, with its
+    types; an entry truncated, edited or stored under another key is a miss."""
     store = Cache(tmp_path)
-    first, second = "a" * 64, "b" * 64
-    with store.deferred():
-        store.put("ns", first, {"value": 1})
-        store.put_bytes("ns", second, b"data")
-        assert store.get("ns", first) == {"value": 1}
-        assert store.get_bytes("ns", second) == b"data" and store.touch("ns", second)
-        assert _entries(store) == {}
-    assert set(_entries(store)) == {first, second}
-    assert Cache(tmp_path).get_bytes("ns", second) == b"data"
-    with pytest.raises(RuntimeError), store.deferred():
-        store.put("ns", "c" * 64, [])
-        raise RuntimeError
-    assert Cache(tmp_path).get("ns", "c" * 64) == []
+    value = {"files": {"a.yaml": "0" * 64}, "rows": (("web", "c1"),), "data": b"\x00", "n": 1.5}
+    store.put("ns", "a" * 64, value)
+    assert Cache(tmp_path).get("ns", "a" * 64) == value
+    assert isinstance(Cache(tmp_path).get("ns", "a" * 64)["rows"], tuple)
+    path = next(store.directory.glob("ns/*/*.bin"))
+    data = path.read_bytes()
+    for damaged in (data[:-1], data[:-3] + bytes([data[-3] ^ 1]) + data[-2:], b""):
+        path.write_bytes(damaged)
+        assert store.get("ns", "a" * 64) is None
+    path.write_bytes(data)
+    (path.parent.parent / "bb").mkdir()
+    (path.parent.parent / "bb" / f"{'b' * 64}.bin").write_bytes(data)
+    assert store.get("ns", "b" * 64) is None
+    assert store.get("ns", "c" * 64) is None

@@ -46,11 +46,11 @@ def test_rendered_placements_carry_their_layers(
     case: Path, tmp_path: Path, kustomize: Kustomize
 ) -> None:
     expected = yaml.safe_load((case / "expect.yaml").read_text())
-    _, result = build_case(case, tmp_path)
-    out = result.compiled.out_dir
+    repo, result = build_case(case, tmp_path)
+    out = result.out_dir
     placements = {
         f"{p.app}/{p.cluster}": out / p.overlay
-        for p in result.compiled.plan.placements
+        for p in api.compile_spec(repo / "fleet.py").plan.placements
         if p.overlay
     }  # an app from another source has no overlay
     assert set(placements) == set(expected)

@@ -154,7 +154,8 @@ def _build(repo: Path, **values: str) -> dict[str, str]:
     (repo / "fleet.py").write_text(
         FLEET.format(**({"prod_level": "error", "prod_b_region": "east"} | values))
     )
-    compiled = api.build(repo / "fleet.py").compiled
+    api.build(repo / "fleet.py")
+    compiled = api.compile_spec(repo / "fleet.py")
     overlays = {p.cluster: compiled.out_dir / p.overlay for p in compiled.plan.placements}
     rendered = build_many(list(overlays.values()))
     return {cluster: rendered[path] for cluster, path in overlays.items()}

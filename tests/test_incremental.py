@@ -1,8 +1,11 @@
-"""The build cache: warm output is byte-identical to cold, invalidation, damaged caches ignored."""
+"""The incremental seam (`fleetgen.incremental`): a no-op build and ``build --check`` come from
+the compile record and the tree proof; warm output is byte-identical to cold; every input
+invalidates; damaged entries are ignored."""
 
 from __future__ import annotations
 
 import argparse
+import marshal
 import shutil
 import sys
 import time
@@ -15,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fleetgen import api, buildcache, writer
+from fleetgen import api, incremental, writer
 from fleetgen.cache import CACHE_DIR, Cache, code_identity, tree_digest
 from fleetgen.model import SyncPolicy
 from fleetgen.output import OutputFile
@@ -56,21 +59,43 @@ def test_noop_build_and_check_come_from_the_cache(
 ) -> None:
     spec = _example(tmp_path)
     first = api.build(spec)
-    out = first.compiled.out_dir
+    out = first.out_dir
     before = tree(out)
     _no_compile(monkeypatch)
     again = api.build(spec)
     assert again.report.written == [] and again.report.deleted == []
-    assert again.compiled.placements == first.compiled.placements
-    assert again.compiled.warnings == first.compiled.warnings
-    assert dict(again.compiled.rendered) == dict(first.compiled.rendered)
-    assert api.check(spec).findings == []
+    assert again.report.unchanged == first.report.unchanged + len(first.report.written)
+    assert again.placements == first.placements
+    assert again.warnings == first.warnings
+    checked = api.check(spec)
+    assert checked.findings == [] and checked.warnings == first.warnings
     assert tree(out) == before
+
+
+def test_the_record_keeps_a_digest_per_input(tmp_path: Path) -> None:
+    """fleet.py, each base and chart directory, and the code: what ``--check`` can name."""
+    spec = _example(tmp_path)
+    out = api.build(spec).out_dir
+    memo = incremental.Memo(out, api.load(spec))
+    record = memo.record()
+    assert record is not None and memo.inputs is not None
+    assert record.inputs == memo.inputs.digests
+    assert record.inputs["fleetgen"] == code_identity()
+    assert {"fleet.py", "base:apps/api-service/base", "chart:charts/status-page"} <= set(
+        record.inputs
+    )
+    configmap = spec.parent / "apps/order-service/base/configmap.yaml"
+    configmap.write_text(configmap.read_text().replace("order-config", "order-config-2"))
+    edited = incremental.inputs(api.load(spec))
+    assert edited is not None
+    assert {name for name, digest in edited.digests.items() if record.inputs[name] != digest} == {
+        "base:apps/order-service/base"
+    }
 
 
 def test_a_hand_edit_is_seen_through_the_cache(tmp_path: Path) -> None:
     spec = _example(tmp_path)
-    out = api.build(spec).compiled.out_dir
+    out = api.build(spec).out_dir
     edited = sorted(p for p in out.rglob("*.yaml") if ".fleetgen" not in p.parts)[0]
     original = edited.read_bytes()
     edited.write_bytes(original.replace(b"fleetgen", b"fleetgem", 1))  # same size
@@ -82,19 +107,19 @@ def test_a_hand_edit_is_seen_through_the_cache(tmp_path: Path) -> None:
 
 
 def test_the_tree_record_keeps_the_stat_a_file_was_proven_with(tmp_path: Path) -> None:
-    """`buildcache.record_tree` records a file the build proved and did not write with the stat
-    of its proof: one edited between the proof and the record is read again by the next build
-    (a stat taken at the record would vouch for the edit)."""
+    """`incremental.record_tree` records a file the build proved and did not write with the
+    stat of its proof: one edited between the proof and the record is read again by the next
+    build (a stat taken at the record would vouch for the edit)."""
     spec = _example(tmp_path)
-    out = api.build(spec).compiled.out_dir
+    out = api.build(spec).out_dir
     cache, manifest = Cache(out), writer.current_manifest(out)
     assert manifest is not None
-    proven = buildcache.unchanged_files(cache, out, manifest)
+    proven = incremental.unchanged_files(cache, out, manifest)
     path = sorted(proven)[0]
     (out / path).write_bytes((out / path).read_bytes() + b"# edited\n")
     time.sleep(0.1)  # past the racy window: the edit's stat would be recorded
-    buildcache.record_tree(cache, out, manifest, proven)
-    assert path not in buildcache.unchanged_files(cache, out, manifest)
+    incremental.record_tree(cache, out, manifest, proven)
+    assert path not in incremental.unchanged_files(cache, out, manifest)
     assert [f.kind for f in api.check(spec).findings] == ["hand-edited"]
 
 
@@ -110,21 +135,24 @@ def test_no_cache_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     spec = _example(tmp_path)
-    out = api.build(spec).compiled.out_dir
-    entries = [p for p in (out / CACHE_DIR).rglob("*.json")]
+    out = api.build(spec).out_dir
+    entries = sorted((out / CACHE_DIR).rglob("*.bin"))
     assert {p.parent.parent.name for p in entries} == {
-        buildcache.COMPILE,
-        buildcache.TREE,
-        buildcache.SOURCE,
+        incremental.COMPILE,
+        incremental.TREE,
+        incremental.STORED,
     }
-    for number, entry in enumerate(entries):
-        damage = [
-            b"",
-            b"{not json",
-            b'{"key": "another", "value": {}}',
-            b'{"key": "%s", "value": {"files": 3}}' % entry.stem.encode(),
-        ]
-        entry.write_bytes(damage[number % len(damage)])
+    others = [entry.read_bytes() for entry in entries[1:] + entries[:1]]
+    for number, (entry, other) in enumerate(zip(entries, others, strict=True)):
+        namespace = entry.parent.parent.name
+        if number % 4 == 0:
+            entry.write_bytes(b"")
+        elif number % 4 == 1:
+            entry.write_bytes(entry.read_bytes()[:-10])
+        elif number % 4 == 2:
+            entry.write_bytes(other)  # another key's entry
+        else:  # intact, but not of the shape this code writes
+            Cache(out).put(namespace, entry.stem, {"files": 3})
     spec.write_text(spec.read_text() + "\n")  # same spec: the damaged entries are its entries
     assert api.build(spec).report.written == []
     assert tree(out) == _cold(spec, tmp_path / "cold")
@@ -140,15 +168,15 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
         configmap.read_text().replace("name: order-config", "name: order-config-2")
     )
     rebuilt = api.build(spec)
-    assert tree(rebuilt.compiled.out_dir) == _cold(spec, tmp_path / "cold1")
+    assert tree(rebuilt.out_dir) == _cold(spec, tmp_path / "cold1")
     chart = spec.parent / "charts/status-page/Chart.yaml"  # a chart's version is an input too
     chart.write_text(chart.read_text().replace("version: 0.1.0", "version: 0.2.0"))
     rebuilt = api.build(spec)
     assert rebuilt.report.written
-    assert tree(rebuilt.compiled.out_dir) == _cold(spec, tmp_path / "cold2")
-    warnings = [w.line for w in rebuilt.compiled.warnings]
+    assert tree(rebuilt.out_dir) == _cold(spec, tmp_path / "cold2")
+    warnings = [w.line for w in rebuilt.warnings]
     spec.write_text("\n\n" + spec.read_text())
-    moved = api.build(spec).compiled.warnings
+    moved = api.build(spec).warnings
     assert [w.line for w in moved] == [line + 2 if line else 0 for line in warnings]
 
 
@@ -166,11 +194,12 @@ def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
     assert code_identity().endswith(tree_digest(shipped))
 
 
-def test_source_keys_tell_apart_what_renders_differently(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Data that YAML writes differently never shares a key; types YAML cannot take have none."""
+def test_stored_files_tell_apart_what_renders_differently() -> None:
+    """Data that YAML writes differently never has the same stored bytes (diff compares stored
+    files by them); types marshal cannot write are refused."""
 
-    def key(*documents: Any) -> str | None:
-        return buildcache.source_key(OutputFile("f.yaml", documents))
+    def stored(*documents: Any) -> bytes:
+        return incremental.serialize(OutputFile("f.yaml", documents))
 
     variants = [
         {"a": 1},
@@ -184,22 +213,35 @@ def test_source_keys_tell_apart_what_renders_differently(monkeypatch: pytest.Mon
         {"a": 1, "b": 2},
         {"b": 2, "a": 1},
     ]
-    keys = [key(doc) for doc in variants]
-    assert None not in keys and len(set(keys)) == len(keys)
-    assert key({"a": type("Name", (str,), {})("x")}) is None  # a str subclass: no key
-    assert buildcache.source_key(OutputFile("f.yaml", ({"a": 1},), comment="c")) != key({"a": 1})
-    before = key({"a": 1})
-    monkeypatch.setattr(buildcache, "code_identity", lambda: "another fleetgen")
-    assert key({"a": 1}) != before
+    found = [stored(doc) for doc in variants]
+    assert len(set(found)) == len(found)
+    with pytest.raises(ValueError):
+        stored({"a": type("Name", (str,), {})("x")})  # a str subclass
+    assert incremental.serialize(OutputFile("f.yaml", ({"a": 1},), comment="c")) != stored({"a": 1})
+
+
+def test_stored_bytes_depend_on_the_content_alone() -> None:
+    """Equal data, whatever else references it, has the same stored bytes: marshal's formats 3
+    and 4 flag an object with more than one reference, so their bytes follow reference counts."""
+    alone = incremental.serialize(OutputFile("f.yaml", ({"spec": {"path": "./a" * 2}},)))
+    spec = {"path": "./a" * 2}
+    held = [spec]  # referenced by the document and by this list
+    assert incremental.serialize(OutputFile("f.yaml", ({"spec": spec},))) == alone
+    assert held
+
+
+def _key(value: Any) -> bytes:
+    return marshal.dumps(incremental.canonical(value), 2)
 
 
 def test_canonical_refuses_what_it_cannot_serialize() -> None:
-    assert buildcache.inputs_key(object()) is None
-    assert buildcache.inputs_key({"a": 1, "b": 2}) != buildcache.inputs_key({"b": 2, "a": 1})
-    assert buildcache.inputs_key(frozenset("ab")) == buildcache.inputs_key(frozenset("ba"))
+    with pytest.raises(incremental.Uncacheable):
+        incremental.canonical(object())
+    assert _key({"a": 1, "b": 2}) != _key({"b": 2, "a": 1})
+    assert _key(frozenset("ab")) == _key(frozenset("ba"))
 
 
-def test_inputs_keys_tell_apart_what_a_compile_reads() -> None:
+def test_canonical_forms_tell_apart_what_a_compile_reads() -> None:
     """Types, order, explicitly set fields and the line a model was built at are all inputs."""
     values = [
         1,
@@ -214,32 +256,20 @@ def test_inputs_keys_tell_apart_what_a_compile_reads() -> None:
         {"a": {"b": 1}},
         {"a": {"b": 2}},
     ]
-    keys = [buildcache.inputs_key(value) for value in values]
-    assert None not in keys and len(set(keys)) == len(keys)
+    keys = [_key(value) for value in values]
+    assert len(set(keys)) == len(keys)
     implicit, explicit = SyncPolicy(), SyncPolicy(prune=SyncPolicy().prune)
     assert implicit == explicit
-    assert buildcache.inputs_key(implicit) != buildcache.inputs_key(explicit)
+    assert _key(implicit) != _key(explicit)
     here = SyncPolicy()  # another line of the spec: warnings name it
     there = SyncPolicy()
-    assert buildcache.inputs_key(here) != buildcache.inputs_key(there)
-    assert buildcache.inputs_key(here) == buildcache.inputs_key(here.model_copy())
-    assert buildcache.inputs_key(Color.RED) == buildcache.inputs_key("red")
+    assert _key(here) != _key(there)
+    assert _key(here) == _key(here.model_copy())
+    assert _key(Color.RED) == _key("red")
 
 
 class Color(StrEnum):
     RED = "red"
-
-
-def test_synthetic_fleet_warm_equals_cold(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    source = make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
-    spec = repo / "fleet.py"
-    api.build(spec)
-    spec.write_text(source.replace(*ONE_APP))
-    report = api.build(spec).report
-    assert report.written and len(report.written) < 10
-    assert tree(repo / "output") == _cold(spec, tmp_path / "cold")
 
 
 def _synthetic(tmp_path: Path) -> tuple[Path, str]:
@@ -248,40 +278,43 @@ def _synthetic(tmp_path: Path) -> tuple[Path, str]:
     return repo / "fleet.py", make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
 
 
-def test_one_app_change_renders_only_files_whose_source_changed(tmp_path: Path) -> None:
+def test_a_one_app_edit_writes_only_the_files_whose_bytes_changed(tmp_path: Path) -> None:
     spec, source = _synthetic(tmp_path)
     api.build(spec)
+    before = tree(spec.parent / "output")
     spec.write_text(source.replace(*ONE_APP))
-    built = api.build(spec)
-    rendered = built.compiled.rendered
-    assert isinstance(rendered, writer.Rendered)
-    assert set(rendered) - set(rendered.kept) == set(built.report.written)
-    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+    report = api.build(spec).report
+    after = tree(spec.parent / "output")
+    assert report.written and len(report.written) < 10
+    assert set(report.written) == {
+        path for path in after if before.get(path) != after[path] and ".fleetgen" not in path
+    }
+    assert after == _cold(spec, tmp_path / "cold")
     assert api.check(spec, use_cache=False).findings == []
 
 
-def test_a_tree_changed_after_the_proof_is_rendered_again(
+def test_a_tree_changed_after_the_proof_is_written_right(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another build between the proof and the write changes kept files (app 3's): nothing is
-    written from the kept ones; the build renders every file instead."""
+    """Another build between the tree proof and the write (app 3's tag) changes files the proof
+    vouched for: the write reads the manifest it finds, so the tree ends as a cold build's."""
     spec, source = _synthetic(tmp_path)
     api.build(spec)
-    keep = writer.render_lazily
+    write = writer.write
 
-    def interleaved(paths: Any, file_at: Any, out_dir: Path, kept: Any) -> writer.Rendered:
-        if kept:
-            monkeypatch.setattr(writer, "render_lazily", keep)
-            spec.write_text(source.replace("TAGS = {}", "TAGS = {3: '2.0'}"))
-            api.build(spec)
-            spec.write_text(source.replace(*ONE_APP))
-        return keep(paths, file_at, out_dir, kept)
+    def interleaved(*args: Any, **options: Any) -> writer.WriteReport:
+        monkeypatch.setattr(writer, "write", write)
+        spec.write_text(source.replace("TAGS = {}", "TAGS = {3: '2.0'}"))
+        api.build(spec)
+        spec.write_text(source.replace(*ONE_APP))
+        return write(*args, **options)
 
     spec.write_text(source.replace(*ONE_APP))
-    monkeypatch.setattr(writer, "render_lazily", interleaved)
+    monkeypatch.setattr(writer, "write", interleaved)
     api.build(spec)
-    assert writer.render_lazily is keep  # the interleaved build ran
+    assert writer.write is write  # the interleaved build ran
     assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+    assert api.check(spec).findings == []
 
 
 SPEC = """
@@ -340,14 +373,3 @@ def test_random_edit_sequences_warm_equals_cold(
         api.build(spec)
         assert api.check(spec).findings == []
         assert tree(repo / "output") == _cold(spec, work / f"cold{step}")
-
-
-def test_source_keys_depend_on_the_content_alone() -> None:
-    """Equal data, whatever else references it, has one key: marshal's formats 3 and 4 flag an
-    object with more than one reference, so their bytes follow reference counts (what memos or
-    an earlier build in the process hold) and equal files got other keys."""
-    alone = buildcache.source_key(OutputFile("f.yaml", ({"spec": {"path": "./a" * 2}},)))
-    spec = {"path": "./a" * 2}
-    held = [spec]  # referenced by the document and by this list
-    assert buildcache.source_key(OutputFile("f.yaml", ({"spec": spec},))) == alone
-    assert held

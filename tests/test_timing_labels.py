@@ -61,7 +61,7 @@ def test_flux_timing_is_layered_per_placement(tmp_path: Path) -> None:
 def test_timing_reaching_argo_cd_is_one_located_warning_per_layer(tmp_path: Path) -> None:
     repo = case_repo(tmp_path, "timing")
     result = api.build(repo / "fleet.py")
-    found = sorted((w.line, w.message.split(":")[0]) for w in result.compiled.warnings)
+    found = sorted((w.line, w.message.split(":")[0]) for w in result.warnings)
     assert found == sorted(
         [
             (line_of(repo, 'sync=SyncPolicy(interval="30m"'), "interval"),
@@ -99,7 +99,7 @@ def test_a_chart_app_takes_interval_timeout_and_wait(tmp_path: Path) -> None:
         and w.message.startswith(
             "retry_interval does not apply to the Flux placements of chart app(s) echo"
         )
-        for w in result.compiled.warnings
+        for w in result.warnings
     )
 
 
@@ -108,15 +108,14 @@ def test_a_chart_app_takes_interval_timeout_and_wait(tmp_path: Path) -> None:
 
 def test_per_label_layers_only_reach_the_clusters_with_the_label(tmp_path: Path) -> None:
     repo = case_repo(tmp_path, "per-label")
-    result = api.build(repo / "fleet.py")
-    overlays = {
-        o.cluster: [name for name, _ in o.layers] for o in result.compiled.plan.cluster_overlays
-    }
+    api.build(repo / "fleet.py")
+    plan = api.compile_spec(repo / "fleet.py").plan
+    overlays = {o.cluster: [name for name, _ in o.layers] for o in plan.cluster_overlays}
     assert overlays == {
         "east-1": ["per_label[region=east]"],
         "east-2": ["per_label[region=east]", "per_label[tier=gpu]", "per_cluster"],
     }
-    placements = {p.cluster: p for p in result.compiled.plan.placements}
+    placements = {p.cluster: p for p in plan.placements}
     assert placements["west-1"].overlay == "overlays/web/prod"
     assert placements["east-1"].settings.sync.prune is True  # Flux: prune from region=east
     assert flux_objects(repo, "east-1")["Kustomization/web"]["spec"]["prune"] is True

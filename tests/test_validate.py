@@ -15,6 +15,7 @@ import yaml
 
 from fleetgen import api
 from fleetgen import validate as validation
+from fleetgen.cache import Cache
 from fleetgen.kustomize import Kustomize
 from fleetgen.validate.report import json_schema
 from tests.helpers import run_fleetgen, tree
@@ -195,9 +196,9 @@ def test_rerun_with_nothing_changed_rebuilds_no_overlay(
 
 def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(example: Path, kustomize: Kustomize) -> None:
     report(example, "--render", code=0)
-    entries = sorted((example / "output/.fleetgen/cache/kustomize").rglob("*.json"))
-    entries[0].write_text('{"key": "truncated')
-    entries[1].write_text(json.dumps({"key": entries[1].stem, "value": [["not an object"]]}))
+    entries = sorted((example / "output/.fleetgen/cache/kustomize").rglob("*.bin"))
+    entries[0].write_bytes(entries[0].read_bytes()[:-5])  # truncated
+    Cache(example / "output").put("kustomize", entries[1].stem, [["not an object"]])
     again = report(example, "--render", code=0)["summary"]["builds"]
     assert again["built"] == 2
     assert report(example, "--render", code=0)["summary"]["builds"]["built"] == 0

@@ -98,7 +98,7 @@ def test_chart_renders_are_cached_by_chart_content_and_values(
     repo = chart_repo(tmp_path / "repo", echo_app())
     first = report(repo, "--render", code=1)["summary"]["charts"]
     assert (first["distinct"], first["built"]) == (1, 1)
-    assert list((repo / "output/.fleetgen/cache/helm").rglob("*.json"))
+    assert list((repo / "output/.fleetgen/cache/helm").rglob("*.bin"))
     assert report(repo, "--render", code=1)["summary"]["charts"]["built"] == 0
     values = repo / "charts/echo/values.yaml"  # the chart's content is part of the key
     values.write_text(values.read_text().replace("memory: 128Mi", "memory: 128Mi\n    cpu: 1"))

@@ -55,6 +55,7 @@ class Facts:
     app_path: Mapping[str, str] = field(default_factory=dict)
     project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
+    builds_on: Mapping[str, str] = field(default_factory=dict)  # cluster overlay -> env overlay
     engine: Mapping[Pair, str] = field(default_factory=dict)  # placement -> its engine
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
     app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -93,6 +94,7 @@ class Facts:
             },
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},
+            builds_on=builds_on,
             engine={(app, cluster): engine for app, cluster, _, _, engine in placements.rows},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen import api, cache, collector
-from fleetgen.buildcache import StoredFiles
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     HELM_GROUP,
@@ -55,16 +54,16 @@ from fleetgen.diff.refs import (
 from fleetgen.diff.render import changed_bases, render_changes
 from fleetgen.diff.rendercharts import changed_charts, chart_changes
 from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
-from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
+from fleetgen.incremental import StoredFiles
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.load import Loaded, load_source
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
 from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
-from fleetgen.unitcache import Files
+
+WITHOUT = ("fleetmap",)  # emitters whose files diff does not compare: the fleet map is a view
 
 
 class RefSpecError(SpecError):
@@ -135,10 +134,9 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | No
     empty fleet.
 
     With ``spec`` (the working tree's spec, absolute), the snapshot's spec runs as that file,
-    as a build of it in the working tree would, and compiles through the cache of the output
-    folder next to it if there is one (`api.emit_cached`): a ref whose spec and bases were
-    built or diffed before is read back, not emitted, and one diffed before is not even
-    resolved (`fleetgen.placements`).
+    as a build of it in the working tree would, and compiles through the stored compiles of the
+    output folder next to it if there is one (`api.emit_stored`): a ref whose spec and bases
+    were built or diffed before is read back, neither resolved nor emitted.
     """
     data = snapshot.read(spec_name)
     if data is None:
@@ -150,10 +148,9 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | No
             loaded = load_source(source, running_as, snapshot.read, import_dir)
         out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
         if out_dir is not None and out_dir.is_dir():
-            store = cache.Cache(out_dir)
-            entry, plan, stored = api.emit_cached(loaded, store, without=(fleetmap,))
-            return _cached_side(snapshot, loaded, plan, stored, store, entry)
-        plan, files = api.emit_loaded(loaded, without=(fleetmap,))
+            stored, files, placements = api.emit_stored(loaded, out_dir, without=WITHOUT)
+            return _side(snapshot, loaded, files, placements, stored)
+        plan, emitted = api.emit_loaded(loaded, without=WITHOUT)
     except UnicodeDecodeError as error:
         raise RefSpecError(
             snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]
@@ -166,28 +163,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | No
                 for p in error.problems
             ],
         ) from None
-    return _side(snapshot, loaded, api.by_path(files), Placements.of(plan), plan)
-
-
-def _cached_side(
-    snapshot: Snapshot,
-    loaded: Loaded,
-    plan: Plan | None,
-    files: Mapping[str, OutputFile],
-    store: cache.Cache,
-    entry: str | None,
-) -> Side:
-    """A side compiled through the cache: its placements read back when stored under the
-    compile's key, else taken from the Plan (resolved when ``plan`` is None: the files were
-    read back) and stored."""
-    placements = Placements.load(store, entry) if entry is not None else None
-    if placements is None:
-        if plan is None:
-            plan = resolve(loaded.fleet, loaded.workspace)
-        placements = Placements.of(plan)
-        if entry is not None:
-            placements.save(store, entry)
-    return _side(snapshot, loaded, files, placements, plan)
+    return _side(snapshot, loaded, api.by_path(emitted), Placements.of(plan), plan)
 
 
 def _side(
@@ -320,16 +296,11 @@ def compare(
 
 def _same_file(base: Mapping[str, OutputFile], head: Mapping[str, OutputFile], path: str) -> bool:
     """Whether ``path`` holds the same file at both refs: equal stored bytes
-    (`buildcache.StoredFiles`, a compile emitted whole) or equal source keys (`unitcache.Files`,
-    a compile made of units) prove it without making either file, else their data are
-    compared."""
+    (`incremental.StoredFiles`: both read back) prove it without decoding either file, else
+    their data are compared."""
     if isinstance(base, StoredFiles) and isinstance(head, StoredFiles):
         stored = base.serialized(path)
         if stored is not None and stored == head.serialized(path):
-            return True
-    if isinstance(base, Files) and isinstance(head, Files):
-        source = base.source(path)
-        if source is not None and source == head.source(path):
             return True
     return base.get(path) == head.get(path)
 

@@ -4,9 +4,9 @@ Generated files never show a change to a user's kustomize base under ``apps/``; 
 finds the apps whose base inputs changed (cheaply, from Git blob ids) and kustomize-builds the
 overlays of affected placements at both refs. Each ref's inputs (the generated overlays of the
 apps involved and the files their bases read) are written to a temporary directory, never into
-the working tree, so no ``git worktree`` is needed. A build's output is cached (`fleetgen.cache`)
-under the hash of every file of that ref's temporary tree, the overlay and the kustomize version:
-complete inputs by construction, so a second ``diff --render`` of the same refs runs no build.
+the working tree, so no ``git worktree`` is needed. Builds go through the render cache shared
+with ``validate --render`` (`fleetgen.renders`), keyed by every file an overlay's build reads:
+a second ``diff --render`` of the same refs runs no build.
 """
 
 from __future__ import annotations
@@ -15,17 +15,15 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from fleetgen import cache, writer
+from fleetgen import cache, renders, writer
 from fleetgen.diff.blast import Change, Context, Pair, Side, Where
 from fleetgen.diff.objects import Obj, field_changes, objects, whole
 from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
-from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many, find_kustomize
-from fleetgen.workspace import base_deps, scratch_tree
-from fleetgen.yamlio import load_all
+from fleetgen.kustomize import Kustomize, find_kustomize
+from fleetgen.workspace import base_deps
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
-NAMESPACE = "diff-render"  # the cache folder of kustomize outputs
 
 
 class RenderError(FleetgenError):
@@ -106,75 +104,54 @@ def _build(
     kustomize: Kustomize,
     store: cache.Cache | None,
 ) -> dict[tuple[int, str], dict[Key, Obj]]:
-    """Rendered objects by (side index, overlay dir), for every overlay the groups use."""
+    """Rendered objects by (side index, overlay dir), for every overlay the groups use; raises
+    RenderError naming every overlay kustomize failed on."""
+    found: dict[tuple[int, str], dict[Key, Obj]] = {}
+    failures = []
     with tempfile.TemporaryDirectory(prefix="fleetgen-diff-") as tmp:
-        targets: dict[Path, tuple[int, str]] = {}
-        keys: dict[Path, str] = {}
         for index, side in enumerate((base, head)):
             overlays = {move[index] for move in groups if move[index] is not None}
             root = Path(tmp) / ("base", "head")[index]
-            _scratch(side, {o for o in overlays if o is not None}, root)
-            tree = cache.tree_digest([root])  # all a build of this ref can read
-            for overlay in overlays:
-                if overlay is not None:
-                    path = root / side.output_dir / overlay
-                    targets[path] = (index, overlay)
-                    keys[path] = cache.key(
-                        {
-                            "kustomize": kustomize.version,
-                            "tree": tree,
-                            "overlay": f"{side.output_dir}/{overlay}",
-                        }
-                    )
-        outputs = _cached(store, keys)
-        try:
-            built = build_many(sorted(targets.keys() - outputs.keys()), kustomize=kustomize)
-        except KustomizeBuildError as error:
-            raise RenderError(_describe(error, targets, (base, head))) from None
-    for path, text in built.items():
-        if store is not None:
-            store.put_bytes(NAMESPACE, keys[path], text.encode())
-    outputs.update(built)
-    return {
-        targets[path]: {obj.key: obj for obj in objects(RENDERED, targets[path][1], load_all(text))}
-        for path, text in outputs.items()
-    }
-
-
-def _cached(store: cache.Cache | None, keys: Mapping[Path, str]) -> dict[Path, str]:
-    """The outputs of the builds ``store`` holds, by overlay path."""
-    found = {}
-    for path, entry in keys.items():
-        stored = store.get_bytes(NAMESPACE, entry) if store is not None else None
-        if stored is not None:
-            found[path] = stored.decode()
+            built = _render(side, {o for o in overlays if o is not None}, root, kustomize, store)
+            start = len(side.output_dir) + 1
+            for path, rendered in built.objects.items():
+                docs = [item.doc for item in rendered]
+                found[index, path[start:]] = {
+                    obj.key: obj for obj in objects(RENDERED, path[start:], docs)
+                }
+            failures += [
+                f"kustomize build failed for {side.shown(path[start:])} at "
+                f"{side.snapshot.label}: {error.strip()}"
+                for path, error in sorted(built.failures.items())
+            ]
+    if failures:
+        raise RenderError("\n".join(failures))
     return found
 
 
-def _describe(
-    error: KustomizeBuildError, targets: Mapping[Path, tuple[int, str]], sides: tuple[Side, Side]
-) -> str:
-    lines = []
-    for path, stderr in sorted(error.failures.items()):
-        index, overlay = targets.get(path, (1, str(path)))
-        side = sides[index]
-        lines.append(
-            f"kustomize build failed for {side.shown(overlay)} at "
-            f"{side.snapshot.label}: {stderr.strip()}"
-        )
-    return "\n".join(lines)
-
-
-def _scratch(side: Side, overlays: set[str], root: Path) -> None:
-    """Write the overlays' generated files and their apps' base inputs under ``root``."""
+def _render(
+    side: Side, overlays: set[str], root: Path, kustomize: Kustomize, store: cache.Cache | None
+) -> renders.Builds:
+    """Lay out under ``root`` the overlays' generated files and their apps' base inputs, and
+    build the overlays through the render cache (`fleetgen.renders`)."""
     apps = {overlay.split("/")[1] for overlay in overlays}
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
     needed = [side.files[path] for path in side.files if path.startswith(prefixes)]
-    generated = {f"{side.output_dir}/{path}": data for path, data in writer.render(needed).items()}
-    scratch_tree(
+    out = side.output_dir
+    scratch = renders.lay_out(
         root,
-        generated,
+        {f"{out}/{path}": data for path, data in writer.render(needed).items()},
         [side.facts.app_path[app] for app in apps],
         side.snapshot.read,
         side.snapshot.files,
     )
+    inputs = {
+        f"{out}/{overlay}": [
+            f"{out}/{path}"
+            for path in (overlay, side.facts.builds_on.get(overlay))
+            if path is not None
+        ]
+        + scratch.base_inputs[side.facts.app_path[overlay.split("/")[1]]]
+        for overlay in overlays
+    }
+    return renders.build(scratch, inputs, store, kustomize)

@@ -76,7 +76,7 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory: `emit_rows` with the rows of every
-    placed app, each from its one-app Plan (the one path a cached build takes too)."""
+    placed app, each from its one-app Plan."""
     columns = Columns.of(plan)
     return emit_rows(plan, {app: app_rows(plan.only(app), columns) for app in plan.by_app()})
 
@@ -85,7 +85,7 @@ Versions = tuple[tuple[str, str], ...]  # (env, what it runs joined, or "·"), e
 
 
 class AppRows(TypedDict):
-    """What the fleet map shows of one app, as plain data (`marshal` keeps it unchanged)."""
+    """What the fleet map shows of one app."""
 
     placements: int  # how many it has
     envs: dict[str, str]  # env it runs in -> its table row: a cell per cluster column, " | "

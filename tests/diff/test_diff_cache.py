@@ -1,20 +1,22 @@
-"""diff reads a ref's compiled files from the cache a build, ``build --check`` or an earlier diff
-left (`fleetgen.unitcache`: a compile stored as the units its files are made of): same report
-warm and cold, damaged entries ignored."""
+"""diff reads a ref's stored compile (files and placements: `fleetgen.incremental`) that a build,
+``build --check`` or an earlier diff left: same report warm and cold, damaged entries ignored."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import fleetgen
-from fleetgen import api, buildcache, placements, unitcache, wholecache
+from fleetgen import api, incremental, renders
+from fleetgen import validate as validation
 from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import blast, compare, formats, render
+from fleetgen.diff import blast, formats
 from fleetgen.diff.compare import RefSpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.plan import Plan
@@ -26,14 +28,30 @@ NEW_TAG = WEB_PROD_TAG.replace('"1.0"', '"1.1"')
 
 
 def compiled_dir(repo: Path) -> Path:
-    return repo / "output" / CACHE_DIR / unitcache.ENTRIES
+    return repo / "output" / CACHE_DIR / incremental.STORED
+
+
+LOOKUPS: Counter[str] = Counter()  # stored-compile lookups by outcome, while `counted` runs
+
+
+@pytest.fixture(autouse=True)
+def counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Count the stored-compile lookups (`incremental.Memo.stored`, the real one) by outcome."""
+    real = incremental.Memo.stored
+
+    def stored(self: incremental.Memo, without: Collection[str] = ()) -> Any:
+        found = real(self, without)
+        LOOKUPS["miss" if found is None else "hit"] += 1
+        return found
+
+    monkeypatch.setattr(incremental.Memo, "stored", stored)
 
 
 def diffed(repo: Path) -> tuple[str, str, str, dict[str, int]]:
-    """The report of ``fleetgen diff`` in every format, and the cache lookups it made."""
-    buildcache.LOOKUPS.clear()
+    """The report of ``fleetgen diff`` in every format, and the stored-compile lookups it made."""
+    LOOKUPS.clear()
     report = fleetgen.diff(repo / "fleet.py")
-    lookups = dict(buildcache.LOOKUPS)
+    lookups = dict(LOOKUPS)
     return formats.to_json(report), formats.text(report), formats.markdown(report), lookups
 
 
@@ -67,8 +85,8 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
         plans.append(resolve(*args))
         return plans[-1]
 
-    resolve = compare.resolve
-    for module in (compare, blast):
+    resolve = api.resolve
+    for module in (api, blast):
         monkeypatch.setattr(module, "resolve", counted)
     return plans
 
@@ -77,9 +95,9 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
 def test_a_ref_built_or_diffed_before_is_not_resolved_again(
     tmp_path: Path, fleet: str, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """build and diff store each compile's placements under its key (`fleetgen.placements`):
-    a ref whose files and placements are stored needs no Plan, unless chart apps (their values
-    are compared from the Plans) or --render of them ask for it."""
+    """build and diff store each compile's files and placements under its inputs' key: a ref
+    whose compile is stored needs no Plan, unless chart apps (their values are compared from the
+    Plans) or --render of them ask for it."""
     charted = fleet == "with a chart app"
     repo = fleet_repo(
         tmp_path / "fleet-repo",
@@ -94,19 +112,8 @@ def test_a_ref_built_or_diffed_before_is_not_resolved_again(
     assert again == first and lookups == {"hit": 2}
     assert len(plans) == (4 if charted else 0)
     rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
-    shutil.rmtree(repo / "output" / CACHE_DIR / placements.NAMESPACE)
+    shutil.rmtree(compiled_dir(repo))
     assert fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json() == rendered
-
-
-def test_a_damaged_placements_entry_is_a_miss(repo: Path) -> None:
-    built_before_and_after_the_edit(repo)
-    *expected, _ = diffed(repo)
-    entries = sorted((repo / "output" / CACHE_DIR / placements.NAMESPACE).rglob("*.bin"))
-    assert len(entries) == 2
-    for entry in entries:
-        entry.write_bytes(entry.read_bytes()[:-10])
-    *found, _ = diffed(repo)
-    assert found == expected
 
 
 def test_check_stores_what_diff_reads(repo: Path) -> None:
@@ -122,27 +129,6 @@ def test_only_the_side_never_seen_is_compiled(repo: Path) -> None:
     edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
     *_, lookups = diffed(repo)
     assert lookups == {"hit": 1, "miss": 1}
-
-
-def test_a_ref_never_compiled_whose_interfaces_were_is_not_resolved(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The working tree built after a tag edit, the commit never: diff makes the commit's
-    compile of the units stored and the whole part kept under the same interfaces
-    (`wholecache`), resolving the edited app alone, and reports what a diff with no cache at
-    all reports."""
-    edit(repo / "fleet.py", WEB_PROD_TAG, NEW_TAG)
-    api.build(repo / "fleet.py")
-    plans = resolves(monkeypatch)
-    wholecache.LOOKUPS.clear()
-    with monkeypatch.context() as patched:
-        patched.setattr(api, "resolve", lambda *_: pytest.fail("resolved a whole fleet"))
-        *warm, lookups = diffed(repo)
-    assert lookups == {"hit": 1, "miss": 1} and wholecache.LOOKUPS == {"hit": 1}
-    assert plans == []
-    shutil.rmtree(repo / "output" / CACHE_DIR)
-    *cold, _ = diffed(repo)
-    assert cold == warm
 
 
 def test_without_an_output_folder_diff_neither_reads_nor_writes_a_cache(repo: Path) -> None:
@@ -195,52 +181,53 @@ def test_a_spec_error_at_the_base_still_names_the_repo_path(repo: Path) -> None:
 def test_diff_makes_only_the_stored_files_that_differ(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Stored files whose source keys are equal at both refs are equal (`fleetgen.unitcache`),
-    so diff compares them without making either."""
+    """Stored files whose stored bytes are equal at both refs are equal
+    (`incremental.StoredFiles`), so diff compares them without decoding either."""
     built_before_and_after_the_edit(repo)
-    stored = unitcache.load(api.Cache(repo / "output"), _head_entry(repo), ())
-    assert stored is not None and len(stored) > 10
+    memo = incremental.Memo(repo / "output", fleetgen.load(repo / "fleet.py"))
+    stored = memo.stored()
+    assert stored is not None and len(stored.files) > 10
     made: list[str] = []
-    real = unitcache.Files.__getitem__
+    real = incremental.StoredFiles.__getitem__
 
-    def counted(self: unitcache.Files, path: str) -> Any:
+    def decoded(self: incremental.StoredFiles, path: str) -> Any:
         made.append(path)
         return real(self, path)
 
-    monkeypatch.setattr(unitcache.Files, "__getitem__", counted)
+    monkeypatch.setattr(incremental.StoredFiles, "__getitem__", decoded)
     *_, lookups = diffed(repo)
     assert lookups == {"hit": 2}
     changed = {path for path in made if "overlays/web/prod" in path}
     assert changed and set(made) - changed <= {
-        path for path in stored if path.startswith("argocd/applicationsets/")
+        path for path in stored.files if path.startswith("argocd/applicationsets/")
     }
 
 
-def _head_entry(repo: Path) -> str:
-    keys = unitcache.keys(fleetgen.load(repo / "fleet.py"))
-    assert keys is not None
-    return keys.compile
+def _counted_builds(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The overlays kustomize builds from now on (the real builds, counted)."""
+    builds: list[Path] = []
+    real = renders.build_many
+
+    def counted(paths: list[Path], **options: Any) -> dict[Path, str]:
+        builds.extend(paths)
+        return real(paths, **options)
+
+    monkeypatch.setattr(renders, "build_many", counted)
+    return builds
 
 
 def test_render_builds_come_from_the_cache_the_second_time(
     repo: Path, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """diff --render caches each kustomize build, like chart renders, under the head's output
-    folder: keyed by the hash of every file of its ref's temporary tree (all the build can
-    read), the overlay and the kustomize version."""
+    folder (`fleetgen.renders`): keyed by the hash of every file the overlay's build reads and
+    the kustomize version."""
     spec = repo / "fleet.py"
     edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")
-    builds: list[Path] = []
-    real = render.build_many
-
-    def counted(paths: list[Path], **options: Any) -> dict[Path, str]:
-        builds.extend(paths)
-        return real(paths, **options)
-
-    monkeypatch.setattr(render, "build_many", counted)
+    builds = _counted_builds(monkeypatch)
     first = fleetgen.diff(spec, render=True, kustomize=kustomize).to_json()
     stored = len(builds)
-    assert stored and list((repo / "output" / CACHE_DIR / render.NAMESPACE).rglob("*.bin"))
+    assert stored and list((repo / "output" / CACHE_DIR / renders.NAMESPACE).rglob("*.bin"))
     assert fleetgen.diff(spec, render=True, kustomize=kustomize).to_json() == first
     assert len(builds) == stored  # every build read back
     edit(repo / "apps/web/base/deployment.yaml", "replicas: 5", "replicas: 6")
@@ -248,3 +235,22 @@ def test_render_builds_come_from_the_cache_the_second_time(
     rebuilt = builds[stored:]
     assert rebuilt and all("head" in path.parts for path in rebuilt)  # the base ref's are kept
     assert changed != first and '"new": 6' in json.dumps(changed)
+
+
+def test_validate_and_diff_share_one_render_cache(
+    repo: Path, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """validate --render of the working tree builds the overlays diff --render needs at its head:
+    the same inputs make the same key, so diff builds only the base ref's."""
+    spec = repo / "fleet.py"
+    edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")
+    api.build(spec)
+    validation.validate(spec, render=True)
+    builds = _counted_builds(monkeypatch)
+    report = fleetgen.diff(spec, render=True, kustomize=kustomize).to_json()
+    assert '"new": 5' in json.dumps(report)
+    assert builds and all("base" in path.parts for path in builds)
+    shutil.rmtree(repo / "output" / CACHE_DIR / renders.NAMESPACE)
+    builds.clear()
+    assert fleetgen.diff(spec, render=True, kustomize=kustomize).to_json() == report
+    assert any("head" in path.parts for path in builds)

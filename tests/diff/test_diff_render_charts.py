@@ -82,7 +82,7 @@ def test_a_values_change_shows_as_a_changed_rendered_deployment_field(
         "    - spec.replicas: 2\n    + spec.replicas: 3\n" in text
     )
     # Renders go through the content-addressed cache under the head's output/.
-    assert list((repo / "output/.fleetgen/cache/helm").rglob("*.json"))
+    assert list((repo / "output/.fleetgen/cache/helm").rglob("*.bin"))
 
 
 def test_an_edit_of_a_chart_in_the_repository_is_rendered_on_every_placement(

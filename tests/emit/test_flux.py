@@ -116,7 +116,8 @@ class Built:
 
 def build(factory: pytest.TempPathFactory, name: str, fleet_text: str) -> Built:
     repo = make_repo(factory.mktemp(name), fleet_text)
-    return Built(repo, api.build(repo / "fleet.py").compiled.plan)
+    api.build(repo / "fleet.py")
+    return Built(repo, api.compile_spec(repo / "fleet.py").plan)
 
 
 @pytest.fixture(scope="module", params=["example", "hub"])
