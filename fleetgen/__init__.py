@@ -127,9 +127,10 @@ def __dir__() -> list[str]:
 
 
 def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
-    """Compile ``spec`` and write the output tree (only files that changed); ``out`` overrides
-    the Fleet's output_dir. ``use_cache``: recognise a spec compiled before into an output tree
-    that still holds that build (see `fleetgen.api.build`)."""
+    """Compile ``spec`` and write the output tree (only files that changed).
+
+    ``out`` overrides the Fleet's output_dir; ``use_cache``: see `fleetgen.api.build`.
+    """
     from fleetgen import api
 
     return api.build(spec, out, use_cache=use_cache)
@@ -137,7 +138,8 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
 
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:
     """Compare the output tree with a fresh build; writes nothing but the cache (and finishes a
-    crashed build)."""
+    crashed build). A spec compiled before into a tree that provably still holds it is up to
+    date without compiling."""
     from fleetgen import api
 
     return api.check(spec, out, use_cache=use_cache)
@@ -160,9 +162,11 @@ def diff(
     charts_dir: Path | None = None,
 ) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
-    default branch, else HEAD) and at ``head`` (default: the working tree); ``render`` also
-    compares rendered overlays and charts (``charts_dir``: the local chart cache). See
-    `fleetgen.diff.compare.diff`."""
+    default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
+    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
+
+    See `fleetgen.diff.compare.diff` for the errors it raises.
+    """
     from fleetgen.diff import compare
 
     return compare.diff(spec, base, head, render=render, kustomize=kustomize, charts_dir=charts_dir)
@@ -185,8 +189,12 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
 def init(
     directory: Path, name: str | None = None, repo: str | None = None, engine: str = "argocd"
 ) -> Initialized:
-    """Create a fleet repo in ``directory``, or adopt an existing repository (`fleetgen init`);
-    what was done to each file."""
+    """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
+    fleet.py with one engine, environment, cluster and app, the app's base, README, .gitignore,
+    pre-commit config and a CI workflow. Never overwrites a file: an existing .gitignore gets the
+    lines it lacks, any other existing file is skipped; an existing fleet.py is refused. Without
+    ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
+    validated, with the files as they will be, before anything is written."""
     from fleetgen import scaffold
 
     return scaffold.init(directory, name, repo, engine)
@@ -204,8 +212,10 @@ def add_cluster(
 def add_app(
     spec: Path, request: AppRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
-    """Insert ``App(...)`` with its base (none for a chart app) into fleet.py, validate, then
-    write it and rebuild output/."""
+    """Insert ``App(...)``, with a new base at apps/NAME/base/ (or ``path``), or the existing base
+    at ``path`` as it is (none for a chart app); a project that does not allow the namespace is
+    extended when ``request.extend_project``, else refused. Validated before anything is
+    written."""
     from fleetgen import scaffold
 
     return scaffold.add_app(spec, request, dry_run=dry_run, out=out)
