@@ -3,6 +3,10 @@
 Every command calls one function of ``commands`` through `_run`, the one place where errors
 become messages and exit codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError` or an
 ``OSError`` is printed without a traceback and exits 2.
+
+Start-up is kept short (``--version``, ``--help`` and each TAB of shell completion pay it): this
+module imports typer and fleetgen's light modules only; each command imports what it uses, and
+`fleetgen.commands` imports the pipeline inside each function (benchmarks/startup.py).
 """
 
 from __future__ import annotations
@@ -13,18 +17,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
-from rich.console import Console
 
-from fleetgen import commands, explain, locate, scaffold
-from fleetgen.diff import formats
+from fleetgen import commands, locate
 from fleetgen.errors import FleetgenError, SpecError
-from fleetgen.validate import formats as validate_formats
 from fleetgen.version import VERSION
 
+if TYPE_CHECKING:
+    from fleetgen import scaffold
+
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
+# `diff --max-chars`'s default: fleetgen.diff.formats.DEFAULT_MAX_CHARS (a test holds them equal),
+# not imported here, as the diff package loads rich and Jinja2.
+DIFF_MAX_CHARS = 60_000
 _T = TypeVar("_T")
 
 # Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
@@ -139,6 +146,11 @@ def _error_lines(error: FleetgenError | OSError) -> list[str]:
 @contextmanager
 def _working(what: str) -> Iterator[None]:
     """A spinner on stderr while long work runs, only when stderr is a terminal (quiet in CI)."""
+    if not sys.stderr.isatty():  # before importing rich (~40 ms), which a no-op build skips
+        yield
+        return
+    from rich.console import Console
+
     console = Console(stderr=True)
     if not console.is_terminal:
         yield
@@ -234,6 +246,8 @@ def validate(
     """Check the spec, the emitted objects against schemas and their contracts, and (--render)
     what the overlays render. Exit 0 clean or warnings only, 1 errors, 2 spec or usage error.
     Writes nothing but its cache."""
+    from fleetgen.validate import formats as validate_formats
+
     with _working(f"validating {spec}"):
         report = _run(
             lambda: commands.validate(
@@ -298,12 +312,16 @@ def diff(
         typer.Option(
             "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut."
         ),
-    ] = formats.DEFAULT_MAX_CHARS,
+    ] = DIFF_MAX_CHARS,
     json_file: Annotated[
         Path | None, typer.Option("--json-file", help="Also write the JSON report to this file.")
     ] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
+    from rich.console import Console
+
+    from fleetgen.diff import formats
+
     with _working(f"comparing {spec} at two refs"):
         report = _run(
             lambda: commands.diff(
@@ -403,6 +421,8 @@ def add_cluster(
     dry_run: DryRunOption = False,
 ) -> None:
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
+    from fleetgen import scaffold
+
     added = _run(
         lambda: commands.add_cluster(
             spec,
@@ -500,6 +520,8 @@ def _confirming_extension(
 ) -> scaffold.Added:
     """``attempt(extend)``; when the project does not allow the namespace, ask on a terminal
     (never in CI, where stdin is not one) whether to extend it."""
+    from fleetgen import scaffold
+
     try:
         return attempt(extend)
     except scaffold.NamespaceNotAllowed as refused:
@@ -613,6 +635,8 @@ def explain_command(
 ) -> None:
     """Where things run and why: for an app, which layer set each value on each cluster; for a
     cluster, its apps and rollout waves."""
+    from fleetgen import explain
+
     report = _run(lambda: commands.explain(spec, name))
     typer.echo(
         report.to_json() if output_format is ExplainFormat.json else explain.text(report), nl=False

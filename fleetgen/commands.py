@@ -5,29 +5,38 @@ Each takes the command's arguments as values, refuses a path that cannot be what
 and returns what the command line presents. Everything that goes wrong is a
 `fleetgen.errors.FleetgenError` or an ``OSError`` of the file system; the command line turns both
 into messages and exit codes in one place.
+
+Each function imports the modules it runs when it is called, so that importing this module (as the
+command line does for ``--version``, ``--help`` and shell completion) loads none of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fleetgen import api, scaffold
-from fleetgen import explain as explaining
-from fleetgen import validate as validation
-from fleetgen.diff import compare, formats
-from fleetgen.diff.report import Report
 from fleetgen.errors import UsageError
+
+if TYPE_CHECKING:
+    from fleetgen import api, scaffold
+    from fleetgen import explain as explaining
+    from fleetgen import validate as validation
+    from fleetgen.diff.report import Report
 
 
 def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.BuildResult:
     """``fleetgen build``: compile ``spec`` and write the output tree (``--no-cache``: without
     trusting the build cache)."""
+    from fleetgen import api
+
     return api.build(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.CheckResult:
     """``fleetgen build --check``: compare the output tree with a fresh build."""
+    from fleetgen import api
+
     return api.check(spec, _directory(out, "--out"), use_cache=use_cache)
 
 
@@ -41,6 +50,8 @@ def validate(
 ) -> validation.Report:
     """``fleetgen validate``: schema checks and contracts of what ``spec`` emits (and,
     ``render``, renders; ``charts``: the local chart cache)."""
+    from fleetgen import validate as validation
+
     return validation.validate(
         spec, crds=crds, render=render, k8s_version=k8s_version, charts=charts
     )
@@ -63,6 +74,8 @@ def diff(
         raise UsageError("--charts: charts are rendered only with --render")
     if charts is not None and not charts.is_dir():
         raise UsageError(f"--charts {charts}: not a directory")
+    from fleetgen.diff import compare, formats
+
     report = compare.diff(spec, base, head, render=render, charts_dir=charts)
     if json_file is not None:
         json_file.write_text(formats.to_json(report), encoding="utf-8")
@@ -71,6 +84,8 @@ def diff(
 
 def explain(spec: Path, name: str | None = None) -> explaining.Explanation:
     """``fleetgen explain``: where apps run and which layer set each value."""
+    from fleetgen import explain as explaining
+
     return explaining.explain(spec, name)
 
 
@@ -80,6 +95,8 @@ def init(
     """``fleetgen init``: a new fleet repo in ``directory``, or an existing repository adopted;
     what it did to each file."""
     _directory(directory, "DIR")
+    from fleetgen import scaffold
+
     return scaffold.init(directory, name, repo, engine)
 
 
@@ -98,6 +115,8 @@ def add_cluster(
 ) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
     ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA."""
+    from fleetgen import scaffold
+
     request = scaffold.ClusterRequest(
         name,
         env,
@@ -127,6 +146,8 @@ def add_app(
     """``fleetgen add app``: create the app's base (none for a ``chart`` app,
     ``REPO/NAME@VERSION``; ``path``: an existing base used as it is), insert it into fleet.py
     (``extend_project``: adding the namespace to its project), rebuild the output."""
+    from fleetgen import scaffold
+
     request = scaffold.AppRequest(
         name, project, namespace, tuple(envs), image, chart, path, extend_project
     )
@@ -142,6 +163,8 @@ def add_env(
     out: Path | None = None,
 ) -> scaffold.Added:
     """``fleetgen add env``: insert the environment (after ``after``), rebuild the output."""
+    from fleetgen import scaffold
+
     return scaffold.add_env(
         spec, scaffold.EnvRequest(name, after), dry_run=dry_run, out=_directory(out, "--out")
     )
@@ -157,6 +180,8 @@ def add_project(
     out: Path | None = None,
 ) -> scaffold.Added:
     """``fleetgen add project``: insert the project, rebuild the output."""
+    from fleetgen import scaffold
+
     request = scaffold.ProjectRequest(name, tuple(namespaces), description)
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 

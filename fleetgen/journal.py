@@ -20,10 +20,9 @@ each file, which derived output does not need; their cost is in benchmarks/READM
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -31,9 +30,12 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fleetgen.errors import FleetgenError
+
+if TYPE_CHECKING:
+    import ctypes
 
 STATE_DIR = ".fleetgen"
 MANIFEST = f"{STATE_DIR}/manifest.json"
@@ -314,18 +316,25 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library, looked up on first use (``find_library`` runs ldconfig or a compiler)."""
+    import ctypes.util
+
+    return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 
 
 def _sync_filesystem(path: Path) -> None:
     """Flush the whole file system holding ``path`` (Linux ``syncfs``; ``sync`` elsewhere)."""
-    syncfs = getattr(_LIBC, "syncfs", None)
+    syncfs = getattr(_libc(), "syncfs", None)
     if syncfs is None:
         os.sync()
         return
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         if syncfs(fd) != 0:
+            import ctypes
+
             error = ctypes.get_errno()
             raise OSError(error, os.strerror(error), str(path))
     finally:

@@ -174,7 +174,9 @@ def _summary(thing: object) -> str:
 
 def _classes() -> list[type]:
     """Exported classes: the spec from Fleet down (as a reader meets them), then the rest."""
-    exported = [v for v in map(fleetgen.__dict__.get, fleetgen.__all__) if isinstance(v, type)]
+    exported = [
+        v for v in (getattr(fleetgen, name) for name in fleetgen.__all__) if isinstance(v, type)
+    ]
     order: list[type] = []
 
     def visit(cls: type) -> None:

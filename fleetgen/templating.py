@@ -64,7 +64,7 @@ def _environment() -> jinja2.Environment:
 
 @cache
 def template(path: str) -> jinja2.Template:
-    """The template at ``path`` under ``templates/``."""
+    """The template at ``path`` under ``fleetgen/templates/``."""
     return _environment().get_template(path)
 
 

@@ -62,3 +62,16 @@ def test_tree_digest_prints_equal_warm_and_cold_digests_of_the_edit() -> None:
     digests = dict(line.rsplit(" ", 1) for line in done.stdout.splitlines())
     assert set(digests) == {"cold     ", "warm edit", "cold edit"}
     assert digests["warm edit"] == digests["cold edit"] != digests["cold     "]
+
+
+def test_startup_prints_every_figure() -> None:
+    done = subprocess.run(
+        [sys.executable, str(RUN.with_name("startup.py")), "--runs", "1", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = json.loads(done.stdout)
+    names = {"python", "import", "version", "help", "noop_build"}
+    assert set(figures["wall"]) == set(figures["cpu"]) == names
+    assert all(seconds > 0 for seconds in figures["wall"].values())

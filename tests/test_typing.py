@@ -110,3 +110,26 @@ def test_mypy_finds_a_wrong_field_type_in_fleet_py(installed: Path, tmp_path: Pa
     assert 'fleet.py:3: error: Argument "labels" to "Cluster" has incompatible type "int"' in (
         result.stdout
     )
+
+
+def test_mypy_finds_the_editable_install_outside_the_repository(tmp_path: Path) -> None:
+    """`mypy fleet.py` with the package this interpreter has installed, as scripts/build-example
+    and scripts/test install it (editable, strict mode): setuptools' default editable mode finds
+    the package through an import hook that mypy cannot see."""
+    folder = user_repo(
+        tmp_path,
+        (ROOT / "fleet.py").read_text()
+        + "\nfleetgen_wrong = Cluster(name='a', env='dev', server='https://a', labels=3)\n",
+    )
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "fleet.py"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Cannot find implementation or library stub" not in result.stdout
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and 'Argument "labels" to "Cluster"' in errors[0], result.stdout

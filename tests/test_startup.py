@@ -1,0 +1,162 @@
+"""Start-up stays light (issue 22 item 3): what ``import fleetgen`` and the command line's
+``--version``, ``--help`` and shell completion load (each in a fresh interpreter), and the public
+names of the package, three of which are a submodule and a function at once. No timing is
+asserted (benchmarks/startup.py prints it)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import fleetgen
+from fleetgen import api, explain, model, scaffold
+from fleetgen import cli as cli_module
+from fleetgen.diff import compare, formats
+
+# Libraries and fleetgen modules that only the commands using them may load.
+HEAVY = (
+    "libcst",
+    "git",
+    "jinja2",
+    "jsonschema_rs",
+    "kubernetes_validate",
+    "yaml",
+    "fleetgen.api",
+    "fleetgen.scaffold",
+    "fleetgen.diff",
+    "fleetgen.validate",
+    "fleetgen.emit",
+    "fleetgen.resolve",
+    "fleetgen.load",
+    "fleetgen.explain",
+)
+
+
+def _loaded(code: str, **env: str) -> set[str]:
+    """The modules a fresh interpreter holds when ``code`` is done (or exits)."""
+    dump = textwrap.dedent(
+        """
+        import atexit, json, sys
+        atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", dump + textwrap.dedent(code)],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return set(json.loads(done.stderr.splitlines()[-1]))
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(
+        name for name in modules if any(name == h or name.startswith(f"{h}.") for h in HEAVY)
+    )
+
+
+def test_import_fleetgen_loads_neither_pydantic_nor_any_command() -> None:
+    modules = _loaded("import fleetgen")
+    assert _heavy(modules) == []
+    assert not {"pydantic", "fleetgen.model", "typer", "rich"} & modules
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_load_no_pipeline_and_no_pydantic(flag: str) -> None:
+    modules = _loaded(
+        f"import sys; sys.argv = ['fleetgen', {flag!r}]; import fleetgen.cli as c; c.main()"
+    )
+    assert _heavy(modules) == []
+    assert not {"pydantic", "fleetgen.model", "rich"} & modules
+
+
+def test_shell_completion_loads_no_pipeline() -> None:
+    """(typer itself loads pydantic to coerce the parameters it completes.)"""
+    modules = _loaded(
+        "import sys; sys.argv = ['fleetgen']; import fleetgen.cli as c; c.main()",
+        _FLEETGEN_COMPLETE="complete_bash",
+        COMP_WORDS="fleetgen bu",
+        COMP_CWORD="1",
+    )
+    assert "fleetgen.cli" in modules
+    assert _heavy(modules) == []
+
+
+def test_spec_and_result_classes_are_the_defining_modules_own() -> None:
+    for name in fleetgen.__all__:
+        assert name in dir(fleetgen)
+        assert getattr(fleetgen, name) is not None
+    assert fleetgen.App is model.App and fleetgen.Fleet is model.Fleet
+    assert fleetgen.BuildResult is api.BuildResult and fleetgen.CheckResult is api.CheckResult
+    assert fleetgen.Explanation is explain.Explanation
+    assert fleetgen.AppRequest is scaffold.AppRequest
+    assert fleetgen.ClusterRequest is scaffold.ClusterRequest
+    with pytest.raises(AttributeError, match="no attribute 'Aplp'"):
+        fleetgen.Aplp  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_lazy_class_names_are_no_submodule_names() -> None:
+    """A submodule import would rebind a lazy attribute of the same name (PEP 562)."""
+    lazy = set(fleetgen._LAZY)
+    assert lazy <= set(fleetgen.__all__)
+    submodules = {
+        entry.name.removesuffix(".py")
+        for folder in fleetgen.__path__
+        for entry in os.scandir(folder)
+    }
+    assert "load" in submodules
+    assert not lazy & submodules
+
+
+def test_submodule_imports_leave_the_public_functions_bound() -> None:
+    """``fleetgen.diff``, ``.load`` and ``.resolve`` are submodules too; importing them, after
+    the package and in any order, leaves the package's attributes the functions."""
+    code = """
+        import sys, types
+        import fleetgen
+        import fleetgen.load, fleetgen.resolve, fleetgen.diff.compare, fleetgen.api
+        from fleetgen.load import Loaded
+        for name in ("diff", "load", "resolve"):
+            assert isinstance(getattr(fleetgen, name), types.FunctionType), name
+            assert isinstance(sys.modules[f"fleetgen.{name}"], types.ModuleType), name
+        from fleetgen import load
+        assert load is fleetgen.load and load.__module__ == "fleetgen"
+        print("ok")
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+@pytest.mark.parametrize(
+    ("name", "implementation"),
+    [
+        ("build", api.build),
+        ("check", api.check),
+        ("compile_spec", api.compile_spec),
+        ("diff", compare.diff),
+        ("load", sys.modules["fleetgen.load"].load),
+        ("resolve", sys.modules["fleetgen.resolve"].resolve),
+        ("init", scaffold.init),
+        ("add_app", scaffold.add_app),
+        ("add_cluster", scaffold.add_cluster),
+    ],
+)
+def test_public_functions_have_their_implementations_signatures(
+    name: str, implementation: object
+) -> None:
+    wrapper = getattr(fleetgen, name)
+    assert inspect.signature(wrapper) == inspect.signature(implementation)  # type: ignore[arg-type]
+    assert wrapper.__doc__
+
+
+def test_diff_max_chars_default_is_the_formats_default() -> None:
+    assert cli_module.DIFF_MAX_CHARS == formats.DEFAULT_MAX_CHARS
