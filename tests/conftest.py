@@ -1,4 +1,4 @@
-"""Shared fixtures."""
+"""Shared fixtures: a known environment for every test, kustomize."""
 
 from __future__ import annotations
 
@@ -7,6 +7,56 @@ import os
 import pytest
 
 from fleetgen.kustomize import Kustomize, KustomizeNotFound, find_kustomize
+
+# The identity of every Git commit a test (or fleetgen under test) makes: not the user's.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "fleetgen tests",
+    "GIT_AUTHOR_EMAIL": "tests@fleetgen.invalid",
+    "GIT_COMMITTER_NAME": "fleetgen tests",
+    "GIT_COMMITTER_EMAIL": "tests@fleetgen.invalid",
+}
+# Set for every test: a plain, non-colour, 80x24 session in a UTF-8 C locale.
+KNOWN = {
+    **GIT_IDENTITY,
+    "TERM": "dumb",
+    "COLUMNS": "80",
+    "LINES": "24",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+}
+# Removed for every test: colour switches, pagers and editors, other locale settings.
+REMOVED = (
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "PAGER",
+    "GIT_PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "LANGUAGE",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+)
+
+
+@pytest.fixture(autouse=True)
+def known_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts from the same environment, whatever the developer or CI exported:
+    no colour switches (tests about colour set what they need), a dumb 80-column terminal
+    type, a fixed locale, and a test Git identity with no other ``GIT_*`` variable (a
+    ``GIT_DIR`` from a hook, say). ``GIT_CONFIG_GLOBAL``/``GIT_CONFIG_NOSYSTEM`` stay as given:
+    `.ci/run` sets the first to /dev/null to prove no test needs the user's Git config."""
+    for name in list(os.environ):
+        if name.startswith("GIT_") and name not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
+            monkeypatch.delenv(name)
+    for name in REMOVED:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in KNOWN.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture(scope="session")
