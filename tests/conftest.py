@@ -1,12 +1,24 @@
-"""Shared fixtures: a known environment for every test, kustomize."""
+"""Shared fixtures: a known environment for every test, kustomize, the hypothesis budget."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from fleetgen.kustomize import Kustomize, KustomizeNotFound, find_kustomize
+from tests.helpers import DEEP
+
+# Hypothesis budget: the "ci" profile (default; what `.ci/run` and `scripts/test` run) keeps the
+# whole suite within 10 minutes on a 2-core machine; FLEETGEN_DEEP_TESTS=1 loads "deep", many more
+# examples per property (never part of CI's run). Properties that set their own count size it
+# with `tests.helpers.examples`.
+settings.register_profile("ci", max_examples=50, deadline=None)
+settings.register_profile(
+    "deep", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("deep" if DEEP else "ci")
 
 # The identity of every Git commit a test (or fleetgen under test) makes: not the user's.
 GIT_IDENTITY = {

@@ -23,6 +23,15 @@ _KEPT = tuple(
 )
 
 
+DEEP = os.environ.get("FLEETGEN_DEEP_TESTS") == "1"  # deeper property runs, opt-in (README)
+
+
+def examples(ci: int, deep: int) -> int:
+    """A property's Hypothesis example count: ``ci`` within the suite's budget, ``deep`` with
+    FLEETGEN_DEEP_TESTS=1."""
+    return deep if DEEP else ci
+
+
 @dataclass(frozen=True)
 class Ran:
     """What a run of the CLI left: the shape of `subprocess.CompletedProcess` the tests read."""
