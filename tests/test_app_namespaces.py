@@ -93,7 +93,7 @@ def test_project_destinations_cover_the_empty_namespace_and_the_base_namespaces(
 def test_a_single_namespace_object_under_a_rewrite_is_refused(tmp_path: Path) -> None:
     """kustomize's namespace transformer renames a Namespace object to the overlay's namespace
     (checked here with real kustomize), so it would be the app's own, which fleetgen creates."""
-    repo = case_repo(tmp_path, ("namespace=None,\n", 'namespace="cert-manager",\n'))
+    repo = case_repo(tmp_path, ("namespace=None, ", 'namespace="cert-manager", '))
     (repo / "apps/cert-manager/kustomization.yaml").write_text(
         "resources:\n  - one-namespace.yaml\n  - controller.yaml\n"
     )
@@ -210,13 +210,13 @@ def test_namespace_metadata_on_flux_namespaces_and_argo_managed_namespace_metada
 def test_namespace_metadata_problems(tmp_path: Path) -> None:
     repo = case_repo(
         tmp_path,
-        ('namespace_metadata={"shop"', 'namespace_metadata={"other"'),
+        ('"shop": NamespaceMeta(', '"other": NamespaceMeta('),
         (
             "sync=SyncPolicy(automated=True, prune=True),",
             "sync=SyncPolicy(automated=True, prune=True), create_namespaces=False,",
         ),
     )
-    line = line_of(repo, 'namespace_metadata={"other"')
+    line = line_of(repo, '"other": NamespaceMeta(')
     where = "project 'shop': namespace_metadata for 'other'"
     assert problems(repo) == [
         f"{line}: {where}, a namespace the project does not allow (add it to "
@@ -241,10 +241,10 @@ def test_explicit_destinations_must_permit_every_namespace_the_base_uses(tmp_pat
     repo = case_repo(
         tmp_path,
         (
-            'Project(name="platform", ',
-            'Project(name="platform", destinations=[Destination(server="*", '
+            'name="platform",\n',
+            'name="platform",\ndestinations=[Destination(server="*", '
             'namespace="cert-manager"), Destination(server="*", '
-            'namespace="")], ',
+            'namespace="")],\n',
         ),
         ("    Fleet,\n", "    Destination,\n    Fleet,\n"),
     )

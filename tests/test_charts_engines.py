@@ -463,8 +463,8 @@ def _example_on(tmp_path: Path, engine: str) -> dict[str, list[Any]]:
         (ROOT / "fleet.py")
         .read_text()
         .replace(
-            'name="status-page", project="platform",',
-            f'name="status-page", engine="{engine}", project="platform",',
+            'name="status-page",\n            project="platform",',
+            f'name="status-page",\n            engine="{engine}",\n            project="platform",',
         )
     )
     assert f'engine="{engine}"' in text

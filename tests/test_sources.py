@@ -150,8 +150,8 @@ def test_diff_says_a_runtime_selection_reaches_beyond_the_known_clusters(tmp_pat
     edit(repo / "fleet.py", ',\n            replicas={"api": 2}', "")
     edit(
         repo / "fleet.py",
-        'name="api", project="platform", namespace="api", path=',
-        'name="api", project="platform", namespace="api", replicas={"api": 3}, path=',
+        'name="api",\n            project="platform",\n',
+        'name="api",\n            project="platform",\n            replicas={"api": 3},\n',
     )
     assert not [note for note in fleetgen.diff(repo / "fleet.py").notes if "run time" in note]
 

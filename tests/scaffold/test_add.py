@@ -85,7 +85,7 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
             'key="kube/prod-south")),',
         ],
     )
-    assert after.index("prod-south") > after.index('Cluster(name="dr"')
+    assert after.index("prod-south") > after.index('name="dr"')
     # prod is on Argo CD (Environment(engine="argocd")): registered there, no Flux directory
     assert (repo / "output/argocd/clusters/prod-south.yaml").is_file()
     assert not (repo / "output/flux/clusters/prod-south").exists()
@@ -586,12 +586,12 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "extended project orders's namespaces" in result.stdout
     removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
-    assert removed == [
-        '        Project(name="orders", description="Order domain", namespaces=["orders"],'
-    ]
-    assert added[0] == (
-        '        Project(name="orders", description="Order domain", namespaces=["orders", "web"],'
+    orders = (
+        '            name="orders", description="Order domain", namespaces=[{}], '
+        "source_repos=[REPO]"
     )
+    assert removed == [orders.format('"orders"')]
+    assert added[0] == orders.format('"orders", "web"')
     assert (
         "    kind: Namespace\n    name: web\n"
         in (repo / "output/argocd/projects/orders.yaml").read_text()
