@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -56,7 +59,7 @@ REMOVED = (
 
 
 @pytest.fixture(autouse=True)
-def known_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def known_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every test starts from the same environment, whatever the developer or CI exported:
     no colour switches (tests about colour set what they need), a dumb 80-column terminal
     type, a fixed locale, and a test Git identity with no other ``GIT_*`` variable (a
@@ -69,6 +72,12 @@ def known_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in KNOWN.items():
         monkeypatch.setenv(name, value)
+    path = list(sys.path)
+    yield
+    # The CLI runs in-process (tests.helpers.run_fleetgen): no command may leave the cyclic
+    # collector paused (fleetgen.collector) or a spec's folder on sys.path for the next test.
+    assert gc.isenabled(), "the test left the cyclic garbage collector paused"
+    assert sys.path == path, "the test left sys.path changed"
 
 
 @pytest.fixture(scope="session")
