@@ -58,13 +58,7 @@ REMOVED = (
 )
 
 
-@pytest.fixture(autouse=True)
-def known_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test starts from the same environment, whatever the developer or CI exported:
-    no colour switches (tests about colour set what they need), a dumb 80-column terminal
-    type, a fixed locale, and a test Git identity with no other ``GIT_*`` variable (a
-    ``GIT_DIR`` from a hook, say). ``GIT_CONFIG_GLOBAL``/``GIT_CONFIG_NOSYSTEM`` stay as given:
-    `.ci/run` sets the first to /dev/null to prove no test needs the user's Git config."""
+def _set_known_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("GIT_") and name not in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"):
             monkeypatch.delenv(name)
@@ -72,6 +66,26 @@ def known_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.delenv(name, raising=False)
     for name, value in KNOWN.items():
         monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def known_session_environment() -> Iterator[None]:
+    """The known environment for session fixtures too (they are set up before a test's own)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _set_known_environment(monkeypatch)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def known_environment(
+    known_session_environment: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Every test starts from the same environment, whatever the developer or CI exported:
+    no colour switches (tests about colour set what they need), a dumb 80-column terminal
+    type, a fixed locale, and a test Git identity with no other ``GIT_*`` variable (a
+    ``GIT_DIR`` from a hook, say). ``GIT_CONFIG_GLOBAL``/``GIT_CONFIG_NOSYSTEM`` stay as given:
+    `.ci/run` sets the first to /dev/null to prove no test needs the user's Git config."""
+    _set_known_environment(monkeypatch)  # again: whatever an earlier test left
     path = list(sys.path)
     yield
     # The CLI runs in-process (tests.helpers.run_fleetgen): no command may leave the cyclic
