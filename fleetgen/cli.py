@@ -143,16 +143,30 @@ def _error_lines(error: FleetgenError | OSError) -> list[str]:
     return str(error).splitlines() or [type(error).__name__]
 
 
+def _colour(flag: bool | None) -> bool:
+    """Whether stdout gets colours: ``--color``/``--no-color`` decide; else a non-empty
+    ``NO_COLOR`` turns colour off (no-color.org), a non-empty ``FORCE_COLOR`` turns it on off a
+    terminal (NO_COLOR wins over it); with neither, colour only when stdout is a terminal."""
+    if flag is not None:
+        return flag
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
 @contextmanager
 def _working(what: str) -> Iterator[None]:
-    """A spinner on stderr while long work runs, only when stderr is a terminal (quiet in CI)."""
+    """A spinner on stderr while long work runs, only when stderr is a terminal (quiet in CI,
+    whatever FORCE_COLOR says: that asks for colour, not for progress)."""
     if not sys.stderr.isatty():  # before importing rich (~40 ms), which a no-op build skips
         yield
         return
     from rich.console import Console
 
     console = Console(stderr=True)
-    if not console.is_terminal:
+    if not (sys.stderr.isatty() and console.is_terminal):
         yield
         return
     with console.status(what):
@@ -316,9 +330,17 @@ def diff(
     json_file: Annotated[
         Path | None, typer.Option("--json-file", help="Also write the JSON report to this file.")
     ] = None,
+    color: Annotated[
+        bool | None,
+        typer.Option(
+            "--color/--no-color",
+            show_default=False,
+            help="Colour the text report or not. Default: no colour when NO_COLOR is set "
+            "(non-empty), colour when FORCE_COLOR is set, else colour only on a terminal.",
+        ),
+    ] = None,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
-    from rich.console import Console
 
     from fleetgen.diff import formats
 
@@ -333,9 +355,8 @@ def diff(
     elif output_format is DiffFormat.markdown:
         typer.echo(formats.markdown(report, max_chars), nl=False)
     else:
-        terminal = Console()  # stdout: a terminal, and NO_COLOR unset?
-        color = terminal.is_terminal and not terminal.no_color
-        typer.echo(formats.text(report, color=color), nl=False, color=color)
+        painted = _colour(color)
+        typer.echo(formats.text(report, color=painted), nl=False, color=painted)
     raise typer.Exit(EXIT_CHANGED if report.changed else EXIT_OK)
 
 

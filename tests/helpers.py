@@ -1,4 +1,5 @@
-"""Small helpers shared by the tests: the real CLI in a subprocess, a directory as bytes."""
+"""Small helpers shared by the tests: the CLI in-process (and in a real process for the few
+smoke tests that need one), a directory as bytes, a golden case copied."""
 
 from __future__ import annotations
 
@@ -6,15 +7,86 @@ import os
 import shutil
 import subprocess
 import sys
+import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from typer.testing import CliRunner
 
-def run_fleetgen(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``python -m fleetgen ARGS`` in ``cwd``, as a user runs it next to fleet.py."""
+import fleetgen
+
+# Modules a fleet.py may import from its own folder are forgotten after each in-process run;
+# the interpreter's, the installed libraries' and fleetgen's own are kept (imported once).
+_KEPT = tuple(
+    str(Path(root).resolve())
+    for root in {sys.prefix, sys.base_prefix, sys.exec_prefix, Path(fleetgen.__file__).parent}
+)
+
+
+DEEP = os.environ.get("FLEETGEN_DEEP_TESTS") == "1"  # deeper property runs, opt-in (README)
+
+
+def examples(ci: int, deep: int) -> int:
+    """A property's Hypothesis example count: ``ci`` within the suite's budget, ``deep`` with
+    FLEETGEN_DEEP_TESTS=1."""
+    return deep if DEEP else ci
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a run of the CLI left: the shape of `subprocess.CompletedProcess` the tests read."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    exception: BaseException | None = field(default=None, repr=False)
+
+
+def run_fleetgen(cwd: Path, *args: str, **env: str | None) -> Ran:
+    """``fleetgen ARGS`` in ``cwd``, as a user runs it next to fleet.py, but in this process
+    (typer's CliRunner): stdout and stderr apart, the exit code, and ``env`` over the test's
+    environment (``NO_COLOR=1`` unless given; None removes a variable); the current folder,
+    environment and imported spec modules restored afterwards. An uncaught exception is
+    appended to stderr as the interpreter prints it: "no traceback" assertions still hold.
+    Use `run_fleetgen_process` where a real process matters (signals, exit of a child,
+    interpreter options such as PYTHONHASHSEED, the installed ``fleetgen`` script)."""
+    from fleetgen.cli import app
+
+    modules, folder, bytecode = set(sys.modules), os.getcwd(), sys.dont_write_bytecode
+    os.chdir(cwd)
+    sys.dont_write_bytecode = True
+    try:
+        result = CliRunner().invoke(
+            app, list(args), env={"NO_COLOR": "1", **env}, prog_name="python -m fleetgen"
+        )
+    finally:
+        os.chdir(folder)
+        sys.dont_write_bytecode = bytecode
+        _forget_spec_modules(modules)
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return Ran(["fleetgen", *args], result.exit_code, result.stdout, stderr, result.exception)
+
+
+def _forget_spec_modules(before: set[str]) -> None:
+    for name in set(sys.modules) - before:
+        where = getattr(sys.modules[name], "__file__", None)
+        if where is not None and not str(Path(where).resolve()).startswith(_KEPT):
+            del sys.modules[name]
+
+
+def run_fleetgen_process(
+    cwd: Path, *args: str, **env: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m fleetgen ARGS`` in ``cwd``, a real process (smoke tests); ``env`` as for
+    `run_fleetgen`."""
+    given = {**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", **env}
     return subprocess.run(
         [sys.executable, "-m", "fleetgen", *args],
         cwd=cwd,
-        env={**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1", **env},
+        env={name: value for name, value in given.items() if value is not None},
         capture_output=True,
         text=True,
         check=False,

@@ -16,12 +16,11 @@ exactly the expected problems and no traceback, and leave every byte on disk as 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_fleetgen
+from tests.helpers import Ran, run_fleetgen
 
 CATALOGUE = Path(__file__).parent / "bad_inputs"
 REPO = CATALOGUE / "_repo"
@@ -80,7 +79,7 @@ def _prepare(built_repo: Path, case: Path, tmp_path: Path) -> tuple[Path, dict[s
     return repo, _snapshot(work)
 
 
-def _assert_refused(result: subprocess.CompletedProcess[str], case: Path) -> None:
+def _assert_refused(result: Ran, case: Path) -> None:
     expected = (case / "expected.txt").read_text().splitlines()
     assert "Traceback (most recent call last)" not in result.stderr + result.stdout
     assert result.stderr.splitlines() == expected

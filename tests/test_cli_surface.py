@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from fleetgen import __version__
 from fleetgen.cli import app
+from tests.helpers import Ran
 
 FLEETGEN = Path(sys.executable).parent / "fleetgen"  # the installed console script
 
@@ -41,7 +42,14 @@ def _flags(path: tuple[str, ...]) -> list[str]:
     ]
 
 
+def _invoke(*args: str, **env: str) -> Ran:
+    """``fleetgen ARGS`` in this process, named as the installed script is."""
+    done = CliRunner().invoke(app, list(args), env=env, prog_name="fleetgen")
+    return Ran(["fleetgen", *args], done.exit_code, done.stdout, done.stderr, done.exception)
+
+
 def _run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``fleetgen`` script, a real process (the smoke test of the entry point)."""
     return subprocess.run(
         [str(FLEETGEN), *args],
         env={**os.environ, **env},
@@ -58,7 +66,7 @@ def test_version_prints_the_installed_version_and_exits_0() -> None:
 
 
 def test_help_names_the_version() -> None:
-    assert f"fleetgen {__version__}" in _run("--help").stdout
+    assert f"fleetgen {__version__}" in _invoke("--help").stdout
 
 
 @pytest.mark.parametrize("path", _command_paths(), ids=lambda p: " ".join(p) or "fleetgen")
@@ -73,13 +81,13 @@ def test_help_shows_flags_as_flags(path: tuple[str, ...]) -> None:
 
 
 def test_completion_is_offered_and_completes_commands_and_options() -> None:
-    top = _run("--help").stdout
+    top = _invoke("--help").stdout
     assert "--install-completion" in top and "--show-completion" in top
-    script = _run("--show-completion", "bash")
+    script = _invoke("--show-completion", "bash")
     assert script.returncode == 0 and "_FLEETGEN_COMPLETE=complete_bash" in script.stdout
-    commands = _run(_FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen bu", COMP_CWORD="1")
+    commands = _invoke(_FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen bu", COMP_CWORD="1")
     assert commands.stdout.split() == ["build"]
-    options = _run(
+    options = _invoke(
         _FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen build --ch", COMP_CWORD="2"
     )
     assert options.stdout.split() == ["--check"]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fleetgen import explain
+from tests.helpers import Ran, run_fleetgen
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERING = ROOT / "tests" / "cases" / "layering"
@@ -128,14 +127,8 @@ def test_text_groups_clusters_that_share_an_overlay() -> None:
     assert "    replicas/api-service         per_label[role=dr]  1\n" in dr  # its label layer
 
 
-def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def fleetgen(cwd: Path, *args: str) -> Ran:
+    return run_fleetgen(cwd, *args)
 
 
 def test_cli_whole_fleet_as_json() -> None:

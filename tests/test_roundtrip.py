@@ -15,6 +15,7 @@ from fleetgen.emit import emit
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.version import VERSION
 from fleetgen.workspace import filesystem_reader, scan
+from tests.helpers import examples
 
 CASE = Path(__file__).parent / "cases" / "layering"
 # Heavy on the characters YAML, kustomize and Go templates treat specially.
@@ -52,7 +53,9 @@ def fleet_with(values: dict[str, str]) -> Fleet:
 
 
 @settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(12, 60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(strings=st.lists(VALUES, min_size=1, max_size=20))
 def test_config_values_survive_the_writer_and_kustomize(

@@ -99,49 +99,51 @@ def _carriers() -> Fleet:
         repo="https://github.com/acme/shop-fleet.git",
         common_annotations={"acme.io/api-key": LITERAL},
         environments=[
-            Environment(
-                name="dev",  # <- environment
+            Environment(  # <- environment
+                name="dev",
                 common_annotations={"acme.io/deploy-token": LITERAL},
             )
         ],
         clusters=[
-            Cluster(
+            Cluster(  # <- cluster
                 name="a",
                 env="dev",
-                server="https://a.example",  # <- cluster
+                server="https://a.example",
                 annotations={"acme.io/note": GH},
             ),
             Cluster(
                 name="b",
                 env="dev",
                 server="https://b.example",
-                credentials=ExecAuth(env={"AWS_SECRET_ACCESS_KEY": LITERAL}),
-            ),  # <- exec-env
+                credentials=ExecAuth(env={"AWS_SECRET_ACCESS_KEY": LITERAL}),  # <- exec-env
+            ),
             Cluster(
                 name="c",
                 env="dev",
                 server="https://c.example",
-                credentials=ExecAuth(args=["gcp", "--client-secret=" + LITERAL]),
-            ),  # <- args
+                credentials=ExecAuth(args=["gcp", "--client-secret=" + LITERAL]),  # <- args
+            ),
         ],
         projects=[
             Project(
-                name="shop", namespaces=["shop"], roles=[Role(name="ci", description="token " + GH)]
+                name="shop",
+                namespaces=["shop"],
+                roles=[Role(name="ci", description="token " + GH)],  # <- role
             )
-        ],  # <- role
+        ],
         apps=[
-            App(
+            App(  # <- app
                 name="web",
                 project="shop",
                 namespace="shop",
-                path="apps/web/base",  # <- app
+                path="apps/web/base",
                 labels={"acme.io/build": GH},
                 annotations={"acme.io/db-password": LITERAL},
                 config={"web-config": {"SMTP_PASSWORD": LITERAL}},
                 per_env={"dev": Overrides(config={"web-config": {"GITHUB": GH}})},  # <- env
                 patches=[
-                    Patch(
-                        target={"kind": "Deployment"},  # <- patch
+                    Patch(  # <- patch
+                        target={"kind": "Deployment"},
                         patch={
                             "spec": {
                                 "template": {
@@ -152,9 +154,9 @@ def _carriers() -> Fleet:
                     )
                 ],
                 secrets=[
-                    AppSecret(
+                    AppSecret(  # <- appsecret
                         name="web-db",
-                        store="vault",  # <- appsecret
+                        store="vault",
                         data={"DB_PASSWORD": LITERAL},
                     )
                 ],

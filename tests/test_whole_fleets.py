@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from fleetgen import api
 from fleetgen.kustomize import Kustomize, build_many
 from fleetgen.templating import Call, py_literal
-from tests.helpers import tree
+from tests.helpers import examples, tree
 from tests.test_engines import argocd_pairs, flux_pairs
 
 BASE = Path(__file__).parent / "cases" / "layering" / "apps" / "web" / "base"
@@ -264,7 +264,7 @@ def drawn_repo(tmp_path: Path, source: str) -> Path:
 
 
 @settings(
-    max_examples=12,
+    max_examples=examples(12, 60),
     deadline=None,
     suppress_health_check=[
         HealthCheck.function_scoped_fixture,

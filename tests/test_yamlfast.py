@@ -18,6 +18,7 @@ from fleetgen import yamlfast
 from fleetgen.yamlfast import BlockWriter, scalar
 from fleetgen.yamlio import _kubernetes_order, _libyaml_dump, dump_documents
 from fleetgen.yamlscalar import needs_quotes
+from tests.helpers import examples
 
 # Characters with a meaning to YAML's scanner or resolvers, a letter and a digit.
 SIGNIFICANT = " -?:#,[]{}&*!|>'\"%@`.~=<+0aey/\\$"
@@ -141,14 +142,18 @@ _ANY_DOCUMENTS = _documents(_COVERED_KEYS | _ODD_KEYS, _COVERED_SCALARS | _ODD_S
 _SHARED = BlockWriter(needs_quotes)  # its caches carry over from example to example
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(300, 4000), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_COVERED_DOCUMENTS)
 def test_fast_document_is_libyamls_text(doc: dict[str, Any] | list[Any]) -> None:
     doc = _kubernetes_order(doc)
     assert _SHARED.document(doc) == _libyaml_dump([doc])
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(200, 2000), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_ANY_DOCUMENTS)
 def test_fast_document_is_libyamls_text_or_none(doc: dict[Any, Any] | list[Any]) -> None:
     doc = _kubernetes_order(doc)
@@ -281,7 +286,9 @@ _STREAM_DOCUMENTS = _ANY_DOCUMENTS | st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(100, 1200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.lists(_STREAM_DOCUMENTS, max_size=4))
 def test_dump_documents_is_libyamls_stream(docs: list[Any]) -> None:
     """Fast and fallback documents joined give what libyaml writes for the whole stream."""

@@ -27,6 +27,7 @@ from ruamel.yaml import scanner as ruamel_scanner
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build
 from fleetgen.yamlio import configmap_literal, dump, dump_documents, load_all
 from fleetgen.yamlscalar import needs_quotes
+from tests.helpers import examples
 
 TRAPS = [
     "y",
@@ -454,7 +455,7 @@ def _plain_value(load: Any, s: str) -> tuple[bool, Any]:
         return True, object()
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500, 6000), suppress_health_check=[HealthCheck.too_slow])
 @given(_NUMERIC_TEXT)
 def test_needs_quotes_covers_pyyaml_and_ruamel(s: str) -> None:
     """Whatever PyYAML (1.1) or ruamel (1.2) resolves to a non-string must be quoted."""
@@ -689,7 +690,9 @@ _TREES = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(150, 1600), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.lists(_TREES, min_size=1, max_size=3))
 def test_random_documents_round_trip_through_pyyaml_and_ruamel(docs: list[Any]) -> None:
     text = dump_documents(docs)
@@ -697,7 +700,9 @@ def test_random_documents_round_trip_through_pyyaml_and_ruamel(docs: list[Any]) 
     assert _ruamel_load_all(text) == docs
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(15, 60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.lists(_carriable_text(30), min_size=30, max_size=30))
 def test_random_strings_survive_kustomize(
     kustomize: Kustomize,

@@ -269,6 +269,7 @@ def _painted(lines: list[str]) -> str:
         file=buffer,
         force_terminal=True,
         color_system="standard",
+        no_color=False,  # asked for colour: NO_COLOR in the environment was weighed by the caller
         highlight=False,
         markup=False,
         emoji=False,

@@ -24,7 +24,7 @@ from fleetgen.diff import formats
 from fleetgen.diff.compare import RefSpecError
 from fleetgen.diff.report import Report, json_schema
 from fleetgen.kustomize import Kustomize
-from tests.helpers import run_fleetgen
+from tests.helpers import Ran, run_fleetgen
 
 FLEET = """
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
@@ -161,7 +161,7 @@ def state(repo: Path) -> tuple[str, ...]:
     )
 
 
-def run_cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(repo: Path, *args: str) -> Ran:
     return run_fleetgen(repo, "diff", *args)
 
 

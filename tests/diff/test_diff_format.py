@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import fleetgen
 from fleetgen.diff import formats
 from fleetgen.diff.report import Report
 from tests.diff.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
+from tests.helpers import run_fleetgen
 
 
 def busy_report(repo: Path) -> Report:  # noqa: F811 (the fixture's name)
@@ -56,3 +62,63 @@ def test_json_is_the_report_contract(repo: Path) -> None:  # noqa: F811
     report = busy_report(repo)
     assert formats.to_json(report).endswith("}\n")
     assert '"touched": {' in formats.to_json(report)
+
+
+GREEN, RED = "\033[32m", "\033[31m"
+
+
+def _coloured(output: str) -> bool:
+    return GREEN in output and RED in output
+
+
+def _diff_on_a_terminal(repo: Path, **env: str | None) -> str:  # noqa: F811
+    """``fleetgen diff`` in a real process whose stdout (and stderr) is a terminal."""
+    leader, follower = pty.openpty()
+    given = {**os.environ, "TERM": "xterm", **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fleetgen", "diff"],
+        cwd=repo,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={name: value for name, value in given.items() if value is not None},
+    )
+    os.close(follower)
+    output = b""
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            output += chunk
+    os.close(leader)
+    assert process.wait(timeout=120) == 1  # changes found
+    return output.decode(errors="replace")
+
+
+def test_colour_on_a_terminal_unless_no_color_is_set(repo: Path) -> None:  # noqa: F811
+    """Neither NO_COLOR nor FORCE_COLOR: colour on a terminal; a non-empty NO_COLOR turns it
+    off there."""
+    busy_report(repo)
+    assert _coloured(_diff_on_a_terminal(repo, NO_COLOR=None, FORCE_COLOR=None))
+    plain = _diff_on_a_terminal(repo, NO_COLOR="1", FORCE_COLOR=None)
+    assert "\033[3" not in plain and "- api on prod-b (prod)" in plain
+
+
+def test_no_colour_off_a_terminal_unless_forced(repo: Path) -> None:  # noqa: F811
+    busy_report(repo)
+    plain = run_fleetgen(repo, "diff", NO_COLOR=None, FORCE_COLOR=None)
+    assert plain.returncode == 1 and "\033[" not in plain.stdout
+    assert "- api on prod-b (prod)" in plain.stdout
+    forced = run_fleetgen(repo, "diff", NO_COLOR=None, FORCE_COLOR="1")
+    assert forced.returncode == 1 and _coloured(forced.stdout)
+
+
+def test_no_color_wins_over_force_color_and_the_flags_win_over_both(repo: Path) -> None:  # noqa: F811
+    busy_report(repo)
+    both = run_fleetgen(repo, "diff", NO_COLOR="1", FORCE_COLOR="1")
+    assert "\033[" not in both.stdout
+    empty = run_fleetgen(repo, "diff", NO_COLOR="", FORCE_COLOR="1")  # empty is unset
+    assert _coloured(empty.stdout)
+    asked = run_fleetgen(repo, "diff", "--color", NO_COLOR="1")
+    assert asked.returncode == 1 and _coloured(asked.stdout)
+    refused = run_fleetgen(repo, "diff", "--no-color", NO_COLOR=None, FORCE_COLOR="1")
+    assert refused.returncode == 1 and "\033[" not in refused.stdout
+    assert refused.stdout == both.stdout

@@ -9,9 +9,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +42,7 @@ from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.workspace import Base, Workspace
 from tests.crd_schemas import errors
+from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO = "https://git.example.com/fleet.git"
@@ -606,16 +604,7 @@ def test_the_cli_refuses_an_argo_cd_spec_error_at_its_line(tmp_path: Path) -> No
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
     )
     (tmp_path / "fleet.py").write_text(FLEET_PY)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    result = subprocess.run(
-        [sys.executable, "-m", "fleetgen", "build"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    result = run_fleetgen(tmp_path, "build")
     assert (result.returncode, result.stderr) == (
         2,
         (

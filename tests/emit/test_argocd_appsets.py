@@ -34,6 +34,7 @@ from fleetgen.yamlscalar import uncarriable
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import compile_fleet, example, make_fleet, web
 from tests.gotemplate import render, render_tree
+from tests.helpers import examples
 
 SECRET_TYPE = {"argocd.argoproj.io/secret-type": "cluster"}
 IN_CLUSTER = {
@@ -351,7 +352,9 @@ ANNOTATION = (
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(40, 300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(note=ANNOTATION, runbook=ANNOTATION, team=LABEL_VALUE)
 def test_user_strings_reach_the_rendered_objects_unchanged(
     note: str, runbook: str, team: str

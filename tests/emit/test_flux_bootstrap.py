@@ -4,11 +4,11 @@ real CLI leave it byte for byte, also when its cluster is renamed or removed fro
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,13 +49,7 @@ def build(
 ) -> None:
     """Write fleet.py for ``clusters`` and run `fleetgen build` in ``repo``."""
     (repo / "fleet.py").write_text(FLEET.format(mode=mode, hub=hub, clusters=clusters))
-    done = subprocess.run(
-        [sys.executable, "-m", "fleetgen", "build"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_fleetgen(repo, "build")
     assert done.returncode == 0, done.stderr
 
 

@@ -18,6 +18,7 @@ from fleetgen import api, scaffold
 from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.scaffold import edit
+from tests.helpers import Ran, run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,14 +35,8 @@ fleet = Fleet(name="odd", repo="https://git.example.com/odd.git", engines=["flux
 """
 
 
-def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def fleetgen(cwd: Path, *args: str) -> Ran:
+    return run_fleetgen(cwd, *args)
 
 
 @pytest.fixture
@@ -577,26 +572,7 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     """Without --extend-project (and no terminal, as in CI) it refuses at once, never waits for
     an answer; with it, the project's namespaces list gets the namespace, in place."""
     before = snapshot(repo)
-    refused = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fleetgen",
-            "add",
-            "app",
-            "web",
-            "--project",
-            "orders",
-            "--namespace",
-            "web",
-        ],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-    )
+    refused = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "web")
     assert refused.returncode == 2
     assert refused.stderr == (
         "project 'orders' does not allow namespace 'web' (its namespaces: "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,11 @@ import yaml
 
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.scaffold import remote
+from tests.helpers import Ran, run_fleetgen
 
 
-def fleetgen(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def fleetgen(cwd: Path, *args: str) -> Ran:
+    return run_fleetgen(cwd, *args)
 
 
 def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> None:
