@@ -55,9 +55,8 @@ def tree_digest(roots: list[Path]) -> str:
 
 @functools.cache
 def code_identity() -> str:
-    """This fleetgen: its version and every file of its code, schemas and templates."""
-    roots = [Path(str(resources.files(package))) for package in ("fleetgen", "fleetgen.templates")]
-    return f"{VERSION}:{tree_digest(roots)}"
+    """This fleetgen: its version and every file of its package (code, schemas, templates)."""
+    return f"{VERSION}:{tree_digest([Path(str(resources.files('fleetgen')))])}"
 
 
 def key(inputs: Any) -> str:

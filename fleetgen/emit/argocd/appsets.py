@@ -84,14 +84,13 @@ Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of it
 
 def registration_labeller(plan: Plan) -> Labels:
     """`registration_labels` by cluster name, each computed once (they depend on the cluster and
-    the rollout waves, not on an app: one labeller serves `Plan.only` of every app)."""
+    the rollout waves, not on an app: one labeller serves every app)."""
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
     return functools.cache(lambda cluster: registration_labels(plan, clusters[cluster]))
 
 
-def application_sets(plan: Plan, labels: Labels | None = None) -> list[OutputFile]:
-    """One file per app holding its ApplicationSets, in the fleet's environment order;
-    ``labels``: a `registration_labeller` of the whole Plan (default: of ``plan``)."""
+def application_sets(plan: Plan) -> list[OutputFile]:
+    """One file per app holding its ApplicationSets, in the fleet's environment order."""
     by_app: defaultdict[str, defaultdict[str, list[Placement]]] = defaultdict(
         lambda: defaultdict(list)
     )
@@ -100,7 +99,7 @@ def application_sets(plan: Plan, labels: Labels | None = None) -> list[OutputFil
     apps = {app.name: app for app in plan.fleet.apps}
     envs = {env.name: env for env in plan.fleet.environments}
     overlays = {(o.app, o.env): o for o in plan.env_overlays}
-    labels = labels or registration_labeller(plan)
+    labels = registration_labeller(plan)
     files = []
     for name in sorted(by_app):
         placed = [(envs[env], by_app[name][env]) for env in envs if env in by_app[name]]

@@ -7,7 +7,7 @@ from the store.
 
 Registrations carry no sync wave: they sync in the root Application's last wave, together with the
 ApplicationSets, so an unhealthy one (an ExternalSecret whose store entry is missing) never holds
-back the rest of ``argocd/`` (see `fleetgen.emit.argocd.REGISTRATION_NOTE`).
+back the rest of ``argocd/`` (see `fleetgen.emit.argocd.bootstrap.REGISTRATION_NOTE`).
 """
 
 from __future__ import annotations

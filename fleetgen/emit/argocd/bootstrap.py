@@ -1,0 +1,107 @@
+"""``emit``: every Argo CD file of the Plan, ending with ``bootstrap.yaml``, fleetgen's AppProject
+and the root Application that syncs the whole ``argocd/`` directory."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from typing import Any
+
+from fleetgen.emit.argocd.appsets import application_sets
+from fleetgen.emit.argocd.clusters import registration
+from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
+from fleetgen.emit.argocd.projects import projects
+from fleetgen.emit.argocd.tenants import tenant_files
+from fleetgen.model import IN_CLUSTER, Cluster
+from fleetgen.output import OutputFile
+from fleetgen.plan import Plan
+
+ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
+# Why the root Application syncs in two waves and without PruneLast (gitops-engine
+# syncContext.Sync: a wave waits for its objects to be healthy and a Degraded one fails the sync,
+# except in the last wave; PruneLast would add a prune wave after it).
+REGISTRATION_NOTE = (
+    "Sync waves: AppProjects first (-1), everything else in the last wave (0), prunes\n"
+    "included (no PruneLast). Argo CD fails a sync on an object that is Degraded before\n"
+    "the last wave, so a cluster registration whose store entry is missing (its\n"
+    "ExternalSecret Degraded) never holds back the ApplicationSets; the cluster\n"
+    "generator picks the cluster up once its Secret appears."
+)
+
+
+def emit(plan: Plan) -> list[OutputFile]:
+    """ApplicationSets, registrations, AppProjects, tenants, then the bootstrap that syncs them
+    all."""
+    files = application_sets(plan)
+    files += [
+        registration(plan, cluster)
+        for cluster in sorted(_registered(plan), key=lambda c: c.name)
+        if cluster.registration == "fleetgen"
+    ]
+    files += projects(plan) + tenant_files(plan)
+    return [*files, _bootstrap(plan, kinds(files))]
+
+
+def _registered(plan: Plan) -> list[Cluster]:
+    """The clusters Argo CD places something on, in spec order: those it registers."""
+    placed = {p.cluster for p in plan.placements}
+    return [cluster for cluster in plan.fleet.clusters if cluster.name in placed]
+
+
+Kind = tuple[str, str]  # (API group, kind) of a document
+_ROOT_KINDS = {("argoproj.io", "AppProject"), ("argoproj.io", "Application")}  # the bootstrap's
+
+
+def kinds(files: Iterable[OutputFile]) -> set[Kind]:
+    """(group, kind) of every document of ``files``."""
+    return {
+        (doc["apiVersion"].rpartition("/")[0], doc["kind"])
+        for file in files
+        for doc in file.documents
+    }
+
+
+def _bootstrap(plan: Plan, generated: set[Kind]) -> OutputFile:
+    """The root AppProject and Application; the project may manage the ``generated`` kinds."""
+    fleet = plan.fleet
+    namespace = fleet.argocd.namespace
+    path = posixpath.join(fleet.output_dir, "argocd")
+    here = {"server": IN_CLUSTER, "namespace": namespace}
+    project: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "AppProject",
+        "metadata": metadata(ROOT, namespace, annotations=EARLY_WAVE),
+        "spec": {
+            "description": f"fleetgen: the generated Argo CD objects of fleet {fleet.name}",
+            "sourceRepos": [fleet.repo],
+            "destinations": [here],
+            "clusterResourceWhitelist": [],
+            "namespaceResourceWhitelist": [
+                {"group": group, "kind": kind} for group, kind in sorted(generated | _ROOT_KINDS)
+            ],
+        },
+    }
+    root: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "Application",
+        "metadata": metadata(ROOT, namespace),
+        "spec": {
+            "project": ROOT,
+            "source": {
+                "repoURL": fleet.repo,
+                "targetRevision": fleet.revision,
+                "path": path,
+                "directory": {"recurse": True},
+            },
+            "destination": here,
+            "syncPolicy": {"automated": {"prune": True, "selfHeal": True}},
+        },
+    }
+    comment = (
+        f"Apply once: kubectl apply -n {namespace} -f {path}/bootstrap.yaml\n"
+        f"The root Application then keeps Argo CD in sync with {path}/, this file "
+        "included.\nProject fleetgen may manage only the kinds generated there, in "
+        f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "
+        f"guard who may change {path}/.\n{REGISTRATION_NOTE}"
+    )
+    return OutputFile("argocd/bootstrap.yaml", (project, root), comment=comment)

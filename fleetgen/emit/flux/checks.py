@@ -1,0 +1,228 @@
+"""``check`` refuses what Flux cannot express (``depends_on`` across clusters or kinds, names
+`flux bootstrap` owns, hub mode's spokes); ``warnings`` names what the Flux output cannot honour
+(rollouts per cluster, ignore_differences, retry_interval on chart apps)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from fleetgen.emit.flux import hub
+from fleetgen.emit.flux.objects import supports_ignore, unmirrored
+from fleetgen.errors import Problem, at
+from fleetgen.model import GitSource, Spec
+from fleetgen.plan import Plan, sync_owner
+
+BOOTSTRAP_NAMESPACE = "flux-system"
+_LISTED = 5  # clusters named in one message
+
+
+def check(plan: Plan) -> list[Problem]:
+    """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns, and
+    (hub mode) spokes whose credentials Flux cannot use."""
+    fleet = plan.fleet
+    placed = _clusters_of(plan)
+    problems = _check_dependencies(plan, placed) + _check_dependency_kinds(plan, placed)
+    # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
+    reserved = {BOOTSTRAP_NAMESPACE}
+    if fleet.flux.mode == "hub":
+        reserved.add(fleet.flux.namespace)
+    for app in (app for app in fleet.apps if app.name in placed):
+        if app.name == fleet.flux.namespace:
+            problems.append(
+                at(
+                    app,
+                    f"app {app.name!r}: its Flux Kustomization would be named "
+                    f"like the one `flux bootstrap` creates in namespace "
+                    f"{fleet.flux.namespace!r}; rename the app",
+                    fleet,
+                )
+            )
+    for cluster in fleet.clusters:
+        if cluster.name in reserved and any(cluster.name in on for on in placed.values()):
+            problems.append(
+                at(
+                    cluster,
+                    f"cluster {cluster.name!r}: its Flux directory or "
+                    f"namespace would be {cluster.name!r}, which `flux "
+                    "bootstrap` owns; rename the cluster",
+                    fleet,
+                )
+            )
+    if fleet.flux.source is not None and fleet.name == fleet.flux.namespace:
+        problems.append(
+            at(
+                fleet,
+                f"fleet {fleet.name!r}: its GitRepository would be named like "
+                "bootstrap's; rename the fleet",
+                fleet,
+            )
+        )
+    if fleet.flux.source_per_namespace and fleet.flux.mode != "hub":
+        problems.append(
+            at(
+                fleet.flux,
+                "FluxOptions(source_per_namespace=True) is for hub mode "
+                "(spoke namespaces on the hub); per cluster, every "
+                "Kustomization reads a source of its own namespace",
+                fleet,
+            )
+        )
+    named_like_fleet = fleet.flux.source is not None
+    for app in (app for app in fleet.apps if app.name in placed):
+        if named_like_fleet and app.name == fleet.name and isinstance(app.source, GitSource):
+            problems.append(
+                at(
+                    app,
+                    f"app {app.name!r}: its GitRepository would be named like "
+                    "the fleet's (FluxOptions.source); rename the app",
+                    fleet,
+                )
+            )
+    if fleet.flux.mode == "hub":
+        problems += hub.check(plan)
+    return problems
+
+
+def _clusters_of(plan: Plan) -> dict[str, set[str]]:
+    """app -> the clusters it is placed on."""
+    return {app: {p.cluster for p in placements} for app, placements in plan.by_app().items()}
+
+
+def _check_dependencies(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
+    """Dependencies not placed on every cluster of their dependent app (``placed``: app -> its
+    clusters)."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    missing: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for app, clusters in placed.items():
+        for dependency in apps[app].depends_on:  # named twice, its clusters count twice
+            absent = clusters - placed.get(dependency, set())
+            if absent:
+                missing[(app, dependency)] += absent
+    return [
+        at(
+            apps[app],
+            f"app {app!r} depends_on {dependency!r}, which is not placed on "
+            f"{_clusters(clusters)}: Flux dependsOn only reaches Kustomizations of "
+            "the same cluster; place it there too or drop the dependency",
+            plan.fleet,
+        )
+        for (app, dependency), clusters in sorted(missing.items())
+    ]
+
+
+def _check_dependency_kinds(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
+    """A HelmRelease's dependsOn names HelmReleases only, a Kustomization's Kustomizations only
+    (helm-controller and kustomize-controller ``checkDependencies`` get their own kind), for the
+    apps ``placed`` (every placement of a chart app, and only those, has a chart)."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    pairs = sorted(
+        {
+            (app, name)
+            for app in placed
+            for name in apps[app].depends_on
+            if name in apps and (apps[name].chart is None) != (apps[app].chart is None)
+        }
+    )
+    return [
+        at(
+            apps[app],
+            f"app {app!r} depends_on {dependency!r}: in Flux a "
+            f"{_kind(apps[app].chart is not None)} can wait only for another of "
+            f"its kind, and {dependency!r} is a "
+            f"{_kind(apps[dependency].chart is not None)}; drop the dependency or "
+            "make both apps the same kind",
+            plan.fleet,
+        )
+        for app, dependency in pairs
+    ]
+
+
+def _kind(chart: bool) -> str:
+    """What a Flux dependsOn entry of an app names (helm-controller and kustomize-controller
+    each resolve dependsOn to their own kind only)."""
+    return "chart app (HelmRelease)" if chart else "kustomize app (Kustomization)"
+
+
+def _clusters(names: list[str]) -> str:
+    shown = ", ".join(sorted(names)[:_LISTED])
+    more = len(names) - _LISTED
+    return f"clusters {shown} and {more} more" if more > 0 else f"cluster(s) {shown}"
+
+
+def warnings(plan: Plan) -> list[Problem]:
+    """What the Flux output cannot honour, for the CLI to print at build time."""
+    fleet = plan.fleet
+    found: list[Problem] = []
+    placed_envs = {p.env for p in plan.placements}
+    for env in fleet.environments:
+        if env.rollout is not None and env.name in placed_envs and fleet.flux.mode != "hub":
+            found.append(
+                at(
+                    env.rollout,
+                    f"environment {env.name!r}: Flux per cluster cannot "
+                    "order clusters, so its rollout does not apply to Flux: "
+                    "each cluster's Flux applies a merged change on its "
+                    "own; FluxOptions(mode='hub') orders waves",
+                    fleet,
+                )
+            )
+    ignore = supports_ignore(fleet)
+    placed_apps = {p.app for p in plan.placements}
+    for app in (app for app in fleet.apps if app.name in placed_apps):
+        for ignore_difference in app.ignore_differences:
+            if not ignore and ignore_difference.json_pointers and app.chart is None:
+                found.append(
+                    at(
+                        ignore_difference,
+                        f"app {app.name!r}: ignore_differences "
+                        f"cannot be honoured by Flux {fleet.flux.min_version} "
+                        "(Kustomization spec.ignore needs Flux >= 2.9; set "
+                        "FluxOptions(min_version='2.9') once every cluster runs it), "
+                        "so Flux reverts those fields every interval",
+                        fleet,
+                    )
+                )
+                continue
+            lost = unmirrored(ignore_difference)
+            if lost:
+                found.append(
+                    at(
+                        ignore_difference,
+                        f"app {app.name!r}: ignore_differences for "
+                        f"{ignore_difference.kind} {' and '.join(lost)} cannot be mirrored "
+                        "by Flux (spec.ignore takes JSON pointers), which "
+                        "reverts those fields every interval",
+                        fleet,
+                    )
+                )
+    if fleet.flux.mode == "hub":
+        found += hub.warnings(plan)
+    return found + _chart_retry_interval(plan)
+
+
+def _chart_retry_interval(plan: Plan) -> list[Problem]:
+    """``retry_interval`` on a chart app: a HelmRelease has no retryInterval (helm-controller
+    retries by its install/upgrade remediation), so only Kustomizations take it."""
+    layers: dict[int, tuple[Spec, set[str]]] = {}
+    owners: dict[tuple[str, str, str, str], Spec] = {}
+    for p in (p for p in plan.placements if p.chart is not None):
+        source = p.settings.provenance.get("sync/retry_interval")
+        if source is None:
+            continue
+        # `sync_owner` scans the fleet: ask it once per app, environment and layer (and per
+        # cluster only for a per_cluster layer, the one layer it looks up by cluster).
+        key = (p.app, p.env, source, p.cluster if source == "per_cluster" else "")
+        if key not in owners:
+            owners[key] = sync_owner(plan.fleet, p, "retry_interval")
+        layer = owners[key]
+        layers.setdefault(id(layer), (layer, set()))[1].add(p.app)
+    return [
+        at(
+            layer,
+            f"retry_interval does not apply to the Flux placements of chart app(s) "
+            f"{', '.join(sorted(apps))} (a HelmRelease has no retryInterval)",
+            plan.fleet,
+        )
+        for layer, apps in layers.values()
+    ]

@@ -1,0 +1,294 @@
+"""Apps: what an app deploys (kustomize base, HelmChart, GitSource or OciSource), where (Selector)
+and its secrets and ignored differences."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from fleetgen.fields import (
+    Annotations,
+    ChartRepo,
+    ChartVersion,
+    ConfigKey,
+    Duration,
+    GitURL,
+    LabelKey,
+    Labels,
+    LabelValue,
+    Name,
+    ObjectName,
+    OciURL,
+    label_key,
+    label_value,
+)
+from fleetgen.model.base import Engine, Spec
+from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides
+from fleetgen.model.projects import Waiver
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+class Expr(Spec):
+    """A label selector expression with Kubernetes semantics.
+
+    Attributes:
+        key: The label key.
+        operator: In, NotIn, Exists or DoesNotExist.
+        values: Values for In and NotIn (at least one); empty for the others.
+    """
+
+    key: LabelKey
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist"]
+    values: list[LabelValue] = []
+
+    @model_validator(mode="after")
+    def _values(self) -> Expr:
+        if self.operator in ("In", "NotIn") and not self.values:
+            raise ValueError(f"operator {self.operator} needs at least one value")
+        if self.operator in ("Exists", "DoesNotExist") and self.values:
+            raise ValueError(f"operator {self.operator} takes no values")
+        return self
+
+
+class Selector(Spec):
+    """Which clusters an app runs on; all conditions are ANDed.
+
+    Attributes:
+        envs: Environment names; None: all.
+        clusters: Cluster names; None: any.
+        match_labels: Labels a cluster must have.
+        match_expressions: Label expressions a cluster must satisfy.
+        exclude: Cluster names left out.
+        runtime: Argo CD only: its ApplicationSets select clusters by these conditions when they
+            run, so a cluster registered later (`Cluster(registration='external')`) is included;
+            False: exactly the clusters fleet.py knows, by name.
+    """
+
+    envs: list[Name] | None = None
+    clusters: list[Name] | None = None
+    match_labels: Labels = {}
+    match_expressions: list[Expr] = []
+    exclude: list[Name] = []
+    runtime: bool = False  # label selection by the ApplicationSet controller at run time
+
+
+class IgnoreDifference(Spec):
+    """Fields the engines must not treat as drift (e.g. /spec/replicas under an HPA).
+
+    Attributes:
+        group: API group of the objects ('' for the core group).
+        kind: Kind of the objects.
+        name: Only the object of this name; None: all.
+        namespace: Only objects in this namespace; None: all.
+        json_pointers: Fields to ignore, as JSON pointers ('/spec/replicas').
+        jq_path_expressions: Fields to ignore, as jq paths (Argo CD only).
+        managed_fields_managers: Ignore fields owned by these field managers (Argo CD only).
+    """
+
+    group: str = ""
+    kind: str
+    name: str | None = None
+    namespace: str | None = None
+    json_pointers: list[str] = []
+    jq_path_expressions: list[str] = []
+    managed_fields_managers: list[str] = []
+
+
+class AppSecret(Spec):
+    """A Secret for the app, produced by an ExternalSecret; ``data`` maps key → 'remote#prop'.
+
+    Attributes:
+        name: The Secret's name.
+        store: The (Cluster)SecretStore to read from.
+        data: Secret key → 'remote-key#property' ({env}, {cluster} are filled in).
+        store_kind: SecretStore or ClusterSecretStore.
+        refresh_interval: How often External Secrets refreshes the Secret.
+    """
+
+    name: ObjectName
+    store: ObjectName
+    data: dict[ConfigKey, str] = Field(min_length=1)
+    store_kind: Literal["SecretStore", "ClusterSecretStore"] = "ClusterSecretStore"
+    refresh_interval: Duration = "1h"
+
+
+_CHART_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class HelmChart(Spec):
+    """A Helm chart: ``repo`` (``https://`` Helm repository or ``oci://`` registry path) with
+    ``name`` and a pinned ``version``, or ``path``, a chart kept in this repository (its
+    Chart.yaml names it and gives its version).
+
+    Attributes:
+        repo: The https:// Helm repository or oci:// registry path of the chart.
+        name: The chart's name in that repository.
+        version: The exact chart version (pinned, SemVer).
+        path: A chart kept in this repository, relative to the folder holding fleet.py.
+    """
+
+    repo: ChartRepo | None = None
+    name: str | None = None
+    version: ChartVersion | None = None
+    path: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _source(self) -> HelmChart:
+        remote = {"repo": self.repo, "name": self.name, "version": self.version}
+        if self.path is not None:
+            given = [key for key, value in remote.items() if value is not None]
+            if given:
+                raise ValueError(
+                    f"a chart kept in the repository (path=) takes its name and "
+                    f"version from its Chart.yaml; drop {', '.join(given)}"
+                )
+            return self
+        missing = [key for key, value in remote.items() if value is None]
+        if missing:
+            raise ValueError(
+                f"a chart needs repo=, name= and a pinned version= (missing "
+                f"{', '.join(missing)}), or path= for a chart kept in the "
+                "repository"
+            )
+        assert self.name is not None
+        if not _CHART_NAME.fullmatch(self.name):
+            raise ValueError(f"chart name {self.name!r} is not a chart name")
+        return self
+
+
+def _label_selection(value: str) -> str:
+    key, equals, label = value.partition("=")
+    if not equals:
+        raise ValueError(f"per_label key {value!r} must be 'key=value' (a cluster label)")
+    label_key(key)
+    label_value(label)
+    return value
+
+
+LabelSelection = Annotated[str, AfterValidator(_label_selection)]  # "key=value"
+
+
+class GitSource(Spec):
+    """A Git repository: where Flux reads output/ from (`FluxOptions.source`), or where an app's
+    manifests live (`App.source`).
+
+    Attributes:
+        url: The repository's URL, https:// (or ssh:// for `FluxOptions.source`).
+        branch: The branch to read.
+        revision: A tag, or a full 40-hex commit SHA, to read instead of following `branch`.
+        secret_ref: A Secret in the Flux namespace holding its credentials; None: public.
+    """
+
+    url: GitURL
+    branch: str = "main"
+    revision: str | None = Field(default=None, min_length=1)
+    secret_ref: ObjectName | None = None
+
+    @property
+    def commit(self) -> bool:
+        """Whether ``revision`` names a commit (40 hex digits) rather than a tag."""
+        return self.revision is not None and bool(_COMMIT.fullmatch(self.revision))
+
+    @property
+    def target_revision(self) -> str:
+        """The revision as Argo CD's ``targetRevision`` takes it: the pin, else the branch."""
+        return self.revision or self.branch
+
+
+class OciSource(Spec):
+    """An OCI artifact holding an app's manifests (e.g. pushed by ``flux push artifact`` or
+    ``oras push``), pinned by exactly one of ``tag`` and ``digest``.
+
+    Attributes:
+        url: The artifact's repository, oci://registry/path (no credentials).
+        tag: The tag to read.
+        digest: The digest to read, sha256:<64 hex digits>.
+    """
+
+    url: OciURL
+    tag: str | None = None
+    digest: str | None = None
+
+    @model_validator(mode="after")
+    def _ref(self) -> OciSource:
+        if (self.tag is None) == (self.digest is None):
+            raise ValueError("an OCI source is pinned by exactly one of tag= and digest=")
+        if self.tag is not None and not _TAG.fullmatch(self.tag):
+            raise ValueError(f"tag {self.tag!r} is not a valid OCI tag")
+        if self.digest is not None and not _DIGEST.fullmatch(self.digest):
+            raise ValueError(f"digest {self.digest!r} must look like sha256:<64 hex digits>")
+        return self
+
+    @property
+    def target_revision(self) -> str:
+        """The tag or digest, as Argo CD's ``targetRevision`` takes it."""
+        return self.tag or self.digest or ""
+
+
+RemoteSource = GitSource | OciSource
+
+
+class App(Layer):
+    """An application: a user-owned kustomize base (``path``), a Helm chart (``chart``) or
+    manifests from another repository or an OCI artifact (``source``), placed on the clusters its
+    targets select.
+
+    Attributes:
+        name: The app's name.
+        project: Its project.
+        namespace: The namespace it deploys into (kustomize rewrites every object's); None: the
+            manifests say where each object goes (several namespaces, cluster-scoped objects;
+            always None with `source`).
+        path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
+            directory in that source (relative to its root; None: the root).
+        chart: The Helm chart it installs, instead of a kustomize base (path).
+        source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
+            only settings that need none (sync, ignore_differences, depends_on, labels).
+        targets: The clusters it runs on; default: every cluster.
+        per_env: Environment name → settings there.
+        per_label: 'key=value' of a cluster label → settings on the clusters that have it
+            (between per_env and per_cluster).
+        per_cluster: Cluster name → settings there (deepest layer).
+        ignore_differences: Fields the engines must not treat as drift.
+        secrets: Secrets produced by External Secrets from a store.
+        depends_on: Apps that must be healthy on a cluster before this one syncs there.
+        labels: Labels on the generated Application and Flux Kustomization.
+        annotations: Annotations on the generated Application and Flux Kustomization.
+        waivers: Rules of validate silenced for this app, each with its reason.
+        engine: The engine of all its placements (wins over the cluster's and environment's).
+    """
+
+    name: Name
+    project: Name
+    namespace: Name | None
+    path: str | None = Field(default=None, min_length=1)
+    chart: HelmChart | None = None
+    source: RemoteSource | None = None
+    targets: Selector = Field(default_factory=Selector)
+    per_env: dict[str, Overrides] = {}
+    per_label: dict[LabelSelection, Overrides] = {}
+    per_cluster: dict[str, Overrides] = {}
+    ignore_differences: list[IgnoreDifference] = []
+    secrets: list[AppSecret] = []
+    depends_on: list[Name] = []
+    labels: dict[LabelKey, LabelValue] = {}
+    annotations: Annotations = {}
+    waivers: list[Waiver] = []
+    engine: Engine | None = None  # of all its placements (not an Overrides field)
+
+    @model_validator(mode="after")
+    def _source(self) -> App:
+        if self.source is not None:
+            if self.chart is not None:
+                raise ValueError("an app has one of chart= and source=, not both")
+            return self
+        if (self.path is None) == (self.chart is None):
+            which = "neither" if self.path is None else "both"
+            raise ValueError(
+                f"an app has exactly one of path= (a kustomize base in this "
+                f"repository) and chart=HelmChart(...); this one sets {which}"
+            )
+        return self

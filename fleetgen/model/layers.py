@@ -1,0 +1,120 @@
+"""The settings an app layers (app level, per_env, per_label, per_cluster): Layer and Overrides,
+with the kustomize Images and Patches they carry."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from fleetgen.fields import Annotations, ChartVersion, ConfigKey, HelmValues, Labels, ObjectName
+from fleetgen.model.base import Spec
+from fleetgen.model.sync import SyncPolicy
+
+_DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
+_TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+
+
+class Image(Spec):
+    """A kustomize image override; ``name`` is the image as written in the base.
+
+    Attributes:
+        name: The image as the base writes it (without tag).
+        new_name: The image to use instead (registry/repository).
+        tag: The tag to use.
+        digest: The digest to use, sha256:<64 hex digits>.
+    """
+
+    name: str = Field(min_length=1)
+    new_name: str | None = None
+    tag: str | None = None
+    digest: str | None = None
+
+    @model_validator(mode="after")
+    def _fields(self) -> Image:
+        if self.tag is not None and not _TAG.fullmatch(self.tag):
+            raise ValueError(f"tag {self.tag!r} is not a valid image tag")
+        if self.digest is not None and not _DIGEST.fullmatch(self.digest):
+            raise ValueError(f"digest {self.digest!r} must look like sha256:<64 hex digits>")
+        if self.new_name is None and self.tag is None and self.digest is None:
+            raise ValueError(f"image {self.name!r} sets none of new_name, tag, digest")
+        return self
+
+
+_PATCH_TARGET_KEYS = {
+    "group",
+    "version",
+    "kind",
+    "name",
+    "namespace",
+    "labelSelector",
+    "annotationSelector",
+}
+
+
+class Patch(Spec):
+    """A kustomize patch: a dict is a strategic-merge patch, a list is JSON6902.
+
+    Attributes:
+        target: Which objects: kind (required), and group, version, name, namespace, labelSelector,
+            annotationSelector.
+        patch: A strategic-merge patch (dict) or JSON6902 operations (list).
+    """
+
+    target: dict[str, str]
+    patch: dict[str, Any] | list[dict[str, Any]]
+
+    @field_validator("target")
+    @classmethod
+    def _target(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(value) - _PATCH_TARGET_KEYS)
+        if unknown:
+            allowed = sorted(_PATCH_TARGET_KEYS)
+            raise ValueError(f"unknown target keys {unknown}; allowed: {allowed}")
+        if "kind" not in value:
+            raise ValueError("a patch target needs at least 'kind'")
+        return value
+
+
+class Layer(Spec):
+    """Settings any layer may give: app level, ``per_env`` and ``per_cluster``.
+
+    Attributes:
+        replicas: Workload name → replica count.
+        images: Image overrides.
+        config: ConfigMap name → key → value, merged into the base's ConfigMap of that name.
+        patches: Kustomize patches, appended in layer order.
+        common_labels: Labels put on every object, merged by key.
+        common_annotations: Annotations put on every object, merged by key.
+        sync: Sync settings; a deeper layer overrides only the fields it sets.
+        values: Chart apps only: Helm values, merged like Helm's chained values files (None
+            removes a key, the chart's default included).
+    """
+
+    replicas: dict[ObjectName, int] = {}
+    images: list[Image] = []
+    config: dict[ObjectName, dict[ConfigKey, str]] = {}
+    patches: list[Patch] = []
+    common_labels: Labels = {}
+    common_annotations: Annotations = {}
+    sync: SyncPolicy | None = None
+    values: HelmValues = {}  # chart apps only: merged like Helm's chained values files
+
+    @field_validator("replicas")
+    @classmethod
+    def _replicas(cls, value: dict[str, int]) -> dict[str, int]:
+        for name, count in value.items():
+            if count < 0:
+                raise ValueError(f"replicas for {name!r} must not be negative")
+        return value
+
+
+class Overrides(Layer):
+    """The settings of one environment or cluster for an app; deeper layers win.
+
+    Attributes:
+        chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
+    """
+
+    chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here

@@ -1,0 +1,346 @@
+"""Checks of each app: its project and namespace, its layers' keys and kinds, its kustomize base,
+chart or remote source, its images and depends_on."""
+
+from __future__ import annotations
+
+import posixpath
+
+from fleetgen import namespacing
+from fleetgen.fields import is_glob, repo_path
+from fleetgen.k8s import image_matches, image_name
+from fleetgen.model import App, Cluster, GitSource, HelmChart, Layer, OciSource, Overrides
+from fleetgen.plan import label_conflicts, label_layers, label_matches, remote_path
+from fleetgen.resolve.context import (
+    _check_placeholders,
+    _check_reserved_labels,
+    _Context,
+    _duplicates,
+)
+
+APPLICATION_NAME_LIMIT = 53
+WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+
+
+def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    project = ctx.projects.get(app.project)
+    if project is None:
+        ctx.report(
+            app,
+            f"app {app.name!r}: project {app.project!r} is not defined "
+            f"(projects: {', '.join(ctx.projects) or 'none'})",
+        )
+    elif app.namespace is not None and not namespacing.allowed(
+        app.namespace,
+        [ns for same in ctx.fleet.projects if same.name == project.name for ns in same.namespaces],
+    ):
+        # (a project name given twice is reported once as such, not as namespaces refused)
+        ctx.report(
+            app,
+            f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
+            f"project {project.name!r} (add it to Project(namespaces=[...]))",
+        )
+    placed_envs = {c.env for c in placed} if app.per_env else set()
+    for env in app.per_env:
+        if env not in placed_envs:
+            ctx.report(
+                app.per_env[env],
+                f"app {app.name!r}: per_env key {env!r} is not an "
+                f"environment the app runs in "
+                f"({', '.join(sorted(placed_envs)) or 'none'})",
+            )
+    for selection, overrides in app.per_label.items():
+        if not any(label_matches(selection, c.labels) for c in placed):
+            ctx.report(
+                overrides,
+                f"app {app.name!r}: per_label key {selection!r} matches no cluster the app runs on",
+            )
+    for conflicting, message in label_conflicts(app, placed):
+        ctx.report(conflicting, message)
+    placed_names = {c.name for c in placed} if app.per_cluster else set()
+    for name in app.per_cluster:
+        if name not in placed_names:
+            ctx.report(
+                app.per_cluster[name],
+                f"app {app.name!r}: per_cluster key {name!r} is not a cluster the app runs on",
+            )
+    room = APPLICATION_NAME_LIMIT - len(app.name) - 1  # for the cluster in "<app>-<cluster>"
+    for cluster in placed:
+        if len(cluster.name) > room:
+            application = f"{app.name}-{cluster.name}"
+            ctx.report(
+                app,
+                f"app {app.name!r}: generated Application name {application!r} is "
+                f"{len(application)} characters (limit {APPLICATION_NAME_LIMIT}); "
+                "shorten the app or cluster name",
+            )
+    for dependency in app.depends_on:
+        if dependency not in ctx.apps or dependency == app.name:
+            ctx.report(
+                app,
+                f"app {app.name!r}: depends_on names "
+                f"{'itself' if dependency == app.name else repr(dependency)}, "
+                "which is not another app of the fleet",
+            )
+    for name in _duplicates(secret.name for secret in app.secrets):
+        ctx.report(app, f"app {app.name!r}: secret name {name!r} is used more than once")
+    for secret in app.secrets:
+        for remote in secret.data.values():
+            _check_placeholders(ctx, secret, remote, f"app {app.name!r} secret {secret.name!r}")
+    _check_reserved_labels(ctx, app, app.labels, f"app {app.name!r}")
+    for layer in _layers_of(app):
+        _check_reserved_labels(ctx, layer, layer.common_labels, f"app {app.name!r}")
+    if app.source is not None:
+        _check_remote(ctx, app, app.source)
+    elif app.chart is None:
+        _check_base(ctx, app)
+    else:
+        _check_chart(ctx, app, app.chart)
+        if app.namespace is None:
+            ctx.report(
+                app,
+                f"app {app.name!r}: a chart app needs a namespace (its Helm release "
+                "and the objects the chart leaves unplaced live there)",
+            )
+    _check_layer_kinds(ctx, app)
+    _check_rollout_sync(ctx, app, placed)
+
+
+# Layer fields that only a kustomize base can take (a chart app sets them through `values`).
+KUSTOMIZE_FIELDS = (
+    "images",
+    "replicas",
+    "config",
+    "patches",
+    "common_labels",
+    "common_annotations",
+)
+
+
+def _check_layer_kinds(ctx: _Context, app: App) -> None:
+    """Kustomize settings on a chart app, chart settings on a kustomize app."""
+    for layer in _layers_of(app):
+        if app.chart is None:
+            chart_fields = [
+                name for name in ("values", "chart_version") if getattr(layer, name, None)
+            ]
+            if chart_fields:
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: {' and '.join(chart_fields)} apply to "
+                    "chart apps (App(chart=HelmChart(...))); a kustomize base takes "
+                    "images, replicas, config and patches",
+                )
+            continue
+        for name in KUSTOMIZE_FIELDS:
+            if getattr(layer, name):
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: {name} is for kustomize bases; a chart "
+                    f"app sets this through values={{...}} (the chart's values)",
+                )
+        if app.chart.path is not None and isinstance(layer, Overrides) and layer.chart_version:
+            ctx.report(
+                layer,
+                f"app {app.name!r}: chart_version pins a chart from a "
+                f"repository; the chart at {app.chart.path!r} is the one in this "
+                "revision of the repository (its Chart.yaml's version)",
+            )
+    if app.chart is not None and app.secrets:
+        ctx.report(
+            app,
+            f"app {app.name!r}: secrets= is for kustomize bases; a chart app "
+            "refers to its Secrets through values={...} (e.g. an existingSecret "
+            "value) and gets them from another app",
+        )
+
+
+def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> None:
+    """An app from another source: an https:// Git URL without credentials, a path inside the
+    source, and no setting that needs an overlay (its manifests are not in this repository)."""
+    if isinstance(source, GitSource):
+        authority = source.url.partition("://")[2].split("/")[0]
+        if not source.url.startswith("https://"):
+            ctx.report(
+                source,
+                f"app {app.name!r}: an app's Git source is read by both engines "
+                "over https:// (credentials are the engines' own repository "
+                "settings); use an https:// URL",
+            )
+        elif "@" in authority and id(source) not in ctx.scanned:  # else reported once already
+            ctx.report(
+                source,
+                f"app {app.name!r}: credentials do not belong in a Git URL (the "
+                "URL is not repeated here because it holds a credential); give "
+                "them to the engines as repository credentials",
+            )
+    if app.namespace is not None:
+        ctx.report(
+            app,
+            f"app {app.name!r}: an app from another source (source=) has no overlay "
+            "to rewrite namespaces with: give namespace=None (its manifests say where "
+            "each object goes; its project's namespaces bound where they may)",
+        )
+    project = ctx.projects.get(app.project)
+    if (
+        project is not None
+        and project.service_account
+        and any(is_glob(namespace) for namespace in project.namespaces)
+    ):
+        ctx.report(
+            app,
+            f"app {app.name!r}: project {project.name!r} binds its ServiceAccount in "
+            "the namespaces an app from another source may use, which must be "
+            "named, not patterns: list them in Project(namespaces=[...])",
+        )
+    path = remote_path(app)
+    if path.startswith("..") or posixpath.isabs(path):
+        ctx.report(
+            app,
+            f"app {app.name!r}: path {app.path!r} must be inside its source "
+            "(relative to the source's root)",
+        )
+    for layer in _layers_of(app):
+        for name in KUSTOMIZE_FIELDS:
+            if getattr(layer, name):
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: {name} needs an overlay, which an app "
+                    "from another source (source=) has not: its manifests are "
+                    "not in this repository; set it in that source instead",
+                )
+    if app.secrets:
+        ctx.report(
+            app,
+            f"app {app.name!r}: secrets= needs an overlay, which an app from "
+            "another source (source=) has not; ship the ExternalSecret in that "
+            "source instead",
+        )
+
+
+def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
+    if chart.path is None:
+        return
+    path = repo_path(chart.path)
+    if posixpath.isabs(path) or path.startswith(".."):
+        ctx.report(
+            chart,
+            f"app {app.name!r}: chart path {chart.path!r} must be inside the "
+            "repository (relative to the directory holding fleet.py)",
+        )
+        return
+    found = ctx.workspace.charts.get(path)
+    if found is None or (found.name is None and not found.problems):
+        ctx.report(
+            chart,
+            f"app {app.name!r}: chart path {chart.path!r} has no Chart.yaml "
+            "(create the chart there or fix the path)",
+        )
+        return
+    for problem in found.problems:
+        ctx.report(chart, f"app {app.name!r}: chart {path}: {problem}")
+
+
+def _check_base(ctx: _Context, app: App) -> None:
+    assert app.path is not None
+    path = repo_path(app.path)
+    if posixpath.isabs(path) or path.startswith(".."):
+        ctx.report(
+            app,
+            f"app {app.name!r}: path {app.path!r} must be inside the repository "
+            "(relative to the directory holding fleet.py)",
+        )
+        return
+    base = ctx.workspace.bases.get(path)
+    if base is None or base.kustomization is None:
+        ctx.report(
+            app,
+            f"app {app.name!r}: path {app.path!r} has no kustomization.yaml "
+            "(create the base there or fix the path)",
+        )
+        return
+    for problem in base.problems:
+        ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
+        ctx.report(app, message)
+    if not base.complete:
+        return
+    workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
+    known = ", ".join(sorted(workloads)) or "none"
+    for layer in _layers_of(app):
+        for name in layer.replicas:
+            if name not in workloads:
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: replicas for {name!r}, but the base has no "
+                    f"workload of that name ({known})",
+                )
+    if base.images is not None:
+        _check_images(ctx, app, base.images)
+
+
+def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
+    """Every Image names an image of the base, as kustomize matches them (``k8s.image_matches``)."""
+    known = ", ".join(sorted({image_name(reference) for reference in images})) or "none"
+    for layer in _layers_of(app):
+        for image in layer.images:
+            if not any(image_matches(reference, image.name) for reference in images):
+                ctx.report(
+                    image,
+                    f"app {app.name!r}: Image(name={image.name!r}) matches no image "
+                    f"of the base, so it would change nothing (images of the "
+                    f"base: {known})",
+                )
+
+
+def _layers_of(app: App) -> list[Layer]:
+    return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+
+
+def _turns_automated_off(layer: Layer) -> bool:
+    sync = layer.sync
+    return sync is not None and "automated" in sync.model_fields_set and not sync.automated
+
+
+def _check_rollout_sync(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """A layer may not turn automated sync off where the environment rolls out in waves."""
+    if not any(_turns_automated_off(layer) for layer in _layers_of(app)):
+        return
+    layers: dict[int, tuple[Layer, str]] = {}
+    for cluster in placed:
+        if ctx.envs[cluster.env].rollout is not None:
+            candidates: list[Layer | None] = [
+                app,
+                app.per_env.get(cluster.env),
+                *(layer for _, layer in label_layers(app, cluster.labels)),
+                app.per_cluster.get(cluster.name),
+            ]
+            for candidate in candidates:
+                if candidate is not None:
+                    layers.setdefault(id(candidate), (candidate, cluster.env))
+    for layer, env_name in layers.values():
+        if _turns_automated_off(layer):
+            ctx.report(
+                layer,
+                f"app {app.name!r}: environment {env_name!r} has a rollout, which "
+                "needs automated sync; remove automated=False",
+            )
+
+
+def _check_dependency_cycles(ctx: _Context) -> None:
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for dependency in ctx.apps[name].depends_on:
+            if dependency not in ctx.apps or dependency == name:
+                continue
+            if state.get(dependency) == 1:
+                cycle = [*trail[trail.index(dependency) :], dependency]
+                ctx.report(ctx.apps[name], f"depends_on cycle: {' -> '.join(cycle)}")
+            elif dependency not in state:
+                visit(dependency, [*trail, dependency])
+        state[name] = 2
+
+    for name in ctx.apps:
+        if name not in state:
+            visit(name, [name])

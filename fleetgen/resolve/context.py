@@ -1,0 +1,91 @@
+"""The state of one resolve (`_Context`: the fleet, its indexes by name, the settings an
+environment's apps share, the problems found so far) and the small checks every part reports
+through."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from fleetgen.errors import Problem, at
+from fleetgen.model import Engine, Environment, Fleet, Layer, Spec, SyncPolicy
+from fleetgen.output import LABEL_PREFIX
+from fleetgen.plan import Settings
+from fleetgen.workspace import Workspace
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
+Engines = dict[str, dict[str, Engine]]  # app -> cluster -> the engine of that placement
+
+
+class _Context:
+    """The fleet, indexes by name, the settings every app of an environment starts from, and the
+    problems found so far."""
+
+    def __init__(self, fleet: Fleet, workspace: Workspace) -> None:
+        self.fleet = fleet
+        self.workspace = workspace
+        self.problems: list[Problem] = []
+        self.envs = {env.name: env for env in fleet.environments}
+        self.clusters = {
+            cluster.name: cluster for cluster in sorted(fleet.clusters, key=lambda c: c.name)
+        }
+        self.projects = {project.name: project for project in fleet.projects}
+        self.apps = {app.name: app for app in sorted(fleet.apps, key=lambda a: a.name)}
+        # the clusters an app may be placed on, in name order
+        self.placeable = [c for c in self.clusters.values() if c.env in self.envs]
+        self._shared: dict[tuple[str, bool], Settings] = {}
+        self.scanned: set[int] = set()  # id() of each spec object the secret scan reported
+
+    def shared_settings(self, env: Environment, chart: bool) -> Settings:
+        """The fleet and ``env`` layers, which every app in ``env`` shares; a chart app (``chart``)
+        takes no fleet or env common metadata (nothing would apply it to the chart's objects)."""
+        key = (env.name, chart)
+        if key not in self._shared:
+            fleet = self.fleet
+            fleet_layer = Layer(
+                common_labels={} if chart else fleet.common_labels,
+                common_annotations={} if chart else fleet.common_annotations,
+                sync=fleet.sync,
+            )
+            env_layer = Layer(
+                common_labels={} if chart else env.common_labels,
+                common_annotations={} if chart else env.common_annotations,
+                sync=env.sync,
+            )
+            self._shared[key] = (
+                Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
+            )
+        return self._shared[key]
+
+    def report(self, where: Spec, message: str) -> None:
+        self.problems.append(at(where, message, self.fleet))
+
+
+def _duplicates(names: Iterable[str]) -> list[str]:
+    return sorted(name for name, count in Counter(names).items() if count > 1)
+
+
+def _check_reserved_labels(ctx: _Context, where: Spec, labels: Iterable[str], what: str) -> None:
+    for key in labels:
+        if key.startswith(LABEL_PREFIX):
+            ctx.report(
+                where,
+                f"{what}: label {key!r} uses the prefix "
+                f"{LABEL_PREFIX!r}, which fleetgen sets itself",
+            )
+
+
+def _check_placeholders(ctx: _Context, where: Spec, text: str, what: str) -> None:
+    for name in _PLACEHOLDER.findall(text):
+        if name not in PLACEHOLDERS:
+            known = ", ".join("{" + known + "}" for known in PLACEHOLDERS)
+            ctx.report(
+                where, f"{what}: unknown placeholder {{{name}}} in {text!r} (known: {known})"
+            )
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with its ``{cluster}``/``{env}`` placeholders replaced from ``values``."""
+    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), text)

@@ -1,0 +1,55 @@
+"""`resolve`: scan the spec for secrets, run every check, raise the problems
+found or build the Plan."""
+
+from __future__ import annotations
+
+from fleetgen import namespacing, scan
+from fleetgen.errors import SpecError, in_order
+from fleetgen.model import Fleet, Spec
+from fleetgen.plan import Plan
+from fleetgen.resolve.apps import _check_app, _check_dependency_cycles
+from fleetgen.resolve.build import _build_plan
+from fleetgen.resolve.clusters import (
+    _check_clusters,
+    _check_credentials,
+    _check_names,
+    _check_runtime_selectors,
+    _engines,
+    _place,
+    _rollout_waves,
+)
+from fleetgen.resolve.context import _Context
+from fleetgen.workspace import Workspace
+
+
+def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
+    """The Plan of ``fleet``; raises SpecError listing every problem."""
+    ctx = _Context(fleet, workspace)
+    _scan(ctx, fleet, "fleet")
+    return _resolved(ctx)
+
+
+def _scan(ctx: _Context, spec: Spec, path: str) -> None:
+    """Report what the secret scan refuses in ``spec`` (at ``path`` of the fleet)."""
+    for owner, message in scan.problems(spec, path):
+        ctx.report(owner, message)
+        ctx.scanned.add(id(owner))
+
+
+def _resolved(ctx: _Context) -> Plan:
+    """The Plan of ``ctx``'s fleet; raises SpecError listing every problem."""
+    _check_names(ctx)
+    credentials = _check_clusters(ctx)
+    waves = _rollout_waves(ctx)
+    placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
+    for app in ctx.apps.values():
+        _check_app(ctx, app, placed[app.name])
+    _check_dependency_cycles(ctx)
+    for meta, message in namespacing.metadata_problems(ctx.fleet):
+        ctx.report(meta, message)
+    engines = _engines(ctx, placed)
+    _check_credentials(ctx, engines, credentials)
+    _check_runtime_selectors(ctx, placed, engines)
+    if ctx.problems:
+        raise SpecError(in_order(ctx.problems))
+    return _build_plan(ctx, placed, waves, credentials, engines)

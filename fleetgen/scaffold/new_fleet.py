@@ -1,0 +1,139 @@
+"""``init``: a new fleet repository, or an existing one adopted; never overwrites a file, and
+validates the spec with the files as they will be before anything is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fleetgen import api
+from fleetgen.errors import UsageError
+from fleetgen.fields import to_dns_label
+from fleetgen.journal import atomic_write
+from fleetgen.load import load_source
+from fleetgen.scaffold import remote
+from fleetgen.scaffold.add import _overlay, _write_new
+from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
+from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
+from fleetgen.templating import render
+from fleetgen.version import VERSION
+from fleetgen.workspace import filesystem_reader
+
+PLACEHOLDER_REPO = "https://git.example.com/{name}.git"
+
+
+@dataclass(frozen=True, slots=True)
+class Initialized:
+    """What ``init`` did, file by file, and what the user must know.
+
+    Attributes:
+        files: (repo-relative path, "created" | "appended: N line(s)" | "skipped: WHY").
+        repo: The fleet's repo URL as written into fleet.py.
+        warnings: Things to fix or know (a placeholder repo, a converted remote).
+    """
+
+    files: tuple[tuple[str, str], ...]
+    repo: str
+    warnings: tuple[str, ...]
+
+
+def init(
+    directory: Path, name: str | None = None, repo: str | None = None, engine: str = "argocd"
+) -> Initialized:
+    """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
+    fleet.py with one engine, environment, cluster and app, the app's base, README, .gitignore,
+    pre-commit config and a CI workflow. Never overwrites a file: an existing .gitignore gets the
+    lines it lacks, any other existing file is skipped; an existing fleet.py is refused. Without
+    ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
+    validated, with the files as they will be, before anything is written."""
+    if (directory / "fleet.py").exists():
+        raise UsageError(
+            f"{directory / 'fleet.py'} already exists: this is a fleet repo "
+            "already; add to it with `fleetgen add`"
+        )
+    name = name or to_dns_label(directory.resolve().name, "fleet")
+    warnings: list[str] = []
+    placeholder = None
+    if repo is None:
+        found = remote.origin(directory)
+        if found.url is None:
+            placeholder = (
+                f"repo is a placeholder ({found.note}): set it to the https:// or "
+                "ssh:// URL the engines read this repository from"
+            )
+        warnings.append(placeholder or found.note or "")
+        repo = found.url or PLACEHOLDER_REPO.format(name=name)
+    files = init_files(name, repo, check_engine(engine), placeholder)
+    planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
+    spec = directory.resolve() / "fleet.py"
+    written = {path: text for path, (text, _) in planned.items() if text is not None}
+    loaded = load_source(
+        files["fleet.py"],
+        str(spec),
+        _overlay(filesystem_reader(directory.resolve()), written),
+        None,
+    )
+    api.compile_loaded(spec, loaded)
+    for path, (text, action) in planned.items():
+        if text is not None:
+            target = directory / path
+            if action == "created":
+                _write_new(target, text)
+            else:
+                atomic_write(target, text.encode(), target.stat().st_mode)
+    return Initialized(
+        tuple((path, action) for path, (_, action) in planned.items()),
+        repo,
+        tuple(warning for warning in warnings if warning),
+    )
+
+
+def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
+    """(the file's new text, or None to leave it; what init does to it)."""
+    if not target.exists():
+        return text, "created"
+    if path != ".gitignore" or not target.is_file():
+        return None, "skipped: it exists"
+    current = target.read_text(encoding="utf-8")
+    have = {line.strip() for line in current.splitlines()}
+    missing = [line for line in text.splitlines() if line.strip() and line.strip() not in have]
+    if not missing:
+        return None, "skipped: it has fleetgen's lines"
+    separator = "" if not current or current.endswith("\n") else "\n"
+    return (
+        current + separator + "# fleetgen\n" + "".join(f"{line}\n" for line in missing),
+        f"appended: {len(missing)} line(s)",
+    )
+
+
+def init_files(
+    name: str, repo: str, engine: str = "argocd", placeholder: str | None = None
+) -> dict[str, str]:
+    """Every file ``init`` creates, by repo-relative path."""
+    env, app, project = "dev", "hello", "apps"
+    cluster, _ = cluster_snippet(
+        ClusterRequest(f"{env}-1", env, f"https://{env}-1.k8s.example.com:6443")
+    )
+    app_text, _ = app_snippet(
+        AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27")
+    )
+    context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
+    files = {
+        "fleet.py": render(
+            "init/fleet.py.j2",
+            env=env,
+            project=project,
+            namespace=app,
+            cluster=cluster,
+            app=app_text,
+            engine=engine,
+            placeholder=placeholder,
+            **context,
+        ),
+        "README.md": render("init/README.md.j2", **context),
+        ".gitignore": render("init/gitignore.j2", **context),
+        ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
+        ".github/workflows/fleet.yaml": render("init/workflow.yaml.j2", **context),
+    }
+    files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
+    return files

@@ -1,0 +1,142 @@
+"""The arguments of ``add cluster|app|env|project`` (one dataclass each) and the checks of
+argument text: labels, engine, the CA file."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fleetgen.errors import UsageError
+
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
+ENGINES = ("argocd", "flux")
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterRequest:
+    """``fleetgen add cluster`` arguments.
+
+    Attributes:
+        name: The new cluster's name.
+        env: Its environment.
+        server: Its API server URL.
+        labels: Its labels.
+        credentials: external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | exec:gcp|azure; None: the
+            fleet's default_credentials.
+        engine: argocd or flux for the apps placed on it; None: its environment's.
+        ca_data: Its CA bundle as base64 PEM (`read_ca_data`); None: not given.
+    """
+
+    name: str
+    env: str
+    server: str
+    labels: dict[str, str] = field(default_factory=dict)
+    credentials: str | None = None  # external-secret:STORE:KEY | aws:ROLE_ARN[:EKS] | exec:gcp
+    engine: str | None = None  # argocd | flux; None: the cluster's environment or fleet decides
+    ca_data: str | None = None  # base64 PEM CA bundle, from `read_ca_data`
+
+
+@dataclass(frozen=True, slots=True)
+class AppRequest:
+    """``fleetgen add app`` arguments.
+
+    Attributes:
+        name: The new app's name.
+        project: Its project.
+        namespace: The namespace it deploys into.
+        envs: The environments it runs in; empty: all.
+        image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
+        chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
+        path: Its kustomize base, repo-relative: used as it is when it exists, else scaffolded
+            there; None: apps/NAME/base.
+        extend_project: Add the namespace to the project's namespaces when it does not allow it.
+    """
+
+    name: str
+    project: str
+    namespace: str
+    envs: tuple[str, ...] = ()
+    image: str | None = None
+    chart: str | None = None  # REPO/NAME@VERSION: a chart app instead of a kustomize base
+    path: str | None = None  # an existing base (adopted as is), or where to scaffold one
+    extend_project: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class EnvRequest:
+    """``fleetgen add env`` arguments.
+
+    Attributes:
+        name: The new environment's name.
+        after: The environment it goes after (order matters to the fleet map and diff); None:
+            last.
+    """
+
+    name: str
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRequest:
+    """``fleetgen add project`` arguments.
+
+    Attributes:
+        name: The new project's name.
+        namespaces: The namespaces (or globs) its apps may deploy into.
+        description: What it is for.
+    """
+
+    name: str
+    namespaces: tuple[str, ...]
+    description: str = ""
+
+
+def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
+    """``k=v`` strings as a dict (the spec validates keys and values)."""
+    labels = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--label {pair!r}: write KEY=VALUE")
+        labels[key] = value
+    return labels
+
+
+def check_engine(engine: str) -> str:
+    """``--engine``: one of ENGINES."""
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine!r}: use {' or '.join(ENGINES)}")
+    return engine
+
+
+def read_ca_data(path: Path) -> str:
+    """``--ca-data FILE`` as ``Cluster.ca_data``: the file holds the cluster's CA as PEM, or as
+    the base64 line that ``aws eks describe-cluster``/``gcloud`` print; only CERTIFICATE blocks."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(
+            f"--ca-data {path}: cannot read a PEM or base64 text file ({error})"
+        ) from None
+    if "-----BEGIN" not in text:
+        try:
+            text = base64.b64decode("".join(text.split()), validate=True).decode("ascii").strip()
+        except (binascii.Error, UnicodeDecodeError):
+            text = ""
+    blocks = _PEM_BLOCK.findall(text)
+    if any("PRIVATE KEY" in block for block in blocks):
+        raise UsageError(
+            f"--ca-data {path} holds a private key: give the cluster's CA "
+            "certificate (public) only, and keep the key out of the repository"
+        )
+    if not blocks or set(blocks) != {"CERTIFICATE"}:
+        raise UsageError(
+            f"--ca-data {path}: expected the cluster's CA certificate (PEM "
+            "CERTIFICATE blocks, or their base64 as `aws eks describe-cluster` "
+            "prints it)"
+        )
+    return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")

@@ -1,0 +1,174 @@
+"""fleet.py snippets for a request (``Cluster(...)``, ``App(...)`` and the calls in them), rendered
+from Jinja templates, and the kustomize base ``add app`` scaffolds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from fleetgen.errors import UsageError
+from fleetgen.fields import ROLE_ARN
+from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
+from fleetgen.templating import Call, render
+from fleetgen.yamlio import dump_documents
+
+_AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
+_IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
+BASE_HEADER = "# Scaffolded by fleetgen; yours to edit (fleetgen never rewrites it).\n"
+
+
+def credentials_call(text: str, cluster: str) -> Call:
+    """The credentials constructor for ``--credentials``."""
+    kind, _, rest = text.partition(":")
+    if kind == "external-secret":
+        store, sep, key = rest.partition(":")
+        if sep and store and key:
+            return Call("ExternalSecretRef", {"store": store, "key": key})
+    elif kind == "aws" and (match := _AWS.fullmatch(rest)):
+        return Call("AwsAuth", {"cluster_name": match["eks"] or cluster, "role_arn": match["arn"]})
+    elif kind == "exec" and rest in ("gcp", "azure"):
+        return Call("ExecAuth", {"args": [rest]})
+    raise UsageError(
+        f"--credentials {text!r}: use external-secret:STORE:KEY, "
+        "aws:ROLE_ARN[:EKS_CLUSTER_NAME] or exec:gcp|azure"
+    )
+
+
+def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
+    """The ``Cluster(...)`` text and the fleetgen names it uses."""
+    credentials = (
+        credentials_call(request.credentials, request.name) if request.credentials else None
+    )
+    engine = check_engine(request.engine) if request.engine else None
+    text = render(
+        "snippets/cluster.py.j2",
+        name=request.name,
+        env=request.env,
+        server=request.server,
+        labels=request.labels,
+        credentials=credentials,
+        engine=engine,
+        ca_data=request.ca_data,
+    )
+    return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
+
+
+def image_call(reference: str, name: str) -> Call:
+    """``Image(...)`` pointing the base's image ``name`` at ``reference`` (repo[:tag][@digest])."""
+    match = _IMAGE.fullmatch(reference)
+    if match is None or not (match["tag"] or match["digest"]):
+        raise UsageError(f"--image {reference!r}: write REPOSITORY:TAG or REPOSITORY@sha256:...")
+    parts = {
+        "name": name,
+        "new_name": match["name"],
+        "tag": match["tag"],
+        "digest": match["digest"],
+    }
+    return Call("Image", {key: value for key, value in parts.items() if value})
+
+
+def chart_call(reference: str) -> Call:
+    """``HelmChart(...)`` for ``--chart REPO/NAME@VERSION`` (REPO https:// or oci://)."""
+    rest, _, version = reference.rpartition("@")
+    repo, _, name = rest.rpartition("/")
+    if not (version and name and repo.startswith(("https://", "oci://"))):
+        raise UsageError(
+            f"--chart {reference!r}: write REPO/NAME@VERSION, e.g. "
+            "https://charts.jetstack.io/cert-manager@v1.16.2 or "
+            "oci://registry.example.com/charts/web@1.2.3"
+        )
+    return Call("HelmChart", {"repo": repo, "name": name, "version": version})
+
+
+def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
+    """The ``App(...)`` text and the fleetgen names it uses."""
+    if request.chart and request.image:
+        raise UsageError(
+            "--image sets a kustomize base's image; a chart app sets its image "
+            "through values in fleet.py"
+        )
+    if request.chart and request.path:
+        raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
+    targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
+    images = [image_call(request.image, request.name)] if request.image else []
+    chart = chart_call(request.chart) if request.chart else None
+    text = render(
+        "snippets/app.py.j2",
+        name=request.name,
+        project=request.project,
+        namespace=request.namespace,
+        path=app_base(request),
+        targets=targets,
+        images=images,
+        chart=chart,
+    )
+    names = [
+        "App",
+        *(["Selector"] if targets else []),
+        *(["Image"] if images else []),
+        *(["HelmChart"] if chart else []),
+    ]
+    return text.rstrip("\n"), names
+
+
+def base_dir(app: str) -> str:
+    """Where ``add app`` puts an app's kustomize base."""
+    return f"apps/{app}/base"
+
+
+def app_base(request: AppRequest) -> str:
+    """The base ``add app`` points the app at: ``--path`` (normalized) or `base_dir`."""
+    if request.path is None:
+        return base_dir(request.name)
+    path = PurePosixPath(request.path.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or str(path) == ".":
+        raise UsageError(
+            f"--path {request.path!r}: give the base's folder relative to the "
+            "folder holding fleet.py, inside it"
+        )
+    return str(path)
+
+
+def base_files(app: str, port: int = 8080) -> dict[str, str]:
+    """A Deployment, a Service and their kustomization, by file name, as YAML text."""
+    labels = {"app.kubernetes.io/name": app}
+    container = {
+        "name": app,
+        "image": app,  # the name App(images=[Image(name=...)]) points elsewhere
+        "ports": [{"name": "http", "containerPort": port}],
+        "resources": {
+            "requests": {"cpu": "50m", "memory": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "128Mi"},
+        },
+        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
+        # validate's policy wants both probes; adjust the path to the app's health endpoint
+        "readinessProbe": {"httpGet": {"path": "/", "port": "http"}},
+        "livenessProbe": {"httpGet": {"path": "/", "port": "http"}},
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": app, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [container]}},
+        },
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": app, "labels": labels},
+        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": "http"}]},
+    }
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["deployment.yaml", "service.yaml"],
+    }
+    docs = {
+        "deployment.yaml": deployment,
+        "service.yaml": service,
+        "kustomization.yaml": kustomization,
+    }
+    return {name: BASE_HEADER + dump_documents([doc]) for name, doc in docs.items()}

@@ -1,0 +1,216 @@
+"""Findings of what a spec emits: schema errors of the emitted documents, contract breaches and
+Helm's failures, located in output/ or at the spec object in fleet.py (`_Locator`); merged per
+problem, waived and put in report order."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fleetgen import api
+from fleetgen.errors import HasOrigin
+from fleetgen.model import Fleet
+from fleetgen.validate import charts as chart_renders
+from fleetgen.validate import contracts, rendered, schemas
+from fleetgen.validate.report import Finding, Location, Waived
+from fleetgen.yamlio import load_all
+
+
+class _Locator:
+    """Locations of emitted objects, rendered objects and spec objects."""
+
+    def __init__(self, root: Path, compiled: api.Compiled) -> None:
+        self.root = root
+        self.prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
+        self._rendered = compiled.rendered
+        self._indexes: dict[str, dict[tuple[str, str], int]] = {}
+
+    def object(self, path: str, doc: Mapping[str, Any]) -> Location:
+        """``path`` and the line of the document there with the same kind and name."""
+        index = self._indexes.get(path)
+        if index is None:
+            index = self._indexes[path] = _document_lines(self._read(path))
+        return Location(path=path, line=index.get(_kind_name(doc)))
+
+    def spec(self, item: HasOrigin) -> Location | None:
+        """The constructor call of a spec object in fleet.py."""
+        file, line = item.origin
+        if not file:
+            return None
+        return Location(path=Path(os.path.relpath(file, self.root)).as_posix(), line=line or None)
+
+    def _read(self, path: str) -> bytes:
+        inside = path.removeprefix(self.prefix + "/")
+        if path.startswith(self.prefix + "/") and inside in self._rendered:
+            return self._rendered[inside]
+        try:
+            return (self.root / path).read_bytes()
+        except OSError:
+            return b""
+
+
+def _kind_name(doc: Mapping[str, Any]) -> tuple[str, str]:
+    return str(doc.get("kind")), str((doc.get("metadata") or {}).get("name"))
+
+
+def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
+    """(kind, name) -> 1-based line where that document starts."""
+    lines: dict[tuple[str, str], int] = {}
+    try:
+        for node in yaml.compose_all(data, Loader=yaml.CSafeLoader):
+            if isinstance(node, yaml.MappingNode):
+                fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+                meta = fields.get("metadata")
+                name = (
+                    next((v.value for k, v in meta.value if k.value == "name"), None)
+                    if isinstance(meta, yaml.MappingNode)
+                    else None
+                )
+                kind = fields.get("kind")
+                key = (str(kind.value if kind is not None else None), str(name))
+                lines.setdefault(key, node.start_mark.line + 1)
+    except yaml.YAMLError:
+        return lines
+    return lines
+
+
+def _emitted(compiled: api.Compiled, prefix: str) -> list[tuple[str, dict[str, Any]]]:
+    """(repo-relative file, object) of every emitted YAML document."""
+    return [
+        (f"{prefix}/{path}", doc)
+        for path, data in sorted(compiled.rendered.items())
+        if path.endswith(schemas.YAML_SUFFIXES)
+        for doc in load_all(data)
+        if isinstance(doc, dict)
+    ]
+
+
+def _check_emitted(
+    emitted: Sequence[tuple[str, dict[str, Any]]], schema_errors: Any, locate: _Locator
+) -> tuple[list[Finding], int, Counter[str]]:
+    findings: list[Finding] = []
+    checked, unchecked = 0, Counter[str]()
+    for path, doc in emitted:
+        errors = schema_errors(doc)
+        if errors is None:
+            unchecked[f"{doc.get('apiVersion')} {doc.get('kind')}"] += 1
+            continue
+        checked += 1
+        kind, name = _kind_name(doc)
+        for error in errors:
+            field, _, message = error.partition(": ")
+            findings.append(
+                rendered.finding(
+                    "schema",
+                    "error",
+                    message,
+                    field=field,
+                    object=f"{kind} {name}",
+                    location=locate.object(path, doc),
+                )
+            )
+    return findings, checked, unchecked
+
+
+def _contracts(
+    fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]], locate: _Locator
+) -> Iterator[Finding]:
+    """Contract breaches, located at the Project (project rules) or App in fleet.py."""
+    apps = {app.name: app for app in fleet.apps}
+    projects = {project.name: project for project in fleet.projects}
+    for breach in contracts.check(emitted):
+        owner: HasOrigin | None = apps.get(breach.app or "")
+        if breach.rule.startswith("project-") and breach.project in projects:
+            owner = projects[breach.project]
+        location = locate.spec(owner) if owner is not None else None
+        yield rendered.finding(
+            breach.rule,
+            "error",
+            breach.message,
+            app=breach.app,
+            object=breach.source,
+            location=location or Location(path=breach.file),
+        )
+
+
+def _chart_failures(
+    compiled: api.Compiled, charted: chart_renders.ChartBuilds, locate: _Locator
+) -> Iterator[Finding]:
+    """Per chart placement, at its App: a ``helm-render`` finding where Helm could not render
+    it, a ``helm-warning`` per warning Helm logged."""
+    apps = {app.name: app for app in compiled.plan.fleet.apps}
+    for placement in compiled.plan.placements:
+        if placement.chart is None:
+            continue
+        unit = chart_renders.unit(placement)
+        where = {
+            "app": placement.app,
+            "clusters": [placement.cluster],
+            "location": locate.spec(apps[placement.app]),
+        }
+        if unit in charted.failures:
+            yield rendered.finding("helm-render", "error", charted.failures[unit], **where)
+        for warning in charted.warnings.get(unit, []):
+            yield rendered.finding("helm-warning", "warning", warning, **where)
+
+
+def _merge(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per problem, with the union of the clusters it occurs on."""
+    merged: dict[str, Finding] = {}
+    for item in findings:
+        key = json.dumps(item.model_dump(exclude={"clusters"}), sort_keys=True)
+        seen = merged.get(key)
+        clusters = sorted({*item.clusters, *(seen.clusters if seen else [])})
+        merged[key] = item.model_copy(update={"clusters": clusters})
+    return list(merged.values())
+
+
+def _waive(
+    fleet: Fleet, findings: list[Finding], locate: _Locator, render: bool
+) -> tuple[list[Finding], list[Waived]]:
+    """Findings no waiver covers, the waivers that applied; unused ones warn (with render)."""
+    kept, waived = list(findings), []
+    for app in fleet.apps:
+        for waiver in app.waivers:
+            covered = [f for f in kept if f.app == app.name and f.rule == waiver.rule]
+            kept = [f for f in kept if not (f.app == app.name and f.rule == waiver.rule)]
+            location = locate.spec(waiver)
+            if covered:
+                waived.append(
+                    Waived(
+                        app=app.name,
+                        rule=waiver.rule,
+                        reason=waiver.reason,
+                        location=location,
+                        silenced=len(covered),
+                    )
+                )
+            elif render:
+                kept.append(
+                    rendered.finding(
+                        "unused-waiver",
+                        "warning",
+                        f"the waiver of {waiver.rule} for {app.name} silenced nothing",
+                        app=app.name,
+                        location=location,
+                    )
+                )
+    return kept, waived
+
+
+def _order(item: Finding) -> tuple[Any, ...]:
+    return (
+        item.severity != "error",
+        item.clusters,
+        item.app or "",
+        str(item.location or ""),
+        item.object or "",
+        item.field or "",
+        item.message,
+    )

@@ -1,0 +1,194 @@
+"""``validate`` and ``check``: refuse bad arguments, compile, check what the spec emits (and with
+``render`` renders), drop what apps waive, and return the Report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from fleetgen import api, cache, collector, errors
+from fleetgen.fields import release
+from fleetgen.validate import charts as chart_renders
+from fleetgen.validate import rendered, schemas, scopes
+from fleetgen.validate.findings import (
+    _chart_failures,
+    _check_emitted,
+    _contracts,
+    _emitted,
+    _Locator,
+    _merge,
+    _order,
+    _waive,
+)
+from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
+from fleetgen.validate.render import Builds
+from fleetgen.validate.render import render as build_overlays
+from fleetgen.validate.report import BuildCounts, ChartCounts, Report, Summary
+from fleetgen.version import VERSION
+
+_NOT_SEARCHED = (".git", ".venv")
+
+
+class UsageError(errors.UsageError):
+    """A bad ``--crds`` or ``--charts`` path, a CRD file that cannot be read, an unknown
+    ``--k8s-version``."""
+
+
+@collector.pausing
+def validate(
+    spec: Path,
+    *,
+    crds: Sequence[Path] = (),
+    render: bool = False,
+    k8s_version: str | None = None,
+    charts: Path | None = None,
+) -> Report:
+    """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders;
+    ``charts``: a local chart cache directory (``fleetgen.validate.charts``)."""
+    kubernetes = _kubernetes(k8s_version)
+    for path in crds:
+        if not path.exists():
+            raise UsageError(f"--crds {path}: no such file or directory")
+    if charts is not None and not render:
+        raise UsageError("--charts: charts are rendered only with --render")
+    if charts is not None and not charts.is_dir():
+        raise UsageError(f"--charts {charts}: not a directory")
+    compiled = api.compile_spec(spec)
+    return check(
+        compiled,
+        spec.resolve().parent,
+        crds=crds,
+        render=render,
+        kubernetes=kubernetes,
+        charts=charts,
+    )
+
+
+def check(
+    compiled: api.Compiled,
+    root: Path,
+    *,
+    crds: Sequence[Path] = (),
+    render: bool = False,
+    kubernetes: KubernetesSchemas | None = None,
+    charts: Path | None = None,
+) -> Report:
+    """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
+    compiling)."""
+    kubernetes = kubernetes or KubernetesSchemas()
+    try:
+        files = schemas.crd_files(
+            [root, *crds], exclude=[compiled.out_dir, *(root / name for name in _NOT_SEARCHED)]
+        )
+    except OSError as error:
+        raise UsageError(
+            f"{error.filename}: cannot read it looking for CRDs ({error.strerror})"
+        ) from None
+    fleet = compiled.plan.fleet
+    minimums = {
+        "argocd": release(fleet.argocd.min_version),
+        "flux": release(fleet.flux.min_version),
+    }
+    checker = schemas.Checker(schemas.shipped(minimums), overrides=_load_crds(files))
+    locate = _Locator(root, compiled)
+
+    def schema_errors(doc: Mapping[str, Any]) -> list[str] | None:
+        errors = checker.errors(doc)
+        return kubernetes.errors(doc) if errors is None else errors
+
+    emitted = _emitted(compiled, locate.prefix)
+    findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
+    findings.extend(_contracts(fleet, emitted, locate))
+    builds, chart_counts, rendered_checked = None, None, 0
+    if render:
+        # An app from another source has no overlay: its manifests are not in this repository.
+        placements = tuple(p for p in compiled.plan.placements if p.remote is None)
+        overlays = sorted({p.overlay for p in placements if p.chart is None})
+        built = build_overlays(compiled, root, overlays)
+        charted = chart_renders.render(
+            placements, chart_renders.namespaces(fleet), root, charts, cache.Cache(compiled.out_dir)
+        )
+        # A chart placement's objects go by the name of its render, in place of an overlay.
+        plan = replace(
+            compiled.plan,
+            placements=tuple(
+                p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
+                for p in placements
+                if p.chart is None or chart_renders.unit(p) in charted.objects
+            ),
+        )
+        result = rendered.check(
+            plan,
+            Builds(
+                {**built.objects, **charted.objects},
+                built.failures,
+                built.distinct,
+                built.built,
+                built.cached,
+            ),
+            lambda doc: (
+                kubernetes.errors(doc)
+                if built_in(str(doc.get("apiVersion") or ""))
+                else checker.errors(doc)
+            ),
+            locate.object,
+            scopes.known(files),
+        )
+        findings.extend(result.findings)
+        findings.extend(_chart_failures(compiled, charted, locate))
+        unchecked.update(result.unchecked)
+        rendered_checked = result.checked
+        builds = BuildCounts(
+            overlays=len(overlays), distinct=built.distinct, built=built.built, cached=built.cached
+        )
+        chart_counts = ChartCounts(
+            placements=charted.placements,
+            distinct=charted.distinct,
+            built=charted.built,
+            cached=charted.cached,
+            not_rendered=dict(charted.not_rendered),
+        )
+    kept, waived = _waive(fleet, _merge(findings), locate, render)
+    kept.sort(key=_order)
+    summary = Summary(
+        errors=sum(f.severity == "error" for f in kept),
+        warnings=sum(f.severity == "warning" for f in kept),
+        emitted_checked=checked,
+        rendered_checked=rendered_checked,
+        not_checked=dict(sorted(unchecked.items())),
+        builds=builds,
+        charts=chart_counts,
+    )
+    return Report(
+        fleetgen_version=VERSION,
+        kubernetes_version=kubernetes.version if render else None,
+        rendered=render,
+        findings=kept,
+        waived=waived,
+        summary=summary,
+    )
+
+
+def _kubernetes(version: str | None) -> KubernetesSchemas:
+    try:
+        return KubernetesSchemas(version)
+    except UnknownVersion as error:
+        raise UsageError(f"--k8s-version {version}: {error}") from None
+
+
+def _load_crds(files: Iterable[Path]) -> schemas.SchemaSet:
+    """The user's CRDs; a file that cannot be read or is no valid CRD is a UsageError."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in files:
+        try:
+            found.update(schemas.load([path]).schemas)
+        except (OSError, yaml.YAMLError, KeyError, TypeError, AttributeError) as error:
+            detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
+            raise UsageError(
+                f"{path}: not a readable CustomResourceDefinition ({' '.join(detail.split())})"
+            ) from None
+    return schemas.SchemaSet("your CRDs", found)
