@@ -127,7 +127,7 @@ def __dir__() -> list[str]:
 
 
 def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
-    """Compile ``spec`` and write the output tree (only files that changed).
+    """Compile ``spec`` and write the output tree (only files whose bytes changed).
 
     ``out`` overrides the Fleet's output_dir; ``use_cache``: see `fleetgen.api.build`.
     """
@@ -137,9 +137,9 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
 
 
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:
-    """Compare the output tree with a fresh build; writes nothing but the cache (and finishes a
-    crashed build). A spec compiled before into a tree that provably still holds it is up to
-    date without compiling."""
+    """Compare the output tree with a fresh build; writes nothing but the cache (and finishes an
+    interrupted build). A spec whose inputs were built before into a tree that provably still
+    holds that build is up to date without compiling."""
     from fleetgen import api
 
     return api.check(spec, out, use_cache=use_cache)
