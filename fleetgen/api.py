@@ -13,17 +13,20 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fleetgen import collector, writer
-from fleetgen import emit as emitters
 from fleetgen.errors import Problem, SpecError
 from fleetgen.incremental import Emitted, Memo
 from fleetgen.load import Loaded, load
-from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
-from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
 from fleetgen.version import VERSION
+
+if TYPE_CHECKING:
+    from fleetgen.model import Fleet
+    from fleetgen.output import OutputFile
+    from fleetgen.plan import Plan
+    from fleetgen.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compi
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
     plan, emitted = _emit_each(loaded)
     rendered = writer.render(_flat(emitted))
-    return Compiled(loaded, plan, rendered, _out_dir(spec, loaded, out), emitters.warnings(plan))
+    return Compiled(loaded, plan, rendered, _out_dir(spec, loaded, out), _warnings(plan))
 
 
 def emit_loaded(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, list[OutputFile]]:
@@ -100,14 +103,30 @@ def emit_loaded(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, li
     return plan, _flat(emitted)
 
 
+def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
+    """`fleetgen.resolve.resolve`, the compile's first step, imported when a compile runs (the
+    emitters too: a no-op build loads neither)."""
+    from fleetgen.resolve import resolve as resolving
+
+    return resolving(fleet, workspace)
+
+
 def _emit_each(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, Emitted]:
     """The Plan of ``loaded`` and its files by emitter; raises SpecError with every problem of
     resolve or the emitters."""
+    from fleetgen import emit as emitters
+
     plan = resolve(loaded.fleet, loaded.workspace)
     problems = emitters.check(plan)
     if problems:
         raise SpecError(problems)
     return plan, emitters.emit_each(plan, without)
+
+
+def _warnings(plan: Plan) -> list[Problem]:
+    from fleetgen import emit as emitters
+
+    return emitters.warnings(plan)
 
 
 def _flat(emitted: Emitted) -> list[OutputFile]:
@@ -159,7 +178,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
         report = writer.WriteReport([], len(done.files), [], [])
         return BuildResult(out_dir, done.warnings, done.placements, report)
     plan, emitted = _emit_each(loaded)
-    warnings = emitters.warnings(plan)
+    warnings = _warnings(plan)
     rendered = writer.render(_flat(emitted))
     proven = memo.proven() if use_cache else {}
     report = writer.write(out_dir, rendered, VERSION, proven=proven)
@@ -187,7 +206,7 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     if done is not None:
         return CheckResult(out_dir, done.warnings, done.placements, [])
     plan, emitted = _emit_each(loaded)
-    warnings = emitters.warnings(plan)
+    warnings = _warnings(plan)
     rendered = writer.render(_flat(emitted))
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
     proven = memo.proven() if stores else {}

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fleetgen.plan import Plan
+if TYPE_CHECKING:
+    from fleetgen.plan import Plan
 
 Row = tuple[str, str, str, str, str]  # one placement: app, cluster, env, overlay, engine
 
