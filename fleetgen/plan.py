@@ -426,9 +426,6 @@ class Plan:
     _by_app: dict[str, list[Placement]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )  # `by_app`, once asked for
-    _overlays_by_app: dict[str, tuple[list[EnvOverlay], list[ClusterOverlay]]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )  # `only`, once asked for
 
     def namespaces_of(self, app: App) -> frozenset[str]:
         """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
@@ -442,33 +439,6 @@ class Plan:
             for placement in self.placements:
                 self._by_app.setdefault(placement.app, []).append(placement)
         return self._by_app
-
-    def only(self, app: str) -> Plan:
-        """This Plan as if ``app`` were the fleet's only app: its placements and overlays, and a
-        Fleet whose ``apps`` hold it alone (what the fleet map makes one app's rows of)."""
-        if not self._overlays_by_app:
-            for env_overlay in self.env_overlays:
-                self._overlays_by_app.setdefault(env_overlay.app, ([], []))[0].append(env_overlay)
-            for cluster_overlay in self.cluster_overlays:
-                self._overlays_by_app.setdefault(cluster_overlay.app, ([], []))[1].append(
-                    cluster_overlay
-                )
-        envs, clusters = self._overlays_by_app.get(app, ([], []))
-        spec = next(spec for spec in self.fleet.apps if spec.name == app)
-        return Plan(
-            fleet=self.fleet.model_copy(update={"apps": [spec]}),
-            placements=tuple(self.by_app().get(app, ())),
-            env_overlays=tuple(envs),
-            cluster_overlays=tuple(clusters),
-            waves=self.waves,
-            credentials=self.credentials,
-            manifest_namespaces={
-                name: found for name, found in self.manifest_namespaces.items() if name == app
-            },
-            namespace_objects={
-                name: found for name, found in self.namespace_objects.items() if name == app
-            },
-        )
 
     def on(self, engine: Engine) -> Plan:
         """This Plan with only the placements ``engine`` reconciles (what its emitter gets)."""

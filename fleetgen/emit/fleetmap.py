@@ -10,7 +10,7 @@ folds every app's rows with the fleet's shared data.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, get_args
 
@@ -75,10 +75,22 @@ def warnings(plan: Plan) -> list[Problem]:
 
 
 def emit(plan: Plan) -> list[OutputFile]:
-    """``README.md`` at the root of the output directory: `emit_rows` with the rows of every
-    placed app, each from its one-app Plan."""
+    """``README.md`` at the root of the output directory: `emit_rows` with every placed app's
+    `rows`."""
+    return emit_rows(plan, rows(plan))
+
+
+def rows(plan: Plan) -> dict[str, AppRows]:
+    """Every placed app's rows of the fleet map, by name."""
     columns = Columns.of(plan)
-    return emit_rows(plan, {app: app_rows(plan.only(app), columns) for app in plan.by_app()})
+    specs = {app.name: app for app in plan.fleet.apps}
+    layered: defaultdict[str, set[str]] = defaultdict(set)  # app -> clusters with its own layer
+    for overlay in plan.cluster_overlays:
+        layered[overlay.app].add(overlay.cluster)
+    return {
+        app: app_rows(plan, specs[app], placements, columns, layered[app])
+        for app, placements in plan.by_app().items()
+    }
 
 
 Versions = tuple[tuple[str, str], ...]  # (env, what it runs joined, or "·"), envs in spec order
@@ -108,42 +120,46 @@ class Columns:
 
     @classmethod
     def of(cls, plan: Plan) -> Columns:
-        """The columns of ``plan`` (or of any `Plan.only` of it: they share clusters and waves)."""
+        """The columns of ``plan``."""
         return cls(
             {cluster.name: bit for bit, cluster in enumerate(plan.fleet.clusters)},
             env_columns(plan),
         )
 
 
-def app_rows(plan: Plan, columns: Columns | None = None) -> AppRows:
-    """The rows of the one app of ``plan`` (`Plan.only`); ``columns``: `Columns.of` the whole
-    Plan, computed once for all its apps (default: of ``plan``)."""
-    [spec] = plan.fleet.apps
-    columns = columns or Columns.of(plan)
+def app_rows(
+    plan: Plan,
+    spec: App,
+    placements: Sequence[Placement],
+    columns: Columns,
+    layered: Collection[str],
+) -> AppRows:
+    """The rows of the app ``spec``, placed as ``placements``; ``columns``: `Columns.of` the
+    Plan; ``layered``: the clusters where the app has a layer of its own."""
     by_env: defaultdict[str, list[Placement]] = defaultdict(list)
     clusters: defaultdict[str, int] = defaultdict(int)
-    for placement in plan.placements:
+    for placement in placements:
         by_env[placement.env].append(placement)
         clusters[placement.engine] |= 1 << columns.bits[placement.cluster]
-    others = {p.chart.repo for p in plan.placements if p.chart and p.chart.repo} | {
-        p.remote.source.url for p in plan.placements if p.remote
+    others = {p.chart.repo for p in placements if p.chart and p.chart.repo} | {
+        p.remote.source.url for p in placements if p.remote
     }
     remote = next(
         (
             (p.remote.source.url, p.remote.source.target_revision, p.remote.path)
-            for p in reversed(plan.placements)
+            for p in reversed(placements)
             if p.remote
         ),
         None,
     )
     return AppRows(
-        placements=len(plan.placements),
-        envs=_env_rows(plan, columns, by_env),
+        placements=len(placements),
+        envs=_env_rows(columns, by_env, layered),
         chart=_chart_row(plan, spec, by_env),
         images=_image_rows(plan, by_env),
         remote=remote,
         clusters=dict(clusters),
-        own_repo=any(p.remote is None and not (p.chart and p.chart.repo) for p in plan.placements),
+        own_repo=any(p.remote is None and not (p.chart and p.chart.repo) for p in placements),
         repos=tuple(sorted(others)),
     )
 
@@ -189,10 +205,9 @@ def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tupl
 
 
 def _env_rows(
-    plan: Plan, columns: Columns, by_env: Mapping[str, Sequence[Placement]]
+    columns: Columns, by_env: Mapping[str, Sequence[Placement]], layered: Collection[str]
 ) -> dict[str, str]:
     """env -> the app's row of its table (``+`` on a cluster with the app's own layer)."""
-    layered = {overlay.cluster for overlay in plan.cluster_overlays}
     found = {}
     for env, (_, clusters) in columns.envs.items():
         if env in by_env:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import marshal
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -332,23 +331,21 @@ def mixed_plan(root: Path, *edits: tuple[str, str]) -> Plan:
 
 
 def rows_of(plan: Plan) -> dict[str, fleetmap.AppRows]:
-    """Each placed app's rows, computed from its one-app Plan (as a cached build stores them)."""
-    return {app: fleetmap.app_rows(plan.only(app)) for app in plan.by_app()}
+    """Each placed app's rows of the fleet map."""
+    return fleetmap.rows(plan)
 
 
-def test_the_fold_of_the_apps_rows_alone_is_the_fleet_map(tmp_path: Path) -> None:
-    """What a cached build does: every app's rows, stored with marshal and read back, folded
-    with a Plan whose placements and overlays are gone, give the map a full emit writes."""
+def test_the_apps_rows_are_what_the_fleet_map_shows(tmp_path: Path) -> None:
+    """Every app's rows, folded with the Plan's shared data (`emit_rows` reads no placement or
+    overlay), give the map."""
     plan = mixed_plan(tmp_path)
     rows = rows_of(plan)
     assert rows["web"]["envs"]["prod"] == "argocd wave 1 | argocd wave 2 + | argocd wave 2"
     assert rows["status"]["chart"] and rows["tenant"]["remote"] and rows["web"]["images"]
     assert {engine for row in rows.values() for engine in row["clusters"]} == {"argocd", "flux"}
-    stored = marshal.loads(marshal.dumps(rows, 2))
-    assert stored == rows
     shared = replace(plan, placements=(), env_overlays=(), cluster_overlays=())
     expected = fleetmap.emit(plan)
-    assert fleetmap.emit_rows(shared, stored) == expected
+    assert fleetmap.emit_rows(shared, rows) == expected
     assert "prod-c | https://prod-c.example.com | fleetgen.io/cluster=prod-c" in (
         expected[0].text or ""
     )
