@@ -6,6 +6,7 @@
 - `refs`: a Git ref's files read in memory, or the working tree;
 - `objects`: objects of generated or rendered YAML and their field-level differences;
 - `blast`: which clusters, apps, environments and projects a changed object reaches;
+- `facts`: what blast reads of each ref and of both (`Facts`, `Side`, `Context`) and returns;
 - `placements`: what diff reads of a ref's Plan, cached so that a ref diffed before is not
   resolved again;
 - `report`: the report and its JSON contract;
