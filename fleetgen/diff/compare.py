@@ -12,20 +12,15 @@ The report and its JSON contract: ``fleetgen.diff.report``.
 
 from __future__ import annotations
 
-import dataclasses
 import posixpath
 import re
-import sys
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api, cache, collector
+from fleetgen import cache, collector
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
-    HELM_GROUP,
     Change,
     Context,
     Facts,
@@ -35,12 +30,11 @@ from fleetgen.diff.blast import (
     Where,
     application_key,
     attribute,
-    derived_applications,
     engine_of,
     entity_renames,
-    keeps_objects,
     workloads,
 )
+from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
     RefError,
@@ -52,31 +46,13 @@ from fleetgen.diff.refs import (
     spec_root,
 )
 from fleetgen.diff.render import changed_bases, render_changes
-from fleetgen.diff.rendercharts import changed_charts, chart_changes
+from fleetgen.diff.rendercharts import chart_changes
 from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
-from fleetgen.errors import Problem, SpecError
+from fleetgen.diff.sides import RefSpecError, load_side
 from fleetgen.incremental import StoredFiles
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
-from fleetgen.load import Loaded, load_source
 from fleetgen.output import OutputFile
-from fleetgen.placements import Placements
-from fleetgen.plan import Plan
-
-WITHOUT = ("fleetmap",)  # emitters whose files diff does not compare: the fleet map is a view
-
-
-class RefSpecError(SpecError):
-    """The spec at one ref cannot be compiled; ``ref`` names it."""
-
-    def __init__(self, ref: str, problems: list[Problem]) -> None:
-        super().__init__(problems)
-        self.ref = ref
-
-    @property
-    def summary(self) -> str:
-        """The line shown after the problems: which ref they are at."""
-        return f"{len(self.problems)} problem(s) in the spec at {self.ref}"
 
 
 @collector.pausing
@@ -127,100 +103,6 @@ def diff(
             charts_dir=charts_dir,
             store=store,
         )
-
-
-def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | None = None) -> Side:
-    """Compile the spec of ``snapshot`` (problems name it ``filename``); no spec file is an
-    empty fleet.
-
-    With ``spec`` (the working tree's spec, absolute), the snapshot's spec runs as that file,
-    as a build of it in the working tree would, and compiles through the stored compiles of the
-    output folder next to it if there is one (`api.emit_stored`): a ref whose spec and bases
-    were built or diffed before is read back, neither resolved nor emitted.
-    """
-    data = snapshot.read(spec_name)
-    if data is None:
-        return Side(snapshot, None, {}, Facts(), {})
-    running_as = str(spec) if spec is not None else filename
-    try:
-        source = data.decode("utf-8")
-        with _imports_of(snapshot) as import_dir:
-            loaded = load_source(source, running_as, snapshot.read, import_dir)
-        out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
-        if out_dir is not None and out_dir.is_dir():
-            stored, files, placements = api.emit_stored(loaded, out_dir, without=WITHOUT)
-            return _side(snapshot, loaded, files, placements, stored)
-        plan, emitted = api.emit_loaded(loaded, without=WITHOUT)
-    except UnicodeDecodeError as error:
-        raise RefSpecError(
-            snapshot.label, [Problem(f"cannot read the spec: {error}", filename)]
-        ) from None
-    except SpecError as error:
-        raise RefSpecError(
-            snapshot.label,
-            [
-                dataclasses.replace(p, file=filename) if p.file == running_as else p
-                for p in error.problems
-            ],
-        ) from None
-    return _side(snapshot, loaded, api.by_path(emitted), Placements.of(plan), plan)
-
-
-def _side(
-    snapshot: Snapshot,
-    loaded: Loaded,
-    files: Mapping[str, OutputFile],
-    placements: Placements,
-    plan: Plan | None,
-) -> Side:
-    return Side(
-        snapshot,
-        loaded,
-        files,
-        Facts.of(loaded.fleet, placements),
-        derived_applications(loaded.fleet, placements, files),
-        plan,
-    )
-
-
-@contextmanager
-def _imports_of(snapshot: Snapshot) -> Iterator[Path | None]:
-    """Where the spec imports its helper modules from, with a fresh ``sys.modules`` for them.
-
-    The working tree imports in place; a commit's Python files are copied to a temporary
-    directory. Modules named like those files are set aside while the spec runs and put back
-    afterwards, so each ref imports its own helpers and the caller keeps its modules.
-    """
-    with tempfile.TemporaryDirectory(prefix="fleetgen-spec-") as tmp:
-        where: Path | None = None
-        if isinstance(snapshot, WorktreeSnapshot):
-            where = snapshot.root
-        elif sources := snapshot.python_files():
-            where = Path(tmp)
-            for path in sources:
-                target = where / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(snapshot.read(path) or b"")
-        names = _module_names(where) if where is not None else set()
-        saved = {
-            name: sys.modules.pop(name)
-            for name in list(sys.modules)
-            if name.partition(".")[0] in names
-        }
-        try:
-            yield where
-        finally:
-            for name in list(sys.modules):
-                if name.partition(".")[0] in names:
-                    del sys.modules[name]
-            sys.modules.update(saved)
-
-
-def _module_names(directory: Path) -> set[str]:
-    """Top-level modules importable from ``directory`` (fleetgen itself excepted)."""
-    names = {path.stem for path in directory.glob("*.py")}
-    names |= {path.parent.name for path in directory.glob("*/__init__.py")}
-    return names - {"fleetgen"}
 
 
 def compare(
@@ -524,79 +406,6 @@ def _production(reaches: list[Where], ctx: Context) -> Where:
             }
             found |= Where(frozenset(clusters), where.apps, where.envs & envs, where.projects, True)
     return found
-
-
-def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
-    """Apps selected by label at run time (``Selector(runtime=True)``): the clusters listed are
-    the ones fleet.py declares; Argo CD may also apply the change to clusters registered by
-    another tool that carry the labels."""
-    runtime = {
-        app.name
-        for side in (base, head)
-        if side.loaded is not None
-        for app in side.loaded.fleet.apps
-        if app.targets.runtime
-    }
-    return [
-        f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
-        "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
-        "change to any other registered cluster carrying its labels"
-        for name in sorted(runtime & set(apps))
-    ]
-
-
-def _notes(
-    base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str], render: bool
-) -> list[str]:
-    notes = []
-    if bases and not render:
-        notes.append(
-            f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
-            "files do not show: run `fleetgen diff --render` to see what it deploys"
-        )
-    if not render:
-        notes += [
-            f"the chart of {app} ({path}) changed, which generated files do not show: run "
-            "`fleetgen diff --render` to see what it deploys"
-            for app, path in changed_charts(base, head).items()
-        ]
-    for old, new in sorted(renamed["cluster"].items()):
-        on_flux = "flux" in {
-            engine for (_, cluster), engine in base.facts.engine.items() if cluster == old
-        }
-        if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
-            notes.append(
-                f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
-                f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
-                f"--path={head.shown(f'flux/clusters/{new}')}"
-            )
-    if any(renamed.values()):
-        notes.append("Argo CD and Flux apply a rename as a deletion and a creation")
-    return notes
-
-
-def _uninstalls(changes: list[Change]) -> list[str]:
-    """A note per removed HelmRelease (a Flux chart app removed or moved to Argo CD): what
-    helm-controller's uninstall does to what the release installed."""
-    notes = []
-    for change in changes:
-        key = change.obj.key
-        if change.op != "removed" or (key.group, key.kind) != (HELM_GROUP, "HelmRelease"):
-            continue
-        on = ", ".join(sorted(change.where.clusters)) or key.namespace
-        fate = (
-            "Helm leaves the objects annotated helm.sh/resource-policy: keep by its "
-            "post-renderer (cascade_delete=False; only objects rendered since the "
-            "post-renderer was added carry it)"
-            if keeps_objects(change.obj.doc)
-            else "deleting every object the release installed"
-        )
-        notes.append(
-            f"Flux chart app {change.where.app or key.name} leaves {on}: "
-            f"helm-controller uninstalls release {key.name}, {fate}; CRDs from the "
-            "chart's crds/ stay"
-        )
-    return notes
 
 
 def _order(change: Change) -> tuple[Any, ...]:

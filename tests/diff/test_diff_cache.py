@@ -16,7 +16,7 @@ import fleetgen
 from fleetgen import api, incremental, renders
 from fleetgen import validate as validation
 from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import blast, formats
+from fleetgen.diff import facts, formats
 from fleetgen.diff.compare import RefSpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.plan import Plan
@@ -86,7 +86,7 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
         return plans[-1]
 
     resolve = api.resolve
-    for module in (api, blast):
+    for module in (api, facts):
         monkeypatch.setattr(module, "resolve", counted)
     return plans
 

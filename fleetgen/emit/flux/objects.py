@@ -1,4 +1,6 @@
-"""The objects of the Flux output: a Kustomization per placement, Namespaces, the GitRepository.
+"""The Kustomizations of the Flux output: one per placement (a chart app's source and HelmRelease
+in its place), and their ``spec.ignore`` rules. Sources, Namespaces and the tenants' file are
+in `sources`, `namespaces` and `tenants` (re-exported here).
 
 Both layouts (`fleetgen.emit.flux` per cluster, `fleetgen.emit.flux.hub` hub and spokes) place the
 same Kustomizations; a `Home` says where a cluster's Kustomizations live and how they reach it.
@@ -13,24 +15,30 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from fleetgen.emit.common import (
-    CLUSTER_LABEL,
-    ENV_LABEL,
-    FLUX_IGNORE_SINCE,
-    TENANT_ROLE,
-    service_account,
-    tenant_bindings,
-)
+from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL, FLUX_IGNORE_SINCE
 from fleetgen.emit.flux.charts import chart_objects
+from fleetgen.emit.flux.namespaces import (
+    PRUNE_DISABLED,
+    NamespaceFiles,
+    app_namespaces,
+    created,
+    namespace,
+)
+from fleetgen.emit.flux.sources import (
+    SOURCE_API,
+    SOURCE_INTERVAL,
+    git_repository,
+    remote_source,
+    source_file,
+    source_ref,
+)
+from fleetgen.emit.flux.tenants import account_names, tenant_file
 from fleetgen.fields import release
-from fleetgen.model import App, Fleet, IgnoreDifference, NamespaceMeta, OciSource, RemoteSource
+from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.output import LABEL_PREFIX, OutputFile
-from fleetgen.plan import Placement, Plan, namespace_metadata
+from fleetgen.plan import Placement, Plan
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
-SOURCE_API = "source.toolkit.fluxcd.io/v1"
-SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
-PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
@@ -60,143 +68,6 @@ def cluster_dir(cluster: str) -> str:
 def flux_dir(plan: Plan) -> str:
     """``<output_dir>`` as Flux paths spell it: ``./output``."""
     return f"./{plan.fleet.output_dir}"
-
-
-def source_ref(fleet: Fleet) -> dict[str, str]:
-    """The GitRepository every Kustomization reads: bootstrap's, named after its namespace (as
-    ``flux bootstrap`` names it), or the fleet's own when ``FluxOptions.source`` is set."""
-    name = fleet.name if fleet.flux.source else fleet.flux.namespace
-    return {"kind": "GitRepository", "name": name, "namespace": fleet.flux.namespace}
-
-
-def git_repository(fleet: Fleet) -> dict[str, Any]:
-    """The GitRepository of ``FluxOptions.source`` (`source_file` checks that it is set)."""
-    source = fleet.flux.source
-    assert source is not None
-    ref = source_ref(fleet)
-    return remote_source(source, ref["name"], ref["namespace"])
-
-
-def remote_source(source: RemoteSource, name: str, namespace_: str) -> dict[str, Any]:
-    """A GitRepository or OCIRepository named ``name`` reading ``source``.
-
-    A Git ``revision`` of 40 hex digits is a commit, any other a tag, else the branch is
-    followed. An OCIRepository takes Flux's default layer (the first, extracted).
-    """
-    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url}
-    if isinstance(source, OciSource):
-        spec["ref"] = {"digest": source.digest} if source.digest else {"tag": source.tag}
-        kind = "OCIRepository"
-    else:
-        spec["ref"] = (
-            {"commit" if source.commit else "tag": source.revision}
-            if source.revision
-            else {"branch": source.branch}
-        )
-        if source.secret_ref:
-            spec["secretRef"] = {"name": source.secret_ref}
-        kind = "GitRepository"
-    return {
-        "apiVersion": SOURCE_API,
-        "kind": kind,
-        "metadata": {"name": name, "namespace": namespace_},
-        "spec": spec,
-    }
-
-
-def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
-    """``<directory>/source.yaml`` with the GitRepository of ``FluxOptions.source``, if set."""
-    if fleet.flux.source is None:
-        return []
-    return [
-        OutputFile(
-            f"{directory}/source.yaml",
-            (git_repository(fleet),),
-            comment="The repository the Kustomizations read (FluxOptions.source).",
-        )
-    ]
-
-
-def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
-    """The distinct ServiceAccount names of ``by_project`` (projects may share one), sorted."""
-    return sorted({account for _, account in by_project})
-
-
-def tenant_file(
-    path: str, by_project: Mapping[tuple[str, str], set[str]], home: str, accounts_here: bool
-) -> list[OutputFile]:
-    """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
-    ``accounts_here``), or nothing without tenants."""
-    docs = (
-        [service_account(account, home) for account in account_names(by_project)]
-        if (accounts_here)
-        else []
-    )
-    for (project, account), names in sorted(by_project.items()):
-        docs += tenant_bindings(project, account, {name: [home] for name in names})
-    comment = (
-        f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
-        "impersonates,\nmay do what ClusterRole "
-        f"{TENANT_ROLE} allows in the project's namespaces here, nothing else."
-    )
-    return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
-
-
-def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> dict[str, Any]:
-    """A Namespace with the labels and annotations its project declares (``meta``); kept when it
-    leaves the spec unless ``cascade_delete`` (pruning a Namespace deletes everything in it, which
-    ``deletionPolicy: Orphan`` promised to keep)."""
-    metadata: dict[str, Any] = {"name": name}
-    if meta is not None and meta.labels:
-        metadata["labels"] = dict(sorted(meta.labels.items()))
-    annotations = {
-        **(meta.annotations if meta is not None else {}),
-        **({} if cascade_delete else PRUNE_DISABLED),
-    }
-    if annotations:
-        metadata["annotations"] = dict(sorted(annotations.items()))
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
-
-
-def app_namespaces(plan: Plan) -> dict[str, set[str]]:
-    """cluster -> the namespaces of the apps placed on it (none for an App(namespace=None),
-    whose manifests ship their own Namespaces)."""
-    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    found: dict[str, set[str]] = defaultdict(set)
-    for placement in plan.placements:
-        here = found[placement.cluster]  # listed even with no namespace
-        namespace_ = namespaces[placement.app]
-        if namespace_ is not None:
-            here.add(namespace_)
-    return dict(found)
-
-
-def created(fleet: Fleet, names: Iterable[str]) -> set[str]:
-    """The app namespaces of ``names`` that Flux creates: all, unless
-    ``Fleet(create_namespaces=False)`` (namespaces provisioned elsewhere)."""
-    return set(names) if fleet.create_namespaces else set()
-
-
-class NamespaceFiles:
-    """Files of Namespaces; each Namespace object is built once, however many files hold it."""
-
-    def __init__(self, fleet: Fleet) -> None:
-        self._declared = namespace_metadata(fleet)
-        self._cascade_delete = fleet.cascade_delete
-        self._built: dict[str, dict[str, Any]] = {}
-
-    def file(self, path: str, names: Iterable[str], comment: str) -> list[OutputFile]:
-        """A file with a Namespace for each of ``names`` (sorted), or none for no names."""
-        docs = tuple(self._namespace(name) for name in sorted(set(names)))
-        return [OutputFile(path, docs, comment=comment)] if docs else []
-
-    def _namespace(self, name: str) -> dict[str, Any]:
-        found = self._built.get(name)
-        if found is None:
-            found = self._built[name] = namespace(
-                name, self._declared.get(name), self._cascade_delete
-            )
-        return found
 
 
 def kustomization(
@@ -568,3 +439,36 @@ def unmirrored(ignore: IgnoreDifference) -> list[str]:
         )
         if values
     ]
+
+
+__all__ = [
+    "ARGO_DOMAIN",
+    "IGNORE_SINCE",
+    "KUSTOMIZE_API",
+    "PRUNE_DISABLED",
+    "SOURCE_API",
+    "SOURCE_INTERVAL",
+    "Home",
+    "NamespaceFiles",
+    "Order",
+    "Ref",
+    "account_names",
+    "app_namespaces",
+    "cluster_dir",
+    "created",
+    "flux_dir",
+    "flux_metadata",
+    "git_repository",
+    "ignore_rules",
+    "kustomization",
+    "kustomization_docs",
+    "kustomization_file",
+    "kustomization_files",
+    "namespace",
+    "remote_source",
+    "source_file",
+    "source_ref",
+    "supports_ignore",
+    "tenant_file",
+    "unmirrored",
+]

@@ -1,0 +1,67 @@
+"""The Flux sources: the fleet's GitRepository (``FluxOptions.source``), the one every
+Kustomization reads (`source_ref`), and the GitRepository or OCIRepository of a remote app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fleetgen.model import Fleet, OciSource, RemoteSource
+from fleetgen.output import OutputFile
+
+SOURCE_API = "source.toolkit.fluxcd.io/v1"
+SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
+
+
+def source_ref(fleet: Fleet) -> dict[str, str]:
+    """The GitRepository every Kustomization reads: bootstrap's, named after its namespace (as
+    ``flux bootstrap`` names it), or the fleet's own when ``FluxOptions.source`` is set."""
+    name = fleet.name if fleet.flux.source else fleet.flux.namespace
+    return {"kind": "GitRepository", "name": name, "namespace": fleet.flux.namespace}
+
+
+def git_repository(fleet: Fleet) -> dict[str, Any]:
+    """The GitRepository of ``FluxOptions.source`` (`source_file` checks that it is set)."""
+    source = fleet.flux.source
+    assert source is not None
+    ref = source_ref(fleet)
+    return remote_source(source, ref["name"], ref["namespace"])
+
+
+def remote_source(source: RemoteSource, name: str, namespace_: str) -> dict[str, Any]:
+    """A GitRepository or OCIRepository named ``name`` reading ``source``.
+
+    A Git ``revision`` of 40 hex digits is a commit, any other a tag, else the branch is
+    followed. An OCIRepository takes Flux's default layer (the first, extracted).
+    """
+    spec: dict[str, Any] = {"interval": SOURCE_INTERVAL, "url": source.url}
+    if isinstance(source, OciSource):
+        spec["ref"] = {"digest": source.digest} if source.digest else {"tag": source.tag}
+        kind = "OCIRepository"
+    else:
+        spec["ref"] = (
+            {"commit" if source.commit else "tag": source.revision}
+            if source.revision
+            else {"branch": source.branch}
+        )
+        if source.secret_ref:
+            spec["secretRef"] = {"name": source.secret_ref}
+        kind = "GitRepository"
+    return {
+        "apiVersion": SOURCE_API,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace_},
+        "spec": spec,
+    }
+
+
+def source_file(fleet: Fleet, directory: str) -> list[OutputFile]:
+    """``<directory>/source.yaml`` with the GitRepository of ``FluxOptions.source``, if set."""
+    if fleet.flux.source is None:
+        return []
+    return [
+        OutputFile(
+            f"{directory}/source.yaml",
+            (git_repository(fleet),),
+            comment="The repository the Kustomizations read (FluxOptions.source).",
+        )
+    ]
