@@ -40,14 +40,20 @@ def flux_objects(repo: Path, cluster: str) -> dict[str, dict[str, Any]]:
 
 def test_flux_timing_is_layered_per_placement(tmp_path: Path) -> None:
     """kustomize-controller reconciles every ``spec.interval``, gives an apply
-    ``spec.timeout`` (api/v1 ``GetTimeout``: the interval less 30s when unset), retries a failure
-    after ``retryInterval`` (``GetRetryInterval``: the interval when unset) and with ``wait``
-    waits for health."""
+    ``spec.timeout`` (api/v1 ``Kustomization.GetTimeout``: max(interval - 30s, 30s) when unset,
+    which would fail dev's health check of any rollout slower than 30 seconds, so a waiting
+    Kustomization always gets one: 10m unless the policy sets it), retries a failure after
+    ``retryInterval`` (``GetRetryInterval``: the interval when unset) and with ``wait`` waits for
+    health."""
     repo = case_repo(tmp_path, "timing")
     api.build(repo / "fleet.py")
     dev = flux_objects(repo, "dev-1")["Kustomization/web"]["spec"]
-    assert (dev["interval"], dev["retryInterval"], dev["wait"]) == ("1m", "3m", True)
-    assert "timeout" not in dev
+    assert (dev["interval"], dev["timeout"], dev["retryInterval"], dev["wait"]) == (
+        "1m",
+        "10m",
+        "3m",
+        True,
+    )
     prod = flux_objects(repo, "prod-a")["Kustomization/web"]["spec"]
     assert (prod["interval"], prod["timeout"], prod["retryInterval"], prod["wait"]) == (
         "30m",

@@ -40,8 +40,9 @@ class SyncPolicy(Spec):
         sync_options: Argo CD sync options such as 'ServerSideApply=true'.
         retry: Retry failed syncs; None: the engine's default.
         interval: Flux: how often it reconciles; None: FluxOptions.interval (Argo CD has none).
-        timeout: Flux: how long an apply (with wait, the health check) may take; None: the
-            engine's default (Kustomization: its interval less 30s; HelmRelease: 5m).
+        timeout: Flux: how long an apply (with wait, the health check) may take; None: 10m for
+            a Kustomization that waits (Flux's own default, its interval less 30s, fails slow
+            rollouts), Flux's default otherwise (HelmRelease: 5m).
         retry_interval: Flux Kustomization: how soon a failed reconciliation is retried; None:
             the retry's backoff_max_duration, else the interval.
         wait: Flux: wait for the applied objects to be healthy (Kustomization wait; HelmRelease

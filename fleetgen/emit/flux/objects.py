@@ -39,6 +39,9 @@ from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.plan import Placement, Plan
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
+# The health-check timeout of a Kustomization that waits, unless SyncPolicy(timeout) says: a
+# Deployment's default progress deadline (10 minutes).
+WAIT_TIMEOUT = "10m"
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
@@ -371,13 +374,18 @@ def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, st
 
 
 def _sync(placement: Placement) -> dict[str, Any]:
-    """interval, timeout, retryInterval, wait and suspend from the effective sync policy."""
+    """interval, timeout, retryInterval, wait and suspend from the effective sync policy.
+
+    A Kustomization that waits always gets a timeout (`WAIT_TIMEOUT` unless the policy sets
+    one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the health check
+    max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30 seconds.
+    A failed one is retried after ``retryInterval`` (``GetRetryInterval``: else the interval)."""
     sync = placement.settings.sync
     spec: dict[str, Any] = {"wait": sync.wait}
     if sync.interval is not None:
         spec["interval"] = sync.interval
-    if sync.timeout is not None:
-        spec["timeout"] = sync.timeout
+    if sync.timeout is not None or sync.wait:
+        spec["timeout"] = sync.timeout or WAIT_TIMEOUT
     if sync.retry_interval is not None:
         spec["retryInterval"] = sync.retry_interval
     elif sync.retry is not None and sync.retry.limit != 0:
