@@ -189,6 +189,14 @@ def release(value: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
+def release_patch(value: str) -> tuple[int, int, int | None]:
+    """(major, minor, patch) of a controller release; patch None when ``value`` names none."""
+    release(value)
+    found = _VERSION.fullmatch(value)
+    assert found is not None
+    return int(found[1]), int(found[2]), int(found[3][1:]) if found[3] else None
+
+
 def version(value: str) -> str:
     """A controller release version, MAJOR.MINOR[.PATCH]."""
     release(value)

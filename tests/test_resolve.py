@@ -320,3 +320,21 @@ def test_problem_lines_point_at_the_constructor_call() -> None:
         resolve(make_fleet([app]), WORKSPACE)
     (problem,) = error.value.problems
     assert (problem.file, problem.line) == (__file__, line)
+
+
+def test_argo_cd_floor_is_3_3_7_compared_to_the_patch() -> None:
+    """argo-cd v3.3.7 (applicationset_controller.go ``updateApplicationSetApplicationStatus``,
+    cherry-pick of #26811) is the first 3.3 whose RollingSync sets an Application back to
+    Waiting when its generated spec changes; before it only a changed revision did, and
+    RollingSync turns auto-sync off, so a values-only change of a Helm-repository chart never
+    synced. '3.3' means 3.3.7; anything older is refused."""
+    from fleetgen import ArgoOptions
+    from fleetgen.model import ARGOCD_FLOOR
+
+    assert ARGOCD_FLOOR == "3.3.7" and ArgoOptions().min_version == "3.3.7"
+    assert ArgoOptions(min_version="3.3").min_version == "3.3.7"
+    assert ArgoOptions(min_version="3.3.14").min_version == "3.3.14"
+    assert ArgoOptions(min_version="3.4").min_version == "3.4"
+    for old in ("3.3.6", "3.3.0", "3.2", "2.14.9"):
+        with pytest.raises(ValueError, match=r"Argo CD .* is too old: .* needs Argo CD >= 3\.3\.7"):
+            ArgoOptions(min_version=old)

@@ -9,23 +9,42 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator
 
-from fleetgen.fields import Annotations, Duration, GitURL, Labels, Name, Version, release, repo_path
+from fleetgen.fields import (
+    Annotations,
+    Duration,
+    GitURL,
+    Labels,
+    Name,
+    Version,
+    release_patch,
+    repo_path,
+)
 from fleetgen.model.apps import App, GitSource
 from fleetgen.model.base import Engine, Spec
 from fleetgen.model.clusters import Cluster, Credentials, Environment
 from fleetgen.model.projects import Policy, Project
 from fleetgen.model.sync import SyncPolicy
 
-# The oldest controller releases their projects still support (their three newest minors).
-ARGOCD_FLOOR, FLUX_FLOOR = "3.3", "2.7"
+# The oldest controller releases the output supports, compared down to the patch: their
+# projects' three newest minors, and for Argo CD the first 3.3 whose RollingSync re-gates an
+# Application when its generated spec changes (argo-cd v3.3.7, applicationset_controller.go
+# updateApplicationSetApplicationStatus; before it, revision changes only, so a values-only change
+# of a Helm-repository chart never synced: RollingSync turns auto-sync off).
+ARGOCD_FLOOR, FLUX_FLOOR = "3.3.7", "2.7"
 
 
-def _at_least(floor: str, project: str) -> Callable[[str], str]:
+def _at_least(floor: str, project: str, why: str = "") -> Callable[[str], str]:
+    """A check that ``value`` is ``floor`` or newer; a release without a patch ('3.3') in the
+    floor's minor means the floor, and reads as it."""
+    lowest = release_patch(floor)
+
     def check(value: str) -> str:
-        if release(value) < release(floor):
+        major, minor, patch = release_patch(value)
+        if patch is None and (major, minor) == lowest[:2]:
+            return floor
+        if (major, minor, patch or 0) < (lowest[0], lowest[1], lowest[2] or 0):
             raise ValueError(
-                f"{project} {value} is no longer supported by its project; "
-                f"fleetgen's output needs {project} >= {floor}"
+                f"{project} {value} is too old: fleetgen's output needs {project} >= {floor}{why}"
             )
         return value
 
@@ -41,9 +60,17 @@ class ArgoOptions(Spec):
     """
 
     namespace: Name = "argocd"
-    min_version: Annotated[Version, AfterValidator(_at_least(ARGOCD_FLOOR, "Argo CD"))] = (
-        ARGOCD_FLOOR
-    )
+    min_version: Annotated[
+        Version,
+        AfterValidator(
+            _at_least(
+                ARGOCD_FLOOR,
+                "Argo CD",
+                " (before it, a RollingSync ApplicationSet never syncs a change that moves no Git"
+                " revision, such as new Helm values)",
+            )
+        ),
+    ] = ARGOCD_FLOOR
 
 
 class FluxOptions(Spec):
