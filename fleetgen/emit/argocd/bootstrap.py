@@ -4,7 +4,6 @@ and the root Application that syncs the whole ``argocd/`` directory."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
 from typing import Any
 
 from fleetgen.emit.argocd.appsets import application_sets
@@ -39,7 +38,7 @@ def emit(plan: Plan) -> list[OutputFile]:
         if cluster.registration == "fleetgen"
     ]
     files += projects(plan) + tenant_files(plan)
-    return [*files, _bootstrap(plan, kinds(files))]
+    return [*files, _bootstrap(plan)]
 
 
 def _registered(plan: Plan) -> list[Cluster]:
@@ -48,21 +47,23 @@ def _registered(plan: Plan) -> list[Cluster]:
     return [cluster for cluster in plan.fleet.clusters if cluster.name in placed]
 
 
-Kind = tuple[str, str]  # (API group, kind) of a document
-_ROOT_KINDS = {("argoproj.io", "AppProject"), ("argoproj.io", "Application")}  # the bootstrap's
+# Every (API group, kind) fleetgen can emit under argocd/, which the root Application applies:
+# ApplicationSets, registrations (Secret or ExternalSecret), AppProjects, the tenants'
+# Applications, the bootstrap itself. Fixed, never derived from the current output: Argo CD
+# leaves alone a live object whose kind its project no longer permits (controller/state.go
+# `CompareAppState` drops it from the live state), so a kind that left the output would never be
+# pruned (the last ExternalSecret registration moved to AwsAuth kept overwriting its Secret).
+ROOT_KINDS = (
+    ("", "Secret"),
+    ("argoproj.io", "AppProject"),
+    ("argoproj.io", "Application"),
+    ("argoproj.io", "ApplicationSet"),
+    ("external-secrets.io", "ExternalSecret"),
+)
 
 
-def kinds(files: Iterable[OutputFile]) -> set[Kind]:
-    """(group, kind) of every document of ``files``."""
-    return {
-        (doc["apiVersion"].rpartition("/")[0], doc["kind"])
-        for file in files
-        for doc in file.documents
-    }
-
-
-def _bootstrap(plan: Plan, generated: set[Kind]) -> OutputFile:
-    """The root AppProject and Application; the project may manage the ``generated`` kinds."""
+def _bootstrap(plan: Plan) -> OutputFile:
+    """The root AppProject and Application; the project may manage the `ROOT_KINDS`."""
     fleet = plan.fleet
     namespace = fleet.argocd.namespace
     path = posixpath.join(fleet.output_dir, "argocd")
@@ -77,7 +78,7 @@ def _bootstrap(plan: Plan, generated: set[Kind]) -> OutputFile:
             "destinations": [here],
             "clusterResourceWhitelist": [],
             "namespaceResourceWhitelist": [
-                {"group": group, "kind": kind} for group, kind in sorted(generated | _ROOT_KINDS)
+                {"group": group, "kind": kind} for group, kind in ROOT_KINDS
             ],
         },
     }
@@ -100,7 +101,7 @@ def _bootstrap(plan: Plan, generated: set[Kind]) -> OutputFile:
     comment = (
         f"Apply once: kubectl apply -n {namespace} -f {path}/bootstrap.yaml\n"
         f"The root Application then keeps Argo CD in sync with {path}/, this file "
-        "included.\nProject fleetgen may manage only the kinds generated there, in "
+        "included.\nProject fleetgen may manage only the kinds fleetgen generates there, in "
         f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "
         f"guard who may change {path}/.\n{REGISTRATION_NOTE}"
     )
