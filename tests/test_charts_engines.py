@@ -355,6 +355,21 @@ def test_deletion_sync_and_drift_map_as_for_kustomizations() -> None:
     assert all("postRenderers" not in r["spec"] for r, _ in flux_releases(deleting).values())
 
 
+def test_orphan_mode_skips_uninstall_hooks_and_warns_of_upgrades_that_keep() -> None:
+    """With cascade_delete=False the keep annotation spares the objects on uninstall, but Helm's
+    ``Uninstall.Run`` (pkg/action/uninstall.go) still runs the chart's pre- and post-delete hooks
+    unless ``DisableHooks``; and Helm's upgrade (pkg/kube/client.go ``Client.Update``) skips
+    deleting a kept object the new release no longer renders, which a warning states."""
+    plan, docs = compile_apps(echo())
+    for release, _ in flux_releases(docs).values():
+        assert release["spec"]["uninstall"] == {"disableHooks": True}
+    warned = [w.message for w in flux.warnings(plan)]
+    assert any("app 'echo'" in w and "upgrade also leaves" in w for w in warned)
+    plan, deleting = compile_apps(echo(), cascade_delete=True)
+    assert all("uninstall" not in r["spec"] for r, _ in flux_releases(deleting).values())
+    assert not [w for w in flux.warnings(plan) if "upgrade also leaves" in w.message]
+
+
 def test_sync_retry_maps_to_helm_release_remediation_retries() -> None:
     """Argo CD retries a failed sync ``limit`` times ("unlimited number of attempts if less than
     0": docs/operator-manual/application.yaml); helm-controller's ``Remediation.Retries`` counts

@@ -22,7 +22,11 @@ the same namespace, each named after the app:
   (a null inside ``spec.values`` would be dropped on the way to the API server);
 - with ``cascade_delete=False``, a post-renderer annotates every rendered object with
   ``helm.sh/resource-policy: keep``: a HelmRelease has no orphaning deletion policy (uninstall
-  deletes the release's objects), and Helm skips kept objects on uninstall.
+  deletes the release's objects), and Helm skips kept objects on uninstall; and
+  ``uninstall.disableHooks``: Helm's ``Uninstall.Run`` would still run the chart's pre- and
+  post-delete hooks (jobs that tear down what the kept objects use). The keep also makes Helm's
+  upgrade (``pkg/kube`` ``Client.Update``) skip deleting objects a new version stops rendering;
+  `fleetgen.emit.flux.checks` warns of it.
 """
 
 from __future__ import annotations
@@ -131,6 +135,7 @@ def chart_objects(
         release["postRenderers"] = [
             {"kustomize": {"patches": [{"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}
         ]
+        release["uninstall"] = {"disableHooks": True}
     refs = sorted(set(depends_on))
     if refs:
         release["dependsOn"] = [

@@ -198,7 +198,29 @@ def warnings(plan: Plan) -> list[Problem]:
                 )
     if fleet.flux.mode == "hub":
         found += hub.warnings(plan)
-    return found + _chart_retry_interval(plan)
+    return found + _chart_retry_interval(plan) + _kept_on_upgrade(plan)
+
+
+def _kept_on_upgrade(plan: Plan) -> list[Problem]:
+    """With ``cascade_delete=False`` every object of a Flux chart app is annotated
+    ``helm.sh/resource-policy: keep`` (`fleetgen.emit.flux.charts`), which Helm honours on
+    upgrade too: ``pkg/kube`` ``Client.Update`` skips deleting a kept object the new release no
+    longer renders, so it stays on the cluster, unmanaged."""
+    if plan.fleet.cascade_delete:
+        return []
+    placed = {p.app for p in plan.placements if p.chart is not None}
+    return [
+        at(
+            app.chart,
+            f"app {app.name!r}: with cascade_delete=False its HelmRelease keeps every object "
+            "(helm.sh/resource-policy: keep), so removing the app leaves its workloads, but an "
+            "upgrade also leaves every object the new chart version or values stop rendering: "
+            "delete those by hand, or set Fleet(cascade_delete=True)",
+            plan.fleet,
+        )
+        for app in plan.fleet.apps
+        if app.name in placed and app.chart is not None
+    ]
 
 
 def _chart_retry_interval(plan: Plan) -> list[Problem]:
