@@ -51,6 +51,8 @@ class Base:
     namespaces: frozenset[str] = frozenset()
     # The names of the Namespace objects it ships as kustomize builds it (a rewrite renames them).
     namespace_objects: frozenset[str] = frozenset()
+    # (group, kind) of the cluster-scoped objects it ships (`k8s.CLUSTER_SCOPED` kinds).
+    cluster_kinds: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +178,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         configmap_data=inventory.configmap_data,
         namespaces=frozenset(inventory.namespaces),
         namespace_objects=frozenset(inventory.namespace_objects),
+        cluster_kinds=frozenset(inventory.cluster_kinds),
     )
 
 
@@ -191,6 +194,7 @@ class _Inventory:
     configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
     namespaces: set[str] = field(default_factory=set)
     namespace_objects: set[str] = field(default_factory=set)
+    cluster_kinds: set[tuple[str, str]] = field(default_factory=set)
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
 
     def add_kustomization(
@@ -247,7 +251,10 @@ class _Inventory:
             self.namespaces.add(namespace)
         api = doc.get("apiVersion")
         group = api.rpartition("/")[0] if isinstance(api, str) else ""
-        self.namespaced |= (group, kind) not in _CLUSTER_SCOPED
+        if (group, kind) in _CLUSTER_SCOPED:
+            self.cluster_kinds.add((group, str(kind)))
+        else:
+            self.namespaced = True
         if isinstance(kind, str) and isinstance(name, str):
             self.resources.add((kind, name))
             if kind == "Namespace":

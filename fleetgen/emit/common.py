@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fleetgen.model import App, Cluster
+from fleetgen.model import App, Cluster, NamespaceMeta
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement, Plan
 from fleetgen.yamlio import dump
@@ -116,3 +116,17 @@ def tenants(plan: Plan) -> dict[str, dict[tuple[str, str], set[str]]]:
     for placement, app, account in tenant_placements(plan):
         found[placement.cluster][(app.project, account)].update(plan.namespaces_of(app))
     return found
+
+
+def namespace_object(
+    name: str, meta: NamespaceMeta | None, annotations: Mapping[str, str]
+) -> dict[str, Any]:
+    """A Namespace with the labels and annotations its project declares (``meta``), plus the
+    engine's own ``annotations``."""
+    metadata: dict[str, Any] = {"name": name}
+    if meta is not None and meta.labels:
+        metadata["labels"] = dict(sorted(meta.labels.items()))
+    merged = {**(meta.annotations if meta is not None else {}), **annotations}
+    if merged:
+        metadata["annotations"] = dict(sorted(merged.items()))
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}

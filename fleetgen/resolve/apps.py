@@ -103,6 +103,41 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
             )
     _check_layer_kinds(ctx, app)
     _check_rollout_sync(ctx, app, placed)
+    if project is not None and project.service_account:
+        _check_tenant_objects(ctx, app, project.name)
+
+
+def _check_tenant_objects(ctx: _Context, app: App, project: str) -> None:
+    """A tenant's app (its project has a service_account) ships no cluster-scoped object: the
+    engines apply it as that ServiceAccount, which fleetgen binds to ClusterRole admin in the
+    app's namespaces only, so the API server refuses it a Namespace, a ClusterRole... (Argo CD:
+    controller/sync.go impersonates it for the whole sync; Flux: the Kustomization's
+    serviceAccountName)."""
+    base = ctx.workspace.bases.get(repo_path(app.path)) if app.path and not app.chart else None
+    if base is None or not base.cluster_kinds:
+        return
+    kinds = ", ".join(
+        f"{group}/{kind}" if group else kind for group, kind in sorted(base.cluster_kinds)
+    )
+    ctx.report(
+        app,
+        f"app {app.name!r}: its base ships cluster-scoped objects ({kinds}), which the "
+        f"ServiceAccount of tenant project {project!r} may not create (it is admin in the app's "
+        "namespaces only): move them to an app of a project without service_account",
+    )
+
+
+def check_tenant_projects(ctx: _Context) -> None:
+    """A tenant project permits no cluster-scoped kind: its apps are applied as an account
+    that cannot create any (`_check_tenant_objects`)."""
+    for project in ctx.fleet.projects:
+        if project.service_account and project.cluster_resources:
+            ctx.report(
+                project,
+                f"project {project.name!r}: cluster_resources cannot be created by its apps, "
+                f"which are applied as ServiceAccount {project.service_account!r}, admin in "
+                "their namespaces only: remove cluster_resources or service_account",
+            )
 
 
 # Layer fields that only a kustomize base can take (a chart app sets them through `values`).

@@ -7,7 +7,7 @@ from fleetgen import namespacing, scan
 from fleetgen.errors import SpecError, in_order
 from fleetgen.model import Fleet, Spec
 from fleetgen.plan import Plan
-from fleetgen.resolve.apps import _check_app, _check_dependency_cycles
+from fleetgen.resolve.apps import _check_app, _check_dependency_cycles, check_tenant_projects
 from fleetgen.resolve.build import _build_plan
 from fleetgen.resolve.clusters import (
     _check_clusters,
@@ -45,6 +45,7 @@ def _resolved(ctx: _Context) -> Plan:
     for app in ctx.apps.values():
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
+    check_tenant_projects(ctx)
     for meta, message in namespacing.metadata_problems(ctx.fleet):
         ctx.report(meta, message)
     engines = _engines(ctx, placed)

@@ -25,6 +25,7 @@ from fleetgen import (
     ExternalSecretRef,
     Fleet,
     IgnoreDifference,
+    NamespaceMeta,
     Overrides,
     Project,
     Role,
@@ -37,7 +38,7 @@ from fleetgen import (
     writer,
 )
 from fleetgen.emit import argocd
-from fleetgen.errors import Problem
+from fleetgen.errors import Problem, SpecError
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
 from fleetgen.workspace import Base, Workspace
@@ -247,6 +248,79 @@ def test_a_project_service_account_is_impersonated_on_every_destination() -> Non
         {"server": d["server"], "namespace": d["namespace"], "defaultServiceAccount": "tenant"}
         for d in project["spec"]["destinations"]
     ]
+
+
+def test_a_tenants_namespace_metadata_goes_on_the_namespace_fleetgen_writes() -> None:
+    """``managedNamespaceMetadata`` makes Argo CD apply the Namespace on every sync
+    (controller/sync_namespace.go ``syncNamespace``: a managed namespace is synced even when it
+    exists), with the sync's impersonated rest config (controller/sync.go), and the tenant's
+    ServiceAccount, admin in its namespaces only, may not patch a Namespace: every sync failed.
+    The labels and annotations go on the Namespace the tenants' Application applies with Argo
+    CD's own credentials instead."""
+    meta = NamespaceMeta(
+        labels={"pod-security.kubernetes.io/enforce": "restricted"},
+        annotations={"example.com/owner": "web"},
+    )
+    tenant = Project(
+        name="web",
+        namespaces=["web", "web-api"],
+        service_account="tenant",
+        namespace_metadata={"web": meta},
+    )
+    _, docs = compile_fleet(make_fleet(projects=[tenant]))
+    for appset in docs["argocd/applicationsets/web.yaml"]:
+        text = json.dumps(appset)
+        assert "managedNamespaceMetadata" not in text and "CreateNamespace=true" in text
+    namespaces = {
+        d["metadata"]["name"]: d["metadata"]
+        for path, objects in docs.items()
+        if path.startswith("tenants/")
+        for d in objects
+        if d["kind"] == "Namespace"
+    }
+    assert namespaces["web"]["labels"] == meta.labels
+    assert namespaces["web"]["annotations"] == {
+        "argocd.argoproj.io/sync-options": "Prune=false",
+        "example.com/owner": "web",
+    }
+    assert "labels" not in namespaces["web-api"]
+    _, plain = compile_fleet(
+        make_fleet(projects=[tenant.model_copy(update={"service_account": None})])
+    )
+    assert "managedNamespaceMetadata" in json.dumps(plain["argocd/applicationsets/web.yaml"])
+
+
+def test_tenant_projects_refuse_cluster_scoped_objects() -> None:
+    """A tenant's apps are applied as its ServiceAccount, admin in their namespaces only: the API
+    server refuses it any cluster-scoped object, so a project that permits some, and an app
+    whose base ships some (here a ClusterRole), are located spec errors."""
+    clustered = Workspace(
+        {
+            path: dataclasses.replace(
+                base, cluster_kinds=frozenset({("rbac.authorization.k8s.io", "ClusterRole")})
+            )
+            for path, base in WORKSPACE.bases.items()
+        }
+    )
+    tenant = Project(
+        name="web",
+        namespaces=["web", "web-api"],
+        service_account="tenant",
+        cluster_resources=[("rbac.authorization.k8s.io", "ClusterRole")],
+    )
+    with pytest.raises(SpecError) as raised:
+        resolve(make_fleet(projects=[tenant]), clustered)
+    messages = [p.message for p in raised.value.problems]
+    assert any(
+        m.startswith("project 'web': cluster_resources cannot be created by its apps")
+        for m in messages
+    )
+    assert any(
+        "its base ships cluster-scoped objects (rbac.authorization.k8s.io/ClusterRole)" in m
+        for m in messages
+    )
+    permitted = tenant.model_copy(update={"service_account": None})
+    resolve(make_fleet(projects=[permitted]), clustered)  # not a tenant: allowed
 
 
 def test_project_fields_from_the_spec_and_names_mapped_to_what_argo_cd_matches() -> None:

@@ -253,7 +253,12 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     With it, ``managedNamespaceMetadata`` from the namespace's ``Project(namespace_metadata=...)``
     (applied only through that namespace modifier: controller ``syncNamespace``). Neither for an
     App(namespace=None): with no destination namespace there is nothing to create
-    (gitops-engine ``syncContext`` runs the modifier only for a non-empty namespace).
+    (gitops-engine ``syncContext`` runs the modifier only for a non-empty namespace). No
+    ``managedNamespaceMetadata`` for a tenant's app (its project has a service_account): with it
+    ``syncNamespace`` applies the Namespace on every sync, as the impersonated account
+    (controller/sync.go sets the sync's rest config to impersonate it), which may not patch a
+    Namespace, so every sync failed; the tenants' Namespace objects carry the metadata instead
+    (`fleetgen.emit.argocd.tenants`).
     """
     policy: dict[str, Any] = {}
     if sync.automated:
@@ -261,7 +266,9 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
     creates = fleet.create_namespaces and app.namespace is not None
-    meta = namespace_metadata(fleet).get(app.namespace or "") if creates else None
+    tenant = any(p.name == app.project and p.service_account for p in fleet.projects)
+    managed = creates and not tenant
+    meta = namespace_metadata(fleet).get(app.namespace or "") if managed else None
     if meta is not None and (meta.labels or meta.annotations):
         policy["managedNamespaceMetadata"] = {
             key: dict(sorted(value.items()))

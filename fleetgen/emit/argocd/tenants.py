@@ -21,12 +21,14 @@ from typing import Any
 from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
 from fleetgen.emit.common import (
     TENANT_ROLE,
+    namespace_object,
     service_account,
     tenant_bindings,
     tenant_placements,
 )
+from fleetgen.model import NamespaceMeta
 from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.plan import Plan, namespace_metadata
 
 PROJECT = "fleetgen-tenants"
 DIRECTORY = "tenants"
@@ -91,14 +93,8 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
     namespaces = sorted({name for by_namespace in homes.values() for name in by_namespace})
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:
-        docs += [
-            {
-                "apiVersion": "v1",
-                "kind": "Namespace",
-                "metadata": {"name": name, "annotations": dict(KEEP)},
-            }
-            for name in namespaces
-        ]
+        declared = namespace_metadata(plan.fleet)
+        docs += [_namespace(name, declared.get(name)) for name in namespaces]
     docs += [
         service_account(account, name)
         for account, name in sorted(
@@ -118,6 +114,12 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
         comment=f"Tenant ServiceAccounts on {cluster}, applied by Argo CD "
         f"Application {cluster}.tenants.",
     )
+
+
+def _namespace(name: str, meta: NamespaceMeta | None) -> dict[str, Any]:
+    """A tenant's Namespace, with the labels and annotations its project declares (applied with
+    Argo CD's own credentials: the tenant's Applications carry no managedNamespaceMetadata)."""
+    return namespace_object(name, meta, KEEP)
 
 
 def _project(plan: Plan, destinations: list[tuple[str, str]]) -> dict[str, Any]:

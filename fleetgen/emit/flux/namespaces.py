@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from fleetgen.emit.common import namespace_object
 from fleetgen.model import Fleet, NamespaceMeta
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan, namespace_metadata
@@ -18,16 +19,7 @@ def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> di
     """A Namespace with the labels and annotations its project declares (``meta``); kept when it
     leaves the spec unless ``cascade_delete`` (pruning a Namespace deletes everything in it, which
     ``deletionPolicy: Orphan`` promised to keep)."""
-    metadata: dict[str, Any] = {"name": name}
-    if meta is not None and meta.labels:
-        metadata["labels"] = dict(sorted(meta.labels.items()))
-    annotations = {
-        **(meta.annotations if meta is not None else {}),
-        **({} if cascade_delete else PRUNE_DISABLED),
-    }
-    if annotations:
-        metadata["annotations"] = dict(sorted(annotations.items()))
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
+    return namespace_object(name, meta, {} if cascade_delete else PRUNE_DISABLED)
 
 
 def app_namespaces(plan: Plan) -> dict[str, set[str]]:
