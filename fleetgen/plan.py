@@ -421,6 +421,8 @@ class Plan:
     # its project's namespace patterns), and those Namespace objects.
     manifest_namespaces: Mapping[str, frozenset[str]] = field(default_factory=dict)
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # Kustomize apps: (group, kind) of the cluster-scoped objects their base ships (inventory).
+    cluster_kinds: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
     _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_app: dict[str, list[Placement]] = field(

@@ -260,3 +260,30 @@ def test_namespaces_of_a_base_are_kustomizes(tmp_path: Path, kustomize: Kustomiz
         assert found.namespace_objects == {
             doc["metadata"]["name"] for doc in built if doc["kind"] == "Namespace"
         }, base
+
+
+def test_inventory_records_the_cluster_scoped_kinds_a_base_ships(tmp_path: Path) -> None:
+    """(group, kind) of each object of a `k8s.CLUSTER_SCOPED` kind, through nested
+    kustomizations: what an AppProject must permit (clusterResourceWhitelist) and what a tenant's
+    ServiceAccount may not create."""
+    base = tmp_path / "apps/rbac/base"
+    (base / "extra").mkdir(parents=True)
+    (base / "kustomization.yaml").write_text("resources:\n- objects.yaml\n- extra\n")
+    (base / "objects.yaml").write_text(
+        dump_documents(
+            (
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+                {
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "ClusterRole",
+                    "metadata": {"name": "reader"},
+                },
+            )
+        )
+    )
+    (base / "extra/kustomization.yaml").write_text("resources:\n- ns.yaml\n")
+    (base / "extra/ns.yaml").write_text(
+        dump({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tools"}})
+    )
+    found = scan(filesystem_reader(tmp_path), ["apps/rbac/base"]).bases["apps/rbac/base"]
+    assert found.cluster_kinds == {("rbac.authorization.k8s.io", "ClusterRole"), ("", "Namespace")}

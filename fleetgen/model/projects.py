@@ -119,7 +119,10 @@ class Project(Spec):
         namespaces: Namespaces (or globs) its apps may deploy into.
         source_repos: Repositories its apps may read; empty: the fleet's `repo`.
         destinations: AppProject destinations; None: exactly where its apps are placed.
-        cluster_resources: (group, kind) of cluster-scoped objects its apps may create.
+        cluster_resources: (group, kind) of cluster-scoped objects its apps may create; written,
+            a boundary their kustomize bases are held to; unset, the kinds those bases ship (a
+            chart's or another source's cluster-scoped kinds cannot be seen at build: write
+            them here). Namespaces are permitted by name as the apps create them.
         namespace_resources_deny: (group, kind) of namespaced objects its apps may not create.
         roles: AppProject roles.
         sync_windows: When its apps may sync.

@@ -8,7 +8,16 @@ import posixpath
 from fleetgen import namespacing
 from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
-from fleetgen.model import App, Cluster, GitSource, HelmChart, Layer, OciSource, Overrides
+from fleetgen.model import (
+    App,
+    Cluster,
+    GitSource,
+    HelmChart,
+    Layer,
+    OciSource,
+    Overrides,
+    Project,
+)
 from fleetgen.plan import label_conflicts, label_layers, label_matches, remote_path
 from fleetgen.resolve.context import (
     _check_placeholders,
@@ -105,6 +114,24 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_rollout_sync(ctx, app, placed)
     if project is not None and project.service_account:
         _check_tenant_objects(ctx, app, project.name)
+    elif project is not None and "cluster_resources" in project.model_fields_set:
+        _check_cluster_resources(ctx, app, project)
+
+
+def _check_cluster_resources(ctx: _Context, app: App, project: Project) -> None:
+    """``Project(cluster_resources=...)`` written in the spec is a boundary: a base of one of its
+    apps that ships another cluster-scoped kind (Namespace aside, permitted by name) would be
+    refused at sync by Argo CD, while Flux applies it."""
+    base = ctx.workspace.bases.get(repo_path(app.path)) if app.path and not app.chart else None
+    allowed = {*project.cluster_resources, ("", "Namespace")}
+    missing = sorted(set(base.cluster_kinds) - allowed) if base is not None else []
+    if missing:
+        ctx.report(
+            app,
+            f"app {app.name!r}: its base ships cluster-scoped "
+            f"{', '.join(repr(kind) for kind in missing)}, which project {project.name!r} does "
+            "not permit: add it to Project(cluster_resources=[...]) or remove it from the base",
+        )
 
 
 def _check_tenant_objects(ctx: _Context, app: App, project: str) -> None:

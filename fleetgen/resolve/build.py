@@ -280,6 +280,15 @@ def _build_plan(
             **remote,
         },
         namespace_objects={name: base.namespace_objects for name, base in unplaced.items()},
+        cluster_kinds={
+            app.name: base.cluster_kinds
+            for app in ctx.apps.values()
+            if app.path is not None
+            and app.source is None
+            and app.chart is None
+            and (base := ctx.workspace.bases.get(repo_path(app.path))) is not None
+            and base.cluster_kinds
+        },
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,

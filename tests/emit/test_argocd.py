@@ -294,14 +294,7 @@ def test_tenant_projects_refuse_cluster_scoped_objects() -> None:
     """A tenant's apps are applied as its ServiceAccount, admin in their namespaces only: the API
     server refuses it any cluster-scoped object, so a project that permits some, and an app
     whose base ships some (here a ClusterRole), are located spec errors."""
-    clustered = Workspace(
-        {
-            path: dataclasses.replace(
-                base, cluster_kinds=frozenset({("rbac.authorization.k8s.io", "ClusterRole")})
-            )
-            for path, base in WORKSPACE.bases.items()
-        }
-    )
+    clustered = _shipping(("rbac.authorization.k8s.io", "ClusterRole"))
     tenant = Project(
         name="web",
         namespaces=["web", "web-api"],
@@ -321,6 +314,41 @@ def test_tenant_projects_refuse_cluster_scoped_objects() -> None:
     )
     permitted = tenant.model_copy(update={"service_account": None})
     resolve(make_fleet(projects=[permitted]), clustered)  # not a tenant: allowed
+
+
+def _shipping(*kinds: tuple[str, str]) -> Workspace:
+    """WORKSPACE with every base shipping objects of the cluster-scoped ``kinds``."""
+    return Workspace(
+        {
+            path: dataclasses.replace(base, cluster_kinds=frozenset(kinds))
+            for path, base in WORKSPACE.bases.items()
+        }
+    )
+
+
+def test_a_projects_cluster_kinds_are_derived_from_its_bases_unless_written() -> None:
+    """Argo CD syncs a cluster-scoped object only if its project's clusterResourceWhitelist lists
+    the kind (controller/sync.go ``validateSyncPermissions``, ``IsGroupKindNamePermitted``); a
+    ClusterRole in a base used to be refused at sync, silently at build. Without
+    Project(cluster_resources) the list is what the project's bases ship; written, it is emitted
+    as written and is a boundary the bases are held to."""
+    role = ("rbac.authorization.k8s.io", "ClusterRole")
+    plan = resolve(make_fleet(), _shipping(role, ("", "Namespace")))
+    rendered = writer.render(argocd.emit(plan))
+    (project,) = yaml.safe_load_all(rendered["argocd/projects/web.yaml"])
+    listed = project["spec"]["clusterResourceWhitelist"]
+    assert {"group": "rbac.authorization.k8s.io", "kind": "ClusterRole"} in listed
+    assert {"group": "", "kind": "Namespace"} not in listed  # Namespaces only by name
+    written = Project(name="web", namespaces=["web", "web-*"], cluster_resources=[])
+    with pytest.raises(SpecError) as raised:
+        resolve(make_fleet(projects=[written]), _shipping(role))
+    assert any(
+        "its base ships cluster-scoped ('rbac.authorization.k8s.io', 'ClusterRole'), which "
+        "project 'web' does not permit" in p.message
+        for p in raised.value.problems
+    )
+    allowed = written.model_copy(update={"cluster_resources": [role]})
+    resolve(make_fleet(projects=[allowed]), _shipping(role))
 
 
 def test_project_fields_from_the_spec_and_names_mapped_to_what_argo_cd_matches() -> None:
