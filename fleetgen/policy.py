@@ -284,6 +284,13 @@ RULES: tuple[Rule, ...] = (
         "move the object to the app's namespace, or into the app that owns that namespace",
     ),
     Rule(
+        "cluster-kind",
+        "error",
+        "a cluster-scoped object its Argo CD project does not permit",
+        "list its (group, kind) in Project(cluster_resources=[...]); a chart's or another "
+        "source's kinds cannot be seen at build",
+    ),
+    Rule(
         "ownership",
         "error",
         "two apps render the same object on one cluster",

@@ -708,3 +708,38 @@ def test_an_unreadable_file_in_a_crds_directory_is_a_usage_error(tmp_path: Path)
     result = run_fleetgen(repo, "validate", "--crds", str(crds))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith(f"{crds / 'dangling.yaml'}: cannot read it looking for CRDs")
+
+
+def test_a_cluster_scoped_kind_the_project_does_not_permit_is_an_error(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """Argo CD syncs a cluster-scoped object only if its AppProject lists the kind
+    (controller/sync.go ``validateSyncPermissions``). Build derives the list from the bases'
+    built-in kinds; a custom cluster-scoped kind (its CRD in the same base) is only known once
+    rendered: validate --render reports it."""
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget"},
+            "scope": "Cluster",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": {"type": "object"}},
+                }
+            ],
+        },
+    }
+    gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}}
+    fleet = FLEET.replace(', service_account="deployer"', "")
+    repo = fleet_repo(tmp_path, {"a": [CONFIGMAP, crd, gadget]}, fleet=fleet)
+    findings = report(repo, "--render", code=1)["findings"]
+    flagged = [f for f in findings if f["rule"] == "cluster-kind"]
+    # (kustomize stamps the app namespace on a kind it does not know: its own finding)
+    assert [(f["object"], f["severity"]) for f in flagged] == [("Gadget shared/g", "error")]
+    assert "project team does not permit it" in flagged[0]["message"]

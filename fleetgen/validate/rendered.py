@@ -7,11 +7,12 @@ over each rule's default (``Rule.default``: ``image-tag`` is an error in product
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from fleetgen.emit.argocd.projects import cluster_kinds
 from fleetgen.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.plan import Plan
@@ -112,6 +113,7 @@ def check(
                 _object(plan.fleet, env, overlay, rendered, errors or [], where, scopes)
             )
     findings.extend(_ownership(plan, builds.objects, where, overlays, scopes))
+    findings.extend(_not_permitted(plan, builds.objects, where, overlays, scopes))
     return Checked(findings, checked, unchecked)
 
 
@@ -179,6 +181,50 @@ def _namespaced(doc: Mapping[str, Any], scopes: Scopes) -> bool:
     api_version = str(doc.get("apiVersion") or "")
     scope = scopes.get((api_version.rpartition("/")[0], str(doc.get("kind") or "")))
     return scope is False or (scope is None and built_in(api_version))
+
+
+def _not_permitted(
+    plan: Plan,
+    objects: Mapping[str, list[Rendered]],
+    where: Lines,
+    overlays: Mapping[str, _Overlay],
+    scopes: Scopes,
+) -> Iterator[Finding]:
+    """A rendered cluster-scoped object whose kind the AppProject of its app's Argo CD placements
+    does not permit (Namespace aside: permitted by name): Argo CD refuses to sync it
+    (controller/sync.go ``validateSyncPermissions``). What build cannot see, a chart's templates
+    or a base that changed since, shows here."""
+    argo = plan.on("argocd")
+    projects = {project.name: project for project in plan.fleet.projects}
+    app_project = {app.name: app.project for app in plan.fleet.apps}
+    by_project: dict[str, set[str]] = defaultdict(set)
+    for placement in argo.placements:
+        by_project[app_project[placement.app]].add(placement.app)
+    permitted = {
+        app: (name, set(cluster_kinds(argo, projects[name], apps)))
+        for name, apps in by_project.items()
+        if name in projects
+        for app in apps
+    }
+    for path, rendered_objects in sorted(objects.items()):
+        overlay = overlays[path]
+        if overlay.app not in permitted:
+            continue  # no Argo CD placement
+        project, allowed = permitted[overlay.app]
+        for rendered in rendered_objects:
+            key = identity("", rendered.doc)
+            kind = (key.group, key.kind)
+            if kind != ("", "Namespace") and scopes.get(kind) and kind not in allowed:
+                yield finding(
+                    "cluster-kind",
+                    "error",
+                    f"{key.kind} is cluster-scoped and project {project} does not permit it: "
+                    "Argo CD refuses to sync it",
+                    app=overlay.app,
+                    clusters=list(overlay.clusters),
+                    object=shown(key),
+                    location=where(rendered.origin, rendered.doc) if rendered.origin else None,
+                )
 
 
 def _ownership(
