@@ -4,9 +4,11 @@ A key is the hash of an entry's complete inputs plus the code that computes it (
 fleetgen version and the content of every file fleetgen ships, so a changed emitter in a
 development checkout, whose version did not move, never reuses what the old one wrote): an entry
 never goes stale, changed inputs or code make another key. One codec: a value is builtin data
-(dict, list, tuple, str, bytes, int, float, bool, None) written by ``marshal`` behind a header
-that names its key and the SHA-256 of its bytes, written atomically; an entry that cannot be read
-back as written (truncated, edited, misplaced) counts as a miss. A cache that cannot be written
+(dict, list, tuple, str, bytes, int, float, bool, None) written by ``marshal``, compressed with
+zlib (level 1: a stored compile of 1,000 clusters x 100 apps is 33 MB of marshal, 1.2 MB
+compressed, in 0.1 s), behind a header that names its key and the SHA-256 of its bytes, written
+atomically; an entry that cannot be read back as written (truncated, edited, misplaced) counts as
+a miss. A cache that cannot be written
 (a read-only checkout) only costs time.
 
 The cache is bounded: an entry read is touched (its mtime), and the first write of a command
@@ -26,6 +28,7 @@ import marshal
 import os
 import re
 import time
+import zlib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -36,7 +39,7 @@ CACHE_DIR = ".fleetgen/cache"
 MAX_BYTES = 512 * 2**20
 _ENTRY = re.compile(r"[0-9a-f]{64}\.bin")
 _STALE_TEMPORARY_S = 3600  # a write's temporary file this old was left by a killed run
-_MAGIC = b"fleetgen-cache-2\n"
+_MAGIC = b"fleetgen-cache-3\n"
 # In the cache itself, so it holds whichever fleetgen wrote ``.fleetgen/.gitignore``.
 _GITIGNORE = b"# fleetgen's content-addressed cache\n*\n"
 _WRITES = itertools.count()  # numbers this process's temporary files
@@ -87,15 +90,15 @@ class Cache:
         if not stored.startswith(header):
             return None
         try:
-            value = marshal.loads(stored[len(header) :])
-        except (EOFError, ValueError, TypeError):
+            value = marshal.loads(zlib.decompress(stored[len(header) :]))
+        except (EOFError, ValueError, TypeError, zlib.error):
             return None
         _touch(path)
         return value
 
     def put(self, namespace: str, entry: str, value: Any) -> None:
         """Store ``value`` (builtin data) under ``entry``; a write failure is ignored."""
-        data = marshal.dumps(value, 4)
+        data = zlib.compress(marshal.dumps(value, 4), 1)
         self._write(self._path(namespace, entry), _header(entry, data) + data)
 
     def _write(self, path: Path, data: bytes) -> None:
