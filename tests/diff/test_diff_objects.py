@@ -126,6 +126,25 @@ def test_workloads_of_a_deleted_object_follow_what_it_says() -> None:
     assert workloads(Obj(identity(HUB, secret), "argocd/clusters/c.yaml", secret), True, {}) is None
 
 
+def test_a_suspended_flux_object_deletes_nothing_when_removed() -> None:
+    """kustomize-controller ``finalizerShouldDeleteResources`` returns false for a suspended
+    Kustomization whatever its deletionPolicy (v1.7.0), and helm-controller ``reconcileDelete``
+    uninstalls a HelmRelease only if it is not suspended (v1.4.5): removing a manual
+    environment's objects orphans their workloads."""
+    suspended = {"deletionPolicy": "Delete", "prune": True, "suspend": True}
+    assert workloads(flux(suspended), True, {}) == "orphaned"
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "echo", "namespace": "flux-system"},
+        "spec": {"suspend": True},
+    }
+    obj = Obj(identity("c", release), "flux/clusters/c/kustomizations.yaml", release)
+    assert workloads(obj, True, {}) == "orphaned"
+    release["spec"] = {}
+    assert workloads(Obj(obj.key, obj.file, release), True, {}) == "deleted"
+
+
 def test_removing_one_appproject_destination_is_one_change_not_every_following_index() -> None:
     def project(*clusters: str) -> dict[str, object]:
         return {
