@@ -34,7 +34,7 @@ from fleetgen.diff.blast import (
     entity_renames,
     workloads,
 )
-from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls
+from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls, stranded
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
     RefError,
@@ -150,6 +150,8 @@ def compare(
         and c.source != "rendered"
         and (engine := engine_of(c.obj.file)) is not None
     ]
+    deletions, unreachable = stranded(deletions, changes)
+    notes += unreachable
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

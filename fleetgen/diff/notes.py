@@ -4,10 +4,13 @@ label at run time."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
-from fleetgen.diff.blast import HELM_GROUP, Change, Side, keeps_objects
+from fleetgen.diff.blast import ARGO_GROUP, HELM_GROUP, Change, Side, keeps_objects
 from fleetgen.diff.rendercharts import changed_charts
+from fleetgen.diff.report import Deletion
 
 
 def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
@@ -81,3 +84,40 @@ def _uninstalls(changes: list[Change]) -> list[str]:
             "chart's crds/ stay"
         )
     return notes
+
+
+def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deletion], list[str]]:
+    """The deletions with the Argo CD Applications of a cluster whose registration the same
+    change removes marked ``orphaned``, and a note per such cluster.
+
+    The root Application prunes the registration in the same sync as the ApplicationSets stop
+    generating the cluster's Applications, and an Application's finalizer that finds no
+    destination cluster drops the cascade (argo-cd controller/appcontroller.go
+    ``finalizeApplicationDeletion``: ``GetDestinationCluster`` fails, ``UnSetCascadedDeletion``),
+    so nothing on the cluster is deleted."""
+    unregistered = {
+        posixpath.splitext(posixpath.basename(c.obj.file))[0]
+        for c in changes
+        if c.op == "removed" and c.obj.file.startswith("argocd/clusters/")
+    }
+    kept, clusters = [], set()
+    for deletion in deletions:
+        obj = deletion.change.obj
+        destination = obj.doc.get("spec", {}).get("destination", {}) if obj.doc else {}
+        cluster = destination.get("name") if isinstance(destination, dict) else None
+        if (
+            deletion.workloads == "deleted"
+            and (obj.key.group, obj.key.kind) == (ARGO_GROUP, "Application")
+            and cluster in unregistered
+        ):
+            deletion = replace(deletion, workloads="orphaned")
+            clusters.add(cluster)
+        kept.append(deletion)
+    notes = [
+        f"cluster {cluster}: its registration is removed in the same change as its "
+        "Applications, so Argo CD cannot reach it to delete their resources (the finalizer "
+        "drops the cascade): the workloads are orphaned. To delete them, first remove the "
+        "apps from the cluster and let Argo CD sync, then remove the cluster"
+        for cluster in sorted(clusters)
+    ]
+    return kept, notes

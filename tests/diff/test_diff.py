@@ -378,6 +378,37 @@ def test_cascade_delete_says_workloads_are_deleted(repo: Path) -> None:
         assert f"{len(managing)} of these delete running workloads" in text
 
 
+def test_removing_a_cluster_with_its_registration_orphans_its_workloads(repo: Path) -> None:
+    """Cascade mode, prod-c removed: the root Application prunes its registration in the same
+    sync as the ApplicationSet stops generating web-prod-c, and the Application's finalizer, which
+    then finds no destination cluster, drops the cascade (argo-cd controller/appcontroller.go
+    ``finalizeApplicationDeletion``): diff says orphaned, and how to delete them instead."""
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], cascade_delete=True,',
+    )
+    commit(repo, "cascade")
+    edit(
+        repo / "fleet.py",
+        'Cluster(name="prod-c", env="prod", server="https://prod-c.example.com",\n'
+        '                labels={"tier": "silver"}),\n',
+        "",
+    )
+    edit(
+        repo / "fleet.py",
+        ',\n            per_cluster={"prod-c": Overrides(replicas={"web": 1})}',
+        "",
+    )
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    removed = {(d["kind"], d["name"]): d["workloads"] for d in report["deletions"]}
+    assert removed[("Application", "web-prod-c")] == "orphaned"
+    assert any(
+        note.startswith("cluster prod-c: its registration is removed in the same change")
+        for note in report["notes"]
+    )
+
+
 def test_a_spec_in_a_subdirectory(repo: Path) -> None:
     (repo / "platform").mkdir()
     for path in ("fleet.py", "helpers.py", "apps"):
