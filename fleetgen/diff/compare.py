@@ -34,7 +34,7 @@ from fleetgen.diff.blast import (
     entity_renames,
     workloads,
 )
-from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls, stranded
+from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls, narrowed, stranded
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
     RefError,
@@ -151,7 +151,8 @@ def compare(
         and (engine := engine_of(c.obj.file)) is not None
     ]
     deletions, unreachable = stranded(deletions, changes)
-    notes += unreachable
+    deletions, locked_out = narrowed(deletions, head)
+    notes += unreachable + locked_out
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from typing import Any
 
+from fleetgen.argoproject import destination_permitted
 from fleetgen.diff.blast import ARGO_GROUP, HELM_GROUP, Change, Side, keeps_objects
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
@@ -121,3 +123,51 @@ def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Del
         for cluster in sorted(clusters)
     ]
     return kept, notes
+
+
+def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], list[str]]:
+    """The deletions with the Argo CD Applications whose destination their project no longer
+    permits at ``head`` marked ``orphaned``, and a note per such project.
+
+    The narrowed AppProject syncs first (wave -1), before the ApplicationSets stop generating
+    the Application, and the Application's finalizer deletes only the live objects its project
+    permits (argo-cd controller/appcontroller.go ``finalizeApplicationDeletion`` →
+    ``getPermittedAppLiveObjects``): nothing is deleted."""
+    kept, projects = [], set()
+    for deletion in deletions:
+        obj = deletion.change.obj
+        spec = obj.doc.get("spec", {}) if isinstance(obj.doc, dict) else {}
+        if deletion.workloads == "deleted" and (obj.key.group, obj.key.kind) == (
+            ARGO_GROUP,
+            "Application",
+        ):
+            name = str(spec.get("project") or "")
+            destination = spec.get("destination") or {}
+            project = _project(head, name)
+            if project is not None and not destination_permitted(
+                project,
+                str(destination.get("name") or ""),
+                str(destination.get("server") or ""),
+                str(destination.get("namespace") or ""),
+            ):
+                deletion = replace(deletion, workloads="orphaned")
+                projects.add(name)
+        kept.append(deletion)
+    notes = [
+        f"project {name}: it no longer permits where its removed Applications deploy, and Argo CD "
+        "applies the narrowed AppProject before it removes them, whose finalizers then delete "
+        "only what the project permits: the workloads are orphaned. To delete them, remove the "
+        "apps first and let Argo CD sync, then narrow the project"
+        for name in sorted(projects)
+    ]
+    return kept, notes
+
+
+def _project(side: Side, name: str) -> Mapping[str, Any] | None:
+    """The spec of the AppProject ``name`` as ``side`` emits it (None: not emitted)."""
+    file = side.files.get(f"argocd/projects/{name}.yaml")
+    for doc in file.documents if file is not None else ():
+        if isinstance(doc, dict) and doc.get("kind") == "AppProject":
+            spec = doc.get("spec")
+            return spec if isinstance(spec, dict) else None
+    return None

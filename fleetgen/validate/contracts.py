@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from fleetgen.argoproject import GLOB_CHARS, destination_permitted, source_permitted
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
 APP_LABEL = "fleetgen.io/app"
@@ -30,8 +31,6 @@ _READ = re.compile(
     r"|index \.metadata\.(labels|annotations) \"([^\"]+)\")$"
 )
 _VALUE = re.compile(r"^\.(name|server|values\.([A-Za-z0-9_]+))$")
-_SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
-_GLOB_CHARS = frozenset("*?[{")
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,61 +263,6 @@ def _application(
         )
 
 
-def normalize_git_url(url: str) -> str:
-    """Argo CD's git.NormalizeGitURL: lower case, scp-style SSH as a path, no ``.git``."""
-    url = url.strip().lower()
-    if _SCP.match(url):
-        url = url.replace(":", "/", 1)
-    return url.removesuffix(".git")
-
-
-def glob_match(pattern: str, value: str, separator: str = "") -> bool:
-    """gobwas/glob as Argo CD uses it: ``*`` stops at ``separator``, ``**`` does not."""
-    if pattern == "*":
-        return True
-    if not _GLOB_CHARS.intersection(pattern):
-        return pattern == value
-    return _glob_regex(pattern, separator).fullmatch(value) is not None
-
-
-@functools.cache
-def _glob_regex(pattern: str, separator: str) -> re.Pattern[str]:
-    regex, index = "", 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**", index):
-            regex, index = regex + ".*", index + 2
-            continue
-        if char == "*":
-            regex += f"[^{re.escape(separator)}]*" if separator else ".*"
-        elif char == "?":
-            regex += f"[^{re.escape(separator)}]" if separator else "."
-        else:
-            regex += re.escape(char)
-        index += 1
-    return re.compile(regex, re.DOTALL)
-
-
-def _allowed(pattern: str, value: str, separator: str = "") -> bool:
-    """Argo CD's globMatch with negation: ``!p`` matches what ``p`` does not."""
-    if pattern.startswith("!"):
-        return not glob_match(pattern[1:], value, separator)
-    return glob_match(pattern, value, separator)
-
-
-def source_permitted(project: Mapping[str, Any], repo: str) -> bool:
-    """Argo CD's AppProject.IsSourcePermitted."""
-    wanted, matched = normalize_git_url(repo), False
-    for entry in project.get("sourceRepos") or []:
-        deny = entry.startswith("!")
-        pattern = ("!" if deny else "") + normalize_git_url(entry.removeprefix("!"))
-        if _allowed(pattern, wanted, "/"):
-            matched = True
-        elif deny:
-            return False
-    return matched
-
-
 class _Destinations:
     """An AppProject's destinations, with literal ones indexed (fleetgen lists one per
     placement); any deny pattern turns the index off, as upstream then reads every entry."""
@@ -336,7 +280,7 @@ class _Destinations:
             else {
                 (field, value, entry[2])
                 for entry in entries
-                if not any(_GLOB_CHARS.intersection(v) for v in entry)
+                if not any(GLOB_CHARS.intersection(v) for v in entry)
                 for field, value in (("name", entry[0]), ("server", entry[1]))
                 if value
             }
@@ -350,27 +294,3 @@ class _Destinations:
         ) in self.literal:
             return True
         return destination_permitted(self.project, name, server, namespace)
-
-
-def destination_permitted(
-    project: Mapping[str, Any], name: str, server: str, namespace: str
-) -> bool:
-    """Argo CD's AppProject.isDestinationMatched."""
-    matched = False
-    for item in project.get("destinations") or []:
-        item_name, item_server = str(item.get("name") or ""), str(item.get("server") or "")
-        item_namespace = str(item.get("namespace") or "")
-        name_ok = bool(name) and _allowed(item_name, name)
-        server_ok = bool(server) and _allowed(item_server, server)
-        namespace_ok = _allowed(item_namespace, namespace)
-        # Go's precedence, as upstream: a || (b && c)
-        denied = (
-            (not name_ok and item_name.startswith("!"))
-            or ((not server_ok and item_server.startswith("!")) and namespace_ok)
-            or (not namespace_ok and item_namespace.startswith("!") and server_ok)
-        )
-        if (server_ok or name_ok) and namespace_ok:
-            matched = True
-        elif denied:
-            return False
-    return matched

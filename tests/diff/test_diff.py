@@ -409,6 +409,35 @@ def test_removing_a_cluster_with_its_registration_orphans_its_workloads(repo: Pa
     )
 
 
+def test_removing_an_app_that_narrows_its_project_orphans_its_workloads(repo: Path) -> None:
+    """Cascade mode; api (alone in namespace shop-api) leaves prod-a, which keeps web and its
+    registration: the AppProject loses destination prod-a/shop-api and syncs first (wave -1),
+    and api-prod-a's finalizer deletes only what the project still permits (argo-cd
+    ``finalizeApplicationDeletion`` → ``getPermittedAppLiveObjects``): nothing."""
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], cascade_delete=True,',
+    )
+    edit(repo / "fleet.py", 'namespaces=["shop"]', 'namespaces=["shop", "shop-api"]')
+    edit(
+        repo / "fleet.py",
+        'name="api", project="shop", namespace="shop"',
+        'name="api", project="shop", namespace="shop-api"',
+    )
+    commit(repo, "cascade, api in its own namespace")
+    edit(
+        repo / "fleet.py",
+        'targets=Selector(match_labels={"tier": "gold"})',
+        'targets=Selector(match_labels={"tier": "gold"}, exclude=["prod-a"])',
+    )
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    removed = {(d["kind"], d["name"]): d["workloads"] for d in report["deletions"]}
+    assert removed[("Application", "api-prod-a")] == "orphaned"
+    assert any(note.startswith("project shop: it no longer permits") for note in report["notes"])
+    assert not any(note.startswith("cluster prod-a") for note in report["notes"])
+
+
 def test_a_spec_in_a_subdirectory(repo: Path) -> None:
     (repo / "platform").mkdir()
     for path in ("fleet.py", "helpers.py", "apps"):
