@@ -64,8 +64,8 @@ def _find(key: str, value: Any) -> Finding | None:
 
 
 def hint(secret: str) -> str:
-    """A masked hint: at most the first 4 characters (fewer for a short value), then '…'."""
-    return secret[: min(4, len(secret) // 4)] + "…"
+    """What a message shows of a secret: its length, never a character of it."""
+    return f"<{len(secret)} characters>"
 
 
 def redact(text: str, key: str = "", value: Any = None) -> str:
@@ -81,7 +81,7 @@ def redact(text: str, key: str = "", value: Any = None) -> str:
             if found_secret:
                 secrets.append(found_secret)
     for secret in sorted(filter(None, set(secrets)), key=len, reverse=True):
-        text = text.replace(repr(secret), repr(hint(secret))).replace(secret, hint(secret))
+        text = text.replace(repr(secret), hint(secret)).replace(secret, hint(secret))
     return text
 
 
@@ -102,7 +102,7 @@ def problems(spec: Spec, path: str = "fleet") -> Iterator[tuple[Spec, str]]:
                 yield (
                     owner,
                     (
-                        f"{where}: {hint(finding.secret)!r} looks like "
+                        f"{where}: {hint(finding.secret)} looks like "
                         f"{finding.rule.description} (rule {finding.rule.id}); {HINT}"
                     ),
                 )
@@ -158,7 +158,7 @@ def _shown(key: Any) -> str:
     """``repr(key)``, masked when the key itself is a secret."""
     if isinstance(key, str):
         found = find("", key)
-        return repr(hint(found.secret)) if found else repr(key)
+        return hint(found.secret) if found else repr(key)
     return repr(key)
 
 

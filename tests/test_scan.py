@@ -203,7 +203,7 @@ def test_every_carrier_is_found_at_its_line() -> None:
         assert (Path(file).name, line) == ("test_scan.py", markers[marker]), path
         assert "(rule " in message and scan.HINT in message
         assert LITERAL not in message and GH not in message
-        assert LITERAL[4:] not in message and GH[4:] not in message
+        assert LITERAL[:4] not in message and GH[:4] not in message
 
 
 def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
@@ -223,13 +223,31 @@ def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
         ],
     )
     messages = [message for _, message in scan.problems(fleet)]
-    assert messages and all(GH[4:] not in message for message in messages)
+    assert messages and all(GH[:4] not in message for message in messages)
 
 
-def test_hint_shows_at_most_four_characters() -> None:
-    assert scan.hint(GH) == "ghp_…"
-    assert scan.hint("hunter2") == "h…"
-    assert scan.hint("abc") == "…"
+def test_a_message_shows_a_secrets_length_and_not_one_of_its_characters() -> None:
+    """The README promises a value is never printed: the old hint showed up to four characters
+    ('Qx8Q…'), which for a high-entropy key are four characters of the secret itself."""
+    assert scan.hint(GH) == f"<{len(GH)} characters>"
+    assert scan.hint("hunter2") == "<7 characters>"
+    fleet = Fleet(
+        name="shop",
+        repo="https://github.com/acme/shop-fleet.git",
+        environments=[Environment(name="dev")],
+        apps=[
+            App(
+                name="web",
+                project="shop",
+                namespace="shop",
+                path="apps/web/base",
+                config={"web-config": {"API_TOKEN": "Qx8QvT3mW9zLp2Rk"}},
+            )
+        ],
+    )
+    messages = [message for _, message in scan.problems(fleet)]
+    assert messages and not any("Qx8Q" in message for message in messages)
+    assert any("<16 characters> looks like" in message for message in messages)
 
 
 @pytest.mark.parametrize(
