@@ -87,9 +87,14 @@ def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
 
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
+    return _compiled(loaded, _out_dir(spec, loaded, out))[0]
+
+
+def _compiled(loaded: Loaded, out_dir: Path) -> tuple[Compiled, Emitted]:
+    """The compile of ``loaded`` and its files by emitter (what `Memo.store` keeps)."""
     plan, emitted = _emit_each(loaded)
     rendered = writer.render(_flat(emitted))
-    return Compiled(loaded, plan, rendered, _out_dir(spec, loaded, out), _warnings(plan))
+    return Compiled(loaded, plan, rendered, out_dir, _warnings(plan)), emitted
 
 
 def emit_loaded(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, list[OutputFile]]:
@@ -177,21 +182,19 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     if done is not None:
         report = writer.WriteReport([], len(done.files), [], [])
         return BuildResult(out_dir, done.warnings, done.placements, report)
-    plan, emitted = _emit_each(loaded)
-    warnings = _warnings(plan)
-    rendered = writer.render(_flat(emitted))
+    compiled, emitted = _compiled(loaded, out_dir)
+    digests = writer.digests(compiled.rendered)
     proven = memo.proven() if use_cache else {}
-    report = writer.write(out_dir, rendered, VERSION, proven=proven)
+    report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven, hashes=digests)
     written = set(report.written)
-    digests = writer.digests(rendered)
     memo.remember(
         digests,
-        warnings,
-        len(plan.placements),
+        compiled.warnings,
+        compiled.placements,
         {path: stat for path, stat in proven.items() if path not in written},
     )
-    memo.store(emitted, Placements.of(plan))
-    return BuildResult(out_dir, warnings, len(plan.placements), report)
+    memo.store(emitted, Placements.of(compiled.plan))
+    return BuildResult(out_dir, compiled.warnings, compiled.placements, report)
 
 
 @collector.pausing
@@ -205,14 +208,15 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     done = memo.up_to_date() if use_cache and out_dir.is_dir() else None
     if done is not None:
         return CheckResult(out_dir, done.warnings, done.placements, [])
-    plan, emitted = _emit_each(loaded)
-    warnings = _warnings(plan)
-    rendered = writer.render(_flat(emitted))
+    compiled, emitted = _compiled(loaded, out_dir)
+    digests = writer.digests(compiled.rendered)
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
     proven = memo.proven() if stores else {}
-    findings = writer.check(out_dir, rendered, version=VERSION, proven=proven)
+    findings = writer.check(
+        out_dir, compiled.rendered, version=VERSION, proven=proven, hashes=digests
+    )
     if stores:
-        memo.store(emitted, Placements.of(plan))  # what ``diff`` of this spec reads
+        memo.store(emitted, Placements.of(compiled.plan))  # what ``diff`` of this spec reads
         if not findings:
-            memo.remember(writer.digests(rendered), warnings, len(plan.placements))
-    return CheckResult(out_dir, warnings, len(plan.placements), findings)
+            memo.remember(digests, compiled.warnings, compiled.placements)
+    return CheckResult(out_dir, compiled.warnings, compiled.placements, findings)

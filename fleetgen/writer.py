@@ -146,16 +146,22 @@ def _preamble(comment: str) -> str:
 
 
 def write(
-    out_dir: Path, rendered: Mapping[str, bytes], version: str, *, proven: Collection[str] = ()
+    out_dir: Path,
+    rendered: Mapping[str, bytes],
+    version: str,
+    *,
+    proven: Collection[str] = (),
+    hashes: Mapping[str, str] | None = None,
 ) -> WriteReport:
     """Make ``out_dir`` hold ``rendered``, touching only changed files that fleetgen owns.
 
     ``proven``: owned files known to hold the bytes the manifest records (not read again).
+    ``hashes``: `digests` of ``rendered``, when the caller has them already.
     Raises OwnershipConflict, before writing anything, when an unowned file is in the way.
     """
     _check_layout(rendered)
     with exclusive(out_dir):
-        return _write(out_dir, rendered, version, proven)
+        return _write(out_dir, rendered, version, _Inputs(proven, hashes))
 
 
 def holds(out_dir: Path, digests: Mapping[str, str], version: str, prove: Prover) -> bool:
@@ -181,10 +187,10 @@ def current_manifest(out_dir: Path) -> Manifest | None:
 
 
 def _write(
-    out_dir: Path, rendered: Mapping[str, bytes], version: str, proven: Collection[str]
+    out_dir: Path, rendered: Mapping[str, bytes], version: str, known: _Inputs
 ) -> WriteReport:
     recover(out_dir)
-    survey = _survey(out_dir, rendered, proven)
+    survey = _survey(out_dir, rendered, known)
     conflicts = sorted(
         finding for path, disk in survey.disk.items() if (finding := _conflict(path, disk, survey))
     )
@@ -223,23 +229,24 @@ def check(
     *,
     version: str | None = None,
     proven: Collection[str] = (),
+    hashes: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """How ``out_dir`` differs from what ``write`` would leave; [] when it is up to date.
 
     Writes nothing, except that it first completes an interrupted build (`recover`). With
     ``version``, a manifest written by another fleetgen version is reported as stale.
-    ``proven`` as for `write`.
+    ``proven`` and ``hashes`` as for `write`.
     """
     _check_layout(rendered)
     with exclusive(out_dir):
-        return _check(out_dir, rendered, version, proven)
+        return _check(out_dir, rendered, version, _Inputs(proven, hashes))
 
 
 def _check(
-    out_dir: Path, rendered: Mapping[str, bytes], version: str | None, proven: Collection[str]
+    out_dir: Path, rendered: Mapping[str, bytes], version: str | None, known: _Inputs
 ) -> list[Finding]:
     recover(out_dir)
-    survey = _survey(out_dir, rendered, proven)
+    survey = _survey(out_dir, rendered, known)
     findings = [
         finding
         for path, disk in survey.disk.items()
@@ -271,13 +278,21 @@ class _Survey:
     digests: dict[str, str]  # path -> sha256 of every generated file
 
 
-def _survey(out_dir: Path, rendered: Mapping[str, bytes], proven: Collection[str]) -> _Survey:
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """What the caller knows already: owned files proven unchanged, the rendered files' hashes."""
+
+    proven: Collection[str]
+    hashes: Mapping[str, str] | None
+
+
+def _survey(out_dir: Path, rendered: Mapping[str, bytes], known: _Inputs) -> _Survey:
     manifest = load_manifest(out_dir)
     owned = manifest.files if manifest else {}
     modes: dict[str, int] = {}
     removable = sorted(p for p in owned if p not in rendered and _is_file(out_dir, p, modes))
-    removable_set, proven_set = set(removable), set(proven) & set(owned)
-    hashes = digests(rendered)
+    removable_set, proven_set = set(removable), set(known.proven) & set(owned)
+    hashes = dict(known.hashes) if known.hashes is not None else digests(rendered)
     disk = {
         path: _Disk("same" if owned[path] == hashes[path] else "different")
         if path in proven_set
