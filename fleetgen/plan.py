@@ -29,6 +29,7 @@ from fleetgen.model import (
     NamespaceMeta,
     Overrides,
     Patch,
+    Project,
     RemoteSource,
     Spec,
     SyncPolicy,
@@ -428,6 +429,19 @@ class Plan:
     _by_app: dict[str, list[Placement]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )  # `by_app`, once asked for
+
+    def permitted_cluster_kinds(
+        self, project: Project, apps: Iterable[str]
+    ) -> list[tuple[str, str]]:
+        """The cluster-scoped kinds ``project`` permits its placed ``apps`` (Namespace aside,
+        permitted by name as the apps create them): ``cluster_resources`` as written when the
+        spec sets it, a boundary resolve holds the bases to; else every kind the apps' bases
+        ship. Argo CD syncs a cluster-scoped object only if its AppProject lists the kind
+        (controller/sync.go ``validateSyncPermissions``, ``IsGroupKindNamePermitted``)."""
+        if "cluster_resources" in project.model_fields_set:
+            return list(project.cluster_resources)
+        shipped = {kind for app in apps for kind in self.cluster_kinds.get(app, ())}
+        return sorted(shipped - {("", "Namespace")})
 
     def namespaces_of(self, app: App) -> frozenset[str]:
         """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""

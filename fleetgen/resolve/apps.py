@@ -122,9 +122,7 @@ def _check_cluster_resources(ctx: _Context, app: App, project: Project) -> None:
     """``Project(cluster_resources=...)`` written in the spec is a boundary: a base of one of its
     apps that ships another cluster-scoped kind (Namespace aside, permitted by name) would be
     refused at sync by Argo CD, while Flux applies it."""
-    base = ctx.workspace.bases.get(repo_path(app.path)) if app.path and not app.chart else None
-    allowed = {*project.cluster_resources, ("", "Namespace")}
-    missing = sorted(set(base.cluster_kinds) - allowed) if base is not None else []
+    missing = sorted(ctx.cluster_kinds(app) - {*project.cluster_resources, ("", "Namespace")})
     if missing:
         ctx.report(
             app,
@@ -140,12 +138,10 @@ def _check_tenant_objects(ctx: _Context, app: App, project: str) -> None:
     app's namespaces only, so the API server refuses it a Namespace, a ClusterRole... (Argo CD:
     controller/sync.go impersonates it for the whole sync; Flux: the Kustomization's
     serviceAccountName)."""
-    base = ctx.workspace.bases.get(repo_path(app.path)) if app.path and not app.chart else None
-    if base is None or not base.cluster_kinds:
+    shipped = ctx.cluster_kinds(app)
+    if not shipped:
         return
-    kinds = ", ".join(
-        f"{group}/{kind}" if group else kind for group, kind in sorted(base.cluster_kinds)
-    )
+    kinds = ", ".join(f"{group}/{kind}" if group else kind for group, kind in sorted(shipped))
     ctx.report(
         app,
         f"app {app.name!r}: its base ships cluster-scoped objects ({kinds}), which the "

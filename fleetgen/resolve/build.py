@@ -281,13 +281,7 @@ def _build_plan(
         },
         namespace_objects={name: base.namespace_objects for name, base in unplaced.items()},
         cluster_kinds={
-            app.name: base.cluster_kinds
-            for app in ctx.apps.values()
-            if app.path is not None
-            and app.source is None
-            and app.chart is None
-            and (base := ctx.workspace.bases.get(repo_path(app.path))) is not None
-            and base.cluster_kinds
+            app.name: kinds for app in ctx.apps.values() if (kinds := ctx.cluster_kinds(app))
         },
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,

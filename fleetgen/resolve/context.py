@@ -9,7 +9,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen.errors import Problem, at
-from fleetgen.model import Engine, Environment, Fleet, Layer, Spec, SyncPolicy
+from fleetgen.fields import repo_path
+from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Settings
 from fleetgen.workspace import Workspace
@@ -58,6 +59,14 @@ class _Context:
                 Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
             )
         return self._shared[key]
+
+    def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
+        """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
+        ships (workspace inventory); none for a chart or an app from another source."""
+        if app.path is None or app.chart is not None or app.source is not None:
+            return frozenset()
+        base = self.workspace.bases.get(repo_path(app.path))
+        return base.cluster_kinds if base is not None else frozenset()
 
     def report(self, where: Spec, message: str) -> None:
         self.problems.append(at(where, message, self.fleet))

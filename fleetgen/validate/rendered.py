@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fleetgen.emit.argocd.projects import cluster_kinds
 from fleetgen.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.plan import Plan
@@ -201,7 +200,7 @@ def _not_permitted(
     for placement in argo.placements:
         by_project[app_project[placement.app]].add(placement.app)
     permitted = {
-        app: (name, set(cluster_kinds(argo, projects[name], apps)))
+        app: (name, set(argo.permitted_cluster_kinds(projects[name], apps)))
         for name, apps in by_project.items()
         if name in projects
         for app in apps

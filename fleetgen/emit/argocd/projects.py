@@ -88,7 +88,10 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
             for d in spec["destinations"]
         ]
     spec["clusterResourceWhitelist"] = [
-        *({"group": group, "kind": kind} for group, kind in cluster_kinds(plan, project, apps)),
+        *(
+            {"group": group, "kind": kind}
+            for group, kind in plan.permitted_cluster_kinds(project, apps)
+        ),
         *(
             {"group": "", "kind": "Namespace", "name": namespace}
             for namespace in _created_namespaces(plan, apps)
@@ -175,19 +178,6 @@ def _impersonated(account: str, destination: str, home: str) -> str:
     namespace ``home``, written out (what util/settings ``DeriveServiceAccountToImpersonate`` would
     default to)."""
     return account if destination else f"{home}:{account}"
-
-
-def cluster_kinds(plan: Plan, project: Project, apps: Iterable[str]) -> list[tuple[str, str]]:
-    """The cluster-scoped kinds the project permits (Namespace aside, permitted by name:
-    `_created_namespaces`): ``cluster_resources`` as written when the spec sets it, a boundary
-    resolve holds the bases to; else every kind its placed ``apps``' bases ship (workspace
-    inventory). Argo CD refuses to sync an object whose kind is not listed (controller/sync.go
-    ``validateSyncPermissions``: ``AppProject.IsGroupKindNamePermitted`` permits a cluster-scoped
-    kind only from a non-empty ``clusterResourceWhitelist``)."""
-    if "cluster_resources" in project.model_fields_set:
-        return list(project.cluster_resources)
-    shipped = {kind for app in apps for kind in plan.cluster_kinds.get(app, ())}
-    return sorted(shipped - {("", "Namespace")})
 
 
 def _created_namespaces(plan: Plan, apps: Iterable[str]) -> list[str]:
