@@ -5,7 +5,7 @@ label at run time."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -102,27 +102,19 @@ def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Del
         for c in changes
         if c.op == "removed" and c.obj.file.startswith("argocd/clusters/")
     }
-    kept, clusters = [], set()
-    for deletion in deletions:
-        obj = deletion.change.obj
-        destination = obj.doc.get("spec", {}).get("destination", {}) if obj.doc else {}
-        cluster = destination.get("name") if isinstance(destination, dict) else None
-        if (
-            deletion.workloads == "deleted"
-            and (obj.key.group, obj.key.kind) == (ARGO_GROUP, "Application")
-            and cluster in unregistered
-        ):
-            deletion = replace(deletion, workloads="orphaned")
-            clusters.add(cluster)
-        kept.append(deletion)
-    notes = [
-        f"cluster {cluster}: its registration is removed in the same change as its "
+
+    def cluster(spec: Mapping[str, Any]) -> str | None:
+        name = str((spec.get("destination") or {}).get("name") or "")
+        return name if name in unregistered else None
+
+    kept, clusters = _orphaning(deletions, cluster)
+    return kept, [
+        f"cluster {name}: its registration is removed in the same change as its "
         "Applications, so Argo CD cannot reach it to delete their resources (the finalizer "
         "drops the cascade): the workloads are orphaned. To delete them, first remove the "
         "apps from the cluster and let Argo CD sync, then remove the cluster"
-        for cluster in sorted(clusters)
+        for name in clusters
     ]
-    return kept, notes
 
 
 def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], list[str]]:
@@ -133,34 +125,49 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
     the Application, and the Application's finalizer deletes only the live objects its project
     permits (argo-cd controller/appcontroller.go ``finalizeApplicationDeletion`` →
     ``getPermittedAppLiveObjects``): nothing is deleted."""
-    kept, projects = [], set()
-    for deletion in deletions:
-        obj = deletion.change.obj
-        spec = obj.doc.get("spec", {}) if isinstance(obj.doc, dict) else {}
-        if deletion.workloads == "deleted" and (obj.key.group, obj.key.kind) == (
-            ARGO_GROUP,
-            "Application",
-        ):
-            name = str(spec.get("project") or "")
-            destination = spec.get("destination") or {}
-            project = _project(head, name)
-            if project is not None and not destination_permitted(
-                project,
-                str(destination.get("name") or ""),
-                str(destination.get("server") or ""),
-                str(destination.get("namespace") or ""),
-            ):
-                deletion = replace(deletion, workloads="orphaned")
-                projects.add(name)
-        kept.append(deletion)
-    notes = [
+
+    def locked_out(spec: Mapping[str, Any]) -> str | None:
+        name = str(spec.get("project") or "")
+        destination = spec.get("destination") or {}
+        project = _project(head, name)
+        permitted = project is None or destination_permitted(
+            project,
+            str(destination.get("name") or ""),
+            str(destination.get("server") or ""),
+            str(destination.get("namespace") or ""),
+        )
+        return None if permitted else name
+
+    kept, projects = _orphaning(deletions, locked_out)
+    return kept, [
         f"project {name}: it no longer permits where its removed Applications deploy, and Argo CD "
         "applies the narrowed AppProject before it removes them, whose finalizers then delete "
         "only what the project permits: the workloads are orphaned. To delete them, remove the "
         "apps first and let Argo CD sync, then narrow the project"
-        for name in sorted(projects)
+        for name in projects
     ]
-    return kept, notes
+
+
+def _orphaning(
+    deletions: list[Deletion], cause: Callable[[Mapping[str, Any]], str | None]
+) -> tuple[list[Deletion], list[str]]:
+    """The deletions with every removed Argo CD Application said to delete its workloads, for
+    which ``cause`` (given its spec) names why its finalizer cannot, marked ``orphaned``; and
+    the causes named, sorted."""
+    kept, causes = [], set()
+    for deletion in deletions:
+        obj = deletion.change.obj
+        spec = obj.doc.get("spec") if isinstance(obj.doc, dict) else None
+        if (
+            deletion.workloads == "deleted"
+            and (obj.key.group, obj.key.kind) == (ARGO_GROUP, "Application")
+            and isinstance(spec, dict)
+            and (named := cause(spec)) is not None
+        ):
+            deletion = replace(deletion, workloads="orphaned")
+            causes.add(named)
+        kept.append(deletion)
+    return kept, sorted(causes)
 
 
 def _project(side: Side, name: str) -> Mapping[str, Any] | None:
