@@ -60,6 +60,11 @@ class Scratch:
     base_inputs: Mapping[str, list[str]]
     generated: Mapping[str, str]
 
+    def inputs(self, overlay: str, builds_on: str | None, base: str) -> list[str]:
+        """What the build of ``overlay`` reads (scratch-relative): its folder, the env overlay
+        a cluster overlay ``builds_on``, and its app's ``base`` inputs."""
+        return [overlay, *([builds_on] if builds_on else []), *self.base_inputs[base]]
+
 
 def lay_out(
     root: Path, generated: Mapping[str, bytes], bases: Iterable[str], read: Reader, files: Lister

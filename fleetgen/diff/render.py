@@ -145,13 +145,11 @@ def _render(
         side.snapshot.read,
         side.snapshot.files,
     )
-    inputs = {
-        f"{out}/{overlay}": [
-            f"{out}/{path}"
-            for path in (overlay, side.facts.builds_on.get(overlay))
-            if path is not None
-        ]
-        + scratch.base_inputs[side.facts.app_path[overlay.split("/")[1]]]
-        for overlay in overlays
-    }
+    inputs = {}
+    for overlay in overlays:
+        env = side.facts.builds_on.get(overlay)
+        base = side.facts.app_path[overlay.split("/")[1]]
+        inputs[f"{out}/{overlay}"] = scratch.inputs(
+            f"{out}/{overlay}", f"{out}/{env}" if env else None, base
+        )
     return renders.build(scratch, inputs, store, kustomize)

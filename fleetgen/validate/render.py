@@ -38,11 +38,15 @@ def render(compiled: api.Compiled, root: Path, overlays: Sequence[str]) -> Build
             filesystem_reader(root),
             filesystem_lister(root),
         )
-        inputs: dict[str, list[str]] = {}
-        for env in plan.env_overlays:
-            inputs[env.path] = [f"{prefix}/{env.path}", *scratch.base_inputs[env.base]]
+        inputs = {
+            env.path: scratch.inputs(f"{prefix}/{env.path}", None, env.base)
+            for env in plan.env_overlays
+        }
         for overlay in plan.cluster_overlays:
-            inputs[overlay.path] = [f"{prefix}/{overlay.path}", *inputs[overlay.env_overlay.path]]
+            env = overlay.env_overlay
+            inputs[overlay.path] = scratch.inputs(
+                f"{prefix}/{overlay.path}", f"{prefix}/{env.path}", env.base
+            )
         built = renders.build(
             scratch,
             {f"{prefix}/{overlay}": inputs[overlay] for overlay in overlays},
