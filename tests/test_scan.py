@@ -6,6 +6,7 @@ Secret-looking literals here are assembled by concatenation so that no secret sc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -206,23 +207,22 @@ def test_every_carrier_is_found_at_its_line() -> None:
         assert LITERAL[:4] not in message and GH[:4] not in message
 
 
-def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
+def _messages(**app: Any) -> list[str]:
+    """What the scan says of a one-app fleet whose App takes ``app``."""
     fleet = Fleet(
         name="shop",
         repo="https://github.com/acme/shop-fleet.git",
         environments=[Environment(name="dev")],
-        apps=[
-            App(
-                name="web",
-                project="shop",
-                namespace="shop",
-                path="apps/web/base",
-                config={"web-config": {"GREETING": "hi"}},
-                patches=[Patch(target={"kind": "Secret"}, patch={"data": {GH: "x"}})],
-            )
-        ],
+        apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base", **app)],
     )
-    messages = [message for _, message in scan.problems(fleet)]
+    return [message for _, message in scan.problems(fleet)]
+
+
+def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
+    messages = _messages(
+        config={"web-config": {"GREETING": "hi"}},
+        patches=[Patch(target={"kind": "Secret"}, patch={"data": {GH: "x"}})],
+    )
     assert messages and all(GH[:4] not in message for message in messages)
 
 
@@ -231,21 +231,7 @@ def test_a_message_shows_a_secrets_length_and_not_one_of_its_characters() -> Non
     ('Qx8Q…'), which for a high-entropy key are four characters of the secret itself."""
     assert scan.hint(GH) == f"<{len(GH)} characters>"
     assert scan.hint("hunter2") == "<7 characters>"
-    fleet = Fleet(
-        name="shop",
-        repo="https://github.com/acme/shop-fleet.git",
-        environments=[Environment(name="dev")],
-        apps=[
-            App(
-                name="web",
-                project="shop",
-                namespace="shop",
-                path="apps/web/base",
-                config={"web-config": {"API_TOKEN": "Qx8QvT3mW9zLp2Rk"}},
-            )
-        ],
-    )
-    messages = [message for _, message in scan.problems(fleet)]
+    messages = _messages(config={"web-config": {"API_TOKEN": "Qx8QvT3mW9zLp2Rk"}})
     assert messages and not any("Qx8Q" in message for message in messages)
     assert any("<16 characters> looks like" in message for message in messages)
 
