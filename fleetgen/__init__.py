@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,14 +127,22 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
-def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
+def build(
+    spec: Path,
+    out: Path | None = None,
+    *,
+    use_cache: bool = True,
+    drained: Sequence[str] = (),
+    all_drained: bool = False,
+) -> BuildResult:
     """Compile ``spec`` and write the output tree (only files whose bytes changed).
 
-    ``out`` overrides the Fleet's output_dir; ``use_cache``: see `fleetgen.api.build`.
+    ``out`` overrides the Fleet's output_dir; ``use_cache``, ``drained``, ``all_drained``: see
+    `fleetgen.api.build`.
     """
     from fleetgen import api
 
-    return api.build(spec, out, use_cache=use_cache)
+    return api.build(spec, out, use_cache=use_cache, drained=drained, all_drained=all_drained)
 
 
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:

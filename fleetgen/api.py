@@ -10,14 +10,15 @@ module through `fleetgen.commands`; features (diff, validate, scaffold, explain)
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fleetgen import collector, writer
-from fleetgen.errors import Problem, SpecError
+from fleetgen import collector, record, writer
+from fleetgen.errors import Problem, SpecError, in_order
 from fleetgen.incremental import Emitted, Memo
+from fleetgen.journal import RECORD
 from fleetgen.load import Loaded, load
 from fleetgen.placements import Placements
 from fleetgen.version import VERSION
@@ -117,15 +118,20 @@ def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
 
 
 def _emit_each(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, Emitted]:
-    """The Plan of ``loaded`` and its files by emitter; raises SpecError with every problem of
-    resolve or the emitters."""
+    """The Plan of ``loaded`` and its files by emitter, with what draining removals keep and the
+    record to commit (`fleetgen.draining`); raises SpecError with every problem of resolve, the
+    emitters or the committed record."""
     from fleetgen import emit as emitters
+    from fleetgen.chartstamps import chart_stamps
+    from fleetgen.draining import settle
 
     plan = resolve(loaded.fleet, loaded.workspace)
-    problems = emitters.check(plan)
+    stamps, stale = chart_stamps(loaded)
+    problems = in_order([*emitters.check(plan), *stale])
     if problems:
         raise SpecError(problems)
-    return plan, emitters.emit_each(plan, without)
+    emitted = settle(loaded, emitters.emit_each(plan, without), plan.fleet.cascade_delete, stamps)
+    return plan, [(name, files) for name, files in emitted if name not in without]
 
 
 def _warnings(plan: Plan) -> list[Problem]:
@@ -169,13 +175,24 @@ def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
 
 
 @collector.pausing
-def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
+def build(
+    spec: Path,
+    out: Path | None = None,
+    *,
+    use_cache: bool = True,
+    drained: Sequence[str] = (),
+    all_drained: bool = False,
+) -> BuildResult:
     """Compile ``spec`` and write the output tree (only files whose bytes changed).
 
     With ``use_cache`` (the default) a spec whose inputs were built before into an output tree
     that provably still holds that build is done without compiling (`fleetgen.incremental`).
+    ``drained`` (or ``all_drained``: every one) names draining things the controllers are done
+    with: the build drops them (`fleetgen.draining`).
     """
     loaded = load(spec)
+    if drained or all_drained:
+        loaded = replace(loaded, record=loaded.record.confirming(drained, all_drained))
     out_dir = _out_dir(spec, loaded, out)
     memo = Memo(out_dir, loaded)
     done = memo.up_to_date() if use_cache else None
@@ -187,6 +204,7 @@ def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Bui
     proven = memo.proven() if use_cache else {}
     report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven, hashes=digests)
     written = set(report.written)
+    memo.followed(record.written(compiled.rendered.get(RECORD)))
     memo.remember(
         digests,
         compiled.warnings,

@@ -76,17 +76,47 @@ def build(
             "--no-cache", help="Compile everything, trusting nothing in output/.fleetgen/cache/."
         ),
     ] = False,
+    drained: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--drained",
+            metavar="NAME",
+            help="A draining removal the controllers are done with (output/README.md lists "
+            "them): stop keeping what it needed. Repeat for several.",
+        ),
+    ] = None,
+    all_drained: Annotated[
+        bool,
+        typer.Option("--all-drained", help="Like --drained, for everything that drains."),
+    ] = False,
 ) -> None:
-    """Compile the spec and write output/ (or, with --check, verify it is up to date)."""
+    """Compile the spec and write output/ (or, with --check, verify it is up to date).
+
+    A removal in cascade mode keeps what its deletion still needs (a cluster's registration, a
+    project's destinations, a hub spoke's kubeconfig), annotated fleetgen.io/draining, until
+    --drained NAME says the controllers are done (docs/draining.md).
+    """
     use_cache = not no_cache
+    if check and (drained or all_drained):
+        raise typer.BadParameter("--drained and --all-drained write output: not with --check")
     raise typer.Exit(
-        _run(lambda: _check(spec, out, use_cache) if check else _build(spec, out, use_cache))
+        _run(
+            lambda: (
+                _check(spec, out, use_cache)
+                if check
+                else _build(spec, out, use_cache, drained or [], all_drained)
+            )
+        )
     )
 
 
-def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
+def _build(
+    spec: Path, out: Path | None, use_cache: bool, drained: list[str], all_drained: bool
+) -> int:
     with _working(f"building {spec}"):
-        result = commands.build(spec, out, use_cache=use_cache)
+        result = commands.build(
+            spec, out, use_cache=use_cache, drained=drained, all_drained=all_drained
+        )
     report = result.report
     for warning in result.warnings:
         _err(warning.render(severity="warning"))

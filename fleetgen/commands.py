@@ -25,12 +25,25 @@ if TYPE_CHECKING:
     from fleetgen.diff.report import Report
 
 
-def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.BuildResult:
+def build(
+    spec: Path,
+    out: Path | None = None,
+    *,
+    use_cache: bool = True,
+    drained: Sequence[str] = (),
+    all_drained: bool = False,
+) -> api.BuildResult:
     """``fleetgen build``: compile ``spec`` and write the output tree (``--no-cache``: without
-    trusting the build cache)."""
+    trusting the build cache; ``--drained``/``--all-drained``: drop what drains)."""
     from fleetgen import api
 
-    return api.build(spec, _directory(out, "--out"), use_cache=use_cache)
+    return api.build(
+        spec,
+        _directory(out, "--out"),
+        use_cache=use_cache,
+        drained=drained,
+        all_drained=all_drained,
+    )
 
 
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> api.CheckResult:

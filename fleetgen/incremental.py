@@ -3,7 +3,8 @@ nothing of it.
 
 A compile's inputs are a digest per input (`Inputs`): ``fleet.py`` (the loaded spec as
 `canonical` writes it: every field, which were set, the line each object was built at), each
-base and chart directory it reads (the workspace inventory), and ``fleetgen`` (the code). Their
+base and chart directory it reads (the workspace inventory), ``record`` (the committed record,
+`fleetgen.record`, with the drains a build is told are done) and ``fleetgen`` (the code). Their
 hash keys three kinds of entry in the cache (`fleetgen.cache`), all derived data a miss only
 costs time:
 
@@ -42,6 +43,7 @@ from fleetgen.journal import Manifest
 from fleetgen.load import Loaded
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
+from fleetgen.record import Record
 from fleetgen.version import VERSION
 
 COMPILE, TREE, STORED = "compile", "tree", "stored"
@@ -64,7 +66,11 @@ def inputs(loaded: Loaded) -> Inputs | None:
     """The inputs of a compile of ``loaded``; None when a value cannot be serialized faithfully
     (the compile then runs without the cache)."""
     try:
-        digests = {"fleet.py": _hash(loaded.fleet), "fleetgen": code_identity()}
+        digests = {
+            "fleet.py": _hash(loaded.fleet),
+            "record": _hash(loaded.record.data()),
+            "fleetgen": code_identity(),
+        }
         for kind, found in (("base", loaded.workspace.bases), ("chart", loaded.workspace.charts)):
             digests |= {f"{kind}:{path}": _hash(item) for path, item in sorted(found.items())}
     except (Uncacheable, ValueError):
@@ -96,10 +102,23 @@ class CompileRecord:
 
 
 class Memo:
-    """What one output folder keeps of its builds, for one compile's inputs."""
+    """What one output folder keeps of its builds, for one compile's inputs.
+
+    A build reads the committed record and writes the next one (`fleetgen.record`); compiling
+    again with the record it wrote gives the same files (the record is a fixpoint of
+    `fleetgen.draining.settle`), so what it remembers holds for those inputs too (`followed`).
+    """
 
     def __init__(self, out_dir: Path, loaded: Loaded) -> None:
         self.out_dir, self.cache, self.inputs = out_dir, Cache(out_dir), inputs(loaded)
+        self._keys = [self.inputs] if self.inputs is not None else []
+
+    def followed(self, record: Record) -> None:
+        """Remember and store what follows for the inputs with ``record`` as well."""
+        if self.inputs is not None:
+            digests = {**self.inputs.digests, "record": _hash(record.data())}
+            if digests != self.inputs.digests:
+                self._keys.append(Inputs(digests, key(sorted(digests.items()))))
 
     def record(self) -> CompileRecord | None:
         """This compile's record, when one was kept."""
@@ -132,9 +151,9 @@ class Memo:
     ) -> None:
         """Record that the tree now holds a compile of these inputs that wrote ``digests``;
         ``known``: the stat of files proven and not written (`record_tree`)."""
-        if self.inputs is not None:
-            found = CompileRecord(self.inputs.digests, digests, warnings, placements)
-            self.cache.put(COMPILE, self.inputs.key, found.data())
+        for found_inputs in self._keys:
+            found = CompileRecord(found_inputs.digests, digests, warnings, placements)
+            self.cache.put(COMPILE, found_inputs.key, found.data())
         record_tree(self.cache, self.out_dir, Manifest(VERSION, digests), known)
 
     def stored(self, without: Collection[str] = ()) -> StoredCompile | None:
@@ -149,14 +168,15 @@ class Memo:
         self, emitted: Emitted, placements: Placements, left_out: Collection[str] = ()
     ) -> None:
         """Keep a compile's files (of every emitter but those ``left_out``) and placements."""
-        if self.inputs is None:
+        if not self._keys:
             return
         try:
             files = [(name, [(f.path, serialize(f)) for f in group]) for name, group in emitted]
         except ValueError:
             return  # a type marshal cannot write: not stored
         data = (sorted(left_out), files, placements.rows, dict(placements.builds_on))
-        self.cache.put(STORED, self.inputs.key, data)
+        for found_inputs in self._keys:
+            self.cache.put(STORED, found_inputs.key, data)
 
 
 def _read(
@@ -226,7 +246,7 @@ def serialize(file: OutputFile) -> bytes:
     and in order, so different files never have the same bytes, and no back-references (formats
     3 and 4 make the bytes of equal data depend on what else references it). Raises ValueError
     for a type marshal cannot write."""
-    return marshal.dumps((file.path, file.documents, file.text, file.comment), 2)
+    return marshal.dumps((file.path, file.documents, file.text, file.comment, file.drains), 2)
 
 
 class Uncacheable(TypeError):

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 STATE_DIR = ".fleetgen"
 MANIFEST = f"{STATE_DIR}/manifest.json"
+RECORD = f"{STATE_DIR}/record.json"  # the committed record (`fleetgen.record`), an owned file
 _JOURNAL = "journal.json"
 _STAGING = "staging"
 # Scratch space of an interrupted build must never reach Git: a clone would then hide a
@@ -68,7 +69,7 @@ def check_path(path: str) -> None:
         )
     if "flux-system" in parts:
         raise ValueError(f"invalid output path {path!r}: flux-system/ belongs to `flux bootstrap`")
-    if parts[0] == STATE_DIR:
+    if parts[0] == STATE_DIR and path != RECORD:
         raise ValueError(f"invalid output path {path!r}: {STATE_DIR}/ holds the writer's state")
 
 

@@ -21,22 +21,28 @@ from fleetgen import model
 from fleetgen import scan as secrets
 from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import repo_path
-from fleetgen.workspace import Reader, Workspace, filesystem_reader, scan
+from fleetgen.record import Record, read_record
+from fleetgen.workspace import Lister, Reader, Workspace, filesystem_lister, filesystem_reader, scan
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A loaded spec: the Fleet and the inventory of what it refers to."""
+    """A loaded spec: the Fleet, the inventory of what it refers to, the record its output
+    folder holds, and how to read the repository it is in (the output folder's previous
+    documents are read from it when a removal keeps them: `fleetgen.draining`)."""
 
     fleet: model.Fleet
     workspace: Workspace
+    record: Record
+    read: Reader
 
 
 def load(spec: Path) -> Loaded:
     """Run ``spec`` (a fleet.py) and inventory its repo, the directory holding it."""
     source = read_spec(spec)  # before resolving: a problem names the path as given
     spec = spec.resolve()
-    return load_source(source, str(spec), filesystem_reader(spec.parent), spec.parent)
+    root = spec.parent
+    return load_source(source, str(spec), filesystem_reader(root), filesystem_lister(root), root)
 
 
 def read_spec(spec: Path) -> str:
@@ -62,17 +68,19 @@ def read_spec(spec: Path) -> str:
     return source
 
 
-def load_source(source: str, filename: str, read: Reader, import_dir: Path | None) -> Loaded:
-    """Run ``source`` as ``filename``; ``read`` reads repo files; ``import_dir`` joins sys.path."""
+def load_source(
+    source: str, filename: str, read: Reader, files: Lister, import_dir: Path | None
+) -> Loaded:
+    """Run ``source`` as ``filename``; ``read`` reads repo files and ``files`` lists them;
+    ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    return Loaded(
-        fleet,
-        scan(
-            read,
-            (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
-            (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
-        ),
+    workspace = scan(
+        read,
+        (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+        (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
+        files,
     )
+    return Loaded(fleet, workspace, read_record(read, fleet.output_dir), read)
 
 
 def run_spec(source: str, filename: str, import_dir: Path | None) -> model.Fleet:

@@ -19,9 +19,18 @@ class OutputFile:
     ``path`` is relative to the output directory, with ``/`` separators. A YAML file carries its
     ``documents`` (plain dicts/lists/strings/ints/bools, serialized by the writer); any other file
     carries ``text``. ``comment`` lines are added to the YAML header after the generated notice.
+    ``drains``: empty, or for each document the name of what a removal must keep it for ("" for
+    none): `fleetgen.draining`.
     """
 
     path: str
     documents: tuple[Any, ...] = ()
     text: str | None = None
     comment: str = ""
+    drains: tuple[str, ...] = ()
+
+    def draining_as(self, name: str) -> OutputFile:
+        """This file with every document kept for ``name`` when a removal needs it."""
+        return OutputFile(
+            self.path, self.documents, self.text, self.comment, (name,) * len(self.documents)
+        )

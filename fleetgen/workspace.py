@@ -6,6 +6,7 @@ same scan works on the working tree and (for ``diff``) on a Git tree.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class ChartDir:
     name: str | None = None
     version: str | None = None
     problems: tuple[str, ...] = ()
+    digest: str = ""  # of every file under the chart's folder (paths and bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,29 +98,50 @@ def filesystem_lister(root: Path) -> Lister:
     return files
 
 
-def scan(read: Reader, paths: Iterable[str], charts: Iterable[str] = ()) -> Workspace:
-    """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized)."""
+def scan(
+    read: Reader, paths: Iterable[str], charts: Iterable[str] = (), files: Lister | None = None
+) -> Workspace:
+    """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized);
+    ``files`` lists a chart's files for its digest (required when there are charts)."""
+    found = sorted(set(charts))
+    if found and files is None:
+        raise ValueError("scanning charts needs a Lister")
     return Workspace(
         {path: _scan_base(read, path) for path in sorted(set(paths))},
-        {path: _scan_chart(read, path) for path in sorted(set(charts))},
+        {path: _scan_chart(read, files, path) for path in found if files is not None},
     )
 
 
-def _scan_chart(read: Reader, path: str) -> ChartDir:
+def _chart_digest(read: Reader, files: Lister, path: str) -> str:
+    """The digest of the files under a chart's folder: their paths and bytes."""
+    total = hashlib.sha256()
+    for name in sorted(files(path)):
+        data = read(name) or b""
+        total.update(f"{posixpath.relpath(name, path)}\0{len(data)}\0".encode())
+        total.update(data)
+    return total.hexdigest()
+
+
+def _scan_chart(read: Reader, files: Lister, path: str) -> ChartDir:
+    digest = _chart_digest(read, files, path)
     data = read(posixpath.join(path, "Chart.yaml"))
     if data is None:
-        return ChartDir(path)
+        return ChartDir(path, digest=digest)
     try:
         doc = yaml.load(data, Loader=yaml.CSafeLoader)
     except yaml.YAMLError as error:
         return ChartDir(
-            path, problems=(f"Chart.yaml is not valid YAML: {error}".replace("\n", " "),)
+            path,
+            problems=(f"Chart.yaml is not valid YAML: {error}".replace("\n", " "),),
+            digest=digest,
         )
     if not isinstance(doc, dict) or not all(
         isinstance(doc.get(k), str) and doc[k] for k in ("name", "version")
     ):
-        return ChartDir(path, problems=("Chart.yaml needs a name and a version (strings)",))
-    return ChartDir(path, doc["name"], doc["version"])
+        return ChartDir(
+            path, problems=("Chart.yaml needs a name and a version (strings)",), digest=digest
+        )
+    return ChartDir(path, doc["name"], doc["version"], digest=digest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ from fleetgen.helm import parse_values, render_chart
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.plan import Plan
 from fleetgen.resolve import resolve
-from fleetgen.workspace import Workspace, filesystem_reader, scan
+from fleetgen.workspace import Workspace, filesystem_lister, filesystem_reader, scan
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import WORKSPACE as BASES
 from tests.emit.test_argocd import make_fleet, web
@@ -39,7 +39,9 @@ from tests.emit.test_argocd_appsets import applications
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART = "tests/charts/echo"
-WORKSPACE = Workspace(BASES.bases, scan(filesystem_reader(ROOT), [], [CHART]).charts)
+WORKSPACE = Workspace(
+    BASES.bases, scan(filesystem_reader(ROOT), [], [CHART], filesystem_lister(ROOT)).charts
+)
 TRICKY = {
     "template": "{{ .Values.secretName }}",
     "shell": "${HOME}",
@@ -278,9 +280,12 @@ def test_chart_sources_as_each_controller_reads_them() -> None:
     }
     assert dev[("HelmRepository", "certs-http")]["spec"]["url"] == "https://charts.jetstack.io"
     echo_spec = dev[("HelmRelease", "echo")]["spec"]
+    # source-controller buildFromTarballArtifact appends the commit to the chart version
+    # (``VersionMetadata``) under Revision, so every commit would upgrade the release; under
+    # ChartVersion the chart is rebuilt when its Chart.yaml version changes.
     assert echo_spec["chart"]["spec"] == {
         "chart": "./" + CHART,
-        "reconcileStrategy": "Revision",
+        "reconcileStrategy": "ChartVersion",
         "sourceRef": {"kind": "GitRepository", "name": "flux-system", "namespace": "flux-system"},
     }
     assert (

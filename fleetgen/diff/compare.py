@@ -34,7 +34,14 @@ from fleetgen.diff.blast import (
     entity_renames,
     workloads,
 )
-from fleetgen.diff.notes import _notes, _runtime_notes, _uninstalls, narrowed, stranded
+from fleetgen.diff.notes import (
+    _notes,
+    _runtime_notes,
+    _uninstalls,
+    draining_notes,
+    narrowed,
+    stranded,
+)
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
     RefError,
@@ -50,6 +57,7 @@ from fleetgen.diff.rendercharts import chart_changes
 from fleetgen.diff.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.diff.sides import RefSpecError, load_side
 from fleetgen.incremental import StoredFiles
+from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.output import OutputFile
@@ -152,7 +160,7 @@ def compare(
     ]
     deletions, unreachable = stranded(deletions, changes)
     deletions, locked_out = narrowed(deletions, head)
-    notes += unreachable + locked_out
+    notes += unreachable + locked_out + draining_notes(base, head)
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
@@ -195,7 +203,7 @@ def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, 
     paths = sorted(
         path
         for path in base.files.keys() | head.files.keys()
-        if not _same_file(base.files, head.files, path)
+        if path != RECORD and not _same_file(base.files, head.files, path)
     )
     old = index(base.files[path] for path in paths if path in base.files)
     new = index(head.files[path] for path in paths if path in head.files)

@@ -12,12 +12,14 @@ from typing import Any, Literal, NamedTuple
 from fleetgen.diff.objects import HUB, Field, Obj
 from fleetgen.diff.refs import Snapshot
 from fleetgen.fields import repo_path
+from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.load import Loaded
 from fleetgen.model import Fleet
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
 from fleetgen.plan import Plan
+from fleetgen.record import Record, written
 from fleetgen.resolve import resolve
 
 ARGO_GROUP = "argoproj.io"
@@ -288,6 +290,12 @@ class Side:
         fleet = self.loaded.fleet if self.loaded is not None else None
         charted = fleet is not None and any(app.chart is not None for app in fleet.apps)
         return self.plan if charted else None
+
+    @property
+    def record(self) -> Record:
+        """The record this side's compile writes (`fleetgen.record`): what drains."""
+        file = self.files.get(RECORD)
+        return written(file.text.encode()) if file is not None and file.text else Record()
 
     @property
     def output_dir(self) -> str:

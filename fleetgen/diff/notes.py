@@ -13,6 +13,7 @@ from fleetgen.argoproject import destination_permitted
 from fleetgen.diff.blast import ARGO_GROUP, HELM_GROUP, Change, Side, keeps_objects
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
+from fleetgen.emit.fleetmap import drain_done, drain_summary
 
 
 def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
@@ -146,6 +147,23 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
         "apps first and let Argo CD sync, then narrow the project"
         for name in projects
     ]
+
+
+def draining_notes(base: Side, head: Side) -> list[str]:
+    """A note per removal that starts or stops draining (`fleetgen.draining`): what fleetgen
+    keeps for the controllers' deletion and how to confirm it is done, or what goes."""
+    before, after = base.record.draining, head.record.draining
+    notes = [
+        f"{name} drains: fleetgen keeps {drain_summary(after[name])} (annotated "
+        f"fleetgen.io/draining) while the controllers delete its placements; once "
+        f"{drain_done(name)}, run `fleetgen build --drained {name}` and commit"
+        for name in sorted(after.keys() - before.keys())
+    ]
+    notes += [
+        f"{name} no longer drains: what was kept for its deletion goes now"
+        for name in sorted(before.keys() - after.keys())
+    ]
+    return notes
 
 
 def _orphaning(

@@ -52,7 +52,7 @@ def load_side(snapshot: Snapshot, spec_name: str, filename: str, spec: Path | No
     try:
         source = data.decode("utf-8")
         with _imports_of(snapshot) as import_dir:
-            loaded = load_source(source, running_as, snapshot.read, import_dir)
+            loaded = load_source(source, running_as, snapshot.read, snapshot.files, import_dir)
         out_dir = spec.parent / loaded.fleet.output_dir if spec is not None else None
         if out_dir is not None and out_dir.is_dir():
             stored, files, placements = api.emit_stored(loaded, out_dir, without=WITHOUT)

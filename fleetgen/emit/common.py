@@ -130,3 +130,13 @@ def namespace_object(
     if merged:
         metadata["annotations"] = dict(sorted(merged.items()))
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
+
+
+def cluster_drain(cluster: str) -> str:
+    """The drain name of what deleting a cluster's placements needs (`fleetgen.draining`)."""
+    return f"cluster/{cluster}"
+
+
+def project_drain(project: str) -> str:
+    """The drain name of what deleting a project's placements needs (`fleetgen.draining`)."""
+    return f"project/{project}"

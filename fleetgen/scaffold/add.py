@@ -20,7 +20,7 @@ from fleetgen.scaffold.requests import AppRequest, ClusterRequest, EnvRequest, P
 from fleetgen.scaffold.snippets import app_base, app_snippet, base_files, cluster_snippet
 from fleetgen.templating import py_literal, render
 from fleetgen.version import VERSION
-from fleetgen.workspace import Reader, filesystem_reader
+from fleetgen.workspace import Lister, Reader, filesystem_lister, filesystem_reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +179,8 @@ def _add(
     except edit.EditError as error:
         raise SpecError([Problem(str(error), str(spec), error.line)]) from None
     try:
-        loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
+        read, listing = overlaid(root, files)
+        loaded = load_source(edited, str(spec), read, listing, root)
         compiled = api.compile_loaded(spec, loaded, out)
     except SpecError as error:
         raise SpecError(_on_disk(error.problems, str(spec), source, edited, field_name)) from None
@@ -233,13 +234,19 @@ def _on_disk(
     ]
 
 
-def _overlay(read: Reader, files: Mapping[str, str]) -> Reader:
-    """``read`` with ``files`` (not yet written) visible."""
+def overlaid(root: Path, files: Mapping[str, str]) -> tuple[Reader, Lister]:
+    """A Reader and a Lister of the repository at ``root`` with ``files`` (not yet written)
+    visible."""
+    read, listing = filesystem_reader(root), filesystem_lister(root)
 
-    def overlaid(path: str) -> bytes | None:
+    def reading(path: str) -> bytes | None:
         return files[path].encode() if path in files else read(path)
 
-    return overlaid
+    def listing_with(directory: str) -> list[str]:
+        inside = [path for path in files if path.startswith(f"{directory.rstrip('/')}/")]
+        return sorted({*listing(directory), *inside})
+
+    return reading, listing_with
 
 
 def _write_new(path: Path, text: str) -> None:

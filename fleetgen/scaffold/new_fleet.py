@@ -12,12 +12,11 @@ from fleetgen.fields import to_dns_label
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source
 from fleetgen.scaffold import remote
-from fleetgen.scaffold.add import _overlay, _write_new
+from fleetgen.scaffold.add import _write_new, overlaid
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
 from fleetgen.templating import render
 from fleetgen.version import VERSION
-from fleetgen.workspace import filesystem_reader
 
 PLACEHOLDER_REPO = "https://git.example.com/{name}.git"
 
@@ -68,10 +67,7 @@ def init(
     spec = directory.resolve() / "fleet.py"
     written = {path: text for path, (text, _) in planned.items() if text is not None}
     loaded = load_source(
-        files["fleet.py"],
-        str(spec),
-        _overlay(filesystem_reader(directory.resolve()), written),
-        None,
+        files["fleet.py"], str(spec), *overlaid(directory.resolve(), written), None
     )
     api.compile_loaded(spec, loaded)
     for path, (text, action) in planned.items():

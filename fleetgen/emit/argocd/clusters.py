@@ -22,6 +22,7 @@ from fleetgen.emit.argocd.common import (
     registration_labels,
     server_url,
 )
+from fleetgen.emit.common import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -34,7 +35,12 @@ CONFIG_EXAMPLE = '{"bearerToken": "...", "tlsClientConfig": {"caData": "<base64 
 
 
 def registration(plan: Plan, cluster: Cluster) -> OutputFile:
-    """The file registering ``cluster`` with Argo CD."""
+    """The file registering ``cluster`` with Argo CD, kept while its Applications delete
+    (argo-cd ``finalizeApplicationDeletion`` drops the cascade of a cluster it cannot find)."""
+    return _registration(plan, cluster).draining_as(cluster_drain(cluster.name))
+
+
+def _registration(plan: Plan, cluster: Cluster) -> OutputFile:
     credentials = plan.credentials[cluster.name]
     path = f"argocd/clusters/{cluster.name}.yaml"
     what = f"Argo CD registration of cluster {cluster.name} (environment {cluster.env})"

@@ -18,6 +18,7 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
+from fleetgen.emit.common import project_drain
 from fleetgen.model import App, Destination, Project, SyncWindow
 from fleetgen.output import OutputFile
 from fleetgen.plan import Placement, Plan
@@ -40,7 +41,9 @@ def projects(plan: Plan) -> list[OutputFile]:
     for placement in plan.placements:
         by_project[app_project[placement.app]].append(placement)
     return [
-        _project_file(plan, project, by_project[project.name])
+        _project_file(plan, project, by_project[project.name]).draining_as(
+            project_drain(project.name)
+        )
         for project in sorted(plan.fleet.projects, key=lambda p: p.name)
     ]
 

@@ -6,8 +6,11 @@ the same namespace, each named after the app:
 - the source: a ``HelmRepository`` for an ``https://`` repository, an ``OCIRepository`` (tag = the
   chart version, the Helm chart layer) for ``oci://``, or nothing for a chart kept in the
   repository, which the HelmRelease reads from the fleet's GitRepository with
-  ``reconcileStrategy: Revision`` (a template edit deploys without a Chart.yaml version bump, as
-  on Argo CD);
+  ``reconcileStrategy: ChartVersion``: the chart is rebuilt, and the release upgraded, when its
+  Chart.yaml version changes (``Revision`` makes the version ``<version>+<commit>``, so every
+  commit of the repository upgrades every release: hooks re-run, pods restart). Argo CD renders the
+  chart at every revision instead, so a chart whose files change without a version bump is a
+  build error (`fleetgen.chartstamps`): both engines then deploy the same thing;
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
   namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
   where fleetgen creates namespaces unless a tenant's account installs it (`_create_namespace`),
@@ -89,7 +92,7 @@ def chart_objects(
         release["chart"] = {
             "spec": {
                 "chart": f"./{posixpath.normpath(chart.path)}",
-                "reconcileStrategy": "Revision",
+                "reconcileStrategy": "ChartVersion",
                 "sourceRef": dict(git_source),
             }
         }

@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
@@ -68,6 +68,7 @@ from fleetgen.emit.common import (
     CLUSTER_LABEL,
     ENV_LABEL,
     WAVE_LABEL,
+    cluster_drain,
     service_account,
     tenants,
 )
@@ -269,7 +270,40 @@ def emit(plan: Plan) -> list[OutputFile]:
         "Namespaces of the apps on the hub, and one per spoke for its "
         "Kustomizations and credentials.",
     )
-    return files + source_file(fleet, root)
+    spoke_of = {homes[spoke.name].file: spoke.name for spoke in spokes}
+    kept = _SpokeDrains(
+        f"{root}/namespaces.yaml", spoke_of, {p: len(d) for p, d in leading.items()}
+    )
+    return [kept.marked(file) for file in files] + source_file(fleet, root)
+
+
+@dataclass(frozen=True, slots=True)
+class _SpokeDrains:
+    """What removing a spoke's placements needs while kustomize-controller ``finalize`` deletes
+    them through the kubeConfig (`fleetgen.draining`): the leading objects of its file on the hub
+    (how the hub reaches it, its namespaces Kustomization, the tenants' accounts), its namespace
+    on the hub and ``flux/spokes/<spoke>/`` (the RoleBindings the tenants delete with)."""
+
+    namespaces: str  # the hub's namespaces file
+    spoke_of: Mapping[str, str]  # spoke file -> spoke
+    leading: Mapping[str, int]  # spoke file -> how many objects lead it
+
+    def marked(self, file: OutputFile) -> OutputFile:
+        """``file`` with what a spoke's removal keeps marked with the spoke's drain name."""
+        if file.path.startswith("flux/spokes/"):
+            return file.draining_as(cluster_drain(file.path.split("/")[2]))
+        if file.path == self.namespaces:
+            spokes = set(self.spoke_of.values())
+            names = [doc["metadata"]["name"] for doc in file.documents]
+            return replace(
+                file, drains=tuple(cluster_drain(n) if n in spokes else "" for n in names)
+            )
+        spoke = self.spoke_of.get(file.path)
+        if spoke is None:
+            return file
+        count = self.leading.get(file.path, 0)
+        rest = len(file.documents) - count
+        return replace(file, drains=(cluster_drain(spoke),) * count + ("",) * rest)
 
 
 def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[str, Any]]]:
