@@ -59,6 +59,7 @@ def settle(
         drain = _drain(record, name, held.get(name, {}), previous)
         if drain.documents or drain.items:
             draining[name] = drain
+    draining = _not_emitted(draining, emitted)
     if previous.problems:
         raise SpecError(previous.problems)
     files = _kept(emitted, draining)
@@ -80,6 +81,26 @@ def _recorded(emitted: Emitted, record: Record) -> Emitted:
         for name, files in emitted
     ]
     return [*groups, ("record", [OutputFile(RECORD, text=record.to_text())])]
+
+
+def _not_emitted(draining: dict[str, Drain], emitted: Emitted) -> dict[str, Drain]:
+    """``draining`` without the kept documents the output holds anyway (an object another
+    name marks now, or the spec emits again unmarked): an object is never written twice."""
+    if not any(drain.documents for drain in draining.values()):
+        return draining
+    present = {
+        ref(f.path, d)
+        for _, group in emitted
+        for f in group
+        for d in f.documents
+        if isinstance(d, dict)
+    }
+    found = {}
+    for name, drain in draining.items():
+        kept = tuple(k for k in drain.documents if ref(k.path, k.document) not in present)
+        if kept or drain.items:
+            found[name] = replace(drain, documents=kept)
+    return found
 
 
 def _held(emitted: Emitted) -> dict[str, dict[str, dict[str, Any]]]:

@@ -30,7 +30,9 @@ class OutputFile:
     drains: tuple[str, ...] = ()
 
     def draining_as(self, name: str) -> OutputFile:
-        """This file with every document kept for ``name`` when a removal needs it."""
+        """This file with every document not kept for something else kept for ``name`` when a
+        removal needs it."""
+        drains = self.drains or ("",) * len(self.documents)
         return OutputFile(
-            self.path, self.documents, self.text, self.comment, (name,) * len(self.documents)
+            self.path, self.documents, self.text, self.comment, tuple(d or name for d in drains)
         )

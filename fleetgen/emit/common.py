@@ -140,3 +140,18 @@ def cluster_drain(cluster: str) -> str:
 def project_drain(project: str) -> str:
     """The drain name of what deleting a project's placements needs (`fleetgen.draining`)."""
     return f"project/{project}"
+
+
+def tenant_drain(project: str, cluster: str) -> str:
+    """The drain name of the accounts a tenant project's placements on a cluster are deleted as
+    (`fleetgen.draining`)."""
+    return f"tenant/{project}/{cluster}"
+
+
+def account_drains(by_project: Iterable[tuple[str, str]], cluster: str) -> dict[str, str]:
+    """ServiceAccount name -> the drain name it is kept for: the first project using it
+    (projects may share one)."""
+    found: dict[str, str] = {}
+    for project, account in sorted(by_project):
+        found.setdefault(account, tenant_drain(project, cluster))
+    return found

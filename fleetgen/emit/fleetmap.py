@@ -227,6 +227,9 @@ def drain_done(name: str) -> str:
         return f"no Application or Flux Kustomization is left for cluster {what}"
     if kind == "project":
         return f"no Application of project {what} that was removed is left"
+    if kind == "tenant":
+        project, _, cluster = what.partition("/")
+        return f"no Application or Kustomization of project {project} is left on {cluster}"
     return "the controllers deleted what it was kept for"
 
 

@@ -21,9 +21,11 @@ from typing import Any
 from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
 from fleetgen.emit.common import (
     TENANT_ROLE,
+    account_drains,
     namespace_object,
     service_account,
     tenant_bindings,
+    tenant_drain,
     tenant_placements,
 )
 from fleetgen.model import NamespaceMeta
@@ -90,29 +92,38 @@ def _homes(plan: Plan) -> dict[str, _Homes]:
 
 
 def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
+    """The tenants' Namespaces, ServiceAccounts and RoleBindings on ``cluster``. The accounts and
+    bindings are kept while the placements of their project there delete: argo-cd
+    ``finalizeApplicationDeletion`` deletes as the account (``applyImpersonationConfig``), which
+    the ``<cluster>.tenants`` Application would otherwise prune in the same change
+    (`fleetgen.draining`)."""
     namespaces = sorted({name for by_namespace in homes.values() for name in by_namespace})
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:
         declared = namespace_metadata(plan.fleet)
         docs += [_namespace(name, declared.get(name)) for name in namespaces]
-    docs += [
-        service_account(account, name)
-        for account, name in sorted(
-            {
-                (account, name)
-                for (_, account), by_namespace in homes.items()
-                for name, subjects in by_namespace.items()
-                if name in subjects
-            }
-        )
-    ]
+    drains = [""] * len(docs)
+    kept_for = account_drains(homes, cluster)
+    for account, name in sorted(
+        {
+            (account, name)
+            for (_, account), by_namespace in homes.items()
+            for name, subjects in by_namespace.items()
+            if name in subjects
+        }
+    ):
+        docs.append(service_account(account, name))
+        drains.append(kept_for[account])
     for (project, account), by_namespace in sorted(homes.items()):
-        docs += tenant_bindings(project, account, by_namespace)
+        bindings = tenant_bindings(project, account, by_namespace)
+        docs += bindings
+        drains += [tenant_drain(project, cluster)] * len(bindings)
     return OutputFile(
         f"{DIRECTORY}/{cluster}/tenants.yaml",
         tuple(docs),
         comment=f"Tenant ServiceAccounts on {cluster}, applied by Argo CD "
         f"Application {cluster}.tenants.",
+        drains=tuple(drains),
     )
 
 

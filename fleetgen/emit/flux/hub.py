@@ -68,6 +68,7 @@ from fleetgen.emit.common import (
     CLUSTER_LABEL,
     ENV_LABEL,
     WAVE_LABEL,
+    account_drains,
     cluster_drain,
     service_account,
     tenants,
@@ -235,6 +236,7 @@ def emit(plan: Plan) -> list[OutputFile]:
         )
     }
     leading: dict[str, list[dict[str, Any]]] = {}
+    kept_for: dict[str, list[str]] = {}  # spoke file -> the drain name of each leading object
     files: list[OutputFile] = []
     namespaces = app_namespaces(plan)
     tenants_on = tenants(plan)
@@ -244,12 +246,14 @@ def emit(plan: Plan) -> list[OutputFile]:
         homes[spoke.name] = home
         # The hub impersonates the tenant's account of the spoke's namespace on the spoke itself
         # (fluxcd/pkg runtime/client Impersonator.setImpersonationConfig with the kubeConfig).
+        accounts = account_names(tenants_on.get(spoke.name, {}))
         leading[home.file] = [
             *objects,
-            *(
-                service_account(account, spoke.name)
-                for account in account_names(tenants_on.get(spoke.name, {}))
-            ),
+            *(service_account(account, spoke.name) for account in accounts),
+        ]
+        account_kept = account_drains(tenants_on.get(spoke.name, {}), spoke.name)
+        kept_for[home.file] = [cluster_drain(spoke.name)] * len(objects) + [
+            account_kept[account] for account in accounts
         ]
         files += _spoke_namespaces(
             namespace_files,
@@ -258,7 +262,7 @@ def emit(plan: Plan) -> list[OutputFile]:
             tenants_on.get(spoke.name, {}),
         )
     files += tenant_file(
-        f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace, True
+        f"{root}/tenants.yaml", tenants_on.get(hub, {}), fleet.flux.namespace, True, hub
     )
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
@@ -270,10 +274,7 @@ def emit(plan: Plan) -> list[OutputFile]:
         "Namespaces of the apps on the hub, and one per spoke for its "
         "Kustomizations and credentials.",
     )
-    spoke_of = {homes[spoke.name].file: spoke.name for spoke in spokes}
-    kept = _SpokeDrains(
-        f"{root}/namespaces.yaml", spoke_of, {p: len(d) for p, d in leading.items()}
-    )
+    kept = _SpokeDrains(f"{root}/namespaces.yaml", {s.name for s in spokes}, kept_for)
     return [kept.marked(file) for file in files] + source_file(fleet, root)
 
 
@@ -285,25 +286,23 @@ class _SpokeDrains:
     on the hub and ``flux/spokes/<spoke>/`` (the RoleBindings the tenants delete with)."""
 
     namespaces: str  # the hub's namespaces file
-    spoke_of: Mapping[str, str]  # spoke file -> spoke
-    leading: Mapping[str, int]  # spoke file -> how many objects lead it
+    spokes: set[str]
+    leading: Mapping[str, list[str]]  # spoke file -> the drain name of each leading object
 
     def marked(self, file: OutputFile) -> OutputFile:
-        """``file`` with what a spoke's removal keeps marked with the spoke's drain name."""
+        """``file`` with what a spoke's removal keeps marked with the spoke's drain name (the
+        tenants' accounts and RoleBindings with their project's on the spoke)."""
         if file.path.startswith("flux/spokes/"):
             return file.draining_as(cluster_drain(file.path.split("/")[2]))
         if file.path == self.namespaces:
-            spokes = set(self.spoke_of.values())
             names = [doc["metadata"]["name"] for doc in file.documents]
             return replace(
-                file, drains=tuple(cluster_drain(n) if n in spokes else "" for n in names)
+                file, drains=tuple(cluster_drain(n) if n in self.spokes else "" for n in names)
             )
-        spoke = self.spoke_of.get(file.path)
-        if spoke is None:
+        kept = self.leading.get(file.path)
+        if kept is None:
             return file
-        count = self.leading.get(file.path, 0)
-        rest = len(file.documents) - count
-        return replace(file, drains=(cluster_drain(spoke),) * count + ("",) * rest)
+        return replace(file, drains=(*kept, *("",) * (len(file.documents) - len(kept))))
 
 
 def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[str, Any]]]:
@@ -424,7 +423,7 @@ def _spoke_namespaces(
         names,
         f"Namespaces the apps on {spoke} deploy into.",
     )
-    files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False)
+    files += tenant_file(f"{_spoke_dir(spoke)}/tenants.yaml", by_project, spoke, False, spoke)
     resources = [file.path.rpartition("/")[2] for file in files]
     kustomization_yaml = {**KUSTOMIZE_CONFIG, "resources": resources}
     return [*files, OutputFile(f"{_spoke_dir(spoke)}/kustomization.yaml", (kustomization_yaml,))]

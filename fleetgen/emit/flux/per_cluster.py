@@ -60,7 +60,7 @@ def cluster_files(plan: Plan) -> list[OutputFile]:
         files += source_file(fleet, cluster_dir(cluster))
     for cluster, by_project in sorted(tenants(plan).items()):
         files += tenant_file(
-            f"{cluster_dir(cluster)}/tenants.yaml", by_project, fleet.flux.namespace, True
+            f"{cluster_dir(cluster)}/tenants.yaml", by_project, fleet.flux.namespace, True, cluster
         )
     return files
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fleetgen.emit.common import TENANT_ROLE, service_account, tenant_bindings
+from fleetgen.emit.common import (
+    TENANT_ROLE,
+    account_drains,
+    service_account,
+    tenant_bindings,
+    tenant_drain,
+)
 from fleetgen.output import OutputFile
 
 
@@ -15,20 +21,27 @@ def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
 
 
 def tenant_file(
-    path: str, by_project: Mapping[tuple[str, str], set[str]], home: str, accounts_here: bool
+    path: str,
+    by_project: Mapping[tuple[str, str], set[str]],
+    home: str,
+    accounts_here: bool,
+    cluster: str,
 ) -> list[OutputFile]:
     """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
-    ``accounts_here``), or nothing without tenants."""
-    docs = (
-        [service_account(account, home) for account in account_names(by_project)]
-        if (accounts_here)
-        else []
-    )
+    ``accounts_here``) on ``cluster``, or nothing without tenants. Each is kept while the
+    placements of its project there delete (kustomize-controller ``finalize`` skips the deletion
+    when ``CanImpersonate`` finds no account: `fleetgen.draining`)."""
+    kept_for = account_drains(by_project, cluster)
+    accounts = account_names(by_project) if accounts_here else []
+    docs = [service_account(account, home) for account in accounts]
+    drains = [kept_for[account] for account in accounts]
     for (project, account), names in sorted(by_project.items()):
-        docs += tenant_bindings(project, account, {name: [home] for name in names})
+        bindings = tenant_bindings(project, account, {name: [home] for name in names})
+        docs += bindings
+        drains += [tenant_drain(project, cluster)] * len(bindings)
     comment = (
         f"Tenants: each project's ServiceAccount ({home} namespace), which Flux "
         "impersonates,\nmay do what ClusterRole "
         f"{TENANT_ROLE} allows in the project's namespaces here, nothing else."
     )
-    return [OutputFile(path, tuple(docs), comment=comment)] if docs else []
+    return [OutputFile(path, tuple(docs), comment=comment, drains=tuple(drains))] if docs else []
