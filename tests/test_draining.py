@@ -269,3 +269,19 @@ def test_a_tenant_leaving_a_cluster_keeps_the_accounts_it_deletes_as(tmp_path: P
     check_clean(repo)
     built(repo, "--drained", "tenant/team-a/dev-1")
     assert set(record(repo)["draining"]) == {"project/team-a", "tenant/team-a/prod-1"}
+
+
+def test_without_a_record_of_it_a_removed_spoke_is_reported_stuck(tmp_path: Path) -> None:
+    """An output built before the record held the spoke (an older fleetgen): nothing drains,
+    and ``diff`` says the spoke's Kustomizations are ``stuck``: kustomize-controller ``finalize``
+    cannot get a client without the kubeconfig the same change removes."""
+    repo = repo_of(tmp_path, "hub-rollout", CASCADE)
+    (repo / "output/.fleetgen/record.json").unlink()
+    manifest = json.loads((repo / "output/.fleetgen/manifest.json").read_text())
+    del manifest["files"][".fleetgen/record.json"]
+    (repo / "output/.fleetgen/manifest.json").write_text(json.dumps(manifest))
+    commit(repo, "an output without a record")
+    edit(repo / "fleet.py", PROD_B, "")
+    report = diff_json(repo)
+    assert ("api", "stuck") in [(d["name"], d["workloads"]) for d in report["deletions"]]
+    assert any(n.startswith("namespace prod-b (its kubeconfig): removed") for n in report["notes"])

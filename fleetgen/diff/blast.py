@@ -140,19 +140,22 @@ def _get(doc: Any, *path: str) -> Any:
 
 
 def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any]) -> str | None:
-    """``deleted`` or ``orphaned``: what deleting ``obj`` does to the workloads it manages.
+    """``deleted``, ``orphaned`` or ``kept-suspended``: what deleting ``obj`` does to the
+    workloads it manages.
 
     Read from the object where it says (Flux ``deletionPolicy``/``prune``, the prune-disabled
     annotation, a HelmRelease's keep post-renderer, the owning ApplicationSet's
     ``preserveResourcesOnDeletion``), else from the fleet's ``cascade_delete``. None for objects
-    that manage no workloads. A suspended Flux object (a manual environment) orphans whatever it
-    says: kustomize-controller's ``finalizerShouldDeleteResources`` deletes nothing for a
-    suspended Kustomization, and helm-controller's ``reconcileDelete`` uninstalls a HelmRelease
-    only if it is not suspended (v1.7 and v1.4, Flux 2.7).
+    that manage no workloads. A suspended Flux object (a manual environment) deletes nothing,
+    whatever it says (``kept-suspended``): kustomize-controller's
+    ``finalizerShouldDeleteResources`` deletes nothing for a suspended Kustomization, and
+    helm-controller's ``reconcileDelete`` uninstalls a HelmRelease only if it is not suspended
+    (v1.7 and v1.4, Flux 2.7). `fleetgen.diff.notes` marks the deletions that cannot complete
+    (``stuck``) or reach nothing (``orphaned``) because of what the same change removes.
     """
     key, doc = obj.key, obj.doc
     if key.group in (HELM_GROUP, FLUX_GROUP) and _get(doc, "spec", "suspend") is True:
-        return "orphaned"
+        return "kept-suspended"
     if key.group == HELM_GROUP and key.kind == "HelmRelease":
         return "orphaned" if keeps_objects(doc) else "deleted"
     if key.group == FLUX_GROUP and key.kind == "Kustomization":

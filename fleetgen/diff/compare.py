@@ -41,6 +41,7 @@ from fleetgen.diff.notes import (
     draining_notes,
     narrowed,
     stranded,
+    stuck,
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
@@ -160,7 +161,8 @@ def compare(
     ]
     deletions, unreachable = stranded(deletions, changes)
     deletions, locked_out = narrowed(deletions, head)
-    notes += unreachable + locked_out + draining_notes(base, head)
+    deletions, blocked = stuck(deletions, changes)
+    notes += unreachable + locked_out + blocked + draining_notes(base, head)
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

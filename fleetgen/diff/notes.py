@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from fleetgen.argoproject import destination_permitted
-from fleetgen.diff.blast import ARGO_GROUP, HELM_GROUP, Change, Side, keeps_objects
+from fleetgen.diff.blast import ARGO_GROUP, FLUX_GROUP, HELM_GROUP, Change, Side, keeps_objects
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
 from fleetgen.emit.fleetmap import drain_done, drain_summary
@@ -104,7 +104,7 @@ def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Del
         if c.op == "removed" and c.obj.file.startswith("argocd/clusters/")
     }
 
-    def cluster(spec: Mapping[str, Any]) -> str | None:
+    def cluster(spec: Mapping[str, Any], _: str) -> str | None:
         name = str((spec.get("destination") or {}).get("name") or "")
         return name if name in unregistered else None
 
@@ -127,7 +127,7 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
     permits (argo-cd controller/appcontroller.go ``finalizeApplicationDeletion`` →
     ``getPermittedAppLiveObjects``): nothing is deleted."""
 
-    def locked_out(spec: Mapping[str, Any]) -> str | None:
+    def locked_out(spec: Mapping[str, Any], _: str) -> str | None:
         name = str(spec.get("project") or "")
         destination = spec.get("destination") or {}
         project = _project(head, name)
@@ -166,23 +166,68 @@ def draining_notes(base: Side, head: Side) -> list[str]:
     return notes
 
 
+def stuck(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deletion], list[str]]:
+    """The deletions whose finalizer cannot finish because the same change removes what it
+    needs, marked ``stuck``, and a note per cause (what fleetgen's draining keeps, when the
+    output before the change recorded it: `fleetgen.draining`).
+
+    - An Argo CD Application whose AppProject goes: argo-cd ``finalizeApplicationDeletion``
+      fails at ``getAppProj`` and is retried until the project is back.
+    - A Flux Kustomization applied through a kubeConfig (a hub spoke) whose kubeconfig or
+      namespace goes: kustomize-controller ``finalize`` cannot get a client
+      (``impersonation.GetClient``) and is retried forever; the namespace stays Terminating."""
+    removed = {
+        (c.obj.key.group, c.obj.key.kind, c.obj.key.namespace, c.obj.key.name)
+        for c in changes
+        if c.op == "removed"
+    }
+
+    def projectless(spec: Mapping[str, Any], _: str) -> str | None:
+        project = str(spec.get("project") or "")
+        gone = any(key[:2] == (ARGO_GROUP, "AppProject") and key[3] == project for key in removed)
+        return f"project {project}" if gone else None
+
+    def unreachable(spec: Mapping[str, Any], namespace: str) -> str | None:
+        config = spec.get("kubeConfig") or {}
+        ref = config.get("secretRef") or config.get("configMapRef") or {}
+        name = str(ref.get("name") or "")
+        gone = ("", "Namespace", "", namespace) in removed or any(
+            key[2:] == (namespace, name) and key[1] in ("Secret", "ExternalSecret", "ConfigMap")
+            for key in removed
+        )
+        return f"namespace {namespace} (its kubeconfig)" if name and gone else None
+
+    kept, projects = _orphaning(deletions, projectless, "stuck")
+    kept, spokes = _orphaning(kept, unreachable, "stuck", (FLUX_GROUP, "Kustomization"))
+    return kept, [
+        f"{cause}: removed in the same change as what is deleted through it, so the "
+        "controller's finalizer cannot finish and retries forever (stuck). Remove the apps "
+        "first and let the controllers delete them, then the rest — or build with "
+        "cascade_delete=True from an output that records it, and fleetgen keeps it draining"
+        for cause in [*projects, *spokes]
+    ]
+
+
 def _orphaning(
-    deletions: list[Deletion], cause: Callable[[Mapping[str, Any]], str | None]
+    deletions: list[Deletion],
+    cause: Callable[..., str | None],
+    fate: str = "orphaned",
+    kind: tuple[str, str] = (ARGO_GROUP, "Application"),
 ) -> tuple[list[Deletion], list[str]]:
-    """The deletions with every removed Argo CD Application said to delete its workloads, for
-    which ``cause`` (given its spec) names why its finalizer cannot, marked ``orphaned``; and
-    the causes named, sorted."""
+    """The deletions with every removed object of ``kind`` said to delete its workloads, for
+    which ``cause`` (given its spec and namespace) names why its finalizer cannot, marked
+    ``fate``; and the causes named, sorted."""
     kept, causes = [], set()
     for deletion in deletions:
         obj = deletion.change.obj
         spec = obj.doc.get("spec") if isinstance(obj.doc, dict) else None
         if (
             deletion.workloads == "deleted"
-            and (obj.key.group, obj.key.kind) == (ARGO_GROUP, "Application")
+            and (obj.key.group, obj.key.kind) == kind
             and isinstance(spec, dict)
-            and (named := cause(spec)) is not None
+            and (named := cause(spec, obj.key.namespace)) is not None
         ):
-            deletion = replace(deletion, workloads="orphaned")
+            deletion = replace(deletion, workloads=fate)
             causes.add(named)
         kept.append(deletion)
     return kept, sorted(causes)

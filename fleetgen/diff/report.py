@@ -15,7 +15,7 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
      "deletions": [{"source", "op": "removed", "kind", "group", "name", "namespace",
                     "cluster", "clusters", "app", "apps", "environments", "production", "file",
                     "engine": "argocd" | "flux",
-                    "workloads": "deleted" | "orphaned" | null}],
+                    "workloads": "deleted" | "orphaned" | "kept-suspended" | "stuck" | null}],
      "renames": [{"kind", "group", "namespace", "cluster", "app", "from", "to", "file",
                   "from_cluster", "from_file", "because", "engine", "workloads", "production",
                   "fields": [...]}],
@@ -39,7 +39,9 @@ environment for a shared env overlay) and app. ``derived`` changes are Applicati
 ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
 from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
 ``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
-cascades). A placement that changes engine is ``moved``, not deleted: the old engine's objects that
+cascades); ``kept-suspended``: a suspended Flux object deletes nothing; ``stuck``: its finalizer
+cannot finish because the same change removes what it needs (a note says what and why). A
+placement that changes engine is ``moved``, not deleted: the old engine's objects that
 act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
 move's ``workloads`` says what the old engine does to the workloads: ``orphaned`` (the new engine
 adopts them) or ``deleted`` (the new engine recreates them). ``charts`` lists, for chart apps
@@ -208,7 +210,7 @@ class MovedJSON(_Contract):
     env: str
     from_: Literal["argocd", "flux"] = Field(alias="from")
     to: Literal["argocd", "flux"]
-    workloads: Literal["deleted", "orphaned"] | None
+    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
     production: bool
 
 
@@ -253,7 +255,7 @@ class DeletionJSON(ObjectJSON):
     """A removed object an engine applies, and the fate of the workloads it manages."""
 
     engine: Literal["argocd", "flux"]
-    workloads: Literal["deleted", "orphaned"] | None
+    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
 
 
 class ChangeJSON(ObjectJSON):
@@ -277,7 +279,7 @@ class RenameJSON(_Contract):
     from_file: str
     because: str
     engine: Literal["argocd", "flux"] | None
-    workloads: Literal["deleted", "orphaned"] | None
+    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
     production: bool
     fields: list[FieldJSON]
 

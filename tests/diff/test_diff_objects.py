@@ -130,9 +130,9 @@ def test_a_suspended_flux_object_deletes_nothing_when_removed() -> None:
     """kustomize-controller ``finalizerShouldDeleteResources`` returns false for a suspended
     Kustomization whatever its deletionPolicy (v1.7.0), and helm-controller ``reconcileDelete``
     uninstalls a HelmRelease only if it is not suspended (v1.4.5): removing a manual
-    environment's objects orphans their workloads."""
+    environment's objects leaves their workloads (``kept-suspended``)."""
     suspended = {"deletionPolicy": "Delete", "prune": True, "suspend": True}
-    assert workloads(flux(suspended), True, {}) == "orphaned"
+    assert workloads(flux(suspended), True, {}) == "kept-suspended"
     release = {
         "apiVersion": "helm.toolkit.fluxcd.io/v2",
         "kind": "HelmRelease",
@@ -140,7 +140,7 @@ def test_a_suspended_flux_object_deletes_nothing_when_removed() -> None:
         "spec": {"suspend": True},
     }
     obj = Obj(identity("c", release), "flux/clusters/c/kustomizations.yaml", release)
-    assert workloads(obj, True, {}) == "orphaned"
+    assert workloads(obj, True, {}) == "kept-suspended"
     release["spec"] = {}
     assert workloads(Obj(obj.key, obj.file, release), True, {}) == "deleted"
 
