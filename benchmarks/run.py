@@ -63,6 +63,7 @@ ENVS = ["dev", "test", "staging", "prod"]
 TAGS = {{}}  # app index -> image tag; the one-app change edits this line
 fleet = Fleet(
     name="bench", repo="https://git.example.com/bench.git", engines=["argocd", "flux"],
+    cascade_delete={cascade},
     default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
     environments=[  # dev and test on Flux, staging and prod on Argo CD
         Environment(name="dev", engine="flux", sync=SyncPolicy(automated=True, prune=True)),
@@ -100,7 +101,7 @@ ONE_APP_LABELS = (
 def main() -> None:
     args = _arguments()
     with tempfile.TemporaryDirectory(prefix="fleetgen-bench-") as tmp:
-        figures = measure(Path(tmp), args.clusters, args.apps)
+        figures = measure(Path(tmp), args.clusters, args.apps, args.cascade)
     if args.json:
         print(json.dumps(figures, indent=1))
     else:
@@ -112,13 +113,19 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--apps", type=int, default=100)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--cascade",
+        action="store_true",
+        help="cascade_delete=True: the record holds every registration and project",
+    )
     return parser.parse_args()
 
 
-def measure(root: Path, clusters: int, apps: int) -> dict[str, Any]:
+def measure(root: Path, clusters: int, apps: int, cascade: bool = False) -> dict[str, Any]:
     """Every figure of one run on a fleet generated under ``root`` (a fresh directory)."""
     spec = root / "fleet.py"
-    source = make_repo(root, argparse.Namespace(clusters=clusters, apps=apps), FLEET)
+    fleet = argparse.Namespace(clusters=clusters, apps=apps, cascade=cascade)
+    source = make_repo(root, fleet, FLEET)
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "fleet")

@@ -37,6 +37,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clusters", type=int, default=200)
     parser.add_argument("--apps", type=int, default=30)
+    parser.add_argument("--cascade", action="store_true", help="cascade_delete=True")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fleetgen-digest-") as tmp:
         root = Path(tmp) / "repo"
