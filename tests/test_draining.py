@@ -92,6 +92,8 @@ def test_removing_an_argo_cluster_keeps_its_registration_and_destination_until_d
     )
     assert set(record(repo)["draining"]) == {"cluster/prod-c", "project/api"}
     assert "| cluster/prod-c |" in (repo / "output/README.md").read_text()
+    validated = run_fleetgen(repo, "validate")  # newest and floor schemas, contracts
+    assert validated.returncode == 0, validated.stdout + validated.stderr
     report = diff_json(repo)
     assert [(d["name"], d["workloads"]) for d in report["deletions"]] == [("api-prod-c", "deleted")]
     assert any(
