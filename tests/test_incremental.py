@@ -274,7 +274,9 @@ class Color(StrEnum):
 def _synthetic(tmp_path: Path) -> tuple[Path, str]:
     repo = tmp_path / "repo"
     repo.mkdir()
-    return repo / "fleet.py", make_repo(repo, argparse.Namespace(clusters=40, apps=10), FLEET)
+    return repo / "fleet.py", make_repo(
+        repo, argparse.Namespace(clusters=40, apps=10, cascade=False), FLEET
+    )
 
 
 def test_a_one_app_edit_writes_only_the_files_whose_bytes_changed(tmp_path: Path) -> None:
