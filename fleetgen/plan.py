@@ -310,13 +310,24 @@ def holds_null(value: Any) -> bool:
 def merge_sync(
     base: SyncPolicy, deeper: SyncPolicy | None, layer_name: str, provenance: dict[str, str]
 ) -> SyncPolicy:
-    """``base`` with the fields ``deeper`` explicitly sets."""
+    """``base`` with the fields ``deeper`` explicitly sets; ``sync_options`` add up by option
+    name (`merge_options`)."""
     if deeper is None or not deeper.model_fields_set:
         return base
     changes = {name: getattr(deeper, name) for name in deeper.model_fields_set}
+    if "sync_options" in changes:
+        changes["sync_options"] = merge_options(base.sync_options, deeper.sync_options)
     for name in changes:
         provenance[f"sync/{name}"] = layer_name
     return base.model_copy(update=changes)
+
+
+def merge_options(base: list[str], deeper: list[str]) -> list[str]:
+    """Argo CD sync options of two layers: ``deeper`` adds its options to ``base``'s, and one it
+    names again (``Name=value``, by the name before ``=``) replaces that value in place."""
+    merged = {option.partition("=")[0]: option for option in base}
+    merged.update({option.partition("=")[0]: option for option in deeper})
+    return list(merged.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -335,6 +335,29 @@ def test_every_generated_application_creates_its_namespace_whatever_the_sync_opt
     )
 
 
+def test_sync_options_add_up_across_layers_and_a_deeper_value_replaces_one() -> None:
+    """Argo CD reads each option by name and value (gitops-engine ``SyncOptions.HasOption``
+    matches ``Name=value`` exactly): a deeper layer's options join the ones above it, and the
+    same name with another value replaces it rather than standing beside it."""
+    fleet = make_fleet(
+        sync=SyncPolicy(sync_options=["ServerSideApply=true", "PruneLast=true"]),
+        environments=[
+            Environment(name="dev", sync=SyncPolicy(sync_options=["ApplyOutOfSyncOnly=true"])),
+            make_fleet().environments[1],
+        ],
+        apps=[
+            web(per_env={"dev": Overrides(sync=SyncPolicy(sync_options=["ServerSideApply=false"]))})
+        ],
+    )
+    options = _sync_options(compile_fleet(fleet)[1])
+    assert [
+        "CreateNamespace=true",
+        "ServerSideApply=false",
+        "PruneLast=true",
+        "ApplyOutOfSyncOnly=true",
+    ] in options
+
+
 def test_create_namespaces_false_creates_none_on_either_engine() -> None:
     plan, docs = compile_fleet(make_fleet(create_namespaces=False))
     assert not any("CreateNamespace=true" in found for found in _sync_options(docs))

@@ -37,7 +37,9 @@ class SyncPolicy(Spec):
         prune: Delete objects that left the manifests.
         self_heal: Revert changes made on the cluster (Argo CD; Flux always does).
         allow_empty: Argo CD: let an automated sync prune an app down to nothing.
-        sync_options: Argo CD sync options such as 'ServerSideApply=true'.
+        sync_options: Argo CD sync options such as 'ServerSideApply=true'. Layers add up: a
+            deeper layer's options join the fleet's and environment's, and one it names again
+            ('ServerSideApply=false') replaces that option's value.
         retry: Retry failed syncs; None: the engine's default.
         interval: Flux: how often it reconciles; None: FluxOptions.interval (Argo CD has none).
         timeout: Flux: how long an apply (with wait, the health check) may take; None: 10m for
