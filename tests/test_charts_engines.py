@@ -472,6 +472,30 @@ def test_explicit_source_repos_must_permit_the_chart_repository() -> None:
         )
 
 
+def test_an_oci_chart_repository_in_source_repos_as_the_user_wrote_it_permits_the_chart() -> None:
+    """argo-cd ``AppProject.IsSourcePermitted`` compares ``git.NormalizeGitURL`` forms, which
+    keep a scheme, with the Application's ``repoURL``, which for a Helm OCI chart has none
+    (``helm.IsHelmOciRepo``): the AppProject lists both forms, and the check compares those."""
+    from fleetgen import Project
+
+    registry = "oci://registry.example.com/charts"
+    project = Project(
+        name="web",
+        namespaces=["web"],
+        source_repos=["https://git.example.com/fleet.git", registry],
+    )
+    plan, docs = compile_apps(remote(registry), projects=[project])
+    assert argocd.check(plan) == []
+    (app_project,) = docs["argocd/projects/web.yaml"]
+    assert app_project["spec"]["sourceRepos"] == [
+        "https://git.example.com/fleet.git",
+        registry,
+        "registry.example.com/charts",
+    ]
+    (application,) = applications(docs)[("certs", "dev")]
+    assert application["spec"]["source"]["repoURL"] == "registry.example.com/charts"
+
+
 def _example_on(tmp_path: Path, engine: str) -> dict[str, list[Any]]:
     """The example's output documents with status-page placed on ``engine`` everywhere."""
     from fleetgen import api

@@ -19,6 +19,7 @@ from fleetgen.emit.argocd.projects import (
     permitted,
     reads_fleet_repo,
     repo_permitted,
+    written_repos,
 )
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
@@ -376,7 +377,7 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
             )
     for project in fleet.projects:
         for repo in chart_repos(by_project[project.name]) if project.source_repos else ():
-            if not repo_permitted(project.source_repos, repo):
+            if not repo_permitted(written_repos(project.source_repos), repo):
                 yield at(
                     project,
                     f"project {project.name!r}: source_repos do not permit the "

@@ -77,7 +77,9 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
     fleet = plan.fleet
     apps = {p.app for p in placements}
     spec: dict[str, Any] = {"description": project.description} if project.description else {}
-    spec["sourceRepos"] = project.source_repos or source_repos(fleet.repo, placements)
+    spec["sourceRepos"] = written_repos(project.source_repos) or source_repos(
+        fleet.repo, placements
+    )
     spec["destinations"] = _destinations(plan, project, placements)
     if project.service_account:
         spec["destinationServiceAccounts"] = [
@@ -244,6 +246,19 @@ def permitted(destinations: Sequence[Destination], server: str, namespace: str) 
         ):
             return False
     return allowed
+
+
+def written_repos(patterns: Sequence[str]) -> list[str]:
+    """``Project.source_repos`` as the AppProject holds them: as written, and after an
+    ``oci://`` one its form without the scheme, which is how an Application spells a Helm OCI
+    chart's ``repoURL`` (`repo_url`) and which argo-cd ``IsSourcePermitted`` compares
+    (``git.NormalizeGitURL`` keeps a scheme)."""
+    found: list[str] = []
+    for pattern in patterns:
+        found.append(pattern)
+        if pattern.startswith("oci://"):
+            found.append(repo_url(pattern))
+    return list(dict.fromkeys(found))
 
 
 def repo_permitted(patterns: Sequence[str], repo: str) -> bool:
