@@ -129,7 +129,9 @@ def __dir__() -> list[str]:
 def build(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> BuildResult:
     """Compile ``spec`` and write the output tree (only files whose bytes changed).
 
-    ``out`` overrides the Fleet's output_dir; ``use_cache``: see `fleetgen.api.build`.
+    ``out`` overrides where the files land (the paths the engines read keep the Fleet's
+    output_dir; the overlays reach the bases from ``out``); ``use_cache``: see
+    `fleetgen.api.build`.
     """
     from fleetgen import api
 

@@ -24,6 +24,7 @@ from fleetgen.plan import (
     ChartSource,
     ClusterOverlay,
     EnvOverlay,
+    Landing,
     Placement,
     Plan,
     Remote,
@@ -236,6 +237,7 @@ def _build_plan(
     waves: Mapping[str, tuple[tuple[str, ...], ...]],
     credentials: Mapping[str, Credentials | None],
     engines: Engines,
+    landing: Landing,
 ) -> Plan:
     wave_of = {
         cluster: number
@@ -286,4 +288,5 @@ def _build_plan(
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,
+        landing=landing,
     )
