@@ -21,7 +21,16 @@ import typer
 
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption
-from fleetgen.cli_output import EXIT_CHANGED, EXIT_OK, _colour, _err, _run, _shown, _working
+from fleetgen.cli_output import (
+    EXIT_CHANGED,
+    EXIT_OK,
+    _colour,
+    _count,
+    _err,
+    _run,
+    _shown,
+    _working,
+)
 from fleetgen.cli_scaffold import add_group, init
 from fleetgen.version import VERSION
 
@@ -98,7 +107,7 @@ def _build(spec: Path, out: Path | None, use_cache: bool) -> int:
     typer.echo(
         f"{_shown(result.out_dir)}: {len(report.written)} written, "
         f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-        f"({result.placements} placements)"
+        f"({_count(result.placements, 'placement')})"
     )
     return EXIT_OK
 

@@ -82,5 +82,10 @@ def _shown(path: Path) -> str:
     return str(resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else path)
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 placement``, ``2 placements``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _err(message: str) -> None:
     print(message, file=sys.stderr)

@@ -236,6 +236,7 @@ def _build_plan(
     placed: Mapping[str, list[Cluster]],
     waves: Mapping[str, tuple[tuple[str, ...], ...]],
     credentials: Mapping[str, Credentials | None],
+    reached: frozenset[str],
     engines: Engines,
     landing: Landing,
 ) -> Plan:
@@ -288,5 +289,6 @@ def _build_plan(
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,
+        reached=reached,
         landing=landing,
     )

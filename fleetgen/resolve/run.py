@@ -16,6 +16,7 @@ from fleetgen.resolve.clusters import (
     _check_runtime_selectors,
     _engines,
     _place,
+    _reached,
     _rollout_waves,
 )
 from fleetgen.resolve.context import _Context
@@ -50,8 +51,9 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
     for meta, message in namespacing.metadata_problems(ctx.fleet):
         ctx.report(meta, message)
     engines = _engines(ctx, placed)
-    _check_credentials(ctx, engines, credentials)
+    reached = _reached(ctx, engines)
+    _check_credentials(ctx, engines, credentials, reached)
     _check_runtime_selectors(ctx, placed, engines)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
-    return _build_plan(ctx, placed, waves, credentials, engines, landing)
+    return _build_plan(ctx, placed, waves, credentials, reached, engines, landing)
