@@ -27,6 +27,7 @@ from fleetgen.cli_output import (
     _colour,
     _count,
     _err,
+    _progress,
     _run,
     _shown,
     _working,
@@ -125,6 +126,17 @@ def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
     return EXIT_OK
 
 
+# Progress of long work on stderr: counts on a terminal, a line per phase of --render otherwise.
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        help="Show no progress on stderr (on a terminal: the current phase and its counts; "
+        "otherwise, with --render: a line per phase).",
+    ),
+]
+
+
 class ValidateFormat(StrEnum):
     """Output formats of ``validate``."""
 
@@ -176,16 +188,22 @@ def validate(
             "--format", help="text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0)."
         ),
     ] = ValidateFormat.text,
+    quiet: QuietOption = False,
 ) -> None:
     """Check the spec, the emitted objects against schemas and their contracts, and (--render)
     what the overlays render. Exit 0 clean or warnings only, 1 errors, 2 spec or usage error.
     Writes nothing but its cache."""
     from fleetgen.validate import formats as validate_formats
 
-    with _working(f"validating {spec}"):
+    with _progress("fleetgen validate", quiet=quiet, lines=render) as progress:
         report = _run(
             lambda: commands.validate(
-                spec, crds or (), render=render, k8s_version=k8s_version, charts=charts
+                spec,
+                crds or (),
+                render=render,
+                k8s_version=k8s_version,
+                charts=charts,
+                progress=progress,
             )
         )
     shown = {
@@ -259,15 +277,22 @@ def diff(
             "(non-empty), colour when FORCE_COLOR is set, else colour only on a terminal.",
         ),
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
 
     from fleetgen.diff import formats
 
-    with _working(f"comparing {spec} at two refs"):
+    with _progress("fleetgen diff", quiet=quiet, lines=render) as progress:
         report = _run(
             lambda: commands.diff(
-                spec, base, head, render=render, json_file=json_file, charts=charts
+                spec,
+                base,
+                head,
+                render=render,
+                json_file=json_file,
+                charts=charts,
+                progress=progress,
             )
         )
     if output_format is DiffFormat.json:
