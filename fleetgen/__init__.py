@@ -149,7 +149,8 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
 
 
 def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
-    """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
+    """Load, resolve and emit ``spec``; ``out`` overrides where the files would land (the
+    overlays reach the bases from there). Writes nothing."""
     from fleetgen import api
 
     return api.compile_spec(spec, out)
