@@ -5,20 +5,16 @@ with ``--quiet``; never colour (NO_COLOR and FORCE_COLOR speak of colour, not of
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import pty
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fleetgen.kustomize import Kustomize
-from tests.helpers import run_fleetgen
+from tests.helpers import on_a_terminal, run_fleetgen
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATE = "fleetgen validate"
@@ -101,25 +97,8 @@ def test_diff_render_says_each_phase_in_a_line_off_a_terminal(
 
 
 def _on_a_terminal(cwd: Path, *args: str, **env: str) -> str:
-    """What ``fleetgen ARGS`` writes to stderr, a terminal (its report goes elsewhere), as
-    lines: each redraw of the progress line is one."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        stdin=follower,
-        stdout=subprocess.DEVNULL,
-        stderr=follower,
-        env={**os.environ, "TERM": "xterm", **env},
-    )
-    os.close(follower)
-    output = b""
-    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
-        while chunk := os.read(leader, 4096):
-            output += chunk
-    os.close(leader)
-    process.wait(timeout=120)
-    return output.decode(errors="replace")
+    """What ``fleetgen ARGS`` writes to stderr, a terminal (its report goes elsewhere)."""
+    return on_a_terminal(cwd, *args, report=False, **env)[1]
 
 
 def test_a_terminal_shows_the_counts_as_they_change(repo: Path, kustomize: Kustomize) -> None:
