@@ -62,7 +62,8 @@ if TYPE_CHECKING:
         SyncWindow,
         Waiver,
     )
-    from fleetgen.plan import Plan
+    from fleetgen.plan import Landing, Plan
+    from fleetgen.progress import Progress
     from fleetgen.scaffold import Added, AppRequest, ClusterRequest, Initialized
     from fleetgen.workspace import Workspace
 
@@ -137,7 +138,9 @@ def build(
 ) -> BuildResult:
     """Compile ``spec`` and write the output tree (only files whose bytes changed).
 
-    ``out`` overrides the Fleet's output_dir; ``use_cache``, ``drained``, ``all_drained``: see
+    ``out`` overrides where the files land (the paths the engines read keep the Fleet's
+    output_dir; the overlays reach the bases from ``out``); ``use_cache``, ``drained``,
+    ``all_drained``: see
     `fleetgen.api.build`.
     """
     from fleetgen import api
@@ -155,7 +158,8 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
 
 
 def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
-    """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
+    """Load, resolve and emit ``spec``; ``out`` overrides where the files would land (the
+    overlays reach the bases from there). Writes nothing."""
     from fleetgen import api
 
     return api.compile_spec(spec, out)
@@ -169,16 +173,26 @@ def diff(
     render: bool = False,
     kustomize: Kustomize | None = None,
     charts_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
     default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
-    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
+    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`);
+    ``progress``: where the phases of the work are reported (`fleetgen.progress`; default: not).
 
     See `fleetgen.diff.compare.diff` for the errors it raises.
     """
     from fleetgen.diff import compare
 
-    return compare.diff(spec, base, head, render=render, kustomize=kustomize, charts_dir=charts_dir)
+    return compare.diff(
+        spec,
+        base,
+        head,
+        render=render,
+        kustomize=kustomize,
+        charts_dir=charts_dir,
+        progress=progress,
+    )
 
 
 def load(spec: Path) -> Loaded:
@@ -188,11 +202,12 @@ def load(spec: Path) -> Loaded:
     return load_spec(spec)
 
 
-def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
-    """The Plan of ``fleet``; raises SpecError listing every problem."""
+def resolve(fleet: Fleet, workspace: Workspace, landing: Landing | None = None) -> Plan:
+    """The Plan of ``fleet`` for output files that land as ``landing`` says (default: in the
+    fleet's output_dir); raises SpecError listing every problem."""
     from fleetgen.resolve import resolve as resolve_fleet
 
-    return resolve_fleet(fleet, workspace)
+    return resolve_fleet(fleet, workspace, landing)
 
 
 def init(

@@ -21,6 +21,7 @@ from fleetgen.incremental import Emitted, Memo
 from fleetgen.journal import RECORD
 from fleetgen.load import Loaded, load
 from fleetgen.placements import Placements
+from fleetgen.plan import Landing
 from fleetgen.version import VERSION
 
 if TYPE_CHECKING:
@@ -82,18 +83,20 @@ class CheckResult:
 
 @collector.pausing
 def compile_spec(spec: Path, out: Path | None = None) -> Compiled:
-    """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir. Writes nothing."""
+    """Load, resolve and emit ``spec``; ``out`` overrides the Fleet's output_dir (where the
+    files would land: the overlays reach the bases from there). Writes nothing."""
     return compile_loaded(spec, load(spec), out)
 
 
 def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compiled:
     """Resolve and emit a spec already loaded (e.g. an edited source, before it is written)."""
-    return _compiled(loaded, _out_dir(spec, loaded, out))[0]
+    return _compiled(loaded, _out_dir(spec, loaded, out), _landing(spec, loaded, out))[0]
 
 
-def _compiled(loaded: Loaded, out_dir: Path) -> tuple[Compiled, Emitted]:
-    """The compile of ``loaded`` and its files by emitter (what `Memo.store` keeps)."""
-    plan, emitted = _emit_each(loaded)
+def _compiled(loaded: Loaded, out_dir: Path, landing: Landing) -> tuple[Compiled, Emitted]:
+    """The compile of ``loaded`` for files landing in ``out_dir`` (as ``landing`` says) and its
+    files by emitter (what `Memo.store` keeps)."""
+    plan, emitted = _emit_each(loaded, landing=landing)
     rendered = writer.render(_flat(emitted))
     return Compiled(loaded, plan, rendered, out_dir, _warnings(plan)), emitted
 
@@ -109,23 +112,26 @@ def emit_loaded(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, li
     return plan, _flat(emitted)
 
 
-def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
+def resolve(fleet: Fleet, workspace: Workspace, landing: Landing | None = None) -> Plan:
     """`fleetgen.resolve.resolve`, the compile's first step, imported when a compile runs (the
     emitters too: a no-op build loads neither)."""
     from fleetgen.resolve import resolve as resolving
 
-    return resolving(fleet, workspace)
+    return resolving(fleet, workspace, landing)
 
 
-def _emit_each(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, Emitted]:
-    """The Plan of ``loaded`` and its files by emitter, with what draining removals keep and the
-    record to commit (`fleetgen.draining`); raises SpecError with every problem of resolve, the
-    emitters or the committed record."""
+def _emit_each(
+    loaded: Loaded, without: Collection[str] = (), landing: Landing | None = None
+) -> tuple[Plan, Emitted]:
+    """The Plan of ``loaded`` and its files by emitter, for files landing as ``landing`` says
+    (default: in the fleet's output_dir), with what draining removals keep and the record to
+    commit (`fleetgen.draining`); raises SpecError with every problem of resolve, the emitters
+    or the committed record."""
     from fleetgen import emit as emitters
     from fleetgen.chartstamps import chart_stamps
     from fleetgen.draining import settle
 
-    plan = resolve(loaded.fleet, loaded.workspace)
+    plan = resolve(loaded.fleet, loaded.workspace, landing)
     stamps, stale = chart_stamps(loaded)
     problems = in_order([*emitters.check(plan), *stale])
     if problems:
@@ -174,6 +180,14 @@ def _out_dir(spec: Path, loaded: Loaded, out: Path | None) -> Path:
     return out if out is not None else spec.resolve().parent / loaded.fleet.output_dir
 
 
+def _landing(spec: Path, loaded: Loaded, out: Path | None) -> Landing:
+    """Where ``out`` is from the folder holding ``spec``, as the files' real paths say (what
+    kustomize resolves the overlays' paths against); the fleet's output_dir without ``out``."""
+    if out is None:
+        return Landing.of(loaded.fleet)
+    return Landing.between(spec.resolve().parent, out.resolve())
+
+
 @collector.pausing
 def build(
     spec: Path,
@@ -193,13 +207,13 @@ def build(
     loaded = load(spec)
     if drained or all_drained:
         loaded = replace(loaded, record=loaded.record.confirming(drained, all_drained))
-    out_dir = _out_dir(spec, loaded, out)
-    memo = Memo(out_dir, loaded)
+    out_dir, landing = _out_dir(spec, loaded, out), _landing(spec, loaded, out)
+    memo = Memo(out_dir, loaded, landing)
     done = memo.up_to_date() if use_cache else None
     if done is not None:
         report = writer.WriteReport([], len(done.files), [], [])
         return BuildResult(out_dir, done.warnings, done.placements, report)
-    compiled, emitted = _compiled(loaded, out_dir)
+    compiled, emitted = _compiled(loaded, out_dir, landing)
     digests = writer.digests(compiled.rendered)
     proven = memo.proven() if use_cache else {}
     report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven, hashes=digests)
@@ -221,12 +235,12 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     interrupted build). A spec whose inputs were built before into a tree that provably still
     holds that build is up to date without compiling."""
     loaded = load(spec)
-    out_dir = _out_dir(spec, loaded, out)
-    memo = Memo(out_dir, loaded)
+    out_dir, landing = _out_dir(spec, loaded, out), _landing(spec, loaded, out)
+    memo = Memo(out_dir, loaded, landing)
     done = memo.up_to_date() if use_cache and out_dir.is_dir() else None
     if done is not None:
         return CheckResult(out_dir, done.warnings, done.placements, [])
-    compiled, emitted = _compiled(loaded, out_dir)
+    compiled, emitted = _compiled(loaded, out_dir, landing)
     digests = writer.digests(compiled.rendered)
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
     proven = memo.proven() if stores else {}

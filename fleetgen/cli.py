@@ -21,7 +21,17 @@ import typer
 
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption
-from fleetgen.cli_output import EXIT_CHANGED, EXIT_OK, _colour, _err, _run, _shown, _working
+from fleetgen.cli_output import (
+    EXIT_CHANGED,
+    EXIT_OK,
+    _colour,
+    _count,
+    _err,
+    _progress,
+    _run,
+    _shown,
+    _working,
+)
 from fleetgen.cli_scaffold import add_group, init
 from fleetgen.version import VERSION
 
@@ -128,7 +138,7 @@ def _build(
     typer.echo(
         f"{_shown(result.out_dir)}: {len(report.written)} written, "
         f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-        f"({result.placements} placements)"
+        f"({_count(result.placements, 'placement')})"
     )
     return EXIT_OK
 
@@ -144,6 +154,17 @@ def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
         return EXIT_CHANGED
     typer.echo(f"{where} is up to date")
     return EXIT_OK
+
+
+# Progress of long work on stderr: counts on a terminal, a line per phase of --render otherwise.
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        help="Show no progress on stderr (on a terminal: the current phase and its counts; "
+        "otherwise, with --render: a line per phase).",
+    ),
+]
 
 
 class ValidateFormat(StrEnum):
@@ -197,16 +218,22 @@ def validate(
             "--format", help="text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0)."
         ),
     ] = ValidateFormat.text,
+    quiet: QuietOption = False,
 ) -> None:
     """Check the spec, the emitted objects against schemas and their contracts, and (--render)
     what the overlays render. Exit 0 clean or warnings only, 1 errors, 2 spec or usage error.
     Writes nothing but its cache."""
     from fleetgen.validate import formats as validate_formats
 
-    with _working(f"validating {spec}"):
+    with _progress("fleetgen validate", quiet=quiet, lines=render) as progress:
         report = _run(
             lambda: commands.validate(
-                spec, crds or (), render=render, k8s_version=k8s_version, charts=charts
+                spec,
+                crds or (),
+                render=render,
+                k8s_version=k8s_version,
+                charts=charts,
+                progress=progress,
             )
         )
     shown = {
@@ -280,15 +307,22 @@ def diff(
             "(non-empty), colour when FORCE_COLOR is set, else colour only on a terminal.",
         ),
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
 
     from fleetgen.diff import formats
 
-    with _working(f"comparing {spec} at two refs"):
+    with _progress("fleetgen diff", quiet=quiet, lines=render) as progress:
         report = _run(
             lambda: commands.diff(
-                spec, base, head, render=render, json_file=json_file, charts=charts
+                spec,
+                base,
+                head,
+                render=render,
+                json_file=json_file,
+                charts=charts,
+                progress=progress,
             )
         )
     if output_format is DiffFormat.json:

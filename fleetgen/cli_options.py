@@ -33,6 +33,8 @@ SpecOption = Annotated[
 OutOption = Annotated[
     Path | None,
     typer.Option(
-        "--out", help="Where to write (default: the Fleet's output_dir next to fleet.py)."
+        "--out",
+        help="Where to write (default: the Fleet's output_dir next to fleet.py); the paths "
+        "the engines read keep output_dir.",
     ),
 ]

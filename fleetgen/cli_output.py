@@ -1,6 +1,7 @@
 """The command line's presentation helpers: `_run`, the one place where a fleetgen or
-file-system error becomes lines on stderr and exit code 2, the exit codes, colour and spinner
-rules, and how paths and messages are shown. Light imports only (rich inside `_working`)."""
+file-system error becomes lines on stderr and exit code 2, the exit codes, colour, spinner and
+progress rules, and how paths and messages are shown. Light imports only (rich inside
+`_working` and `_progress`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,16 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
 from fleetgen.errors import FleetgenError, SpecError
+from fleetgen.progress import SILENT, Progress
+
+if TYPE_CHECKING:
+    from rich.live import Live
+    from rich.spinner import Spinner
 
 EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
 _T = TypeVar("_T")
@@ -77,9 +83,84 @@ def _working(what: str) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def _progress(what: str, *, quiet: bool = False, lines: bool = True) -> Iterator[Progress]:
+    """Where long work reports its phases (`fleetgen.progress`), on stderr: nothing with
+    ``quiet``; on a terminal a spinner with the current phase and its counts (built, cached,
+    left); off a terminal (CI) one line per phase when ``lines`` (the work is long enough for a
+    log to say where it is). No colour in either: NO_COLOR and FORCE_COLOR speak of colour, not
+    of progress, as for `_working`."""
+    if quiet:
+        yield SILENT
+        return
+    if sys.stderr.isatty():  # before importing rich (~40 ms)
+        from rich.console import Console
+        from rich.live import Live
+        from rich.spinner import Spinner
+
+        console = Console(stderr=True)
+        if console.is_terminal:
+            spinner = Spinner("dots", text=what)
+            with Live(spinner, console=console, transient=True, refresh_per_second=12.5) as live:
+                yield _Counts(what, spinner, live)
+            return
+    yield _Lines(what) if lines else SILENT
+
+
+class _Lines:
+    """One line on stderr as each phase starts, with its counts (`_progress` off a terminal)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def phase(
+        self, name: str, *, unit: str = "", verb: str = "done", total: int = 0, cached: int = 0
+    ) -> None:
+        counts = f": {total} {unit}, {cached} cached, {total - cached} to go" if unit else ""
+        print(f"{self.what}: {name}{counts}", file=sys.stderr, flush=True)
+
+    def advance(self) -> None:
+        """Off a terminal, a phase says its counts once, as it starts."""
+
+
+class _Counts:
+    """The current phase and its counts in the spinner's text (`_progress` on a terminal)."""
+
+    def __init__(self, what: str, spinner: Spinner, live: Live) -> None:
+        self.what, self.spinner, self.live = what, spinner, live
+        self.name, self.unit, self.verb = "", "", ""
+        self.total = self.cached = self.done = 0
+
+    def phase(
+        self, name: str, *, unit: str = "", verb: str = "done", total: int = 0, cached: int = 0
+    ) -> None:
+        if self.unit:  # the counts the last phase ended with, however fast it went
+            self.live.refresh()
+        self.name, self.unit, self.verb = name, unit, verb
+        self.total, self.cached, self.done = total, cached, 0
+        self._show()
+        self.live.refresh()
+
+    def advance(self) -> None:
+        self.done += 1
+        self._show()  # the next refresh shows it: a burst of fast builds draws no more often
+
+    def _show(self) -> None:
+        text = f"{self.what}: {self.name}"
+        if self.unit:
+            left = self.total - self.cached - self.done
+            text += f": {self.done} {self.verb}, {self.cached} cached, {left} left"
+        self.spinner.update(text=text)
+
+
 def _shown(path: Path) -> str:
     resolved = path.resolve()
     return str(resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else path)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 placement``, ``2 placements``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _err(message: str) -> None:

@@ -4,6 +4,7 @@ project``), and how what they added is reported. Each imports what it runs insid
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ import typer
 
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption
-from fleetgen.cli_output import _err, _run, _shown
+from fleetgen.cli_output import _count, _err, _run, _shown
 
 if TYPE_CHECKING:
     from fleetgen import scaffold
@@ -43,7 +44,9 @@ def init(
         verb, _, why = action.partition(": ")
         typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
     typer.echo(f"repo: {done.repo}")
-    typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
+    here = directory.resolve() == Path.cwd().resolve()
+    go = "" if here else f"cd {shlex.quote(str(directory))} && "
+    typer.echo(f"next: {go}fleetgen build, then commit everything")
 
 
 add_group = typer.Typer(
@@ -285,10 +288,14 @@ def _report_added(added: scaffold.Added, what: str) -> None:
     )
     for change in added.output_changes:
         typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
-    typer.echo(f"runs {len(added.placements)} placement(s)" + (":" if added.placements else ""))
+    from fleetgen.explain import source_text
+
+    typer.echo(
+        f"runs {_count(len(added.placements), 'placement')}" + (":" if added.placements else "")
+    )
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
         typer.echo(
             f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
-            f"{placement.engine}: {placement.overlay}"
+            f"{placement.engine}: {source_text(placement)}"
         )

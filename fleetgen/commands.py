@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fleetgen.errors import UsageError
+from fleetgen.progress import SILENT, Progress
 
 if TYPE_CHECKING:
     from fleetgen import api, scaffold
@@ -60,13 +61,20 @@ def validate(
     render: bool = False,
     k8s_version: str | None = None,
     charts: Path | None = None,
+    progress: Progress = SILENT,
 ) -> validation.Report:
     """``fleetgen validate``: schema checks and contracts of what ``spec`` emits (and,
-    ``render``, renders; ``charts``: the local chart cache)."""
+    ``render``, renders; ``charts``: the local chart cache), its phases reported to
+    ``progress``."""
     from fleetgen import validate as validation
 
     return validation.validate(
-        spec, crds=crds, render=render, k8s_version=k8s_version, charts=charts
+        spec,
+        crds=crds,
+        render=render,
+        k8s_version=k8s_version,
+        charts=charts,
+        progress=progress,
     )
 
 
@@ -78,9 +86,11 @@ def diff(
     render: bool = False,
     json_file: Path | None = None,
     charts: Path | None = None,
+    progress: Progress = SILENT,
 ) -> Report:
     """``fleetgen diff``: what the spec change from ``base`` to ``head`` does; the JSON report
-    also goes to ``json_file`` when given. ``charts``: as ``validate --charts``."""
+    also goes to ``json_file`` when given. ``charts``: as ``validate --charts``; its phases
+    reported to ``progress``."""
     if json_file is not None:
         _writable_file(json_file, "--json-file")
     if charts is not None and not render:
@@ -89,7 +99,7 @@ def diff(
         raise UsageError(f"--charts {charts}: not a directory")
     from fleetgen.diff import compare, formats
 
-    report = compare.diff(spec, base, head, render=render, charts_dir=charts)
+    report = compare.diff(spec, base, head, render=render, charts_dir=charts, progress=progress)
     if json_file is not None:
         json_file.write_text(formats.to_json(report), encoding="utf-8")
     return report

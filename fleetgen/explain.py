@@ -2,7 +2,10 @@
 effective value of a placement, and which apps and rollout waves a cluster has.
 
 Built from the Plan alone: ``Settings.provenance`` names the layer of every value; a sync field no
-layer sets is reported as ``default``.
+layer sets is reported as ``default``. Flux's timing fields (interval, timeout, retry_interval,
+wait) show what the placement's Flux object says, or what Flux does where it says nothing
+(`fleetgen.plan.flux_timing`); an Argo CD placement shows them only where a layer sets them (Argo
+CD has none of them, and a build warns).
 """
 
 from __future__ import annotations
@@ -16,8 +19,16 @@ from typing import Any
 
 from fleetgen.api import compile_spec
 from fleetgen.errors import UsageError
-from fleetgen.model import AwsAuth, Credentials, ExecAuth, SyncPolicy
-from fleetgen.plan import ChartSource, Placement, Plan, Settings, value_path
+from fleetgen.model import AwsAuth, Cluster, Credentials, ExecAuth, SyncPolicy
+from fleetgen.plan import (
+    TIMING_FIELDS,
+    ChartSource,
+    Placement,
+    Plan,
+    Settings,
+    flux_timing,
+    value_path,
+)
 
 DEFAULT_LAYER = "default"
 
@@ -98,7 +109,7 @@ def explain(spec: Path, name: str | None = None) -> Explanation:
 
 def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
     """Explain the app or cluster ``name`` of ``plan`` (every app and cluster when None)."""
-    views = [placement_view(p) for p in plan.placements]
+    views = [placement_view(plan, p) for p in plan.placements]
     apps = {app.name: _app_view(plan, app.name, views) for app in plan.fleet.apps}
     clusters = {c.name: _cluster_view(plan, c.name, views) for c in plan.fleet.clusters}
     if name is None:
@@ -121,27 +132,34 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
     )
 
 
-def placement_view(placement: Placement) -> PlacementView:
-    """A placement with each effective value and the layer that set it."""
-    found = list(values(placement.settings))
+def placement_view(plan: Plan, placement: Placement) -> PlacementView:
+    """A placement of ``plan`` with each effective value and the layer that set it."""
+    found = []
     if placement.chart is not None:
-        found.insert(
-            0,
-            Value(
-                "chart/version",
-                placement.chart.version,
-                placement.settings.provenance.get("chart/version", "app"),
-            ),
-        )
+        layer = placement.settings.provenance.get("chart/version", "app")
+        found.append(Value("chart/version", placement.chart.version, layer))
+    timing = flux_timing(plan.fleet, placement) if placement.engine == "flux" else {}
+    for value in values(placement.settings):
+        name = value.key.removeprefix("sync/")
+        if name in timing:  # what the Flux object says; a field it has none of is left out
+            if timing[name].value is not None:
+                found.append(Value(value.key, timing[name].value, timing[name].source))
+        elif name not in TIMING_FIELDS or value.layer != DEFAULT_LAYER:
+            found.append(value)  # Argo CD has no timing field: only one a layer sets
     return PlacementView(
         placement.app,
         placement.cluster,
         placement.env,
         placement.engine,
         placement.wave,
-        placement.overlay or chart_text(placement.chart) or _remote_text(placement),
+        source_text(placement),
         tuple(found),
     )
+
+
+def source_text(placement: Placement) -> str:
+    """Where a placement's manifests come from: its overlay, its chart, or another source."""
+    return placement.overlay or chart_text(placement.chart) or _remote_text(placement)
 
 
 def _remote_text(placement: Placement) -> str:
@@ -242,17 +260,28 @@ def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterV
         cluster.env,
         cluster.server,
         dict(sorted(cluster.labels.items())),
-        describe_credentials(plan.credentials.get(name)),
+        _credentials(plan, cluster, bool(placed)),
         wave,
         sum(1 for wave in plan.waves.get(cluster.env, ()) if wave),
         placed,
     )
 
 
-def describe_credentials(credentials: Credentials | None) -> str:
+def _credentials(plan: Plan, cluster: Cluster, placed: bool) -> str:
+    """How the engines reach ``cluster``, as the fleet map says (`Plan.reached`): with its
+    credentials when an engine connects from outside, else through its own Flux."""
+    if cluster.name not in plan.reached:
+        return "in-cluster (Flux pulls)" if placed else "— (nothing runs on it)"
+    credentials = plan.credentials.get(cluster.name)
+    if credentials is not None:
+        return describe_credentials(credentials)
+    if cluster.registration == "external":
+        return "none (another tool owns its Argo CD registration)"
+    return "none (the cluster Argo CD runs on: its own ServiceAccount)"
+
+
+def describe_credentials(credentials: Credentials) -> str:
     """One line saying where a cluster's credentials come from."""
-    if credentials is None:
-        return "none (Flux runs on the cluster itself)"
     if isinstance(credentials, AwsAuth):
         return f"AWS IAM role {credentials.role_arn} (EKS cluster {credentials.cluster_name})"
     if isinstance(credentials, ExecAuth):

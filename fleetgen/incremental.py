@@ -4,7 +4,10 @@ nothing of it.
 A compile's inputs are a digest per input (`Inputs`): ``fleet.py`` (the loaded spec as
 `canonical` writes it: every field, which were set, the line each object was built at), each
 base and chart directory it reads (the workspace inventory), ``record`` (the committed record,
-`fleetgen.record`, with the drains a build is told are done) and ``fleetgen`` (the code). Their
+`fleetgen.record`, with the drains a build is told are done), ``fleetgen`` (the code), and where
+the files land relative to the repository (`fleetgen.plan.Landing`: the overlays' paths to the
+bases depend on it, so a folder copied elsewhere, cache and all, or a repository moved away
+from its ``--out`` folder, never passes for up to date). Their
 hash keys three kinds of entry in the cache (`fleetgen.cache`), all derived data a miss only
 costs time:
 
@@ -43,10 +46,12 @@ from fleetgen.journal import Manifest
 from fleetgen.load import Loaded
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
+from fleetgen.plan import Landing
 from fleetgen.record import Record
 from fleetgen.version import VERSION
 
 COMPILE, TREE, STORED = "compile", "tree", "stored"
+OUTPUT = "output folder"  # the input that says where the files land (`Landing`)
 # A file whose ctime is this close to when its stat was recorded may have changed unseen since.
 _RACY_NS = 50_000_000
 Emitted = list[tuple[str, list[OutputFile]]]  # emitter name, its files (`emit.emit_each`)
@@ -62,14 +67,16 @@ class Inputs:
     key: str
 
 
-def inputs(loaded: Loaded) -> Inputs | None:
-    """The inputs of a compile of ``loaded``; None when a value cannot be serialized faithfully
-    (the compile then runs without the cache)."""
+def inputs(loaded: Loaded, landing: Landing | None = None) -> Inputs | None:
+    """The inputs of a compile of ``loaded`` whose files land as ``landing`` says (default: in
+    the fleet's output_dir; the overlays' paths to the bases depend on it); None when a value
+    cannot be serialized faithfully (the compile then runs without the cache)."""
     try:
         digests = {
             "fleet.py": _hash(loaded.fleet),
             "record": _hash(loaded.record.data()),
             "fleetgen": code_identity(),
+            OUTPUT: _hash(landing or Landing.of(loaded.fleet)),
         }
         for kind, found in (("base", loaded.workspace.bases), ("chart", loaded.workspace.charts)):
             digests |= {f"{kind}:{path}": _hash(item) for path, item in sorted(found.items())}
@@ -102,15 +109,17 @@ class CompileRecord:
 
 
 class Memo:
-    """What one output folder keeps of its builds, for one compile's inputs.
+    """What one output folder keeps of its builds, for one compile's inputs (``landing``: where
+    the folder is, `inputs`).
 
     A build reads the committed record and writes the next one (`fleetgen.record`); compiling
     again with the record it wrote gives the same files (the record is a fixpoint of
     `fleetgen.draining.settle`), so what it remembers holds for those inputs too (`followed`).
     """
 
-    def __init__(self, out_dir: Path, loaded: Loaded) -> None:
-        self.out_dir, self.cache, self.inputs = out_dir, Cache(out_dir), inputs(loaded)
+    def __init__(self, out_dir: Path, loaded: Loaded, landing: Landing | None = None) -> None:
+        self.out_dir, self.cache = out_dir, Cache(out_dir)
+        self.inputs = inputs(loaded, landing)
         self._keys = [self.inputs] if self.inputs is not None else []
 
     def followed(self, record: Record) -> None:

@@ -10,8 +10,8 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -140,16 +140,26 @@ def build(path: Path, kustomize: Kustomize | None = None) -> str:
 
 
 def build_many(
-    paths: Sequence[Path], workers: int | None = None, *, kustomize: Kustomize | None = None
+    paths: Sequence[Path],
+    workers: int | None = None,
+    *,
+    kustomize: Kustomize | None = None,
+    done: Callable[[Path], None] | None = None,
 ) -> dict[Path, str]:
-    """Build every path in parallel; one KustomizeBuildError lists every failed path."""
+    """Build every path in parallel (``done`` is called with each as its build ends, in this
+    thread); one KustomizeBuildError lists every failed path."""
     runner = kustomize or find_kustomize()
+    results: dict[Path, tuple[str, str | None]] = {}
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        results = dict(zip(paths, pool.map(lambda p: _run_build(runner, p), paths), strict=True))
-    failures = {path: err for path, (_, err) in results.items() if err is not None}
+        running = {pool.submit(_run_build, runner, path): path for path in paths}
+        for future in as_completed(running):
+            results[running[future]] = future.result()
+            if done is not None:
+                done(running[future])
+    failures = {path: err for path in paths if (err := results[path][1]) is not None}
     if failures:
         raise KustomizeBuildError(failures)
-    return {path: out for path, (out, _) in results.items()}
+    return {path: results[path][0] for path in paths}  # in the order asked
 
 
 def _run_build(runner: Kustomize, path: Path) -> tuple[str, str | None]:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
 from fleetgen.fields import repo_path
@@ -330,6 +333,82 @@ def merge_options(base: list[str], deeper: list[str]) -> list[str]:
     return list(merged.values())
 
 
+# The health-check timeout of a Flux Kustomization that waits, unless SyncPolicy(timeout) says: a
+# Deployment's default progress deadline (without one, kustomize-controller's
+# ``Kustomization.GetTimeout`` gives max(interval - 30s, 30s), which fails slow rollouts).
+WAIT_TIMEOUT = "10m"
+HELM_TIMEOUT = "5m"  # helm-controller's when a HelmRelease says none (``GetTimeout``)
+FLUX_DEFAULT = "Flux default"  # the source of a value the Flux object leaves to its controller
+
+
+@dataclass(frozen=True, slots=True)
+class Effective:
+    """A value in effect and where it comes from: the layer that set it (as
+    ``Settings.provenance`` names layers), ``FluxOptions``, ``default`` (fleetgen's), or
+    `FLUX_DEFAULT` (the object leaves it out, and its controller uses this)."""
+
+    value: Any
+    source: str
+
+
+def flux_timing(fleet: Fleet, placement: Placement) -> dict[str, Effective]:
+    """The `TIMING_FIELDS` of ``placement`` on Flux (a Kustomization, or a chart app's
+    HelmRelease): what its object says, or what Flux does where it says nothing. The Flux
+    emitter writes every value whose source is not `FLUX_DEFAULT`; ``explain`` shows them all."""
+    sync, provenance = placement.settings.sync, placement.settings.provenance
+
+    def layer(name: str) -> str:
+        return provenance.get(f"sync/{name}", "default")
+
+    if sync.interval is not None:
+        interval = Effective(sync.interval, layer("interval"))
+    else:
+        options = "FluxOptions" if "interval" in fleet.flux.model_fields_set else "default"
+        interval = Effective(fleet.flux.interval, options)
+    if sync.timeout is not None:
+        timeout = Effective(sync.timeout, layer("timeout"))
+    elif placement.chart is not None:
+        timeout = Effective(HELM_TIMEOUT, FLUX_DEFAULT)
+    elif sync.wait:
+        timeout = Effective(WAIT_TIMEOUT, "default")
+    else:  # kustomize-controller's Kustomization.GetTimeout
+        timeout = Effective(go_duration(max(seconds(interval.value) - 30, 30)), FLUX_DEFAULT)
+    if placement.chart is not None:  # helm-controller retries by its remediation settings
+        retry_interval = Effective(None, "HelmRelease has none")
+    elif sync.retry_interval is not None:
+        retry_interval = Effective(sync.retry_interval, layer("retry_interval"))
+    elif sync.retry is not None and sync.retry.limit != 0:
+        # Flux retries at a fixed period: Argo CD's backoff ceiling is the closest match.
+        retry_interval = Effective(sync.retry.backoff_max_duration, f"{layer('retry')}, from retry")
+    else:  # kustomize-controller's Kustomization.GetRetryInterval
+        retry_interval = Effective(interval.value, FLUX_DEFAULT)
+    return {
+        "interval": interval,
+        "timeout": timeout,
+        "retry_interval": retry_interval,
+        "wait": Effective(sync.wait, layer("wait")),
+    }
+
+
+_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+_GO_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)")
+
+
+def seconds(duration: str) -> float:
+    """A Go duration (``fields.duration``) in seconds."""
+    return sum(float(number) * _GO_UNITS[unit] for number, unit in _GO_PART.findall(duration))
+
+
+def go_duration(total: float) -> str:
+    """``total`` seconds as Go's ``Duration.String`` writes them, e.g. ``9m30s``, ``1h0m0s``."""
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:.9f}".rstrip("0").rstrip(".") + "s"
+    if hours:
+        return f"{int(hours)}h{int(minutes)}m{text}"
+    return f"{int(minutes)}m{text}" if minutes else text
+
+
 @dataclass(frozen=True, slots=True)
 class SecretPlan:
     """An AppSecret with its remote keys' ``{cluster}``/``{env}`` placeholders filled."""
@@ -419,6 +498,55 @@ class Placement:
 
 
 @dataclass(frozen=True, slots=True)
+class Landing:
+    """Where the output files land, relative to the repository root: the root and the output
+    folder as paths below the nearest folder holding both ("" for that folder itself).
+
+    The fleet's own ``output_dir`` is ``Landing("", output_dir)``; ``build --out`` may put the
+    files elsewhere (``/tmp/out`` for ``/work/repo/fleet.py``: ``Landing("work/repo",
+    "tmp/out")``). Only the overlays' relative paths to the bases depend on it: what the
+    controllers read in Git keeps ``output_dir``.
+    """
+
+    root: str
+    output: str
+
+    @classmethod
+    def of(cls, fleet: Fleet) -> Landing:
+        """The fleet's own ``output_dir``."""
+        return cls("", fleet.output_dir)
+
+    @classmethod
+    def between(cls, root: PurePath, output: PurePath) -> Landing:
+        """The output folder ``output`` of the repository ``root`` (both absolute, resolved)."""
+        common = PurePath(os.path.commonpath([root, output]))
+        return cls(_below(root, common), _below(output, common))
+
+    def to(self, path: str, start: str) -> str:
+        """The repo-relative ``path`` relative to the output-relative folder ``start`` (both
+        normalized)."""
+        return relative(posixpath.join(self.root, path), posixpath.join(self.output, start))
+
+
+def _below(path: PurePath, folder: PurePath) -> str:
+    found = path.relative_to(folder).as_posix()
+    return "" if found == "." else found
+
+
+def relative(path: str, start: str) -> str:
+    """``posixpath.relpath(path, start)`` for two normalized relative paths (no ``.``, ``..`` or
+    empty parts), as Plan paths are, without making both absolute through the working
+    directory first as ``relpath`` does."""
+    parts, start_parts = path.split("/"), start.split("/")
+    common = 0
+    for part, start_part in zip(parts, start_parts, strict=False):
+        if part != start_part:
+            break
+        common += 1
+    return "/".join([".."] * (len(start_parts) - common) + parts[common:]) or "."
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """Everything emitters need; built by ``resolve``."""
 
@@ -428,6 +556,11 @@ class Plan:
     cluster_overlays: Sequence[ClusterOverlay]
     waves: Mapping[str, tuple[tuple[str, ...], ...]]  # env -> steps -> cluster names
     credentials: Mapping[str, Credentials | None]  # cluster -> filled-in credentials
+    # The clusters an engine reaches from outside, so the only ones whose credentials are used:
+    # those with an Argo CD placement and the spokes of a Flux hub. On any other cluster with a
+    # placement, its own Flux pulls from Git.
+    reached: frozenset[str]
+    landing: Landing  # where the output files land
     # App(namespace=None) apps: the namespaces their manifests put objects in (metadata.namespace
     # and the Namespace objects they ship, from the inventory; for an app from another source,
     # its project's namespace patterns), and those Namespace objects.

@@ -16,13 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from fleetgen.cache import Cache, key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
+from fleetgen.progress import SILENT, Progress
 from fleetgen.workspace import Lister, Reader, base_deps
 from fleetgen.yamlio import load_all
 
@@ -99,10 +100,12 @@ def build(
     overlays: Mapping[str, Sequence[str]],
     store: Cache | None,
     kustomize: Kustomize,
+    progress: Progress = SILENT,
+    phase: str = "kustomize build",
 ) -> Builds:
     """Build ``overlays`` (scratch-relative path -> the scratch-relative files and directories
     its build reads) once per distinct content, reusing the builds ``store`` holds; a failure
-    does not stop the rest."""
+    does not stop the rest. ``progress`` gets the builds as a counted ``phase``."""
     keys = {
         overlay: key({"kustomize": kustomize.version, "files": _hashes(scratch, overlay, inputs)})
         for overlay, inputs in overlays.items()
@@ -116,7 +119,15 @@ def build(
         if _valid(value):
             results[entry] = value
     missing = {scratch.root / by_key[entry]: entry for entry in by_key if entry not in results}
-    outputs, errors = _build(sorted(missing), kustomize)
+    if by_key:
+        progress.phase(
+            phase,
+            unit="overlays",
+            verb="built",
+            total=len(by_key),
+            cached=len(by_key) - len(missing),
+        )
+    outputs, errors = _build(sorted(missing), kustomize, lambda _: progress.advance())
     for path, text in outputs.items():
         results[missing[path]] = _parse(text)
         if store is not None:
@@ -136,10 +147,13 @@ def build(
     )
 
 
-def _build(paths: Sequence[Path], kustomize: Kustomize) -> tuple[dict[Path, str], dict[Path, str]]:
-    """(outputs, errors) of building ``paths`` in parallel; a failure does not stop the rest."""
+def _build(
+    paths: Sequence[Path], kustomize: Kustomize, done: Callable[[Path], None]
+) -> tuple[dict[Path, str], dict[Path, str]]:
+    """(outputs, errors) of building ``paths`` in parallel; a failure does not stop the rest.
+    ``done``: called once per path, as its first build ends."""
     try:
-        return build_many(paths, kustomize=kustomize), {}
+        return build_many(paths, kustomize=kustomize, done=done), {}
     except KustomizeBuildError as error:
         rest = [path for path in paths if path not in error.failures]
         return build_many(rest, kustomize=kustomize), dict(error.failures)

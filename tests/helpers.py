@@ -3,7 +3,9 @@ smoke tests that need one), a directory as bytes, a golden case copied."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -91,6 +93,29 @@ def run_fleetgen_process(
         text=True,
         check=False,
     )
+
+
+def on_a_terminal(cwd: Path, *args: str, report: bool = True, **env: str | None) -> tuple[int, str]:
+    """``python -m fleetgen ARGS`` in a real process whose stderr (and stdout, unless not
+    ``report``) is a terminal: its exit code and what it wrote there; ``env`` as for
+    `run_fleetgen_process`, with ``TERM=xterm``."""
+    leader, follower = pty.openpty()
+    given = {**os.environ, "TERM": "xterm", **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        stdin=follower,
+        stdout=follower if report else subprocess.DEVNULL,
+        stderr=follower,
+        env={name: value for name, value in given.items() if value is not None},
+    )
+    os.close(follower)
+    output = b""
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            output += chunk
+    os.close(leader)
+    return process.wait(timeout=120), output.decode(errors="replace")
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pty
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +10,7 @@ import yaml
 
 from fleetgen import api
 from fleetgen.kustomize import Kustomize, build_many
-from tests.helpers import Ran, run_fleetgen, run_fleetgen_process, tree
+from tests.helpers import Ran, on_a_terminal, run_fleetgen, run_fleetgen_process, tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,27 +127,7 @@ def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def _on_a_terminal(cwd: Path, *args: str) -> str:
-    """What ``fleetgen ARGS`` writes when stdout and stderr are a terminal."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**os.environ, "TERM": "xterm"},
-    )
-    os.close(follower)
-    output = b""
-    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
-        while chunk := os.read(leader, 4096):
-            output += chunk
-    os.close(leader)
-    assert process.wait(timeout=60) == 0
-    return output.decode(errors="replace")
-
-
 def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(repo: Path) -> None:
     assert "building" not in fleetgen(repo, "build").stderr
-    assert "building fleet.py" in _on_a_terminal(repo, "build")
+    code, shown = on_a_terminal(repo, "build")
+    assert code == 0 and "building fleet.py" in shown

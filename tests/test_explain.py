@@ -8,20 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen import explain
+from fleetgen import api, explain
+from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL
+from fleetgen.plan import FLUX_DEFAULT, TIMING_FIELDS
+from fleetgen.yamlio import load_all
 from tests.helpers import Ran, run_fleetgen
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERING = ROOT / "tests" / "cases" / "layering"
 
-DEFAULT_SYNC = {
+DEFAULT_SYNC = {  # of an Argo CD placement, which has no timing field
     "sync/prune": ("default", False),
     "sync/allow_empty": ("default", False),
     "sync/sync_options": ("default", []),
     "sync/retry": ("default", None),
-    "sync/interval": ("default", None),
-    "sync/timeout": ("default", None),
-    "sync/retry_interval": ("default", None),
+}
+DEFAULT_FLUX_SYNC = {  # as the Flux Kustomization says, or Flux does where it says nothing
+    **DEFAULT_SYNC,
+    "sync/interval": ("default", "10m"),
+    "sync/timeout": ("default", "10m"),
+    "sync/retry_interval": ("Flux default", "10m"),
     "sync/wait": ("default", True),
 }
 
@@ -46,7 +52,7 @@ def test_every_value_is_attributed_to_the_layer_that_set_it() -> None:
         "label/team": ("fleet", "web"),
         "sync/automated": ("env", True),
         "sync/self_heal": ("default", False),
-        **DEFAULT_SYNC,
+        **DEFAULT_FLUX_SYNC,
     }
     assert found["prod-b"] == {
         "image/envoy/name": ("default", "envoy"),
@@ -117,7 +123,7 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
     assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
     assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
-    assert "    values/resources.requests  per_env  null\n" in text  # removed by None in dev
+    assert "    values/resources.requests  per_env       null\n" in text  # removed by None in dev
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:
@@ -194,3 +200,99 @@ def test_per_label_values_are_attributed_to_their_label() -> None:
         explain.explain(ROOT / "tests" / "cases" / "per-label" / "fleet.py", "web")
     )
     assert "per_label[tier=gpu]" in shown
+
+
+FLEETS = [ROOT / "fleet.py", *sorted((ROOT / "tests" / "cases").glob("*/fleet.py"))]
+SPEC_FIELDS = {"interval": "interval", "timeout": "timeout", "retry_interval": "retryInterval"}
+
+
+@pytest.mark.parametrize("spec", FLEETS, ids=lambda p: p.parent.name)
+def test_timing_is_what_the_flux_objects_say(spec: Path) -> None:
+    """Each Flux placement's interval, timeout and retry_interval are those of its Kustomization
+    (a chart app's: its HelmRelease), with their source; a value Flux chooses itself is one the
+    object leaves out, and never null."""
+    compiled = api.compile_spec(spec)
+    objects = {
+        (doc["kind"], labels[APP_LABEL], labels[CLUSTER_LABEL]): doc["spec"]
+        for path, data in compiled.rendered.items()
+        if path.startswith("flux/")
+        for doc in load_all(data)
+        if isinstance(doc, dict)
+        and APP_LABEL in (labels := (doc.get("metadata") or {}).get("labels") or {})
+        and CLUSTER_LABEL in labels
+    }
+    views = [explain.placement_view(compiled.plan, p) for p in compiled.plan.placements]
+    flux = [view for view in views if view.engine == "flux"]
+    for view in flux:
+        kind = "HelmRelease" if view.overlay.startswith("chart ") else "Kustomization"
+        written = objects[kind, view.app, view.cluster]
+        shown = {v.key: (v.layer, v.value) for v in view.values}
+        for name, field in SPEC_FIELDS.items():
+            if field in written:
+                assert shown[f"sync/{name}"][1] == written[field], (view, name)
+            elif f"sync/{name}" in shown:
+                layer, value = shown[f"sync/{name}"]
+                assert layer == FLUX_DEFAULT and value is not None, (view, name)
+            else:
+                assert (kind, name) == ("HelmRelease", "retry_interval"), view
+        assert shown["sync/wait"][1] is written.get(
+            "wait", not written.get("install", {}).get("disableWait")
+        )
+    for view in views:
+        if view.engine == "argocd":
+            assert not {f"sync/{name}" for name in TIMING_FIELDS} & {
+                v.key for v in view.values if v.layer == "default"
+            }
+
+
+def test_an_interval_nobody_sets_is_flux_options_default(tmp_path: Path) -> None:
+    shutil.copytree(LAYERING / "apps", tmp_path / "apps")
+    (tmp_path / "fleet.py").write_text(CANARY_ONLY)
+    (app,) = explain.explain(tmp_path / "fleet.py", "web").apps
+    values = {v.key: (v.layer, v.value) for v in app.placements[0].values}
+    assert values["sync/interval"] == ("default", "10m")
+    (tmp_path / "fleet.py").write_text(
+        CANARY_ONLY.replace(
+            'engines=["flux"],', 'engines=["flux"], flux=FluxOptions(interval="5m"),'
+        ).replace("Fleet, Project", "Fleet, FluxOptions, Project")
+    )
+    text = explain.text(explain.explain(tmp_path / "fleet.py", "web"))
+    assert "    sync/interval        FluxOptions   5m\n" in text
+    assert "    sync/retry_interval  Flux default  5m\n" in text
+
+
+@pytest.mark.parametrize("spec", FLEETS, ids=lambda p: p.parent.name)
+def test_credentials_tell_the_story_of_the_fleet_map(spec: Path) -> None:
+    """A cluster only its own Flux reconciles is "in-cluster (Flux pulls)" in both, whatever
+    credentials the spec gives it; one an engine reaches from outside shows its credentials."""
+    compiled = api.compile_spec(spec)
+    readme = compiled.rendered["README.md"].decode()
+    cells = {
+        row.split(" | ")[0].removeprefix("| "): row.split(" | ")[3]
+        for row in readme.split("## Clusters")[1].split("\n##")[0].splitlines()
+        if row.startswith("| ") and not row.startswith(("| cluster ", "| ---"))
+    }
+    clusters = {c.name: c for c in explain.explain_plan(compiled.plan).clusters}
+    assert cells.keys() == clusters.keys()
+    for name, cell in cells.items():
+        said = clusters[name].credentials
+        if cell == "in-cluster (Flux pulls)":
+            assert said == cell, name
+        elif cell == "—":
+            assert said.startswith("—"), name
+        elif cell.startswith("external secret"):
+            assert said.endswith("(External Secrets)"), name
+        elif cell == "AWS IAM role":
+            assert said.startswith("AWS IAM role "), name
+        elif cell.startswith("exec"):
+            assert said.startswith("exec plugin: "), name
+        else:
+            assert (cell, said.split(" (")[0]) == ("none", "none"), name
+
+
+def test_a_flux_only_cluster_is_reached_by_its_own_flux() -> None:
+    (cluster,) = explain.explain(ROOT / "fleet.py", "dev").clusters  # default_credentials set
+    assert cluster.credentials == "in-cluster (Flux pulls)"
+    assert "  credentials: in-cluster (Flux pulls)\n" in explain.text(
+        explain.explain(ROOT / "fleet.py", "dev")
+    )

@@ -39,8 +39,10 @@ def _example(tmp_path: Path) -> Path:
     return repo / "fleet.py"
 
 
-def _cold(spec: Path, where: Path) -> dict[str, bytes]:
-    """The tree a build without cache writes into the empty folder ``where``."""
+def _cold(spec: Path, name: str) -> dict[str, bytes]:
+    """The tree a build without cache writes into the empty folder ``name`` beside fleet.py (as
+    output/ is: the overlays reach the bases from where they land)."""
+    where = spec.parent / name
     api.build(spec, where, use_cache=False)
     return tree(where)
 
@@ -155,7 +157,7 @@ def test_damaged_or_foreign_cache_is_ignored_and_rebuilt(tmp_path: Path) -> None
             Cache(out).put(namespace, entry.stem, {"files": 3})
     spec.write_text(spec.read_text() + "\n")  # same spec: the damaged entries are its entries
     assert api.build(spec).report.written == []
-    assert tree(out) == _cold(spec, tmp_path / "cold")
+    assert tree(out) == _cold(spec, "cold")
     assert api.check(spec).findings == []
 
 
@@ -168,12 +170,12 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
         configmap.read_text().replace("name: order-config", "name: order-config-2")
     )
     rebuilt = api.build(spec)
-    assert tree(rebuilt.out_dir) == _cold(spec, tmp_path / "cold1")
+    assert tree(rebuilt.out_dir) == _cold(spec, "cold1")
     chart = spec.parent / "charts/status-page/Chart.yaml"  # a chart's version is an input too
     chart.write_text(chart.read_text().replace("version: 0.1.0", "version: 0.2.0"))
     rebuilt = api.build(spec)
     assert rebuilt.report.written
-    assert tree(rebuilt.out_dir) == _cold(spec, tmp_path / "cold2")
+    assert tree(rebuilt.out_dir) == _cold(spec, "cold2")
     warnings = [w.line for w in rebuilt.warnings]
     spec.write_text("\n\n" + spec.read_text())
     moved = api.build(spec).warnings
@@ -290,7 +292,7 @@ def test_a_one_app_edit_writes_only_the_files_whose_bytes_changed(tmp_path: Path
     assert set(report.written) == {
         path for path in after if before.get(path) != after[path] and ".fleetgen" not in path
     }
-    assert after == _cold(spec, tmp_path / "cold")
+    assert after == _cold(spec, "cold")
     assert api.check(spec, use_cache=False).findings == []
 
 
@@ -314,7 +316,7 @@ def test_a_tree_changed_after_the_proof_is_written_right(
     monkeypatch.setattr(writer, "write", interleaved)
     api.build(spec)
     assert writer.write is write  # the interleaved build ran
-    assert tree(spec.parent / "output") == _cold(spec, tmp_path / "cold")
+    assert tree(spec.parent / "output") == _cold(spec, "cold")
     assert api.check(spec).findings == []
 
 
@@ -373,4 +375,4 @@ def test_random_edit_sequences_warm_equals_cold(
         spec.write_text(SPEC.format(**{**state, "tags": repr(state["tags"])}))
         api.build(spec)
         assert api.check(spec).findings == []
-        assert tree(repo / "output") == _cold(spec, work / f"cold{step}")
+        assert tree(repo / "output") == _cold(spec, f"cold{step}")

@@ -103,7 +103,15 @@ def test_build_in_a_subfolder_writes_next_to_fleet_py(repo: Path) -> None:
 def test_a_relative_out_stays_relative_to_the_current_folder(repo: Path) -> None:
     result = run_fleetgen(repo / SUBDIR, "build", "--out", "preview")
     assert result.returncode == 0, result.stderr
-    assert tree(repo / SUBDIR / "preview") == tree(repo / "output")
+    preview, output = tree(repo / SUBDIR / "preview"), tree(repo / "output")
+    assert preview.keys() == output.keys()
+    overlay = "overlays/api-service/prod/kustomization.yaml"
+    # From where it lands, inside the base it builds on.
+    assert b"\n- ../../../..\n" in preview[overlay]
+    assert b"\n- ../../../../apps/api-service/base\n" in output[overlay]
+    assert {p: d for p, d in preview.items() if not p.startswith(("overlays/", ".fleetgen/"))} == {
+        p: d for p, d in output.items() if not p.startswith(("overlays/", ".fleetgen/"))
+    }
 
 
 def test_an_explicit_spec_is_taken_as_given(repo: Path) -> None:

@@ -62,6 +62,7 @@ from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
 from fleetgen.output import OutputFile
+from fleetgen.progress import SILENT, Progress
 
 
 @collector.pausing
@@ -73,15 +74,17 @@ def diff(
     render: bool = False,
     kustomize: Kustomize | None = None,
     charts_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Compare what ``spec`` compiles to at ``base`` (default: the merge-base of HEAD with the
     default branch, else HEAD) and at ``head`` (default: the working tree). ``charts_dir``: with
-    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`).
+    ``render``, the local chart cache of charts from repositories (`fleetgen.validate.charts`);
+    ``progress``: where the phases of the work are reported (default: not).
 
     Raises RefSpecError (a spec error at one ref), refs.RefError, and with ``render``
     render.RenderError or kustomize.KustomizeNotFound.
     """
-    spec = spec.resolve()
+    spec, progress = spec.resolve(), progress or SILENT
     with open_repo(spec.parent) as repo:
         root = spec_root(repo, spec)
         name = spec.name
@@ -101,9 +104,12 @@ def diff(
                 f"{old_snapshot.label} nor {new_snapshot.label}"
             )
         in_repo = posixpath.join(root, name)
+        progress.phase(f"compiling {name} at {old_snapshot.label}")
         old_side = load_side(old_snapshot, name, in_repo, spec)
+        progress.phase(f"compiling {name} at {new_snapshot.label}")
         new_side = load_side(new_snapshot, name, str(spec) if head is None else in_repo, spec)
         store = cache.Cache(spec.parent / new_side.output_dir)
+        progress.phase("comparing")
         return compare(
             old_side,
             new_side,
@@ -111,6 +117,7 @@ def diff(
             kustomize=kustomize,
             charts_dir=charts_dir,
             store=store,
+            progress=progress,
         )
 
 
@@ -122,9 +129,11 @@ def compare(
     kustomize: Kustomize | None = None,
     charts_dir: Path | None = None,
     store: cache.Cache | None = None,
+    progress: Progress = SILENT,
 ) -> Report:
     """The report of what changes from ``base`` to ``head`` (``store``: where kustomize builds
-    and chart renders are cached; none for builds and a temporary one for charts when None)."""
+    and chart renders are cached; none for builds and a temporary one for charts when None;
+    ``progress``: where the renders are reported)."""
     ctx = Context(base.facts, head.facts)
     old, new, derived = _changed_objects(base, head)
     renamed = entity_renames(base.facts, head.facts)
@@ -143,8 +152,8 @@ def compare(
     not_rendered: dict[str, int] = {}
     if render:
         affected = _render_pairs(changes, renames, bases, added + removed, ctx)
-        changes += render_changes(base, head, affected, ctx, kustomize, store)
-        charted = chart_changes(base, head, ctx, charts_dir, store)
+        changes += render_changes(base, head, affected, ctx, kustomize, store, progress)
+        charted = chart_changes(base, head, ctx, charts_dir, store, progress)
         changes += charted.changes
         not_rendered = charted.not_rendered
         notes += [

@@ -21,6 +21,7 @@ from fleetgen.diff.objects import Obj, field_changes, objects, whole
 from fleetgen.errors import FleetgenError
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize, find_kustomize
+from fleetgen.progress import SILENT, Progress
 from fleetgen.workspace import base_deps
 
 RENDERED = "rendered"  # the scope of rendered workloads: one overlay's build output
@@ -58,16 +59,17 @@ def render_changes(
     ctx: Context,
     kustomize: Kustomize | None = None,
     store: cache.Cache | None = None,
+    progress: Progress = SILENT,
 ) -> list[Change]:
     """Rendered-workload changes of ``pairs`` (placements), one set per overlay transition;
-    builds cached in ``store`` when given."""
+    builds cached in ``store`` when given, reported to ``progress``."""
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
     for pair in pairs:
         # A chart app or an app from another source has no overlay ("") to render.
         move = (base.facts.overlay_of.get(pair) or None, head.facts.overlay_of.get(pair) or None)
         if move != (None, None):
             groups.setdefault(move, set()).add(pair)
-    built = _build(base, head, groups, kustomize or find_kustomize(), store)
+    built = _build(base, head, groups, kustomize or find_kustomize(), store, progress)
     changes = []
     for (old_dir, new_dir), members in sorted(
         groups.items(), key=lambda g: (str(g[0][1]), str(g[0][0]))
@@ -103,6 +105,7 @@ def _build(
     groups: Mapping[tuple[str | None, str | None], set[Pair]],
     kustomize: Kustomize,
     store: cache.Cache | None,
+    progress: Progress,
 ) -> dict[tuple[int, str], dict[Key, Obj]]:
     """Rendered objects by (side index, overlay dir), for every overlay the groups use; raises
     RenderError naming every overlay kustomize failed on."""
@@ -112,7 +115,9 @@ def _build(
         for index, side in enumerate((base, head)):
             overlays = {move[index] for move in groups if move[index] is not None}
             root = Path(tmp) / ("base", "head")[index]
-            built = _render(side, {o for o in overlays if o is not None}, root, kustomize, store)
+            built = _render(
+                side, {o for o in overlays if o is not None}, root, kustomize, store, progress
+            )
             start = len(side.output_dir) + 1
             for path, rendered in built.objects.items():
                 docs = [item.doc for item in rendered]
@@ -130,7 +135,12 @@ def _build(
 
 
 def _render(
-    side: Side, overlays: set[str], root: Path, kustomize: Kustomize, store: cache.Cache | None
+    side: Side,
+    overlays: set[str],
+    root: Path,
+    kustomize: Kustomize,
+    store: cache.Cache | None,
+    progress: Progress,
 ) -> renders.Builds:
     """Lay out under ``root`` the overlays' generated files and their apps' base inputs, and
     build the overlays through the render cache (`fleetgen.renders`)."""
@@ -152,4 +162,6 @@ def _render(
         inputs[f"{out}/{overlay}"] = scratch.inputs(
             f"{out}/{overlay}", f"{out}/{env}" if env else None, base
         )
-    return renders.build(scratch, inputs, store, kustomize)
+    return renders.build(
+        scratch, inputs, store, kustomize, progress, f"kustomize build at {side.snapshot.label}"
+    )

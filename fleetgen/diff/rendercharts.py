@@ -25,6 +25,7 @@ from fleetgen.diff.objects import Obj, objects
 from fleetgen.diff.render import RENDERED, RenderError, compare_objects
 from fleetgen.k8s import Key
 from fleetgen.plan import Placement
+from fleetgen.progress import SILENT, Progress
 from fleetgen.validate import charts as chart_renders
 
 
@@ -37,9 +38,15 @@ class ChartChanges:
 
 
 def chart_changes(
-    base: Side, head: Side, ctx: Context, charts_dir: Path | None, store: cache.Cache | None
+    base: Side,
+    head: Side,
+    ctx: Context,
+    charts_dir: Path | None,
+    store: cache.Cache | None,
+    progress: Progress = SILENT,
 ) -> ChartChanges:
-    """Rendered-object changes of every affected chart placement, one set per render pair."""
+    """Rendered-object changes of every affected chart placement, one set per render pair;
+    the renders reported to ``progress``."""
     old, new = _charted(base), _charted(head)
     listings = _listings(base, old), _listings(head, new)
     affected = sorted(
@@ -56,6 +63,7 @@ def chart_changes(
                 Path(tmp) / name,
                 charts_dir,
                 store,
+                progress,
             )
             for side, found, name in ((base, old, "base"), (head, new, "head"))
         ]
@@ -145,7 +153,12 @@ def _inputs(
 
 
 def _render(
-    side: Side, placements: list[Placement], root: Path, charts_dir: Path | None, store: cache.Cache
+    side: Side,
+    placements: list[Placement],
+    root: Path,
+    charts_dir: Path | None,
+    store: cache.Cache,
+    progress: Progress,
 ) -> chart_renders.ChartBuilds:
     """Render ``placements`` at one side, its charts kept in the repository written under
     ``root``; a chart Helm cannot render is a RenderError."""
@@ -156,7 +169,15 @@ def _render(
                 (root / name).parent.mkdir(parents=True, exist_ok=True)
                 (root / name).write_bytes(data)
     namespaces = chart_renders.namespaces(side.plan.fleet) if side.plan is not None else {}
-    built = chart_renders.render(placements, namespaces, root, charts_dir, store)
+    built = chart_renders.render(
+        placements,
+        namespaces,
+        root,
+        charts_dir,
+        store,
+        progress,
+        f"helm render at {side.snapshot.label}",
+    )
     if built.failures:
         raise RenderError(
             "\n".join(

@@ -1,5 +1,6 @@
 """What more than one emitter writes: the kustomization header, fleetgen's own label keys, the
-output fields newer than a controller floor, and the text of a chart app's values.
+output fields newer than a controller floor, the engines' bootstrap commands, and the text of a
+chart app's values.
 
 Emitters never import from one another; what two of them share lives here.
 """
@@ -10,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fleetgen.model import App, Cluster, NamespaceMeta
+from fleetgen.model import App, Cluster, Fleet, NamespaceMeta
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement, Plan
 from fleetgen.yamlio import dump
@@ -35,6 +36,21 @@ NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+def argocd_bootstrap(fleet: Fleet) -> str:
+    """The command that starts Argo CD on this output: applied once, on the cluster it runs on,
+    its root Application syncs ``<output_dir>/argocd/``."""
+    return f"kubectl apply -n {fleet.argocd.namespace} -f {fleet.output_dir}/argocd/bootstrap.yaml"
+
+
+def flux_bootstrap(fleet: Fleet, cluster: str) -> str:
+    """The command that installs Flux on ``cluster`` (with kubectl pointing at it), reading the
+    cluster's directory of this output."""
+    return (
+        f"flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
+        f"--path={fleet.output_dir}/flux/clusters/{cluster}"
+    )
 
 
 def values_text(values: Mapping[str, Any]) -> str:

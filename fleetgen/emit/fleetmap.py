@@ -1,5 +1,6 @@
 """The fleet map ``README.md``: apps × clusters by environment with each placement's engine, rollout
-waves, image and chart versions per environment, each cluster's credential kind, project boundaries.
+waves, image and chart versions per environment, each cluster's credential kind, how each engine
+is bootstrapped, project boundaries.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
 where everything runs without reading the generated YAML. In two parts, so that a build reuses
@@ -14,7 +15,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
-from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
+from fleetgen.emit.common import (
+    NEWER_FIELDS,
+    argocd_bootstrap,
+    cluster_labels,
+    flux_bootstrap,
+)
 from fleetgen.errors import Problem
 from fleetgen.fields import release
 from fleetgen.model import (
@@ -187,6 +193,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         labels=label_cells(plan),
         remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
         external=external_rows(plan, on),
+        bootstrap=bootstrap_steps(plan, on),
+        tenants=any(project.service_account for project in plan.fleet.projects),
     )
     return [OutputFile(PATH, text=text)]
 
@@ -397,18 +405,12 @@ def label_cells(plan: Plan) -> dict[str, str]:
 
 def credential_kinds(plan: Plan, on: Mapping[str, set[str]]) -> dict[str, str]:
     """cluster -> how the engines reach it: the kind of its credentials when an engine that
-    connects from outside (Argo CD, a Flux hub) places apps on it, else how Flux runs there;
-    ``on``: `clusters_by_engine`."""
-    argocd, flux = on.get("argocd", set()), on.get("flux", set())
+    connects from outside (Argo CD, a Flux hub) places apps on it (`Plan.reached`), else how
+    Flux runs there; ``on``: `clusters_by_engine`."""
     kinds = {}
     for cluster in plan.fleet.clusters:
-        remote = cluster.name in argocd or (
-            cluster.name in flux
-            and plan.fleet.flux.mode == "hub"
-            and cluster.name != plan.fleet.flux.hub
-        )
         credentials = plan.credentials.get(cluster.name)
-        if remote:
+        if cluster.name in plan.reached:
             kinds[cluster.name] = credential_kind(credentials)
         else:
             kinds[cluster.name] = (
@@ -444,6 +446,56 @@ def external_rows(plan: Plan, on: Mapping[str, set[str]]) -> list[tuple[str, str
         for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
         if c.registration == "external" and c.name in placed
     ]
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapStep:
+    """How one engine starts reading the output: once, on ``where``."""
+
+    engine: str  # as users name it: Argo CD, Flux
+    where: str
+    command: str
+    then: str  # what it then does by itself
+
+
+def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapStep]:
+    """Each engine's one-time start, for the engines the fleet uses; ``on``:
+    `clusters_by_engine`."""
+    fleet = plan.fleet
+    out = fleet.output_dir
+    steps = []
+    if "argocd" in fleet.engines:
+        steps.append(
+            BootstrapStep(
+                "Argo CD",
+                "on the cluster Argo CD runs on",
+                argocd_bootstrap(fleet),
+                f"its root Application then syncs `{out}/argocd/` from `{fleet.revision}`: "
+                "AppProjects, cluster registrations, ApplicationSets",
+            )
+        )
+    if "flux" in fleet.engines and fleet.flux.mode == "hub":
+        steps.append(
+            BootstrapStep(
+                "Flux",
+                f"on the hub {fleet.flux.hub} only, with kubectl pointing at it",
+                flux_bootstrap(fleet, str(fleet.flux.hub)),
+                f"the hub's Flux then reconciles every spoke from "
+                f"`{out}/flux/clusters/{fleet.flux.hub}/spokes/`",
+            )
+        )
+    elif "flux" in fleet.engines:
+        placed = ", ".join(c.name for c in fleet.clusters if c.name in on.get("flux", ()))
+        steps.append(
+            BootstrapStep(
+                "Flux",
+                f"on each cluster it runs apps on ({placed or 'none yet'}), with kubectl "
+                "pointing at it",
+                flux_bootstrap(fleet, "<cluster>"),
+                f"each cluster's Flux then applies `{out}/flux/clusters/<cluster>/`",
+            )
+        )
+    return steps
 
 
 def project_views(plan: Plan, rows: Mapping[str, AppRows]) -> list[ProjectView]:

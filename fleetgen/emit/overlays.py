@@ -5,7 +5,6 @@ Both engines point at these directories, so Argo CD and Flux deploy the same ren
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -15,7 +14,15 @@ from fleetgen.emit.common import KUSTOMIZATION
 from fleetgen.errors import Problem, at
 from fleetgen.model import Patch
 from fleetgen.output import OutputFile
-from fleetgen.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
+from fleetgen.plan import (
+    ClusterOverlay,
+    EnvOverlay,
+    ImageRef,
+    Landing,
+    Plan,
+    SecretPlan,
+    relative,
+)
 from fleetgen.yamlio import configmap_literal, dump
 
 SECRETS_FILE = "secrets.yaml"
@@ -66,22 +73,21 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """One kustomization per env overlay and per cluster overlay, plus their ExternalSecrets."""
-    output_dir = plan.fleet.output_dir.strip("/")
     files: list[OutputFile] = []
     for env_overlay in plan.env_overlays:
-        files.extend(_env_overlay(env_overlay, output_dir))
+        files.extend(_env_overlay(env_overlay, plan.landing))
     for cluster_overlay in plan.cluster_overlays:
         files.extend(_cluster_overlay(cluster_overlay))
     return files
 
 
-def _env_overlay(overlay: EnvOverlay, output_dir: str) -> list[OutputFile]:
-    here = posixpath.join(output_dir, overlay.path)
+def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
     settings = overlay.settings
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
         **_namespace(overlay.namespace),
-        "resources": [posixpath.relpath(overlay.base, here)],
+        # From where the file lands (`build --out` included), so the overlay builds there.
+        "resources": [landing.to(overlay.base, overlay.path)],
     }
     doc.update(_metadata(settings.labels, settings.annotations))
     doc.update(_images(settings.images.values(), {}))
@@ -101,7 +107,7 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
         **_namespace(env_overlay.namespace),
-        "resources": [_relative(env_overlay.path, overlay.path)],
+        "resources": [relative(env_overlay.path, overlay.path)],
     }
     doc.update(
         _metadata(
@@ -131,19 +137,6 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
         f"{overlay.app} on {overlay.cluster}: {names} layer"
         f"{'s' if len(overlay.layers) > 1 else ''}",
     )
-
-
-def _relative(path: str, start: str) -> str:
-    """``posixpath.relpath(path, start)`` for two normalized relative paths (no ``.``, ``..`` or
-    empty parts), as Plan paths are, without making both absolute through the working
-    directory first as ``relpath`` does."""
-    parts, start_parts = path.split("/"), start.split("/")
-    common = 0
-    for part, start_part in zip(parts, start_parts, strict=False):
-        if part != start_part:
-            break
-        common += 1
-    return "/".join([".."] * (len(start_parts) - common) + parts[common:]) or "."
 
 
 def _union(mappings: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

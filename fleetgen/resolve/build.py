@@ -24,6 +24,7 @@ from fleetgen.plan import (
     ChartSource,
     ClusterOverlay,
     EnvOverlay,
+    Landing,
     Placement,
     Plan,
     Remote,
@@ -235,7 +236,9 @@ def _build_plan(
     placed: Mapping[str, list[Cluster]],
     waves: Mapping[str, tuple[tuple[str, ...], ...]],
     credentials: Mapping[str, Credentials | None],
+    reached: frozenset[str],
     engines: Engines,
+    landing: Landing,
 ) -> Plan:
     wave_of = {
         cluster: number
@@ -286,4 +289,6 @@ def _build_plan(
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,
+        reached=reached,
+        landing=landing,
     )

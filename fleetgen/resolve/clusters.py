@@ -192,20 +192,32 @@ def _check_rollout_engines(
                 )
 
 
-def _check_credentials(
-    ctx: _Context, engines: Engines, credentials: Mapping[str, Credentials | None]
-) -> None:
-    """Clusters an engine must reach from outside have credentials: those with an Argo CD
-    placement, and the spokes of a Flux hub."""
+def _reached(ctx: _Context, engines: Engines) -> frozenset[str]:
+    """The clusters an engine reaches from outside (`fleetgen.plan.Plan.reached`): those with an
+    Argo CD placement, and the spokes of a Flux hub."""
     hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
-    used: set[tuple[str, Engine]] = set().union(*(on.items() for on in engines.values()))
-    spokes = {
-        cluster for cluster, engine in used if engine == "flux" and hub not in (None, cluster)
-    }
-    reached = spokes | {
+    return frozenset(
         cluster
-        for cluster, engine in used
-        if engine == "argocd" and not _registered_elsewhere(ctx.clusters[cluster])
+        for on in engines.values()
+        for cluster, engine in on.items()
+        if engine == "argocd" or hub not in (None, cluster)
+    )
+
+
+def _check_credentials(
+    ctx: _Context,
+    engines: Engines,
+    credentials: Mapping[str, Credentials | None],
+    reached: frozenset[str],
+) -> None:
+    """Clusters an engine must reach from outside (``reached``) have credentials, unless their
+    Argo CD registration is not fleetgen's (which a Flux hub's spoke cannot do without)."""
+    hub = ctx.fleet.flux.hub if ctx.fleet.flux.mode == "hub" else None
+    spokes = {
+        cluster
+        for on in engines.values()
+        for cluster, engine in on.items()
+        if engine == "flux" and hub not in (None, cluster)
     }
     for name in sorted(spokes):
         unreached = _registered_elsewhere(ctx.clusters[name])

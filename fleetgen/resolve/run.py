@@ -6,7 +6,7 @@ from __future__ import annotations
 from fleetgen import namespacing, scan
 from fleetgen.errors import SpecError, in_order
 from fleetgen.model import Fleet, Spec
-from fleetgen.plan import Plan
+from fleetgen.plan import Landing, Plan
 from fleetgen.resolve.apps import _check_app, _check_dependency_cycles, check_tenant_projects
 from fleetgen.resolve.build import _build_plan
 from fleetgen.resolve.clusters import (
@@ -16,17 +16,19 @@ from fleetgen.resolve.clusters import (
     _check_runtime_selectors,
     _engines,
     _place,
+    _reached,
     _rollout_waves,
 )
 from fleetgen.resolve.context import _Context
 from fleetgen.workspace import Workspace
 
 
-def resolve(fleet: Fleet, workspace: Workspace) -> Plan:
-    """The Plan of ``fleet``; raises SpecError listing every problem."""
+def resolve(fleet: Fleet, workspace: Workspace, landing: Landing | None = None) -> Plan:
+    """The Plan of ``fleet`` for output files that land as ``landing`` says (default: in the
+    fleet's output_dir); raises SpecError listing every problem."""
     ctx = _Context(fleet, workspace)
     _scan(ctx, fleet, "fleet")
-    return _resolved(ctx)
+    return _resolved(ctx, landing or Landing.of(fleet))
 
 
 def _scan(ctx: _Context, spec: Spec, path: str) -> None:
@@ -36,7 +38,7 @@ def _scan(ctx: _Context, spec: Spec, path: str) -> None:
         ctx.scanned.add(id(owner))
 
 
-def _resolved(ctx: _Context) -> Plan:
+def _resolved(ctx: _Context, landing: Landing) -> Plan:
     """The Plan of ``ctx``'s fleet; raises SpecError listing every problem."""
     _check_names(ctx)
     credentials = _check_clusters(ctx)
@@ -49,8 +51,9 @@ def _resolved(ctx: _Context) -> Plan:
     for meta, message in namespacing.metadata_problems(ctx.fleet):
         ctx.report(meta, message)
     engines = _engines(ctx, placed)
-    _check_credentials(ctx, engines, credentials)
+    reached = _reached(ctx, engines)
+    _check_credentials(ctx, engines, credentials, reached)
     _check_runtime_selectors(ctx, placed, engines)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
-    return _build_plan(ctx, placed, waves, credentials, engines)
+    return _build_plan(ctx, placed, waves, credentials, reached, engines, landing)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
+from fleetgen.emit.common import flux_bootstrap
 from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef
 
 
@@ -57,9 +58,7 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
             )
         else:
             steps.append(
-                f"Flux: with kubectl pointing at {name}, run\n"
-                f"    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
-                f"--path={fleet.output_dir}/flux/clusters/{name}"
+                f"Flux: with kubectl pointing at {name}, run\n    {flux_bootstrap(fleet, name)}"
             )
     steps.append(
         f"commit fleet.py and {fleet.output_dir}/ in one pull request; "

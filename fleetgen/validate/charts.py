@@ -30,6 +30,7 @@ from typing import Any
 from fleetgen import cache, helm
 from fleetgen.model import Fleet
 from fleetgen.plan import ChartSource, Placement
+from fleetgen.progress import SILENT, Progress
 from fleetgen.validate.render import Rendered
 
 _NAMESPACE = "helm"
@@ -81,9 +82,12 @@ def render(
     root: Path,
     charts_dir: Path | None,
     store: cache.Cache,
+    progress: Progress = SILENT,
+    phase: str = "helm render",
 ) -> ChartBuilds:
     """Render the chart of every chart placement in ``placements`` (``namespaces``: app ->
-    release namespace) that can be rendered."""
+    release namespace) that can be rendered; ``progress`` gets the renders as a counted
+    ``phase``."""
     charts = [p for p in placements if p.chart is not None]
     sources: dict[ChartSource, _Source | str] = {}
     keys: dict[str, tuple[str, Placement]] = {}  # unit -> (cache key, placement)
@@ -114,21 +118,32 @@ def render(
             placement,
         )
     results: dict[str, Any] = {}
-    built = 0
+    missing: dict[str, Placement] = {}  # distinct render inputs not in the cache
     for name in sorted(keys):
         entry, placement = keys[name]
-        if entry in results:
+        if entry in results or entry in missing:
             continue
         stored = store.get(_NAMESPACE, entry)
         if _valid(stored):
             results[entry] = stored
-            continue
+        else:
+            missing[entry] = placement
+    if keys:
+        progress.phase(
+            phase,
+            unit="charts",
+            verb="rendered",
+            total=len(results) + len(missing),
+            cached=len(results),
+        )
+    for entry, placement in missing.items():
         assert placement.chart is not None
         source = sources[placement.chart]
         assert isinstance(source, _Source)
         results[entry] = _render(source, placement, namespaces[placement.app])
-        built += 1
         store.put(_NAMESPACE, entry, results[entry])
+        progress.advance()
+    built = len(missing)
     objects, failures, warnings = {}, {}, {}
     for name, (entry, _) in keys.items():
         result = results[entry]

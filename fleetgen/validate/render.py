@@ -15,13 +15,16 @@ from pathlib import Path
 from fleetgen import api, renders
 from fleetgen.cache import Cache
 from fleetgen.kustomize import find_kustomize
+from fleetgen.progress import SILENT, Progress
 from fleetgen.renders import Builds, Rendered
 from fleetgen.workspace import filesystem_lister, filesystem_reader
 
 __all__ = ["Builds", "Rendered", "render"]
 
 
-def render(compiled: api.Compiled, root: Path, overlays: Sequence[str]) -> Builds:
+def render(
+    compiled: api.Compiled, root: Path, overlays: Sequence[str], progress: Progress = SILENT
+) -> Builds:
     """Build ``overlays`` (output-relative); reuse cached builds of identical inputs."""
     kustomize = find_kustomize()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
@@ -52,6 +55,7 @@ def render(compiled: api.Compiled, root: Path, overlays: Sequence[str]) -> Build
             {f"{prefix}/{overlay}": inputs[overlay] for overlay in overlays},
             Cache(compiled.out_dir),
             kustomize,
+            progress,
         )
     start = len(prefix) + 1
     return Builds(

@@ -12,6 +12,8 @@ import yaml
 
 from fleetgen import api, cache, collector, errors
 from fleetgen.fields import release
+from fleetgen.load import load
+from fleetgen.progress import SILENT, Progress
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import rendered, schemas, scopes
 from fleetgen.validate.findings import (
@@ -46,9 +48,11 @@ def validate(
     render: bool = False,
     k8s_version: str | None = None,
     charts: Path | None = None,
+    progress: Progress = SILENT,
 ) -> Report:
     """Compile ``spec`` (SpecError when it cannot be) and check what it emits and renders;
-    ``charts``: a local chart cache directory (``fleetgen.validate.charts``)."""
+    ``charts``: a local chart cache directory (``fleetgen.validate.charts``); ``progress``:
+    where the phases of the work are reported."""
     kubernetes = _kubernetes(k8s_version)
     for path in crds:
         if not path.exists():
@@ -57,7 +61,9 @@ def validate(
         raise UsageError("--charts: charts are rendered only with --render")
     if charts is not None and not charts.is_dir():
         raise UsageError(f"--charts {charts}: not a directory")
-    compiled = api.compile_spec(spec)
+    loaded = load(spec)  # a spec that cannot be read is refused before any progress
+    progress.phase("compiling")
+    compiled = api.compile_loaded(spec, loaded)
     return check(
         compiled,
         spec.resolve().parent,
@@ -65,6 +71,7 @@ def validate(
         render=render,
         kubernetes=kubernetes,
         charts=charts,
+        progress=progress,
     )
 
 
@@ -76,6 +83,7 @@ def check(
     render: bool = False,
     kubernetes: KubernetesSchemas | None = None,
     charts: Path | None = None,
+    progress: Progress = SILENT,
 ) -> Report:
     """Check a compiled spec whose fleet.py lives in ``root`` (what ``validate`` does after
     compiling)."""
@@ -101,6 +109,7 @@ def check(
         return kubernetes.errors(doc) if errors is None else errors
 
     emitted = _emitted(compiled, locate.prefix)
+    progress.phase("checking the emitted objects")
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(fleet, emitted, locate))
     builds, chart_counts, rendered_checked = None, None, 0
@@ -108,9 +117,14 @@ def check(
         # An app from another source has no overlay: its manifests are not in this repository.
         placements = tuple(p for p in compiled.plan.placements if p.remote is None)
         overlays = sorted({p.overlay for p in placements if p.chart is None})
-        built = build_overlays(compiled, root, overlays)
+        built = build_overlays(compiled, root, overlays, progress)
         charted = chart_renders.render(
-            placements, chart_renders.namespaces(fleet), root, charts, cache.Cache(compiled.out_dir)
+            placements,
+            chart_renders.namespaces(fleet),
+            root,
+            charts,
+            cache.Cache(compiled.out_dir),
+            progress,
         )
         # A chart placement's objects go by the name of its render, in place of an overlay.
         plan = replace(
@@ -121,6 +135,7 @@ def check(
                 if p.chart is None or chart_renders.unit(p) in charted.objects
             ),
         )
+        progress.phase("checking the rendered objects")
         result = rendered.check(
             plan,
             Builds(

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
 import fleetgen
 from fleetgen.diff import formats
 from fleetgen.diff.report import Report
 from tests.diff.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
-from tests.helpers import run_fleetgen
+from tests.helpers import on_a_terminal, run_fleetgen
 
 
 def busy_report(repo: Path) -> Report:  # noqa: F811 (the fixture's name)
@@ -73,24 +68,9 @@ def _coloured(output: str) -> bool:
 
 def _diff_on_a_terminal(repo: Path, **env: str | None) -> str:  # noqa: F811
     """``fleetgen diff`` in a real process whose stdout (and stderr) is a terminal."""
-    leader, follower = pty.openpty()
-    given = {**os.environ, "TERM": "xterm", **env}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fleetgen", "diff"],
-        cwd=repo,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={name: value for name, value in given.items() if value is not None},
-    )
-    os.close(follower)
-    output = b""
-    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
-        while chunk := os.read(leader, 4096):
-            output += chunk
-    os.close(leader)
-    assert process.wait(timeout=120) == 1  # changes found
-    return output.decode(errors="replace")
+    code, shown = on_a_terminal(repo, "diff", **env)
+    assert code == 1  # changes found
+    return shown
 
 
 def test_colour_on_a_terminal_unless_no_color_is_set(repo: Path) -> None:  # noqa: F811

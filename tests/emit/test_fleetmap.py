@@ -203,7 +203,8 @@ def test_a_raised_floor_and_fleet_wide_switches_show_in_the_map(tmp_path: Path) 
         ).replace("from fleetgen import ", "from fleetgen import FluxOptions, ")
     )
     text = fleet_map(tmp_path / "fleet.py")
-    assert "The output needs Flux ≥ 2.9:" in text and "Argo CD" not in text
+    assert "The output needs Flux ≥ 2.9:" in text and "Argo CD enforces" not in text
+    assert "Argo CD ≥" not in text and "- Argo CD" not in text
     assert table(text, "## Controller versions")[1:] == [
         [
             "Flux",
@@ -272,6 +273,55 @@ fleet = Fleet(name="hub", repo="https://git.example.com/hub.git", engines=["flux
         "mgmt": "in-cluster (Flux pulls)",
         "spoke": "external secret (ClusterSecretStore vault)",
     }
+
+    text = fleet_map(spec)
+    bootstrap = text.split("## Bootstrap\n", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "- Flux, on the hub mgmt only, with kubectl pointing at it: `flux bootstrap git "
+        "--url=https://git.example.com/hub.git --branch=main "
+        "--path=output/flux/clusters/mgmt`;" in bootstrap
+    )
+    assert "Argo CD" not in bootstrap
+
+
+def test_example_map_says_how_to_bootstrap_each_engine() -> None:
+    """The commands the Argo CD bootstrap file and `add cluster` name, for the clusters that
+    need them."""
+    text = fleet_map(ROOT / "fleet.py")
+    bootstrap = text.split("## Bootstrap\n", 1)[1].split("\n## ", 1)[0]
+    steps = [line for line in bootstrap.splitlines() if line.startswith("- ")]
+    assert steps == [
+        "- Argo CD, on the cluster Argo CD runs on: `kubectl apply -n argocd -f "
+        "output/argocd/bootstrap.yaml`; its root Application then syncs `output/argocd/` from "
+        "`main`: AppProjects, cluster registrations, ApplicationSets.",
+        "- Flux, on each cluster it runs apps on (dev), with kubectl pointing at it: `flux "
+        "bootstrap git --url=https://github.com/acme/fleet.git --branch=main "
+        "--path=output/flux/clusters/<cluster>`; each cluster's Flux then applies "
+        "`output/flux/clusters/<cluster>/`.",
+    ]
+    bootstrap_file = api.compile_spec(ROOT / "fleet.py").rendered["argocd/bootstrap.yaml"]
+    assert b"# Apply once: kubectl apply -n argocd -f output/argocd/bootstrap.yaml\n" in (
+        bootstrap_file
+    )
+
+
+def test_project_boundaries_are_said_to_hold_on_argo_cd_placements_only() -> None:
+    boundaries = fleet_map(ROOT / "fleet.py").split("## Project boundaries\n", 1)[1]
+    assert (
+        "Argo CD enforces these boundaries (each project is an AppProject), so they hold on "
+        "Argo CD\nplacements only: Flux has no projects, so nothing holds its placements to "
+        "them.\n" in boundaries
+    )
+    tenants = fleet_map(ROOT / "tests/cases/tenants/fleet.py")
+    assert (
+        "Flux has no projects, so nothing holds its placements to them but\na tenant "
+        "project's account (`service_account`), which may write only in the project's\n"
+        "namespaces.\n" in tenants
+    )
+    flux_only = fleet_map(ROOT / "tests/cases/hub-rollout/fleet.py")
+    assert "Argo CD enforces" not in flux_only and "Flux has no projects" in flux_only
+    argocd_only = fleet_map(ROOT / "tests/cases/argocd-rollout/fleet.py")
+    assert "Flux has no projects" not in argocd_only
 
 
 def test_exec_credentials_show_their_plugin_not_their_environment() -> None:

@@ -468,3 +468,52 @@ def test_each_cluster_gets_the_files_it_would_get_alone(tmp_path: Path) -> None:
             for path, data in whole.items()
             if path.startswith(f"flux/clusters/{cluster}/")
         }
+
+
+UNUSED_CREDENTIALS = """
+from fleetgen import (App, AwsAuth, Cluster, Environment, ExternalSecretRef, Fleet, FluxOptions,
+                      Project)
+
+fleet = Fleet(
+    name="f", repo="https://git.example.com/f.git", engines=["argocd", "flux"],
+    flux=FluxOptions({flux}),
+    default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
+    environments=[Environment(name="dev", engine="flux"),
+                  Environment(name="prod", engine="argocd")],
+    clusters=[
+        Cluster(name="dev-1", env="dev", server="https://dev-1.example.com",
+                credentials={credentials}),
+        Cluster(name="dev-2", env="dev", server="https://dev-2.example.com"),
+        Cluster(name="prod-1", env="prod", server="https://prod-1.example.com",
+                credentials=ExternalSecretRef(store="vault", key="prod-1")),
+    ],
+    projects=[Project(name="platform", namespaces=["platform"])],
+    apps=[App(name="platform-config", project="platform", namespace="platform",
+              path="apps/platform-config/base")],
+)
+"""
+AWS = 'AwsAuth(cluster_name="dev-1", role_arn="arn:aws:iam::111122223333:role/x")'
+ESO = 'ExternalSecretRef(store="vault", key="dev-1")'
+
+
+@pytest.mark.parametrize(
+    ("flux", "credentials", "unused"),
+    [
+        ("", AWS, True),  # per cluster: only dev-1's own Flux reconciles it
+        ("", ESO, True),
+        ('mode="hub", hub="dev-1"', ESO, True),  # the hub's own Flux
+        ('mode="hub", hub="dev-2"', ESO, False),  # a spoke: the hub uses them
+    ],
+)
+def test_credentials_no_engine_uses_are_a_warning(
+    tmp_path: Path, flux: str, credentials: str, unused: bool
+) -> None:
+    """Where no engine connects from outside, a cluster's own credentials are never read; a
+    fleet's default_credentials (dev-2) are a default, and Argo CD reads prod-1's."""
+    repo = make_repo(tmp_path, UNUSED_CREDENTIALS.format(flux=flux, credentials=credentials))
+    found = [w for w in api.compile_spec(repo / "fleet.py").warnings if "not used" in w.message]
+    expected = (
+        "cluster 'dev-1': its credentials are not used: only its own Flux reconciles it, "
+        "pulling from Git, and no engine connects to it from outside; remove credentials="
+    )
+    assert [(w.message, w.line) for w in found] == ([(expected, 12)] if unused else [])  # Cluster(

@@ -366,6 +366,10 @@ def test_add_app_with_a_chart_adds_a_chart_app_and_no_base(repo: Path) -> None:
     ) in "\n".join(added)
     assert not (repo / "apps" / "trust").exists()
     assert "next: edit its values in fleet.py" in result.stdout
+    assert (
+        "runs 1 placement:\n  trust on dev (dev) by flux: chart trust-manager@v0.12.0 from "
+        "https://charts.jetstack.io\n" in result.stdout
+    )
     # dev is on Flux: a HelmRelease there, no ApplicationSet
     assert (
         "kind: HelmRelease\nmetadata:\n  name: trust\n"

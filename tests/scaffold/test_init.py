@@ -47,8 +47,12 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
         "checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
         for step in jobs["comment"]["steps"]
     )
+    assert created.stdout.splitlines()[-1] == (
+        "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
+    )
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
+    assert built.stdout.endswith(" (1 placement)\n")
     checked = fleetgen(repo, "build", "--check")
     assert (checked.returncode, checked.stdout) == (0, "output is up to date\n"), checked.stderr
     validated = fleetgen(repo, "validate", "--render")  # the scaffolded base passes the policy
@@ -107,6 +111,7 @@ def test_init_adopts_an_existing_repo_without_overwriting(tmp_path: Path) -> Non
         "https://github.com/acme/platform.git" in result.stderr
     )
     assert 'REPO = "https://github.com/acme/platform.git"' in (tmp_path / "fleet.py").read_text()
+    assert lines[-1] == "next: fleetgen build, then commit everything"  # already there
     assert fleetgen(tmp_path, "build").returncode == 0
 
 

@@ -11,6 +11,7 @@ from fleetgen.emit.argocd.clusters import registration
 from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
+from fleetgen.emit.common import argocd_bootstrap
 from fleetgen.model import IN_CLUSTER, Cluster
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -99,7 +100,7 @@ def _bootstrap(plan: Plan) -> OutputFile:
         },
     }
     comment = (
-        f"Apply once: kubectl apply -n {namespace} -f {path}/bootstrap.yaml\n"
+        f"Apply once: {argocd_bootstrap(fleet)}\n"
         f"The root Application then keeps Argo CD in sync with {path}/, this file "
         "included.\nProject fleetgen may manage only the kinds fleetgen generates there, in "
         f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "

@@ -40,7 +40,7 @@ from typing import Any
 
 from fleetgen.emit.common import values_text
 from fleetgen.model import App, Fleet
-from fleetgen.plan import ChartSource, Placement, holds_null
+from fleetgen.plan import FLUX_DEFAULT, ChartSource, Placement, flux_timing, holds_null
 
 HELM_API = "helm.toolkit.fluxcd.io/v2"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
@@ -81,9 +81,9 @@ def chart_objects(
     chart = placement.chart
     assert chart is not None and app.namespace is not None  # resolve: a chart app has one
     objects = []
-    sync = placement.settings.sync
+    sync, timing = placement.settings.sync, flux_timing(fleet, placement)
     release: dict[str, Any] = {
-        "interval": sync.interval or fleet.flux.interval,
+        "interval": timing["interval"].value,
         "releaseName": app.name,
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
@@ -108,8 +108,8 @@ def chart_objects(
                 "sourceRef": {"kind": "HelmRepository", "name": app.name},
             }
         }
-    if sync.timeout is not None:
-        release["timeout"] = sync.timeout
+    if timing["timeout"].source != FLUX_DEFAULT:
+        release["timeout"] = timing["timeout"].value
     no_wait = {} if sync.wait else {"disableWait": True}
     release["install"] = {**_create_namespace(fleet, spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}

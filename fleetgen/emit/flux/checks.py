@@ -1,6 +1,7 @@
 """``check`` refuses what Flux cannot express (``depends_on`` across clusters or kinds, names
 `flux bootstrap` owns, hub mode's spokes); ``warnings`` names what the Flux output cannot honour
-(rollouts per cluster, ignore_differences, retry_interval on chart apps)."""
+(rollouts per cluster, ignore_differences, retry_interval on chart apps) and credentials no
+engine uses."""
 
 from __future__ import annotations
 
@@ -198,7 +199,27 @@ def warnings(plan: Plan) -> list[Problem]:
                 )
     if fleet.flux.mode == "hub":
         found += hub.warnings(plan)
-    return found + _chart_retry_interval(plan) + _kept_on_upgrade(plan)
+    return found + _chart_retry_interval(plan) + _kept_on_upgrade(plan) + _unused_credentials(plan)
+
+
+def _unused_credentials(plan: Plan) -> list[Problem]:
+    """A cluster's own ``credentials=`` where no engine reaches it from outside (`Plan.reached`):
+    only the cluster's Flux reconciles it, pulling from Git, so nothing reads them (a fleet's
+    ``default_credentials`` are a default, filled in only where an engine needs them)."""
+    flux = {p.cluster for p in plan.placements}
+    return [
+        at(
+            cluster,
+            f"cluster {cluster.name!r}: its credentials are not used: only its own Flux "
+            "reconciles it, pulling from Git, and no engine connects to it from outside; "
+            "remove credentials=",
+            plan.fleet,
+        )
+        for cluster in plan.fleet.clusters
+        if cluster.credentials is not None
+        and cluster.name in flux
+        and cluster.name not in plan.reached
+    ]
 
 
 def _kept_on_upgrade(plan: Plan) -> list[Problem]:

@@ -36,12 +36,9 @@ from fleetgen.emit.flux.tenants import account_names, tenant_file
 from fleetgen.fields import release
 from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.output import LABEL_PREFIX, OutputFile
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
-# The health-check timeout of a Kustomization that waits, unless SyncPolicy(timeout) says: a
-# Deployment's default progress deadline (10 minutes).
-WAIT_TIMEOUT = "10m"
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
@@ -284,7 +281,7 @@ class _Kustomizations:
                         labels=_labels(placement, app.labels),
                         annotations=app.annotations,
                         depends_on=depends_on,
-                        extra={**_sync(placement), **app.spec},
+                        extra={**_sync(self._fleet, placement), **app.spec},
                         source=source,
                     )
                 ]
@@ -373,27 +370,31 @@ def _labels(placement: Placement, app_labels: Mapping[str, str]) -> dict[str, st
     return {**app_labels, **{LABEL_PREFIX + key: value for key, value in own.items()}}
 
 
-def _sync(placement: Placement) -> dict[str, Any]:
-    """interval, timeout, retryInterval, wait and suspend from the effective sync policy.
+def _sync(fleet: Fleet, placement: Placement) -> dict[str, Any]:
+    """interval, timeout, retryInterval and wait (`flux_timing`: each unless Flux's own
+    default applies) and suspend, from the effective sync policy.
 
-    A Kustomization that waits always gets a timeout (`WAIT_TIMEOUT` unless the policy sets
-    one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the health check
-    max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30 seconds.
+    A Kustomization that waits always gets a timeout (`fleetgen.plan.WAIT_TIMEOUT` unless the
+    policy sets one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the
+    health check max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30
+    seconds.
     A failed one is retried after ``retryInterval`` (``GetRetryInterval``: else the interval)."""
-    sync = placement.settings.sync
-    spec: dict[str, Any] = {"wait": sync.wait}
-    if sync.interval is not None:
-        spec["interval"] = sync.interval
-    if sync.timeout is not None or sync.wait:
-        spec["timeout"] = sync.timeout or WAIT_TIMEOUT
-    if sync.retry_interval is not None:
-        spec["retryInterval"] = sync.retry_interval
-    elif sync.retry is not None and sync.retry.limit != 0:
-        # Flux retries at a fixed period: Argo CD's backoff ceiling is the closest match.
-        spec["retryInterval"] = sync.retry.backoff_max_duration
-    if not sync.automated:
+    spec: dict[str, Any] = {
+        _FIELDS[name]: value.value
+        for name, value in flux_timing(fleet, placement).items()
+        if value.source != FLUX_DEFAULT
+    }
+    if not placement.settings.sync.automated:
         spec["suspend"] = True
     return spec
+
+
+_FIELDS = {  # SyncPolicy timing field -> Kustomization spec field
+    "interval": "interval",
+    "timeout": "timeout",
+    "retry_interval": "retryInterval",
+    "wait": "wait",
+}
 
 
 def supports_ignore(fleet: Fleet) -> bool:
