@@ -158,8 +158,9 @@ def add_app(
         bool,
         typer.Option(
             "--extend-project",
-            help="Add the namespace to the project's namespaces if the project "
-            "does not allow it (on a terminal, add asks).",
+            help="Add the namespace to the project's namespaces, and a chart's repository "
+            "to its source_repos, where the project does not allow them (on a terminal, "
+            "add asks).",
         ),
     ] = False,
     spec: SpecOption = Path("fleet.py"),
@@ -196,13 +197,13 @@ def add_app(
 def _confirming_extension(
     attempt: Callable[[bool], scaffold.Added], extend: bool
 ) -> scaffold.Added:
-    """``attempt(extend)``; when the project does not allow the namespace, ask on a terminal
-    (never in CI, where stdin is not one) whether to extend it."""
+    """``attempt(extend)``; when the project does not allow the namespace or the chart's
+    repository, ask on a terminal (never in CI, where stdin is not one) whether to extend it."""
     from fleetgen import scaffold
 
     try:
         return attempt(extend)
-    except scaffold.NamespaceNotAllowed as refused:
+    except scaffold.ProjectTooNarrow as refused:
         if extend or not (sys.stdin.isatty() and sys.stdout.isatty()):
             raise
         if not typer.confirm(f"{refused} -- {refused.question}", default=False):
@@ -274,7 +275,7 @@ def _report_added(added: scaffold.Added, what: str) -> None:
         + "".join(f"; using {path} as it is" for path in added.kept)
         + (
             f"; {'extended' if added.written else 'would extend'} project "
-            f"{added.extended}'s namespaces"
+            f"{added.extended}'s {' and '.join(added.extended_lists)}"
             if added.extended
             else ""
         )
@@ -288,7 +289,8 @@ def _report_added(added: scaffold.Added, what: str) -> None:
     typer.echo(f"runs {len(added.placements)} placement(s)" + (":" if added.placements else ""))
     for placement in added.placements:
         wave = f", wave {placement.wave}" if placement.wave else ""
+        overlay = f": {placement.overlay}" if placement.overlay else ""  # none for a chart
         typer.echo(
             f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
-            f"{placement.engine}: {placement.overlay}"
+            f"{placement.engine}{overlay}"
         )

@@ -8,7 +8,7 @@ manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through 
 
 from fleetgen.scaffold.add import (
     Added,
-    NamespaceNotAllowed,
+    ProjectTooNarrow,
     add_app,
     add_cluster,
     add_env,
@@ -31,8 +31,8 @@ __all__ = [
     "ClusterRequest",
     "EnvRequest",
     "Initialized",
-    "NamespaceNotAllowed",
     "ProjectRequest",
+    "ProjectTooNarrow",
     "add_app",
     "add_cluster",
     "add_env",

@@ -10,14 +10,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fleetgen import api, writer
+from fleetgen.emit.argocd.charts import repo_url
+from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source, read_spec, run_spec
-from fleetgen.model import App, Environment, Project
+from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.plan import Placement
 from fleetgen.scaffold import edit
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, EnvRequest, ProjectRequest
-from fleetgen.scaffold.snippets import app_base, app_snippet, base_files, cluster_snippet
+from fleetgen.scaffold.snippets import (
+    app_base,
+    app_snippet,
+    base_files,
+    chart_call,
+    cluster_snippet,
+)
 from fleetgen.templating import py_literal, render
 from fleetgen.version import VERSION
 from fleetgen.workspace import Reader, filesystem_reader
@@ -34,20 +42,34 @@ class Added:
     placements: tuple[Placement, ...]  # of the added cluster or app
     written: bool
     kept: tuple[str, ...] = ()  # existing files used as they are (an adopted base), repo-relative
-    extended: str | None = None  # the project whose namespaces the add extended
+    extended: str | None = None  # the project the add extended
+    extended_lists: tuple[str, ...] = ()  # its lists it extended: namespaces, source_repos
 
 
-class NamespaceNotAllowed(UsageError):
-    """``add app --namespace NS`` into a project that does not allow NS (without
-    ``extend_project``); ``question`` asks whether to extend the project."""
+class ProjectTooNarrow(UsageError):
+    """``add app`` into a project that does not allow the app's namespace, or (Argo CD checks
+    an explicit ``source_repos``) its chart repository, without ``extend_project``: the message
+    is at the Project's line in fleet.py; ``question`` asks whether to extend the project."""
 
-    def __init__(self, project: Project, namespace: str) -> None:
-        allowed = ", ".join(project.namespaces) or "none"
-        super().__init__(
-            f"project {project.name!r} does not allow namespace {namespace!r} "
-            f"(its namespaces: {allowed}); pass --extend-project to add it"
+    def __init__(self, project: Project, namespace: str | None, repo: str | None) -> None:
+        refused, added = [], []
+        if namespace is not None:
+            allowed = ", ".join(project.namespaces) or "none"
+            refused.append(f"namespace {namespace!r} (its namespaces: {allowed})")
+            added.append(f"namespace {namespace!r} to project {project.name!r}'s namespaces")
+        if repo is not None:
+            refused.append(
+                f"the chart repository {repo} (its source_repos: {', '.join(project.source_repos)})"
+            )
+            owner = "its" if added else f"project {project.name!r}'s"
+            added.append(f"{repo} to {owner} source_repos")
+        file, line = project.origin
+        message = (
+            f"project {project.name!r} does not allow {' nor '.join(refused)}; pass "
+            f"--extend-project to add {'them' if len(refused) > 1 else 'it'}"
         )
-        self.question = f"Add namespace {namespace!r} to project {project.name!r}'s namespaces?"
+        super().__init__(Problem(message, file, line).render())
+        self.question = f"Add {' and '.join(added)}?"
 
 
 def add_cluster(
@@ -70,20 +92,24 @@ def add_app(
     spec: Path, request: AppRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
     """Insert ``App(...)``, with a new base at apps/NAME/base/ (or ``path``), or the existing base
-    at ``path`` as it is (none for a chart app); a project that does not allow the namespace is
-    extended when ``request.extend_project``, else refused. Validated before anything is
-    written."""
+    at ``path`` as it is (none for a chart app); a project that does not allow the namespace (or
+    the chart's repository) is extended when ``request.extend_project``, else refused. Validated
+    before anything is written."""
     spec = spec.resolve()
     snippet, names = app_snippet(request)
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.apps, "app", request.name)
     project = next((p for p in fleet.projects if p.name == request.project), None)
-    extend = project is not None and not any(
-        fnmatch.fnmatchcase(request.namespace, allowed) for allowed in project.namespaces
+    namespace = (
+        request.namespace
+        if project is not None
+        and not any(fnmatch.fnmatchcase(request.namespace, ns) for ns in project.namespaces)
+        else None
     )
-    if extend and not request.extend_project:
+    repo = _refused_chart_repo(fleet, project, request)
+    if (namespace or repo) and not request.extend_project:
         assert project is not None
-        raise NamespaceNotAllowed(project, request.namespace)
+        raise ProjectTooNarrow(project, namespace, repo)
     base = app_base(request)
     kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
     files = (
@@ -92,15 +118,32 @@ def add_app(
         else {f"{base}/{name}": text for name, text in base_files(request.name).items()}
     )
 
+    extensions = {k: v for k, v in (("namespaces", namespace), ("source_repos", repo)) if v}
+
     def change(source: str) -> str:
-        if extend:
-            source = edit.extend(
-                source, "projects", request.project, "namespaces", py_literal(request.namespace)
-            )
+        for keyword, value in extensions.items():
+            source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
         return edit.insert(source, "apps", snippet, names)
 
     added = _add(spec, "apps", change, files, lambda p: p.app == request.name, dry_run, out)
-    return replace(added, kept=kept, extended=request.project if extend else None)
+    return replace(
+        added,
+        kept=kept,
+        extended=request.project if extensions else None,
+        extended_lists=tuple(extensions),
+    )
+
+
+def _refused_chart_repo(fleet: Fleet, project: Project | None, request: AppRequest) -> str | None:
+    """The chart repository of a chart app (as Argo CD's Application names it) that the
+    project's explicit ``source_repos`` do not permit, where Argo CD may place the app (the
+    boundary Argo CD holds: its emitter's check refuses the spec); else None."""
+    if not (request.chart and project is not None and project.source_repos):
+        return None
+    if "argocd" not in fleet.engines:
+        return None
+    repo = repo_url(str(chart_call(request.chart).kwargs["repo"]))
+    return None if repo_permitted(project.source_repos, repo) else repo
 
 
 def add_env(

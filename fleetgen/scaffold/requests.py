@@ -53,7 +53,8 @@ class AppRequest:
         chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
         path: Its kustomize base, repo-relative: used as it is when it exists, else scaffolded
             there; None: apps/NAME/base.
-        extend_project: Add the namespace to the project's namespaces when it does not allow it.
+        extend_project: Add the namespace to the project's namespaces, and a chart's repository
+            to its explicit source_repos, when the project does not allow them.
     """
 
     name: str

@@ -574,8 +574,9 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     before = snapshot(repo)
     refused = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "web")
     assert refused.returncode == 2
+    line = _line_of(repo / "fleet.py", 'Project(name="orders"')
     assert refused.stderr == (
-        "project 'orders' does not allow namespace 'web' (its namespaces: "
+        f"fleet.py:{line}: project 'orders' does not allow namespace 'web' (its namespaces: "
         "orders); pass --extend-project to add it; nothing was written\n"
     )
     assert snapshot(repo) == before
@@ -596,6 +597,87 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
         "    kind: Namespace\n    name: web\n"
         in (repo / "output/argocd/projects/orders.yaml").read_text()
     )
+
+
+def _line_of(path: Path, text: str) -> int:
+    """The 1-based number of the first line of ``path`` holding ``text``."""
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+CHART = "https://charts.bitnami.com/bitnami/nginx@18.1.0"
+
+
+def _fresh_fleet(tmp_path: Path) -> Path:
+    """A fleet as `fleetgen init` scaffolds it: its project lists source_repos=[REPO]."""
+    repo = tmp_path / "fleet"
+    created = fleetgen(tmp_path, "init", repo.name, "--repo", "https://github.com/acme/fleet.git")
+    assert created.returncode == 0, created.stderr
+    assert "source_repos=[REPO]" in (repo / "fleet.py").read_text()
+    return repo
+
+
+def test_add_chart_app_to_a_fresh_fleet_extends_the_projects_source_repos(tmp_path: Path) -> None:
+    """Argo CD refuses a chart repository outside an explicit source_repos: add says so at the
+    Project's line, and --extend-project adds the repository (and the namespace) in place."""
+    repo = _fresh_fleet(tmp_path)
+    before = snapshot(repo)
+    line = _line_of(repo / "fleet.py", 'Project(name="apps"')
+    args = ["add", "app", "web", "--project", "apps", "--chart", CHART]
+    refused = fleetgen(repo, *args, "--namespace", "hello")
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        f"fleet.py:{line}: project 'apps' does not allow the chart repository "
+        "https://charts.bitnami.com/bitnami (its source_repos: "
+        "https://github.com/acme/fleet.git); pass --extend-project to add it; "
+        "nothing was written\n",
+    )
+    both = fleetgen(repo, *args, "--namespace", "web")
+    assert both.returncode == 2
+    assert both.stderr.startswith(
+        f"fleet.py:{line}: project 'apps' does not allow namespace 'web' (its namespaces: "
+        "hello) nor the chart repository https://charts.bitnami.com/bitnami"
+    )
+    assert "pass --extend-project to add them; nothing was written" in both.stderr
+    assert snapshot(repo) == before
+    spec_before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, *args, "--namespace", "web", "--extend-project")
+    assert result.returncode == 0, result.stderr
+    assert "extended project apps's namespaces and source_repos" in result.stdout
+    assert "  web on dev-1 (dev) by argocd\n" in result.stdout  # a chart app has no overlay
+    removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
+    assert removed == [
+        '        Project(name="apps", description="Applications", namespaces=["hello"],',
+        "                source_repos=[REPO]),",
+    ]
+    assert added[:3] == [
+        "    HelmChart,",
+        '        Project(name="apps", description="Applications", namespaces=["hello", "web"],',
+        '                source_repos=[REPO, "https://charts.bitnami.com/bitnami"]),',
+    ]
+    project = (repo / "output/argocd/projects/apps.yaml").read_text()
+    assert "- https://charts.bitnami.com/bitnami" in project
+    assert fleetgen(repo, "build", "--check").returncode == 0
+
+
+def test_a_chart_app_on_flux_needs_no_source_repos(tmp_path: Path) -> None:
+    """source_repos is Argo CD's boundary (the AppProject): a Flux-only fleet adds the chart app
+    without extending it."""
+    repo = tmp_path / "fleet"
+    created = fleetgen(
+        tmp_path,
+        "init",
+        repo.name,
+        "--engine",
+        "flux",
+        "--repo",
+        "https://github.com/acme/fleet.git",
+    )
+    assert created.returncode == 0, created.stderr
+    result = fleetgen(
+        repo, "add", "app", "web", "--project", "apps", "--namespace", "hello", "--chart", CHART
+    )
+    assert result.returncode == 0, result.stderr
+    assert "source_repos=[REPO])" in (repo / "fleet.py").read_text()
 
 
 def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
@@ -630,6 +712,32 @@ def test_on_a_terminal_add_app_asks_before_extending_the_project(
     assert "Add namespace 'web' to project 'orders''s namespaces? [y/N]" in output
     assert returncode == code, output
     assert ('namespaces=["orders", "web"]' in (repo / "fleet.py").read_text()) == (code == 0)
+
+
+@pytest.mark.parametrize(("answer", "code"), [(b"y\n", 0), (b"n\n", 2)])
+def test_on_a_terminal_add_chart_app_asks_before_extending_source_repos(
+    tmp_path: Path, answer: bytes, code: int
+) -> None:
+    repo = _fresh_fleet(tmp_path)
+    returncode, output = _answering(
+        repo,
+        answer,
+        "add",
+        "app",
+        "web",
+        "--project",
+        "apps",
+        "--namespace",
+        "hello",
+        "--chart",
+        CHART,
+    )
+    assert (
+        "Add https://charts.bitnami.com/bitnami to project 'apps''s source_repos? [y/N]" in output
+    )
+    assert returncode == code, output
+    text = (repo / "fleet.py").read_text()
+    assert ('source_repos=[REPO, "https://charts.bitnami.com/bitnami"]' in text) == (code == 0)
 
 
 def test_add_env_after_another_and_at_the_end(repo: Path) -> None:
