@@ -1,5 +1,5 @@
 """The command line's scaffolding commands: ``init`` and the ``add`` group (``add cluster|app|env|
-project``), and how what they added is reported. Each imports what it runs inside it, as
+engine|project``), and how what they added is reported. Each imports what it runs inside it, as
 `fleetgen.cli` does."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def init(
 
 add_group = typer.Typer(
     no_args_is_help=True,
-    help="Scaffold a cluster, an app, an environment or a project into fleet.py.",
+    help="Scaffold a cluster, an app, an environment, an engine or a project into fleet.py.",
 )
 DryRunOption = Annotated[
     bool,
@@ -231,6 +231,40 @@ def add_env(
         typer.echo(
             f"next: add its clusters with `fleetgen add cluster NAME --env {name} --server URL`"
         )
+
+
+@add_group.command("engine")
+def add_engine(
+    engine: Annotated[str, typer.Argument(help="argocd or flux.")],
+    envs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--envs", help="An environment whose placements the engine takes over (repeatable)."
+        ),
+    ] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add the engine to the fleet's engines and set it on the --envs environments; the other
+    environments of a one-engine fleet are kept on that engine. Rebuilds output/."""
+    from fleetgen import scaffold
+
+    added = _run(
+        lambda: commands.add_engine(spec, engine, envs=envs or (), dry_run=dry_run, out=out),
+        scaffolding=True,
+    )
+    _report_added(added, f"engine {engine}")
+    if added.pinned:
+        former = next(e for e in added.compiled.plan.fleet.engines if e != engine)
+        typer.echo(
+            f"{'kept' if added.written else 'would keep'} environment(s) "
+            f'{", ".join(added.pinned)} on {former} (engine="{former}" set: with two engines, '
+            "fleet.py names each placement's)"
+        )
+    if added.written:
+        for number, step in enumerate(scaffold.engine_next_steps(added.compiled, engine), 1):
+            typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
 
 
 @add_group.command("project")

@@ -170,6 +170,22 @@ def add_env(
     )
 
 
+def add_engine(
+    spec: Path,
+    engine: str,
+    *,
+    envs: Sequence[str] = (),
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
+    """``fleetgen add engine``: list the engine in the fleet, move the environments ``envs`` to
+    it, rebuild the output."""
+    from fleetgen import scaffold
+
+    request = scaffold.EngineRequest(engine, tuple(envs))
+    return scaffold.add_engine(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
 def add_project(
     spec: Path,
     name: str,

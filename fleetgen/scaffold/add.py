@@ -1,5 +1,5 @@
-"""``add cluster|app|env|project``: edit fleet.py (`fleetgen.scaffold.edit`), validate the edited
-spec (load, resolve, emitter checks), then write new files, fleet.py and output/."""
+"""``add cluster|app|env|engine|project``: edit fleet.py (`fleetgen.scaffold.edit`), validate the
+edited spec (load, resolve, emitter checks), then write new files, fleet.py and output/."""
 
 from __future__ import annotations
 
@@ -18,7 +18,14 @@ from fleetgen.load import load_source, read_spec, run_spec
 from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.plan import Placement
 from fleetgen.scaffold import edit
-from fleetgen.scaffold.requests import AppRequest, ClusterRequest, EnvRequest, ProjectRequest
+from fleetgen.scaffold.requests import (
+    AppRequest,
+    ClusterRequest,
+    EngineRequest,
+    EnvRequest,
+    ProjectRequest,
+    check_engine,
+)
 from fleetgen.scaffold.snippets import (
     app_base,
     app_snippet,
@@ -44,6 +51,7 @@ class Added:
     kept: tuple[str, ...] = ()  # existing files used as they are (an adopted base), repo-relative
     extended: str | None = None  # the project the add extended
     extended_lists: tuple[str, ...] = ()  # its lists it extended: namespaces, source_repos
+    pinned: tuple[str, ...] = ()  # add engine: environments kept on the fleet's former engine
 
 
 class ProjectTooNarrow(UsageError):
@@ -79,7 +87,7 @@ def add_cluster(
     snippet, names = cluster_snippet(request)
     return _add(
         spec,
-        "clusters",
+        "the new clusters entry",
         lambda source: edit.insert(source, "clusters", snippet, names),
         {},
         lambda p: p.cluster == request.name,
@@ -125,7 +133,9 @@ def add_app(
             source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
         return edit.insert(source, "apps", snippet, names)
 
-    added = _add(spec, "apps", change, files, lambda p: p.app == request.name, dry_run, out)
+    added = _add(
+        spec, "the new apps entry", change, files, lambda p: p.app == request.name, dry_run, out
+    )
     return replace(
         added,
         kept=kept,
@@ -159,7 +169,7 @@ def add_env(
     snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
     return _add(
         spec,
-        "environments",
+        "the new environments entry",
         lambda source: edit.insert(
             source, "environments", snippet, ["Environment"], after=request.after
         ),
@@ -168,6 +178,57 @@ def add_env(
         dry_run,
         out,
     )
+
+
+def add_engine(
+    spec: Path, request: EngineRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
+    """Add ``request.engine`` to the Fleet's ``engines`` (when it is not listed) and set it as
+    the ``engine=`` of the environments ``request.envs``. A fleet that had one engine keeps its
+    other environments on it (their ``engine=`` set to it, as a fleet with two engines must name
+    each placement's): nothing moves that the request does not name."""
+    spec = spec.resolve()
+    engine = check_engine(request.engine)
+    fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    envs = {env.name: env for env in fleet.environments}
+    unknown = [name for name in request.envs if name not in envs]
+    if unknown:
+        known = ", ".join(envs) or "none"
+        raise UsageError(f"--envs {unknown[0]!r}: no such environment (known: {known})")
+    only = fleet.engines[0] if len(fleet.engines) == 1 else None
+    moved = [name for name in dict.fromkeys(request.envs) if (envs[name].engine or only) != engine]
+    listed = engine in fleet.engines
+    if listed and not moved:
+        on = f", and environment(s) {', '.join(request.envs)} run on it" if request.envs else ""
+        raise UsageError(
+            f"the fleet lists engine {engine!r} already{on}; name the environments it "
+            "should take over with --envs ENV"
+        )
+    kept = (
+        [e.name for e in fleet.environments if e.engine is None and e.name not in moved]
+        if not listed and only is not None
+        else []
+    )
+
+    def change(source: str) -> str:
+        if not listed:
+            source = edit.extend_fleet(
+                source, "engines", py_literal(engine), py_literal([*fleet.engines, engine])
+            )
+        for name, value in [*((n, engine) for n in moved), *((n, only) for n in kept)]:
+            source = edit.set_keyword(source, "environments", name, "engine", py_literal(value))
+        return source
+
+    added = _add(
+        spec,
+        "an edited line",
+        change,
+        {},
+        lambda p: p.engine == engine and (not request.envs or p.env in request.envs),
+        dry_run,
+        out,
+    )
+    return replace(added, pinned=tuple(kept))
 
 
 def add_project(
@@ -189,7 +250,7 @@ def add_project(
     ).rstrip("\n")
     return _add(
         spec,
-        "projects",
+        "the new projects entry",
         lambda source: edit.insert(source, "projects", snippet, ["Project"]),
         {},
         lambda p: False,
@@ -205,7 +266,7 @@ def _unique(existing: Sequence[Environment | Project | App], kind: str, name: st
 
 def _add(
     spec: Path,
-    field_name: str,
+    edited_what: str,
     change: Callable[[str], str],
     files: Mapping[str, str],
     wanted: Callable[[Placement], bool],
@@ -213,7 +274,7 @@ def _add(
     out: Path | None,
 ) -> Added:
     """Edit (``change``), validate, then (unless ``dry_run``) write new files, fleet.py and
-    output/."""
+    output/. A problem on a line the edit wrote says it is "in ``edited_what``"."""
     spec = spec.resolve()
     root = spec.parent
     source = read_spec(spec)
@@ -225,7 +286,7 @@ def _add(
         loaded = load_source(edited, str(spec), _overlay(filesystem_reader(root), files), root)
         compiled = api.compile_loaded(spec, loaded, out)
     except SpecError as error:
-        raise SpecError(_on_disk(error.problems, str(spec), source, edited, field_name)) from None
+        raise SpecError(_on_disk(error.problems, str(spec), source, edited, edited_what)) from None
     changes = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
     conflicts = [c for c in changes if c.kind == "unowned-conflict"]
     if conflicts:
@@ -248,7 +309,7 @@ def _add(
 
 
 def _on_disk(
-    problems: list[Problem], spec: str, source: str, edited: str, field_name: str
+    problems: list[Problem], spec: str, source: str, edited: str, edited_what: str
 ) -> list[Problem]:
     """Problems of the edited spec, at the lines of fleet.py as it is on disk: a problem in the
     inserted element points at the line it would go before."""
@@ -266,7 +327,7 @@ def _on_disk(
                 inserted.add(line + 1)
     return [
         Problem(
-            f"in the new {field_name} entry: {p.message}" if p.line in inserted else p.message,
+            f"in {edited_what}: {p.message}" if p.line in inserted else p.message,
             p.file,
             to_source.get(p.line, p.line),
         )

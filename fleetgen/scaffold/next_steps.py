@@ -1,11 +1,11 @@
-"""What to tell the user after ``add cluster``: the rollout step the cluster joined and what to do
-next for the engines of its placements."""
+"""What to tell the user after ``add cluster`` (the rollout step the cluster joined and what to do
+next for the engines of its placements) and after ``add engine``."""
 
 from __future__ import annotations
 
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
-from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef
+from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef, Fleet
 
 
 def rollout_step(compiled: api.Compiled, name: str) -> str | None:
@@ -50,21 +50,62 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
                 f"cluster's CA changes, update it from\n    {ca_command(credentials)}"
             )
     if "flux" in engines:
-        if fleet.flux.mode == "hub":
-            steps.append(
-                f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
-                f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml"
-            )
-        else:
-            steps.append(
-                f"Flux: with kubectl pointing at {name}, run\n"
-                f"    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
-                f"--path={fleet.output_dir}/flux/clusters/{name}"
-            )
+        steps += _flux_steps(fleet, [name])
     steps.append(
         f"commit fleet.py and {fleet.output_dir}/ in one pull request; "
         "`fleetgen diff` shows its blast radius"
     )
+    return steps
+
+
+def engine_next_steps(compiled: api.Compiled, engine: str) -> list[str]:
+    """What to do after ``add engine``: connect it to the clusters whose placements it now
+    reconciles, then the PR (which moves those placements from the other engine)."""
+    fleet, plan = compiled.plan.fleet, compiled.plan
+    clusters = sorted({p.cluster for p in plan.placements if p.engine == engine})
+    steps = []
+    if not clusters:
+        steps.append(
+            f'it reconciles nothing yet: set engine="{engine}" on an Environment, a Cluster or '
+            f"an App in fleet.py (or run `fleetgen add engine {engine} --envs ENV`)"
+        )
+    elif engine == "flux":
+        steps += _flux_steps(fleet, clusters)
+    else:
+        steps.append(
+            f"Argo CD: apply {fleet.output_dir}/argocd/bootstrap.yaml once where Argo CD runs; "
+            f"it reaches {', '.join(clusters)} with the credentials each "
+            f"{fleet.output_dir}/argocd/clusters/CLUSTER.yaml names"
+        )
+    steps.append(
+        f"commit fleet.py and {fleet.output_dir}/ in one pull request; `fleetgen diff` shows "
+        "the placements that move between engines"
+    )
+    return steps
+
+
+def _flux_steps(fleet: Fleet, clusters: list[str]) -> list[str]:
+    """How Flux comes to reconcile ``clusters``: `flux bootstrap` on each (on the hub only, in
+    hub mode, which reaches the others)."""
+    hub = fleet.flux.hub if fleet.flux.mode == "hub" else None
+    bootstrapped = [name for name in clusters if hub is None or name == hub]
+    spokes = [name for name in clusters if name not in bootstrapped]
+    steps = []
+    if bootstrapped:
+        where = bootstrapped[0] if len(bootstrapped) == 1 else "each of these clusters in turn"
+        steps.append(
+            f"Flux: with kubectl pointing at {where}, run"
+            + "".join(
+                f"\n    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
+                f"--path={fleet.output_dir}/flux/clusters/{name}"
+                for name in bootstrapped
+            )
+        )
+    steps += [
+        f"Flux (hub {hub}): the hub reaches {name} as described in "
+        f"{fleet.output_dir}/flux/clusters/{hub}/spokes/{name}.yaml"
+        for name in spokes
+    ]
     return steps
 
 

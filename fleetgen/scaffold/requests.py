@@ -1,4 +1,4 @@
-"""The arguments of ``add cluster|app|env|project`` (one dataclass each) and the checks of
+"""The arguments of ``add cluster|app|env|engine|project`` (one dataclass each) and the checks of
 argument text: labels, engine, the CA file."""
 
 from __future__ import annotations
@@ -79,6 +79,20 @@ class EnvRequest:
 
     name: str
     after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRequest:
+    """``fleetgen add engine`` arguments.
+
+    Attributes:
+        engine: argocd or flux: the engine to add to the fleet's engines.
+        envs: The environments whose placements it takes over (their ``engine=``); empty: none
+            (the fleet lists it, and apps or clusters name it where they want it).
+    """
+
+    engine: str
+    envs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

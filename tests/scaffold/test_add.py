@@ -864,3 +864,100 @@ def test_extend_appends_to_a_named_elements_list_or_adds_the_argument() -> None:
         'description="x"),  # no namespaces',
         'description="x",\n                      namespaces=["z"]),  # no namespaces',
     ).replace('"c",  # keep\n', '"c",  # keep\n                      "z",\n')
+
+
+def test_add_engine_moves_the_named_environment_and_keeps_the_others(tmp_path: Path) -> None:
+    """A one-engine fleet gets the second engine for dev; prod stays on Argo CD, with its engine
+    written down (a fleet with two engines names each placement's)."""
+    repo = _fresh_fleet(tmp_path)
+    assert fleetgen(repo, "add", "env", "prod").returncode == 0
+    added = fleetgen(
+        repo, "add", "cluster", "prod-1", "--env", "prod", "--server", "https://p1.example.com"
+    )
+    assert added.returncode == 0, added.stderr
+    before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "dev")
+    assert result.returncode == 0, result.stderr
+    assert added_lines(before, (repo / "fleet.py").read_text()) == (
+        [
+            '    engines=["argocd"],',
+            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
+            "self_heal=True)),",
+            '        Environment(name="prod"),',
+        ],
+        [
+            '    engines=["argocd", "flux"],',
+            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
+            'self_heal=True), engine="flux"),',
+            '        Environment(name="prod", engine="argocd"),',
+        ],
+    )
+    lines = result.stdout.splitlines()
+    assert "added engine flux" in lines
+    assert "  hello on dev-1 (dev) by flux: overlays/hello/dev" in lines
+    assert (
+        'kept environment(s) prod on argocd (engine="argocd" set: with two engines, fleet.py '
+        "names each placement's)"
+    ) in lines
+    assert (
+        "    flux bootstrap git --url=https://github.com/acme/fleet.git --branch=main "
+        "--path=output/flux/clusters/dev-1"
+    ) in lines
+    assert (repo / "output/flux/clusters/dev-1/kustomizations.yaml").is_file()
+    assert not (repo / "output/argocd/clusters/dev-1.yaml").exists()
+    assert (repo / "output/argocd/clusters/prod-1.yaml").is_file()
+    assert fleetgen(repo, "build", "--check").returncode == 0
+
+
+def test_add_engine_to_a_fleet_that_leaves_engines_to_the_default(tmp_path: Path) -> None:
+    spec = tmp_path / "fleet.py"
+    source = (
+        "from fleetgen import Cluster, Environment, Fleet  # keep\n\n"
+        'fleet = Fleet(name="a", repo="https://github.com/acme/a.git",\n'
+        '              environments=[Environment(name="dev"), Environment(name="prod")],\n'
+        '              clusters=[Cluster(name="d", env="dev", server="https://d.example.com")])\n'
+    )
+    spec.write_text(source)
+    added = scaffold.add_engine(spec, scaffold.EngineRequest("flux", ("dev", "prod")))
+    assert spec.read_text() == source.replace(
+        'Environment(name="dev"), Environment(name="prod")',
+        'Environment(name="dev", engine="flux"), Environment(name="prod", engine="flux")',
+    ).replace(
+        'server="https://d.example.com")])\n',
+        'server="https://d.example.com")],\n              engines=["argocd", "flux"])\n',
+    )
+    assert added.pinned == () and added.written
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["flux", "--envs", "qa"], "--envs 'qa': no such environment (known: dev, staging, prod)"),
+        (
+            ["flux", "--envs", "dev"],
+            "the fleet lists engine 'flux' already, and environment(s) dev run on it; name the "
+            "environments it should take over with --envs ENV",
+        ),
+        (["gitops"], "--engine 'gitops': use argocd or flux"),
+    ],
+)
+def test_add_engine_refuses_and_writes_nothing(repo: Path, args: list[str], message: str) -> None:
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "engine", *args)
+    assert (result.returncode, result.stderr) == (2, f"{message}; nothing was written\n")
+    assert snapshot(repo) == before
+
+
+def test_add_engine_moves_an_environment_between_listed_engines(repo: Path) -> None:
+    """The example lists both engines: staging (Argo CD) moves to Flux, its engine= rewritten in
+    place."""
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "staging", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert spec.read_text() == before
+    assert (
+        '-        Environment(name="staging", engine="argocd",\n'
+        '+        Environment(name="staging", engine="flux",\n'
+    ) in result.stdout
+    assert "kept environment" not in result.stdout and "would add engine flux" in result.stdout
