@@ -154,6 +154,14 @@ def add_app(
             "used as it is, else one is created there (default: apps/NAME/base).",
         ),
     ] = None,
+    image_name: Annotated[
+        str | None,
+        typer.Option(
+            "--image-name",
+            help="The image of an existing base (--path) that --image sets, when it has "
+            "several (on a terminal, add asks).",
+        ),
+    ] = None,
     extend_project: Annotated[
         bool,
         typer.Option(
@@ -171,7 +179,7 @@ def add_app(
     apps/NAME/base/ or --path, or the existing base at --path as it is; with --chart, a chart app
     (no base)."""
 
-    def attempt(extend: bool) -> scaffold.Added:
+    def attempt(extend: bool, image_name: str | None) -> scaffold.Added:
         return commands.add_app(
             spec,
             name,
@@ -179,6 +187,7 @@ def add_app(
             namespace=namespace,
             envs=envs or (),
             image=image,
+            image_name=image_name,
             chart=chart,
             path=path,
             extend_project=extend,
@@ -186,7 +195,7 @@ def add_app(
             out=out,
         )
 
-    added = _run(lambda: _confirming_extension(attempt, extend_project), scaffolding=True)
+    added = _run(lambda: _asking(attempt, extend_project, image_name), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
         bases = [*added.kept, *(Path(path).parent.as_posix() for path in added.new_files)]
@@ -194,21 +203,43 @@ def add_app(
         typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
-def _confirming_extension(
-    attempt: Callable[[bool], scaffold.Added], extend: bool
+def _asking(
+    attempt: Callable[[bool, str | None], scaffold.Added], extend: bool, image_name: str | None
 ) -> scaffold.Added:
-    """``attempt(extend)``; when the project does not allow the namespace or the chart's
-    repository, ask on a terminal (never in CI, where stdin is not one) whether to extend it."""
+    """``attempt(extend, image_name)``; on a terminal (never in CI, where stdin is not one), when
+    the project does not allow the namespace or the chart's repository, ask whether to extend
+    it, and when the base has several images, which one --image sets; then try again."""
     from fleetgen import scaffold
 
-    try:
-        return attempt(extend)
-    except scaffold.ProjectTooNarrow as refused:
-        if extend or not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise
-        if not typer.confirm(f"{refused} -- {refused.question}", default=False):
-            raise
-        return attempt(True)
+    while True:
+        try:
+            return attempt(extend, image_name)
+        except scaffold.ProjectTooNarrow as refused:
+            if extend or not _on_a_terminal():
+                raise
+            if not typer.confirm(f"{refused} -- {refused.question}", default=False):
+                raise
+            extend = True
+        except scaffold.ImageNameNeeded as needed:
+            if not _on_a_terminal():
+                raise
+            image_name = _choose(f"Which image of {needed.base} does --image set?", needed.choices)
+
+
+def _on_a_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _choose(question: str, choices: list[str]) -> str:
+    """One of ``choices``, asked for by number or name until the answer is one."""
+    listed = "".join(f"\n  {number}. {choice}" for number, choice in enumerate(choices, 1))
+    while True:
+        answer = str(typer.prompt(f"{question}{listed}\nnumber or name")).strip()
+        if answer in choices:
+            return answer
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        typer.echo(f"{answer!r} is none of them")
 
 
 @add_group.command("env")

@@ -137,6 +137,7 @@ def add_app(
     namespace: str,
     envs: Sequence[str] = (),
     image: str | None = None,
+    image_name: str | None = None,
     chart: str | None = None,
     path: str | None = None,
     extend_project: bool = False,
@@ -145,11 +146,12 @@ def add_app(
 ) -> scaffold.Added:
     """``fleetgen add app``: create the app's base (none for a ``chart`` app,
     ``REPO/NAME@VERSION``; ``path``: an existing base used as it is), insert it into fleet.py
-    (``extend_project``: adding the namespace to its project), rebuild the output."""
+    (``extend_project``: adding the namespace to its project; ``image_name``: the image of the
+    base ``image`` sets), rebuild the output."""
     from fleetgen import scaffold
 
     request = scaffold.AppRequest(
-        name, project, namespace, tuple(envs), image, chart, path, extend_project
+        name, project, namespace, tuple(envs), image, chart, path, extend_project, image_name
     )
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 

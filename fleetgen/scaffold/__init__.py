@@ -8,6 +8,7 @@ manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through 
 
 from fleetgen.scaffold.add import (
     Added,
+    ImageNameNeeded,
     ProjectTooNarrow,
     add_app,
     add_cluster,
@@ -33,6 +34,7 @@ __all__ = [
     "ClusterRequest",
     "EngineRequest",
     "EnvRequest",
+    "ImageNameNeeded",
     "Initialized",
     "ProjectRequest",
     "ProjectTooNarrow",

@@ -14,6 +14,7 @@ from fleetgen.emit.argocd.charts import repo_url
 from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.journal import atomic_write
+from fleetgen.k8s import image_name
 from fleetgen.load import load_source, read_spec, run_spec
 from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.plan import Placement
@@ -35,7 +36,7 @@ from fleetgen.scaffold.snippets import (
 )
 from fleetgen.templating import py_literal, render
 from fleetgen.version import VERSION
-from fleetgen.workspace import Reader, filesystem_reader
+from fleetgen.workspace import Reader, filesystem_reader, scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,18 @@ class ProjectTooNarrow(UsageError):
         self.question = f"Add {' and '.join(added)}?"
 
 
+class ImageNameNeeded(UsageError):
+    """``add app --path BASE --image REF`` where the existing base has several images and no
+    ``image_name`` says which one REF sets; ``choices`` are their names."""
+
+    def __init__(self, base: str, choices: list[str]) -> None:
+        super().__init__(
+            f"--image: {base} has {len(choices)} images ({', '.join(choices)}); name the one it "
+            "sets with --image-name NAME"
+        )
+        self.base, self.choices = base, choices
+
+
 def add_cluster(
     spec: Path, request: ClusterRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
@@ -104,6 +117,11 @@ def add_app(
     the chart's repository) is extended when ``request.extend_project``, else refused. Validated
     before anything is written."""
     spec = spec.resolve()
+    app_snippet(request)  # the arguments are checked before anything is read
+    base = app_base(request)
+    kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
+    if kept and request.image and not request.image_name:
+        request = replace(request, image_name=_image_in(spec.parent, base))
     snippet, names = app_snippet(request)
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.apps, "app", request.name)
@@ -118,8 +136,6 @@ def add_app(
     if (namespace or repo) and not request.extend_project:
         assert project is not None
         raise ProjectTooNarrow(project, namespace, repo)
-    base = app_base(request)
-    kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
     files = (
         {}
         if request.chart or kept
@@ -142,6 +158,26 @@ def add_app(
         extended=request.project if extensions else None,
         extended_lists=tuple(extensions),
     )
+
+
+def _image_in(root: Path, base: str) -> str:
+    """The name of the one image of the existing base at ``base`` (as `Image(name=...)` matches
+    it), from the workspace inventory; ImageNameNeeded when it has several."""
+    found = scan(filesystem_reader(root), [base]).bases[base]
+    if found.images is None:
+        raise UsageError(
+            f"--image: the kustomization of {base} rewrites its images itself, so fleetgen "
+            "cannot tell which one --image sets; name it with --image-name NAME"
+        )
+    names = sorted({image_name(reference) for reference in found.images})
+    if not names:
+        raise UsageError(
+            f"--image: {base} has no container image for it to set"
+            + ("" if found.complete else " that fleetgen can see; name it with --image-name NAME")
+        )
+    if len(names) > 1:
+        raise ImageNameNeeded(base, names)
+    return names[0]
 
 
 def _refused_chart_repo(fleet: Fleet, project: Project | None, request: AppRequest) -> str | None:

@@ -50,6 +50,8 @@ class AppRequest:
         namespace: The namespace it deploys into.
         envs: The environments it runs in; empty: all.
         image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
+        image_name: The image of the base ``image`` sets (the name `Image(name=...)` matches);
+            None: the app's name in a new base, the base's only image in an existing one.
         chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
         path: Its kustomize base, repo-relative: used as it is when it exists, else scaffolded
             there; None: apps/NAME/base.
@@ -65,6 +67,7 @@ class AppRequest:
     chart: str | None = None  # REPO/NAME@VERSION: a chart app instead of a kustomize base
     path: str | None = None  # an existing base (adopted as is), or where to scaffold one
     extend_project: bool = False
+    image_name: str | None = None  # the base's image --image sets; None: found in the base
 
 
 @dataclass(frozen=True, slots=True)

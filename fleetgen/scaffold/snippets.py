@@ -60,7 +60,7 @@ def image_call(reference: str, name: str) -> Call:
         raise UsageError(f"--image {reference!r}: write REPOSITORY:TAG or REPOSITORY@sha256:...")
     parts = {
         "name": name,
-        "new_name": match["name"],
+        "new_name": match["name"] if match["name"] != name else None,
         "tag": match["tag"],
         "digest": match["digest"],
     }
@@ -89,8 +89,12 @@ def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
         )
     if request.chart and request.path:
         raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
+    if request.image_name and not request.image:
+        raise UsageError("--image-name names the base's image that --image sets; give --image")
     targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
-    images = [image_call(request.image, request.name)] if request.image else []
+    images = (
+        [image_call(request.image, request.image_name or request.name)] if request.image else []
+    )
     chart = chart_call(request.chart) if request.chart else None
     text = render(
         "snippets/app.py.j2",

@@ -517,6 +517,102 @@ def test_add_app_adopts_an_existing_base_as_it_is(repo: Path, kustomize: Kustomi
     assert "kind: Deployment" in build(repo / "output/overlays/web/staging", kustomize)
 
 
+LEGACY_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/acme/storefront:1.0
+"""
+SIDECAR = """\
+        - name: proxy
+          image: envoyproxy/envoy:v1.30
+"""
+
+
+def _legacy_base(repo: Path, deployment: str, kustomization: str = "") -> Path:
+    base = repo / "deploy/web"
+    base.mkdir(parents=True)
+    (base / "deployment.yaml").write_text(deployment)
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n" + kustomization)
+    return base
+
+
+WEB = ["add", "app", "web", "--project", "orders", "--namespace", "orders", "--path", "deploy/web"]
+
+
+def test_add_app_image_of_an_existing_base_is_the_one_in_its_inventory(
+    repo: Path, kustomize: Kustomize
+) -> None:
+    """--image points the base's own image (ghcr.io/acme/storefront) elsewhere, not an image
+    named after the app, which the base does not have."""
+    _legacy_base(repo, LEGACY_DEPLOYMENT)
+    result = fleetgen(repo, *WEB, "--image", "ghcr.io/acme/storefront:2.0")
+    assert result.returncode == 0, result.stderr
+    assert (
+        '            images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]),'
+        in (repo / "fleet.py").read_text()
+    )
+    assert "image: ghcr.io/acme/storefront:2.0" in build(
+        repo / "output/overlays/web/staging", kustomize
+    )
+
+
+def test_add_app_image_of_a_base_with_several_needs_its_name(repo: Path) -> None:
+    _legacy_base(repo, LEGACY_DEPLOYMENT + SIDECAR)
+    before = snapshot(repo)
+    refused = fleetgen(repo, *WEB, "--image", "registry.acme.example/storefront:2.0")
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "--image: deploy/web has 2 images (envoyproxy/envoy, ghcr.io/acme/storefront); name the "
+        "one it sets with --image-name NAME; nothing was written\n",
+    )
+    assert snapshot(repo) == before
+    named = fleetgen(
+        repo, *WEB, "--image", "envoyproxy/envoy:v1.31", "--image-name", "envoyproxy/envoy"
+    )
+    assert named.returncode == 0, named.stderr
+    assert 'images=[Image(name="envoyproxy/envoy", tag="v1.31")]' in (repo / "fleet.py").read_text()
+
+
+def test_add_app_image_of_a_base_that_rewrites_its_images_needs_its_name(repo: Path) -> None:
+    _legacy_base(
+        repo, LEGACY_DEPLOYMENT, "images: [{name: ghcr.io/acme/storefront, newTag: '1.1'}]\n"
+    )
+    refused = fleetgen(repo, *WEB, "--image", "ghcr.io/acme/storefront:2.0")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        "--image: the kustomization of deploy/web rewrites its images itself, so fleetgen "
+        "cannot tell which one --image sets; name it with --image-name NAME"
+    )
+
+
+def test_on_a_terminal_add_app_asks_which_image_of_the_base(repo: Path) -> None:
+    _legacy_base(repo, LEGACY_DEPLOYMENT + SIDECAR)
+    returncode, output = _answering(
+        repo, b"2\n", *WEB, "--image", "ghcr.io/acme/storefront:2.0", prompt=b"number or name"
+    )
+    assert "Which image of deploy/web does --image set?" in output
+    assert "  1. envoyproxy/envoy\r\n  2. ghcr.io/acme/storefront" in output
+    assert returncode == 0, output
+    assert 'Image(name="ghcr.io/acme/storefront", tag="2.0")' in (repo / "fleet.py").read_text()
+
+
+def test_add_app_image_name_needs_an_image(repo: Path) -> None:
+    result = fleetgen(repo, *WEB, "--image-name", "x")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "--image-name names the base's image that --image sets; give --image; nothing was "
+        "written\n",
+    )
+
+
 def test_add_app_with_a_new_path_scaffolds_the_base_there(repo: Path) -> None:
     result = fleetgen(
         repo,
@@ -680,8 +776,8 @@ def test_a_chart_app_on_flux_needs_no_source_repos(tmp_path: Path) -> None:
     assert "source_repos=[REPO])" in (repo / "fleet.py").read_text()
 
 
-def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
-    """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks."""
+def _answering(cwd: Path, answer: bytes, *args: str, prompt: bytes = b"[y/N]") -> tuple[int, str]:
+    """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks (shows ``prompt``)."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "fleetgen", *args],
@@ -696,7 +792,7 @@ def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
         while chunk := os.read(leader, 4096):
             output += chunk
-            if b"[y/N]" in chunk:
+            if prompt in chunk:
                 os.write(leader, answer)
     os.close(leader)
     return process.wait(timeout=60), output.decode(errors="replace")
