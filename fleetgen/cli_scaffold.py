@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fleetgen import commands
-from fleetgen.cli_options import OutOption, SpecOption
+from fleetgen.cli_options import OutOption, SpecOption, engines, names_of
 from fleetgen.cli_output import _err, _run, _shown
 
 if TYPE_CHECKING:
@@ -29,7 +29,10 @@ def init(
         typer.Option("--repo", help="The Git URL of this repo (the engines read output/ from it)."),
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", help="The fleet's engine: argocd or flux.")
+        str,
+        typer.Option(
+            "--engine", help="The fleet's engine: argocd or flux.", autocompletion=engines
+        ),
     ] = "argocd",
 ) -> None:
     """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
@@ -62,7 +65,10 @@ DryRunOption = Annotated[
 @add_group.command("cluster")
 def add_cluster(
     name: Annotated[str, typer.Argument(help="The new cluster's name.")],
-    env: Annotated[str, typer.Option("--env", help="Its environment.")],
+    env: Annotated[
+        str,
+        typer.Option("--env", help="Its environment.", autocompletion=names_of("environment")),
+    ],
     server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
     label: Annotated[
         list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
@@ -81,6 +87,7 @@ def add_cluster(
             "--engine",
             help="argocd or flux: the engine of the apps placed on it (default: its "
             "environment's, or the fleet's only engine).",
+            autocompletion=engines,
         ),
     ] = None,
     ca_data: Annotated[
@@ -128,11 +135,22 @@ def add_cluster(
 @add_group.command("app")
 def add_app(
     name: Annotated[str, typer.Argument(help="The new app's name.")],
-    project: Annotated[str, typer.Option("--project", help="Its project (defined in fleet.py).")],
+    project: Annotated[
+        str,
+        typer.Option(
+            "--project",
+            help="Its project (defined in fleet.py).",
+            autocompletion=names_of("project"),
+        ),
+    ],
     namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
     envs: Annotated[
         list[str] | None,
-        typer.Option("--envs", help="Environments it runs in (repeatable; default: all)."),
+        typer.Option(
+            "--envs",
+            help="Environments it runs in (repeatable; default: all).",
+            autocompletion=names_of("environment"),
+        ),
     ] = None,
     image: Annotated[
         str | None,
@@ -246,7 +264,12 @@ def _choose(question: str, choices: list[str]) -> str:
 def add_env(
     name: Annotated[str, typer.Argument(help="The new environment's name.")],
     after: Annotated[
-        str | None, typer.Option("--after", help="The environment it goes after (default: last).")
+        str | None,
+        typer.Option(
+            "--after",
+            help="The environment it goes after (default: last).",
+            autocompletion=names_of("environment"),
+        ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
@@ -266,11 +289,13 @@ def add_env(
 
 @add_group.command("engine")
 def add_engine(
-    engine: Annotated[str, typer.Argument(help="argocd or flux.")],
+    engine: Annotated[str, typer.Argument(help="argocd or flux.", autocompletion=engines)],
     envs: Annotated[
         list[str] | None,
         typer.Option(
-            "--envs", help="An environment whose placements the engine takes over (repeatable)."
+            "--envs",
+            help="An environment whose placements the engine takes over (repeatable).",
+            autocompletion=names_of("environment"),
         ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
