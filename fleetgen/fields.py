@@ -6,6 +6,7 @@ import math
 import posixpath
 import re
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator
 
@@ -152,6 +153,20 @@ def git_url(value: str) -> str:
             "(scp-style 'git@host:path' is refused by Flux; write ssh://git@host/path)"
         )
     return value
+
+
+def placeholder_note(url: str) -> str | None:
+    """Why ``url`` cannot be the repository the engines read, when it is a placeholder: its
+    host is under ``.invalid``, the domain that never resolves (RFC 2606), as in the repo
+    `fleetgen init` writes when it finds no Git remote; None otherwise."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    if host != "invalid" and not host.endswith(".invalid"):
+        return None
+    return (
+        f"repo {url} is a placeholder (a .invalid host never resolves), so neither Argo CD "
+        "nor Flux can fetch this repository: set it to the https:// or ssh:// URL they read "
+        "it from"
+    )
 
 
 _OCI_URL = re.compile(r"oci://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._/-]+)")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TypedDict, get_args
 
 from fleetgen.emit.common import NEWER_FIELDS, cluster_labels
-from fleetgen.errors import Problem
-from fleetgen.fields import release
+from fleetgen.errors import Problem, at
+from fleetgen.fields import placeholder_note, release
 from fleetgen.model import (
     App,
     AwsAuth,
@@ -70,8 +70,9 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """Nothing risky to report about the fleet map."""
-    return []
+    """The fleet's repo (the map's Source, which both engines read) still a placeholder."""
+    note = placeholder_note(plan.fleet.repo)
+    return [at(plan.fleet, note, plan.fleet)] if note else []
 
 
 def emit(plan: Plan) -> list[OutputFile]:

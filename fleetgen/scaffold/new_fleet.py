@@ -19,7 +19,8 @@ from fleetgen.templating import render
 from fleetgen.version import VERSION
 from fleetgen.workspace import filesystem_reader
 
-PLACEHOLDER_REPO = "https://git.example.com/{name}.git"
+# Until the repo is known: a .invalid host never resolves, and build and validate warn about it.
+PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
 
 
 @dataclass(frozen=True, slots=True)

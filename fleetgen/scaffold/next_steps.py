@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
+from fleetgen.fields import placeholder_note
 from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef, Fleet
 
 
@@ -93,10 +94,18 @@ def _flux_steps(fleet: Fleet, clusters: list[str]) -> list[str]:
     steps = []
     if bootstrapped:
         where = bootstrapped[0] if len(bootstrapped) == 1 else "each of these clusters in turn"
+        # Never a command that would bootstrap Flux from the placeholder init wrote.
+        placeholder = placeholder_note(fleet.repo) is not None
+        url = "<that URL>" if placeholder else fleet.repo
         steps.append(
-            f"Flux: with kubectl pointing at {where}, run"
+            (
+                f"Flux: set fleet.py's repo (still the placeholder {fleet.repo}) to the URL "
+                f"Flux reads this repository from, then with kubectl pointing at {where}, run"
+                if placeholder
+                else f"Flux: with kubectl pointing at {where}, run"
+            )
             + "".join(
-                f"\n    flux bootstrap git --url={fleet.repo} --branch={fleet.revision} "
+                f"\n    flux bootstrap git --url={url} --branch={fleet.revision} "
                 f"--path={fleet.output_dir}/flux/clusters/{name}"
                 for name in bootstrapped
             )

@@ -22,6 +22,7 @@ from fleetgen.validate.findings import (
     _Locator,
     _merge,
     _order,
+    _placeholders,
     _waive,
 )
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
@@ -103,6 +104,7 @@ def check(
     emitted = _emitted(compiled, locate.prefix)
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(fleet, emitted, locate))
+    findings.extend(_placeholders(fleet, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if render:
         # An app from another source has no overlay: its manifests are not in this repository.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -136,9 +137,55 @@ def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_p
     assert (
         "# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
         "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
-        'REPO = "https://git.example.com/acme.git"\n'
+        'REPO = "https://placeholder.invalid/acme.git"\n'
     ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+PLACEHOLDER_WARNING = (
+    "warning: repo https://placeholder.invalid/acme.git is a placeholder (a .invalid host never "
+    "resolves), so neither Argo CD nor Flux can fetch this repository: set it to the https:// or "
+    "ssh:// URL they read it from"
+)
+
+
+def test_build_and_validate_flag_the_placeholder_repo_until_it_is_set(tmp_path: Path) -> None:
+    assert fleetgen(tmp_path, "init", "--name", "acme", "--engine", "flux").returncode == 0
+    spec = tmp_path / "fleet.py"
+    line = next(n for n, text in enumerate(spec.read_text().splitlines(), 1) if "= Fleet(" in text)
+    for _ in range(2):  # the no-op build (nothing compiled) warns as the first did
+        built = fleetgen(tmp_path, "build")
+        assert (built.returncode, built.stderr) == (0, f"fleet.py:{line}: {PLACEHOLDER_WARNING}\n")
+    validated = fleetgen(tmp_path, "validate", "--format", "json")
+    assert validated.returncode == 0, validated.stdout  # a warning: not a failure
+    (finding,) = json.loads(validated.stdout)["findings"]
+    assert (finding["rule"], finding["severity"]) == ("placeholder-repo", "warning")
+    assert finding["location"] == {"path": "fleet.py", "line": line}
+    spec.write_text(
+        spec.read_text().replace(
+            "https://placeholder.invalid/acme.git", "https://github.com/a/b.git"
+        )
+    )
+    built = fleetgen(tmp_path, "build")
+    assert (built.returncode, built.stderr) == (0, "")
+    assert json.loads(fleetgen(tmp_path, "validate", "--format", "json").stdout)["findings"] == []
+
+
+def test_add_cluster_never_prints_a_flux_bootstrap_of_the_placeholder(tmp_path: Path) -> None:
+    assert fleetgen(tmp_path, "init", "--name", "acme", "--engine", "flux").returncode == 0
+    added = fleetgen(
+        tmp_path, "add", "cluster", "dev-2", "--env", "dev", "--server", "https://d2.example.com"
+    )
+    assert added.returncode == 0, added.stderr
+    lines = added.stdout.splitlines()
+    assert not any("flux bootstrap" in line and "placeholder.invalid" in line for line in lines)
+    assert (
+        "1. Flux: set fleet.py's repo (still the placeholder https://placeholder.invalid/acme.git) "
+        "to the URL Flux reads this repository from, then with kubectl pointing at dev-2, run"
+    ) in lines
+    assert (
+        "    flux bootstrap git --url=<that URL> --branch=main --path=output/flux/clusters/dev-2"
+    ) in lines
 
 
 def test_init_drops_a_token_from_the_remote_url(tmp_path: Path) -> None:
