@@ -35,10 +35,10 @@ def init(
         ),
     ] = "argocd",
 ) -> None:
-    """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
-    .gitignore, pre-commit and CI examples. Never overwrites a file: an existing .gitignore gets
-    fleetgen's missing lines, other existing files are skipped. Without --repo, the repo URL comes
-    from the Git remote 'origin'."""
+    """Create a fleet repo, or adopt an existing repository: fleet.py (with a demo app and its
+    base in a new repository), README, .gitignore, pre-commit and CI examples. Never overwrites a
+    file: an existing .gitignore gets fleetgen's missing lines, other existing files are skipped.
+    Without --repo, the repo URL comes from the Git remote 'origin'."""
     done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
     for warning in done.warnings:
         _err(f"warning: {warning}")
@@ -46,6 +46,12 @@ def init(
         verb, _, why = action.partition(": ")
         typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
     typer.echo(f"repo: {done.repo}")
+    if done.adopted:
+        typer.echo(
+            "adopted an existing repository: no demo app; add its kustomize bases with "
+            "`fleetgen add project NAME --namespace NS`, then `fleetgen add app NAME "
+            "--project NAME --namespace NS --path DIR` each"
+        )
     typer.echo(f"next: cd {directory} && fleetgen build, then commit everything")
 
 

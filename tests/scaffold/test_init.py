@@ -107,8 +107,42 @@ def test_init_adopts_an_existing_repo_without_overwriting(tmp_path: Path) -> Non
         "git@github.com:acme/platform.git; the engines read the repo as "
         "https://github.com/acme/platform.git" in result.stderr
     )
-    assert 'REPO = "https://github.com/acme/platform.git"' in (tmp_path / "fleet.py").read_text()
+    text = (tmp_path / "fleet.py").read_text()
+    assert 'REPO = "https://github.com/acme/platform.git"' in text
+    # An existing repository has apps of its own: no demo app, and how to add its bases.
+    assert not (tmp_path / "apps").exists()
+    assert "    projects=[],\n    apps=[],\n" in text and "App(name" not in text
+    assert (
+        "adopted an existing repository: no demo app; add its kustomize bases with `fleetgen "
+        "add project NAME --namespace NS`, then `fleetgen add app NAME --project NAME "
+        "--namespace NS --path DIR` each"
+    ) in lines
     assert fleetgen(tmp_path, "build").returncode == 0
+
+
+def test_init_in_a_folder_of_a_repository_with_commits_adds_no_demo_app(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "README.md").write_text("ours\n")
+    git(tmp_path, "add", "README.md")
+    git(tmp_path, "commit", "-q", "-m", "first")
+    result = fleetgen(tmp_path, "init", "deploy/fleet", "--repo", "https://github.com/a/b.git")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "deploy/fleet").iterdir()) == [
+        ".github",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "README.md",
+        "fleet.py",
+    ]
+    assert fleetgen(tmp_path / "deploy/fleet", "build").returncode == 0
+
+
+def test_init_of_a_repository_without_commits_is_a_new_one(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    result = fleetgen(tmp_path, "init", "--repo", "https://github.com/a/b.git")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "apps/hello/base/kustomization.yaml").is_file()
+    assert "adopted" not in result.stdout
 
 
 def test_init_twice_refuses_and_a_complete_gitignore_is_skipped(tmp_path: Path) -> None:
