@@ -11,12 +11,12 @@ from fleetgen.errors import UsageError
 from fleetgen.fields import to_dns_label
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source
-from fleetgen.scaffold import remote
+from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import _overlay, _write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
 from fleetgen.templating import render
-from fleetgen.version import VERSION
+from fleetgen.version import SOURCE_REPO, VERSION
 from fleetgen.workspace import filesystem_reader
 
 # Until the repo is known: a .invalid host never resolves, and build and validate warn about it.
@@ -140,7 +140,14 @@ def init_files(
         if demo
         else None
     )
-    context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
+    context = {
+        "name": name,
+        "repo": repo,
+        "output_dir": "output",
+        "version": VERSION,
+        "requirement": install.requirement(),
+        "source": SOURCE_REPO.removesuffix(".git"),
+    }
     files = {
         "fleet.py": render(
             "init/fleet.py.j2",

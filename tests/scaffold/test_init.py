@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 from fleetgen.kustomize import Kustomize, build
-from fleetgen.scaffold import remote
+from fleetgen.scaffold import install, remote
 from tests.helpers import Ran, run_fleetgen
 
 
@@ -48,6 +49,16 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
         "checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
         for step in jobs["comment"]["steps"]
     )
+    # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
+    (install,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
+    assert re.fullmatch(
+        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', install["run"]
+    ), install["run"]
+    text = (repo / ".github/workflows/fleet.yaml").read_text()
+    assert (
+        "from its Git repository at a pinned tag\n      # or commit: this works before fleetgen "
+        "is published on a package index"
+    ) in text
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     checked = fleetgen(repo, "build", "--check")
@@ -285,3 +296,33 @@ def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Pa
         in (tmp_path / "deploy/fleet/fleet.py").read_text()
     )
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "requirement"),
+    [
+        (None, "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
+        (
+            '{"url": "file:///src/fleetgen", "dir_info": {"editable": true}}',
+            "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0",
+        ),
+        (
+            '{"url": "https://ci:ghp_SECRET@git.acme.example/tools/fleetgen.git", '
+            '"vcs_info": {"vcs": "git", "commit_id": "' + "a" * 40 + '"}}',
+            "fleetgen @ git+https://git.acme.example/tools/fleetgen.git@" + "a" * 40,
+        ),
+        (
+            '{"url": "ssh://git@github.com/acme/fleetgen.git", '
+            '"vcs_info": {"vcs": "git", "commit_id": "' + "b" * 40 + '"}}',
+            "fleetgen @ git+https://github.com/acme/fleetgen.git@" + "b" * 40,
+        ),
+        ("not json", "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
+    ],
+    ids=["not recorded", "local checkout", "git with a token", "git over ssh", "unreadable"],
+)
+def test_ci_installs_fleetgen_from_where_it_came_pinned(
+    direct_url: str | None, requirement: str
+) -> None:
+    """Installed from a Git URL (PEP 610): that URL at that commit, without credentials; else
+    fleetgen's repository at the release tag."""
+    assert install.pinned(direct_url) == requirement
