@@ -104,7 +104,17 @@ def add_cluster(
             help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
             "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
             "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
-            "and exec: credentials when Argo CD deploys to it.",
+            "and exec: credentials when Argo CD deploys to it. Inlined into fleet.py; "
+            "--ca-file refers to the file instead.",
+        ),
+    ] = None,
+    ca_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ca-file",
+            metavar="FILE",
+            help="As --ca-data, for a file inside the repository: fleet.py gets "
+            'ca_data=CaFile("FILE"), read at every build (a change to it rebuilds).',
         ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
@@ -124,6 +134,7 @@ def add_cluster(
             credentials=credentials,
             engine=engine,
             ca_data=ca_data,
+            ca_file=ca_file,
             dry_run=dry_run,
             out=out,
         ),

@@ -110,11 +110,13 @@ def add_cluster(
     credentials: str | None = None,
     engine: str | None = None,
     ca_data: Path | None = None,
+    ca_file: Path | None = None,
     dry_run: bool = False,
     out: Path | None = None,
 ) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
-    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA."""
+    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA (inlined),
+    ``ca_file`` one inside the repository that fleet.py refers to."""
     from fleetgen import scaffold
 
     request = scaffold.ClusterRequest(
@@ -125,6 +127,7 @@ def add_cluster(
         credentials,
         engine,
         scaffold.read_ca_data(ca_data) if ca_data else None,
+        _in_repository(ca_file, spec, "--ca-file") if ca_file else None,
     )
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
@@ -202,6 +205,19 @@ def add_project(
 
     request = scaffold.ProjectRequest(name, tuple(namespaces), description)
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def _in_repository(path: Path, spec: Path, option: str) -> str:
+    """``path`` (relative to the current folder) relative to the folder holding ``spec``, which
+    it must be inside: the spec refers to it, at every build and at other Git refs."""
+    root = spec.resolve().parent
+    found = path.resolve()
+    if not found.is_relative_to(root):
+        raise UsageError(
+            f"{option} {path}: not inside the repository ({root}); fleet.py refers to the "
+            "file, read at every build: copy it into the repository first"
+        )
+    return found.relative_to(root).as_posix()
 
 
 def _directory(path: Path | None, option: str) -> Path | None:

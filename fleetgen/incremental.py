@@ -3,9 +3,9 @@ nothing of it.
 
 A compile's inputs are a digest per input (`Inputs`): ``fleet.py`` (the loaded spec as
 `canonical` writes it: every field, which were set, the line each object was built at), each
-base and chart directory it reads (the workspace inventory), and ``fleetgen`` (the code). Their
-hash keys three kinds of entry in the cache (`fleetgen.cache`), all derived data a miss only
-costs time:
+base and chart directory and CA certificate file it reads (the workspace inventory), and
+``fleetgen`` (the code). Their hash keys three kinds of entry in the cache (`fleetgen.cache`),
+all derived data a miss only costs time:
 
 - ``compile/``, the compile record: the digest of every file the compile wrote, its warnings,
   its number of placements, and the input digests (what ``--check`` compares).
@@ -65,7 +65,12 @@ def inputs(loaded: Loaded) -> Inputs | None:
     (the compile then runs without the cache)."""
     try:
         digests = {"fleet.py": _hash(loaded.fleet), "fleetgen": code_identity()}
-        for kind, found in (("base", loaded.workspace.bases), ("chart", loaded.workspace.charts)):
+        workspace = loaded.workspace
+        for kind, found in (
+            ("base", workspace.bases),
+            ("chart", workspace.charts),
+            ("ca", workspace.certificates),
+        ):
             digests |= {f"{kind}:{path}": _hash(item) for path, item in sorted(found.items())}
     except (Uncacheable, ValueError):
         return None

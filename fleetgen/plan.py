@@ -417,6 +417,8 @@ class Plan:
     cluster_overlays: Sequence[ClusterOverlay]
     waves: Mapping[str, tuple[tuple[str, ...], ...]]  # env -> steps -> cluster names
     credentials: Mapping[str, Credentials | None]  # cluster -> filled-in credentials
+    # Cluster -> its CA bundle (base64 PEM): Cluster.ca_data, or the content of its CaFile.
+    ca_data: Mapping[str, str] = field(default_factory=dict)
     # App(namespace=None) apps: the namespaces their manifests put objects in (metadata.namespace
     # and the Namespace objects they ship, from the inventory; for an app from another source,
     # its project's namespace patterns), and those Namespace objects.

@@ -235,6 +235,7 @@ def _build_plan(
     placed: Mapping[str, list[Cluster]],
     waves: Mapping[str, tuple[tuple[str, ...], ...]],
     credentials: Mapping[str, Credentials | None],
+    ca_bundles: Mapping[str, str],
     engines: Engines,
 ) -> Plan:
     wave_of = {
@@ -286,4 +287,5 @@ def _build_plan(
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,
+        ca_data=ca_bundles,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.fields import placeholder_note
-from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef, Fleet
+from fleetgen.model import AwsAuth, CaFile, Credentials, ExecAuth, ExternalSecretRef, Fleet
 
 
 def rollout_step(compiled: api.Compiled, name: str) -> str | None:
@@ -46,8 +46,10 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
             f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)"
         )
         if isinstance(credentials, AwsAuth | ExecAuth):
+            ca = next(c for c in fleet.clusters if c.name == name).ca_data
+            held = f"{ca.path} (CaFile)" if isinstance(ca, CaFile) else "its ca_data"
             steps.append(
-                f"Argo CD verifies {name}'s API server against its ca_data; when the "
+                f"Argo CD verifies {name}'s API server against {held}; when the "
                 f"cluster's CA changes, update it from\n    {ca_command(credentials)}"
             )
     if "flux" in engines:

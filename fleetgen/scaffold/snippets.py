@@ -40,6 +40,9 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         credentials_call(request.credentials, request.name) if request.credentials else None
     )
     engine = check_engine(request.engine) if request.engine else None
+    if request.ca_data and request.ca_file:
+        raise UsageError("--ca-data inlines the CA and --ca-file refers to its file: give one")
+    ca_file = Call("CaFile", args=(request.ca_file,)) if request.ca_file else None
     text = render(
         "snippets/cluster.py.j2",
         name=request.name,
@@ -48,9 +51,10 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         labels=request.labels,
         credentials=credentials,
         engine=engine,
-        ca_data=request.ca_data,
+        ca_data=ca_file or request.ca_data,
     )
-    return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
+    names = [*([credentials.name] if credentials else []), *(["CaFile"] if ca_file else [])]
+    return text.rstrip("\n"), ["Cluster", *names]
 
 
 def image_call(reference: str, name: str) -> Call:

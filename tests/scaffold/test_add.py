@@ -216,6 +216,60 @@ def test_add_an_iam_cluster_with_its_ca(repo: Path, tmp_path: Path, encoded: boo
     ) in result.stdout
 
 
+def test_add_an_iam_cluster_with_its_ca_file(repo: Path) -> None:
+    """--ca-file keeps the CA in its file: fleet.py refers to it, each build reads it."""
+    (repo / "certs").mkdir()
+    ca_file = repo / "certs/south.pem"
+    ca_file.write_text(CA_PEM)
+    before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, "--ca-file", "certs/south.pem")
+    assert result.returncode == 0, result.stderr
+    removed, added = added_lines(before, (repo / "fleet.py").read_text())
+    assert removed == []
+    assert '                ca_data=CaFile("certs/south.pem")),' in added
+    assert "    CaFile," in added  # imported
+    registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
+    assert f'"caData": "{base64.b64encode(CA_PEM.encode()).decode()}"' in registration
+    assert "Argo CD verifies prod-south's API server against certs/south.pem (CaFile)" in (
+        result.stdout
+    )
+    ca_file.write_text(CA_PEM.replace("MIIBfz", "MIICfz"))  # the CA rotated: output is stale
+    assert [f.path for f in api.check(repo / "fleet.py").findings] == [
+        "argocd/clusters/prod-south.yaml"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--ca-file", "certs/none.pem"],
+            "in the new clusters entry: cluster 'prod-south': CaFile('certs/none.pem'): "
+            "no such file",
+        ),
+        (["--ca-file", "/etc/hostname"], "--ca-file /etc/hostname: not inside the repository"),
+        (
+            ["--ca-file", "certs/south.pem", "--ca-data", "certs/south.pem"],
+            "--ca-data inlines the CA and --ca-file refers to its file: give one",
+        ),
+        (
+            ["--ca-file", "fleet.py"],
+            "in the new clusters entry: cluster 'prod-south': CaFile('fleet.py'): expected the "
+            "cluster's CA certificate",
+        ),
+    ],
+)
+def test_add_cluster_refuses_a_ca_file_it_cannot_use(
+    repo: Path, args: list[str], message: str
+) -> None:
+    (repo / "certs").mkdir()
+    (repo / "certs/south.pem").write_text(CA_PEM)
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert snapshot(repo) == before
+
+
 def test_add_an_iam_cluster_without_its_ca_says_how_to_get_it(repo: Path) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = fleetgen(repo, "add", "cluster", "prod-south", *AWS)
