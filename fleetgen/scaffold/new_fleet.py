@@ -46,10 +46,10 @@ def init(
     """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
     fleet.py with one engine, environment and cluster, and in a new repository a demo app and
     its base (an adopted one has apps of its own), README, .gitignore, pre-commit config and a CI
-    workflow. Never overwrites a file: an existing .gitignore gets the
-    lines it lacks, any other existing file is skipped; an existing fleet.py is refused. Without
-    ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
-    validated, with the files as they will be, before anything is written."""
+    workflow. Never overwrites a file: an existing .gitignore gets the lines it lacks, any other
+    existing file is skipped; an existing fleet.py is refused. Without ``repo``, the Git remote
+    ``origin`` (as https) or a placeholder with a warning. The spec is validated, with the files
+    as they will be, before anything is written."""
     if (directory / "fleet.py").exists():
         raise UsageError(
             f"{directory / 'fleet.py'} already exists: this is a fleet repo "

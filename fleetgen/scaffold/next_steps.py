@@ -96,16 +96,15 @@ def _flux_steps(fleet: Fleet, clusters: list[str]) -> list[str]:
     steps = []
     if bootstrapped:
         where = bootstrapped[0] if len(bootstrapped) == 1 else "each of these clusters in turn"
-        # Never a command that would bootstrap Flux from the placeholder init wrote.
-        placeholder = placeholder_note(fleet.repo) is not None
-        url = "<that URL>" if placeholder else fleet.repo
-        steps.append(
-            (
+        lead, url = f"Flux: with kubectl pointing at {where}, run", fleet.repo
+        if placeholder_note(fleet.repo):  # never a command bootstrapping from the placeholder
+            lead = (
                 f"Flux: set fleet.py's repo (still the placeholder {fleet.repo}) to the URL "
                 f"Flux reads this repository from, then with kubectl pointing at {where}, run"
-                if placeholder
-                else f"Flux: with kubectl pointing at {where}, run"
             )
+            url = "<that URL>"
+        steps.append(
+            lead
             + "".join(
                 f"\n    flux bootstrap git --url={url} --branch={fleet.revision} "
                 f"--path={fleet.output_dir}/flux/clusters/{name}"

@@ -278,9 +278,9 @@ def _tls_problems(plan: Plan, cluster: Cluster) -> Iterator[Problem]:
             "cluster's CA: without it Argo CD verifies the API server against the "
             "system trust store, which the cluster's own CA is not in, and every "
             f"sync fails with x509; keep what `{ca_command(credentials)}` prints in a file "
-            'of the repository and set Cluster(ca_data=CaFile("certs/'
-            f'{name}.pem")) (`fleetgen add cluster --ca-file FILE`; --ca-data FILE inlines '
-            "it), or insecure=True to skip verification",
+            f'of the repository and set Cluster(ca_data=CaFile("certs/{name}.pem")) '
+            "(`fleetgen add cluster --ca-file FILE`; --ca-data FILE inlines it), or "
+            "insecure=True to skip verification",
             plan.fleet,
         )
 
