@@ -11,25 +11,8 @@ import pytest
 
 from fleetgen.kustomize import Kustomize, build
 from tests.helpers import Ran, run_fleetgen
+from tests.scaffold.test_add import CA_PEM, LEGACY_DEPLOYMENT
 from tests.test_cli_surface import _complete
-
-CA = (
-    "-----BEGIN CERTIFICATE-----\nMIIBfzCCASWgAwIBAgIUP08Hf+w+hdLv3aysyj7MTgv08M8w\n"
-    "-----END CERTIFICATE-----\n"
-)
-LEGACY = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: legacy}
-spec:
-  selector: {matchLabels: {app: legacy}}
-  template:
-    metadata: {labels: {app: legacy}}
-    spec:
-      containers:
-        - name: legacy
-          image: ghcr.io/acme/legacy:1.0
-"""
 
 
 def step(repo: Path, *args: str) -> Ran:
@@ -52,7 +35,7 @@ def test_the_first_hour(
 
     step(repo, "add", "env", "prod")
     (repo / "certs").mkdir()
-    (repo / "certs/prod-1.pem").write_text(CA)
+    (repo / "certs/prod-1.pem").write_text(CA_PEM)
     cluster = step(
         repo,
         *("add", "cluster", "prod-1", "--env", "prod", "--server", "https://prod-1.example.com"),
@@ -73,12 +56,12 @@ def test_the_first_hour(
     assert "extended project apps's namespaces and source_repos" in chart.stdout
 
     (repo / "deploy/legacy").mkdir(parents=True)
-    (repo / "deploy/legacy/deployment.yaml").write_text(LEGACY)
+    (repo / "deploy/legacy/deployment.yaml").write_text(LEGACY_DEPLOYMENT)
     (repo / "deploy/legacy/kustomization.yaml").write_text("resources: [deployment.yaml]\n")
     legacy = step(
         repo,
         *("add", "app", "legacy", "--project", "apps", "--namespace", "hello"),
-        *("--path", "deploy/legacy", "--image", "ghcr.io/acme/legacy:2.0"),
+        *("--path", "deploy/legacy", "--image", "ghcr.io/acme/storefront:2.0"),
     )
     assert "using deploy/legacy as it is" in legacy.stdout
 
@@ -88,7 +71,7 @@ def test_the_first_hour(
         'Environment(name="prod", engine="argocd")',
         'ca_data=CaFile("certs/prod-1.pem")',
         'source_repos=[REPO, "https://charts.bitnami.com/bitnami"]',
-        'images=[Image(name="ghcr.io/acme/legacy", tag="2.0")]',
+        'images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]',
     ):
         assert written in spec
     built = step(repo, "build")
@@ -99,7 +82,7 @@ def test_the_first_hour(
     assert validated.returncode == 0, validated.stdout + validated.stderr
     assert json.loads(validated.stdout)["findings"] == []
     rendered = build(repo / "output/overlays/legacy/prod", kustomize)
-    assert "image: ghcr.io/acme/legacy:2.0" in rendered
+    assert "image: ghcr.io/acme/storefront:2.0" in rendered
 
     monkeypatch.chdir(repo)  # a TAB after `fleetgen explain` offers what fleet.py names
     assert _complete("explain ") == ["dev-1", "prod-1", "hello", "web", "legacy"]
