@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 
 from fleetgen import commands
-from fleetgen.cli_options import OutOption, SpecOption
+from fleetgen.cli_options import OutOption, SpecOption, names_of
 from fleetgen.cli_output import (
     EXIT_CHANGED,
     EXIT_OK,
@@ -350,7 +350,11 @@ class ExplainFormat(StrEnum):
 @app.command("explain")
 def explain_command(
     name: Annotated[
-        str | None, typer.Argument(help="An app or a cluster (default: the whole fleet).")
+        str | None,
+        typer.Argument(
+            help="An app or a cluster (default: the whole fleet).",
+            autocompletion=names_of("app", "cluster"),
+        ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     output_format: Annotated[

@@ -1,9 +1,10 @@
 """Options several commands share: ``--spec`` (fleet.py here or in the nearest parent folder)
-and ``--out``."""
+and ``--out``, and the shell completion of the names fleet.py defines (`names_of`)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -38,3 +39,26 @@ OutOption = Annotated[
         "the engines read keep output_dir.",
     ),
 ]
+
+
+def names_of(*kinds: str) -> Callable[[typer.Context, str], list[str]]:
+    """Shell completion of the names of ``kinds`` (`fleetgen.names.KINDS`) in the spec: the one
+    --spec names when it is given before, else fleet.py here or in the nearest parent folder.
+    fleet.py is parsed, never run."""
+
+    def complete(ctx: typer.Context, incomplete: str) -> list[str]:
+        from fleetgen import names
+
+        given = ctx.params.get("spec")
+        spec = (
+            given if isinstance(given, Path) and given.is_file() else locate.find_spec(Path.cwd())
+        )
+        found = names.read(spec, *kinds) if spec is not None else []
+        return [name for name in found if name.startswith(incomplete)]
+
+    return complete
+
+
+def engines(incomplete: str) -> list[str]:
+    """Shell completion of an engine."""
+    return [engine for engine in ("argocd", "flux") if engine.startswith(incomplete)]

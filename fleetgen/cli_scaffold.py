@@ -1,5 +1,5 @@
 """The command line's scaffolding commands: ``init`` and the ``add`` group (``add cluster|app|env|
-project``), and how what they added is reported. Each imports what it runs inside it, as
+engine|project``), and how what they added is reported. Each imports what it runs inside it, as
 `fleetgen.cli` does."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fleetgen import commands
-from fleetgen.cli_options import OutOption, SpecOption
+from fleetgen.cli_options import OutOption, SpecOption, engines, names_of
 from fleetgen.cli_output import _count, _err, _run, _shown
 
 if TYPE_CHECKING:
@@ -30,13 +30,16 @@ def init(
         typer.Option("--repo", help="The Git URL of this repo (the engines read output/ from it)."),
     ] = None,
     engine: Annotated[
-        str, typer.Option("--engine", help="The fleet's engine: argocd or flux.")
+        str,
+        typer.Option(
+            "--engine", help="The fleet's engine: argocd or flux.", autocompletion=engines
+        ),
     ] = "argocd",
 ) -> None:
-    """Create a fleet repo, or adopt an existing repository: fleet.py, an app base, README,
-    .gitignore, pre-commit and CI examples. Never overwrites a file: an existing .gitignore gets
-    fleetgen's missing lines, other existing files are skipped. Without --repo, the repo URL comes
-    from the Git remote 'origin'."""
+    """Create a fleet repo, or adopt an existing repository: fleet.py (with a demo app and its
+    base in a new repository), README, .gitignore, pre-commit and CI examples. Never overwrites a
+    file: an existing .gitignore gets fleetgen's missing lines, other existing files are skipped.
+    Without --repo, the repo URL comes from the Git remote 'origin'."""
     done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
     for warning in done.warnings:
         _err(f"warning: {warning}")
@@ -44,6 +47,12 @@ def init(
         verb, _, why = action.partition(": ")
         typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
     typer.echo(f"repo: {done.repo}")
+    if done.adopted:
+        typer.echo(
+            "adopted an existing repository: no demo app; add its kustomize bases with "
+            "`fleetgen add project NAME --namespace NS`, then `fleetgen add app NAME "
+            "--project NAME --namespace NS --path DIR` each"
+        )
     here = directory.resolve() == Path.cwd().resolve()
     go = "" if here else f"cd {shlex.quote(str(directory))} && "
     typer.echo(f"next: {go}fleetgen build, then commit everything")
@@ -51,7 +60,7 @@ def init(
 
 add_group = typer.Typer(
     no_args_is_help=True,
-    help="Scaffold a cluster, an app, an environment or a project into fleet.py.",
+    help="Scaffold a cluster, an app, an environment, an engine or a project into fleet.py.",
 )
 DryRunOption = Annotated[
     bool,
@@ -65,7 +74,10 @@ DryRunOption = Annotated[
 @add_group.command("cluster")
 def add_cluster(
     name: Annotated[str, typer.Argument(help="The new cluster's name.")],
-    env: Annotated[str, typer.Option("--env", help="Its environment.")],
+    env: Annotated[
+        str,
+        typer.Option("--env", help="Its environment.", autocompletion=names_of("environment")),
+    ],
     server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
     label: Annotated[
         list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
@@ -84,6 +96,7 @@ def add_cluster(
             "--engine",
             help="argocd or flux: the engine of the apps placed on it (default: its "
             "environment's, or the fleet's only engine).",
+            autocompletion=engines,
         ),
     ] = None,
     ca_data: Annotated[
@@ -94,7 +107,17 @@ def add_cluster(
             help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
             "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
             "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
-            "and exec: credentials when Argo CD deploys to it.",
+            "and exec: credentials when Argo CD deploys to it. Inlined into fleet.py; "
+            "--ca-file refers to the file instead.",
+        ),
+    ] = None,
+    ca_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ca-file",
+            metavar="FILE",
+            help="As --ca-data, for a file inside the repository: fleet.py gets "
+            'ca_data=CaFile("FILE"), read at every build (a change to it rebuilds).',
         ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
@@ -114,6 +137,7 @@ def add_cluster(
             credentials=credentials,
             engine=engine,
             ca_data=ca_data,
+            ca_file=ca_file,
             dry_run=dry_run,
             out=out,
         ),
@@ -131,11 +155,22 @@ def add_cluster(
 @add_group.command("app")
 def add_app(
     name: Annotated[str, typer.Argument(help="The new app's name.")],
-    project: Annotated[str, typer.Option("--project", help="Its project (defined in fleet.py).")],
+    project: Annotated[
+        str,
+        typer.Option(
+            "--project",
+            help="Its project (defined in fleet.py).",
+            autocompletion=names_of("project"),
+        ),
+    ],
     namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
     envs: Annotated[
         list[str] | None,
-        typer.Option("--envs", help="Environments it runs in (repeatable; default: all)."),
+        typer.Option(
+            "--envs",
+            help="Environments it runs in (repeatable; default: all).",
+            autocompletion=names_of("environment"),
+        ),
     ] = None,
     image: Annotated[
         str | None,
@@ -157,12 +192,21 @@ def add_app(
             "used as it is, else one is created there (default: apps/NAME/base).",
         ),
     ] = None,
+    image_name: Annotated[
+        str | None,
+        typer.Option(
+            "--image-name",
+            help="The image of an existing base (--path) that --image sets, when it has "
+            "several (on a terminal, add asks).",
+        ),
+    ] = None,
     extend_project: Annotated[
         bool,
         typer.Option(
             "--extend-project",
-            help="Add the namespace to the project's namespaces if the project "
-            "does not allow it (on a terminal, add asks).",
+            help="Add the namespace to the project's namespaces, and a chart's repository "
+            "to its source_repos, where the project does not allow them (on a terminal, "
+            "add asks).",
         ),
     ] = False,
     spec: SpecOption = Path("fleet.py"),
@@ -173,7 +217,7 @@ def add_app(
     apps/NAME/base/ or --path, or the existing base at --path as it is; with --chart, a chart app
     (no base)."""
 
-    def attempt(extend: bool) -> scaffold.Added:
+    def attempt(extend: bool, image_name: str | None) -> scaffold.Added:
         return commands.add_app(
             spec,
             name,
@@ -181,6 +225,7 @@ def add_app(
             namespace=namespace,
             envs=envs or (),
             image=image,
+            image_name=image_name,
             chart=chart,
             path=path,
             extend_project=extend,
@@ -188,7 +233,7 @@ def add_app(
             out=out,
         )
 
-    added = _run(lambda: _confirming_extension(attempt, extend_project), scaffolding=True)
+    added = _run(lambda: _asking(attempt, extend_project, image_name), scaffolding=True)
     _report_added(added, f"app {name}")
     if added.written:
         bases = [*added.kept, *(Path(path).parent.as_posix() for path in added.new_files)]
@@ -196,28 +241,55 @@ def add_app(
         typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
 
 
-def _confirming_extension(
-    attempt: Callable[[bool], scaffold.Added], extend: bool
+def _asking(
+    attempt: Callable[[bool, str | None], scaffold.Added], extend: bool, image_name: str | None
 ) -> scaffold.Added:
-    """``attempt(extend)``; when the project does not allow the namespace, ask on a terminal
-    (never in CI, where stdin is not one) whether to extend it."""
+    """``attempt(extend, image_name)``; on a terminal (never in CI, where stdin is not one), when
+    the project does not allow the namespace or the chart's repository, ask whether to extend
+    it, and when the base has several images, which one --image sets; then try again."""
     from fleetgen import scaffold
 
-    try:
-        return attempt(extend)
-    except scaffold.NamespaceNotAllowed as refused:
-        if extend or not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise
-        if not typer.confirm(f"{refused} -- {refused.question}", default=False):
-            raise
-        return attempt(True)
+    while True:
+        try:
+            return attempt(extend, image_name)
+        except scaffold.ProjectTooNarrow as refused:
+            if extend or not _on_a_terminal():
+                raise
+            if not typer.confirm(f"{refused} -- {refused.question}", default=False):
+                raise
+            extend = True
+        except scaffold.ImageNameNeeded as needed:
+            if not _on_a_terminal():
+                raise
+            image_name = _choose(f"Which image of {needed.base} does --image set?", needed.choices)
+
+
+def _on_a_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _choose(question: str, choices: list[str]) -> str:
+    """One of ``choices``, asked for by number or name until the answer is one."""
+    listed = "".join(f"\n  {number}. {choice}" for number, choice in enumerate(choices, 1))
+    while True:
+        answer = str(typer.prompt(f"{question}{listed}\nnumber or name")).strip()
+        if answer in choices:
+            return answer
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        typer.echo(f"{answer!r} is none of them")
 
 
 @add_group.command("env")
 def add_env(
     name: Annotated[str, typer.Argument(help="The new environment's name.")],
     after: Annotated[
-        str | None, typer.Option("--after", help="The environment it goes after (default: last).")
+        str | None,
+        typer.Option(
+            "--after",
+            help="The environment it goes after (default: last).",
+            autocompletion=names_of("environment"),
+        ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
@@ -233,6 +305,42 @@ def add_env(
         typer.echo(
             f"next: add its clusters with `fleetgen add cluster NAME --env {name} --server URL`"
         )
+
+
+@add_group.command("engine")
+def add_engine(
+    engine: Annotated[str, typer.Argument(help="argocd or flux.", autocompletion=engines)],
+    envs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--envs",
+            help="An environment whose placements the engine takes over (repeatable).",
+            autocompletion=names_of("environment"),
+        ),
+    ] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add the engine to the fleet's engines and set it on the --envs environments; the other
+    environments of a one-engine fleet are kept on that engine. Rebuilds output/."""
+    from fleetgen import scaffold
+
+    added = _run(
+        lambda: commands.add_engine(spec, engine, envs=envs or (), dry_run=dry_run, out=out),
+        scaffolding=True,
+    )
+    _report_added(added, f"engine {engine}")
+    if added.pinned:
+        former = next(e for e in added.compiled.plan.fleet.engines if e != engine)
+        typer.echo(
+            f"{'kept' if added.written else 'would keep'} environment(s) "
+            f'{", ".join(added.pinned)} on {former} (engine="{former}" set: with two engines, '
+            "fleet.py names each placement's)"
+        )
+    if added.written:
+        for number, step in enumerate(scaffold.engine_next_steps(added.compiled, engine), 1):
+            typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
 
 
 @add_group.command("project")
@@ -277,7 +385,7 @@ def _report_added(added: scaffold.Added, what: str) -> None:
         + "".join(f"; using {path} as it is" for path in added.kept)
         + (
             f"; {'extended' if added.written else 'would extend'} project "
-            f"{added.extended}'s namespaces"
+            f"{added.extended}'s {' and '.join(added.extended_lists)}"
             if added.extended
             else ""
         )

@@ -133,11 +133,13 @@ def add_cluster(
     credentials: str | None = None,
     engine: str | None = None,
     ca_data: Path | None = None,
+    ca_file: Path | None = None,
     dry_run: bool = False,
     out: Path | None = None,
 ) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
-    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA."""
+    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA (inlined),
+    ``ca_file`` one inside the repository that fleet.py refers to."""
     from fleetgen import scaffold
 
     request = scaffold.ClusterRequest(
@@ -148,6 +150,7 @@ def add_cluster(
         credentials,
         engine,
         scaffold.read_ca_data(ca_data) if ca_data else None,
+        _in_repository(ca_file, spec, "--ca-file") if ca_file else None,
     )
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
@@ -160,6 +163,7 @@ def add_app(
     namespace: str,
     envs: Sequence[str] = (),
     image: str | None = None,
+    image_name: str | None = None,
     chart: str | None = None,
     path: str | None = None,
     extend_project: bool = False,
@@ -168,11 +172,12 @@ def add_app(
 ) -> scaffold.Added:
     """``fleetgen add app``: create the app's base (none for a ``chart`` app,
     ``REPO/NAME@VERSION``; ``path``: an existing base used as it is), insert it into fleet.py
-    (``extend_project``: adding the namespace to its project), rebuild the output."""
+    (``extend_project``: adding the namespace to its project; ``image_name``: the image of the
+    base ``image`` sets), rebuild the output."""
     from fleetgen import scaffold
 
     request = scaffold.AppRequest(
-        name, project, namespace, tuple(envs), image, chart, path, extend_project
+        name, project, namespace, tuple(envs), image, chart, path, extend_project, image_name
     )
     return scaffold.add_app(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
@@ -193,6 +198,22 @@ def add_env(
     )
 
 
+def add_engine(
+    spec: Path,
+    engine: str,
+    *,
+    envs: Sequence[str] = (),
+    dry_run: bool = False,
+    out: Path | None = None,
+) -> scaffold.Added:
+    """``fleetgen add engine``: list the engine in the fleet, move the environments ``envs`` to
+    it, rebuild the output."""
+    from fleetgen import scaffold
+
+    request = scaffold.EngineRequest(engine, tuple(envs))
+    return scaffold.add_engine(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
 def add_project(
     spec: Path,
     name: str,
@@ -207,6 +228,19 @@ def add_project(
 
     request = scaffold.ProjectRequest(name, tuple(namespaces), description)
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def _in_repository(path: Path, spec: Path, option: str) -> str:
+    """``path`` (relative to the current folder) relative to the folder holding ``spec``, which
+    it must be inside: the spec refers to it, at every build and at other Git refs."""
+    root = spec.resolve().parent
+    found = path.resolve()
+    if not found.is_relative_to(root):
+        raise UsageError(
+            f"{option} {path}: not inside the repository ({root}); fleet.py refers to the "
+            "file, read at every build: copy it into the repository first"
+        )
+    return found.relative_to(root).as_posix()
 
 
 def _directory(path: Path | None, option: str) -> Path | None:

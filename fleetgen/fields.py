@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import posixpath
 import re
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator
 
@@ -152,6 +155,47 @@ def git_url(value: str) -> str:
             "(scp-style 'git@host:path' is refused by Flux; write ssh://git@host/path)"
         )
     return value
+
+
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
+
+
+def ca_bundle(text: str) -> str:
+    """A cluster's CA as ``Cluster.ca_data`` holds it (the base64 of PEM), from PEM text or the
+    base64 line ``aws eks describe-cluster``/``gcloud`` print; ValueError when it holds anything
+    but CERTIFICATE blocks (a private key above all)."""
+    text = text.strip()
+    if "-----BEGIN" not in text:
+        try:
+            text = base64.b64decode("".join(text.split()), validate=True).decode("ascii").strip()
+        except (binascii.Error, UnicodeDecodeError):
+            text = ""
+    blocks = _PEM_BLOCK.findall(text)
+    if any("PRIVATE KEY" in block for block in blocks):
+        raise ValueError(
+            "holds a private key: give the cluster's CA certificate (public) only, and keep "
+            "the key out of the repository"
+        )
+    if not blocks or set(blocks) != {"CERTIFICATE"}:
+        raise ValueError(
+            "expected the cluster's CA certificate (PEM CERTIFICATE blocks, or their base64 "
+            "as `aws eks describe-cluster` prints it)"
+        )
+    return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")
+
+
+def placeholder_note(url: str) -> str | None:
+    """Why ``url`` cannot be the repository the engines read, when it is a placeholder: its
+    host is under ``.invalid``, the domain that never resolves (RFC 2606), as in the repo
+    `fleetgen init` writes when it finds no Git remote; None otherwise."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    if host != "invalid" and not host.endswith(".invalid"):
+        return None
+    return (
+        f"repo {url} is a placeholder (a .invalid host never resolves), so neither Argo CD "
+        "nor Flux can fetch this repository: set it to the https:// or ssh:// URL they read "
+        "it from"
+    )
 
 
 _OCI_URL = re.compile(r"oci://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._/-]+)")

@@ -1,4 +1,5 @@
-"""load: run fleet.py, take its ``fleet``, and inventory the app bases it refers to.
+"""load: run fleet.py, take its ``fleet``, and inventory the app bases, charts and CA files it
+refers to.
 
 Anything that goes wrong in the user's file becomes a Problem at the user's file and line,
 never a fleetgen traceback.
@@ -79,6 +80,7 @@ def load_source(
         (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
         (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
         files,
+        (c.ca_data.path for c in fleet.clusters if isinstance(c.ca_data, model.CaFile)),
     )
     return Loaded(fleet, workspace, read_record(read, fleet.output_dir), read)
 

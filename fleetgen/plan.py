@@ -561,6 +561,8 @@ class Plan:
     # placement, its own Flux pulls from Git.
     reached: frozenset[str]
     landing: Landing  # where the output files land
+    # Cluster -> its CA bundle (base64 PEM): Cluster.ca_data, or the content of its CaFile.
+    ca_data: Mapping[str, str] = field(default_factory=dict)
     # App(namespace=None) apps: the namespaces their manifests put objects in (metadata.namespace
     # and the Namespace objects they ship, from the inventory; for an app from another source,
     # its project's namespace patterns), and those Namespace objects.

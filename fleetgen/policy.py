@@ -345,6 +345,12 @@ RULES: tuple[Rule, ...] = (
         "add the repo to Project(source_repos=...)",
     ),
     Rule(
+        "placeholder-repo",
+        "warning",
+        "the fleet's repo is a placeholder (a .invalid host) the engines cannot fetch",
+        "set Fleet(repo=...) to the https:// or ssh:// URL the engines read this repository from",
+    ),
+    Rule(
         "unused-waiver",
         "warning",
         "a waiver that silenced nothing",

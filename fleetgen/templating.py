@@ -16,17 +16,20 @@ import jinja2
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A constructor call in a fleet.py snippet, e.g. ``Image(name="web", tag="1.0")``."""
+    """A constructor call in a fleet.py snippet, e.g. ``Image(name="web", tag="1.0")`` or
+    ``CaFile("certs/prod.pem")`` (``args`` come first)."""
 
     name: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()
 
 
 def py_literal(value: Any) -> str:
     """``repr`` of ``value``, with strings double-quoted where that needs no escaping."""
     if isinstance(value, Call):
-        args = ", ".join(f"{key}={py_literal(arg)}" for key, arg in value.kwargs.items())
-        return f"{value.name}({args})"
+        args = [py_literal(arg) for arg in value.args]
+        args += [f"{key}={py_literal(arg)}" for key, arg in value.kwargs.items()]
+        return f"{value.name}({', '.join(args)})"
     if isinstance(value, str):
         text = repr(value)
         return f'"{text[1:-1]}"' if text[0] == "'" and '"' not in value else text

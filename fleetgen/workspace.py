@@ -1,4 +1,5 @@
-"""The inventory of what the spec refers to on disk: app bases and what they contain.
+"""The inventory of what the spec refers to on disk: app bases and what they contain, charts kept
+in the repository, and the CA certificate files of clusters (`Certificate`).
 
 ``load`` takes it once so that ``resolve`` stays pure. Reading goes through a ``Reader`` so the
 same scan works on the working tree and (for ``diff``) on a Git tree.
@@ -15,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from fleetgen.fields import ca_bundle
 from fleetgen.k8s import CLUSTER_SCOPED
 from fleetgen.yamlio import load_all
 
@@ -68,11 +70,22 @@ class ChartDir:
 
 
 @dataclass(frozen=True, slots=True)
+class Certificate:
+    """A cluster's CA certificate file (``CaFile``): its content as ``Cluster.ca_data`` holds it,
+    or why it cannot be used."""
+
+    path: str
+    ca_data: str | None = None  # base64 of the PEM CERTIFICATE blocks
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Workspace:
-    """Bases and charts by repo-relative path."""
+    """Bases, charts and CA certificate files by repo-relative path."""
 
     bases: Mapping[str, Base] = field(default_factory=dict)
     charts: Mapping[str, ChartDir] = field(default_factory=dict)
+    certificates: Mapping[str, Certificate] = field(default_factory=dict)
 
 
 def filesystem_reader(root: Path) -> Reader:
@@ -99,17 +112,35 @@ def filesystem_lister(root: Path) -> Lister:
 
 
 def scan(
-    read: Reader, paths: Iterable[str], charts: Iterable[str] = (), files: Lister | None = None
+    read: Reader,
+    paths: Iterable[str],
+    charts: Iterable[str] = (),
+    files: Lister | None = None,
+    certificates: Iterable[str] = (),
 ) -> Workspace:
-    """Inventory every base in ``paths`` and chart in ``charts`` (repo-relative, normalized);
-    ``files`` lists a chart's files for its digest (required when there are charts)."""
+    """Inventory every base in ``paths``, chart in ``charts`` and CA certificate file in
+    ``certificates`` (repo-relative, normalized); ``files`` lists a chart's files for its digest
+    (required when there are charts)."""
     found = sorted(set(charts))
     if found and files is None:
         raise ValueError("scanning charts needs a Lister")
     return Workspace(
         {path: _scan_base(read, path) for path in sorted(set(paths))},
         {path: _scan_chart(read, files, path) for path in found if files is not None},
+        {path: _read_certificate(read, path) for path in sorted(set(certificates))},
     )
+
+
+def _read_certificate(read: Reader, path: str) -> Certificate:
+    data = read(path)
+    if data is None:
+        return Certificate(path, problem="no such file")
+    try:
+        return Certificate(path, ca_bundle(data.decode("ascii")))
+    except UnicodeDecodeError:
+        return Certificate(path, problem="not a text file (PEM or base64)")
+    except ValueError as error:
+        return Certificate(path, problem=str(error))
 
 
 def _chart_digest(read: Reader, files: Lister, path: str) -> str:

@@ -91,3 +91,70 @@ def test_completion_is_offered_and_completes_commands_and_options() -> None:
         _FLEETGEN_COMPLETE="complete_bash", COMP_WORDS="fleetgen build --ch", COMP_CWORD="2"
     )
     assert options.stdout.split() == ["--check"]
+
+
+# A fleet.py whose running would leave a mark: completion must read it, never run it.
+SIDE_EFFECT = """\
+import pathlib
+pathlib.Path("RAN").write_text("fleet.py was executed")
+
+from fleetgen import App, Cluster, Environment, Fleet, Project
+import fleetgen
+
+fleet = Fleet(
+    name="tab",
+    environments=[Environment(name="dev"), Environment(name="prod")],
+    clusters=[Cluster(name="dev-1", env="dev", server="https://d.example.com"),
+              fleetgen.Cluster(name="prod-1", env="prod", server="https://p.example.com")],
+    projects=[Project(name="shop", namespaces=["shop"])],
+    apps=[App(name="web", project="shop", namespace="shop", path="apps/web"),
+          App(name=f"computed-{1}", project="shop", namespace="shop", path="apps/x")],
+)
+"""
+
+
+def _complete(words: str) -> list[str]:
+    """What a TAB after ``fleetgen WORDS`` offers (bash)."""
+    done = _invoke(
+        _FLEETGEN_COMPLETE="complete_bash",
+        COMP_WORDS=f"fleetgen {words}",
+        COMP_CWORD=str(len(f"fleetgen {words}".split(" ")) - 1),
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize(
+    ("words", "offered"),
+    [
+        ("explain ", ["dev-1", "prod-1", "web"]),
+        ("explain p", ["prod-1"]),
+        ("add cluster c --env ", ["dev", "prod"]),
+        ("add app a --project ", ["shop"]),
+        ("add app a --envs p", ["prod"]),
+        ("add env qa --after ", ["dev", "prod"]),
+        ("add engine ", ["argocd", "flux"]),
+        ("add engine flux --envs d", ["dev"]),
+        ("init --engine f", ["flux"]),
+    ],
+)
+def test_completion_offers_the_names_fleet_py_defines_without_running_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, words: str, offered: list[str]
+) -> None:
+    (tmp_path / "fleet.py").write_text(SIDE_EFFECT)
+    (tmp_path / "apps").mkdir()
+    monkeypatch.chdir(tmp_path / "apps")  # fleet.py in a parent folder, as for every command
+    assert _complete(words) == offered
+    assert not (tmp_path / "RAN").exists() and not (tmp_path / "apps/RAN").exists()
+
+
+def test_completion_reads_the_spec_named_by_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "other.py").write_text(SIDE_EFFECT)
+    monkeypatch.chdir(tmp_path)
+    assert _complete("explain --spec other.py w") == ["web"]
+    assert _complete("explain w") == []  # no fleet.py here: nothing to offer, no error
+    (tmp_path / "fleet.py").write_text("fleet = (\n")  # does not parse
+    assert _complete("explain ") == []
+    assert not (tmp_path / "RAN").exists()

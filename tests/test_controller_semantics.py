@@ -5,6 +5,8 @@ gitops-engine now vendored there under ``gitops-engine/``; fluxcd/kustomize-cont
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 
 from fleetgen import (
     AwsAuth,
+    CaFile,
     Environment,
     ExecAuth,
     Overrides,
@@ -27,11 +30,13 @@ from fleetgen import (
 )
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.argocd.common import SYNC_WAVE
+from fleetgen.errors import SpecError
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
 from fleetgen.resolve import resolve
 from fleetgen.scaffold import init_files
 from fleetgen.validate import schemas as crd
+from fleetgen.workspace import scan as scan_workspace
 from fleetgen.yamlio import load_all
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import (
@@ -103,6 +108,47 @@ def test_ca_data_and_insecure_reach_tls_client_config_exactly() -> None:
         "set ca_data instead"
         for name in ("dev-1", "dev-2")
     ]
+
+
+def _with_ca_file(content: bytes | None) -> Any:
+    """The test workspace with ``content`` as the file certs/dev.pem (None: no such file), read
+    as load reads it."""
+    certificates = scan_workspace(lambda _: content, [], [], ["certs/dev.pem"]).certificates
+    return dataclasses.replace(WORKSPACE, certificates=certificates)
+
+
+def test_a_ca_file_reaches_tls_client_config_as_its_content() -> None:
+    """CaFile("certs/dev.pem"): the file (PEM, or the base64 `aws eks` prints) is read into the
+    workspace at load; the registration carries its base64, as for ca_data inlined."""
+    for text in (base64.b64decode(CA_DATA), CA_DATA.encode() + b"\n"):
+        plan = resolve(_iam_fleet(ca_data=CaFile("certs/dev.pem")), _with_ca_file(text))
+        assert argocd.check(plan) == [] and plan.ca_data == {"dev-1": CA_DATA, "dev-2": CA_DATA}
+        (secret,) = {f.path: f.documents for f in argocd.emit(plan)}["argocd/clusters/dev-1.yaml"]
+        assert json.loads(secret["stringData"]["config"])["tlsClientConfig"] == {"caData": CA_DATA}
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (None, "no such file"),
+        (b"\xff\xfe", "not a text file (PEM or base64)"),
+        (b"hello\n", "expected the cluster's CA certificate (PEM CERTIFICATE blocks"),
+        (
+            b"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n",
+            "holds a private key: give the cluster's CA certificate (public) only",
+        ),
+    ],
+    ids=["missing", "binary", "not pem", "a key"],
+)
+def test_a_ca_file_that_holds_no_certificate_is_a_spec_error_at_its_call(
+    content: bytes | None, problem: str
+) -> None:
+    ca = CaFile("certs/dev.pem")
+    with pytest.raises(SpecError) as caught:
+        resolve(_iam_fleet(ca_data=ca), _with_ca_file(content))
+    found = [p for p in caught.value.problems if "CaFile" in p.message]
+    assert [(p.file, p.line) for p in found] == [ca.origin, ca.origin]
+    assert found[0].message.startswith(f"cluster 'dev-1': CaFile('certs/dev.pem'): {problem}")
 
 
 def test_ca_data_with_insecure_or_insecure_with_a_store_reference_is_refused() -> None:

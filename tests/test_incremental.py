@@ -182,6 +182,54 @@ def test_inputs_outside_the_spec_fields_invalidate(tmp_path: Path) -> None:
     assert [w.line for w in moved] == [line + 2 if line else 0 for line in warnings]
 
 
+CA_FLEET = """\
+from fleetgen import App, AwsAuth, CaFile, Cluster, Environment, Fleet, HelmChart, Project
+
+ROLE = "arn:aws:iam::111122223333:role/argocd"
+fleet = Fleet(
+    name="ca",
+    repo="https://github.com/acme/ca.git",
+    environments=[Environment(name="prod")],
+    clusters=[
+        Cluster(name="eks", env="prod", server="https://eks.example.com",
+                credentials=AwsAuth(cluster_name="eks", role_arn=ROLE),
+                ca_data=CaFile("certs/eks.pem")),
+    ],
+    projects=[Project(name="web", namespaces=["web"])],
+    apps=[App(name="web", project="web", namespace="web",
+              chart=HelmChart(repo="https://charts.example.com", name="web", version="1.0.0"))],
+)
+"""
+
+
+def _pem(body: str) -> str:
+    return f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n"
+
+
+def test_a_ca_file_is_an_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file a CaFile names is read at build: a change to it rebuilds the registration (the
+    record names it), and an unchanged one leaves the build to the cache."""
+    spec = tmp_path / "fleet.py"
+    spec.write_text(CA_FLEET)
+    (tmp_path / "certs").mkdir()
+    ca = tmp_path / "certs/eks.pem"
+    ca.write_text(_pem("MIIB"))
+    out = api.build(spec).out_dir
+    record = incremental.Memo(out, api.load(spec)).record()
+    assert record is not None and "ca:certs/eks.pem" in record.inputs
+    ca.write_text(_pem("MIIC"))
+    edited = incremental.inputs(api.load(spec))
+    assert edited is not None
+    assert {name for name, digest in edited.digests.items() if record.inputs[name] != digest} == {
+        "ca:certs/eks.pem"
+    }
+    assert [f.path for f in api.check(spec).findings] == ["argocd/clusters/eks.yaml"]
+    assert api.build(spec).report.written == ["argocd/clusters/eks.yaml"]
+    assert tree(out) == _cold(spec, tmp_path / "cold")
+    _no_compile(monkeypatch)
+    assert api.build(spec).report.written == []
+
+
 def test_a_code_change_makes_other_keys(tmp_path: Path) -> None:
     """An edited emitter in a checkout whose version did not move must not reuse old entries."""
     code = tmp_path / "pkg"

@@ -25,6 +25,7 @@ ARGS = {
     ("add", "cluster"): ["qa", "--env", "dev", "--server", "https://qa.example:6443", "--dry-run"],
     ("add", "app"): ["shop", "--project", "orders", "--namespace", "orders", "--dry-run"],
     ("add", "env"): ["qa", "--after", "dev", "--dry-run"],
+    ("add", "engine"): ["flux", "--envs", "staging", "--dry-run"],
     ("add", "project"): ["web", "--namespace", "web", "--dry-run"],
 }
 

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -87,6 +88,21 @@ def test_shell_completion_loads_no_pipeline() -> None:
     )
     assert "fleetgen.cli" in modules
     assert _heavy(modules) == []
+
+
+def test_completing_a_name_of_fleet_py_loads_no_pipeline(tmp_path: Path) -> None:
+    """Names come from fleet.py's syntax tree: neither the spec classes nor the loader."""
+    (tmp_path / "fleet.py").write_text('from fleetgen import App\nApp(name="web")\n')
+    modules = _loaded(
+        f"import os, sys; os.chdir({str(tmp_path)!r}); sys.argv = ['fleetgen']\n"
+        "import fleetgen.cli as c; c.main()",
+        _FLEETGEN_COMPLETE="complete_bash",
+        COMP_WORDS="fleetgen explain w",
+        COMP_CWORD="2",
+    )
+    assert "fleetgen.names" in modules
+    assert _heavy(modules) == []
+    assert "fleetgen.model" not in modules
 
 
 def test_spec_and_result_classes_are_the_defining_modules_own() -> None:

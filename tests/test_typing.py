@@ -85,7 +85,11 @@ def test_the_wheel_ships_the_py_typed_marker(installed: Path) -> None:
 def test_the_example_fleet_type_checks(
     installed: Path, tmp_path: Path, options: tuple[str, ...]
 ) -> None:
-    folder = user_repo(tmp_path, (ROOT / "fleet.py").read_text())
+    # CaFile takes its path positionally or as path= (its own __init__): both check.
+    ca_files = (
+        "\nfrom fleetgen import CaFile\n_ca = [CaFile('certs/a.pem'), CaFile(path='b.pem')]\n"
+    )
+    folder = user_repo(tmp_path, (ROOT / "fleet.py").read_text() + ca_files)
     (folder / "plugin.ini").write_text(
         "[mypy]\nplugins = pydantic.mypy\n[pydantic-mypy]\ninit_typed = True\n"
     )

@@ -21,8 +21,8 @@ from fleetgen.emit.common import (
     cluster_labels,
     flux_bootstrap,
 )
-from fleetgen.errors import Problem
-from fleetgen.fields import release
+from fleetgen.errors import Problem, at
+from fleetgen.fields import placeholder_note, release
 from fleetgen.model import (
     App,
     AwsAuth,
@@ -77,8 +77,9 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """Nothing risky to report about the fleet map."""
-    return []
+    """The fleet's repo (the map's Source, which both engines read) still a placeholder."""
+    note = placeholder_note(plan.fleet.repo)
+    return [at(plan.fleet, note, plan.fleet)] if note else []
 
 
 def emit(plan: Plan) -> list[OutputFile]:

@@ -19,6 +19,7 @@ from fleetgen.model.base import Engine, Spec
 from fleetgen.model.clusters import IN_CLUSTER as IN_CLUSTER
 from fleetgen.model.clusters import (
     AwsAuth,
+    CaFile,
     Cluster,
     Environment,
     ExecAuth,
@@ -47,6 +48,7 @@ __all__ = [
     "AppSecret",
     "ArgoOptions",
     "AwsAuth",
+    "CaFile",
     "Cluster",
     "Destination",
     "Engine",

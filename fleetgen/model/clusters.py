@@ -5,11 +5,19 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fleetgen.fields import ROLE_ARN, Annotations, Labels, Name, ObjectName, ServerURL
+from fleetgen.fields import (
+    ROLE_ARN,
+    Annotations,
+    Labels,
+    Name,
+    ObjectName,
+    ServerURL,
+    repo_path,
+)
 from fleetgen.model.base import Engine, Spec
 from fleetgen.model.projects import Policy
 from fleetgen.model.sync import Rollout, SyncPolicy
@@ -107,6 +115,37 @@ class ExecAuth(Spec):
 Credentials = ExternalSecretRef | AwsAuth | ExecAuth
 
 
+class CaFile(Spec):
+    """A cluster's CA certificate kept in a file of the repository, read at every build:
+    ``Cluster(ca_data=CaFile("certs/prod.pem"))`` rather than its base64 inlined. The file holds
+    PEM CERTIFICATE blocks, or their base64 as ``aws eks describe-cluster`` prints it; a change
+    to it rebuilds, and a missing or unreadable file, or one holding anything else, is a spec
+    error at this call.
+
+    Attributes:
+        path: The file, relative to the folder holding fleet.py (written positionally or as
+            ``path=``).
+    """
+
+    path: str = Field(min_length=1)
+
+    def __init__(self, path: str | None = None, /, **data: Any) -> None:
+        if path is not None:
+            data["path"] = path
+        super().__init__(**data)
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        normal = repo_path(value)
+        if normal.startswith(("/", "../")) or normal in ("..", "."):
+            raise ValueError(
+                f"{value!r} must be a file inside the repository, relative to the folder "
+                "holding fleet.py (it is read at every build, also at other Git refs by diff)"
+            )
+        return normal
+
+
 class Cluster(Spec):
     """A Kubernetes cluster of the fleet.
 
@@ -117,8 +156,9 @@ class Cluster(Spec):
         labels: Labels that selectors and rollout steps match.
         annotations: Extra metadata on its registration (values too long for labels).
         credentials: How the engines reach it; None: the fleet's `default_credentials`.
-        ca_data: Base64 PEM CA bundle (public), which Argo CD verifies the API server against;
-            required with `AwsAuth` and `ExecAuth` when an app is placed on it with Argo CD.
+        ca_data: Base64 PEM CA bundle (public), which Argo CD verifies the API server against,
+            or `CaFile` naming a file that holds it; required with `AwsAuth` and `ExecAuth` when
+            an app is placed on it with Argo CD.
         engine: The engine of the apps placed on it, unless an app names one.
         insecure: With `AwsAuth`/`ExecAuth` and no `ca_data`: Argo CD skips verifying the API
             server's certificate (warned about).
@@ -133,7 +173,7 @@ class Cluster(Spec):
     labels: Labels = {}
     annotations: Annotations = {}
     credentials: Credentials | None = None
-    ca_data: str | None = None  # base64 PEM CA bundle (public), for IAM/exec credentials
+    ca_data: str | CaFile | None = None  # base64 PEM CA bundle (public), or its file
     engine: Engine | None = None  # of the placements on it, unless the app says
     insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
     registration: Literal["fleetgen", "external"] = "fleetgen"  # who owns its Argo CD Secret
@@ -146,9 +186,9 @@ class Cluster(Spec):
 
     @field_validator("ca_data")
     @classmethod
-    def _ca_data(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
+    def _ca_data(cls, value: str | CaFile | None) -> str | CaFile | None:
+        if not isinstance(value, str):
+            return value  # a CaFile is read and checked by load and resolve
         try:
             pem = base64.b64decode(value, validate=True).decode("ascii")
         except (binascii.Error, UnicodeDecodeError):

@@ -237,6 +237,7 @@ def _build_plan(
     waves: Mapping[str, tuple[tuple[str, ...], ...]],
     credentials: Mapping[str, Credentials | None],
     reached: frozenset[str],
+    ca_bundles: Mapping[str, str],
     engines: Engines,
     landing: Landing,
 ) -> Plan:
@@ -291,4 +292,5 @@ def _build_plan(
         credentials=credentials,
         reached=reached,
         landing=landing,
+        ca_data=ca_bundles,
     )

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fleetgen.model import App, Cluster, Credentials, Engine, ExternalSecretRef, Selector, Spec
+from fleetgen.model import (
+    App,
+    CaFile,
+    Cluster,
+    Credentials,
+    Engine,
+    ExternalSecretRef,
+    Selector,
+    Spec,
+)
 from fleetgen.plan import merge_sync
 from fleetgen.resolve.context import (
     Engines,
@@ -81,6 +90,25 @@ def _check_clusters(ctx: _Context) -> dict[str, Credentials | None]:
         chosen = None if unreached else cluster.credentials or fleet.default_credentials
         credentials[cluster.name] = _fill_credentials(cluster, chosen)
     return credentials
+
+
+def _ca_bundles(ctx: _Context) -> dict[str, str]:
+    """Cluster -> its CA bundle (base64 PEM): ``ca_data`` as written, or the content of its
+    `CaFile` (the workspace inventory read it); a file that is missing or holds no certificate
+    is reported at the CaFile."""
+    bundles = {}
+    for cluster in ctx.clusters.values():
+        ca = cluster.ca_data
+        if isinstance(ca, CaFile):
+            found = ctx.workspace.certificates.get(ca.path)
+            if found is None or found.ca_data is None:
+                why = found.problem if found is not None else "not read"
+                ctx.report(ca, f"cluster {cluster.name!r}: CaFile({ca.path!r}): {why}")
+                continue
+            ca = found.ca_data
+        if ca is not None:
+            bundles[cluster.name] = ca
+    return bundles
 
 
 def _registered_elsewhere(cluster: Cluster) -> str:

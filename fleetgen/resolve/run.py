@@ -10,6 +10,7 @@ from fleetgen.plan import Landing, Plan
 from fleetgen.resolve.apps import _check_app, _check_dependency_cycles, check_tenant_projects
 from fleetgen.resolve.build import _build_plan
 from fleetgen.resolve.clusters import (
+    _ca_bundles,
     _check_clusters,
     _check_credentials,
     _check_names,
@@ -42,6 +43,7 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
     """The Plan of ``ctx``'s fleet; raises SpecError listing every problem."""
     _check_names(ctx)
     credentials = _check_clusters(ctx)
+    ca_bundles = _ca_bundles(ctx)
     waves = _rollout_waves(ctx)
     placed = {app.name: _place(ctx, app) for app in ctx.apps.values()}
     for app in ctx.apps.values():
@@ -56,4 +58,4 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
     _check_runtime_selectors(ctx, placed, engines)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
-    return _build_plan(ctx, placed, waves, credentials, reached, engines, landing)
+    return _build_plan(ctx, placed, waves, credentials, reached, ca_bundles, engines, landing)

@@ -1,6 +1,6 @@
-"""Scaffolding: ``init`` writes a new fleet (`new_fleet`); ``add cluster|app|env|project`` edit
-fleet.py (`add`, through `edit`) and validate the edited spec — load, resolve, emitter checks —
-before anything is written.
+"""Scaffolding: ``init`` writes a new fleet (`new_fleet`); ``add cluster|app|env|engine|project``
+edit fleet.py (`add`, through `edit`) and validate the edited spec — load, resolve, emitter
+checks — before anything is written.
 
 fleet.py snippets come from Jinja templates (values through ``repr``, `snippets`); app base
 manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
@@ -8,17 +8,20 @@ manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through 
 
 from fleetgen.scaffold.add import (
     Added,
-    NamespaceNotAllowed,
+    ImageNameNeeded,
+    ProjectTooNarrow,
     add_app,
     add_cluster,
+    add_engine,
     add_env,
     add_project,
 )
 from fleetgen.scaffold.new_fleet import Initialized, init, init_files
-from fleetgen.scaffold.next_steps import cluster_next_steps, rollout_step
+from fleetgen.scaffold.next_steps import cluster_next_steps, engine_next_steps, rollout_step
 from fleetgen.scaffold.requests import (
     AppRequest,
     ClusterRequest,
+    EngineRequest,
     EnvRequest,
     ProjectRequest,
     parse_labels,
@@ -29,15 +32,19 @@ __all__ = [
     "Added",
     "AppRequest",
     "ClusterRequest",
+    "EngineRequest",
     "EnvRequest",
+    "ImageNameNeeded",
     "Initialized",
-    "NamespaceNotAllowed",
     "ProjectRequest",
+    "ProjectTooNarrow",
     "add_app",
     "add_cluster",
+    "add_engine",
     "add_env",
     "add_project",
     "cluster_next_steps",
+    "engine_next_steps",
     "init",
     "init_files",
     "parse_labels",

@@ -1,5 +1,5 @@
-"""``add cluster|app|env|project``: edit fleet.py (`fleetgen.scaffold.edit`), validate the edited
-spec (load, resolve, emitter checks), then write new files, fleet.py and output/."""
+"""``add cluster|app|env|engine|project``: edit fleet.py (`fleetgen.scaffold.edit`), validate the
+edited spec (load, resolve, emitter checks), then write new files, fleet.py and output/."""
 
 from __future__ import annotations
 
@@ -10,17 +10,33 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fleetgen import api, writer
+from fleetgen.emit.argocd.charts import repo_url
+from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.journal import atomic_write
+from fleetgen.k8s import image_name
 from fleetgen.load import load_source, read_spec, run_spec
-from fleetgen.model import App, Environment, Project
+from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.plan import Placement
 from fleetgen.scaffold import edit
-from fleetgen.scaffold.requests import AppRequest, ClusterRequest, EnvRequest, ProjectRequest
-from fleetgen.scaffold.snippets import app_base, app_snippet, base_files, cluster_snippet
+from fleetgen.scaffold.requests import (
+    AppRequest,
+    ClusterRequest,
+    EngineRequest,
+    EnvRequest,
+    ProjectRequest,
+    check_engine,
+)
+from fleetgen.scaffold.snippets import (
+    app_base,
+    app_snippet,
+    base_files,
+    chart_call,
+    cluster_snippet,
+)
 from fleetgen.templating import py_literal, render
 from fleetgen.version import VERSION
-from fleetgen.workspace import Lister, Reader, filesystem_lister, filesystem_reader
+from fleetgen.workspace import Lister, Reader, filesystem_lister, filesystem_reader, scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,20 +50,47 @@ class Added:
     placements: tuple[Placement, ...]  # of the added cluster or app
     written: bool
     kept: tuple[str, ...] = ()  # existing files used as they are (an adopted base), repo-relative
-    extended: str | None = None  # the project whose namespaces the add extended
+    extended: str | None = None  # the project the add extended
+    extended_lists: tuple[str, ...] = ()  # its lists it extended: namespaces, source_repos
+    pinned: tuple[str, ...] = ()  # add engine: environments kept on the fleet's former engine
 
 
-class NamespaceNotAllowed(UsageError):
-    """``add app --namespace NS`` into a project that does not allow NS (without
-    ``extend_project``); ``question`` asks whether to extend the project."""
+class ProjectTooNarrow(UsageError):
+    """``add app`` into a project that does not allow the app's namespace, or (Argo CD checks
+    an explicit ``source_repos``) its chart repository, without ``extend_project``: the message
+    is at the Project's line in fleet.py; ``question`` asks whether to extend the project."""
 
-    def __init__(self, project: Project, namespace: str) -> None:
-        allowed = ", ".join(project.namespaces) or "none"
-        super().__init__(
-            f"project {project.name!r} does not allow namespace {namespace!r} "
-            f"(its namespaces: {allowed}); pass --extend-project to add it"
+    def __init__(self, project: Project, namespace: str | None, repo: str | None) -> None:
+        refused, added = [], []
+        if namespace is not None:
+            allowed = ", ".join(project.namespaces) or "none"
+            refused.append(f"namespace {namespace!r} (its namespaces: {allowed})")
+            added.append(f"namespace {namespace!r} to project {project.name!r}'s namespaces")
+        if repo is not None:
+            refused.append(
+                f"the chart repository {repo} (its source_repos: {', '.join(project.source_repos)})"
+            )
+            owner = "its" if added else f"project {project.name!r}'s"
+            added.append(f"{repo} to {owner} source_repos")
+        file, line = project.origin
+        message = (
+            f"project {project.name!r} does not allow {' nor '.join(refused)}; pass "
+            f"--extend-project to add {'them' if len(refused) > 1 else 'it'}"
         )
-        self.question = f"Add namespace {namespace!r} to project {project.name!r}'s namespaces?"
+        super().__init__(Problem(message, file, line).render())
+        self.question = f"Add {' and '.join(added)}?"
+
+
+class ImageNameNeeded(UsageError):
+    """``add app --path BASE --image REF`` where the existing base has several images and no
+    ``image_name`` says which one REF sets; ``choices`` are their names."""
+
+    def __init__(self, base: str, choices: list[str]) -> None:
+        super().__init__(
+            f"--image: {base} has {len(choices)} images ({', '.join(choices)}); name the one it "
+            "sets with --image-name NAME"
+        )
+        self.base, self.choices = base, choices
 
 
 def add_cluster(
@@ -57,7 +100,7 @@ def add_cluster(
     snippet, names = cluster_snippet(request)
     return _add(
         spec,
-        "clusters",
+        "the new clusters entry",
         lambda source: edit.insert(source, "clusters", snippet, names),
         {},
         lambda p: p.cluster == request.name,
@@ -70,37 +113,83 @@ def add_app(
     spec: Path, request: AppRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
     """Insert ``App(...)``, with a new base at apps/NAME/base/ (or ``path``), or the existing base
-    at ``path`` as it is (none for a chart app); a project that does not allow the namespace is
-    extended when ``request.extend_project``, else refused. Validated before anything is
-    written."""
+    at ``path`` as it is (none for a chart app); a project that does not allow the namespace (or
+    the chart's repository) is extended when ``request.extend_project``, else refused. Validated
+    before anything is written."""
     spec = spec.resolve()
+    app_snippet(request)  # the arguments are checked before anything is read
+    base = app_base(request)
+    kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
+    if kept and request.image and not request.image_name:
+        request = replace(request, image_name=_image_in(spec.parent, base))
     snippet, names = app_snippet(request)
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.apps, "app", request.name)
     project = next((p for p in fleet.projects if p.name == request.project), None)
-    extend = project is not None and not any(
-        fnmatch.fnmatchcase(request.namespace, allowed) for allowed in project.namespaces
+    namespace = (
+        request.namespace
+        if project is not None
+        and not any(fnmatch.fnmatchcase(request.namespace, ns) for ns in project.namespaces)
+        else None
     )
-    if extend and not request.extend_project:
+    repo = _refused_chart_repo(fleet, project, request)
+    if (namespace or repo) and not request.extend_project:
         assert project is not None
-        raise NamespaceNotAllowed(project, request.namespace)
-    base = app_base(request)
-    kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
+        raise ProjectTooNarrow(project, namespace, repo)
     files = (
         {}
         if request.chart or kept
         else {f"{base}/{name}": text for name, text in base_files(request.name).items()}
     )
 
+    extensions = {k: v for k, v in (("namespaces", namespace), ("source_repos", repo)) if v}
+
     def change(source: str) -> str:
-        if extend:
-            source = edit.extend(
-                source, "projects", request.project, "namespaces", py_literal(request.namespace)
-            )
+        for keyword, value in extensions.items():
+            source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
         return edit.insert(source, "apps", snippet, names)
 
-    added = _add(spec, "apps", change, files, lambda p: p.app == request.name, dry_run, out)
-    return replace(added, kept=kept, extended=request.project if extend else None)
+    added = _add(
+        spec, "the new apps entry", change, files, lambda p: p.app == request.name, dry_run, out
+    )
+    return replace(
+        added,
+        kept=kept,
+        extended=request.project if extensions else None,
+        extended_lists=tuple(extensions),
+    )
+
+
+def _image_in(root: Path, base: str) -> str:
+    """The name of the one image of the existing base at ``base`` (as `Image(name=...)` matches
+    it), from the workspace inventory; ImageNameNeeded when it has several."""
+    found = scan(filesystem_reader(root), [base]).bases[base]
+    if found.images is None:
+        raise UsageError(
+            f"--image: the kustomization of {base} rewrites its images itself, so fleetgen "
+            "cannot tell which one --image sets; name it with --image-name NAME"
+        )
+    names = sorted({image_name(reference) for reference in found.images})
+    if not names:
+        raise UsageError(
+            f"--image: {base} has no container image for it to set"
+            + ("" if found.complete else " that fleetgen can see; name it with --image-name NAME")
+        )
+    if len(names) > 1:
+        raise ImageNameNeeded(base, names)
+    return names[0]
+
+
+def _refused_chart_repo(fleet: Fleet, project: Project | None, request: AppRequest) -> str | None:
+    """The chart repository of a chart app (as Argo CD's Application names it) that the
+    project's explicit ``source_repos`` do not permit, where Argo CD may place the app (the
+    boundary Argo CD holds: its emitter's check refuses the spec); else None."""
+    if not (request.chart and project is not None and project.source_repos):
+        return None
+    if "argocd" not in fleet.engines:
+        return None
+    repo = repo_url(str(chart_call(request.chart).kwargs["repo"]))
+    return None if repo_permitted(project.source_repos, repo) else repo
 
 
 def add_env(
@@ -116,7 +205,7 @@ def add_env(
     snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
     return _add(
         spec,
-        "environments",
+        "the new environments entry",
         lambda source: edit.insert(
             source, "environments", snippet, ["Environment"], after=request.after
         ),
@@ -125,6 +214,57 @@ def add_env(
         dry_run,
         out,
     )
+
+
+def add_engine(
+    spec: Path, request: EngineRequest, *, dry_run: bool = False, out: Path | None = None
+) -> Added:
+    """Add ``request.engine`` to the Fleet's ``engines`` (when it is not listed) and set it as
+    the ``engine=`` of the environments ``request.envs``. A fleet that had one engine keeps its
+    other environments on it (their ``engine=`` set to it, as a fleet with two engines must name
+    each placement's): nothing moves that the request does not name."""
+    spec = spec.resolve()
+    engine = check_engine(request.engine)
+    fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    envs = {env.name: env for env in fleet.environments}
+    unknown = [name for name in request.envs if name not in envs]
+    if unknown:
+        known = ", ".join(envs) or "none"
+        raise UsageError(f"--envs {unknown[0]!r}: no such environment (known: {known})")
+    only = fleet.engines[0] if len(fleet.engines) == 1 else None
+    moved = [name for name in dict.fromkeys(request.envs) if (envs[name].engine or only) != engine]
+    listed = engine in fleet.engines
+    if listed and not moved:
+        on = f", and environment(s) {', '.join(request.envs)} run on it" if request.envs else ""
+        raise UsageError(
+            f"the fleet lists engine {engine!r} already{on}; name the environments it "
+            "should take over with --envs ENV"
+        )
+    kept = (
+        [e.name for e in fleet.environments if e.engine is None and e.name not in moved]
+        if not listed and only is not None
+        else []
+    )
+
+    def change(source: str) -> str:
+        if not listed:
+            source = edit.extend_fleet(
+                source, "engines", py_literal(engine), py_literal([*fleet.engines, engine])
+            )
+        for name, value in [*((n, engine) for n in moved), *((n, only) for n in kept)]:
+            source = edit.set_keyword(source, "environments", name, "engine", py_literal(value))
+        return source
+
+    added = _add(
+        spec,
+        "an edited line",
+        change,
+        {},
+        lambda p: p.engine == engine and (not request.envs or p.env in request.envs),
+        dry_run,
+        out,
+    )
+    return replace(added, pinned=tuple(kept))
 
 
 def add_project(
@@ -146,7 +286,7 @@ def add_project(
     ).rstrip("\n")
     return _add(
         spec,
-        "projects",
+        "the new projects entry",
         lambda source: edit.insert(source, "projects", snippet, ["Project"]),
         {},
         lambda p: False,
@@ -162,7 +302,7 @@ def _unique(existing: Sequence[Environment | Project | App], kind: str, name: st
 
 def _add(
     spec: Path,
-    field_name: str,
+    edited_what: str,
     change: Callable[[str], str],
     files: Mapping[str, str],
     wanted: Callable[[Placement], bool],
@@ -170,7 +310,7 @@ def _add(
     out: Path | None,
 ) -> Added:
     """Edit (``change``), validate, then (unless ``dry_run``) write new files, fleet.py and
-    output/."""
+    output/. A problem on a line the edit wrote says it is "in ``edited_what``"."""
     spec = spec.resolve()
     root = spec.parent
     source = read_spec(spec)
@@ -183,7 +323,7 @@ def _add(
         loaded = load_source(edited, str(spec), read, listing, root)
         compiled = api.compile_loaded(spec, loaded, out)
     except SpecError as error:
-        raise SpecError(_on_disk(error.problems, str(spec), source, edited, field_name)) from None
+        raise SpecError(_on_disk(error.problems, str(spec), source, edited, edited_what)) from None
     changes = writer.check(compiled.out_dir, compiled.rendered, version=VERSION)
     conflicts = [c for c in changes if c.kind == "unowned-conflict"]
     if conflicts:
@@ -206,7 +346,7 @@ def _add(
 
 
 def _on_disk(
-    problems: list[Problem], spec: str, source: str, edited: str, field_name: str
+    problems: list[Problem], spec: str, source: str, edited: str, edited_what: str
 ) -> list[Problem]:
     """Problems of the edited spec, at the lines of fleet.py as it is on disk: a problem in the
     inserted element points at the line it would go before."""
@@ -224,7 +364,7 @@ def _on_disk(
                 inserted.add(line + 1)
     return [
         Problem(
-            f"in the new {field_name} entry: {p.message}" if p.line in inserted else p.message,
+            f"in {edited_what}: {p.message}" if p.line in inserted else p.message,
             p.file,
             to_source.get(p.line, p.line),
         )

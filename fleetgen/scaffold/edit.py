@@ -5,8 +5,10 @@ does not touch stays as it was: comments, formatting, quoting.
 ``projects=``) of the ``Fleet(...)`` bound to ``fleet`` (the list may also be a module-level name,
 ``CLUSTERS = [...]``), at the end or after a named element, in the indentation and trailing-comma
 style of its neighbours, and imports from ``fleetgen`` the names the element uses. `extend` adds a
-value to a list argument of one named element (a project's ``namespaces=``). What cannot be found
-statically raises `EditError` saying where to add it by hand.
+value to a list argument of one named element (a project's ``namespaces=``), `extend_fleet` to
+one of the ``Fleet(...)`` itself (``engines=``), and `set_keyword` sets an argument of a named
+element (an environment's ``engine=``). What cannot be found statically raises `EditError`
+saying where to add it by hand.
 """
 
 from __future__ import annotations
@@ -107,25 +109,72 @@ def extend(source: str, field: str, name: str, keyword: str, value: str) -> str:
     parsed = _Source(source)
     hand = f"; add {value} to its {keyword}= by hand"
     _, call = _named(parsed, _list_node(parsed, field, hand), field, name)
-    argument = next((a for a in call.args if a.keyword and a.keyword.value == keyword), None)
+    return _extended(parsed, call, keyword, value, f"[{value}]", f"{field}: {name!r}", hand)
+
+
+def extend_fleet(source: str, keyword: str, value: str, absent: str) -> str:
+    """``source`` with ``value`` (Python text) appended to the ``keyword=`` list of the
+    ``Fleet(...)``, or ``keyword=absent`` added to it."""
+    parsed = _Source(source)
+    hand = f"; add {value} to its {keyword}= by hand"
+    return _extended(parsed, _fleet_call(parsed), keyword, value, absent, "Fleet(...)", hand)
+
+
+def set_keyword(source: str, field: str, name: str, keyword: str, value: str) -> str:
+    """``source`` with ``keyword=value`` (Python text) on the element named ``name`` in the
+    Fleet's ``field`` list: the value it has replaced, or the argument added."""
+    parsed = _Source(source)
+    hand = f"; set {keyword}={value} on it by hand"
+    _, call = _named(parsed, _list_node(parsed, field, hand), field, name)
+    argument = _keyword(call, keyword)
     if argument is None:
-        arguments = tuple(
-            Item(
-                "",
-                parsed.start(a.value),
-                parsed.end(a.value),
-                parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None,
-            )
-            for a in call.args
+        return _applied(
+            source, _append(parsed.text, _arguments(parsed, call), f"{keyword}={value}")
         )
-        site = Site(parsed.text.index("(", parsed.end(call.func)), parsed.end(call) - 1, arguments)
-        return _applied(source, _append(parsed.text, site, f"{keyword}=[{value}]"))
+    start, end = parsed.start(argument.value), parsed.end(argument.value)
+    return source[:start] + value + source[end:]
+
+
+def _extended(
+    parsed: _Source,
+    call: cst.Call,
+    keyword: str,
+    value: str,
+    absent: str,
+    where: str,
+    hand: str,
+) -> str:
+    """``parsed`` with ``value`` appended to the ``keyword=`` list literal of ``call``, or
+    ``keyword=absent`` added to its arguments."""
+    argument = _keyword(call, keyword)
+    if argument is None:
+        return _applied(
+            parsed.text, _append(parsed.text, _arguments(parsed, call), f"{keyword}={absent}")
+        )
     if not isinstance(argument.value, cst.List):
         raise EditError(
-            f"{field}: {name!r} sets {keyword}= to something other than a list literal{hand}",
+            f"{where} sets {keyword}= to something other than a list literal{hand}",
             parsed.line(argument),
         )
-    return _applied(source, _append(parsed.text, _site(parsed, argument.value), value))
+    return _applied(parsed.text, _append(parsed.text, _site(parsed, argument.value), value))
+
+
+def _keyword(call: cst.Call, keyword: str) -> cst.Arg | None:
+    return next((a for a in call.args if a.keyword and a.keyword.value == keyword), None)
+
+
+def _arguments(parsed: _Source, call: cst.Call) -> Site:
+    """The arguments of ``call`` as a site to append an argument to."""
+    arguments = tuple(
+        Item(
+            "",
+            parsed.start(a.value),
+            parsed.end(a.value),
+            parsed.end(a.comma) if isinstance(a.comma, cst.Comma) else None,
+        )
+        for a in call.args
+    )
+    return Site(parsed.text.index("(", parsed.end(call.func)), parsed.end(call) - 1, arguments)
 
 
 def _applied(source: str, edits: list[tuple[int, str]]) -> str:
@@ -181,7 +230,7 @@ def _list_node(parsed: _Source, field: str, element: str) -> cst.List:
     error)."""
     call = _fleet_call(parsed)
     hand = element if element.startswith("; ") else f"; add this to it by hand:\n{element}"
-    argument = next((a for a in call.args if a.keyword and a.keyword.value == field), None)
+    argument = _keyword(call, field)
     if argument is None:
         raise EditError(f"Fleet(...) has no {field}= argument{hand}", parsed.line(call))
     value = argument.value

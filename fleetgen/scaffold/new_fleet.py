@@ -11,14 +11,15 @@ from fleetgen.errors import UsageError
 from fleetgen.fields import to_dns_label
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source
-from fleetgen.scaffold import remote
+from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import _write_new, overlaid
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
 from fleetgen.templating import render
-from fleetgen.version import VERSION
+from fleetgen.version import SOURCE_REPO, VERSION
 
-PLACEHOLDER_REPO = "https://git.example.com/{name}.git"
+# Until the repo is known: a .invalid host never resolves, and build and validate warn about it.
+PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,22 +30,25 @@ class Initialized:
         files: (repo-relative path, "created" | "appended: N line(s)" | "skipped: WHY").
         repo: The fleet's repo URL as written into fleet.py.
         warnings: Things to fix or know (a placeholder repo, a converted remote).
+        adopted: An existing repository was adopted: fleet.py has no demo app.
     """
 
     files: tuple[tuple[str, str], ...]
     repo: str
     warnings: tuple[str, ...]
+    adopted: bool = False
 
 
 def init(
     directory: Path, name: str | None = None, repo: str | None = None, engine: str = "argocd"
 ) -> Initialized:
     """Create a fleet repo in ``directory`` (a new one, or an existing repository being adopted):
-    fleet.py with one engine, environment, cluster and app, the app's base, README, .gitignore,
-    pre-commit config and a CI workflow. Never overwrites a file: an existing .gitignore gets the
-    lines it lacks, any other existing file is skipped; an existing fleet.py is refused. Without
-    ``repo``, the Git remote ``origin`` (as https) or a placeholder with a warning. The spec is
-    validated, with the files as they will be, before anything is written."""
+    fleet.py with one engine, environment and cluster, and in a new repository a demo app and
+    its base (an adopted one has apps of its own), README, .gitignore, pre-commit config and a CI
+    workflow. Never overwrites a file: an existing .gitignore gets the lines it lacks, any other
+    existing file is skipped; an existing fleet.py is refused. Without ``repo``, the Git remote
+    ``origin`` (as https) or a placeholder with a warning. The spec is validated, with the files
+    as they will be, before anything is written."""
     if (directory / "fleet.py").exists():
         raise UsageError(
             f"{directory / 'fleet.py'} already exists: this is a fleet repo "
@@ -62,7 +66,8 @@ def init(
             )
         warnings.append(placeholder or found.note or "")
         repo = found.url or PLACEHOLDER_REPO.format(name=name)
-    files = init_files(name, repo, check_engine(engine), placeholder)
+    adopted = adopting(directory)
+    files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted)
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
     written = {path: text for path, (text, _) in planned.items() if text is not None}
@@ -81,7 +86,17 @@ def init(
         tuple((path, action) for path, (_, action) in planned.items()),
         repo,
         tuple(warning for warning in warnings if warning),
+        adopted,
     )
+
+
+def adopting(directory: Path) -> bool:
+    """Whether ``init`` adopts an existing repository (which has its own apps) rather than
+    starting a new one: ``directory`` holds files already, or lies in a Git repository with a
+    commit."""
+    if directory.is_dir() and any(entry.name != ".git" for entry in directory.iterdir()):
+        return True
+    return remote.has_commits(directory)
 
 
 def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
@@ -103,17 +118,32 @@ def _merged(target: Path, path: str, text: str) -> tuple[str | None, str]:
 
 
 def init_files(
-    name: str, repo: str, engine: str = "argocd", placeholder: str | None = None
+    name: str,
+    repo: str,
+    engine: str = "argocd",
+    placeholder: str | None = None,
+    *,
+    demo: bool = True,
 ) -> dict[str, str]:
-    """Every file ``init`` creates, by repo-relative path."""
+    """Every file ``init`` creates, by repo-relative path; ``demo``: with a demo app (a new
+    repository) and its base."""
     env, app, project = "dev", "hello", "apps"
     cluster, _ = cluster_snippet(
         ClusterRequest(f"{env}-1", env, f"https://{env}-1.k8s.example.com:6443")
     )
-    app_text, _ = app_snippet(
-        AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27")
+    app_text = (
+        app_snippet(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))[0]
+        if demo
+        else None
     )
-    context = {"name": name, "repo": repo, "output_dir": "output", "version": VERSION}
+    context = {
+        "name": name,
+        "repo": repo,
+        "output_dir": "output",
+        "version": VERSION,
+        "requirement": install.requirement(),
+        "source": SOURCE_REPO.removesuffix(".git"),
+    }
     files = {
         "fleet.py": render(
             "init/fleet.py.j2",
@@ -131,5 +161,6 @@ def init_files(
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
         ".github/workflows/fleet.yaml": render("init/workflow.yaml.j2", **context),
     }
-    files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
+    if demo:
+        files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
     return files

@@ -1,12 +1,12 @@
-"""What to tell the user after ``add cluster``: the rollout step the cluster joined and what to do
-next for the engines of its placements."""
+"""What to tell the user after ``add cluster`` (the rollout step the cluster joined and what to do
+next for the engines of its placements) and after ``add engine``."""
 
 from __future__ import annotations
 
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
-from fleetgen.emit.common import flux_bootstrap
-from fleetgen.model import AwsAuth, Credentials, ExecAuth, ExternalSecretRef
+from fleetgen.fields import placeholder_note
+from fleetgen.model import AwsAuth, CaFile, Credentials, ExecAuth, ExternalSecretRef, Fleet
 
 
 def rollout_step(compiled: api.Compiled, name: str) -> str | None:
@@ -46,24 +46,76 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
             f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)"
         )
         if isinstance(credentials, AwsAuth | ExecAuth):
+            ca = next(c for c in fleet.clusters if c.name == name).ca_data
+            held = f"{ca.path} (CaFile)" if isinstance(ca, CaFile) else "its ca_data"
             steps.append(
-                f"Argo CD verifies {name}'s API server against its ca_data; when the "
+                f"Argo CD verifies {name}'s API server against {held}; when the "
                 f"cluster's CA changes, update it from\n    {ca_command(credentials)}"
             )
     if "flux" in engines:
-        if fleet.flux.mode == "hub":
-            steps.append(
-                f"Flux (hub {fleet.flux.hub}): the hub reaches {name} as described in "
-                f"{fleet.output_dir}/flux/clusters/{fleet.flux.hub}/spokes/{name}.yaml"
-            )
-        else:
-            steps.append(
-                f"Flux: with kubectl pointing at {name}, run\n    {flux_bootstrap(fleet, name)}"
-            )
+        steps += _flux_steps(fleet, [name])
     steps.append(
         f"commit fleet.py and {fleet.output_dir}/ in one pull request; "
         "`fleetgen diff` shows its blast radius"
     )
+    return steps
+
+
+def engine_next_steps(compiled: api.Compiled, engine: str) -> list[str]:
+    """What to do after ``add engine``: connect it to the clusters whose placements it now
+    reconciles, then the PR (which moves those placements from the other engine)."""
+    fleet, plan = compiled.plan.fleet, compiled.plan
+    clusters = sorted({p.cluster for p in plan.placements if p.engine == engine})
+    steps = []
+    if not clusters:
+        steps.append(
+            f'it reconciles nothing yet: set engine="{engine}" on an Environment, a Cluster or '
+            f"an App in fleet.py (or run `fleetgen add engine {engine} --envs ENV`)"
+        )
+    elif engine == "flux":
+        steps += _flux_steps(fleet, clusters)
+    else:
+        steps.append(
+            f"Argo CD: apply {fleet.output_dir}/argocd/bootstrap.yaml once where Argo CD runs; "
+            f"it reaches {', '.join(clusters)} with the credentials each "
+            f"{fleet.output_dir}/argocd/clusters/CLUSTER.yaml names"
+        )
+    steps.append(
+        f"commit fleet.py and {fleet.output_dir}/ in one pull request; `fleetgen diff` shows "
+        "the placements that move between engines"
+    )
+    return steps
+
+
+def _flux_steps(fleet: Fleet, clusters: list[str]) -> list[str]:
+    """How Flux comes to reconcile ``clusters``: `flux bootstrap` on each (on the hub only, in
+    hub mode, which reaches the others)."""
+    hub = fleet.flux.hub if fleet.flux.mode == "hub" else None
+    bootstrapped = [name for name in clusters if hub is None or name == hub]
+    spokes = [name for name in clusters if name not in bootstrapped]
+    steps = []
+    if bootstrapped:
+        where = bootstrapped[0] if len(bootstrapped) == 1 else "each of these clusters in turn"
+        lead, url = f"Flux: with kubectl pointing at {where}, run", fleet.repo
+        if placeholder_note(fleet.repo):  # never a command bootstrapping from the placeholder
+            lead = (
+                f"Flux: set fleet.py's repo (still the placeholder {fleet.repo}) to the URL "
+                f"Flux reads this repository from, then with kubectl pointing at {where}, run"
+            )
+            url = "<that URL>"
+        steps.append(
+            lead
+            + "".join(
+                f"\n    flux bootstrap git --url={url} --branch={fleet.revision} "
+                f"--path={fleet.output_dir}/flux/clusters/{name}"
+                for name in bootstrapped
+            )
+        )
+    steps += [
+        f"Flux (hub {hub}): the hub reaches {name} as described in "
+        f"{fleet.output_dir}/flux/clusters/{hub}/spokes/{name}.yaml"
+        for name in spokes
+    ]
     return steps
 
 

@@ -1,5 +1,6 @@
 """The fleet's ``repo`` for ``init`` without ``--repo``: the Git remote ``origin`` of the folder,
-as the https:// URL the engines read it from.
+as the https:// URL the engines read it from; and whether that repository exists already
+(`has_commits`).
 
 An scp-style (``git@host:org/repo.git``) or ``ssh://`` remote becomes ``https://host/org/repo.git``;
 user info in an https:// remote (a token, a password) is dropped, never written into fleet.py.
@@ -29,10 +30,9 @@ class Remote:
 def origin(directory: Path) -> Remote:
     """The https URL of the Git remote ``origin`` of the repository holding ``directory`` (or
     its nearest existing parent: init may create it), or why there is none."""
-    where = next((p for p in (directory, *directory.resolve().parents) if p.is_dir()), directory)
     try:
         found = subprocess.run(
-            ["git", "-C", str(where), "remote", "get-url", "origin"],
+            ["git", "-C", str(_existing(directory)), "remote", "get-url", "origin"],
             capture_output=True,
             text=True,
             check=False,
@@ -43,6 +43,26 @@ def origin(directory: Path) -> Remote:
     if found.returncode != 0:
         return Remote(None, "the folder has no Git remote 'origin'")
     return https_url(found.stdout.strip())
+
+
+def has_commits(directory: Path) -> bool:
+    """Whether the Git repository holding ``directory`` (or its nearest existing parent) has a
+    commit: an existing repository, as opposed to one just made with ``git init``."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(_existing(directory)), "rev-parse", "--verify", "--quiet", "HEAD"],
+            capture_output=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return found.returncode == 0
+
+
+def _existing(directory: Path) -> Path:
+    """``directory``, or its nearest parent that exists (init may create it)."""
+    return next((p for p in (directory, *directory.resolve().parents) if p.is_dir()), directory)
 
 
 def https_url(remote: str) -> Remote:

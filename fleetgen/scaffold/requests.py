@@ -1,18 +1,15 @@
-"""The arguments of ``add cluster|app|env|project`` (one dataclass each) and the checks of
+"""The arguments of ``add cluster|app|env|engine|project`` (one dataclass each) and the checks of
 argument text: labels, engine, the CA file."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fleetgen.errors import UsageError
+from fleetgen.fields import ca_bundle
 
-_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 ENGINES = ("argocd", "flux")
 
 
@@ -29,6 +26,8 @@ class ClusterRequest:
             fleet's default_credentials.
         engine: argocd or flux for the apps placed on it; None: its environment's.
         ca_data: Its CA bundle as base64 PEM (`read_ca_data`); None: not given.
+        ca_file: The file holding its CA, relative to the folder holding fleet.py, written as
+            ``CaFile(...)`` (read at every build); None: not given.
     """
 
     name: str
@@ -38,6 +37,7 @@ class ClusterRequest:
     credentials: str | None = None  # external-secret:STORE:KEY | aws:ROLE_ARN[:EKS] | exec:gcp
     engine: str | None = None  # argocd | flux; None: the cluster's environment or fleet decides
     ca_data: str | None = None  # base64 PEM CA bundle, from `read_ca_data`
+    ca_file: str | None = None  # repo-relative file holding it: Cluster(ca_data=CaFile(...))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +50,13 @@ class AppRequest:
         namespace: The namespace it deploys into.
         envs: The environments it runs in; empty: all.
         image: REPOSITORY:TAG (or @sha256:...) its base's image points at.
+        image_name: The image of the base ``image`` sets (the name `Image(name=...)` matches);
+            None: the app's name in a new base, the base's only image in an existing one.
         chart: REPO/NAME@VERSION: a chart app instead of a kustomize base.
         path: Its kustomize base, repo-relative: used as it is when it exists, else scaffolded
             there; None: apps/NAME/base.
-        extend_project: Add the namespace to the project's namespaces when it does not allow it.
+        extend_project: Add the namespace to the project's namespaces, and a chart's repository
+            to its explicit source_repos, when the project does not allow them.
     """
 
     name: str
@@ -64,6 +67,7 @@ class AppRequest:
     chart: str | None = None  # REPO/NAME@VERSION: a chart app instead of a kustomize base
     path: str | None = None  # an existing base (adopted as is), or where to scaffold one
     extend_project: bool = False
+    image_name: str | None = None  # the base's image --image sets; None: found in the base
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,20 @@ class EnvRequest:
 
     name: str
     after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRequest:
+    """``fleetgen add engine`` arguments.
+
+    Attributes:
+        engine: argocd or flux: the engine to add to the fleet's engines.
+        envs: The environments whose placements it takes over (their ``engine=``); empty: none
+            (the fleet lists it, and apps or clusters name it where they want it).
+    """
+
+    engine: str
+    envs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,26 +135,12 @@ def read_ca_data(path: Path) -> str:
     """``--ca-data FILE`` as ``Cluster.ca_data``: the file holds the cluster's CA as PEM, or as
     the base64 line that ``aws eks describe-cluster``/``gcloud`` print; only CERTIFICATE blocks."""
     try:
-        text = path.read_text(encoding="ascii").strip()
+        text = path.read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(
             f"--ca-data {path}: cannot read a PEM or base64 text file ({error})"
         ) from None
-    if "-----BEGIN" not in text:
-        try:
-            text = base64.b64decode("".join(text.split()), validate=True).decode("ascii").strip()
-        except (binascii.Error, UnicodeDecodeError):
-            text = ""
-    blocks = _PEM_BLOCK.findall(text)
-    if any("PRIVATE KEY" in block for block in blocks):
-        raise UsageError(
-            f"--ca-data {path} holds a private key: give the cluster's CA "
-            "certificate (public) only, and keep the key out of the repository"
-        )
-    if not blocks or set(blocks) != {"CERTIFICATE"}:
-        raise UsageError(
-            f"--ca-data {path}: expected the cluster's CA certificate (PEM "
-            "CERTIFICATE blocks, or their base64 as `aws eks describe-cluster` "
-            "prints it)"
-        )
-    return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")
+    try:
+        return ca_bundle(text)
+    except ValueError as error:
+        raise UsageError(f"--ca-data {path}: {error}") from None

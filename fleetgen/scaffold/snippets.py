@@ -40,6 +40,9 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         credentials_call(request.credentials, request.name) if request.credentials else None
     )
     engine = check_engine(request.engine) if request.engine else None
+    if request.ca_data and request.ca_file:
+        raise UsageError("--ca-data inlines the CA and --ca-file refers to its file: give one")
+    ca_file = Call("CaFile", args=(request.ca_file,)) if request.ca_file else None
     text = render(
         "snippets/cluster.py.j2",
         name=request.name,
@@ -48,9 +51,10 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         labels=request.labels,
         credentials=credentials,
         engine=engine,
-        ca_data=request.ca_data,
+        ca_data=ca_file or request.ca_data,
     )
-    return text.rstrip("\n"), ["Cluster", *([credentials.name] if credentials else [])]
+    names = [*([credentials.name] if credentials else []), *(["CaFile"] if ca_file else [])]
+    return text.rstrip("\n"), ["Cluster", *names]
 
 
 def image_call(reference: str, name: str) -> Call:
@@ -60,7 +64,7 @@ def image_call(reference: str, name: str) -> Call:
         raise UsageError(f"--image {reference!r}: write REPOSITORY:TAG or REPOSITORY@sha256:...")
     parts = {
         "name": name,
-        "new_name": match["name"],
+        "new_name": match["name"] if match["name"] != name else None,
         "tag": match["tag"],
         "digest": match["digest"],
     }
@@ -89,8 +93,12 @@ def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
         )
     if request.chart and request.path:
         raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
+    if request.image_name and not request.image:
+        raise UsageError("--image-name names the base's image that --image sets; give --image")
     targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
-    images = [image_call(request.image, request.name)] if request.image else []
+    images = (
+        [image_call(request.image, request.image_name or request.name)] if request.image else []
+    )
     chart = chart_call(request.chart) if request.chart else None
     text = render(
         "snippets/app.py.j2",

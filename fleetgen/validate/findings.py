@@ -15,6 +15,7 @@ import yaml
 
 from fleetgen import api
 from fleetgen.errors import HasOrigin
+from fleetgen.fields import placeholder_note
 from fleetgen.model import Fleet
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import contracts, rendered, schemas
@@ -137,6 +138,13 @@ def _contracts(
             object=breach.source,
             location=location or Location(path=breach.file),
         )
+
+
+def _placeholders(fleet: Fleet, locate: _Locator) -> Iterator[Finding]:
+    """The fleet's repo still a placeholder (`fleetgen.fields.placeholder_note`), at Fleet(."""
+    note = placeholder_note(fleet.repo)
+    if note:
+        yield rendered.finding("placeholder-repo", "warning", note, location=locate.spec(fleet))
 
 
 def _chart_failures(

@@ -24,6 +24,7 @@ from fleetgen.validate.findings import (
     _Locator,
     _merge,
     _order,
+    _placeholders,
     _waive,
 )
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
@@ -112,6 +113,7 @@ def check(
     progress.phase("checking the emitted objects")
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(fleet, emitted, locate))
+    findings.extend(_placeholders(fleet, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if render:
         # An app from another source has no overlay: its manifests are not in this repository.

@@ -216,6 +216,60 @@ def test_add_an_iam_cluster_with_its_ca(repo: Path, tmp_path: Path, encoded: boo
     ) in result.stdout
 
 
+def test_add_an_iam_cluster_with_its_ca_file(repo: Path) -> None:
+    """--ca-file keeps the CA in its file: fleet.py refers to it, each build reads it."""
+    (repo / "certs").mkdir()
+    ca_file = repo / "certs/south.pem"
+    ca_file.write_text(CA_PEM)
+    before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, "--ca-file", "certs/south.pem")
+    assert result.returncode == 0, result.stderr
+    removed, added = added_lines(before, (repo / "fleet.py").read_text())
+    assert removed == []
+    assert '                ca_data=CaFile("certs/south.pem")),' in added
+    assert "    CaFile," in added  # imported
+    registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
+    assert f'"caData": "{base64.b64encode(CA_PEM.encode()).decode()}"' in registration
+    assert "Argo CD verifies prod-south's API server against certs/south.pem (CaFile)" in (
+        result.stdout
+    )
+    ca_file.write_text(CA_PEM.replace("MIIBfz", "MIICfz"))  # the CA rotated: output is stale
+    assert [f.path for f in api.check(repo / "fleet.py").findings] == [
+        "argocd/clusters/prod-south.yaml"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--ca-file", "certs/none.pem"],
+            "in the new clusters entry: cluster 'prod-south': CaFile('certs/none.pem'): "
+            "no such file",
+        ),
+        (["--ca-file", "/etc/hostname"], "--ca-file /etc/hostname: not inside the repository"),
+        (
+            ["--ca-file", "certs/south.pem", "--ca-data", "certs/south.pem"],
+            "--ca-data inlines the CA and --ca-file refers to its file: give one",
+        ),
+        (
+            ["--ca-file", "fleet.py"],
+            "in the new clusters entry: cluster 'prod-south': CaFile('fleet.py'): expected the "
+            "cluster's CA certificate",
+        ),
+    ],
+)
+def test_add_cluster_refuses_a_ca_file_it_cannot_use(
+    repo: Path, args: list[str], message: str
+) -> None:
+    (repo / "certs").mkdir()
+    (repo / "certs/south.pem").write_text(CA_PEM)
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, *args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert snapshot(repo) == before
+
+
 def test_add_an_iam_cluster_without_its_ca_says_how_to_get_it(repo: Path) -> None:
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     result = fleetgen(repo, "add", "cluster", "prod-south", *AWS)
@@ -521,6 +575,102 @@ def test_add_app_adopts_an_existing_base_as_it_is(repo: Path, kustomize: Kustomi
     assert "kind: Deployment" in build(repo / "output/overlays/web/staging", kustomize)
 
 
+LEGACY_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: ghcr.io/acme/storefront:1.0
+"""
+SIDECAR = """\
+        - name: proxy
+          image: envoyproxy/envoy:v1.30
+"""
+
+
+def _legacy_base(repo: Path, deployment: str, kustomization: str = "") -> Path:
+    base = repo / "deploy/web"
+    base.mkdir(parents=True)
+    (base / "deployment.yaml").write_text(deployment)
+    (base / "kustomization.yaml").write_text("resources: [deployment.yaml]\n" + kustomization)
+    return base
+
+
+WEB = ["add", "app", "web", "--project", "orders", "--namespace", "orders", "--path", "deploy/web"]
+
+
+def test_add_app_image_of_an_existing_base_is_the_one_in_its_inventory(
+    repo: Path, kustomize: Kustomize
+) -> None:
+    """--image points the base's own image (ghcr.io/acme/storefront) elsewhere, not an image
+    named after the app, which the base does not have."""
+    _legacy_base(repo, LEGACY_DEPLOYMENT)
+    result = fleetgen(repo, *WEB, "--image", "ghcr.io/acme/storefront:2.0")
+    assert result.returncode == 0, result.stderr
+    assert (
+        '            images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]),'
+        in (repo / "fleet.py").read_text()
+    )
+    assert "image: ghcr.io/acme/storefront:2.0" in build(
+        repo / "output/overlays/web/staging", kustomize
+    )
+
+
+def test_add_app_image_of_a_base_with_several_needs_its_name(repo: Path) -> None:
+    _legacy_base(repo, LEGACY_DEPLOYMENT + SIDECAR)
+    before = snapshot(repo)
+    refused = fleetgen(repo, *WEB, "--image", "registry.acme.example/storefront:2.0")
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        "--image: deploy/web has 2 images (envoyproxy/envoy, ghcr.io/acme/storefront); name the "
+        "one it sets with --image-name NAME; nothing was written\n",
+    )
+    assert snapshot(repo) == before
+    named = fleetgen(
+        repo, *WEB, "--image", "envoyproxy/envoy:v1.31", "--image-name", "envoyproxy/envoy"
+    )
+    assert named.returncode == 0, named.stderr
+    assert 'images=[Image(name="envoyproxy/envoy", tag="v1.31")]' in (repo / "fleet.py").read_text()
+
+
+def test_add_app_image_of_a_base_that_rewrites_its_images_needs_its_name(repo: Path) -> None:
+    _legacy_base(
+        repo, LEGACY_DEPLOYMENT, "images: [{name: ghcr.io/acme/storefront, newTag: '1.1'}]\n"
+    )
+    refused = fleetgen(repo, *WEB, "--image", "ghcr.io/acme/storefront:2.0")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(
+        "--image: the kustomization of deploy/web rewrites its images itself, so fleetgen "
+        "cannot tell which one --image sets; name it with --image-name NAME"
+    )
+
+
+def test_on_a_terminal_add_app_asks_which_image_of_the_base(repo: Path) -> None:
+    _legacy_base(repo, LEGACY_DEPLOYMENT + SIDECAR)
+    returncode, output = _answering(
+        repo, b"2\n", *WEB, "--image", "ghcr.io/acme/storefront:2.0", prompt=b"number or name"
+    )
+    assert "Which image of deploy/web does --image set?" in output
+    assert "  1. envoyproxy/envoy\r\n  2. ghcr.io/acme/storefront" in output
+    assert returncode == 0, output
+    assert 'Image(name="ghcr.io/acme/storefront", tag="2.0")' in (repo / "fleet.py").read_text()
+
+
+def test_add_app_image_name_needs_an_image(repo: Path) -> None:
+    result = fleetgen(repo, *WEB, "--image-name", "x")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "--image-name names the base's image that --image sets; give --image; nothing was "
+        "written\n",
+    )
+
+
 def test_add_app_with_a_new_path_scaffolds_the_base_there(repo: Path) -> None:
     result = fleetgen(
         repo,
@@ -578,8 +728,9 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     before = snapshot(repo)
     refused = fleetgen(repo, "add", "app", "web", "--project", "orders", "--namespace", "web")
     assert refused.returncode == 2
+    line = _line_of(repo / "fleet.py", 'Project(name="orders"')
     assert refused.stderr == (
-        "project 'orders' does not allow namespace 'web' (its namespaces: "
+        f"fleet.py:{line}: project 'orders' does not allow namespace 'web' (its namespaces: "
         "orders); pass --extend-project to add it; nothing was written\n"
     )
     assert snapshot(repo) == before
@@ -602,8 +753,89 @@ def test_add_app_into_a_namespace_its_project_does_not_allow(repo: Path) -> None
     )
 
 
-def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
-    """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks."""
+def _line_of(path: Path, text: str) -> int:
+    """The 1-based number of the first line of ``path`` holding ``text``."""
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+CHART = "https://charts.bitnami.com/bitnami/nginx@18.1.0"
+
+
+def _fresh_fleet(tmp_path: Path) -> Path:
+    """A fleet as `fleetgen init` scaffolds it: its project lists source_repos=[REPO]."""
+    repo = tmp_path / "fleet"
+    created = fleetgen(tmp_path, "init", repo.name, "--repo", "https://github.com/acme/fleet.git")
+    assert created.returncode == 0, created.stderr
+    assert "source_repos=[REPO]" in (repo / "fleet.py").read_text()
+    return repo
+
+
+def test_add_chart_app_to_a_fresh_fleet_extends_the_projects_source_repos(tmp_path: Path) -> None:
+    """Argo CD refuses a chart repository outside an explicit source_repos: add says so at the
+    Project's line, and --extend-project adds the repository (and the namespace) in place."""
+    repo = _fresh_fleet(tmp_path)
+    before = snapshot(repo)
+    line = _line_of(repo / "fleet.py", 'Project(name="apps"')
+    args = ["add", "app", "web", "--project", "apps", "--chart", CHART]
+    refused = fleetgen(repo, *args, "--namespace", "hello")
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        f"fleet.py:{line}: project 'apps' does not allow the chart repository "
+        "https://charts.bitnami.com/bitnami (its source_repos: "
+        "https://github.com/acme/fleet.git); pass --extend-project to add it; "
+        "nothing was written\n",
+    )
+    both = fleetgen(repo, *args, "--namespace", "web")
+    assert both.returncode == 2
+    assert both.stderr.startswith(
+        f"fleet.py:{line}: project 'apps' does not allow namespace 'web' (its namespaces: "
+        "hello) nor the chart repository https://charts.bitnami.com/bitnami"
+    )
+    assert "pass --extend-project to add them; nothing was written" in both.stderr
+    assert snapshot(repo) == before
+    spec_before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, *args, "--namespace", "web", "--extend-project")
+    assert result.returncode == 0, result.stderr
+    assert "extended project apps's namespaces and source_repos" in result.stdout
+    assert "  web on dev-1 (dev) by argocd\n" in result.stdout  # a chart app has no overlay
+    removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
+    assert removed == [
+        '        Project(name="apps", description="Applications", namespaces=["hello"],',
+        "                source_repos=[REPO]),",
+    ]
+    assert added[:3] == [
+        "    HelmChart,",
+        '        Project(name="apps", description="Applications", namespaces=["hello", "web"],',
+        '                source_repos=[REPO, "https://charts.bitnami.com/bitnami"]),',
+    ]
+    project = (repo / "output/argocd/projects/apps.yaml").read_text()
+    assert "- https://charts.bitnami.com/bitnami" in project
+    assert fleetgen(repo, "build", "--check").returncode == 0
+
+
+def test_a_chart_app_on_flux_needs_no_source_repos(tmp_path: Path) -> None:
+    """source_repos is Argo CD's boundary (the AppProject): a Flux-only fleet adds the chart app
+    without extending it."""
+    repo = tmp_path / "fleet"
+    created = fleetgen(
+        tmp_path,
+        "init",
+        repo.name,
+        "--engine",
+        "flux",
+        "--repo",
+        "https://github.com/acme/fleet.git",
+    )
+    assert created.returncode == 0, created.stderr
+    result = fleetgen(
+        repo, "add", "app", "web", "--project", "apps", "--namespace", "hello", "--chart", CHART
+    )
+    assert result.returncode == 0, result.stderr
+    assert "source_repos=[REPO])" in (repo / "fleet.py").read_text()
+
+
+def _answering(cwd: Path, answer: bytes, *args: str, prompt: bytes = b"[y/N]") -> tuple[int, str]:
+    """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks (shows ``prompt``)."""
     leader, follower = pty.openpty()
     process = subprocess.Popen(
         [sys.executable, "-m", "fleetgen", *args],
@@ -618,7 +850,7 @@ def _answering(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
         while chunk := os.read(leader, 4096):
             output += chunk
-            if b"[y/N]" in chunk:
+            if prompt in chunk:
                 os.write(leader, answer)
     os.close(leader)
     return process.wait(timeout=60), output.decode(errors="replace")
@@ -634,6 +866,32 @@ def test_on_a_terminal_add_app_asks_before_extending_the_project(
     assert "Add namespace 'web' to project 'orders''s namespaces? [y/N]" in output
     assert returncode == code, output
     assert ('namespaces=["orders", "web"]' in (repo / "fleet.py").read_text()) == (code == 0)
+
+
+@pytest.mark.parametrize(("answer", "code"), [(b"y\n", 0), (b"n\n", 2)])
+def test_on_a_terminal_add_chart_app_asks_before_extending_source_repos(
+    tmp_path: Path, answer: bytes, code: int
+) -> None:
+    repo = _fresh_fleet(tmp_path)
+    returncode, output = _answering(
+        repo,
+        answer,
+        "add",
+        "app",
+        "web",
+        "--project",
+        "apps",
+        "--namespace",
+        "hello",
+        "--chart",
+        CHART,
+    )
+    assert (
+        "Add https://charts.bitnami.com/bitnami to project 'apps''s source_repos? [y/N]" in output
+    )
+    assert returncode == code, output
+    text = (repo / "fleet.py").read_text()
+    assert ('source_repos=[REPO, "https://charts.bitnami.com/bitnami"]' in text) == (code == 0)
 
 
 def test_add_env_after_another_and_at_the_end(repo: Path) -> None:
@@ -760,3 +1018,100 @@ def test_extend_appends_to_a_named_elements_list_or_adds_the_argument() -> None:
         'description="x"),  # no namespaces',
         'description="x",\n                      namespaces=["z"]),  # no namespaces',
     ).replace('"c",  # keep\n', '"c",  # keep\n                      "z",\n')
+
+
+def test_add_engine_moves_the_named_environment_and_keeps_the_others(tmp_path: Path) -> None:
+    """A one-engine fleet gets the second engine for dev; prod stays on Argo CD, with its engine
+    written down (a fleet with two engines names each placement's)."""
+    repo = _fresh_fleet(tmp_path)
+    assert fleetgen(repo, "add", "env", "prod").returncode == 0
+    added = fleetgen(
+        repo, "add", "cluster", "prod-1", "--env", "prod", "--server", "https://p1.example.com"
+    )
+    assert added.returncode == 0, added.stderr
+    before = (repo / "fleet.py").read_text()
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "dev")
+    assert result.returncode == 0, result.stderr
+    assert added_lines(before, (repo / "fleet.py").read_text()) == (
+        [
+            '    engines=["argocd"],',
+            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
+            "self_heal=True)),",
+            '        Environment(name="prod"),',
+        ],
+        [
+            '    engines=["argocd", "flux"],',
+            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
+            'self_heal=True), engine="flux"),',
+            '        Environment(name="prod", engine="argocd"),',
+        ],
+    )
+    lines = result.stdout.splitlines()
+    assert "added engine flux" in lines
+    assert "  hello on dev-1 (dev) by flux: overlays/hello/dev" in lines
+    assert (
+        'kept environment(s) prod on argocd (engine="argocd" set: with two engines, fleet.py '
+        "names each placement's)"
+    ) in lines
+    assert (
+        "    flux bootstrap git --url=https://github.com/acme/fleet.git --branch=main "
+        "--path=output/flux/clusters/dev-1"
+    ) in lines
+    assert (repo / "output/flux/clusters/dev-1/kustomizations.yaml").is_file()
+    assert not (repo / "output/argocd/clusters/dev-1.yaml").exists()
+    assert (repo / "output/argocd/clusters/prod-1.yaml").is_file()
+    assert fleetgen(repo, "build", "--check").returncode == 0
+
+
+def test_add_engine_to_a_fleet_that_leaves_engines_to_the_default(tmp_path: Path) -> None:
+    spec = tmp_path / "fleet.py"
+    source = (
+        "from fleetgen import Cluster, Environment, Fleet  # keep\n\n"
+        'fleet = Fleet(name="a", repo="https://github.com/acme/a.git",\n'
+        '              environments=[Environment(name="dev"), Environment(name="prod")],\n'
+        '              clusters=[Cluster(name="d", env="dev", server="https://d.example.com")])\n'
+    )
+    spec.write_text(source)
+    added = scaffold.add_engine(spec, scaffold.EngineRequest("flux", ("dev", "prod")))
+    assert spec.read_text() == source.replace(
+        'Environment(name="dev"), Environment(name="prod")',
+        'Environment(name="dev", engine="flux"), Environment(name="prod", engine="flux")',
+    ).replace(
+        'server="https://d.example.com")])\n',
+        'server="https://d.example.com")],\n              engines=["argocd", "flux"])\n',
+    )
+    assert added.pinned == () and added.written
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["flux", "--envs", "qa"], "--envs 'qa': no such environment (known: dev, staging, prod)"),
+        (
+            ["flux", "--envs", "dev"],
+            "the fleet lists engine 'flux' already, and environment(s) dev run on it; name the "
+            "environments it should take over with --envs ENV",
+        ),
+        (["gitops"], "--engine 'gitops': use argocd or flux"),
+    ],
+)
+def test_add_engine_refuses_and_writes_nothing(repo: Path, args: list[str], message: str) -> None:
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "engine", *args)
+    assert (result.returncode, result.stderr) == (2, f"{message}; nothing was written\n")
+    assert snapshot(repo) == before
+
+
+def test_add_engine_moves_an_environment_between_listed_engines(repo: Path) -> None:
+    """The example lists both engines: staging (Argo CD) moves to Flux, its engine= rewritten in
+    place."""
+    spec = repo / "fleet.py"
+    before = spec.read_text()
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "staging", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert spec.read_text() == before
+    assert (
+        '-        Environment(name="staging", engine="argocd",\n'
+        '+        Environment(name="staging", engine="flux",\n'
+    ) in result.stdout
+    assert "kept environment" not in result.stdout and "would add engine flux" in result.stdout

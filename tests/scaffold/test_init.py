@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 import yaml
 
 from fleetgen.kustomize import Kustomize, build
-from fleetgen.scaffold import remote
+from fleetgen.scaffold import install, remote
 from tests.helpers import Ran, run_fleetgen
 
 
@@ -50,6 +52,16 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert created.stdout.splitlines()[-1] == (
         "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
     )
+    # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
+    (install,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
+    assert re.fullmatch(
+        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', install["run"]
+    ), install["run"]
+    text = (repo / ".github/workflows/fleet.yaml").read_text()
+    assert (
+        "from its Git repository at a pinned tag\n      # or commit: this works before fleetgen "
+        "is published on a package index"
+    ) in text
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     assert built.stdout.endswith(" (1 placement)\n")
@@ -110,9 +122,43 @@ def test_init_adopts_an_existing_repo_without_overwriting(tmp_path: Path) -> Non
         "git@github.com:acme/platform.git; the engines read the repo as "
         "https://github.com/acme/platform.git" in result.stderr
     )
-    assert 'REPO = "https://github.com/acme/platform.git"' in (tmp_path / "fleet.py").read_text()
+    text = (tmp_path / "fleet.py").read_text()
+    assert 'REPO = "https://github.com/acme/platform.git"' in text
     assert lines[-1] == "next: fleetgen build, then commit everything"  # already there
+    # An existing repository has apps of its own: no demo app, and how to add its bases.
+    assert not (tmp_path / "apps").exists()
+    assert "    projects=[],\n    apps=[],\n" in text and "App(name" not in text
+    assert (
+        "adopted an existing repository: no demo app; add its kustomize bases with `fleetgen "
+        "add project NAME --namespace NS`, then `fleetgen add app NAME --project NAME "
+        "--namespace NS --path DIR` each"
+    ) in lines
     assert fleetgen(tmp_path, "build").returncode == 0
+
+
+def test_init_in_a_folder_of_a_repository_with_commits_adds_no_demo_app(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "README.md").write_text("ours\n")
+    git(tmp_path, "add", "README.md")
+    git(tmp_path, "commit", "-q", "-m", "first")
+    result = fleetgen(tmp_path, "init", "deploy/fleet", "--repo", "https://github.com/a/b.git")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "deploy/fleet").iterdir()) == [
+        ".github",
+        ".gitignore",
+        ".pre-commit-config.yaml",
+        "README.md",
+        "fleet.py",
+    ]
+    assert fleetgen(tmp_path / "deploy/fleet", "build").returncode == 0
+
+
+def test_init_of_a_repository_without_commits_is_a_new_one(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    result = fleetgen(tmp_path, "init", "--repo", "https://github.com/a/b.git")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "apps/hello/base/kustomization.yaml").is_file()
+    assert "adopted" not in result.stdout
 
 
 def test_init_twice_refuses_and_a_complete_gitignore_is_skipped(tmp_path: Path) -> None:
@@ -141,9 +187,55 @@ def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_p
     assert (
         "# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
         "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
-        'REPO = "https://git.example.com/acme.git"\n'
+        'REPO = "https://placeholder.invalid/acme.git"\n'
     ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+PLACEHOLDER_WARNING = (
+    "warning: repo https://placeholder.invalid/acme.git is a placeholder (a .invalid host never "
+    "resolves), so neither Argo CD nor Flux can fetch this repository: set it to the https:// or "
+    "ssh:// URL they read it from"
+)
+
+
+def test_build_and_validate_flag_the_placeholder_repo_until_it_is_set(tmp_path: Path) -> None:
+    assert fleetgen(tmp_path, "init", "--name", "acme", "--engine", "flux").returncode == 0
+    spec = tmp_path / "fleet.py"
+    line = next(n for n, text in enumerate(spec.read_text().splitlines(), 1) if "= Fleet(" in text)
+    for _ in range(2):  # the no-op build (nothing compiled) warns as the first did
+        built = fleetgen(tmp_path, "build")
+        assert (built.returncode, built.stderr) == (0, f"fleet.py:{line}: {PLACEHOLDER_WARNING}\n")
+    validated = fleetgen(tmp_path, "validate", "--format", "json")
+    assert validated.returncode == 0, validated.stdout  # a warning: not a failure
+    (finding,) = json.loads(validated.stdout)["findings"]
+    assert (finding["rule"], finding["severity"]) == ("placeholder-repo", "warning")
+    assert finding["location"] == {"path": "fleet.py", "line": line}
+    spec.write_text(
+        spec.read_text().replace(
+            "https://placeholder.invalid/acme.git", "https://github.com/a/b.git"
+        )
+    )
+    built = fleetgen(tmp_path, "build")
+    assert (built.returncode, built.stderr) == (0, "")
+    assert json.loads(fleetgen(tmp_path, "validate", "--format", "json").stdout)["findings"] == []
+
+
+def test_add_cluster_never_prints_a_flux_bootstrap_of_the_placeholder(tmp_path: Path) -> None:
+    assert fleetgen(tmp_path, "init", "--name", "acme", "--engine", "flux").returncode == 0
+    added = fleetgen(
+        tmp_path, "add", "cluster", "dev-2", "--env", "dev", "--server", "https://d2.example.com"
+    )
+    assert added.returncode == 0, added.stderr
+    lines = added.stdout.splitlines()
+    assert not any("flux bootstrap" in line and "placeholder.invalid" in line for line in lines)
+    assert (
+        "1. Flux: set fleet.py's repo (still the placeholder https://placeholder.invalid/acme.git) "
+        "to the URL Flux reads this repository from, then with kubectl pointing at dev-2, run"
+    ) in lines
+    assert (
+        "    flux bootstrap git --url=<that URL> --branch=main --path=output/flux/clusters/dev-2"
+    ) in lines
 
 
 def test_init_drops_a_token_from_the_remote_url(tmp_path: Path) -> None:
@@ -209,3 +301,33 @@ def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Pa
         in (tmp_path / "deploy/fleet/fleet.py").read_text()
     )
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "requirement"),
+    [
+        (None, "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
+        (
+            '{"url": "file:///src/fleetgen", "dir_info": {"editable": true}}',
+            "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0",
+        ),
+        (
+            '{"url": "https://ci:ghp_SECRET@git.acme.example/tools/fleetgen.git", '
+            '"vcs_info": {"vcs": "git", "commit_id": "' + "a" * 40 + '"}}',
+            "fleetgen @ git+https://git.acme.example/tools/fleetgen.git@" + "a" * 40,
+        ),
+        (
+            '{"url": "ssh://git@github.com/acme/fleetgen.git", '
+            '"vcs_info": {"vcs": "git", "commit_id": "' + "b" * 40 + '"}}',
+            "fleetgen @ git+https://github.com/acme/fleetgen.git@" + "b" * 40,
+        ),
+        ("not json", "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
+    ],
+    ids=["not recorded", "local checkout", "git with a token", "git over ssh", "unreadable"],
+)
+def test_ci_installs_fleetgen_from_where_it_came_pinned(
+    direct_url: str | None, requirement: str
+) -> None:
+    """Installed from a Git URL (PEP 610): that URL at that commit, without credentials; else
+    fleetgen's repository at the release tag."""
+    assert install.pinned(direct_url) == requirement

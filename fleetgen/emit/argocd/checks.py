@@ -278,9 +278,10 @@ def _tls_problems(plan: Plan, cluster: Cluster) -> Iterator[Problem]:
             f"cluster {name!r}: {type(credentials).__name__} credentials need the "
             "cluster's CA: without it Argo CD verifies the API server against the "
             "system trust store, which the cluster's own CA is not in, and every "
-            f"sync fails with x509; set Cluster(ca_data=...) to what `"
-            f"{ca_command(credentials)}` prints (or `fleetgen add cluster "
-            "--ca-data FILE`), or insecure=True to skip verification",
+            f"sync fails with x509; keep what `{ca_command(credentials)}` prints in a file "
+            f'of the repository and set Cluster(ca_data=CaFile("certs/{name}.pem")) '
+            "(`fleetgen add cluster --ca-file FILE`; --ca-data FILE inlines it), or "
+            "insecure=True to skip verification",
             plan.fleet,
         )
 

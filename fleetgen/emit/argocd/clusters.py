@@ -109,7 +109,8 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth | None
     """
     data = {"name": cluster.name, "server": server_url(cluster)}
     if credentials is not None:
-        data["config"] = json.dumps(_config(cluster, credentials), indent=2, sort_keys=True)
+        config = _config(cluster, credentials, plan.ca_data.get(cluster.name))
+        data["config"] = json.dumps(config, indent=2, sort_keys=True)
     return {
         "apiVersion": "v1",
         "kind": "Secret",
@@ -124,20 +125,17 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth | None
     }
 
 
-def _config(cluster: Cluster, credentials: AwsAuth | ExecAuth) -> dict[str, Any]:
-    """Argo CD's cluster ``config`` for credentials that hold no material.
+def _config(
+    cluster: Cluster, credentials: AwsAuth | ExecAuth, ca_data: str | None
+) -> dict[str, Any]:
+    """Argo CD's cluster ``config`` for credentials that hold no material (``ca_data``: the
+    cluster's CA bundle, `Plan.ca_data`).
 
     Argo CD builds the REST config's TLS settings from ``tlsClientConfig`` alone
     (``Cluster.RawRestConfig``): without ``caData`` the API server is verified against the
     system trust store, which a managed cluster's own CA is not in.
     """
-    verify = (
-        {"caData": cluster.ca_data}
-        if cluster.ca_data
-        else {"insecure": True}
-        if cluster.insecure
-        else {}
-    )
+    verify = {"caData": ca_data} if ca_data else {"insecure": True} if cluster.insecure else {}
     tls = {"tlsClientConfig": verify} if verify else {}
     if isinstance(credentials, AwsAuth):
         return {
