@@ -745,3 +745,21 @@ def test_a_cluster_scoped_kind_the_project_does_not_permit_is_an_error(
     # (kustomize stamps the app namespace on a kind it does not know: its own finding)
     assert [(f["object"], f["severity"]) for f in flagged] == [("Gadget shared/g", "error")]
     assert "project team does not permit it" in flagged[0]["message"]
+
+
+def test_external_clusters_count_with_the_registration_fleet_py_declares(tmp_path: Path) -> None:
+    """Another tool writes an external cluster's Argo CD Secret, with the labels the fleet map
+    lists; argo-cd's cluster generator (``ClusterGenerator.GenerateParams``) selects it by them.
+    The ApplicationSet ↔ registration contract counts that declared registration, so an app
+    placed on external clusters by name is not an error."""
+    from tests.helpers import case_copy
+
+    repo = case_copy(
+        Path(__file__).parent / "cases/external-clusters",
+        tmp_path / "repo",
+        ('exclude=["edge-2"], runtime=True', 'exclude=["edge-2"]'),
+    )
+    assert run_fleetgen(repo, "build").returncode == 0
+    ran = run_fleetgen(repo, "validate", "--format", "json")
+    assert [f["rule"] for f in json.loads(ran.stdout)["findings"]] == []
+    assert ran.returncode == 0

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetgen.argoproject import GLOB_CHARS, destination_permitted, source_permitted
+from fleetgen.emit.argocd.common import registration_labels, server_url
+from fleetgen.plan import Plan
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
 APP_LABEL = "fleetgen.io/app"
@@ -79,10 +81,30 @@ def registrations(docs: Sequence[Mapping[str, Any]]) -> list[Registration]:
     return found
 
 
-def check(files: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Breach]:
-    """Every broken contract among the emitted objects, given as (file, object)."""
+def external_registrations(plan: Plan) -> list[Registration]:
+    """The registrations of the ``Cluster(registration="external")`` clusters with Argo CD
+    placements, as fleet.py declares them: another tool writes their Secrets, with the labels
+    and annotations the fleet map lists for them (`registration_labels`)."""
+    argo = {p.cluster for p in plan.placements if p.engine == "argocd"}
+    return [
+        Registration(
+            cluster.name,
+            server_url(cluster),
+            registration_labels(plan, cluster),
+            dict(cluster.annotations),
+        )
+        for cluster in plan.fleet.clusters
+        if cluster.registration == "external" and cluster.name in argo
+    ]
+
+
+def check(
+    files: Sequence[tuple[str, Mapping[str, Any]]], external: Sequence[Registration] = ()
+) -> list[Breach]:
+    """Every broken contract among the emitted objects, given as (file, object), with the
+    ``external`` registrations another tool writes (`external_registrations`)."""
     docs = [doc for _, doc in files]
-    clusters = registrations(docs)
+    clusters = [*registrations(docs), *external]
     projects = {
         str((d.get("metadata") or {}).get("name")): _Destinations(d.get("spec") or {})
         for d in docs

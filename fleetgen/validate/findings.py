@@ -17,6 +17,7 @@ from fleetgen import api
 from fleetgen.errors import HasOrigin
 from fleetgen.fields import placeholder_note
 from fleetgen.model import Fleet
+from fleetgen.plan import Plan
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import contracts, rendered, schemas
 from fleetgen.validate.report import Finding, Location, Waived
@@ -120,12 +121,14 @@ def _check_emitted(
 
 
 def _contracts(
-    fleet: Fleet, emitted: Sequence[tuple[str, dict[str, Any]]], locate: _Locator
+    plan: Plan, emitted: Sequence[tuple[str, dict[str, Any]]], locate: _Locator
 ) -> Iterator[Finding]:
-    """Contract breaches, located at the Project (project rules) or App in fleet.py."""
+    """Contract breaches, located at the Project (project rules) or App in fleet.py; the
+    registrations of external clusters count as fleet.py declares them."""
+    fleet = plan.fleet
     apps = {app.name: app for app in fleet.apps}
     projects = {project.name: project for project in fleet.projects}
-    for breach in contracts.check(emitted):
+    for breach in contracts.check(emitted, contracts.external_registrations(plan)):
         owner: HasOrigin | None = apps.get(breach.app or "")
         if breach.rule.startswith("project-") and breach.project in projects:
             owner = projects[breach.project]

@@ -112,7 +112,7 @@ def check(
     emitted = _emitted(compiled, locate.prefix)
     progress.phase("checking the emitted objects")
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
-    findings.extend(_contracts(fleet, emitted, locate))
+    findings.extend(_contracts(compiled.plan, emitted, locate))
     findings.extend(_placeholders(fleet, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if render:
