@@ -278,3 +278,32 @@ def test_project_namespaces_take_names_and_globs_that_allowed_matches(
 def test_project_namespaces_refuse_what_is_no_namespace_nor_glob(pattern: str) -> None:
     with pytest.raises(ValidationError, match="neither a namespace name"):
         Project(name="shop", namespaces=[pattern])
+
+
+SHOP = '        App(name="shop", project="team-a", namespace="team-a", path="apps/api/base"),\n'
+
+
+def test_a_tenant_whose_apps_name_no_namespace_still_gets_its_namespaces_on_flux(
+    tmp_path: Path,
+) -> None:
+    """The tenant's RoleBindings go into its project's namespaces, and its account (admin there,
+    kustomize-controller impersonating it) cannot create a Namespace: fleetgen does, with the
+    project's namespace_metadata, as Argo CD's tenant Application does."""
+    from fleetgen.yamlio import load_all
+    from tests.helpers import case_copy, run_fleetgen
+
+    repo = case_copy(
+        Path(__file__).parent / "cases/tenants",
+        tmp_path / "repo",
+        (SHOP, ""),
+        (
+            'service_account="deployer"',
+            'service_account="deployer",\n'
+            '                namespace_metadata={"team-a": NamespaceMeta(labels={"team": "a"})}',
+        ),
+        ("    Fleet,\n", "    Fleet,\n                      NamespaceMeta,\n"),
+    )
+    assert run_fleetgen(repo, "build").returncode == 0
+    namespaces = load_all((repo / "output/flux/clusters/dev-1/namespaces.yaml").read_text())
+    labels = {n["metadata"]["name"]: n["metadata"].get("labels") for n in namespaces}
+    assert labels["team-a"] == {"team": "a"} and "team-a-jobs" in labels

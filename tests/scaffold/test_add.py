@@ -797,7 +797,7 @@ def test_add_chart_app_to_a_fresh_fleet_extends_the_projects_source_repos(tmp_pa
     result = fleetgen(repo, *args, "--namespace", "web", "--extend-project")
     assert result.returncode == 0, result.stderr
     assert "extended project apps's namespaces and source_repos" in result.stdout
-    assert "  web on dev-1 (dev) by argocd\n" in result.stdout  # a chart app has no overlay
+    assert "  web on dev-1 (dev) by argocd: chart " in result.stdout  # no overlay: its chart
     removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
     assert removed == [
         '        Project(name="apps", description="Applications", namespaces=["hello"],',

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from fleetgen.emit.common import namespace_object
+from fleetgen.emit.common import namespace_object, tenants
 from fleetgen.model import Fleet, NamespaceMeta
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan, namespace_metadata
@@ -24,7 +24,9 @@ def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> di
 
 def app_namespaces(plan: Plan) -> dict[str, set[str]]:
     """cluster -> the namespaces of the apps placed on it (none for an App(namespace=None),
-    whose manifests ship their own Namespaces)."""
+    whose manifests ship their own Namespaces), and those its tenants' RoleBindings are in: a
+    tenant's account cannot create a Namespace (cluster-scoped), so one whose apps all name no
+    namespace (sources of their own) needs fleetgen's."""
     namespaces = {app.name: app.namespace for app in plan.fleet.apps}
     found: dict[str, set[str]] = defaultdict(set)
     for placement in plan.placements:
@@ -32,6 +34,9 @@ def app_namespaces(plan: Plan) -> dict[str, set[str]]:
         namespace_ = namespaces[placement.app]
         if namespace_ is not None:
             here.add(namespace_)
+    for cluster, by_project in tenants(plan).items():
+        for names in by_project.values():
+            found[cluster] |= names
     return dict(found)
 
 
