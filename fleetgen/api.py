@@ -136,7 +136,9 @@ def _emit_each(
     problems = in_order([*emitters.check(plan), *stale])
     if problems:
         raise SpecError(problems)
-    emitted = settle(loaded, emitters.emit_each(plan, without), plan.fleet.cascade_delete, stamps)
+    emitted = settle(
+        loaded, emitters.emit_each(plan, without), plan.fleet.cascades_anywhere, stamps
+    )
     return plan, [(name, files) for name, files in emitted if name not in without]
 
 

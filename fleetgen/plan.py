@@ -492,6 +492,7 @@ class Placement:
     overlay: str  # output-relative overlay path the engines point at ("" for chart and remote)
     settings: Settings
     engine: Engine  # the one engine that reconciles it
+    cascade_delete: bool  # removing it deletes its workloads (`Fleet.cascades`)
     wave: int | None = None  # 1-based rollout step, None without a rollout
     chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
     remote: Remote | None = None  # an app whose manifests come from another source

@@ -113,7 +113,9 @@ def test_ca_data_and_insecure_reach_tls_client_config_exactly() -> None:
 def _with_ca_file(content: bytes | None) -> Any:
     """The test workspace with ``content`` as the file certs/dev.pem (None: no such file), read
     as load reads it."""
-    certificates = scan_workspace(lambda _: content, [], certificates=["certs/dev.pem"]).certificates
+    certificates = scan_workspace(
+        lambda _: content, [], certificates=["certs/dev.pem"]
+    ).certificates
     return dataclasses.replace(WORKSPACE, certificates=certificates)
 
 
@@ -525,3 +527,67 @@ def test_a_flux_hub_without_namespace_creation_keeps_only_the_spoke_namespaces(
     assert sorted(namespaces) == spokes  # where the hub keeps each spoke's Kustomizations
     for spoke in spokes:
         assert kustomize_build(built.out / "flux/spokes" / spoke, kustomize).strip() == ""
+
+
+# --- Deletion per app and environment (issue 25, construct 10) ------------------------------
+# argo-cd: the ApplicationSet controller removes an Application's resources finalizer before
+# deleting it when preserveResourcesOnDeletion is set (applicationset/controllers
+# ``removeFinalizerOnInvalidDestination`` / ``deleteInCluster``); the finalizer
+# (``resources-finalizer.argocd.argoproj.io``) is what makes ``finalizeApplicationDeletion``
+# cascade. kustomize-controller: ``finalizerShouldDeleteResources`` reads deletionPolicy.
+
+
+def test_cascade_delete_per_environment_and_app_decides_each_placements_deletion() -> None:
+    fleet = make_fleet(
+        engines=["argocd", "flux"],
+        environments=[
+            Environment(
+                name="dev", engine="flux", cascade_delete=True, sync=SyncPolicy(automated=True)
+            ),
+            Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=True)),
+        ],
+        apps=[web(), web(name="api", cascade_delete=False), web(name="jobs", cascade_delete=True)],
+    )
+    plan = resolve(fleet, WORKSPACE)
+    kept = {(p.app, p.env): p.cascade_delete for p in plan.placements}
+    assert kept == {
+        ("web", "dev"): True,  # the environment's
+        ("api", "dev"): False,  # the app's wins
+        ("jobs", "dev"): True,
+        ("web", "prod"): False,  # the fleet's default
+        ("api", "prod"): False,
+        ("jobs", "prod"): True,
+    }
+    appsets = {
+        doc["metadata"]["name"]: doc
+        for f in argocd.emit(plan.on("argocd"))
+        for doc in f.documents
+        if doc.get("kind") == "ApplicationSet"
+    }
+    for app, cascade in (("web", False), ("jobs", True)):
+        spec = appsets[f"{app}-prod"]["spec"]
+        assert spec["syncPolicy"]["preserveResourcesOnDeletion"] is not cascade
+        finalizers = spec["template"]["metadata"].get("finalizers", [])
+        assert (finalizers == ["resources-finalizer.argocd.argoproj.io"]) is cascade
+    policies = {
+        doc["metadata"]["name"]: doc["spec"]["deletionPolicy"]
+        for f in flux.emit(plan.on("flux"))
+        for doc in f.documents
+        if doc.get("kind") == "Kustomization" and "deletionPolicy" in doc.get("spec", {})
+    }
+    assert {name: policies[name] for name in ("web", "api", "jobs")} == {
+        "web": "Delete",
+        "api": "Orphan",
+        "jobs": "Delete",
+    }
+    # A namespace may hold any app: it is pruned only when every placement cascades.
+    namespaces = [
+        doc
+        for f in flux.emit(plan.on("flux"))
+        for doc in f.documents
+        if doc.get("kind") == "Namespace"
+    ]
+    assert namespaces and all(
+        doc["metadata"]["annotations"] == {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+        for doc in namespaces
+    )

@@ -85,7 +85,7 @@ class Facts:
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
-            cascade_delete=fleet.cascade_delete,
+            cascade_delete=fleet.cascades_anywhere,
             flux_per_cluster="flux" in fleet.engines and fleet.flux.mode == "per-cluster",
         )
 

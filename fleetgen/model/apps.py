@@ -259,6 +259,8 @@ class App(Layer):
         annotations: Annotations on the generated Application and Flux Kustomization.
         waivers: Rules of validate silenced for this app, each with its reason.
         engine: The engine of all its placements (wins over the cluster's and environment's).
+        cascade_delete: Removing one of its placements deletes its workloads (True) or orphans
+            them (False); None: the environment's, else the fleet's.
     """
 
     name: Name
@@ -278,6 +280,7 @@ class App(Layer):
     annotations: Annotations = {}
     waivers: list[Waiver] = []
     engine: Engine | None = None  # of all its placements (not an Overrides field)
+    cascade_delete: bool | None = None
 
     @model_validator(mode="after")
     def _source(self) -> App:

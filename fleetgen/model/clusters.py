@@ -38,6 +38,8 @@ class Environment(Spec):
         common_annotations: Annotations put on every object its placements deploy.
         policy: Severities of validate's rules here (over the fleet's, rule by rule).
         engine: The engine of its placements, unless a cluster or an app names one.
+        cascade_delete: Removing a placement here deletes its workloads (True) or orphans them
+            (False); None: the fleet's. An app's own setting wins.
     """
 
     name: Name
@@ -48,6 +50,7 @@ class Environment(Spec):
     common_labels: Labels = {}
     common_annotations: Annotations = {}
     engine: Engine | None = None  # of its clusters' placements, unless the cluster or app says
+    cascade_delete: bool | None = None
 
     @property
     def is_production(self) -> bool:

@@ -114,7 +114,8 @@ class Fleet(Spec):
         argocd: Argo CD settings.
         flux: Flux settings.
         default_credentials: Credentials of clusters that set none ({cluster}, {env} are filled in).
-        cascade_delete: Removing an app or cluster deletes its workloads; False: they are orphaned.
+        cascade_delete: Removing an app or cluster deletes its workloads; False: they are orphaned
+            (an Environment's or App's own setting wins for its placements).
         create_namespaces: Both engines create the apps' namespaces (Argo CD CreateNamespace=true,
             Flux Namespace objects); False: they are provisioned elsewhere.
         output_dir: Where the output goes, relative to the folder holding fleet.py.
@@ -142,6 +143,26 @@ class Fleet(Spec):
     common_labels: Labels = {}
     common_annotations: Annotations = {}
     policy: Policy = Field(default_factory=Policy)
+
+    @property
+    def cascades_anywhere(self) -> bool:
+        """Whether removing some placement may delete its workloads (the fleet's, an
+        environment's or an app's cascade_delete)."""
+        return (
+            self.cascade_delete
+            or any(e.cascade_delete for e in self.environments)
+            or any(a.cascade_delete for a in self.apps)
+        )
+
+    @property
+    def cascades_everywhere(self) -> bool:
+        """Whether removing any placement deletes its workloads (no environment or app says
+        otherwise)."""
+        return (
+            self.cascade_delete
+            and all(e.cascade_delete is not False for e in self.environments)
+            and all(a.cascade_delete is not False for a in self.apps)
+        )
 
     @field_validator("output_dir")
     @classmethod

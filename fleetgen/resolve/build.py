@@ -47,6 +47,15 @@ def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     )
 
 
+def _cascades(ctx: _Context, app: App, env: str) -> bool:
+    """Whether removing a placement of ``app`` in ``env`` deletes its workloads:
+    App.cascade_delete, else Environment.cascade_delete, else Fleet.cascade_delete."""
+    if app.cascade_delete is not None:
+        return app.cascade_delete
+    found = ctx.envs[env].cascade_delete
+    return ctx.fleet.cascade_delete if found is None else found
+
+
 def _settings_by_env(ctx: _Context, app: App, clusters: Iterable[Cluster]) -> dict[str, Settings]:
     """Env name -> `_env_settings` of ``app`` there, for the environments of ``clusters``."""
     return {name: _env_settings(ctx, app, ctx.envs[name]) for name in {c.env for c in clusters}}
@@ -106,6 +115,7 @@ def _chart_placements(
                 overlay="",
                 settings=settings,
                 engine=engines[app.name][cluster.name],
+                cascade_delete=_cascades(ctx, app, cluster.env),
                 wave=wave_of.get(cluster.name),
                 chart=source,
             )
@@ -132,6 +142,7 @@ def _remote_placements(
             overlay="",
             settings=by_env[cluster.env].apply("per_cluster", app.per_cluster.get(cluster.name)),
             engine=engines[app.name][cluster.name],
+            cascade_delete=_cascades(ctx, app, cluster.env),
             wave=wave_of.get(cluster.name),
             remote=remote,
         )
@@ -174,6 +185,7 @@ def _overlay_placements(
         env_overlays.append(by_env[env.name])
     # without per_label layers or {cluster} secrets, only per_cluster keys get overlays of their own
     every = bool(app.per_label or cluster_secrets)
+    cascade = {env: _cascades(ctx, app, env) for env in envs_here}
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
@@ -184,8 +196,9 @@ def _overlay_placements(
         if own is not None:
             cluster_overlays.append(own)
         overlay = own or env_overlay
-        # (app, cluster, env, overlay, settings, engine, wave) by position: the hottest line of
-        # resolve, where keywords would cost a dict per placement (type.__call__ passes them so)
+        # (app, cluster, env, overlay, settings, engine, cascade, wave) by position: the hottest
+        # line of resolve, where keywords would cost a dict per placement (type.__call__ passes
+        # them so)
         placements.append(
             Placement(
                 app.name,
@@ -194,6 +207,7 @@ def _overlay_placements(
                 overlay.path,
                 overlay.settings,
                 on[cluster.name],
+                cascade[cluster.env],
                 wave_of.get(cluster.name),
             )
         )

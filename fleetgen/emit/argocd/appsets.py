@@ -193,13 +193,13 @@ def _application_set(
             )
             for group, names in ordered
         ],
-        "template": _template(plan, app, env, uniform, charts),
+        "template": _template(plan, app, env, uniform, charts, placements[0].cascade_delete),
     }
     if uniform is None:
         spec["templatePatch"] = SYNC_PATCH
     if env.rollout is not None:
         spec["strategy"] = _rolling_sync(plan, env, {p.cluster for p in placements})
-    spec["syncPolicy"] = {"preserveResourcesOnDeletion": not plan.fleet.cascade_delete}
+    spec["syncPolicy"] = {"preserveResourcesOnDeletion": not placements[0].cascade_delete}
     return {
         "apiVersion": API_VERSION,
         "kind": "ApplicationSet",
@@ -372,7 +372,10 @@ def _template(
     env: Environment,
     sync: dict[str, Any] | None,
     charts: Sequence[ChartParts],
+    cascade: bool,
 ) -> dict[str, Any]:
+    """The Application template; ``cascade``: its removal deletes the workloads (the
+    resources finalizer)."""
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name),
@@ -391,7 +394,7 @@ def _template(
         "labels": dict(sorted(labels.items())),
         "annotations": dict(sorted(annotations.items())),
     }
-    if fleet.cascade_delete:
+    if cascade:
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),

@@ -134,7 +134,7 @@ def chart_objects(
         release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
     elif values:
         release["values"] = dict(values)
-    if not fleet.cascade_delete:
+    if not placement.cascade_delete:
         release["postRenderers"] = [
             {"kustomize": {"patches": [{"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}
         ]

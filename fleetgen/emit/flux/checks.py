@@ -227,16 +227,14 @@ def _kept_on_upgrade(plan: Plan) -> list[Problem]:
     ``helm.sh/resource-policy: keep`` (`fleetgen.emit.flux.charts`), which Helm honours on
     upgrade too: ``pkg/kube`` ``Client.Update`` skips deleting a kept object the new release no
     longer renders, so it stays on the cluster, unmanaged."""
-    if plan.fleet.cascade_delete:
-        return []
-    placed = {p.app for p in plan.placements if p.chart is not None}
+    placed = {p.app for p in plan.placements if p.chart is not None and not p.cascade_delete}
     return [
         at(
             app.chart,
             f"app {app.name!r}: with cascade_delete=False its HelmRelease keeps every object "
             "(helm.sh/resource-policy: keep), so removing the app leaves its workloads, but an "
             "upgrade also leaves every object the new chart version or values stop rendering: "
-            "delete those by hand, or set Fleet(cascade_delete=True)",
+            "delete those by hand, or set cascade_delete=True (Fleet, Environment or App)",
             plan.fleet,
         )
         for app in plan.fleet.apps

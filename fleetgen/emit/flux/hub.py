@@ -325,6 +325,7 @@ def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[
         home,
         f"{flux_dir(plan)}/{_spoke_dir(spoke.name)}",
         prune=True,
+        cascade=plan.fleet.cascade_delete,
         labels={CLUSTER_LABEL: spoke.name, ENV_LABEL: spoke.env},
     )
     apps_home = replace(home, depends_on=((spoke.name, NAMESPACES_KUSTOMIZATION),))
@@ -456,6 +457,7 @@ def _rollout(
                     home,
                     f"{flux_dir(plan)}/{GATE_DIR}",
                     prune=True,
+                    cascade=plan.fleet.cascade_delete,
                     labels={APP_LABEL: app, ENV_LABEL: env, WAVE_LABEL: str(current)},
                     depends_on=[(homes[cluster].namespace, app) for cluster in by_wave[previous]],
                 )

@@ -51,7 +51,7 @@ class NamespaceFiles:
 
     def __init__(self, fleet: Fleet) -> None:
         self._declared = namespace_metadata(fleet)
-        self._cascade_delete = fleet.cascade_delete
+        self._cascade_delete = fleet.cascades_everywhere  # a namespace may hold any app
         self._built: dict[str, dict[str, Any]] = {}
 
     def file(self, path: str, names: Iterable[str], comment: str) -> list[OutputFile]:

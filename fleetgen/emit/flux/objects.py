@@ -77,6 +77,7 @@ def kustomization(
     path: str,
     *,
     prune: bool,
+    cascade: bool,
     labels: Mapping[str, str],
     annotations: Mapping[str, str] | None = None,
     depends_on: Iterable[Ref] = (),
@@ -84,7 +85,8 @@ def kustomization(
     source: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative) of
-    ``source`` (default: the fleet's GitRepository)."""
+    ``source`` (default: the fleet's GitRepository); ``cascade``: its removal deletes what it
+    applied (``deletionPolicy``)."""
     metadata: dict[str, Any] = {
         "name": name,
         "namespace": home.namespace,
@@ -98,7 +100,7 @@ def kustomization(
         "path": path,
         "prune": prune,
         "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
-        "deletionPolicy": "Delete" if fleet.cascade_delete else "Orphan",
+        "deletionPolicy": "Delete" if cascade else "Orphan",
     }
     refs = sorted({*home.depends_on, *depends_on})
     if refs:
@@ -262,6 +264,7 @@ class _Kustomizations:
         # spec shape the object; the values of its spec and its source are set per placement.
         key = (
             placement.app,
+            placement.cascade_delete,
             id(sync),
             home.namespace,
             home.depends_on,
@@ -278,6 +281,7 @@ class _Kustomizations:
                         home,
                         path,
                         prune=sync.prune,
+                        cascade=placement.cascade_delete,
                         labels=_labels(placement, app.labels),
                         annotations=app.annotations,
                         depends_on=depends_on,
