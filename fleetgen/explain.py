@@ -146,6 +146,7 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
                 found.append(Value(value.key, timing[name].value, timing[name].source))
         elif name not in TIMING_FIELDS or value.layer != DEFAULT_LAYER:
             found.append(value)  # Argo CD has no timing field: only one a layer sets
+    found.append(Value("cascade_delete", placement.cascade_delete, _cascade_layer(plan, placement)))
     return PlacementView(
         placement.app,
         placement.cluster,
@@ -155,6 +156,16 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
         source_text(placement),
         tuple(found),
     )
+
+
+def _cascade_layer(plan: Plan, placement: Placement) -> str:
+    """Which layer decides the placement's ``cascade_delete``: app, env, fleet or default."""
+    fleet = plan.fleet
+    if next(a for a in fleet.apps if a.name == placement.app).cascade_delete is not None:
+        return "app"
+    if next(e for e in fleet.environments if e.name == placement.env).cascade_delete is not None:
+        return "env"
+    return "fleet" if "cascade_delete" in fleet.model_fields_set else DEFAULT_LAYER
 
 
 def source_text(placement: Placement) -> str:

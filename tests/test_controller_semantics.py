@@ -31,6 +31,7 @@ from fleetgen import (
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.argocd.common import SYNC_WAVE
 from fleetgen.errors import SpecError
+from fleetgen.explain import placement_view
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
 from fleetgen.resolve import resolve
@@ -580,6 +581,15 @@ def test_cascade_delete_per_environment_and_app_decides_each_placements_deletion
         "api": "Orphan",
         "jobs": "Delete",
     }
+    layers = {
+        (v.app, v.env): next(x.layer for x in v.values if x.key == "cascade_delete")
+        for v in (placement_view(plan, p) for p in plan.placements)
+    }
+    assert (layers[("web", "dev")], layers[("api", "dev")], layers[("web", "prod")]) == (
+        "env",
+        "app",
+        "default",
+    )
     # A namespace may hold any app: it is pruned only when every placement cascades.
     namespaces = [
         doc

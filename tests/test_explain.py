@@ -22,6 +22,7 @@ DEFAULT_SYNC = {  # of an Argo CD placement, which has no timing field
     "sync/allow_empty": ("default", False),
     "sync/sync_options": ("default", []),
     "sync/retry": ("default", None),
+    "cascade_delete": ("default", False),
 }
 DEFAULT_FLUX_SYNC = {  # as the Flux Kustomization says, or Flux does where it says nothing
     **DEFAULT_SYNC,
