@@ -100,6 +100,7 @@ def test_removing_an_argo_cluster_keeps_its_registration_and_destination_until_d
         n.startswith("cluster/prod-c drains:") and "--drained cluster/prod-c" in n
         for n in report["notes"]
     )
+    assert any(n.startswith("order of events: ") for n in report["notes"])
     check_clean(repo)
     commit(repo, "remove prod-c")
     assert " 0 written, " in run_fleetgen(repo, "build").stdout  # nothing new drains

@@ -159,6 +159,14 @@ def draining_notes(base: Side, head: Side) -> list[str]:
         f"{drain_done(name)}, run `fleetgen build --drained {name}` and commit"
         for name in sorted(after.keys() - before.keys())
     ]
+    if notes:
+        notes.append(
+            "order of events: this change's sync applies the kept objects (AppProjects first, "
+            "wave -1) and stops generating the removed placements (ApplicationSets, wave 0; "
+            "the cluster's Kustomizations); each removed Application's or Kustomization's "
+            "finalizer then deletes its workloads through what is kept; what is kept goes "
+            "only with a later `fleetgen build --drained`"
+        )
     notes += [
         f"{name} no longer drains: what was kept for its deletion goes now"
         for name in sorted(before.keys() - after.keys())
