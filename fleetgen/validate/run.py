@@ -15,6 +15,7 @@ from fleetgen.fields import release
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import rendered, schemas, scopes
 from fleetgen.validate.findings import (
+    _base_secrets,
     _chart_failures,
     _check_emitted,
     _contracts,
@@ -104,6 +105,8 @@ def check(
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(fleet, emitted, locate))
     builds, chart_counts, rendered_checked = None, None, 0
+    if not render:  # rendered, the objects of the bases are checked as kustomize builds them
+        findings.extend(_base_secrets(fleet, compiled.loaded.workspace))
     if render:
         # An app from another source has no overlay: its manifests are not in this repository.
         placements = tuple(p for p in compiled.plan.placements if p.remote is None)
