@@ -27,6 +27,7 @@ from fleetgen.scanrules import (
     find,
     hint,
     in_object,
+    inner_key,
     is_literal_secret,
     reference_key,
 )
@@ -132,8 +133,9 @@ def _collect(
         for item_key, item in value.items():
             shown = _shown(item_key)
             _collect(item_key, f"{path} (key {shown})", owner, "", found)
-            inner = pair_name if item_key == "value" and pair_name else str(item_key)
-            _collect(item, f"{path}[{shown}]", owner, inner, found)
+            _collect(
+                item, f"{path}[{shown}]", owner, inner_key(key, item_key, item, pair_name), found
+            )
     elif isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):

@@ -77,6 +77,22 @@ def reference_key(key: str) -> bool:
     return bool(_re(_REFERENCE_KEY).search(_fold(key.lstrip("-"))))
 
 
+@functools.lru_cache(maxsize=4096)
+def holds_names(key: str) -> bool:
+    """True when a dict under ``key`` says where a credential is kept, so that its fields hold
+    names: ``passwordSecret: {secretName: db, password: db-password}`` (Strimzi),
+    ``secretKeyRef: {name: db, key: password}``, ``existingSecret: {...}``."""
+    return reference_key(key) or _fold(key.lstrip("-")).endswith("ref")
+
+
+def inner_key(key: str, item_key: Any, item: Any, pair_name: str | None) -> str:
+    """The key an ``item`` of a dict held under ``key`` is tested under: its own, the ``name``
+    of a ``{name: X, value: Y}`` pair for Y, none for a name in a dict that `holds_names`."""
+    if isinstance(item, str) and holds_names(key) and is_name(item):
+        return ""
+    return pair_name if item_key == "value" and pair_name else str(item_key)
+
+
 # -- values ---------------------------------------------------------------------------------------
 
 # Values that name where a secret lives instead of holding it (matched as the whole value).
@@ -1013,7 +1029,7 @@ def _walk(value: Any, path: Path, key: str, names: frozenset[str], found: list[F
                 finding = find("", item_key)
                 if finding:
                     found.append(Found(finding, (*path, item_key)))
-            inner = pair_name if item_key == "value" and pair_name else str(item_key)
+            inner = inner_key(key, item_key, item, pair_name)
             _walk(item, (*path, shown), "" if inner in names else inner, names, found)
     elif isinstance(value, list | tuple):
         previous = key

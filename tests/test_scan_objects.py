@@ -215,6 +215,18 @@ NOT_SECRETS = [
             "recipient": "age1" + "qpzry9x8gf2tvdw0s3jn54khce6mua7l" * 2 + "qpzry9",
         },
     },
+    {  # Strimzi: the fields of a passwordSecret name a Secret and its key
+        "apiVersion": "kafka.strimzi.io/v1beta2",
+        "kind": "KafkaConnect",
+        "metadata": {"name": "connect"},
+        "spec": {
+            "authentication": {
+                "type": "scram-sha-512",
+                "username": "connect",
+                "passwordSecret": {"secretName": "connect-user", "password": "password"},
+            }
+        },
+    },
     {  # a CRD's schema: descriptions, never values
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -320,6 +332,10 @@ def test_a_secret_inside_another_document_is_found_once() -> None:
         (  # a reference key holding something that is no name
             {"kind": "HelmRelease", "spec": {"values": {"existingSecret": LITERAL}}},
             [("credential-key", "spec/values/existingSecret")],
+        ),
+        (  # what names a Secret holds names: anything else is a literal
+            {"kind": "KafkaUser", "spec": {"passwordSecret": {"password": LITERAL}}},
+            [("credential-key", "spec/passwordSecret/password")],
         ),
         (  # a configuration text in a ConfigMap
             {
