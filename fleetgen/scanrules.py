@@ -1014,30 +1014,45 @@ def walk(
 
 
 def _walk(value: Any, path: Path, key: str, names: frozenset[str], found: list[Found]) -> None:
-    if isinstance(value, str):
-        finding = find(key, value)
+    """`walk` into ``found``. YAML gives exact builtin types: tested by ``type`` first (an
+    ``isinstance`` against ``Mapping`` is an ABC check, and a base has tens of thousands of
+    nodes), then as any mapping or sequence."""
+    kind = type(value)
+    if kind is str:
+        finding = _find_text(key, value)
         if finding:
             found.append(Found(finding, path))
-    elif isinstance(value, Mapping):
-        finding = find(key, value)
-        if finding:
-            found.append(Found(finding, path))
-        pair_name = value.get("name") if isinstance(value.get("name"), str) else None
+    elif kind is dict or isinstance(value, Mapping):
+        if value and not value.keys().isdisjoint(_MAPPING_KEYS):
+            finding = _find_mapping(key, value)
+            if finding:
+                found.append(Found(finding, path))
+        holder = holds_names(key) if key else False
+        pair_name = value.get("name")
+        if type(pair_name) is not str:
+            pair_name = None
         for item_key, item in value.items():
-            shown = item_key if isinstance(item_key, str | int) else str(item_key)
-            if isinstance(item_key, str):
-                finding = find("", item_key)
+            if type(item_key) is str:
+                shown: str | int = item_key
+                finding = _find_text("", item_key)
                 if finding:
                     found.append(Found(finding, (*path, item_key)))
-            inner = inner_key(key, item_key, item, pair_name)
+            else:
+                shown = item_key if isinstance(item_key, int) else str(item_key)
+            if holder and type(item) is str and is_name(item):
+                inner = ""
+            elif item_key == "value" and pair_name:
+                inner = pair_name
+            else:
+                inner = str(item_key)
             _walk(item, (*path, shown), "" if inner in names else inner, names, found)
-    elif isinstance(value, list | tuple):
+    elif kind is list or kind is tuple or isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):
             _walk(item, (*path, index), previous, names, found)
-            flag = isinstance(item, str) and item.startswith("-") and "=" not in item
+            flag = type(item) is str and item.startswith("-") and "=" not in item
             previous = item if flag else key
-    elif isinstance(value, int | float) and not isinstance(value, bool) and credential_key(key):
-        finding = find(key, str(value))
+    elif (kind is int or kind is float) and credential_key(key):
+        finding = _find_text(key, str(value))
         if finding:
             found.append(Found(finding, path))
