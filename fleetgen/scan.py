@@ -26,6 +26,7 @@ from fleetgen.scanrules import (
     field_path,
     find,
     hint,
+    holds_names,
     in_object,
     inner_key,
     is_literal_secret,
@@ -130,12 +131,12 @@ def _collect(
         assert owner is not None
         found.append((owner, path, key, value))
         pair_name = value.get("name") if isinstance(value.get("name"), str) else None
+        holder = holds_names(key)  # its items that are names hold no credential
         for item_key, item in value.items():
             shown = _shown(item_key)
             _collect(item_key, f"{path} (key {shown})", owner, "", found)
-            _collect(
-                item, f"{path}[{shown}]", owner, inner_key(key, item_key, item, pair_name), found
-            )
+            inner = inner_key(key, item_key, item, pair_name) if holder or pair_name else item_key
+            _collect(item, f"{path}[{shown}]", owner, str(inner), found)
     elif isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):
