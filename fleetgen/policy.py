@@ -5,7 +5,10 @@ Rules with a ``check`` run on every rendered object (``validate --render``); a c
 objects (schemas, ownership, contracts); they cannot be configured. ``Policy(rules={id:
 severity})`` at ``Fleet`` and ``Environment`` level sets the severity of configurable rules
 (the environment's wins), ``App(waivers=[Waiver(rule, reason)])`` silences one rule for one app.
-Pure functions over plain dicts: nothing here imports the rest of fleetgen.
+The secret rules (``secret``: one per format of `fleetgen.scanrules`, plain-secret among them)
+are always errors: no Policy changes them, a Waiver silences one for one app's base files and
+rendered objects (never for fleet.py). Pure functions over plain dicts: nothing here imports the
+rest of fleetgen but the secret formats' table.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from fleetgen import scanrules
 
 Severity = Literal["error", "warning", "off"]
 Violation = tuple[str, str]  # (field path inside the object, message)
@@ -41,11 +46,17 @@ class Rule:
     hint: str
     check: Check | None = None
     production: Severity | None = None
+    secret: bool = False
 
     @property
     def configurable(self) -> bool:
         """Policies and waivers may name only rules that run on rendered objects."""
         return self.check is not None or self.id in _CONFIGURABLE_CROSS_OBJECT
+
+    @property
+    def waivable(self) -> bool:
+        """Waivers may name the configurable rules and the secret rules."""
+        return self.configurable or self.secret
 
     def default(self, production: bool) -> Severity:
         """The severity when no Policy names this rule."""
@@ -357,18 +368,42 @@ RULES: tuple[Rule, ...] = (
         "remove the Waiver from the App",
     ),
 )
+SECRET_HINT = (
+    "reference it from a secret store (an ExternalSecret in the base, AppSecret in fleet.py), "
+    "or waive it for the app with a reason: Waiver(rule=..., reason=...)"
+)
+RULES += tuple(
+    Rule(rule.id, "error", rule.description, SECRET_HINT, secret=True) for rule in scanrules.RULES
+)
 BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in RULES}
 CHECKS: tuple[Rule, ...] = tuple(rule for rule in RULES if rule.check is not None)
 
 
 def configurable_problem(rule_id: str) -> str | None:
-    """Why a Policy or Waiver cannot name ``rule_id``, or None."""
+    """Why a Policy cannot name ``rule_id``, or None."""
+    return _problem(rule_id, "configurable")
+
+
+def waivable_problem(rule_id: str) -> str | None:
+    """Why a Waiver cannot name ``rule_id``, or None."""
+    return _problem(rule_id, "waivable")
+
+
+def _problem(rule_id: str, what: Literal["configurable", "waivable"]) -> str | None:
     rule = BY_ID.get(rule_id)
+    allowed = [r.id for r in RULES if getattr(r, what)]
     names = ", ".join(sorted(r.id for r in RULES if r.configurable))
+    if what == "waivable":
+        names += "; and the secret rules (plain-secret, github-token...: SECURITY.md lists them)"
     if rule is None:
-        close = difflib.get_close_matches(rule_id, [r.id for r in RULES if r.configurable], 1)
+        close = difflib.get_close_matches(rule_id, allowed, 1)
         guess = f" (did you mean {close[0]!r}?)" if close else ""
         return f"unknown rule {rule_id!r}{guess}; rules: {names}"
-    if not rule.configurable:
-        return f"rule {rule_id!r} is always an error and cannot be configured; rules: {names}"
-    return None
+    if getattr(rule, what):
+        return None
+    if rule.secret:
+        return (
+            f"rule {rule_id!r} finds secret material: it is always an error and cannot be "
+            "configured (a Waiver may silence it for one app, with a reason)"
+        )
+    return f"rule {rule_id!r} is always an error and cannot be configured; rules: {names}"

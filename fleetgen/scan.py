@@ -3,69 +3,53 @@
 The walk is generic: every field of every model, every dict key and value and every list item
 (``Patch.patch`` to any depth included), so a field added to the model later is scanned without
 being listed here. Each string is tested against ``RULES``, one table of secret formats
-(`fleetgen.scanrules`); a report names the rule and where the string is, and shows at most a
-masked hint, never the value.
+(`fleetgen.scanrules`, which also tests the app bases' files and rendered objects); a report
+names the rule, where the string is and its length, never a character of the value.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.model import Spec
+from fleetgen.model import Patch, Spec
 from fleetgen.scanrules import (
+    BY_ID,
+    PLAIN_SECRET,
     RULES,
-    WORD_ENTROPY,
+    Finding,
+    Found,
     Matcher,
     Rule,
     credential_key,
-    entropy,
+    field_path,
+    find,
+    hint,
+    holds_names,
+    in_object,
+    inner_key,
     is_literal_secret,
+    reference_key,
 )
 from fleetgen.yamlscalar import uncarriable
 
 HINT = "reference it from a secret store instead (AppSecret, ExternalSecretRef)"
 
 
-_MAPPING_RULES = tuple(rule for rule in RULES if rule.mappings)
+def message(finding: Finding) -> str:
+    """``<N characters> looks like DESCRIPTION (rule ID)``: what a report says of a finding."""
+    return describe(len(finding.secret), finding.rule.description, finding.rule.id)
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """A rule that matched, and the secret text it found (never printed: see ``hint``)."""
-
-    rule: Rule
-    secret: str
+def describe(length: int, description: str, rule: str) -> str:
+    """What a report says of a secret of ``length`` characters that rule ``rule`` found."""
+    return f"<{length} characters> looks like {description} (rule {rule})"
 
 
-def find(key: str, value: Any) -> Finding | None:
-    """The first rule of ``RULES`` that matches ``value`` held under ``key``."""
-    if type(value) is str and type(key) is str:
-        return _find_text(key, value)
-    return _find(key, value) if value else None  # nothing to find in an empty dict
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _find_text(key: str, value: str) -> Finding | None:
-    """`find` for a string: the rules are pure functions of (key, value), and a fleet repeats
-    the same few strings under the same keys many times (names, labels, paths)."""
-    return _find(key, value)
-
-
-def _find(key: str, value: Any) -> Finding | None:
-    for rule in RULES if isinstance(value, str) else _MAPPING_RULES:
-        secret = rule.match(key, value)
-        if secret:
-            return Finding(rule, secret)
-    return None
-
-
-def hint(secret: str) -> str:
-    """What a message shows of a secret: its length, never a character of it."""
-    return f"<{len(secret)} characters>"
+def waiver_hint(rule: str) -> str:
+    """How to keep a finding in an app's base files: a waiver of the app."""
+    return f"or waive it for the app: Waiver(rule={rule!r}, reason=...)"
 
 
 def redact(text: str, key: str = "", value: Any = None) -> str:
@@ -98,14 +82,17 @@ def problems(spec: Spec, path: str = "fleet") -> Iterator[tuple[Spec, str]]:
                 yield owner, f"{where}: {found}"
         if isinstance(node, str | Mapping):
             finding = find(key, node)
+            if finding is None and isinstance(owner, Patch) and node is owner.patch:
+                finding = _secret_patch(owner)
             if finding:
-                yield (
-                    owner,
-                    (
-                        f"{where}: {hint(finding.secret)} looks like "
-                        f"{finding.rule.description} (rule {finding.rule.id}); {HINT}"
-                    ),
-                )
+                yield owner, f"{where}: {message(finding)}; {HINT}"
+
+
+def _secret_patch(patch: Patch) -> Finding | None:
+    """A patch of Secrets (``target`` kind Secret) that writes their data or stringData."""
+    if patch.target.get("kind") != "Secret" or not isinstance(patch.patch, Mapping):
+        return None
+    return find("patch", {"kind": "Secret", **patch.patch})
 
 
 def nodes(
@@ -131,6 +118,9 @@ def _collect(
     if isinstance(value, str):
         assert owner is not None
         found.append((owner, path, key, value))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        if owner is not None and credential_key(key):  # a password of digits in Helm values
+            found.append((owner, path, key, str(value)))
     elif isinstance(value, Spec):
         found.append((value, path, key, value))
         for name in type(value).model_fields:
@@ -141,11 +131,12 @@ def _collect(
         assert owner is not None
         found.append((owner, path, key, value))
         pair_name = value.get("name") if isinstance(value.get("name"), str) else None
+        holder = holds_names(key)  # its items that are names hold no credential
         for item_key, item in value.items():
             shown = _shown(item_key)
             _collect(item_key, f"{path} (key {shown})", owner, "", found)
-            inner = pair_name if item_key == "value" and pair_name else str(item_key)
-            _collect(item, f"{path}[{shown}]", owner, inner, found)
+            inner = inner_key(key, item_key, item, pair_name) if holder or pair_name else item_key
+            _collect(item, f"{path}[{shown}]", owner, str(inner), found)
     elif isinstance(value, list | tuple):
         previous = key
         for index, item in enumerate(value):
@@ -173,19 +164,26 @@ def _label(item: Any, index: int) -> str:
 
 
 __all__ = [
+    "BY_ID",
     "HINT",
+    "PLAIN_SECRET",
     "RULES",
-    "WORD_ENTROPY",
     "Finding",
+    "Found",
     "Matcher",
     "Rule",
     "credential_key",
-    "entropy",
+    "describe",
+    "field_path",
     "find",
     "hint",
+    "in_object",
     "is_literal_secret",
     "item_path",
+    "message",
     "nodes",
     "problems",
     "redact",
+    "reference_key",
+    "waiver_hint",
 ]

@@ -16,9 +16,10 @@ from typing import Any
 
 import yaml
 
+from fleetgen import scanrules
 from fleetgen.fields import ca_bundle
 from fleetgen.k8s import CLUSTER_SCOPED
-from fleetgen.yamlio import load_all
+from fleetgen.yamlio import document_nodes, load_all, node_line
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 # Workloads whose pod template a changed ConfigMap should roll (a Job's template is immutable).
@@ -29,6 +30,21 @@ _CLUSTER_SCOPED = frozenset(CLUSTER_SCOPED)
 Reader = Callable[[str], bytes | None]
 # (directory relative to the repo root) -> the repo-relative paths of every file under it.
 Lister = Callable[[str], Iterable[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFound:
+    """Secret material in a file of a base (`fleetgen.scanrules`): the file and 1-based line,
+    the rule, the object (``Secret db``, ``secretGenerator db``; empty when unknown) and the
+    field in it (``data/password``), and the secret's length: never any of its text."""
+
+    file: str
+    line: int
+    rule: str
+    description: str
+    object: str
+    field: str
+    length: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +72,9 @@ class Base:
     namespace_objects: frozenset[str] = frozenset()
     # (group, kind) of the cluster-scoped objects it ships (`k8s.CLUSTER_SCOPED` kinds).
     cluster_kinds: frozenset[tuple[str, str]] = frozenset()
+    # Secret material in the files its kustomizations read (`_Inventory._scan_documents`,
+    # `_Inventory._scan_kustomization`).
+    secrets: tuple[SecretFound, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +252,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         namespaces=frozenset(inventory.namespaces),
         namespace_objects=frozenset(inventory.namespace_objects),
         cluster_kinds=frozenset(inventory.cluster_kinds),
+        secrets=tuple(sorted(inventory.secrets, key=lambda f: (f.file, f.line, f.field, f.rule))),
     )
 
 
@@ -250,13 +270,18 @@ class _Inventory:
     namespace_objects: set[str] = field(default_factory=set)
     cluster_kinds: set[tuple[str, str]] = field(default_factory=set)
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
+    secrets: list[SecretFound] = field(default_factory=list)
 
     def add_kustomization(
         self, read: Reader, directory: str, found: tuple[str, bytes], depth: int
     ) -> None:
-        doc = self._parse(posixpath.join(directory, found[0]), found[1])
+        path = posixpath.join(directory, found[0])
+        documents = self._documents(path, found[1])
+        index = next((i for i, doc in enumerate(documents) if doc is not None), 0)
+        doc = documents[index] if documents else None
         if not isinstance(doc, dict):
             return
+        self._scan_kustomization(read, directory, (path, found[1], index), doc)
         if depth > 8 or any(
             doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts", "components")
         ):
@@ -287,8 +312,11 @@ class _Inventory:
             return
         data = read(path)
         if data is not None:
-            for doc in self._parse_all(path, data):
-                self._add_object(doc)
+            documents = self._documents(path, data)
+            for doc in documents:
+                if doc is not None:
+                    self._add_object(doc)
+            self._scan_documents(path, data, documents)
             return
         nested = _find_kustomization(read, path)
         if nested is None:
@@ -321,16 +349,163 @@ class _Inventory:
         if kind != "CustomResourceDefinition":
             self.images.update(_container_images(doc))
 
-    def _parse(self, path: str, data: bytes) -> Any:
-        docs = self._parse_all(path, data)
-        return docs[0] if docs else None
-
-    def _parse_all(self, path: str, data: bytes) -> list[Any]:
+    def _documents(self, path: str, data: bytes) -> list[Any]:
+        """Every document of the file, empty ones as None (their indexes are the nodes')."""
         try:
-            return [d for d in load_all(data) if d is not None]
+            return load_all(data)
         except yaml.YAMLError as error:
             self.problems.append(f"{path} is not valid YAML: {error}".replace("\n", " "))
             return []
+
+    # -- secret material --------------------------------------------------------------------------
+
+    def _scan_documents(self, path: str, data: bytes, documents: list[Any]) -> None:
+        """What the secret rules find in each object of the file at ``path``."""
+        for index, doc in enumerate(documents):
+            found = scanrules.in_object(doc)
+            if found:
+                self._report(path, data, index, found, _object_name(doc))
+
+    def _report(
+        self,
+        path: str,
+        data: bytes,
+        index: int,
+        found: list[scanrules.Found],
+        name: str,
+        prefix: scanrules.Path = (),
+    ) -> None:
+        """Record ``found`` (paths inside document ``index`` of ``data``, under ``prefix``) at
+        the lines they are on."""
+        node = _node(data, index) if found else None
+        for item in found:
+            where = (*prefix, *item.path)
+            self._secret(path, node_line(node, where) or 1, item.finding, name, where)
+
+    def _secret(
+        self, path: str, line: int, finding: scanrules.Finding, name: str, where: scanrules.Path
+    ) -> None:
+        rule = finding.rule
+        field = scanrules.field_path(where)
+        self.secrets.append(
+            SecretFound(path, line, rule.id, rule.description, name, field, len(finding.secret))
+        )
+
+    def _scan_kustomization(
+        self, read: Reader, directory: str, file: _Document, doc: dict[str, Any]
+    ) -> None:
+        """The secret rules over a kustomization (``file``: its path, bytes and the index of its
+        document): its own fields, the values its generators make (``literals``, ``envs`` and
+        ``files``; a secretGenerator's as a Secret's data) and its patches (files and inline)."""
+        plain = {key: value for key, value in doc.items() if key not in _READ_SEPARATELY}
+        self._report(*file, scanrules.in_object(plain), "")
+        for kind in ("secretGenerator", "configMapGenerator"):
+            for index, generator in enumerate(_list(doc.get(kind))):
+                if isinstance(generator, dict):
+                    self._scan_generator(read, directory, file, (kind, index), generator)
+        for key in ("patches", "patchesStrategicMerge", "patchesJson6902"):
+            for index, entry in enumerate(_list(doc.get(key))):
+                patch = entry.get("patch") if isinstance(entry, dict) else entry
+                path = entry.get("path") if isinstance(entry, dict) else None
+                if isinstance(patch, str) and "\n" not in patch.strip():  # a file's path
+                    patch, path = None, patch
+                if isinstance(patch, str):
+                    where: scanrules.Path = (key, index, "patch") if path is None else (key, index)
+                    self._scan_inline(file, where, patch)
+                elif isinstance(path, str):
+                    self._scan_file(read, directory, path)
+
+    def _scan_inline(self, file: _Document, where: scanrules.Path, text: str) -> None:
+        """An inline patch: its objects, at the line of the text in the kustomization."""
+        try:
+            documents = load_all(text)
+        except yaml.YAMLError:
+            documents = [text]  # tested as the text it is
+        for doc in documents:
+            self._report(*file, scanrules.in_object(doc), _object_name(doc), where)
+
+    def _scan_file(self, read: Reader, directory: str, name: str) -> None:
+        """A patch file the kustomization in ``directory`` reads."""
+        path = posixpath.normpath(posixpath.join(directory, name))
+        data = None if path.startswith("..") or "://" in name else read(path)
+        if data is not None:
+            self._scan_documents(path, data, self._documents(path, data))
+
+    def _scan_generator(
+        self,
+        read: Reader,
+        directory: str,
+        file: _Document,
+        where: scanrules.Path,
+        generator: dict[str, Any],
+    ) -> None:
+        """A generator's values: what they hold under their keys; every value a
+        secretGenerator gives, as a Secret's data (`scanrules.PLAIN_SECRET` when no format
+        matches)."""
+        secret = where[0] == "secretGenerator"
+        name = f"{where[0]} {generator.get('name', '')}".rstrip()
+        for index, literal in enumerate(_list(generator.get("literals"))):
+            key, _, value = str(literal).partition("=")
+            finding = _generated(key, value, secret)
+            if finding is not None:
+                line = node_line(_node(file[1], file[2]), (*where, "literals", index)) or 1
+                self._secret(file[0], line, finding, name, (key,))
+        envs = [*_list(generator.get("envs")), generator.get("env")]
+        for env_file in (entry for entry in envs if isinstance(entry, str)):
+            env = self._read_value_file(read, directory, env_file)
+            if env is None:
+                continue
+            for number, text in enumerate(env[1].splitlines(), 1):
+                key, separator, value = text.strip().partition("=")
+                finding = _generated(key.strip(), value.strip(), secret) if separator else None
+                if finding is not None and not key.startswith("#"):
+                    self._secret(env[0], number, finding, name, (key.strip(),))
+        for entry in (entry for entry in _list(generator.get("files")) if isinstance(entry, str)):
+            key, _, source = entry.rpartition("=")
+            content = self._read_value_file(read, directory, source)
+            key = key or posixpath.basename(source)
+            finding = _generated(key, content[1], secret) if content else None
+            if content is not None and finding is not None:
+                self._secret(content[0], 1, finding, name, (key,))
+
+    def _read_value_file(self, read: Reader, directory: str, name: str) -> tuple[str, str] | None:
+        """(repo-relative path, text) of a file a generator reads, None when it cannot be read
+        (kustomize then fails the build)."""
+        path = posixpath.normpath(posixpath.join(directory, name))
+        data = None if path.startswith("..") or "://" in name else read(path)
+        return None if data is None else (path, data.decode("utf-8", errors="replace"))
+
+
+_Document = tuple[str, bytes, int]  # a file's path and bytes, and the index of a document in it
+# Kustomization fields whose values `_Inventory._scan_kustomization` reads itself.
+_READ_SEPARATELY = frozenset(
+    {"secretGenerator", "configMapGenerator", "patches", "patchesStrategicMerge", "patchesJson6902"}
+)
+
+
+def _generated(key: str, value: str, secret: bool) -> scanrules.Finding | None:
+    """What the secret rules find in a generator's ``value`` under ``key``; for a
+    secretGenerator, any value that holds something (`scanrules.PLAIN_SECRET` if no format)."""
+    if secret:
+        return scanrules.in_secret(key, value) if scanrules.holds_material(value) else None
+    return scanrules.find(key, value)
+
+
+def _node(data: bytes, index: int) -> yaml.Node | None:
+    """The node of document ``index`` of ``data`` (None if it cannot be read)."""
+    try:
+        nodes = document_nodes(data)
+    except yaml.YAMLError:
+        return None
+    return nodes[index] if index < len(nodes) else None
+
+
+def _object_name(doc: Any) -> str:
+    """``Kind name`` of an object, as far as it says."""
+    if not isinstance(doc, dict):
+        return ""
+    name = _mapping(doc.get("metadata")).get("name")
+    return " ".join(str(part) for part in (doc.get("kind"), name) if part)
 
 
 def _mapping(value: Any) -> dict[str, Any]:

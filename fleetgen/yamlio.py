@@ -26,7 +26,14 @@ if not yaml.__with_libyaml__:
         " wheel, or install libyaml-dev and rebuild it: pip install --force-reinstall PyYAML"
     )
 
-__all__ = ["configmap_literal", "dump", "dump_documents", "load_all"]
+__all__ = [
+    "configmap_literal",
+    "document_nodes",
+    "dump",
+    "dump_documents",
+    "load_all",
+    "node_line",
+]
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _NOT_PLAIN = "tag:fleetgen,2024:not-plain"  # any tag but str: makes libyaml quote a str node
@@ -166,6 +173,36 @@ def load_all(text: str | bytes) -> list[Any]:
     """Read every document of ``text`` (YAML 1.1, PyYAML's safe types, libyaml's speed): the one
     YAML reader of fleetgen. Raises yaml.YAMLError."""
     return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+
+
+def document_nodes(text: str | bytes) -> list[yaml.Node | None]:
+    """The node of every document of ``text``, in `load_all`'s order (to find lines in).
+    Raises yaml.YAMLError."""
+    return list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
+
+
+def node_line(node: yaml.Node | None, path: Sequence[str | int]) -> int | None:
+    """The 1-based line of what ``path`` (keys and list indexes) reaches from ``node``: of the
+    deepest node it reaches when it breaks off; None without a node."""
+    if node is None:
+        return None
+    for part in path:
+        found: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode):
+            found = next(
+                (
+                    value
+                    for key, value in node.value
+                    if isinstance(key, yaml.ScalarNode) and key.value == str(part)
+                ),
+                None,
+            )
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            found = node.value[part] if 0 <= part < len(node.value) else None
+        if found is None:
+            break
+        node = found
+    return node.start_mark.line + 1
 
 
 def configmap_literal(key: str, value: str) -> str:

@@ -74,3 +74,18 @@ def test_startup_prints_every_figure() -> None:
     names = {"python", "import", "version", "help", "noop_build"}
     assert set(figures["wall"]) == set(figures["cpu"]) == names
     assert all(seconds > 0 for seconds in figures["wall"].values())
+
+
+def test_the_scan_benchmark_runs() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(RUN.with_name("bench_scan.py")),
+            *("--clusters", "20", "--apps", "5", "--objects", "20", "--reps", "1", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = json.loads(done.stdout)
+    assert set(figures) == {"spec_scan", "load", "resolve", "base_bytes", "base_scan", "base_parse"}

@@ -20,6 +20,7 @@ from fleetgen.model import (
     Environment,
     ExecAuth,
     Fleet,
+    HelmChart,
     Overrides,
     Patch,
     Project,
@@ -34,6 +35,9 @@ LITERAL = "Zq8v" + "T1xW0pLm3Kr9Bn"  # a literal password: refused under a crede
 def test_rule_matches_its_positive_example_and_not_its_negative(rule: scan.Rule) -> None:
     assert rule.match(*rule.positive), f"{rule.id} misses its positive example"
     assert not rule.match(*rule.negative), f"{rule.id} flags its negative example"
+    # Through the table: its needles let the example through, and no rule before it takes it.
+    found = scan.find(*rule.positive)
+    assert found is not None and found.rule.id == rule.id, (rule.id, found)
 
 
 def test_rules_table_is_well_formed() -> None:
@@ -60,27 +64,39 @@ def test_rules_table_is_well_formed() -> None:
         "${DB_PASSWORD}",
         "$(DB_PASSWORD)",
         "{{ .password }}",
+        "$oidc.keycloak.clientSecret",  # Argo CD's reference to argocd-secret
+        "$__file{/etc/secrets/admin}",  # Grafana's
         "arn:aws:iam::123456789012:role/x",
         "/var/run/secrets/token",
-        "changeme",
-        "password",
-        "disabled",
         "true",
+        "null",
         "",
         "https://vault.acme.example:8200",
+        "ENC[AES256_GCM,data:Tr0u,iv:x1,tag:y2,type:str]",  # encrypted by SOPS
     ],
 )
-def test_references_and_placeholder_words_are_not_secrets(value: str) -> None:
+def test_references_and_flags_are_not_secrets(value: str) -> None:
     for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/credentials", "--token"):
         assert scan.find(key, value) is None, (key, value)
 
 
 @pytest.mark.parametrize(
     "value",
-    ["hunter2", "s.abc123", "Tr0ub4dor&3", LITERAL, "correcthorsebatterystaple", "admin:hunter2"],
+    [
+        "hunter2",
+        "s.abc123",
+        "Tr0ub4dor&3",
+        LITERAL,
+        "correcthorsebatterystaple",
+        "admin:hunter2",
+        # low-entropy words are refused too: a credential key holds a credential, whatever it is
+        "changeme",
+        "password",
+        "disabled",
+        "aaaa",
+    ],
 )
-def test_literals_under_credential_keys_are_secrets(value: str) -> None:
-    assert scan.entropy("changeme") < scan.WORD_ENTROPY
+def test_literals_under_credential_keys_are_secrets_whatever_their_entropy(value: str) -> None:
     for key in ("DB_PASSWORD", "apiToken", "client-secret", "acme.io/private-key", "SECRET"):
         found = scan.find(key, value)
         assert found is not None and found.rule.id == "credential-key", (key, value)
@@ -88,10 +104,115 @@ def test_literals_under_credential_keys_are_secrets(value: str) -> None:
 
 @pytest.mark.parametrize(
     "key",
-    ["GREETING", "TOKEN_TTL", "PASSWORD_FILE", "secretName", "acme.io/token-issuer", "bypass"],
+    [
+        # the credential word at the end, after any prefix, in any case and separator
+        "password",
+        "DB_PASSWORD",
+        "prod_password",
+        "non-prod-password",
+        "dbPassword",
+        "PGPASSWORD",
+        "rootpassword",
+        "SMTP_PASS",
+        "MYSQL_PWD",
+        "passwd",
+        "ssh-passphrase",
+        "GITHUB_TOKEN",
+        "accessToken",
+        "api key",
+        "apikey",
+        "API_KEY",
+        "X-Api-Key",
+        "apiKey",
+        "private_key",
+        "privateKey",
+        "tls.private-key",
+        "client_secret",
+        "OAuth2ClientSecret",
+        "secret_key",
+        "SECRET_KEY_BASE",
+        "aws.secretKey",
+        "accessKey",
+        "encryptionKey",
+        "credentials",
+        "acme.io/credential",
+        # qualifiers after it: environments, versions, numbers
+        "password_prod",
+        "PASSWORD_OLD",
+        "token2",
+        "api_key_2",
+        "adminPasswordValue",
+    ],
+)
+def test_keys_that_name_a_credential_value(key: str) -> None:
+    assert scan.credential_key(key), key
+    found = scan.find(key, "changeme")
+    assert found is not None and found.rule.id == "credential-key", key
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "GREETING",
+        "TOKEN_TTL",
+        "PASSWORD_FILE",
+        "passwordFile",
+        "password_policy",
+        "passwordMinLength",
+        "secretName",
+        "secretRef",
+        "tokenSecretRef",
+        "passwordSecretName",
+        "acme.io/token-issuer",
+        "token_endpoint",
+        "maxTokens",
+        "bypass",
+        "compass",
+        "keyName",
+        "private_key_id",
+        "imagePullSecrets",
+        "usePasswordFiles",
+    ],
 )
 def test_keys_that_do_not_name_a_credential(key: str) -> None:
+    assert not scan.credential_key(key), key
     assert scan.find(key, LITERAL) is None
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "existingSecret",
+        "auth.existingSecret",
+        "existing_secret_name",
+        "passwordSecret",
+        "passwordSecretKey",
+        "tokenSecret",
+        "apiKeySecret",
+        "tlsSecret",
+        "imagePullSecret",
+        "DB_PASSWORD_SECRET",
+    ],
+)
+def test_reference_keys_hold_names_and_pass(key: str) -> None:
+    """A key that names where a credential is kept holds a Kubernetes name (passes); anything
+    that is no name is tested as under a credential key."""
+    for name in ("pg-auth", "password", "db.credentials", "web-tls"):
+        assert scan.find(key, name) is None, (key, name)
+    if scan.credential_key(key):
+        found = scan.find(key, LITERAL)
+        assert found is not None and found.rule.id == "credential-key", key
+
+
+def test_a_number_under_a_credential_key_is_a_secret_and_other_numbers_are_not() -> None:
+    messages = _messages(
+        chart=HelmChart(repo="https://charts.example.com", name="pg", version="1.0.0"),
+        path=None,
+        values={"auth": {"postgresPassword": 123456, "port": 5432}, "replicaCount": 3},
+    )
+    assert len(messages) == 1, messages
+    assert "['postgresPassword']: <6 characters> looks like a literal credential" in messages[0]
+    assert "123456" not in messages[0]
 
 
 def _carriers() -> Fleet:
@@ -213,7 +334,17 @@ def _messages(**app: Any) -> list[str]:
         name="shop",
         repo="https://github.com/acme/shop-fleet.git",
         environments=[Environment(name="dev")],
-        apps=[App(name="web", project="shop", namespace="shop", path="apps/web/base", **app)],
+        apps=[
+            App(
+                **{
+                    "name": "web",
+                    "project": "shop",
+                    "namespace": "shop",
+                    "path": "apps/web/base",
+                    **app,
+                }
+            )
+        ],
     )
     return [message for _, message in scan.problems(fleet)]
 
@@ -224,6 +355,24 @@ def test_a_key_that_is_a_secret_is_masked_in_the_path() -> None:
         patches=[Patch(target={"kind": "Secret"}, patch={"data": {GH: "x"}})],
     )
     assert messages and all(GH[:4] not in message for message in messages)
+
+
+def test_a_patch_that_writes_a_secrets_data_is_refused() -> None:
+    """Through a patch, fleet.py would put a Secret's data in the repository: refused (a value
+    another rule finds is reported by that rule alone); references pass."""
+    messages = _messages(
+        patches=[
+            Patch(target={"kind": "Secret", "name": "db"}, patch={"stringData": {"host": "db1"}}),
+            Patch(target={"kind": "Secret"}, patch={"stringData": {"token": GH}}),
+            Patch(target={"kind": "Secret"}, patch={"stringData": {"pw": "${DB_PW}"}}),
+            Patch(target={"kind": "ConfigMap"}, patch={"data": {"host": "db1"}}),
+        ]
+    )
+    assert [message.split(": ", 1)[0] for message in messages] == [
+        "fleet.apps['web'].patches[0].patch",
+        "fleet.apps['web'].patches[1].patch['stringData']['token']",
+    ]
+    assert "(rule plain-secret)" in messages[0] and "(rule github-token)" in messages[1]
 
 
 def test_a_message_shows_a_secrets_length_and_not_one_of_its_characters() -> None:

@@ -287,3 +287,142 @@ def test_inventory_records_the_cluster_scoped_kinds_a_base_ships(tmp_path: Path)
     )
     found = scan(filesystem_reader(tmp_path), ["apps/rbac/base"]).bases["apps/rbac/base"]
     assert found.cluster_kinds == {("rbac.authorization.k8s.io", "ClusterRole"), ("", "Namespace")}
+
+
+# -- secret material in a base's files ------------------------------------------------------------
+
+GH = "ghp_" + "AbCdEf0123456789" * 2  # assembled so that no secret scanner trips on this file
+LITERAL = "Zq8v" + "T1xW0pLm3Kr9Bn"
+
+
+def _secrets(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str, str, int]]:
+    """(file, line, rule, object, field, length) of what the inventory finds in a base of
+    ``files`` (path under base/ -> text)."""
+    for name, text in files.items():
+        path = tmp_path / "base" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    base = scan(filesystem_reader(tmp_path), ["base"]).bases["base"]
+    return [(f.file, f.line, f.rule, f.object, f.field, f.length) for f in base.secrets]
+
+
+def test_a_clean_base_holds_no_secret(tmp_path: Path) -> None:
+    base = _scanned(tmp_path, {})
+    assert base.secrets == ()
+
+
+def test_secrets_in_a_bases_objects_are_found_at_their_file_and_line(tmp_path: Path) -> None:
+    found = _secrets(
+        tmp_path,
+        {
+            "kustomization.yaml": "resources:\n- deploy.yaml\n- nested\n",
+            "deploy.yaml": (
+                "apiVersion: apps/v1\n"
+                "kind: Deployment\n"
+                "metadata: {name: web}\n"
+                "spec:\n"
+                "  template:\n"
+                "    spec:\n"
+                "      containers:\n"
+                "      - name: web\n"
+                "        env:\n"
+                "        - name: DB_HOST\n"
+                "          value: db\n"
+                "        - name: DB_PASSWORD\n"
+                f"          value: {LITERAL}\n"
+            ),
+            "nested/kustomization.yaml": "resources:\n- secret.yaml\n",
+            "nested/secret.yaml": (
+                "---\n"
+                "apiVersion: v1\n"
+                "kind: ConfigMap\n"
+                "metadata: {name: other}\n"
+                "---\n"
+                "apiVersion: v1\n"
+                "kind: Secret\n"
+                "metadata:\n"
+                "  name: git\n"
+                "stringData:\n"
+                "  url: https://github.com/acme/app.git\n"  # a URL without credentials: no secret
+                "  user: deploy\n"
+                f"  token: {GH}\n"
+            ),
+        },
+    )
+    assert found == [
+        ("base/deploy.yaml", 13, "credential-key", "Deployment web",
+         "spec/template/spec/containers/0/env/1/value", len(LITERAL)),
+        ("base/nested/secret.yaml", 12, "plain-secret", "Secret git", "stringData/user", 6),
+        ("base/nested/secret.yaml", 13, "github-token", "Secret git", "stringData/token", len(GH)),
+    ]  # fmt: skip
+
+
+def test_secrets_a_kustomization_generates_or_patches_in_are_found(tmp_path: Path) -> None:
+    found = _secrets(
+        tmp_path,
+        {
+            "kustomization.yaml": (
+                "resources: []\n"
+                "secretGenerator:\n"
+                "- name: app\n"
+                "  literals:\n"
+                "  - HOST=db\n"
+                "  - EMPTY=\n"
+                "  envs: [app.env]\n"
+                "  files: [tls.key, api=token.txt]\n"
+                "configMapGenerator:\n"
+                "- name: config\n"
+                "  literals: [LOG_LEVEL=info, SMTP_PASSWORD=changeme]\n"
+                "  envs: [config.env]\n"
+                "patches:\n"
+                "- path: patch.yaml\n"
+                "- patch: |\n"
+                "    apiVersion: v1\n"
+                "    kind: Secret\n"
+                "    metadata: {name: inline}\n"
+                "    stringData: {a: b}\n"
+                "helmCharts:\n"
+                "- name: pg\n"
+                "  valuesInline:\n"
+                "    auth:\n"
+                f"      password: {LITERAL}\n"
+            ),
+            "app.env": "# a comment\nUSER=app\nPASSWORD=${FROM_FLUX}\n",
+            "tls.key": "-----BEGIN EC "
+            + "PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n",
+            "token.txt": GH,
+            "config.env": "LEVEL=debug\nAPI_TOKEN=" + LITERAL + "\n",
+            "patch.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: p}\nstringData: {k: v}\n",
+        },
+    )
+    assert found == [
+        ("base/app.env", 2, "plain-secret", "secretGenerator app", "USER", 3),
+        ("base/config.env", 2, "credential-key", "configMapGenerator config", "API_TOKEN",
+         len(LITERAL)),
+        ("base/kustomization.yaml", 5, "plain-secret", "secretGenerator app", "HOST", 2),
+        ("base/kustomization.yaml", 11, "credential-key", "configMapGenerator config",
+         "SMTP_PASSWORD", 8),
+        ("base/kustomization.yaml", 15, "plain-secret", "Secret inline",
+         "patches/1/patch/stringData/a", 1),
+        ("base/kustomization.yaml", 24, "credential-key", "",
+         "helmCharts/0/valuesInline/auth/password", len(LITERAL)),
+        ("base/patch.yaml", 4, "plain-secret", "Secret p", "stringData/k", 1),
+        ("base/tls.key", 1, "pem-private-key", "secretGenerator app", "tls.key", 68),
+        ("base/token.txt", 1, "github-token", "secretGenerator app", "api", len(GH)),
+    ]  # fmt: skip
+
+
+def test_the_inventory_keeps_no_secret_text(tmp_path: Path) -> None:
+    """What the inventory keeps (in the compile record's inputs, in messages) is where, which
+    rule and how long: no field holds any of the value."""
+    _secrets(tmp_path, {"kustomization.yaml": "resources: [s.yaml]\n"})
+    (tmp_path / "base/s.yaml").write_text(
+        f"apiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\nstringData: {{token: {GH}}}\n"
+    )
+    base = scan(filesystem_reader(tmp_path), ["base"]).bases["base"]
+    assert len(base.secrets) == 1
+    assert not any(GH[4:12] in str(value) for value in vars_of(base.secrets[0]))
+
+
+def vars_of(found: Any) -> list[Any]:
+    return [getattr(found, name) for name in found.__slots__]

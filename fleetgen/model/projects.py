@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field
 
 from fleetgen.fields import Annotations, Duration, Labels, Name, NamespacePattern
 from fleetgen.model.base import Spec
-from fleetgen.policy import Severity, configurable_problem
+from fleetgen.policy import Severity, configurable_problem, waivable_problem
 
 
 def _rule_id(rule: str) -> str:
@@ -19,7 +19,15 @@ def _rule_id(rule: str) -> str:
     return rule
 
 
+def _waived_rule_id(rule: str) -> str:
+    problem = waivable_problem(rule)
+    if problem is not None:
+        raise ValueError(problem)
+    return rule
+
+
 RuleId = Annotated[str, AfterValidator(_rule_id)]
+WaivedRuleId = Annotated[str, AfterValidator(_waived_rule_id)]
 
 
 class Policy(Spec):
@@ -37,11 +45,12 @@ class Waiver(Spec):
     """Silences one rule for one app; ``reason`` is printed with every report.
 
     Attributes:
-        rule: The id of the rule to silence.
+        rule: The id of the rule to silence: a configurable rule of validate, or a secret rule
+            (its findings in the app's base files and rendered objects, never in fleet.py).
         reason: Why, printed with every validate report.
     """
 
-    rule: RuleId
+    rule: WaivedRuleId
     reason: str = Field(min_length=1)
 
 

@@ -3,9 +3,11 @@ chart or remote source, its images and depends_on."""
 
 from __future__ import annotations
 
+import os
 import posixpath
 
-from fleetgen import namespacing
+from fleetgen import namespacing, scan
+from fleetgen.errors import Problem
 from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
@@ -25,6 +27,7 @@ from fleetgen.resolve.context import (
     _Context,
     _duplicates,
 )
+from fleetgen.workspace import Base
 
 APPLICATION_NAME_LIMIT = 53
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -318,6 +321,7 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+    _check_base_secrets(ctx, app, base)
     for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
         ctx.report(app, message)
     if not base.complete:
@@ -334,6 +338,27 @@ def _check_base(ctx: _Context, app: App) -> None:
                 )
     if base.images is not None:
         _check_images(ctx, app, base.images)
+
+
+def _check_base_secrets(ctx: _Context, app: App, base: Base) -> None:
+    """Secret material in the base's files is a problem at its file and line, but for the rules
+    the app waives (``App(waivers=[Waiver(rule, reason)])``): `validate` lists those waivers."""
+    waived = {waiver.rule for waiver in app.waivers}
+    spec_file = ctx.fleet.origin[0]
+    root = os.path.dirname(spec_file) if spec_file else ""
+    for found in base.secrets:
+        if found.rule in waived:
+            continue
+        where = ": ".join(part for part in (found.object, found.field) if part)
+        ctx.problems.append(
+            Problem(
+                f"app {app.name!r}: {where + ': ' if where else ''}"
+                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
+                f"{scan.waiver_hint(found.rule)}",
+                os.path.join(root, found.file) if root else found.file,
+                found.line,
+            )
+        )
 
 
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:

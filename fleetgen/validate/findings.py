@@ -13,15 +13,16 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api
+from fleetgen import api, scan, scanrules
 from fleetgen.errors import HasOrigin
-from fleetgen.fields import placeholder_note
+from fleetgen.fields import placeholder_note, repo_path
 from fleetgen.model import Fleet
 from fleetgen.plan import Plan
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import contracts, rendered, schemas
 from fleetgen.validate.report import Finding, Location, Waived
-from fleetgen.yamlio import load_all
+from fleetgen.workspace import Workspace
+from fleetgen.yamlio import load_all, node_line
 
 
 class _Locator:
@@ -31,14 +32,15 @@ class _Locator:
         self.root = root
         self.prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
         self._rendered = compiled.rendered
-        self._indexes: dict[str, dict[tuple[str, str], int]] = {}
+        self._indexes: dict[str, dict[tuple[str, str], yaml.Node]] = {}
 
-    def object(self, path: str, doc: Mapping[str, Any]) -> Location:
-        """``path`` and the line of the document there with the same kind and name."""
+    def object(self, path: str, doc: Mapping[str, Any], field: scanrules.Path = ()) -> Location:
+        """``path`` and the line of the document there with the same kind and name (of
+        ``field`` in it, keys and indexes, as far as the document has it)."""
         index = self._indexes.get(path)
         if index is None:
-            index = self._indexes[path] = _document_lines(self._read(path))
-        return Location(path=path, line=index.get(_kind_name(doc)))
+            index = self._indexes[path] = _documents(self._read(path))
+        return Location(path=path, line=node_line(index.get(_kind_name(doc)), field))
 
     def spec(self, item: HasOrigin) -> Location | None:
         """The constructor call of a spec object in fleet.py."""
@@ -61,9 +63,9 @@ def _kind_name(doc: Mapping[str, Any]) -> tuple[str, str]:
     return str(doc.get("kind")), str((doc.get("metadata") or {}).get("name"))
 
 
-def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
-    """(kind, name) -> 1-based line where that document starts."""
-    lines: dict[tuple[str, str], int] = {}
+def _documents(data: bytes) -> dict[tuple[str, str], yaml.Node]:
+    """(kind, name) -> the node of the first document of that kind and name."""
+    lines: dict[tuple[str, str], yaml.Node] = {}
     try:
         for node in yaml.compose_all(data, Loader=yaml.CSafeLoader):
             if isinstance(node, yaml.MappingNode):
@@ -76,7 +78,7 @@ def _document_lines(data: bytes) -> dict[tuple[str, str], int]:
                 )
                 kind = fields.get("kind")
                 key = (str(kind.value if kind is not None else None), str(name))
-                lines.setdefault(key, node.start_mark.line + 1)
+                lines.setdefault(key, node)
     except yaml.YAMLError:
         return lines
     return lines
@@ -169,6 +171,23 @@ def _chart_failures(
             yield rendered.finding("helm-render", "error", charted.failures[unit], **where)
         for warning in charted.warnings.get(unit, []):
             yield rendered.finding("helm-warning", "warning", warning, **where)
+
+
+def _base_secrets(fleet: Fleet, workspace: Workspace) -> Iterator[Finding]:
+    """Secret material in the app bases' files (the workspace inventory), per app: what build
+    let through is what the app waives, so these findings show with the waivers' reasons."""
+    for app in fleet.apps:
+        base = workspace.bases.get(repo_path(app.path)) if app.path and not app.source else None
+        for found in base.secrets if base else ():
+            yield rendered.finding(
+                found.rule,
+                "error",
+                scan.describe(found.length, found.description, found.rule),
+                app=app.name,
+                object=found.object or None,
+                field=found.field or None,
+                location=Location(path=found.file, line=found.line),
+            )
 
 
 def _merge(findings: Iterable[Finding]) -> list[Finding]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
+from fleetgen import scan, scanrules
 from fleetgen.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.plan import Plan
@@ -21,7 +22,15 @@ from fleetgen.validate.render import Builds, Rendered
 from fleetgen.validate.report import Finding, Location
 from fleetgen.validate.scopes import CORE, Scopes, from_docs
 
-Lines = Callable[[str, Mapping[str, Any]], Location]  # (repo-relative file, object) -> location
+
+class Lines(Protocol):
+    """(repo-relative file, object[, path of a field in it]) -> where that is."""
+
+    def __call__(
+        self, path: str, doc: Mapping[str, Any], field: scanrules.Path = ..., /
+    ) -> Location: ...
+
+
 SchemaErrors = Callable[[Mapping[str, Any]], "list[str] | None"]
 
 
@@ -136,6 +145,17 @@ def _object(
     for error in errors:
         path, _, message = error.partition(": ")
         yield finding("schema", "error", message, field=path, **context)
+    for found in scanrules.in_object(doc):
+        located = context
+        if rendered.origin:
+            located = {**context, "location": where(rendered.origin, doc, found.path)}
+        yield finding(
+            found.finding.rule.id,
+            "error",
+            scan.message(found.finding),
+            field=scanrules.field_path(found.path),
+            **located,
+        )
     for rule in CHECKS:
         level = severity(fleet, env, rule.id)
         if level != "off" and rule.check is not None:

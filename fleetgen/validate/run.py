@@ -17,6 +17,7 @@ from fleetgen.progress import SILENT, Progress
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import rendered, schemas, scopes
 from fleetgen.validate.findings import (
+    _base_secrets,
     _chart_failures,
     _check_emitted,
     _contracts,
@@ -115,6 +116,8 @@ def check(
     findings.extend(_contracts(compiled.plan, emitted, locate))
     findings.extend(_placeholders(fleet, locate))
     builds, chart_counts, rendered_checked = None, None, 0
+    if not render:  # rendered, the objects of the bases are checked as kustomize builds them
+        findings.extend(_base_secrets(fleet, compiled.loaded.workspace))
     if render:
         # An app from another source has no overlay: its manifests are not in this repository.
         placements = tuple(p for p in compiled.plan.placements if p.remote is None)
