@@ -77,7 +77,7 @@ def fleet_arguments() -> argparse.Namespace:
 def make_repo(root: Path, args: argparse.Namespace, template: str = FLEET) -> str:
     """Write the generated fleet.py (``template`` filled with ``args``) and its app base under
     ``root``; return the spec source."""
-    source = template.format(**vars(args))
+    source = template.format(**{"cascade": False, **vars(args)})
     (root / "fleet.py").write_text(source)
     base = root / "apps/app/base"
     base.mkdir(parents=True)
