@@ -27,6 +27,7 @@ from fleetgen.plan import (
     Plan,
     Settings,
     flux_timing,
+    remote_path,
     value_path,
 )
 
@@ -138,6 +139,12 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
     if placement.chart is not None:
         layer = placement.settings.provenance.get("chart/version", "app")
         found.append(Value("chart/version", placement.chart.version, layer))
+    if placement.remote is not None:  # the directory of its source: App.path or Overrides(path)
+        app = next(app for app in plan.fleet.apps if app.name == placement.app)
+        layer = placement.settings.provenance.get(
+            "path", "app" if app.path is not None else DEFAULT_LAYER
+        )
+        found.append(Value("path", placement.remote.path, layer))
     timing = flux_timing(plan.fleet, placement) if placement.engine == "flux" else {}
     for value in values(placement.settings):
         name = value.key.removeprefix("sync/")
@@ -233,8 +240,10 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     app = next(a for a in plan.fleet.apps if a.name == name)
     chart = app.chart
     remote = app.source
+    # An app from another source: every directory its placements read (Overrides(path=...)).
+    paths = dict.fromkeys(p.remote.path for p in plan.by_app().get(name, ()) if p.remote)
     source = (
-        f"{remote.url} at {remote.target_revision}: {app.path or '.'}"
+        f"{remote.url} at {remote.target_revision}: {', '.join(paths) or remote_path(app)}"
         if remote
         else app.path
         or (

@@ -73,7 +73,8 @@ class Settings:
     Provenance keys: ``image/<name>/name`` (new_name), ``image/<name>/version`` (tag and digest,
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
-    app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``.
+    app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``;
+    for an app from another source ``path`` (an ``Overrides(path=...)``).
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
@@ -85,6 +86,7 @@ class Settings:
     sync: SyncPolicy = field(default_factory=SyncPolicy)
     values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
     chart_version: str | None = None  # an Overrides(chart_version=...) in effect
+    source_path: str | None = None  # an Overrides(path=...) in effect (an app from a source)
     provenance: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
@@ -118,6 +120,10 @@ class Settings:
         if isinstance(layer, Overrides) and layer.chart_version is not None:
             chart_version = layer.chart_version
             provenance["chart/version"] = layer_name
+        source_path = self.source_path
+        if isinstance(layer, Overrides) and layer.path is not None:
+            source_path = layer.path
+            provenance["path"] = layer_name
         return Settings(
             images=images,
             replicas=replicas,
@@ -128,6 +134,7 @@ class Settings:
             sync=merge_sync(self.sync, layer.sync, layer_name, provenance),
             values=merge_values(self.values, layer.values, layer_name, provenance),
             chart_version=chart_version,
+            source_path=source_path,
             provenance=provenance,
         )
 
@@ -232,6 +239,8 @@ def assignments(layer: Layer) -> dict[str, Any]:
     )
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
+    if isinstance(layer, Overrides) and layer.path is not None:
+        found["path"] = repo_path(layer.path)
     return found
 
 
@@ -474,9 +483,12 @@ class Remote:
     path: str  # relative to the source's root, normalized ("." for the root)
 
 
-def remote_path(app: App) -> str:
-    """The directory an app from another source reads, normalized ("." for the root)."""
-    return repo_path(app.path) if app.path is not None else "."
+def remote_path(app: App, settings: Settings | None = None) -> str:
+    """The directory an app from another source reads, normalized ("." for the root): the
+    ``Overrides(path=...)`` in effect in ``settings``, else ``App.path``."""
+    path = settings.source_path if settings is not None else None
+    path = path if path is not None else app.path
+    return repo_path(path) if path is not None else "."
 
 
 # Not frozen, unlike the other records of the Plan, though nothing changes one: a Plan holds one

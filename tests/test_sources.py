@@ -13,13 +13,14 @@ import yaml
 
 import fleetgen
 from fleetgen import api
+from fleetgen.explain import explain
 from tests.crd_schemas import emitted_documents
 from tests.diff.test_diff import commit, edit, git
 from tests.helpers import run_fleetgen
 from tests.test_cases import build_case
 
 CASES = Path(__file__).parent / "cases"
-OWN_CASES = ("remote-sources", "external-clusters", "hub-locked-down", "tenants")
+OWN_CASES = ("remote-sources", "external-clusters", "hub-locked-down", "tenants", "source-paths")
 
 
 def built(name: str, tmp_path: Path) -> tuple[Path, api.BuildResult]:
@@ -80,6 +81,51 @@ def test_remote_sources_reach_both_engines(tmp_path: Path) -> None:
     oci = _by_kind(out, "OCIRepository")[("flux-system", "guestbook")]["spec"]
     assert oci["ref"] == {"digest": "sha256:" + "4f" * 32}
     assert not (out / "overlays" / "tenant").exists()
+
+
+def test_source_paths_per_layer_reach_both_engines(tmp_path: Path) -> None:
+    """``Overrides(path=...)`` (#25 item 8): each placement of an app from another source reads
+    the directory its deepest layer names, on Flux (the Kustomization's ``path``) and on Argo CD
+    (the Applications its ApplicationSet generates: a ``sourcePath`` value per generator where
+    the clusters of one environment differ, else the one path), and explain names the layer."""
+    from tests.emit.test_argocd_appsets import applications
+
+    repo, _ = built("source-paths", tmp_path)
+    out = repo / "output"
+    docs = {
+        path.relative_to(out).as_posix(): [d for d in yaml.safe_load_all(path.read_text()) if d]
+        for path in sorted(out.rglob("*.yaml"))
+    }
+    generated = applications(docs)
+    paths = {
+        app["metadata"]["name"]: app["spec"]["source"]["path"]
+        for apps in generated.values()
+        for app in apps
+    }
+    assert paths == {
+        "tenant-prod-eu": "production",  # per_env
+        "tenant-prod-us": "production/us",  # per_label over per_env
+        "tenant-prod-canary": "canary",  # per_cluster, normalized
+        "guestbook-prod-eu": "deploy",  # App.path
+        "guestbook-prod-us": "deploy",
+        "guestbook-prod-canary": "deploy",
+    }
+    flux = _by_kind(out, "Kustomization")
+    assert flux[("flux-system", "tenant")]["spec"]["path"] == "./staging"
+    assert flux[("flux-system", "guestbook")]["spec"]["path"] == "./deploy-staging"
+    (tenant,) = explain(repo / "fleet.py", "tenant").apps
+    assert tenant.path.endswith(": canary, production, production/us, staging")
+    views = {view.cluster: view for view in tenant.placements}
+    layers = {
+        cluster: next((v.value, v.layer) for v in view.values if v.key == "path")
+        for cluster, view in views.items()
+    }
+    assert layers == {
+        "stg-1": ("staging", "per_env"),
+        "prod-eu": ("production", "per_env"),
+        "prod-us": ("production/us", "per_label[region=us]"),
+        "prod-canary": ("canary", "per_cluster"),
+    }
 
 
 def test_external_clusters_get_no_registration_and_in_cluster_one_without_material(

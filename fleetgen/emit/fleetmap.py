@@ -154,7 +154,12 @@ def app_rows(
     }
     remote = next(
         (
-            (p.remote.source.url, p.remote.source.target_revision, p.remote.path)
+            (
+                p.remote.source.url,
+                p.remote.source.target_revision,
+                # every directory its placements read (Overrides(path=...)), in Plan order
+                ", ".join(dict.fromkeys(q.remote.path for q in placements if q.remote)),
+            )
             for p in reversed(placements)
             if p.remote
         ),

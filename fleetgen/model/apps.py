@@ -243,10 +243,12 @@ class App(Layer):
             manifests say where each object goes (several namespaces, cluster-scoped objects;
             always None with `source`).
         path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
-            directory in that source (relative to its root; None: the root).
+            directory in that source (relative to its root; None: the root), which a layer's
+            `Overrides(path=...)` replaces there.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
-            only settings that need none (sync, ignore_differences, depends_on, labels).
+            only settings that need none (sync, ignore_differences, depends_on, labels, and
+            path per layer).
         targets: The clusters it runs on; default: every cluster.
         per_env: Environment name → settings there.
         per_label: 'key=value' of a cluster label → settings on the clusters that have it

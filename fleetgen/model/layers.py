@@ -115,6 +115,10 @@ class Overrides(Layer):
 
     Attributes:
         chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
+        path: Apps from another source (App(source=...)) only: the directory in that source
+            read here, instead of App.path (a tenant repository's ./staging and ./production);
+            relative to the source's root, a deeper layer's wins.
     """
 
     chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
+    path: str | None = Field(default=None, min_length=1)  # source apps only: App.path here

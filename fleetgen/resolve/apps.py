@@ -104,8 +104,10 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     if app.source is not None:
         _check_remote(ctx, app, app.source)
     elif app.chart is None:
+        _check_layer_paths(ctx, app)
         _check_base(ctx, app)
     else:
+        _check_layer_paths(ctx, app)
         _check_chart(ctx, app, app.chart)
         if app.namespace is None:
             ctx.report(
@@ -261,6 +263,15 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             "(relative to the source's root)",
         )
     for layer in _layers_of(app):
+        if isinstance(layer, Overrides) and layer.path is not None:
+            path = repo_path(layer.path)
+            if path.startswith("..") or posixpath.isabs(path):
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: Overrides(path={layer.path!r}) must be inside its "
+                    "source (relative to the source's root)",
+                )
+    for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
             if getattr(layer, name):
                 ctx.report(
@@ -276,6 +287,21 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             "another source (source=) has not; ship the ExternalSecret in that "
             "source instead",
         )
+
+
+def _check_layer_paths(ctx: _Context, app: App) -> None:
+    """``Overrides(path=...)`` chooses the directory an app from another source reads; an app
+    of this repository has one base (or chart) for all its placements."""
+    kind = "a chart app's chart" if app.chart is not None else "a kustomize app's base"
+    for layer in _layers_of(app):
+        if isinstance(layer, Overrides) and layer.path is not None:
+            ctx.report(
+                layer,
+                f"app {app.name!r}: Overrides(path={layer.path!r}) chooses the directory "
+                "of an app from another source (App(source=GitSource(...) or "
+                f"OciSource(...))); {kind} is the same in every layer: drop path= here, "
+                "or set what differs with the layer's other fields",
+            )
 
 
 def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:

@@ -131,23 +131,31 @@ def _remote_placements(
     wave_of: Mapping[str, int],
     engines: Engines,
 ) -> list[Placement]:
-    """An app from another source: no overlay; its sync settings layered per cluster."""
-    remote = Remote(source, remote_path(app))
+    """An app from another source: no overlay; its sync settings and the directory it reads
+    (``Overrides(path=...)``) layered per cluster, per_label layers included."""
     by_env = _settings_by_env(ctx, app, clusters)
-    return [
-        Placement(
-            app=app.name,
-            cluster=cluster.name,
-            env=cluster.env,
-            overlay="",
-            settings=by_env[cluster.env].apply("per_cluster", app.per_cluster.get(cluster.name)),
-            engine=engines[app.name][cluster.name],
-            cascade_delete=_cascades(ctx, app, cluster.env),
-            wave=wave_of.get(cluster.name),
-            remote=remote,
+    remotes: dict[str, Remote] = {}  # path -> one Remote shared by its placements
+    found = []
+    for cluster in clusters:
+        settings = by_env[cluster.env]
+        for name, layer in _cluster_layers(app, cluster):
+            settings = settings.apply(name, layer)
+        path = remote_path(app, settings)
+        remote = remotes.get(path) or remotes.setdefault(path, Remote(source, path))
+        found.append(
+            Placement(
+                app=app.name,
+                cluster=cluster.name,
+                env=cluster.env,
+                overlay="",
+                settings=settings,
+                engine=engines[app.name][cluster.name],
+                cascade_delete=_cascades(ctx, app, cluster.env),
+                wave=wave_of.get(cluster.name),
+                remote=remote,
+            )
         )
-        for cluster in clusters
-    ]
+    return found
 
 
 def _overlay_placements(

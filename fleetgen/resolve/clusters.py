@@ -299,6 +299,14 @@ def _check_runtime_selectors(
                 "cluster its own layer (per_cluster pins clusters by name); move "
                 "the settings to per_env or drop runtime=True",
             )
+        for selection, layer in app.per_label.items():
+            if layer.path is not None:
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: Selector(runtime=True) selects its clusters with "
+                    f"one selector per environment, so per_label[{selection!r}] cannot "
+                    "give them another source path; set path= per_env or drop runtime=True",
+                )
         keys = [*targets.match_labels, *(expr.key for expr in targets.match_expressions)]
         for key in sorted(set(keys) - declared):
             ctx.report(

@@ -49,6 +49,7 @@ from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata, remot
 NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
+SOURCE_PATH = "{{ .values.sourcePath }}"  # an app from another source, per generator
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = (
     "Argo CD syncs Applications independently (sync waves do not order generated apps)"
@@ -77,6 +78,7 @@ class _Group:
     generate_paths: str  # Go template of the manifest-generate-paths annotation
     sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
     chart: ChartParts | None = None  # a chart app's version and values for these clusters
+    source_path: str = ""  # an app from another source: the directory these clusters read
 
 
 Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of its registration
@@ -177,6 +179,8 @@ def _application_set(
     syncs = {group.sync for group in groups}
     uniform = json.loads(syncs.pop()) if len(syncs) == 1 else None
     charts = [group.chart for group in groups if group.chart is not None]
+    paths = {group.source_path for group in groups if group.source_path}
+    source_path = paths.pop() if len(paths) == 1 else SOURCE_PATH if paths else ""
     reads = [WAVE_LABEL] if env.rollout is not None else []
     _check_reads([name for _, names in ordered for name in names], reads, labels)
     spec: dict[str, Any] = {
@@ -190,10 +194,13 @@ def _application_set(
                 uniform is None,
                 charts,
                 app.targets if app.targets.runtime else None,
+                source_path == SOURCE_PATH,
             )
             for group, names in ordered
         ],
-        "template": _template(plan, app, env, uniform, charts, placements[0].cascade_delete),
+        "template": _template(
+            plan, app, env, uniform, charts, placements[0].cascade_delete, source_path
+        ),
     }
     if uniform is None:
         spec["templatePatch"] = SYNC_PATCH
@@ -239,9 +246,11 @@ def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
 
 
 def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
-    """The generator group of a placement of an app from another source: its sync policy."""
+    """The generator group of a placement of an app from another source: its sync policy and
+    the directory it reads (``Overrides(path=...)``)."""
+    assert placement.remote is not None
     sync = _sync_policy(placement.settings.sync, app, plan.fleet)
-    return _Group(False, "", "", json.dumps(sync))
+    return _Group(False, "", "", json.dumps(sync), source_path=placement.remote.path)
 
 
 def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
@@ -316,12 +325,17 @@ def _generator(
     patch_sync: bool,
     charts: Sequence[ChartParts],
     runtime: Selector | None,
+    source_paths: bool = False,
 ) -> dict[str, Any]:
+    """``source_paths``: the groups read different directories of the app's source, so each
+    generator passes its own (``values.sourcePath``)."""
     values = (
         chart_generator_values(group.chart, charts)
         if group.chart is not None
         else {"overlay": group.overlay, "generatePaths": group.generate_paths}
         if group.overlay
+        else {"sourcePath": go_text(group.source_path)}
+        if source_paths
         else {}
     )
     if patch_sync:
@@ -373,9 +387,12 @@ def _template(
     sync: dict[str, Any] | None,
     charts: Sequence[ChartParts],
     cascade: bool,
+    source_path: str = "",
 ) -> dict[str, Any]:
     """The Application template; ``cascade``: its removal deletes the workloads (the
-    resources finalizer)."""
+    resources finalizer); ``source_path``: an app from another source: the directory its
+    Applications read (a Go template: the one directory, or `SOURCE_PATH` when its generators
+    differ)."""
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name),
@@ -400,7 +417,7 @@ def _template(
         "project": go_text(app.project),
         "source": chart_source(fleet, app, charts)
         if charts
-        else remote_source(app)
+        else remote_source(app, source_path)
         or {
             "repoURL": go_text(fleet.repo),
             "targetRevision": go_text(fleet.revision),
@@ -436,8 +453,9 @@ def remote_note(source: RemoteSource) -> str:
     )
 
 
-def remote_source(app: App) -> dict[str, str] | None:
-    """The ``spec.source`` of an app from another source, or None for other apps.
+def remote_source(app: App, path: str = "") -> dict[str, str] | None:
+    """The ``spec.source`` of an app from another source, or None for other apps; ``path``:
+    the Go template of the directory it reads (default: App.path's, as text).
 
     A Git repository by its https:// URL; an OCI artifact by its ``oci://`` URL, which is how
     Argo CD (>= 3.1) tells an OCI source from Git and Helm (``ApplicationSource.IsOCI``), with
@@ -448,7 +466,7 @@ def remote_source(app: App) -> dict[str, str] | None:
     return {
         "repoURL": go_text(app.source.url),
         "targetRevision": go_text(app.source.target_revision),
-        "path": go_text(remote_path(app)),
+        "path": path if path == SOURCE_PATH else go_text(path or remote_path(app)),
     }
 
 
