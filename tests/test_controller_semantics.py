@@ -113,7 +113,9 @@ def test_ca_data_and_insecure_reach_tls_client_config_exactly() -> None:
 def _with_ca_file(content: bytes | None) -> Any:
     """The test workspace with ``content`` as the file certs/dev.pem (None: no such file), read
     as load reads it."""
-    certificates = scan_workspace(lambda _: content, [], certificates=["certs/dev.pem"]).certificates
+    certificates = scan_workspace(
+        lambda _: content, [], certificates=["certs/dev.pem"]
+    ).certificates
     return dataclasses.replace(WORKSPACE, certificates=certificates)
 
 

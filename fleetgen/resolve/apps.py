@@ -4,6 +4,7 @@ chart or remote source, its images and depends_on."""
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping, Sequence
 
 from fleetgen import namespacing
 from fleetgen.fields import is_glob, repo_path
@@ -273,6 +274,28 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             "another source (source=) has not; ship the ExternalSecret in that "
             "source instead",
         )
+
+
+def check_release_names(ctx: _Context, placed: Mapping[str, Sequence[Cluster]]) -> None:
+    """Two chart apps that release under one name into one namespace on a cluster: Helm keeps
+    one release of a name per namespace (its storage: Secret sh.helm.release.v1.NAME.vN)."""
+    seen: dict[tuple[str, str, str], str] = {}  # (cluster, namespace, release) -> app
+    for app in ctx.apps.values():
+        release = app.release_name
+        if release is None or app.namespace is None or app.chart is None:
+            continue
+        clashes: set[str] = set()
+        for cluster in placed.get(app.name, ()):
+            other = seen.setdefault((cluster.name, app.namespace, release), app.name)
+            if other != app.name:
+                clashes.add(other)
+        for other in sorted(clashes):
+            ctx.report(
+                app.chart,
+                f"apps {other!r} and {app.name!r} both install Helm release {release!r} into "
+                f"namespace {app.namespace!r} on a cluster they share; Helm keeps one release "
+                "of a name per namespace: set another HelmChart(release_name=...)",
+            )
 
 
 def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
