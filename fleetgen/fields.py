@@ -80,6 +80,28 @@ def dns_subdomain(value: str) -> str:
     return value
 
 
+# Helm's release name limit (chartutil.ValidateReleaseName, helm v3 and v4), which helm-controller's
+# HelmRelease CRD enforces on spec.releaseName (maxLength 53): 63 for the objects named after the
+# release, less 10 characters charts add to it.
+RELEASE_NAME_LIMIT = 53
+
+
+def release_name(value: str) -> str:
+    """A Helm release name: a DNS-1123 subdomain of at most 53 characters (Helm's
+    ``chartutil.ValidateReleaseName``; helm-controller's ``spec.releaseName`` maxLength)."""
+    if not _DNS_SUBDOMAIN.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a Helm release name (lowercase letters, digits, '-' and '.', "
+            "starting and ending with a letter or digit)"
+        )
+    if len(value) > RELEASE_NAME_LIMIT:
+        raise ValueError(
+            f"Helm release name {value!r} is {len(value)} characters; Helm and Flux's "
+            f"HelmRelease allow at most {RELEASE_NAME_LIMIT}"
+        )
+    return value
+
+
 def label_key(value: str) -> str:
     """A Kubernetes label or annotation key: optional DNS subdomain prefix, '/', name ≤ 63."""
     prefix, _, name = value.rpartition("/")
@@ -324,6 +346,7 @@ def _values_problem(value: Any, where: str) -> str | None:
 Name = Annotated[str, AfterValidator(dns_label)]
 NamespacePattern = Annotated[str, AfterValidator(namespace_pattern)]
 ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
+ReleaseName = Annotated[str, AfterValidator(release_name)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
 LabelValue = Annotated[str, AfterValidator(label_value)]
 Duration = Annotated[str, AfterValidator(duration)]

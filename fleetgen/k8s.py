@@ -1,19 +1,57 @@
 """Kubernetes' own rules that more than one layer needs: ConfigMap keys, object identity, which
-images a kustomize ``images`` entry rewrites and which kinds are cluster-scoped.
+images a kustomize ``images`` entry rewrites, which API groups are Kubernetes' own and which
+kinds are cluster-scoped.
 
 `configmap_key_problem` serves the spec's field types (`fleetgen.fields`) and the YAML writer
 (`fleetgen.yamlio`); `Key` and `identity` serve ``diff`` and ``validate``; `image_matches` serves
-``resolve``; `CLUSTER_SCOPED` the workspace inventory and ``validate``. Nothing here imports
-more of fleetgen than the YAML scalar rules.
+``resolve``; `BUILT_IN_GROUPS`, `CLUSTER_SCOPED`, `CRD_SCOPES` and `crd_scope` the workspace
+inventory and ``validate``. Nothing here imports more of fleetgen than the YAML scalar rules.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from fleetgen.yamlscalar import needs_quotes
+
+# The API groups Kubernetes itself serves (every group of kubernetes-validate's schemas, Kubernetes
+# 1.25-1.37). Not every ``*.k8s.io`` group is one: Gateway API (``gateway.networking.k8s.io``),
+# volume snapshots (``snapshot.storage.k8s.io``) and other SIG projects ship CRDs in such groups,
+# so a kind there is a custom kind, whose scope and schema come from its CRD.
+BUILT_IN_GROUPS: frozenset[str] = frozenset(
+    (
+        "",
+        "admission.k8s.io",
+        "admissionregistration.k8s.io",
+        "apiextensions.k8s.io",
+        "apiregistration.k8s.io",
+        "apps",
+        "authentication.k8s.io",
+        "authorization.k8s.io",
+        "autoscaling",
+        "batch",
+        "certificates.k8s.io",
+        "coordination.k8s.io",
+        "discovery.k8s.io",
+        "events.k8s.io",
+        "extensions",
+        "flowcontrol.apiserver.k8s.io",
+        "imagepolicy.k8s.io",
+        "internal.apiserver.k8s.io",
+        "lifecycle.k8s.io",
+        "networking.k8s.io",
+        "node.k8s.io",
+        "policy",
+        "rbac.authorization.k8s.io",
+        "resource.k8s.io",
+        "scheduling.k8s.io",
+        "storage.k8s.io",
+        "storagemigration.k8s.io",
+    )
+)
 
 # The built-in cluster-scoped kinds, (API group, kind) (kubectl api-resources --namespaced=false,
 # Kubernetes 1.35): kustomize's namespace rewrite leaves these alone, and sets every other's.
@@ -49,6 +87,27 @@ CLUSTER_SCOPED: tuple[tuple[str, str], ...] = (
     ("resource.k8s.io", "DeviceClass"),
     ("resource.k8s.io", "ResourceSlice"),
 )
+# The scope of well-known custom kinds in ``*.k8s.io`` groups, (group, kind) -> cluster-scoped, as
+# their CRDs say (``spec.scope``): Gateway API's standard channel (kubernetes-sigs/gateway-api
+# config/crd/standard), kubernetes-csi/external-snapshotter's client/config/crd and
+# kubernetes-sigs/network-policy-api's AdminNetworkPolicy. A CRD in the repository or rendered by
+# a base says otherwise and wins; a kind in none of these has no known scope ("not checked").
+CRD_SCOPES: Mapping[tuple[str, str], bool] = {
+    ("gateway.networking.k8s.io", "GatewayClass"): True,
+    ("gateway.networking.k8s.io", "Gateway"): False,
+    ("gateway.networking.k8s.io", "HTTPRoute"): False,
+    ("gateway.networking.k8s.io", "GRPCRoute"): False,
+    ("gateway.networking.k8s.io", "TLSRoute"): False,
+    ("gateway.networking.k8s.io", "TCPRoute"): False,
+    ("gateway.networking.k8s.io", "UDPRoute"): False,
+    ("gateway.networking.k8s.io", "ReferenceGrant"): False,
+    ("gateway.networking.k8s.io", "BackendTLSPolicy"): False,
+    ("snapshot.storage.k8s.io", "VolumeSnapshotClass"): True,
+    ("snapshot.storage.k8s.io", "VolumeSnapshotContent"): True,
+    ("snapshot.storage.k8s.io", "VolumeSnapshot"): False,
+    ("policy.networking.k8s.io", "AdminNetworkPolicy"): True,
+    ("policy.networking.k8s.io", "BaselineAdminNetworkPolicy"): True,
+}
 _CONFIGMAP_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}")
 _IMAGE_TAG = r"(:[a-zA-Z0-9_.{}-]*)?"
 _IMAGE_DIGEST = r"(@sha256:[a-zA-Z0-9_.{}-]*)?"
@@ -97,6 +156,25 @@ def identity(scope: str, doc: Any) -> Key:
         str(metadata.get("namespace") or ""),
         str(metadata.get("name") or ""),
     )
+
+
+def group_of(api_version: Any) -> str:
+    """The API group of an ``apiVersion`` (``""`` for ``v1`` and for what is no string)."""
+    return api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+
+
+def crd_scope(doc: Mapping[str, Any]) -> tuple[tuple[str, str], bool] | None:
+    """((group, kind), cluster-scoped) of a CustomResourceDefinition, None for anything else."""
+    if doc.get("kind") != "CustomResourceDefinition":
+        return None
+    spec = doc.get("spec")
+    names = spec.get("names") if isinstance(spec, dict) else None
+    if not isinstance(names, dict) or not isinstance(spec, dict):
+        return None
+    group, kind = spec.get("group"), names.get("kind")
+    if not isinstance(group, str) or not isinstance(kind, str):
+        return None
+    return (group, kind), spec.get("scope") == "Cluster"
 
 
 def image_matches(image: str, name: str) -> bool:

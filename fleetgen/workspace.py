@@ -18,7 +18,7 @@ import yaml
 
 from fleetgen import scanrules
 from fleetgen.fields import ca_bundle
-from fleetgen.k8s import CLUSTER_SCOPED
+from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope, group_of
 from fleetgen.yamlio import document_nodes, load_all, node_line
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -70,7 +70,9 @@ class Base:
     namespaces: frozenset[str] = frozenset()
     # The names of the Namespace objects it ships as kustomize builds it (a rewrite renames them).
     namespace_objects: frozenset[str] = frozenset()
-    # (group, kind) of the cluster-scoped objects it ships (`k8s.CLUSTER_SCOPED` kinds).
+    # (group, kind) of the cluster-scoped objects it ships: built-in kinds (`k8s.CLUSTER_SCOPED`),
+    # well-known custom kinds (`k8s.CRD_SCOPES`: GatewayClass, not Gateway) and kinds whose CRD
+    # the base ships itself. A custom kind of unknown scope is not listed.
     cluster_kinds: frozenset[tuple[str, str]] = frozenset()
     # Secret material in the files its kustomizations read (`_Inventory._scan_documents`,
     # `_Inventory._scan_kustomization`).
@@ -251,7 +253,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         configmap_data=inventory.configmap_data,
         namespaces=frozenset(inventory.namespaces),
         namespace_objects=frozenset(inventory.namespace_objects),
-        cluster_kinds=frozenset(inventory.cluster_kinds),
+        cluster_kinds=inventory.cluster_scoped(),
         secrets=tuple(sorted(inventory.secrets, key=lambda f: (f.file, f.line, f.field, f.rule))),
     )
 
@@ -268,9 +270,16 @@ class _Inventory:
     configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
     namespaces: set[str] = field(default_factory=set)
     namespace_objects: set[str] = field(default_factory=set)
-    cluster_kinds: set[tuple[str, str]] = field(default_factory=set)
+    kinds: set[tuple[str, str]] = field(default_factory=set)  # (group, kind) of each object
+    crd_scopes: dict[tuple[str, str], bool] = field(default_factory=dict)  # of the CRDs shipped
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
     secrets: list[SecretFound] = field(default_factory=list)
+
+    def cluster_scoped(self) -> frozenset[tuple[str, str]]:
+        """The kinds of the objects read that are cluster-scoped: built-in, well-known or by a
+        CRD the base ships (which wins)."""
+        scopes = {**dict.fromkeys(_CLUSTER_SCOPED, True), **CRD_SCOPES, **self.crd_scopes}
+        return frozenset(kind for kind in self.kinds if scopes.get(kind))
 
     def add_kustomization(
         self, read: Reader, directory: str, found: tuple[str, bytes], depth: int
@@ -331,12 +340,15 @@ class _Inventory:
         namespace = _mapping(doc.get("metadata")).get("namespace")
         if isinstance(namespace, str) and namespace:
             self.namespaces.add(namespace)
-        api = doc.get("apiVersion")
-        group = api.rpartition("/")[0] if isinstance(api, str) else ""
-        if (group, kind) in _CLUSTER_SCOPED:
-            self.cluster_kinds.add((group, str(kind)))
-        else:
+        group = group_of(doc.get("apiVersion"))
+        if isinstance(kind, str):
+            self.kinds.add((group, kind))
+        # kustomize's namespace rewrite knows only the built-in cluster-scoped kinds: it sets the
+        # namespace of every other object, custom cluster-scoped ones included.
+        if (group, kind) not in _CLUSTER_SCOPED:
             self.namespaced = True
+        if (scope := crd_scope(doc)) is not None:
+            self.crd_scopes[scope[0]] = scope[1]
         if isinstance(kind, str) and isinstance(name, str):
             self.resources.add((kind, name))
             if kind == "Namespace":

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from fleetgen import (
     App,
@@ -643,3 +644,37 @@ def test_a_tenant_release_leaves_its_namespace_to_fleetgen() -> None:
         if o["kind"] == "HelmRelease"
     )
     assert "createNamespace" not in release["spec"]["install"]
+
+
+def test_release_name_reaches_both_engines() -> None:
+    """``HelmChart(release_name=...)``: Argo CD's ``spec.source.helm.releaseName`` and Flux's
+    HelmRelease ``releaseName`` (the HelmRelease keeps the app's name); default: the app's."""
+    _, docs = compile_apps(
+        echo(chart=HelmChart(path=CHART, release_name="frontend")),
+        remote("https://charts.jetstack.io"),
+    )
+    apps = applications(docs)
+    assert apps[("echo", "dev")][0]["spec"]["source"]["helm"]["releaseName"] == "frontend"
+    assert apps[("certs", "dev")][0]["spec"]["source"]["helm"]["releaseName"] == "certs"
+    dev = {
+        (o["kind"], o["metadata"]["name"]): o
+        for o in docs["flux/clusters/dev-1/kustomizations.yaml"]
+    }
+    assert dev[("HelmRelease", "echo")]["spec"]["releaseName"] == "frontend"
+    assert dev[("HelmRelease", "certs")]["spec"]["releaseName"] == "certs"
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("f" * 54, "is 54 characters; Helm and Flux's HelmRelease allow at most 53"),
+        ("Frontend", "is not a Helm release name"),
+        ("front_end", "is not a Helm release name"),
+    ],
+)
+def test_a_release_name_helm_refuses_is_a_spec_error(name: str, problem: str) -> None:
+    """Helm's ``chartutil.ValidateReleaseName`` (a DNS-1123 subdomain, at most 53 characters),
+    which helm-controller's CRD also enforces on ``spec.releaseName`` (maxLength 53)."""
+    with pytest.raises(ValidationError, match=problem):
+        HelmChart(path=CHART, release_name=name)
+    assert HelmChart(path=CHART, release_name="f" * 53).release_name == "f" * 53

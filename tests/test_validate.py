@@ -716,9 +716,10 @@ def test_a_cluster_scoped_kind_the_project_does_not_permit_is_an_error(
     tmp_path: Path, kustomize: Kustomize
 ) -> None:
     """Argo CD syncs a cluster-scoped object only if its AppProject lists the kind
-    (controller/sync.go ``validateSyncPermissions``). Build derives the list from the bases'
-    built-in kinds; a custom cluster-scoped kind (its CRD in the same base) is only known once
-    rendered: validate --render reports it."""
+    (controller/sync.go ``validateSyncPermissions``). Build derives the list from the kinds the
+    bases ship that it knows to be cluster-scoped (built-in, well-known, or by a CRD in the same
+    base); a custom kind whose CRD lives elsewhere in the repository is only known to validate:
+    validate --render reports it."""
     crd = {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -739,7 +740,9 @@ def test_a_cluster_scoped_kind_the_project_does_not_permit_is_an_error(
     }
     gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}}
     fleet = FLEET.replace(', service_account="deployer"', "")
-    repo = fleet_repo(tmp_path, {"a": [CONFIGMAP, crd, gadget]}, fleet=fleet)
+    repo = fleet_repo(tmp_path, {"a": [CONFIGMAP, gadget]}, fleet=fleet)
+    (repo / "crds").mkdir()
+    (repo / "crds/gadget.yaml").write_text(yaml.safe_dump(crd))
     findings = report(repo, "--render", code=1)["findings"]
     flagged = [f for f in findings if f["rule"] == "cluster-kind"]
     # (kustomize stamps the app namespace on a kind it does not know: its own finding)

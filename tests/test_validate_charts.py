@@ -249,3 +249,14 @@ def test_the_example_renders_its_local_chart_and_counts_the_remote_one(
     assert (counts["placements"], counts["distinct"]) == (7, 2)
     assert counts["not_rendered"] == {next(iter(counts["not_rendered"])): 5}
     assert next(iter(counts["not_rendered"])).startswith("chart cert-manager v1.16.2: ")
+
+
+def test_a_chart_is_rendered_under_its_release_name(tmp_path: Path, kustomize: Kustomize) -> None:
+    """``HelmChart(release_name=...)`` is ``.Release.Name`` of the render (the echo chart names
+    its Deployment and ConfigMap after it)."""
+    repo = chart_repo(
+        tmp_path / "repo", echo_app('HelmChart(path="charts/echo", release_name="frontend")')
+    )
+    data = report(repo, "--render", code=1)
+    objects = {f["object"] for f in data["findings"] if f["app"] == "echo"}
+    assert objects == {"Deployment shared/frontend"}

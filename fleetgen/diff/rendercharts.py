@@ -3,7 +3,7 @@ validate's chart rendering (`fleetgen.validate.charts`: Helm's Go SDK, the conte
 cache), its objects compared like an overlay's.
 
 A chart placement is affected when its render inputs differ between the refs: the chart (source,
-name, version), the merged values, the release namespace, or, for a chart kept in the
+name, version), the merged values, the release name and namespace, or, for a chart kept in the
 repository, any file of the chart directory (compared by Git blob id); or when it exists at one
 ref only. A chart kept in the repository is rendered from that ref's files, written to a
 temporary directory; a chart from a repository from ``--charts DIR``. A placement that cannot be
@@ -145,6 +145,7 @@ def _inputs(
             str(chart),
             placement.settings.values,
             chart_renders.namespaces(side.plan.fleet).get(placement.app),
+            chart_renders.releases(side.plan.fleet).get(placement.app),
             files,
         ],
         sort_keys=True,
@@ -177,6 +178,7 @@ def _render(
         store,
         progress,
         f"helm render at {side.snapshot.label}",
+        chart_renders.releases(side.plan.fleet) if side.plan is not None else {},
     )
     if built.failures:
         raise RenderError(

@@ -21,6 +21,7 @@ from fleetgen.fields import (
     Name,
     ObjectName,
     OciURL,
+    ReleaseName,
     label_key,
     label_value,
 )
@@ -128,12 +129,20 @@ class HelmChart(Spec):
         name: The chart's name in that repository.
         version: The exact chart version (pinned, SemVer).
         path: A chart kept in this repository, relative to the folder holding fleet.py.
+        release_name: The Helm release name (default: the app's name), on both engines: Argo
+            CD's `spec.source.helm.releaseName`, Flux's HelmRelease `releaseName`, and what
+            `validate --render` and `diff --render` render the chart as. At most 53 characters
+            (Helm's limit, which Flux's HelmRelease enforces), lowercase letters, digits, '-'
+            and '.'. Renaming the release of a running app replaces it: helm-controller
+            uninstalls the release of the old name and installs the new one, Argo CD renders
+            the chart under the new name (objects named after the release are new objects).
     """
 
     repo: ChartRepo | None = None
     name: str | None = None
     version: ChartVersion | None = None
     path: str | None = Field(default=None, min_length=1)
+    release_name: ReleaseName | None = None
 
     @model_validator(mode="after")
     def _source(self) -> HelmChart:
@@ -297,3 +306,11 @@ class App(Layer):
                 f"repository) and chart=HelmChart(...); this one sets {which}"
             )
         return self
+
+    @property
+    def release_name(self) -> str | None:
+        """A chart app's Helm release name: `HelmChart.release_name`, else the app's name
+        (None for other apps)."""
+        if self.chart is None:
+            return None
+        return self.chart.release_name or self.name

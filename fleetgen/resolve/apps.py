@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping, Sequence
 
 from fleetgen import namespacing, scan
 from fleetgen.errors import Problem
@@ -301,6 +302,28 @@ def _check_layer_paths(ctx: _Context, app: App) -> None:
                 "of an app from another source (App(source=GitSource(...) or "
                 f"OciSource(...))); {kind} is the same in every layer: drop path= here, "
                 "or set what differs with the layer's other fields",
+            )
+
+
+def check_release_names(ctx: _Context, placed: Mapping[str, Sequence[Cluster]]) -> None:
+    """Two chart apps that release under one name into one namespace on a cluster: Helm keeps
+    one release of a name per namespace (its storage: Secret sh.helm.release.v1.NAME.vN)."""
+    seen: dict[tuple[str, str, str], str] = {}  # (cluster, namespace, release) -> app
+    for app in ctx.apps.values():
+        release = app.release_name
+        if release is None or app.namespace is None or app.chart is None:
+            continue
+        clashes: set[str] = set()
+        for cluster in placed.get(app.name, ()):
+            other = seen.setdefault((cluster.name, app.namespace, release), app.name)
+            if other != app.name:
+                clashes.add(other)
+        for other in sorted(clashes):
+            ctx.report(
+                app.chart,
+                f"apps {other!r} and {app.name!r} both install Helm release {release!r} into "
+                f"namespace {app.namespace!r} on a cluster they share; Helm keeps one release "
+                "of a name per namespace: set another HelmChart(release_name=...)",
             )
 
 

@@ -7,7 +7,12 @@ from fleetgen import namespacing, scan
 from fleetgen.errors import SpecError, in_order
 from fleetgen.model import Fleet, Spec
 from fleetgen.plan import Landing, Plan
-from fleetgen.resolve.apps import _check_app, _check_dependency_cycles, check_tenant_projects
+from fleetgen.resolve.apps import (
+    _check_app,
+    _check_dependency_cycles,
+    check_release_names,
+    check_tenant_projects,
+)
 from fleetgen.resolve.build import _build_plan
 from fleetgen.resolve.clusters import (
     _ca_bundles,
@@ -50,6 +55,7 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
         _check_app(ctx, app, placed[app.name])
     _check_dependency_cycles(ctx)
     check_tenant_projects(ctx)
+    check_release_names(ctx, placed)
     for meta, message in namespacing.metadata_problems(ctx.fleet):
         ctx.report(meta, message)
     engines = _engines(ctx, placed)

@@ -48,6 +48,11 @@ def namespaces(fleet: Fleet) -> dict[str, str]:
     return {app.name: app.namespace for app in fleet.apps if app.namespace is not None}
 
 
+def releases(fleet: Fleet) -> dict[str, str]:
+    """Chart app -> its Helm release name (`App.release_name`)."""
+    return {app.name: app.release_name for app in fleet.apps if app.release_name is not None}
+
+
 def archive_name(chart: ChartSource) -> str:
     """The file a remote chart is looked up as in ``--charts DIR``."""
     return f"{chart.name}-{chart.version}.tgz"
@@ -84,10 +89,12 @@ def render(
     store: cache.Cache,
     progress: Progress = SILENT,
     phase: str = "helm render",
+    releases: Mapping[str, str] | None = None,
 ) -> ChartBuilds:
     """Render the chart of every chart placement in ``placements`` (``namespaces``: app ->
-    release namespace) that can be rendered; ``progress`` gets the renders as a counted
-    ``phase``."""
+    release namespace; ``releases``: app -> release name, the app's name where missing) that
+    can be rendered; ``progress`` gets the renders as a counted ``phase``."""
+    releases = releases or {}
     charts = [p for p in placements if p.chart is not None]
     sources: dict[ChartSource, _Source | str] = {}
     keys: dict[str, tuple[str, Placement]] = {}  # unit -> (cache key, placement)
@@ -111,7 +118,7 @@ def render(
                     "helm": version,
                     "chart": source.content,
                     "values": placement.settings.values,
-                    "release": placement.app,
+                    "release": releases.get(placement.app, placement.app),
                     "namespace": namespaces[placement.app],
                 }
             ),
@@ -140,7 +147,12 @@ def render(
         assert placement.chart is not None
         source = sources[placement.chart]
         assert isinstance(source, _Source)
-        results[entry] = _render(source, placement, namespaces[placement.app])
+        results[entry] = _render(
+            source,
+            placement,
+            releases.get(placement.app, placement.app),
+            namespaces[placement.app],
+        )
         store.put(_NAMESPACE, entry, results[entry])
         progress.advance()
     built = len(missing)
@@ -200,12 +212,14 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _render(source: _Source, placement: Placement, namespace: str) -> dict[str, Any] | str:
+def _render(
+    source: _Source, placement: Placement, release: str, namespace: str
+) -> dict[str, Any] | str:
     """``objects``: [object, repo-relative origin] of what the chart renders, ``warnings``: what
     Helm logged; or Helm's error."""
     values = json.loads(json.dumps(placement.settings.values))
     try:
-        files, warnings = helm.render_files(source.path, values, placement.app, namespace)
+        files, warnings = helm.render_files(source.path, values, release, namespace)
     except helm.RenderError as error:
         return str(error)
     return {

@@ -18,11 +18,12 @@ from typing import Any
 
 import jsonschema_rs
 
+from fleetgen.k8s import BUILT_IN_GROUPS
+
 __all__ = ["KubernetesSchemas", "UnknownVersion", "built_in", "versions"]
 
 _DEFINITIONS_ID = "https://kubernetes.io/api/_definitions.json"
 _STRICT_DIR = re.compile(r"v([0-9]+)\.([0-9]+)\.[0-9]+-local-strict")
-_BUILT_IN_GROUPS = ("", "apps", "batch", "autoscaling", "policy", "extensions")
 
 
 class UnknownVersion(ValueError):
@@ -44,9 +45,11 @@ def versions() -> dict[str, Traversable]:
 
 
 def built_in(api_version: str) -> bool:
-    """True for the API groups Kubernetes itself serves (``v1``, ``apps/v1``, ``*.k8s.io``)."""
-    group = api_version.rpartition("/")[0]
-    return group in _BUILT_IN_GROUPS or group.endswith(".k8s.io")
+    """True for the API groups Kubernetes itself serves (``v1``, ``apps/v1``,
+    ``networking.k8s.io/v1``; `k8s.BUILT_IN_GROUPS`). A CRD group ending in ``.k8s.io``
+    (``gateway.networking.k8s.io``) is not one: its kinds are checked against their CRD, if
+    there is one, and are "not checked" otherwise."""
+    return api_version.rpartition("/")[0] in BUILT_IN_GROUPS
 
 
 class KubernetesSchemas:

@@ -130,6 +130,7 @@ def check(
             charts,
             cache.Cache(compiled.out_dir),
             progress,
+            releases=chart_renders.releases(fleet),
         )
         # A chart placement's objects go by the name of its render, in place of an overlay.
         plan = replace(

@@ -1,5 +1,7 @@
 """Which kinds are cluster-scoped: Kubernetes' own (a fixed list) and custom kinds by the scope of
-their CRD, where fleetgen knows it (the shipped CRDs, the user's, CRDs rendered by the bases).
+their CRD, where fleetgen knows it (well-known ``*.k8s.io`` CRDs such as Gateway API's, the
+shipped CRDs, the user's, CRDs rendered by the bases). A kind in none of them has no known scope:
+the checks that need it pass it by.
 
 A cluster-scoped object that carries ``metadata.namespace`` is what kustomize's namespace rewrite
 leaves on custom kinds it does not know (it knows only the built-in ones).
@@ -13,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fleetgen.k8s import CLUSTER_SCOPED
+from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope
 from fleetgen.yamlio import load_all
 
 GroupKind = tuple[str, str]
@@ -21,19 +23,7 @@ Scopes = Mapping[GroupKind, bool]  # (group, kind) -> cluster-scoped
 
 CORE: Scopes = dict.fromkeys(CLUSTER_SCOPED, True)  # the built-in kinds
 
-
-def crd_scope(doc: Mapping[str, Any]) -> tuple[GroupKind, bool] | None:
-    """((group, kind), cluster-scoped) of a CustomResourceDefinition, None for anything else."""
-    if doc.get("kind") != "CustomResourceDefinition":
-        return None
-    spec = doc.get("spec")
-    names = spec.get("names") if isinstance(spec, dict) else None
-    if not isinstance(names, dict) or not isinstance(spec, dict):
-        return None
-    group, kind = spec.get("group"), names.get("kind")
-    if not isinstance(group, str) or not isinstance(kind, str):
-        return None
-    return (group, kind), spec.get("scope") == "Cluster"
+__all__ = ["CORE", "GroupKind", "Scopes", "crd_scope", "from_docs", "known"]
 
 
 def from_docs(docs: Iterable[Any]) -> dict[GroupKind, bool]:
@@ -44,8 +34,9 @@ def from_docs(docs: Iterable[Any]) -> dict[GroupKind, bool]:
 
 
 def known(crd_files: Iterable[Path]) -> dict[GroupKind, bool]:
-    """Core kinds, the CRDs fleetgen ships, then the user's CRD files (later wins)."""
-    scopes = dict(CORE)
+    """Core kinds, well-known ``*.k8s.io`` custom kinds, the CRDs fleetgen ships, then the
+    user's CRD files (later wins)."""
+    scopes = {**CORE, **CRD_SCOPES}
     root = resources.files("fleetgen") / "schemas"
     for folder in sorted(root.iterdir(), key=lambda entry: entry.name):
         for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):

@@ -168,3 +168,16 @@ def test_a_chart_helm_cannot_render_at_a_ref_exits_2_naming_it(
     assert result.returncode == 2, result.stderr
     assert "helm could not render chart echo on dev-1 at worktree: " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_release_name_change_renders_objects_under_the_new_name(
+    repo: Path, kustomize: Kustomize
+) -> None:
+    edit(
+        repo / "fleet.py",
+        'HelmChart(path="charts/echo")',
+        'HelmChart(path="charts/echo", release_name="web")',
+    )
+    report = fleetgen.diff(repo / "fleet.py", render=True)
+    changes = {(c["op"], c["name"]) for c in rendered(report.to_json())}
+    assert changes == {("removed", "echo"), ("added", "web")}

@@ -63,7 +63,7 @@ def chart_source(fleet: Fleet, app: App, charts: Sequence[ChartParts]) -> dict[s
     chart = app.chart
     assert chart is not None
     revisions, documents = {c.revision for c in charts}, {c.values for c in charts}
-    helm: dict[str, Any] = {"releaseName": go_text(app.name)}
+    helm: dict[str, Any] = {"releaseName": go_text(app.release_name or app.name)}
     if len(documents) > 1:
         helm["values"] = HELM_VALUES
     else:

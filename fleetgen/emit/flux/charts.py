@@ -84,7 +84,7 @@ def chart_objects(
     sync, timing = placement.settings.sync, flux_timing(fleet, placement)
     release: dict[str, Any] = {
         "interval": timing["interval"].value,
-        "releaseName": app.name,
+        "releaseName": app.release_name or app.name,
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
     }
