@@ -1,5 +1,5 @@
 """``python -m fleetgen``."""
 
-from fleetgen.cli import main
+from fleetgen.quick import main
 
 main()

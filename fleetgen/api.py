@@ -231,6 +231,23 @@ def build(
     return BuildResult(out_dir, compiled.warnings, compiled.placements, report)
 
 
+def recorded(spec: Path) -> tuple[BuildResult, CheckResult] | None:
+    """What ``build`` and ``check`` of ``spec`` (into its own output_dir) report when the tree
+    provably holds the build of its inputs (`Memo.up_to_date`), without compiling; None when it
+    does not (or there is no output folder yet)."""
+    loaded = load(spec)
+    out_dir = _out_dir(spec, loaded, None)
+    memo = Memo(out_dir, loaded, _landing(spec, loaded, None))
+    done = memo.up_to_date() if out_dir.is_dir() else None
+    if done is None:
+        return None
+    report = writer.WriteReport([], len(done.files), [], [])
+    return (
+        BuildResult(out_dir, done.warnings, done.placements, report),
+        CheckResult(out_dir, done.warnings, done.placements, []),
+    )
+
+
 @collector.pausing
 def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> CheckResult:
     """Compare the output tree with a fresh build; writes nothing but the cache (and finishes an

@@ -21,18 +21,9 @@ import typer
 
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption, names_of
-from fleetgen.cli_output import (
-    EXIT_CHANGED,
-    EXIT_OK,
-    _colour,
-    _count,
-    _err,
-    _progress,
-    _run,
-    _shown,
-    _working,
-)
+from fleetgen.cli_output import _colour, _progress, _run, _working
 from fleetgen.cli_scaffold import add_group, init
+from fleetgen.cli_text import EXIT_CHANGED, EXIT_OK, print_build, print_check
 from fleetgen.version import VERSION
 
 # `diff --max-chars`'s default: fleetgen.diff.formats.DEFAULT_MAX_CHARS (a test holds them equal),
@@ -127,33 +118,13 @@ def _build(
         result = commands.build(
             spec, out, use_cache=use_cache, drained=drained, all_drained=all_drained
         )
-    report = result.report
-    for warning in result.warnings:
-        _err(warning.render(severity="warning"))
-    for path in report.overwritten:
-        _err(
-            f"{_shown(result.out_dir / path)}: warning: this generated file was edited "
-            "by hand; the edit is overwritten (change fleet.py instead)"
-        )
-    typer.echo(
-        f"{_shown(result.out_dir)}: {len(report.written)} written, "
-        f"{report.unchanged} unchanged, {len(report.deleted)} deleted "
-        f"({_count(result.placements, 'placement')})"
-    )
-    return EXIT_OK
+    return print_build(result)
 
 
 def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
     with _working(f"checking {spec}"):
         result = commands.check(spec, out, use_cache=use_cache)
-    findings, where = result.findings, _shown(result.out_dir)
-    for finding in findings:
-        _err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
-    if findings:
-        _err(f"{len(findings)} file(s) differ from a fresh build: run `fleetgen build` and commit")
-        return EXIT_CHANGED
-    typer.echo(f"{where} is up to date")
-    return EXIT_OK
+    return print_check(result)
 
 
 # Progress of long work on stderr: counts on a terminal, a line per phase of --render otherwise.

@@ -9,11 +9,11 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
+from fleetgen.cli_text import count, err, shown
 from fleetgen.errors import FleetgenError, SpecError
 from fleetgen.progress import SILENT, Progress
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rich.live import Live
     from rich.spinner import Spinner
 
-EXIT_OK, EXIT_CHANGED, EXIT_SPEC = 0, 1, 2
+EXIT_SPEC = 2
 _T = TypeVar("_T")
 
 
@@ -153,15 +153,4 @@ class _Counts:
         self.spinner.update(text=text)
 
 
-def _shown(path: Path) -> str:
-    resolved = path.resolve()
-    return str(resolved.relative_to(Path.cwd()) if resolved.is_relative_to(Path.cwd()) else path)
-
-
-def _count(number: int, noun: str) -> str:
-    """``1 placement``, ``2 placements``."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr)
+_shown, _count, _err = shown, count, err  # the command line's names for `fleetgen.cli_text`'s

@@ -176,3 +176,62 @@ def test_public_functions_have_their_implementations_signatures(
 
 def test_diff_max_chars_default_is_the_formats_default() -> None:
     assert cli_module.DIFF_MAX_CHARS == formats.DEFAULT_MAX_CHARS
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _example_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(ROOT / "fleet.py", repo / "fleet.py")
+    for folder in ("apps", "charts", "output"):
+        shutil.copytree(ROOT / folder, repo / folder, ignore=shutil.ignore_patterns("cache"))
+    return repo
+
+
+def _quick(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``fleetgen ARGS`` in ``repo`` through the console script's entry point, in a fresh
+    interpreter that reports whether typer was imported."""
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.argv = ["fleetgen", *{list(args)!r}]
+        from fleetgen.quick import main
+        try:
+            main()
+        finally:
+            print("typer loaded" if "typer" in sys.modules else "no typer", file=sys.stderr)
+        """
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize("args", [("build",), ("build", "--check")], ids=" ".join)
+def test_an_up_to_date_build_is_answered_before_the_command_line_loads(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """`fleetgen.quick`: the same output and exit code as the command line, without typer."""
+    from tests.helpers import run_fleetgen
+
+    repo = _example_copy(tmp_path)
+    full = run_fleetgen(repo, *args)  # the command line (and it records the tree's proof)
+    quick = _quick(repo, *args)
+    assert (quick.returncode, quick.stdout) == (full.returncode, full.stdout) == (0, full.stdout)
+    assert quick.stderr == full.stderr + "no typer\n"
+
+
+def test_a_build_that_must_compile_goes_to_the_command_line(tmp_path: Path) -> None:
+    repo = _example_copy(tmp_path)
+    spec = repo / "fleet.py"
+    spec.write_text(spec.read_text().replace('name="acme"', 'name="acme2"'))
+    checked = _quick(repo, "build", "--check")
+    assert checked.returncode == 1 and checked.stderr.endswith("typer loaded\n")
+    assert "differ from a fresh build" in checked.stderr
+    spec.write_text(spec.read_text() + "\nbroken(\n")
+    broken = _quick(repo, "build")
+    assert broken.returncode == 2 and "fleet.py:" in broken.stderr
