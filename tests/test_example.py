@@ -128,6 +128,10 @@ def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:
 
 
 def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(repo: Path) -> None:
-    assert "building" not in fleetgen(repo, "build").stderr
-    code, shown = on_a_terminal(repo, "build")
+    """A build that compiles shows a spinner on a terminal; an up-to-date one is answered
+    before the command line loads (`fleetgen.quick`), with nothing to wait for."""
+    assert "building" not in fleetgen(repo, "build", "--no-cache").stderr
+    code, shown = on_a_terminal(repo, "build", "--no-cache")
     assert code == 0 and "building fleet.py" in shown
+    code, shown = on_a_terminal(repo, "build")
+    assert code == 0 and "building" not in shown and " 0 written, " in shown
