@@ -4,7 +4,8 @@ placements."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from fleetgen.confighash import config_hashes
 from fleetgen.fields import repo_path
@@ -94,33 +95,17 @@ def _chart_placements(
     engines: Engines,
 ) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
-    found = []
-    by_env = _settings_by_env(ctx, app, clusters)
-    for cluster in clusters:
-        settings = by_env[cluster.env]
-        for name, layer in _cluster_layers(app, cluster):
-            settings = settings.apply(name, layer)
+
+    def source(settings: Settings) -> dict[str, Any]:
         if chart.path is not None:
             local = ctx.workspace.charts[repo_path(chart.path)]
             assert local.name is not None and local.version is not None
-            source = ChartSource(local.name, local.version, path=local.path)
-        else:
-            assert chart.repo and chart.name and chart.version
-            source = ChartSource(chart.name, settings.chart_version or chart.version, chart.repo)
-        found.append(
-            Placement(
-                app=app.name,
-                cluster=cluster.name,
-                env=cluster.env,
-                overlay="",
-                settings=settings,
-                engine=engines[app.name][cluster.name],
-                cascade_delete=_cascades(ctx, app, cluster.env),
-                wave=wave_of.get(cluster.name),
-                chart=source,
-            )
-        )
-    return found
+            return {"chart": ChartSource(local.name, local.version, path=local.path)}
+        assert chart.repo and chart.name and chart.version
+        version = settings.chart_version or chart.version
+        return {"chart": ChartSource(chart.name, version, chart.repo)}
+
+    return _layered_placements(ctx, app, clusters, wave_of, engines, source)
 
 
 def _remote_placements(
@@ -133,15 +118,32 @@ def _remote_placements(
 ) -> list[Placement]:
     """An app from another source: no overlay; its sync settings and the directory it reads
     (``Overrides(path=...)``) layered per cluster, per_label layers included."""
-    by_env = _settings_by_env(ctx, app, clusters)
     remotes: dict[str, Remote] = {}  # path -> one Remote shared by its placements
+
+    def remote(settings: Settings) -> dict[str, Any]:
+        path = remote_path(app, settings)
+        return {"remote": remotes.get(path) or remotes.setdefault(path, Remote(source, path))}
+
+    return _layered_placements(ctx, app, clusters, wave_of, engines, remote)
+
+
+def _layered_placements(
+    ctx: _Context,
+    app: App,
+    clusters: list[Cluster],
+    wave_of: Mapping[str, int],
+    engines: Engines,
+    carries: Callable[[Settings], dict[str, Any]],
+) -> list[Placement]:
+    """The placements of an app without overlays (a chart, another source): its settings
+    layered per cluster (per_env, per_label, per_cluster), each placement carrying what
+    ``carries`` makes of them (its chart, its source)."""
+    by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
         settings = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
             settings = settings.apply(name, layer)
-        path = remote_path(app, settings)
-        remote = remotes.get(path) or remotes.setdefault(path, Remote(source, path))
         found.append(
             Placement(
                 app=app.name,
@@ -152,7 +154,7 @@ def _remote_placements(
                 engine=engines[app.name][cluster.name],
                 cascade_delete=_cascades(ctx, app, cluster.env),
                 wave=wave_of.get(cluster.name),
-                remote=remote,
+                **carries(settings),
             )
         )
     return found
