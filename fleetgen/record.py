@@ -54,6 +54,20 @@ class Drain:
     documents: tuple[Kept, ...] = ()
     items: Mapping[str, Items] = field(default_factory=dict)
 
+    def summary(self) -> str:
+        """What it keeps, in a few words (the fleet map's Draining table, diff's notes)."""
+        kept = [
+            f"{k.document.get('kind')} {_object_name(k.document.get('metadata') or {})}"
+            for k in self.documents
+            if (k.document.get("metadata") or {}).get("name")
+        ]
+        for found, items in sorted(self.items.items()):
+            counted = ", ".join(f"{len(entries)} {name}" for name, entries in sorted(items.items()))
+            kept.append(
+                f"{found.partition('#')[2].split('/')[0]} {found.rpartition('/')[2]}: {counted}"
+            )
+        return "; ".join(kept)
+
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {}
         if self.documents:
@@ -114,6 +128,38 @@ class Record:
     def to_text(self) -> str:
         """Deterministic JSON: sorted keys, one entry a line, trailing newline."""
         return json.dumps(self._written(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def cluster_drain(cluster: str) -> str:
+    """The drain name of what deleting a cluster's placements needs."""
+    return f"cluster/{cluster}"
+
+
+def project_drain(project: str) -> str:
+    """The drain name of what deleting a project's placements needs."""
+    return f"project/{project}"
+
+
+def tenant_drain(project: str, cluster: str) -> str:
+    """The drain name of the accounts a tenant project's placements on a cluster are deleted as."""
+    return f"tenant/{project}/{cluster}"
+
+
+def done_when(name: str) -> str:
+    """When the draining thing ``name`` is done, for the user to check before confirming it."""
+    kind, _, what = name.partition("/")
+    if kind == "cluster":
+        return f"no Application or Flux Kustomization is left for cluster {what}"
+    if kind == "project":
+        return f"no Application of project {what} that was removed is left"
+    if kind == "tenant":
+        project, _, cluster = what.partition("/")
+        return f"no Application or Kustomization of project {project} is left on {cluster}"
+    return "the controllers deleted what it was kept for"
+
+
+def _object_name(meta: Mapping[str, str]) -> str:
+    return "/".join(part for part in (meta.get("namespace"), meta.get("name")) if part)
 
 
 def ref(path: str, document: Mapping[str, Any]) -> str:

@@ -13,7 +13,7 @@ from fleetgen.argoproject import destination_permitted
 from fleetgen.diff.blast import ARGO_GROUP, FLUX_GROUP, HELM_GROUP, Change, Side, keeps_objects
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
-from fleetgen.emit.fleetmap import drain_done, drain_summary
+from fleetgen.record import done_when
 
 
 def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
@@ -154,9 +154,9 @@ def draining_notes(base: Side, head: Side) -> list[str]:
     keeps for the controllers' deletion and how to confirm it is done, or what goes."""
     before, after = base.record.draining, head.record.draining
     notes = [
-        f"{name} drains: fleetgen keeps {drain_summary(after[name])} (annotated "
+        f"{name} drains: fleetgen keeps {after[name].summary()} (annotated "
         f"fleetgen.io/draining) while the controllers delete its placements; once "
-        f"{drain_done(name)}, run `fleetgen build --drained {name}` and commit"
+        f"{done_when(name)}, run `fleetgen build --drained {name}` and commit"
         for name in sorted(after.keys() - before.keys())
     ]
     if notes:

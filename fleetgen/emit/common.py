@@ -14,6 +14,7 @@ from typing import Any
 from fleetgen.model import App, Cluster, Fleet, NamespaceMeta
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement, Plan
+from fleetgen.record import tenant_drain
 from fleetgen.yamlio import dump
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
@@ -146,22 +147,6 @@ def namespace_object(
     if merged:
         metadata["annotations"] = dict(sorted(merged.items()))
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
-
-
-def cluster_drain(cluster: str) -> str:
-    """The drain name of what deleting a cluster's placements needs (`fleetgen.draining`)."""
-    return f"cluster/{cluster}"
-
-
-def project_drain(project: str) -> str:
-    """The drain name of what deleting a project's placements needs (`fleetgen.draining`)."""
-    return f"project/{project}"
-
-
-def tenant_drain(project: str, cluster: str) -> str:
-    """The drain name of the accounts a tenant project's placements on a cluster are deleted as
-    (`fleetgen.draining`)."""
-    return f"tenant/{project}/{cluster}"
 
 
 def account_drains(by_project: Iterable[tuple[str, str]], cluster: str) -> dict[str, str]:

@@ -34,7 +34,7 @@ from fleetgen.model import (
 )
 from fleetgen.output import OutputFile
 from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
-from fleetgen.record import Drain
+from fleetgen.record import Drain, done_when
 from fleetgen.templating import md_cell, render
 
 PATH = "README.md"
@@ -209,42 +209,8 @@ def with_draining(file: OutputFile, draining: Mapping[str, Drain]) -> OutputFile
     """The fleet map ``file`` with a section listing what drains (none: unchanged)."""
     if file.path != PATH or not draining or file.text is None:
         return file
-    rows = [
-        (name, drain_summary(drain), drain_done(name)) for name, drain in sorted(draining.items())
-    ]
+    rows = [(name, drain.summary(), done_when(name)) for name, drain in sorted(draining.items())]
     return replace(file, text=file.text + render("draining.md.j2", rows=rows))
-
-
-def drain_summary(drain: Drain) -> str:
-    """What a draining thing keeps, in a few words."""
-    kept = [
-        f"{k.document.get('kind')} {_object_name(k.document.get('metadata') or {})}"
-        for k in drain.documents
-        if (k.document.get("metadata") or {}).get("name")
-    ]
-    for found, items in sorted(drain.items.items()):
-        counted = ", ".join(f"{len(entries)} {field}" for field, entries in sorted(items.items()))
-        kept.append(
-            f"{found.partition('#')[2].split('/')[0]} {found.rpartition('/')[2]}: {counted}"
-        )
-    return "; ".join(kept)
-
-
-def _object_name(meta: Mapping[str, str]) -> str:
-    return "/".join(part for part in (meta.get("namespace"), meta.get("name")) if part)
-
-
-def drain_done(name: str) -> str:
-    """When a draining thing is done, for the user to check before confirming it."""
-    kind, _, what = name.partition("/")
-    if kind == "cluster":
-        return f"no Application or Flux Kustomization is left for cluster {what}"
-    if kind == "project":
-        return f"no Application of project {what} that was removed is left"
-    if kind == "tenant":
-        project, _, cluster = what.partition("/")
-        return f"no Application or Kustomization of project {project} is left on {cluster}"
-    return "the controllers deleted what it was kept for"
 
 
 def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:

@@ -22,10 +22,10 @@ from fleetgen.emit.argocd.common import (
     registration_labels,
     server_url,
 )
-from fleetgen.emit.common import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
+from fleetgen.record import cluster_drain
 
 IN_CLUSTER_NOTE = (
     "No secret material: Argo CD reaches it with its own ServiceAccount. The Secret\n"

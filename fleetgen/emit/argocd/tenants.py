@@ -25,12 +25,12 @@ from fleetgen.emit.common import (
     namespace_object,
     service_account,
     tenant_bindings,
-    tenant_drain,
     tenant_placements,
 )
 from fleetgen.model import NamespaceMeta
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan, namespace_metadata
+from fleetgen.record import tenant_drain
 
 PROJECT = "fleetgen-tenants"
 DIRECTORY = "tenants"

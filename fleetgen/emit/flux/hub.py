@@ -69,7 +69,6 @@ from fleetgen.emit.common import (
     ENV_LABEL,
     WAVE_LABEL,
     account_drains,
-    cluster_drain,
     service_account,
     tenants,
 )
@@ -94,6 +93,7 @@ from fleetgen.fields import ROLE_ARN
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
+from fleetgen.record import cluster_drain
 
 NAMESPACES_KUSTOMIZATION = "namespaces.fleetgen.io"
 KUBECONFIG = "kubeconfig"  # Secret or ConfigMap in each spoke namespace on the hub

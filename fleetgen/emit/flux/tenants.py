@@ -10,9 +10,9 @@ from fleetgen.emit.common import (
     account_drains,
     service_account,
     tenant_bindings,
-    tenant_drain,
 )
 from fleetgen.output import OutputFile
+from fleetgen.record import tenant_drain
 
 
 def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
