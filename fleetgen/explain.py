@@ -26,6 +26,7 @@ from fleetgen.plan import (
     Placement,
     Plan,
     Settings,
+    cascade_delete,
     flux_timing,
     remote_path,
     value_path,
@@ -166,13 +167,11 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
 
 
 def _cascade_layer(plan: Plan, placement: Placement) -> str:
-    """Which layer decides the placement's ``cascade_delete``: app, env, fleet or default."""
+    """Which layer decides the placement's ``cascade_delete`` (`fleetgen.plan.cascade_delete`)."""
     fleet = plan.fleet
-    if next(a for a in fleet.apps if a.name == placement.app).cascade_delete is not None:
-        return "app"
-    if next(e for e in fleet.environments if e.name == placement.env).cascade_delete is not None:
-        return "env"
-    return "fleet" if "cascade_delete" in fleet.model_fields_set else DEFAULT_LAYER
+    app = next(a for a in fleet.apps if a.name == placement.app)
+    env = next(e for e in fleet.environments if e.name == placement.env)
+    return cascade_delete(fleet, env, app)[1]
 
 
 def source_text(placement: Placement) -> str:

@@ -334,6 +334,19 @@ def merge_sync(
     return base.model_copy(update=changes)
 
 
+def cascade_delete(fleet: Fleet, env: Environment, app: App) -> tuple[bool, str]:
+    """Whether removing a placement of ``app`` in ``env`` deletes its workloads, and the layer
+    that says so: ``app``, else ``env``, else ``fleet`` (``default`` when it is left unset)."""
+    if app.cascade_delete is not None:
+        return app.cascade_delete, "app"
+    if env.cascade_delete is not None:
+        return env.cascade_delete, "env"
+    return (
+        fleet.cascade_delete,
+        "fleet" if "cascade_delete" in fleet.model_fields_set else "default",
+    )
+
+
 def merge_options(base: list[str], deeper: list[str]) -> list[str]:
     """Argo CD sync options of two layers: ``deeper`` adds its options to ``base``'s, and one it
     names again (``Name=value``, by the name before ``=``) replaces that value in place."""

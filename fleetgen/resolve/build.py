@@ -31,6 +31,7 @@ from fleetgen.plan import (
     Remote,
     SecretPlan,
     Settings,
+    cascade_delete,
     label_layers,
     remote_path,
 )
@@ -49,12 +50,9 @@ def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
 
 
 def _cascades(ctx: _Context, app: App, env: str) -> bool:
-    """Whether removing a placement of ``app`` in ``env`` deletes its workloads:
-    App.cascade_delete, else Environment.cascade_delete, else Fleet.cascade_delete."""
-    if app.cascade_delete is not None:
-        return app.cascade_delete
-    found = ctx.envs[env].cascade_delete
-    return ctx.fleet.cascade_delete if found is None else found
+    """Whether removing a placement of ``app`` in ``env`` deletes its workloads
+    (`fleetgen.plan.cascade_delete`)."""
+    return cascade_delete(ctx.fleet, ctx.envs[env], app)[0]
 
 
 def _settings_by_env(ctx: _Context, app: App, clusters: Iterable[Cluster]) -> dict[str, Settings]:
