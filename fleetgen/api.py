@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from fleetgen import collector, record, writer
 from fleetgen.errors import Problem, SpecError, in_order
-from fleetgen.incremental import Emitted, Memo
+from fleetgen.incremental import CompileRecord, Emitted, Memo
 from fleetgen.journal import RECORD
 from fleetgen.load import Loaded, load
 from fleetgen.placements import Placements
@@ -190,6 +190,36 @@ def _landing(spec: Path, loaded: Loaded, out: Path | None) -> Landing:
     return Landing.between(spec.resolve().parent, out.resolve())
 
 
+@dataclass(frozen=True, slots=True)
+class _Proof:
+    """Where a spec's files land, what its output folder keeps of its builds, and the compile
+    record the tree provably holds (None: it must compile)."""
+
+    out_dir: Path
+    landing: Landing
+    memo: Memo
+    done: CompileRecord | None
+
+    def built(self, done: CompileRecord) -> BuildResult:
+        """What ``build`` reports of the tree that holds ``done``: nothing written."""
+        report = writer.WriteReport([], len(done.files), [], [])
+        return BuildResult(self.out_dir, done.warnings, done.placements, report)
+
+    def checked(self, done: CompileRecord) -> CheckResult:
+        """What ``check`` reports of the tree that holds ``done``: no findings."""
+        return CheckResult(self.out_dir, done.warnings, done.placements, [])
+
+
+def _prove(spec: Path, loaded: Loaded, out: Path | None, use_cache: bool = True) -> _Proof:
+    """Whether the output folder of ``spec`` (``out``) provably holds the build of ``loaded``'s
+    inputs (`Memo.up_to_date`, completing an interrupted build first); no proof without the
+    cache or without an output folder."""
+    out_dir, landing = _out_dir(spec, loaded, out), _landing(spec, loaded, out)
+    memo = Memo(out_dir, loaded, landing)
+    done = memo.up_to_date() if use_cache and out_dir.is_dir() else None
+    return _Proof(out_dir, landing, memo, done)
+
+
 @collector.pausing
 def build(
     spec: Path,
@@ -209,13 +239,11 @@ def build(
     loaded = load(spec)
     if drained or all_drained:
         loaded = replace(loaded, record=loaded.record.confirming(drained, all_drained))
-    out_dir, landing = _out_dir(spec, loaded, out), _landing(spec, loaded, out)
-    memo = Memo(out_dir, loaded, landing)
-    done = memo.up_to_date() if use_cache else None
-    if done is not None:
-        report = writer.WriteReport([], len(done.files), [], [])
-        return BuildResult(out_dir, done.warnings, done.placements, report)
-    compiled, emitted = _compiled(loaded, out_dir, landing)
+    proof = _prove(spec, loaded, out, use_cache)
+    if proof.done is not None:
+        return proof.built(proof.done)
+    out_dir, memo = proof.out_dir, proof.memo
+    compiled, emitted = _compiled(loaded, out_dir, proof.landing)
     digests = writer.digests(compiled.rendered)
     proven = memo.proven() if use_cache else {}
     report = writer.write(out_dir, compiled.rendered, VERSION, proven=proven, hashes=digests)
@@ -235,17 +263,10 @@ def recorded(spec: Path) -> tuple[BuildResult, CheckResult] | None:
     """What ``build`` and ``check`` of ``spec`` (into its own output_dir) report when the tree
     provably holds the build of its inputs (`Memo.up_to_date`), without compiling; None when it
     does not (or there is no output folder yet)."""
-    loaded = load(spec)
-    out_dir = _out_dir(spec, loaded, None)
-    memo = Memo(out_dir, loaded, _landing(spec, loaded, None))
-    done = memo.up_to_date() if out_dir.is_dir() else None
-    if done is None:
+    proof = _prove(spec, load(spec), None)
+    if proof.done is None:
         return None
-    report = writer.WriteReport([], len(done.files), [], [])
-    return (
-        BuildResult(out_dir, done.warnings, done.placements, report),
-        CheckResult(out_dir, done.warnings, done.placements, []),
-    )
+    return proof.built(proof.done), proof.checked(proof.done)
 
 
 @collector.pausing
@@ -254,12 +275,11 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
     interrupted build). A spec whose inputs were built before into a tree that provably still
     holds that build is up to date without compiling."""
     loaded = load(spec)
-    out_dir, landing = _out_dir(spec, loaded, out), _landing(spec, loaded, out)
-    memo = Memo(out_dir, loaded, landing)
-    done = memo.up_to_date() if use_cache and out_dir.is_dir() else None
-    if done is not None:
-        return CheckResult(out_dir, done.warnings, done.placements, [])
-    compiled, emitted = _compiled(loaded, out_dir, landing)
+    proof = _prove(spec, loaded, out, use_cache)
+    if proof.done is not None:
+        return proof.checked(proof.done)
+    out_dir, memo = proof.out_dir, proof.memo
+    compiled, emitted = _compiled(loaded, out_dir, proof.landing)
     digests = writer.digests(compiled.rendered)
     stores = use_cache and out_dir.is_dir()  # no output folder: nothing written
     proven = memo.proven() if stores else {}
