@@ -195,7 +195,9 @@ fleet = Fleet(
                                                  json_pointers=["/spec/replicas"])],
             secrets=[AppSecret(name="order-db", store="vault-backend",
                                data={"DB_PASSWORD": "apps/order-service/{env}#db_password"})],
-            depends_on=["platform-config"],
+            # Its TLS Certificate needs cert-manager's webhook: on Flux it waits until the chart
+            # app's HelmRelease is healthy (through the gate Kustomization cert-manager.ready).
+            depends_on=["platform-config", "cert-manager"],
         ),
         App(
             name="api-service", project="orders", namespace="orders",

@@ -27,6 +27,7 @@ from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import repo_path
 from fleetgen.journal import RECORD
 from fleetgen.load import Loaded
+from fleetgen.moves import settle_moves
 from fleetgen.output import OutputFile
 from fleetgen.record import ChartStamp, Drain, Items, Kept, Record, digest, ref
 from fleetgen.yamlio import load_all
@@ -52,8 +53,9 @@ def settle(
     ``loaded``, and the record to commit with it (listed in the fleet map too); ``cascade``:
     deletions delete (else nothing is held for later removals); ``charts``: the chart stamps to
     record. Raises SpecError when a kept document cannot be read back."""
-    record, held = loaded.record, _held(emitted)
-    previous = _Previous(loaded)
+    record, previous = loaded.record, _Previous(loaded)
+    emitted, moving = settle_moves(emitted, record, previous.documents)
+    held = _held(emitted)
     draining: dict[str, Drain] = {}
     for name in sorted({*record.holds, *record.draining, *held}):
         drain = _drain(record, name, held.get(name, {}), previous)
@@ -66,7 +68,7 @@ def settle(
     holds = {
         name: {r: digest(doc) for r, doc in docs.items()} for name, docs in _held(files).items()
     }
-    return _recorded(files, Record(charts, holds if cascade else {}, draining))
+    return _recorded(files, Record(charts, holds if cascade else {}, draining, moving=moving))
 
 
 def _recorded(emitted: Emitted, record: Record) -> Emitted:
@@ -75,7 +77,7 @@ def _recorded(emitted: Emitted, record: Record) -> Emitted:
     if record.empty:
         return emitted
     groups = [
-        (name, [fleetmap.with_draining(f, record.draining) for f in files])
+        (name, [fleetmap.with_draining(f, record.pending) for f in files])
         if name == "fleetmap"
         else (name, files)
         for name, files in emitted
@@ -276,17 +278,24 @@ class _Previous:
     problems: list[Problem] = field(default_factory=list)
     _files: dict[str, list[Any]] = field(default_factory=dict)
 
-    def document(self, found: str, sha: str) -> dict[str, Any] | None:
-        """The document ``found`` refers to, if the tree still holds it as recorded."""
-        path = found.partition("#")[0]
-        where = f"{repo_path(self.loaded.fleet.output_dir)}/{path}"
+    def documents(self, path: str) -> list[Any]:
+        """The documents of the output file ``path`` (none where it is absent or not YAML)."""
         if path not in self._files:
-            data = self.loaded.read(where)
+            data = self.loaded.read(self._where(path))
             try:
                 self._files[path] = load_all(data) if data is not None else []
             except YAMLError:
                 self._files[path] = []
-        for document in self._files[path]:
+        return self._files[path]
+
+    def _where(self, path: str) -> str:
+        return f"{repo_path(self.loaded.fleet.output_dir)}/{path}"
+
+    def document(self, found: str, sha: str) -> dict[str, Any] | None:
+        """The document ``found`` refers to, if the tree still holds it as recorded."""
+        path = found.partition("#")[0]
+        where = self._where(path)
+        for document in self.documents(path):
             if (
                 isinstance(document, dict)
                 and ref(path, document) == found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 LABEL_PREFIX = "fleetgen.io/"  # labels fleetgen sets on generated objects; the spec may not use it
@@ -13,6 +13,16 @@ HEADER = (
 
 
 @dataclass(frozen=True, slots=True)
+class Wrapped:
+    """Objects a Kustomization of their own applies, which a build before may have written into
+    the file that now holds that Kustomization (a chart app's HelmRelease: `fleetgen.moves`)."""
+
+    name: str  # the move's name in the record (release/<cluster>/<app>)
+    home: str  # the file that holds the wrapper, where the objects lay unwrapped
+    wrapper: str  # the name of the wrapping Kustomization
+
+
+@dataclass(frozen=True, slots=True)
 class OutputFile:
     """A file under the output directory.
 
@@ -20,7 +30,8 @@ class OutputFile:
     ``documents`` (plain dicts/lists/strings/ints/bools, serialized by the writer); any other file
     carries ``text``. ``comment`` lines are added to the YAML header after the generated notice.
     ``drains``: empty, or for each document the name of what a removal must keep it for ("" for
-    none): `fleetgen.draining`.
+    none): `fleetgen.draining`. ``wrapped``: how its objects lay before a Kustomization of their
+    own applied them (`fleetgen.moves`).
     """
 
     path: str
@@ -28,11 +39,10 @@ class OutputFile:
     text: str | None = None
     comment: str = ""
     drains: tuple[str, ...] = ()
+    wrapped: Wrapped | None = None
 
     def draining_as(self, name: str) -> OutputFile:
         """This file with every document not kept for something else kept for ``name`` when a
         removal needs it."""
         drains = self.drains or ("",) * len(self.documents)
-        return OutputFile(
-            self.path, self.documents, self.text, self.comment, tuple(d or name for d in drains)
-        )
+        return replace(self, drains=tuple(d or name for d in drains))

@@ -9,6 +9,8 @@ written with the output, in the same transaction.
   (``path#Kind/namespace/name`` -> digest of the document), recorded in cascade mode only.
 - ``draining``: drain name -> what a removal keeps (`Drain`), until the user confirms the
   controllers are done (``build --drained``) or the spec uses the thing again.
+- ``moving``: ``release/<cluster>/<app>`` -> the step a HelmRelease's move to a Kustomization of
+  its own is at (`fleetgen.moves`); each ``build --drained`` of it takes the next.
 
 `fleetgen.draining` decides what drains; this module only reads and writes the record.
 """
@@ -86,6 +88,7 @@ class Record:
     holds: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     draining: Mapping[str, Drain] = field(default_factory=dict)
     confirmed: frozenset[str] = frozenset()
+    moving: Mapping[str, str] = field(default_factory=dict)
 
     def data(self) -> dict[str, Any]:
         """The record as JSON data (what `to_text` writes, plus ``confirmed``)."""
@@ -103,27 +106,44 @@ class Record:
                 name: dict(sorted(docs.items())) for name, docs in sorted(self.holds.items())
             },
             "draining": {name: drain.to_json() for name, drain in sorted(self.draining.items())},
+            **({"moving": dict(sorted(self.moving.items()))} if self.moving else {}),
         }
 
     def confirming(self, names: Sequence[str], every: bool = False) -> Record:
         """This record with the drains ``names`` (or, ``every``, all) confirmed done. A name may
         leave out its kind (``prod-eu-1`` for ``cluster/prod-eu-1``) where that is unambiguous;
         one that names nothing draining is a UsageError."""
-        found = set(self.draining) if every else {self._draining_name(name) for name in names}
+        found = set(self.pending) if every else {self._draining_name(name) for name in names}
         return replace(self, confirmed=frozenset(found))
 
     def _draining_name(self, name: str) -> str:
-        matches = [n for n in self.draining if name in (n, n.partition("/")[2])]
+        matches = [n for n in self.pending if name in (n, n.partition("/")[2])]
         if len(matches) == 1:
             return matches[0]
-        listed = ", ".join(sorted(self.draining)) or "nothing drains"
+        listed = ", ".join(sorted(self.pending)) or "nothing drains"
         what = "names more than one draining thing" if matches else "is not draining"
         raise UsageError(f"--drained {name}: {what} (draining: {listed})")
 
     @property
+    def pending(self) -> dict[str, str]:
+        """What waits for ``build --drained``: name -> what the output keeps for it, in a few
+        words (the fleet map's Draining table, diff's notes)."""
+        found = {name: drain.summary() for name, drain in self.draining.items()}
+        for name, stage in self.moving.items():
+            app = name.rpartition("/")[2]
+            found[name] = (
+                f"HelmRelease {app} in the cluster's root Kustomization, annotated "
+                "kustomize.toolkit.fluxcd.io/prune: disabled (move step 1 of 3)"
+                if stage == "marked"
+                else f"HelmRelease {app} applied by Kustomization {app}.release, still "
+                "annotated prune: disabled (move step 2 of 3)"
+            )
+        return dict(sorted(found.items()))
+
+    @property
     def empty(self) -> bool:
         """Nothing to remember: the output needs no record file."""
-        return not (self.charts or self.holds or self.draining)
+        return not (self.charts or self.holds or self.draining or self.moving)
 
     def to_text(self) -> str:
         """Deterministic JSON: sorted keys, one entry a line, trailing newline."""
@@ -152,6 +172,12 @@ def done_when(name: str) -> str:
         return f"no Application or Flux Kustomization is left for cluster {what}"
     if kind == "project":
         return f"no Application of project {what} that was removed is left"
+    if kind == "release":
+        cluster, _, app = what.partition("/")
+        return (
+            f"Flux on {cluster} applied this commit (`flux get kustomizations` shows its "
+            f"revision), so the next step of HelmRelease {app}'s move cannot prune it"
+        )
     if kind == "tenant":
         project, _, cluster = what.partition("/")
         return f"no Application or Kustomization of project {project} is left on {cluster}"
@@ -207,7 +233,15 @@ def _parse(data: Any) -> Record:
         _text(name): {_text(key): _text(value) for key, value in docs.items()}
         for name, docs in data["holds"].items()
     }
-    return Record(charts, holds, {_text(n): _drain(d) for n, d in data["draining"].items()})
+    draining = {_text(n): _drain(d) for n, d in data["draining"].items()}
+    moving = {_text(n): _stage(stage) for n, stage in _mapping(data.get("moving", {})).items()}
+    return Record(charts, holds, draining, moving=moving)
+
+
+def _stage(value: Any) -> str:
+    if value not in ("marked", "moved"):
+        raise ValueError(f"unknown move stage {value!r:.40}")
+    return str(value)
 
 
 def _drain(data: Mapping[str, Any]) -> Drain:

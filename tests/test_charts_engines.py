@@ -130,7 +130,7 @@ def flux_releases(
     """cluster -> (HelmRelease of ``app``, the values it gives Helm)."""
     found = {}
     for path, objs in docs.items():
-        if not path.startswith("flux/clusters/"):
+        if not path.startswith(("flux/clusters/", "flux/releases/")):
             continue
         configmaps = {o["metadata"]["name"]: o for o in objs if o["kind"] == "ConfigMap"}
         for obj in objs:
@@ -429,15 +429,6 @@ def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize)
     built = [d for d in yaml.safe_load_all(build(tmp_path, kustomize)) if d]
     assert len(built) == len(objects) == 2
     assert all(o["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for o in built)
-
-
-def test_flux_depends_on_across_app_kinds_is_refused() -> None:
-    plan = resolve(make_fleet(apps=[web(), echo(depends_on=["web"])]), WORKSPACE)
-    assert [p.message for p in flux.check(plan)] == [
-        "app 'echo' depends_on 'web': in Flux a chart app (HelmRelease) can wait only for "
-        "another of its kind, and 'web' is a kustomize app (Kustomization); drop the dependency "
-        "or make both apps the same kind"
-    ]
 
 
 def test_flux_depends_on_between_chart_apps() -> None:

@@ -150,16 +150,24 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
 
 
 def draining_notes(base: Side, head: Side) -> list[str]:
-    """A note per removal that starts or stops draining (`fleetgen.draining`): what fleetgen
-    keeps for the controllers' deletion and how to confirm it is done, or what goes."""
-    before, after = base.record.draining, head.record.draining
+    """A note per removal that starts or stops draining (`fleetgen.draining`), and per
+    HelmRelease move that starts or ends (`fleetgen.moves`): what fleetgen keeps for the
+    controllers and how to confirm it is done, or what goes."""
+    before, after = base.record.pending, head.record.pending
     notes = [
-        f"{name} drains: fleetgen keeps {after[name].summary()} (annotated "
+        f"{name} moves, step by step: fleetgen keeps {after[name]}; once {done_when(name)}, "
+        f"run `fleetgen build --drained {name}` and commit"
+        for name in sorted(after.keys() - before.keys())
+        if name in head.record.moving
+    ]
+    notes += [
+        f"{name} drains: fleetgen keeps {after[name]} (annotated "
         f"fleetgen.io/draining) while the controllers delete its placements; once "
         f"{done_when(name)}, run `fleetgen build --drained {name}` and commit"
         for name in sorted(after.keys() - before.keys())
+        if name in head.record.draining
     ]
-    if notes:
+    if any(name in head.record.draining for name in after.keys() - before.keys()):
         notes.append(
             "order of events: this change's sync applies the kept objects (AppProjects first, "
             "wave -1) and stops generating the removed placements (ApplicationSets, wave 0; "
@@ -168,7 +176,9 @@ def draining_notes(base: Side, head: Side) -> list[str]:
             "only with a later `fleetgen build --drained`"
         )
     notes += [
-        f"{name} no longer drains: what was kept for its deletion goes now"
+        f"{name} finished moving: its own Kustomization applies it, no longer annotated"
+        if name in base.record.moving
+        else f"{name} no longer drains: what was kept for its deletion goes now"
         for name in sorted(before.keys() - after.keys())
     ]
     return notes

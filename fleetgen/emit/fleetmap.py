@@ -34,7 +34,7 @@ from fleetgen.model import (
 )
 from fleetgen.output import OutputFile
 from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
-from fleetgen.record import Drain, done_when
+from fleetgen.record import done_when
 from fleetgen.templating import md_cell, render
 
 PATH = "README.md"
@@ -205,11 +205,12 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     return [OutputFile(PATH, text=text)]
 
 
-def with_draining(file: OutputFile, draining: Mapping[str, Drain]) -> OutputFile:
-    """The fleet map ``file`` with a section listing what drains (none: unchanged)."""
-    if file.path != PATH or not draining or file.text is None:
+def with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
+    """The fleet map ``file`` with a section listing what drains or moves (`Record.pending`;
+    none: unchanged)."""
+    if file.path != PATH or not pending or file.text is None:
         return file
-    rows = [(name, drain.summary(), done_when(name)) for name, drain in sorted(draining.items())]
+    rows = [(name, kept, done_when(name)) for name, kept in sorted(pending.items())]
     return replace(file, text=file.text + render("draining.md.j2", rows=rows))
 
 

@@ -279,11 +279,16 @@ def test_kustomizations_are_the_placements_of_the_plan(built: Built) -> None:
 
 
 def test_depends_on_becomes_depends_on_in_the_same_namespace(built: Built) -> None:
+    """A dependency on a chart app is on its gate (`fleetgen.emit.flux.dependencies`)."""
     apps = {app.name: app for app in built.plan.fleet.apps}
     for (app, _), ks in placed_kustomizations(built).items():
         deps = ks["spec"].get("dependsOn", [])
         same_namespace = {d["name"] for d in deps if "namespace" not in d}
-        assert set(apps[app].depends_on) <= same_namespace
+        expected = {
+            f"{name}.ready" if apps[name].chart is not None else name
+            for name in apps[app].depends_on
+        }
+        assert expected <= same_namespace
 
 
 def test_ignore_differences_need_flux_2_9(built: Built) -> None:

@@ -27,7 +27,8 @@ How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
   Namespaces are likewise never pruned, since deleting a Namespace deletes its workloads.
 - ``labels``/``annotations`` from the app's, except keys under ``argoproj.io/`` (Argo CD's).
 - ``dependsOn`` from ``depends_on``: Flux resolves it on the cluster that holds the
-  Kustomizations, so the dependency must be placed on the same cluster (`check`).
+  Kustomizations, so the dependency must be placed on the same cluster (`check`); across kinds
+  through gates and wrappers (`fleetgen.emit.flux.dependencies`).
 - ``ignore`` from the JSON pointers of ``ignore_differences``, when ``FluxOptions(min_version)``
   is at least 2.9 (older Flux has no such field); `warnings` names what Flux cannot mirror (jq
   paths, managed-field managers, any rule below 2.9).

@@ -1,4 +1,4 @@
-"""``check`` refuses what Flux cannot express (``depends_on`` across clusters or kinds, names
+"""``check`` refuses what Flux cannot express (``depends_on`` across clusters, names
 `flux bootstrap` owns, hub mode's spokes); ``warnings`` names what the Flux output cannot honour
 (rollouts per cluster, ignore_differences, retry_interval on chart apps) and credentials no
 engine uses."""
@@ -23,7 +23,7 @@ def check(plan: Plan) -> list[Problem]:
     (hub mode) spokes whose credentials Flux cannot use."""
     fleet = plan.fleet
     placed = _clusters_of(plan)
-    problems = _check_dependencies(plan, placed) + _check_dependency_kinds(plan, placed)
+    problems = _check_dependencies(plan, placed)
     # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
     reserved = {BOOTSTRAP_NAMESPACE}
     if fleet.flux.mode == "hub":
@@ -110,39 +110,6 @@ def _check_dependencies(plan: Plan, placed: Mapping[str, set[str]]) -> list[Prob
         )
         for (app, dependency), clusters in sorted(missing.items())
     ]
-
-
-def _check_dependency_kinds(plan: Plan, placed: Mapping[str, set[str]]) -> list[Problem]:
-    """A HelmRelease's dependsOn names HelmReleases only, a Kustomization's Kustomizations only
-    (helm-controller and kustomize-controller ``checkDependencies`` get their own kind), for the
-    apps ``placed`` (every placement of a chart app, and only those, has a chart)."""
-    apps = {app.name: app for app in plan.fleet.apps}
-    pairs = sorted(
-        {
-            (app, name)
-            for app in placed
-            for name in apps[app].depends_on
-            if name in apps and (apps[name].chart is None) != (apps[app].chart is None)
-        }
-    )
-    return [
-        at(
-            apps[app],
-            f"app {app!r} depends_on {dependency!r}: in Flux a "
-            f"{_kind(apps[app].chart is not None)} can wait only for another of "
-            f"its kind, and {dependency!r} is a "
-            f"{_kind(apps[dependency].chart is not None)}; drop the dependency or "
-            "make both apps the same kind",
-            plan.fleet,
-        )
-        for app, dependency in pairs
-    ]
-
-
-def _kind(chart: bool) -> str:
-    """What a Flux dependsOn entry of an app names (helm-controller and kustomize-controller
-    each resolve dependsOn to their own kind only)."""
-    return "chart app (HelmRelease)" if chart else "kustomize app (Kustomization)"
 
 
 def _clusters(names: list[str]) -> str:

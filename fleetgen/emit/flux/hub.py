@@ -74,6 +74,7 @@ from fleetgen.emit.common import (
 )
 from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
+    GATE_DIR,
     Home,
     NamespaceFiles,
     Ref,
@@ -82,6 +83,7 @@ from fleetgen.emit.flux.objects import (
     cluster_dir,
     created,
     flux_dir,
+    gate_file,
     kustomization,
     kustomization_files,
     remote_source,
@@ -98,7 +100,6 @@ from fleetgen.record import cluster_drain
 NAMESPACES_KUSTOMIZATION = "namespaces.fleetgen.io"
 KUBECONFIG = "kubeconfig"  # Secret or ConfigMap in each spoke namespace on the hub
 KUBECONFIG_PROPERTY = "kubeconfig"  # property of the store entry that holds the kubeconfig
-GATE_DIR = "flux/gate"  # an empty kustomization, what rollout gates apply
 IDENTITY = "flux-identity"  # ServiceAccount whose IAM role the hub assumes for an EKS spoke
 WATCH = {"reconcile.fluxcd.io/watch": "Enabled"}  # reconcile at once when the object changes
 _EKS_ENDPOINT = re.compile(
@@ -267,6 +268,8 @@ def emit(plan: Plan) -> list[OutputFile]:
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading)
+    if files_of_gates and not any(file.path == gate_file().path for file in files):
+        files.append(gate_file())
     files += namespace_files.file(
         f"{root}/namespaces.yaml",
         (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})
@@ -467,19 +470,14 @@ def _rollout(
             )
     if not gates:
         return dependencies, []
-    empty = {**KUSTOMIZE_CONFIG, "resources": []}
-    return dependencies, [
+    files = [
         OutputFile(
             home.file,
             tuple(sorted(gates, key=lambda gate: gate["metadata"]["name"])),
             comment=home.comment,
-        ),
-        OutputFile(
-            f"{GATE_DIR}/kustomization.yaml",
-            (empty,),
-            comment="Applies nothing: what the rollout gates of the Flux hub build.",
-        ),
+        )
     ]
+    return dependencies, files
 
 
 _GATES_COMMENT = (

@@ -11,12 +11,23 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
 from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL, FLUX_IGNORE_SINCE
+from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
+from fleetgen.emit.flux import dependencies
 from fleetgen.emit.flux.charts import chart_objects
+from fleetgen.emit.flux.kustomization import (
+    GATE_DIR,
+    KUSTOMIZE_API,
+    Home,
+    Ref,
+    cluster_dir,
+    flux_dir,
+    kustomization,
+)
 from fleetgen.emit.flux.namespaces import (
     PRUNE_DISABLED,
     NamespaceFiles,
@@ -35,113 +46,13 @@ from fleetgen.emit.flux.sources import (
 from fleetgen.emit.flux.tenants import account_names, tenant_file
 from fleetgen.fields import release
 from fleetgen.model import App, Fleet, IgnoreDifference
-from fleetgen.output import LABEL_PREFIX, OutputFile
+from fleetgen.output import LABEL_PREFIX, OutputFile, Wrapped
 from fleetgen.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
 
-KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
-Ref = tuple[str, str]  # (namespace, name) of a Kustomization
-
-
-@dataclass(frozen=True, slots=True)
-class Home:
-    """Where the Kustomizations of one cluster live, and what every one of them carries."""
-
-    file: str  # output path of the file that holds them
-    namespace: str  # their namespace
-    comment: str  # header comment of that file
-    spec: Mapping[str, Any] = field(default_factory=dict)  # e.g. kubeConfig for a spoke
-    depends_on: tuple[Ref, ...] = ()
-    source: Mapping[str, str] | None = None  # its own GitRepository; None: the fleet's
-
-
 Order = tuple[str, str, str, str]  # what `fleetgen.k8s.identity` orders by, but its scope
-
-
-def cluster_dir(cluster: str) -> str:
-    """The directory ``flux bootstrap --path`` points at for ``cluster`` (output-relative)."""
-    return f"flux/clusters/{cluster}"
-
-
-def flux_dir(plan: Plan) -> str:
-    """``<output_dir>`` as Flux paths spell it: ``./output``."""
-    return f"./{plan.fleet.output_dir}"
-
-
-def kustomization(
-    fleet: Fleet,
-    name: str,
-    home: Home,
-    path: str,
-    *,
-    prune: bool,
-    cascade: bool,
-    labels: Mapping[str, str],
-    annotations: Mapping[str, str] | None = None,
-    depends_on: Iterable[Ref] = (),
-    extra: Mapping[str, Any] | None = None,
-    source: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """A Kustomization named ``name`` in ``home`` that applies ``path`` (``./``-relative) of
-    ``source`` (default: the fleet's GitRepository); ``cascade``: its removal deletes what it
-    applied (``deletionPolicy``)."""
-    metadata: dict[str, Any] = {
-        "name": name,
-        "namespace": home.namespace,
-        "labels": dict(sorted(labels.items())),
-    }
-    if annotations:
-        metadata["annotations"] = dict(sorted(annotations.items()))
-    spec: dict[str, Any] = {
-        "interval": fleet.flux.interval,
-        "sourceRef": dict(source or home.source or source_ref(fleet)),
-        "path": path,
-        "prune": prune,
-        "wait": True,  # Ready, which dependsOn waits for, then means healthy, not just applied
-        "deletionPolicy": "Delete" if cascade else "Orphan",
-    }
-    refs = sorted({*home.depends_on, *depends_on})
-    if refs:
-        spec["dependsOn"] = [_ref(ref, home.namespace) for ref in refs]
-    spec.update(extra or {})
-    spec.update(home.spec)
-    return {
-        "apiVersion": KUSTOMIZE_API,
-        "kind": "Kustomization",
-        "metadata": metadata,
-        "spec": dict(sorted(spec.items(), key=lambda item: _SPEC_ORDER[item[0]])),
-    }
-
-
-_SPEC_ORDER = {
-    key: index
-    for index, key in enumerate(
-        (
-            "interval",
-            "retryInterval",
-            "timeout",
-            "sourceRef",
-            "path",
-            "prune",
-            "wait",
-            "deletionPolicy",
-            "dependsOn",
-            "ignore",
-            "kubeConfig",
-            "serviceAccountName",
-            "suspend",
-        )
-    )
-}
-
-
-def _ref(ref: Ref, own_namespace: str) -> dict[str, str]:
-    namespace_, name = ref
-    return (
-        {"name": name} if namespace_ == own_namespace else {"name": name, "namespace": namespace_}
-    )
 
 
 def kustomization_files(
@@ -151,17 +62,43 @@ def kustomization_files(
     leading: Mapping[str, Sequence[dict[str, Any]]] | None = None,
 ) -> list[OutputFile]:
     """One file per Home: its ``leading`` objects, then the Kustomization of each placement on
-    its clusters, sorted by (namespace, name).
+    its clusters, sorted by (namespace, name); and the file of each wrapped HelmRelease
+    (`fleetgen.emit.flux.dependencies`), and the empty directory gates apply.
 
     ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
-    return [
+    docs, wrapped = kustomization_docs(plan, homes, extra_deps)
+    files = [
         kustomization_file(path, found, comments[path], leading.get(path, ()))
-        for path, found in sorted(kustomization_docs(plan, homes, extra_deps).items())
+        for path, found in sorted(docs.items())
     ]
+    for path, (as_, found) in sorted(wrapped.items()):
+        listing = {**KUSTOMIZE_CONFIG, "resources": [path.rpartition("/")[2]]}
+        files += [
+            replace(kustomization_file(path, found, _RELEASE_COMMENT), wrapped=as_),
+            OutputFile(f"{path.rpartition('/')[0]}/kustomization.yaml", (listing,), wrapped=as_),
+        ]
+    if dependencies.gated(plan):
+        files.append(gate_file())
+    return files
+
+
+_RELEASE_COMMENT = (
+    "A chart app that depends on Kustomize apps: its HelmRelease, applied by the Kustomization\n"
+    "<app>.release once they are Ready (flux/clusters/<cluster>/ holds it)."
+)
+
+
+def gate_file() -> OutputFile:
+    """The empty kustomization gate Kustomizations apply (`GATE_DIR`)."""
+    return OutputFile(
+        f"{GATE_DIR}/kustomization.yaml",
+        ({**KUSTOMIZE_CONFIG, "resources": []},),
+        comment="Applies nothing: what gate Kustomizations (rollout waves, chart apps) build.",
+    )
 
 
 def kustomization_file(
@@ -177,31 +114,46 @@ def kustomization_file(
     )
 
 
+Found = list[tuple[Order, dict[str, Any]]]
+
+
 def kustomization_docs(
     plan: Plan, homes: Mapping[str, Home], extra_deps: Mapping[tuple[str, str], Sequence[Ref]]
-) -> dict[str, list[tuple[Order, dict[str, Any]]]]:
+) -> tuple[dict[str, Found], dict[str, tuple[Wrapped, Found]]]:
     """Home file -> the objects of each placement there (Kustomization; source, HelmRelease...),
-    with their order, in Plan order (`kustomization_files`)."""
+    with their order, in Plan order (`kustomization_files`); and the file of each wrapped
+    HelmRelease -> how it would lie unwrapped, and its objects."""
     fleet = plan.fleet
     accounts = {project.name: project.service_account for project in fleet.projects}
     ignore = supports_ignore(fleet)
     parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore) for app in fleet.apps}
     apps = {app.name: app for app in fleet.apps}
+    charts = dependencies.chart_apps(fleet)
+    wraps, gates = dependencies.wrapped(fleet), dependencies.gated(plan)
     kustomizations = _Kustomizations(fleet)
     overlays = flux_dir(plan)
-    docs: dict[str, list[tuple[Order, dict[str, Any]]]] = defaultdict(list)
+    docs: dict[str, Found] = defaultdict(list)
+    wrapped: dict[str, tuple[Wrapped, Found]] = {}
     for placement in plan.placements:
         home = homes[placement.cluster]
-        app = parts[placement.app]
-        deps = [(home.namespace, name) for name in app.depends_on]
-        deps += extra_deps.get((placement.app, placement.cluster), ())
+        app, app_ = parts[placement.app], apps[placement.app]
         found = docs[home.file]
         if placement.chart is not None:
-            app_ = apps[placement.app]
-            found += _ordered(
-                _chart_objects(fleet, app_, accounts.get(app_.project), placement, home, deps)
+            same, other = dependencies.release_deps(app_, charts, home.namespace)
+            objects = _ordered(
+                _chart_objects(fleet, app_, accounts.get(app_.project), placement, home, same)
             )
+            if (placement.app, placement.cluster) in gates:
+                found += _ordered([dependencies.gate(plan, placement, home)])
+            if placement.app not in wraps:
+                found += objects
+                continue
+            found += _ordered([dependencies.wrapper(plan, placement, home, other)])
+            path = dependencies.release_file(placement.cluster, placement.app)
+            wrapped[path] = (dependencies.wrapped_as(placement, home), objects)
             continue
+        deps = dependencies.kustomization_deps(app_, charts, home.namespace)
+        deps += extra_deps.get((placement.app, placement.cluster), ())
         path, source = f"{overlays}/{placement.overlay}", None
         if placement.remote is not None:
             remote = remote_source(placement.remote.source, placement.app, home.namespace)
@@ -211,7 +163,7 @@ def kustomization_docs(
                 {"kind": remote["kind"], "name": placement.app},
             )
         found.append(kustomizations.of(placement, app, home, path, deps, source))
-    return dict(docs)
+    return dict(docs), wrapped
 
 
 def _remote_path(path: str) -> str:
@@ -344,7 +296,6 @@ class _AppParts:
 
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
-    depends_on: tuple[str, ...]
     spec: Mapping[str, Any]
 
     @classmethod
@@ -353,9 +304,7 @@ class _AppParts:
         spec: dict[str, Any] = {"ignore": rules} if rules else {}
         if service_account:  # tenant impersonation, an account in the Flux namespace
             spec["serviceAccountName"] = service_account
-        return cls(
-            flux_metadata(app.labels), flux_metadata(app.annotations), tuple(app.depends_on), spec
-        )
+        return cls(flux_metadata(app.labels), flux_metadata(app.annotations), spec)
 
 
 def flux_metadata(values: Mapping[str, str]) -> dict[str, str]:
@@ -456,6 +405,7 @@ def unmirrored(ignore: IgnoreDifference) -> list[str]:
 
 __all__ = [
     "ARGO_DOMAIN",
+    "GATE_DIR",
     "IGNORE_SINCE",
     "KUSTOMIZE_API",
     "PRUNE_DISABLED",
@@ -471,6 +421,7 @@ __all__ = [
     "created",
     "flux_dir",
     "flux_metadata",
+    "gate_file",
     "git_repository",
     "ignore_rules",
     "kustomization",
