@@ -35,7 +35,7 @@ from fleetgen.resolve import resolve
 from fleetgen.workspace import Workspace, filesystem_lister, filesystem_reader, scan
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import WORKSPACE as BASES
-from tests.emit.test_argocd import make_fleet, web
+from tests.emit.test_argocd import make_fleet
 from tests.emit.test_argocd_appsets import applications
 
 ROOT = Path(__file__).resolve().parent.parent
