@@ -72,6 +72,10 @@ def test_a_helmrelease_moves_under_its_own_kustomization_in_three_confirmed_step
     assert moved is not None and moved["metadata"]["annotations"] == {PRUNE: "disabled"}
     assert record(repo)["moving"] == {NAME: "moved", "release/production-1/podinfo": "marked"}
     check_clean(repo)
+    # The same object on the same cluster (diff keys flux/releases/<cluster>/ by its cluster):
+    # its owner changes, nothing is deleted or uninstalled.
+    report = diff_json(repo)
+    assert report["deletions"] == [] and not any("uninstalls" in n for n in report["notes"])
     commit(repo, "podinfo moved on staging-1")
 
     # Step 3: the mark goes; the move leaves the record.

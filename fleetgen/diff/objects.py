@@ -61,8 +61,8 @@ def scope_of(path: str) -> str:
     parts = path.split("/")
     if parts[0] == "argocd":
         return HUB
-    if parts[:2] in (["flux", "clusters"], ["flux", "spokes"]) and len(parts) > 3:
-        return parts[2]
+    if parts[:2] in (["flux", "clusters"], ["flux", "spokes"], ["flux", "releases"]):
+        return parts[2] if len(parts) > 3 else path
     return path
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fleetgen.emit import flux
@@ -24,8 +25,11 @@ from fleetgen.helm import render_chart
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.resolve import resolve
 from fleetgen.yamlio import dump_documents, load_all
-from tests.crd_schemas import errors
+from tests.crd_schemas import errors, strict_errors
 from tests.emit.test_argocd import make_fleet, web
+from tests.emit.test_flux import build as build_fleet
+from tests.emit.test_flux import cel_errors
+from tests.emit.test_flux_hub_tenant_charts import TENANT_FLEET
 from tests.test_charts_engines import WORKSPACE, compile_apps, echo, flux_releases
 
 
@@ -125,3 +129,51 @@ def test_the_canonical_layout_case_renders_its_wrapped_chart_through_helm() -> N
         )
         (deployment,) = objects
         assert deployment["spec"]["replicas"] == replicas
+
+
+def test_on_a_hub_gates_and_wrappers_act_on_the_hub(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A spoke's HelmRelease is an object of the hub (its own ``kubeConfig`` reaches the spoke):
+    its gate and wrapper live on the hub too, without the spoke's kubeConfig, in the spoke's
+    namespace; the wrapper's directory is keyed by the hub, then the spoke."""
+    text = TENANT_FLEET.replace(
+        'chart=HelmChart(path="charts/status-page"),\n',
+        'chart=HelmChart(path="charts/status-page"), depends_on=["platform-config"],\n',
+    ).replace(
+        'depends_on=["platform-config"],\n            ignore_differences',
+        'depends_on=["platform-config", "status-page"],\n            ignore_differences',
+    )
+    assert text.count("status-page") == TENANT_FLEET.count("status-page") + 1
+    built = build_fleet(tmp_path_factory, "hub-dependencies", text)
+    spoke = {
+        (doc["kind"], doc["metadata"]["name"]): doc
+        for doc in load_all((built.out / "flux/clusters/mgmt/spokes/staging.yaml").read_text())
+    }
+    gate, wrapper = (
+        spoke[("Kustomization", "status-page.ready")],
+        spoke[("Kustomization", "status-page.release")],
+    )
+    for found in (gate, wrapper):
+        assert found["metadata"]["namespace"] == "staging"
+        assert "kubeConfig" not in found["spec"] and "serviceAccountName" not in found["spec"]
+        assert strict_errors(found) == [] and cel_errors(found) == []
+    assert gate["spec"]["healthChecks"][0]["namespace"] == "staging"
+    assert wrapper["spec"]["path"] == "./output/flux/releases/mgmt/staging/status-page"
+    assert {"name": "platform-config"} in wrapper["spec"]["dependsOn"]
+    assert {"name": "status-page.ready"} in spoke[("Kustomization", "order-service")]["spec"][
+        "dependsOn"
+    ]
+    (release,) = [
+        d
+        for d in load_all(
+            (built.out / "flux/releases/mgmt/staging/status-page/release.yaml").read_text()
+        )
+        if d["kind"] == "HelmRelease"
+    ]
+    assert (
+        release["spec"]["kubeConfig"]
+        == spoke[("Kustomization", "order-service")]["spec"]["kubeConfig"]
+    )
+    assert release["spec"]["serviceAccountName"] == "shop-deployer"
+    assert strict_errors(release) == [] and cel_errors(release) == []

@@ -11,10 +11,12 @@ own kind. So, on each cluster:
   No HelmRelease moves for it.
 - a chart app that ``depends_on`` a Kustomize app has its HelmRelease, chart source and values
   applied by a Kustomization of its own, ``<chart app>.release``, from
-  ``flux/releases/<cluster>/<app>/`` — outside the bootstrap path, which kustomize-controller's
-  generated kustomization would recurse into — that ``dependsOn`` those Kustomize apps and waits
-  for the HelmRelease. Dependencies on other chart apps stay the HelmRelease's own. An existing
-  HelmRelease moves there in generations (`fleetgen.moves`): never uninstalled.
+  ``flux/releases/<cluster>/<app>/`` (a hub's spoke: ``flux/releases/<hub>/<spoke>/<app>/``, the
+  HelmRelease being an object of the hub) — outside the bootstrap path, which
+  kustomize-controller's generated kustomization would recurse into — that ``dependsOn`` those
+  Kustomize apps and waits for the HelmRelease. Dependencies on other chart apps stay the
+  HelmRelease's own. An existing HelmRelease moves there in generations (`fleetgen.moves`):
+  never uninstalled.
 
 The dotted names cannot clash with an app's (a DNS label).
 """
@@ -73,14 +75,14 @@ def wrapper_name(app: str) -> str:
     return f"{app}.release"
 
 
-def release_dir(cluster: str, app: str) -> str:
-    """Where the HelmRelease of ``app`` on ``cluster`` lies when it is wrapped (output-relative)."""
-    return f"flux/releases/{cluster}/{app}"
+def release_dir(home: Home, app: str) -> str:
+    """Where the HelmRelease of ``app`` in ``home`` lies when wrapped (output-relative)."""
+    return f"{home.releases}/{app}"
 
 
-def release_file(cluster: str, app: str) -> str:
-    """The file of the HelmRelease, source and values of ``app`` on ``cluster`` when wrapped."""
-    return f"{release_dir(cluster, app)}/release.yaml"
+def release_file(home: Home, app: str) -> str:
+    """The file of the HelmRelease, source and values of ``app`` in ``home`` when wrapped."""
+    return f"{release_dir(home, app)}/release.yaml"
 
 
 def kustomization_deps(app: App, charts: set[str], namespace: str) -> list[Ref]:
@@ -140,7 +142,7 @@ def wrapper(
         fleet,
         wrapper_name(placement.app),
         replace(home, spec={}),
-        f"{flux_dir(plan)}/{release_dir(placement.cluster, placement.app)}",
+        f"{flux_dir(plan)}/{release_dir(home, placement.app)}",
         prune=True,
         cascade=True,
         labels=_labels(placement),

@@ -86,6 +86,7 @@ from fleetgen.emit.flux.objects import (
     gate_file,
     kustomization,
     kustomization_files,
+    releases_dir,
     remote_source,
     source_file,
     tenant_file,
@@ -234,6 +235,7 @@ def emit(plan: Plan) -> list[OutputFile]:
             f"{root}/kustomizations.yaml",
             fleet.flux.namespace,
             f"Flux Kustomizations of the apps placed on the hub, {hub}.",
+            releases=releases_dir(hub),
         )
     }
     leading: dict[str, list[dict[str, Any]]] = {}
@@ -317,6 +319,7 @@ def _spoke_home(plan: Plan, spoke: Cluster, root: str) -> tuple[Home, list[dict[
         spoke.name,
         f"Cluster {spoke.name} ({spoke.env}), reconciled from the hub through kubeConfig.",
         spec={"kubeConfig": kube_config},
+        releases=f"{releases_dir(root.rpartition('/')[2])}/{spoke.name}",
     )
     fleet = plan.fleet
     if fleet.flux.source_per_namespace and fleet.flux.source is not None:

@@ -26,6 +26,14 @@ class Home:
     spec: Mapping[str, Any] = field(default_factory=dict)  # e.g. kubeConfig for a spoke
     depends_on: tuple[Ref, ...] = ()
     source: Mapping[str, str] | None = None  # its own GitRepository; None: the fleet's
+    # where the HelmReleases wrapped in Kustomizations of their own lie (output-relative):
+    # flux/releases/<the cluster the objects live on>[/<spoke>]
+    releases: str = ""
+
+
+def releases_dir(cluster: str) -> str:
+    """Where the wrapped HelmReleases that live on ``cluster`` lie (output-relative)."""
+    return f"flux/releases/{cluster}"
 
 
 def cluster_dir(cluster: str) -> str:

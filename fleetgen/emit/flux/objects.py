@@ -27,6 +27,7 @@ from fleetgen.emit.flux.kustomization import (
     cluster_dir,
     flux_dir,
     kustomization,
+    releases_dir,
 )
 from fleetgen.emit.flux.namespaces import (
     PRUNE_DISABLED,
@@ -149,7 +150,7 @@ def kustomization_docs(
                 found += objects
                 continue
             found += _ordered([dependencies.wrapper(plan, placement, home, other)])
-            path = dependencies.release_file(placement.cluster, placement.app)
+            path = dependencies.release_file(home, placement.app)
             wrapped[path] = (dependencies.wrapped_as(placement, home), objects)
             continue
         deps = dependencies.kustomization_deps(app_, charts, home.namespace)
@@ -429,6 +430,7 @@ __all__ = [
     "kustomization_file",
     "kustomization_files",
     "namespace",
+    "releases_dir",
     "remote_source",
     "source_file",
     "source_ref",

@@ -13,6 +13,7 @@ from fleetgen.emit.flux.objects import (
     cluster_dir,
     created,
     kustomization_files,
+    releases_dir,
     source_file,
     tenant_file,
 )
@@ -38,6 +39,7 @@ def home(fleet: Fleet, cluster: str) -> Home:
         f"{cluster_dir(cluster)}/kustomizations.yaml",
         fleet.flux.namespace,
         _comment(fleet.output_dir, cluster),
+        releases=releases_dir(cluster),
     )
 
 
