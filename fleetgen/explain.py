@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.api import compile_spec
+from fleetgen.emit.flux.dependencies import gate_name, wrapper_name
 from fleetgen.errors import UsageError
 from fleetgen.model import AwsAuth, Cluster, Credentials, ExecAuth, SyncPolicy
 from fleetgen.plan import (
@@ -258,9 +259,27 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
         app.project,
         app.namespace,
         source,
-        tuple(app.depends_on),
+        _dependencies(plan, app.name, {v.engine for v in views if v.app == name}),
         tuple(v for v in views if v.app == name),
     )
+
+
+def _dependencies(plan: Plan, name: str, engines: set[str]) -> tuple[str, ...]:
+    """Each dependency of app ``name``, with how Flux waits for it where it is of the other kind
+    (`fleetgen.emit.flux.dependencies`) and what Argo CD does with it."""
+    apps = {app.name: app for app in plan.fleet.apps}
+    chart = apps[name].chart is not None
+    found = []
+    for dependency in apps[name].depends_on:
+        how = ""
+        if "flux" in engines and chart and apps[dependency].chart is None:
+            how = f" (Flux: Kustomization {wrapper_name(name)} applies the HelmRelease after it)"
+        elif "flux" in engines and not chart and apps[dependency].chart is not None:
+            how = f" (Flux: waits for gate {gate_name(dependency)}, its HelmRelease's health)"
+        found.append(dependency + how)
+    if "argocd" in engines and found:
+        found.append("Argo CD: no order between Applications")
+    return tuple(found)
 
 
 def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterView:

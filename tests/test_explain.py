@@ -110,6 +110,16 @@ def test_app_says_which_engine_runs_it_where() -> None:
     )
 
 
+def test_dependencies_say_how_each_engine_orders_them() -> None:
+    """Flux waits for a chart app through its gate (`fleetgen.emit.flux.dependencies`); Argo CD
+    has no order between Applications."""
+    text = explain.text(explain.explain(ROOT / "fleet.py", "order-service"))
+    assert (
+        "  depends on: platform-config, cert-manager (Flux: waits for gate cert-manager.ready, "
+        "its HelmRelease's health), Argo CD: no order between Applications\n" in text
+    )
+
+
 def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     (app,) = explain.explain(ROOT / "fleet.py", "cert-manager").apps
     assert app.path == "chart cert-manager from https://charts.jetstack.io"
