@@ -206,8 +206,10 @@ class _Proof:
         return BuildResult(self.out_dir, done.warnings, done.placements, report)
 
     def checked(self, done: CompileRecord) -> CheckResult:
-        """What ``check`` reports of the tree that holds ``done``: no findings."""
-        return CheckResult(self.out_dir, done.warnings, done.placements, [])
+        """What ``check`` reports of the tree that holds ``done``: only the manifests a
+        controller applies there that fleetgen did not write (`fleetgen.applied`)."""
+        findings = writer.applied_findings(self.out_dir, done.files)
+        return CheckResult(self.out_dir, done.warnings, done.placements, findings)
 
 
 def _prove(spec: Path, loaded: Loaded, out: Path | None, use_cache: bool = True) -> _Proof:

@@ -53,8 +53,15 @@ def print_check(result: CheckResult) -> int:
     findings, where = result.findings, shown(result.out_dir)
     for finding in findings:
         err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
+    stale = [finding for finding in findings if finding.kind != "applied"]
+    if stale:
+        err(f"{len(stale)} file(s) differ from a fresh build: run `fleetgen build` and commit")
+    if len(stale) < len(findings):
+        err(
+            f"{len(findings) - len(stale)} file(s) fleetgen did not write would be applied by a "
+            "controller: move them out of the output folder"
+        )
     if findings:
-        err(f"{len(findings)} file(s) differ from a fresh build: run `fleetgen build` and commit")
         return EXIT_CHANGED
     print(f"{where} is up to date")
     return EXIT_OK

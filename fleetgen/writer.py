@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fleetgen.applied import unowned
 from fleetgen.journal import (
     MANIFEST,
     Manifest,
@@ -50,7 +51,7 @@ __all__ = [
     "write",
 ]
 
-FindingKind = Literal["missing", "stale", "hand-edited", "extra", "unowned-conflict"]
+FindingKind = Literal["missing", "stale", "hand-edited", "extra", "unowned-conflict", "applied"]
 # The owned files of an output tree proven to hold the bytes its manifest records.
 Prover = Callable[[Path, Manifest], Collection[str]]
 
@@ -253,10 +254,25 @@ def _check(
         if (finding := _compare(out_dir, path, rendered[path], disk, survey))
     ]
     findings += [_extra(path, survey) for path in survey.owned if path not in rendered]
+    findings += applied_findings(out_dir, rendered)
     if version is not None and survey.manifest and survey.manifest.version != version:
         detail = f"written by fleetgen {survey.manifest.version}, this is fleetgen {version}"
         findings.append(Finding(MANIFEST, "stale", f"{detail}; run `fleetgen build`"))
     return sorted(findings)
+
+
+def applied_findings(out_dir: Path, owned: Collection[str]) -> list[Finding]:
+    """A finding per manifest a controller applies from ``out_dir`` that fleetgen does not own
+    (`fleetgen.applied`)."""
+    return [
+        Finding(
+            path,
+            "applied",
+            f"not written by fleetgen, yet {who} applies it: move it out of the output folder "
+            "(say it in fleet.py instead)",
+        )
+        for path, who in unowned(out_dir, owned)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

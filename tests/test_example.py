@@ -79,6 +79,38 @@ def test_check_names_a_hand_edited_file_and_writes_nothing(repo: Path) -> None:
     assert tree(repo) == before
 
 
+@pytest.mark.parametrize("up_to_date", [True, False], ids=["quick", "compiled"])
+def test_check_names_manifests_a_controller_would_apply_that_fleetgen_did_not_write(
+    repo: Path, up_to_date: bool
+) -> None:
+    """Argo CD's root Application applies every manifest under output/argocd/
+    (``directory.recurse``) and each cluster's Flux everything under flux/clusters/<cluster>/
+    but flux-system/ (`fleetgen.applied`): the quick path of an up-to-date tree and a compiling
+    check both name them; a file elsewhere, or in bootstrap's flux-system/, is not reported."""
+    run_fleetgen_process(repo, "build")  # the cache's record of the tree: the quick path
+    if not up_to_date:
+        shutil.rmtree(repo / "output/.fleetgen/cache")
+    (repo / "output/argocd/projects/extra.yaml").write_text("kind: ConfigMap\n")
+    (repo / "output/flux/clusters/dev/more").mkdir()
+    (repo / "output/flux/clusters/dev/more/x.yml").write_text("kind: ConfigMap\n")
+    (repo / "output/flux/clusters/dev/flux-system").mkdir()
+    (repo / "output/flux/clusters/dev/flux-system/gotk-sync.yaml").write_text("kind: X\n")
+    (repo / "output/overlays/notes.yaml").write_text("kind: ConfigMap\n")
+    (repo / "output/argocd/README.txt").write_text("not a manifest\n")
+    result = run_fleetgen_process(repo, "build", "--check")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "output/argocd/projects/extra.yaml: applied: not written by fleetgen, yet Argo CD's root "
+        "Application (directory.recurse) applies it: move it out of the output folder (say it "
+        "in fleet.py instead)",
+        "output/flux/clusters/dev/more/x.yml: applied: not written by fleetgen, yet the Flux "
+        "bootstrapped on dev applies it: move it out of the output folder (say it in fleet.py "
+        "instead)",
+        "2 file(s) fleetgen did not write would be applied by a controller: move them out of "
+        "the output folder",
+    ]
+
+
 def test_builds_are_identical_across_hash_seeds(repo: Path) -> None:
     trees = []
     for seed in ("0", "1", "4242"):
