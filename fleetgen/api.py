@@ -73,12 +73,15 @@ class CheckResult:
         warnings: What the spec asks for that an engine cannot fully honour.
         placements: How many (app, cluster) placements the spec has.
         findings: Every stale, missing, extra or hand-edited file.
+        changed: The inputs that changed since the build the tree holds, where the cache knows
+            that build (None: unknown, e.g. on a fresh clone).
     """
 
     out_dir: Path
     warnings: list[Problem]
     placements: int
     findings: list[writer.Finding]
+    changed: list[str] | None = None
 
 
 @collector.pausing
@@ -292,4 +295,5 @@ def check(spec: Path, out: Path | None = None, *, use_cache: bool = True) -> Che
         memo.store(emitted, Placements.of(compiled.plan))  # what ``diff`` of this spec reads
         if not findings:
             memo.remember(digests, compiled.warnings, compiled.placements)
-    return CheckResult(out_dir, compiled.warnings, compiled.placements, findings)
+    changed = memo.changed() if stores and findings else None
+    return CheckResult(out_dir, compiled.warnings, compiled.placements, findings, changed)

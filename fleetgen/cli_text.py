@@ -54,6 +54,8 @@ def print_check(result: CheckResult) -> int:
     for finding in findings:
         err(f"{where}/{finding.path}: {finding.kind}: {finding.detail}")
     stale = [finding for finding in findings if finding.kind != "applied"]
+    if stale and result.changed:
+        err(f"changed since the last build: {', '.join(result.changed)}")
     if stale:
         err(f"{len(stale)} file(s) differ from a fresh build: run `fleetgen build` and commit")
     if len(stale) < len(findings):

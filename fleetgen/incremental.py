@@ -8,7 +8,7 @@ base and chart directory and CA certificate file it reads (the workspace invento
 ``fleetgen`` (the code), and where the files land relative to the repository
 (`fleetgen.plan.Landing`: the overlays' paths to the bases depend on it, so a folder copied
 elsewhere, cache and all, or a repository moved away from its ``--out`` folder, never passes for
-up to date). Their hash keys three kinds of entry in the cache (`fleetgen.cache`), all derived
+up to date). Their hash keys the kinds of entry in the cache (`fleetgen.cache`), all derived
 data a miss only costs time:
 
 - ``compile/``, the compile record: the digest of every file the compile wrote, its warnings,
@@ -18,6 +18,8 @@ data a miss only costs time:
   spec, hash its inputs, find the record and prove by ``lstat`` alone that the tree still holds
   it. A file whose stat changed is read and hashed again; so is one changed in the clock tick the
   stat was recorded in (Git's "racily clean" rule). The writer skips reading proven files.
+- ``built/``, keyed by the manifest: the input digests of the build that wrote it, which
+  ``--check`` compares with the current ones to say which input changed since (`changed`).
 - ``stored/``, the stored compile: the files as data (by emitter) and the placements, which
   ``diff`` reads for a ref compiled before (by a build or an earlier diff) instead of resolving
   and emitting it again.
@@ -50,7 +52,7 @@ from fleetgen.plan import Landing
 from fleetgen.record import Record
 from fleetgen.version import VERSION
 
-COMPILE, TREE, STORED = "compile", "tree", "stored"
+COMPILE, TREE, STORED, BUILT = "compile", "tree", "stored", "built"
 OUTPUT = "output folder"  # the input that says where the files land (`Landing`)
 # A file whose ctime is this close to when its stat was recorded may have changed unseen since.
 _RACY_NS = 50_000_000
@@ -88,6 +90,13 @@ def inputs(loaded: Loaded, landing: Landing | None = None) -> Inputs | None:
     except (Uncacheable, ValueError):
         return None
     return Inputs(digests, key(sorted(digests.items())))
+
+
+def shown_input(name: str) -> str:
+    """An input as a message names it (`inputs`: ``fleet.py``, ``base:apps/web/base`` ...)."""
+    kind, _, path = name.partition(":")
+    named = {"record": "the record (.fleetgen/record.json)", "fleetgen": "fleetgen itself"}
+    return f"{kind} {path}" if path else named.get(name, name)
 
 
 def _hash(value: Any) -> str:
@@ -142,9 +151,16 @@ class Memo:
         """This compile's record, when the output tree provably still holds what it wrote
         (completing an interrupted build first)."""
         found = self.record()
-        if found is None:
+        if found is None or not writer.holds(self.out_dir, found.files, VERSION, self._prove):
             return None
-        return found if writer.holds(self.out_dir, found.files, VERSION, self._prove) else None
+        self._built(Manifest(VERSION, found.files))
+        return found
+
+    def _built(self, manifest: Manifest) -> None:
+        """Remember that the tree's ``manifest`` was written by a compile of these inputs."""
+        entry = _tree_key(manifest)
+        if self.inputs is not None and self.cache.get(BUILT, entry) != self.inputs.digests:
+            self.cache.put(BUILT, entry, self.inputs.digests)
 
     def _prove(self, out_dir: Path, manifest: Manifest) -> Collection[str]:
         return unchanged_files(self.cache, out_dir, manifest)
@@ -168,7 +184,19 @@ class Memo:
         for found_inputs in self._keys:
             found = CompileRecord(found_inputs.digests, digests, warnings, placements)
             self.cache.put(COMPILE, found_inputs.key, found.data())
-        record_tree(self.cache, self.out_dir, Manifest(VERSION, digests), known)
+        manifest = Manifest(VERSION, digests)
+        record_tree(self.cache, self.out_dir, manifest, known)
+        self._built(manifest)
+
+    def changed(self) -> list[str] | None:
+        """The inputs that changed since the build that wrote the output tree's manifest, as
+        `shown_input` names them; None where this cache does not know that build."""
+        manifest = writer.current_manifest(self.out_dir)
+        before = self.cache.get(BUILT, _tree_key(manifest)) if manifest else None
+        if self.inputs is None or not isinstance(before, dict):
+            return None
+        now = self.inputs.digests
+        return [shown_input(n) for n in sorted({*before, *now}) if before.get(n) != now.get(n)]
 
     def stored(self, without: Collection[str] = ()) -> StoredCompile | None:
         """The files (but those of the emitters ``without``) and placements of a compile of

@@ -79,6 +79,24 @@ def test_check_names_a_hand_edited_file_and_writes_nothing(repo: Path) -> None:
     assert tree(repo) == before
 
 
+def test_check_says_which_input_changed_since_the_last_build(repo: Path) -> None:
+    """A base edited after the build: the check names it (the cache keeps the inputs of the
+    build that wrote the tree's manifest, `Memo.changed`), not fleet.py, which did not change."""
+    run_fleetgen_process(repo, "build")
+    # The Deployment reads another ConfigMap: the config hash fleetgen puts on its pod template
+    # (for order-config, which fleet.py configures) goes.
+    deployment = repo / "apps/order-service/base/deployment.yaml"
+    text = deployment.read_text()
+    deployment.write_text(text.replace("name: order-config", "name: order-other"))
+    result = run_fleetgen_process(repo, "build", "--check")
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert "changed since the last build: base apps/order-service/base" in lines
+    assert any(
+        ": stale: out of date with its inputs; run `fleetgen build`" in line for line in lines
+    )
+
+
 @pytest.mark.parametrize("up_to_date", [True, False], ids=["quick", "compiled"])
 def test_check_names_manifests_a_controller_would_apply_that_fleetgen_did_not_write(
     repo: Path, up_to_date: bool

@@ -42,6 +42,11 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert "pull_request_target" not in workflow[True] and workflow["permissions"] == {
         "contents": "read"
     }
+    # Every pull request and every commit: a path filter would miss inputs outside apps/ (bases
+    # under k8s/, charts, CA files) and let stale output through.
+    assert workflow[True] == {"pull_request": None}
+    (hook,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
+    assert hook["always_run"] is True and "files" not in hook
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
     assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
