@@ -15,6 +15,7 @@ from fleetgen import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    FluxOptions,
     HelmChart,
     IgnoreDifference,
     Image,
@@ -71,6 +72,8 @@ fleet = Fleet(
     repo=REPO,
     revision="main",
     engines=["argocd", "flux"],
+    # Every cluster runs Flux 2.9 or newer: Kustomizations honour ignore_differences (spec.ignore).
+    flux=FluxOptions(min_version="2.9"),
     default_credentials=ExternalSecretRef(store="vault-backend", key="clusters/{cluster}"),
     common_labels={"acme.io/managed-by": "fleetgen"},
     sync=SyncPolicy(sync_options=["ServerSideApply=true"],
@@ -154,8 +157,10 @@ fleet = Fleet(
             },
         ),
         # A third-party chart, pinned; its values are layered like Helm's chained values files.
+        # Removing it must not delete its CRDs (and with them every Certificate): its objects stay
+        # (on Flux, helm.sh/resource-policy: keep), and so does what an upgrade stops rendering.
         App(
-            name="cert-manager", project="platform", namespace="cert-manager",
+            name="cert-manager", project="platform", namespace="cert-manager", cascade_delete=False,
             chart=HelmChart(repo=JETSTACK, name="cert-manager", version="v1.16.2"),
             values={"crds": {"enabled": True},
                     # Leader election in its own namespace, not kube-system (project boundary).
@@ -166,9 +171,10 @@ fleet = Fleet(
                 "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}},
             })},
         ),
-        # A chart kept in this repository (charts/status-page), outside prod.
+        # A chart kept in this repository (charts/status-page), outside prod; removing it, or an
+        # upgrade that stops rendering an object, deletes what it deployed.
         App(
-            name="status-page", project="platform", namespace="platform",
+            name="status-page", project="platform", namespace="platform", cascade_delete=True,
             chart=HelmChart(path="charts/status-page"),
             targets=Selector(envs=["dev", "staging"]),
             values={"banner": "Status of {{ env }}: see ${STATUS_URL}"},
@@ -227,7 +233,6 @@ fleet = Fleet(
                                data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
             labels={"acme.io/pci": "true"},
             annotations={"notifications.argoproj.io/subscribe.on-sync-failed.slack": "payments"},
-            depends_on=["platform-config"],
         ),
     ],
 )

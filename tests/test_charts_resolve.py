@@ -159,13 +159,14 @@ def test_a_token_inside_values_is_refused() -> None:
     assert len(found) == 1 and token not in found[0] and "GitHub" in found[0]
 
 
-def test_skipped_common_metadata_is_one_located_warning_per_chart_app() -> None:
-    from fleetgen.emit import overlays
+def test_common_metadata_that_skips_chart_apps_is_said_once_in_the_fleet_map() -> None:
+    """Not a warning on every build: the fleet's common labels cannot reach a chart app (no
+    overlay), which nothing in fleet.py but the chart's values changes."""
+    from fleetgen.emit import fleetmap, overlays
 
-    fleet = make_fleet([chart_app()], common_labels={"team": "web"})
-    found = overlays.warnings(resolve(fleet, WORKSPACE))
-    assert [p.message for p in found] == [
-        "app 'hello': common_labels/common_annotations of fleet are not applied to a chart app "
-        "(it has no overlay); set them through its values if the chart takes them"
-    ]
-    assert found[0].line > 0
+    for labels, said in (({"team": "web"}, True), ({}, False)):
+        plan = resolve(make_fleet([chart_app()], common_labels=labels), WORKSPACE)
+        assert overlays.warnings(plan) == []
+        (readme,) = fleetmap.emit(plan)
+        assert readme.text is not None
+        assert ("`common_labels`/`common_annotations` do not reach them" in readme.text) is said

@@ -191,18 +191,19 @@ def test_no_placement_is_on_both_engines(compiled: api.Compiled) -> None:
 
 
 def test_engine_warnings_fire_only_where_that_engine_places_the_app(tmp_path: Path) -> None:
-    """api depends_on web: on Flux it becomes dependsOn; only Argo CD placements warn."""
+    """api depends_on web: on Flux it becomes dependsOn; only where no placement honours it
+    (all on Argo CD) does the build warn."""
     text = PRECEDENCE.replace(
         'path="apps/api/base")', 'path="apps/api/base", depends_on=["web"], engine="flux")'
     )
     compiled = api.compile_spec(repo_with(tmp_path, text))
-    assert not [w for w in compiled.warnings if "depends_on is honoured by Flux only" in w.message]
+    assert not [w for w in compiled.warnings if "depends_on has no effect" in w.message]
     text = text.replace('depends_on=["web"], engine="flux"', 'depends_on=["web"], engine="argocd"')
     (tmp_path / "fleet.py").write_text(text)
     compiled = api.compile_spec(tmp_path / "fleet.py")
-    assert [w.message for w in compiled.warnings if "honoured by Flux only" in w.message] == [
-        "app 'api': depends_on is honoured by Flux only; Argo CD syncs Applications "
-        "independently (sync waves do not order generated apps)"
+    assert [w.message for w in compiled.warnings if "depends_on" in w.message] == [
+        "app 'api': depends_on has no effect: every placement of it is on Argo CD, which syncs "
+        "Applications independently (sync waves do not order generated apps)"
     ]
 
 

@@ -77,9 +77,23 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """The fleet's repo (the map's Source, which both engines read) still a placeholder."""
+    """The fleet's repo (the map's Source, which both engines read) still a placeholder; apps
+    whose ``depends_on`` no placement honours (all on Argo CD, which syncs Applications
+    independently; where Flux places them too it does, and the map and ``explain`` say what
+    Argo CD does with it)."""
     note = placeholder_note(plan.fleet.repo)
-    return [at(plan.fleet, note, plan.fleet)] if note else []
+    found = [at(plan.fleet, note, plan.fleet)] if note else []
+    on_flux = {p.app for p in plan.placements if p.engine == "flux"}
+    return found + [
+        at(
+            app,
+            f"app {app.name!r}: depends_on has no effect: every placement of it is on Argo CD, "
+            "which syncs Applications independently (sync waves do not order generated apps)",
+            plan.fleet,
+        )
+        for app in plan.fleet.apps
+        if app.depends_on and app.name in plan.by_app() and app.name not in on_flux
+    ]
 
 
 def emit(plan: Plan) -> list[OutputFile]:
@@ -192,6 +206,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         engines=cluster_engines(plan, on),
         placements=sum(row["placements"] for _, row in apps),
         charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
+        common_metadata=_common_metadata(plan),
         images=[
             ImageRow(app, image, versions) for app, row in apps for image, versions in row["images"]
         ],
@@ -212,6 +227,14 @@ def with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
         return file
     rows = [(name, kept, done_when(name)) for name, kept in sorted(pending.items())]
     return replace(file, text=file.text + render("draining.md.j2", rows=rows))
+
+
+def _common_metadata(plan: Plan) -> bool:
+    """Whether the fleet or an environment sets common labels or annotations."""
+    fleet = plan.fleet
+    return bool(fleet.common_labels or fleet.common_annotations) or any(
+        env.common_labels or env.common_annotations for env in fleet.environments
+    )
 
 
 def env_columns(plan: Plan) -> dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]]:

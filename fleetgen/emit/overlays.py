@@ -5,13 +5,12 @@ Both engines point at these directories, so Argo CD and Flux deploy the same ren
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION
-from fleetgen.errors import Problem, at
+from fleetgen.errors import Problem
 from fleetgen.model import Patch
 from fleetgen.output import OutputFile
 from fleetgen.plan import (
@@ -34,41 +33,9 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """Chart apps have no overlay: fleet and environment common metadata does not reach them."""
-    fleet = plan.fleet
-    envs = {env.name: env for env in fleet.environments}
-    charts = {app.name for app in fleet.apps if app.chart is not None}
-    if not charts:
-        return []
-    envs_of: dict[str, set[str]] = defaultdict(set)  # chart app -> the envs it is placed in
-    for placement in plan.placements:
-        if placement.app in charts:
-            envs_of[placement.app].add(placement.env)
-    found = []
-    for app in fleet.apps:
-        if app.chart is None:
-            continue
-        placed = sorted(envs_of[app.name])
-        layers = [
-            ("fleet", fleet.common_labels, fleet.common_annotations),
-            *(
-                (f"environment {env!r}", envs[env].common_labels, envs[env].common_annotations)
-                for env in placed
-            ),
-        ]
-        skipped = [name for name, labels, annotations in layers if labels or annotations]
-        if skipped:
-            found.append(
-                at(
-                    app,
-                    f"app {app.name!r}: common_labels/common_annotations of "
-                    f"{', '.join(skipped)} are not applied to a chart app (it has "
-                    "no overlay); set them through its values if the chart takes "
-                    "them",
-                    fleet,
-                )
-            )
-    return found
+    """None: what the fleet's and environments' common metadata does not reach (chart apps, which
+    have no overlay) is the fleet map's to say, once, not every build's."""
+    return []
 
 
 def emit(plan: Plan) -> list[OutputFile]:

@@ -34,8 +34,9 @@ class Environment(Spec):
         rollout: Roll changes through its clusters in steps; None: all at once.
         production: Changes here are flagged first by `diff`; None: True for 'prod' and
             'production'.
-        common_labels: Labels put on every object its placements deploy.
-        common_annotations: Annotations put on every object its placements deploy.
+        common_labels: Labels put on every object its placements deploy (but a chart app's).
+        common_annotations: Annotations put on every object its placements deploy (but a chart
+            app's).
         policy: Severities of validate's rules here (over the fleet's, rule by rule).
         engine: The engine of its placements, unless a cluster or an app names one.
         cascade_delete: Removing a placement here deletes its workloads (True) or orphans them

@@ -120,8 +120,10 @@ class Fleet(Spec):
             Flux Namespace objects); False: they are provisioned elsewhere.
         output_dir: Where the output goes, relative to the folder holding fleet.py.
         sync: Sync settings of every placement (the shallowest layer).
-        common_labels: Labels put on every object every placement deploys.
-        common_annotations: Annotations put on every object every placement deploys.
+        common_labels: Labels put on every object every placement deploys (but a chart app's,
+            which has no overlay: set them through its values).
+        common_annotations: Annotations put on every object every placement deploys (as
+            common_labels).
         policy: Severities of validate's rules for the whole fleet.
     """
 

@@ -712,12 +712,17 @@ def test_flux_timing_that_reaches_argo_cd_placements_is_a_warning() -> None:
 
 
 def test_depends_on_is_reported_as_not_expressible_in_argo_cd() -> None:
+    """Where every placement is on Argo CD the build warns (the fleet map's warnings, which see
+    every engine's placements); the ApplicationSet's header says it too."""
+    from fleetgen.emit import fleetmap
+
     fleet = make_fleet(apps=[web(depends_on=["api"]), *make_fleet().apps[1:]])
     plan = resolve(fleet, WORKSPACE)
-    assert messages(argocd.warnings(plan)) == [
-        "app 'web': depends_on is honoured by Flux only; Argo CD syncs Applications "
-        "independently (sync waves do not order generated apps)"
+    assert messages(fleetmap.warnings(plan)) == [
+        "app 'web': depends_on has no effect: every placement of it is on Argo CD, which syncs "
+        "Applications independently (sync waves do not order generated apps)"
     ]
+    assert messages(argocd.warnings(plan)) == []
     header = writer.render(argocd.emit(plan))["argocd/applicationsets/web.yaml"]
     assert b"# This app depends_on api, which only Flux honours:" in header
 

@@ -180,16 +180,16 @@ def test_an_empty_catch_all_wave_is_not_shown(tmp_path: Path) -> None:
 
 def test_example_map_states_the_controller_versions_the_output_needs() -> None:
     text = fleet_map(ROOT / "fleet.py")
-    assert "The output needs Argo CD ≥ 3.3.7 and Flux ≥ 2.7: it uses only fields" in text
+    assert "The output needs Argo CD ≥ 3.3.7 and Flux ≥ 2.9: it uses only fields" in text
     assert table(text, "## Controller versions") == [
         ["engine", "needs", "set by", "a higher floor unlocks"],
         ["Argo CD", "≥ 3.3.7", '`ArgoOptions(min_version="3.3.7")`', "—"],
         [
             "Flux",
-            "≥ 2.7",
-            '`FluxOptions(min_version="2.7")`',
+            "≥ 2.9",
+            '`FluxOptions(min_version="2.9")`',
             "2.9: `Kustomization.spec.ignore`: Flux leaves the JSON pointers of "
-            "`ignore_differences` alone too",
+            "`ignore_differences` alone too (in use)",
         ],
     ]
 

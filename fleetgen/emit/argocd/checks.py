@@ -9,7 +9,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
-from fleetgen.emit.argocd.appsets import DEPENDS_ON_NOTE
 from fleetgen.emit.argocd.bootstrap import ROOT, _registered
 from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.emit.argocd.common import GENERATE_PATHS, SECRET_TYPE, SYNC_WAVE, server_url
@@ -54,7 +53,8 @@ def check(plan: Plan) -> list[Problem]:
 
 def warnings(plan: Plan) -> list[Problem]:
     """Allowed but risky or not expressible here: wildcard project sources or destinations,
-    flags a manual sync ignores, ``depends_on`` (no ordering between Argo CD Applications)."""
+    flags a manual sync ignores. (``depends_on``, which Argo CD cannot honour, is the fleet
+    map's to warn of: only where no placement of the app honours it, `fleetgen.emit.fleetmap`.)"""
     found: list[Problem] = []
     for project in plan.fleet.projects:
         wild = [repo for repo in project.source_repos if "*" in repo]
@@ -89,15 +89,6 @@ def warnings(plan: Plan) -> list[Problem]:
                 plan.fleet,
             )
         )
-    found += [
-        at(
-            app,
-            f"app {app.name!r}: depends_on is honoured by Flux only; {DEPENDS_ON_NOTE}",
-            plan.fleet,
-        )
-        for app in _placed_apps(plan)
-        if app.depends_on
-    ]
     found += [
         at(
             cluster,

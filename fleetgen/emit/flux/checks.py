@@ -12,7 +12,7 @@ from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import supports_ignore, unmirrored
 from fleetgen.errors import Problem, at
 from fleetgen.model import GitSource, Spec
-from fleetgen.plan import Plan, sync_owner
+from fleetgen.plan import Plan, cascade_delete, sync_owner
 
 BOOTSTRAP_NAMESPACE = "flux-system"
 _LISTED = 5  # clusters named in one message
@@ -193,18 +193,31 @@ def _kept_on_upgrade(plan: Plan) -> list[Problem]:
     """With ``cascade_delete=False`` every object of a Flux chart app is annotated
     ``helm.sh/resource-policy: keep`` (`fleetgen.emit.flux.charts`), which Helm honours on
     upgrade too: ``pkg/kube`` ``Client.Update`` skips deleting a kept object the new release no
-    longer renders, so it stays on the cluster, unmanaged."""
-    placed = {p.app for p in plan.placements if p.chart is not None and not p.cascade_delete}
+    longer renders, so it stays on the cluster, unmanaged. Said where the default decides it; a
+    cascade_delete=False written in fleet.py (Fleet, Environment or App) chose it."""
+    fleet = plan.fleet
+    apps, envs = (
+        {app.name: app for app in fleet.apps},
+        {env.name: env for env in fleet.environments},
+    )
+    placed = {
+        p.app
+        for p in plan.placements
+        if p.chart is not None
+        and not p.cascade_delete
+        and cascade_delete(fleet, envs[p.env], apps[p.app])[1] == "default"
+    }
     return [
         at(
             app.chart,
-            f"app {app.name!r}: with cascade_delete=False its HelmRelease keeps every object "
-            "(helm.sh/resource-policy: keep), so removing the app leaves its workloads, but an "
-            "upgrade also leaves every object the new chart version or values stop rendering: "
-            "delete those by hand, or set cascade_delete=True (Fleet, Environment or App)",
-            plan.fleet,
+            f"app {app.name!r}: with cascade_delete=False (the default) its HelmRelease keeps "
+            "every object (helm.sh/resource-policy: keep), so removing the app leaves its "
+            "workloads, but an upgrade also leaves every object the new chart version or values "
+            "stop rendering: set cascade_delete=True, or cascade_delete=False to keep them "
+            "knowingly (Fleet, Environment or App)",
+            fleet,
         )
-        for app in plan.fleet.apps
+        for app in fleet.apps
         if app.name in placed and app.chart is not None
     ]
 
