@@ -106,7 +106,7 @@ def fleet_repo(
         ("git::https://git.example.com/org/repo//deploy?ref=v1.2.3", True),
         ("https://example.com/install.yaml", True),  # a remote file (IsRemoteFile)
         ("deployment.yaml", False),
-        ("../shared", False),
+        ("../common", False),
         ("github.company.com/org/repo", False),  # no scheme, not GitHub: a local path
     ],
 )
