@@ -334,12 +334,16 @@ class _Inventory:
     def _find_remotes(self, file: _Document, doc: dict[str, Any]) -> None:
         """The remote entries of a kustomization's ``resources`` and ``components``, at their
         lines (``file``: its path, bytes and the index of its document)."""
-        for key in ("resources", "components"):
-            for index, entry in enumerate(_list(doc.get(key))):
-                if isinstance(entry, str) and remotebase.is_remote(entry):
-                    line = node_line(_node(file[1], file[2]), (key, index)) or 1
-                    self.remotes.append(RemoteEntry(file[0], line, entry))
-                    self.complete = False
+        found = [
+            (key, index, entry)
+            for key in ("resources", "components")
+            for index, entry in enumerate(_list(doc.get(key)))
+            if isinstance(entry, str) and remotebase.is_remote(entry)
+        ]
+        node = _node(file[1], file[2]) if found else None
+        for key, index, entry in found:
+            self.remotes.append(RemoteEntry(file[0], node_line(node, (key, index)) or 1, entry))
+        self.complete &= not found
 
     def _add_resource(self, read: Reader, path: str, depth: int) -> None:
         if path.startswith(".."):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fleetgen import remotebase
+from fleetgen import remotebase, workspace
 from fleetgen.kustomize import Kustomize, build
 from tests.helpers import run_fleetgen
 from tests.test_validate import deployment, spec_line
@@ -322,3 +322,30 @@ def test_config_for_a_configmap_the_base_does_not_define_is_declared_in_the_base
     assert run_fleetgen(repo, "build").returncode == 0
     overlay = yaml.safe_load((repo / "output/overlays/web/dev/kustomization.yaml").read_text())
     assert overlay["configMapGenerator"][0]["behavior"] == "merge"
+
+
+def test_the_inventory_lists_remote_entries_at_their_lines_and_reads_none(tmp_path: Path) -> None:
+    """Remote entries of the base's kustomizations, nested local ones and components included,
+    at the line that lists each; the base is not ``complete`` and nothing was read for them."""
+    remote = f"https://git.example.com/org/repo//deploy?ref={SHA}"
+    base = tmp_path / "apps/web"
+    (base / "local").mkdir(parents=True)
+    (base / "kustomization.yaml").write_text(
+        f"resources:\n- local\n- {remote}\ncomponents:\n- git@git.example.com:org/c//x?ref=v1.0.0\n"
+    )
+    (base / "local/kustomization.yaml").write_text(f"# nested\nresources:\n  - {remote}\n")
+    reads: list[str] = []
+    disk = workspace.filesystem_reader(tmp_path)
+
+    def read(path: str) -> bytes | None:
+        reads.append(path)
+        return disk(path)
+
+    found = workspace.scan(read, ["apps/web"]).bases["apps/web"]
+    assert [(r.file, r.line) for r in found.remotes] == [
+        ("apps/web/kustomization.yaml", 3),
+        ("apps/web/kustomization.yaml", 5),
+        ("apps/web/local/kustomization.yaml", 3),
+    ]
+    assert not found.complete and not found.problems
+    assert not [path for path in reads if "example.com" in path]
