@@ -26,7 +26,10 @@ _SHORT_COMMIT = re.compile(r"[0-9a-f]{7,39}")
 _VERSION_TAG = re.compile(
     r"(?:[A-Za-z0-9_.-]+/)*v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?"
 )
-PIN_HINT = "pin it with ?ref= a full 40-hex commit SHA or a version tag such as v1.2.3"
+PIN_HINT = (
+    "pin it with ?ref= a full 40-hex commit SHA or a version tag such as v1.2.3 (a file "
+    "fetched over http(s) has no ref: copy it into the base)"
+)
 
 
 def is_remote(entry: str) -> bool:
@@ -47,7 +50,10 @@ def unpinned(entry: str) -> str | None:
     if _COMMIT.fullmatch(ref) or _VERSION_TAG.fullmatch(ref):
         return None
     if not ref:
-        return "has no ref, so kustomize fetches whatever the remote's HEAD is at each build"
+        return (
+            "has no ref, so what kustomize fetches (the repository's HEAD, or the file as it is "
+            "then) can change at each build"
+        )
     if _SHORT_COMMIT.fullmatch(ref):
         return (
             f"has ref {ref!r}, an abbreviated commit, which `git fetch` cannot fetch by itself "

@@ -152,12 +152,13 @@ def test_build_refuses_each_unpinned_remote_at_the_line_that_lists_it(tmp_path: 
     assert result.returncode == 2, result.stdout + result.stderr
     where = "apps/web/kustomization.yaml"
     assert result.stderr.splitlines() == [
-        f"{where}:3: app 'web': the remote base on this line has ref 'main', which may be a "
+        f"{where}:3: app 'web': the remote resource on this line has ref 'main', which may be a "
         "branch (fleetgen cannot tell a branch from a tag offline), so what it fetches can "
         f"change at each build; {remotebase.PIN_HINT}",
-        f"{where}:4: app 'web': the remote base on this line has no ref, so kustomize fetches "
-        f"whatever the remote's HEAD is at each build; {remotebase.PIN_HINT}",
-        f"{where}:5: app 'web': the remote base on this line has ref '0123abc', an abbreviated "
+        f"{where}:4: app 'web': the remote resource on this line has no ref, so what kustomize "
+        "fetches (the repository's HEAD, or the file as it is then) can change at each build; "
+        f"{remotebase.PIN_HINT}",
+        f"{where}:5: app 'web': the remote resource on this line has ref '0123abc', an abbreviated "
         "commit, which `git fetch` cannot fetch by itself (kustomize fetches URL and ref with "
         f"git fetch --depth=1); {remotebase.PIN_HINT}",
         "3 problem(s); nothing was written",

@@ -429,7 +429,7 @@ def _check_remote_refs(ctx: _Context, app: App, base: Base) -> None:
                 ctx,
                 remote.file,
                 remote.line,
-                f"app {app.name!r}: the remote base on this line {why}; {remotebase.PIN_HINT}",
+                f"app {app.name!r}: the remote resource on this line {why}; {remotebase.PIN_HINT}",
             )
 
 
