@@ -315,7 +315,7 @@ def test_config_for_a_configmap_the_base_does_not_define_is_declared_in_the_base
     assert result.returncode == 2
     assert result.stderr.splitlines()[0].startswith(
         f"fleet.py:{spec_line(repo, '<- web')}: app 'web': config for ConfigMap 'web', which "
-        "the base's own files do not define; its remote bases (apps/web/kustomization.yaml:2)"
+        "the base's own files do not define: its remote bases (apps/web/kustomization.yaml:2)"
     )
     (repo / "apps/web/kustomization.yaml").write_text(
         f"resources:\n- {remote}\nconfigMapGenerator:\n- name: web\n  behavior: merge\n"

@@ -380,10 +380,10 @@ def _check_base(ctx: _Context, app: App) -> None:
     _check_remote_refs(ctx, app, base)
     for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
         ctx.report(app, message)
-    if base.remotes and app.namespace is None:
-        _check_named_namespaces(ctx, app, "the remote resources of its base (namespace=None)")
     if base.remotes:
         _check_remote_config(ctx, app, base)
+        if app.namespace is None:
+            _check_named_namespaces(ctx, app, "the remote resources of its base (namespace=None)")
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -443,10 +443,11 @@ def _check_remote_config(ctx: _Context, app: App, base: Base) -> None:
             ctx.report(
                 layer,
                 f"app {app.name!r}: config for ConfigMap {name!r}, which the base's own files "
-                f"do not define; its remote bases ({where}) may, but fleetgen does not read "
-                "them, and kustomize must merge into theirs yet create a new one: declare it "
-                f"in the base, a configMapGenerator entry {{name: {name}, behavior: merge}} "
-                "for the remote's, or without behavior for a new one",
+                f"do not define: its remote bases ({where}) may, but fleetgen does not read "
+                "them, and kustomize merges into a ConfigMap they ship but creates one they do "
+                "not (each fails on the other); declare it in the base, a configMapGenerator "
+                f"entry {{name: {name}, behavior: merge}} for theirs, or one without behavior "
+                "for a new one",
             )
 
 
