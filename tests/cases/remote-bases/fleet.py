@@ -5,7 +5,8 @@ namespace, image and replicas on top, as for a local base (kustomize fetches the
 builds them, on the controller: fleetgen never does). addons (namespace=None) lists a remote at
 a version tag beside a local object: its objects may go to any namespace its project allows, so
 the AppProject names those. dev is on Flux, which is told (a build warning) what the
-kustomize-controller needs; prod on Argo CD.
+kustomize-controller needs; prod on Argo CD. The remote URLs are never fetched here (build reads
+no remote; tests/test_remote_bases.py renders such overlays against local Git repositories).
 """
 
 from fleetgen import (
