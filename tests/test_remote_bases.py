@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -58,16 +59,18 @@ def _git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def upstream(root: Path, image: str = "registry.example.com/web:1.0") -> tuple[str, str]:
+def upstream(
+    root: Path, image: str = "registry.example.com/web:1.0", *extra: dict[str, Any]
+) -> tuple[str, str]:
     """A Git repository at ``root`` whose ``deploy/`` is a kustomize base (Deployment web in
-    namespace upstream, running ``image``), committed and tagged v1.2.3: its ``file://`` URL
-    and the commit's SHA."""
+    namespace upstream, running ``image``, and the ``extra`` objects), committed and tagged
+    v1.2.3: its ``file://`` URL and the commit's SHA."""
     base = root / "deploy"
     base.mkdir(parents=True, exist_ok=True)
     doc = deployment("web")
     doc["metadata"]["namespace"] = "upstream"
     doc["spec"]["template"]["spec"]["containers"][0]["image"] = image
-    (base / "web.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    (base / "web.yaml").write_text(yaml.safe_dump_all([doc, *extra], sort_keys=False))
     (base / "kustomization.yaml").write_text("resources:\n- web.yaml\n")
     if not (root / ".git").exists():
         _git(root, "init", "-q")
@@ -229,6 +232,36 @@ def test_validate_render_fetches_the_remote_and_names_it_when_it_cannot(
     failed = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "kustomize-build"]
     assert {f["app"] for f in failed} == {"web"}
     assert all("remote base" in f["message"] for f in failed)
+
+
+def test_cluster_scoped_kinds_of_a_remote_base_are_declared_on_the_project(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """The AppProject's derived clusterResourceWhitelist knows only what the base's own files
+    ship; a remote's ClusterRole is refused by Argo CD (controller/sync.go
+    ``validateSyncPermissions``), which ``validate --render`` reports until the project
+    declares the kind."""
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "web-reader"},
+        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
+    }
+    url, sha = upstream(tmp_path / "upstream", "registry.example.com/web:1.0", role)
+    for project, refused in (("", {"web"}), (_CLUSTER_ROLE, set())):
+        repo = fleet_repo(
+            tmp_path / f"repo{bool(project)}", [f"{url}//deploy?ref={sha}"], project=project
+        )
+        assert run_fleetgen(repo, "build").returncode == 0
+        result = run_fleetgen(repo, "validate", "--render", "--format", "json")
+        findings = json.loads(result.stdout)["findings"]
+        kinds = {
+            f["app"] for f in findings if f["rule"] == "cluster-kind" and "prod-1" in f["clusters"]
+        }
+        assert kinds == refused, result.stdout
+
+
+_CLUSTER_ROLE = ', cluster_resources=[("rbac.authorization.k8s.io", "ClusterRole")]'
 
 
 def test_diff_render_shows_what_a_new_pin_changes_and_names_a_remote_it_cannot_fetch(
