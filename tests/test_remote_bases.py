@@ -23,15 +23,8 @@ from fleetgen.kustomize import Kustomize, build
 from tests.helpers import run_fleetgen
 from tests.test_validate import deployment, spec_line
 
-GIT = [
-    "git",
-    "-c",
-    "user.name=t",
-    "-c",
-    "user.email=t@example.com",
-    "-c",
-    "init.defaultBranch=main",
-]
+CONFIG = ("user.name=t", "user.email=t@example.com", "init.defaultBranch=main")
+GIT = ["git", *(arg for setting in CONFIG for arg in ("-c", setting))]
 SHA = "0123456789abcdef0123456789abcdef01234567"
 FLEET = """\
 from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
@@ -217,7 +210,7 @@ def test_validate_render_fetches_the_remote_and_names_it_when_it_cannot(
     tmp_path: Path, kustomize: Kustomize
 ) -> None:
     url, sha = upstream(tmp_path / "upstream")
-    repo = fleet_repo(tmp_path / "repo", [f"{url}//deploy?ref={sha}"])
+    repo = fleet_repo(tmp_path / "repo", [f"{url}//deploy?ref=v1.2.3"])  # a version tag
     assert run_fleetgen(repo, "build").returncode == 0
     result = run_fleetgen(repo, "validate", "--render", "--format", "json")
     assert "Traceback" not in result.stderr, result.stderr
