@@ -32,6 +32,9 @@ _VERSION_TIMEOUT_S = 30
 _BUILD_TIMEOUT_S = 300
 _KUSTOMIZE_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 _KUBECTL_KUSTOMIZE_VERSION = re.compile(r"Kustomize Version:\s*(v?(\d+)\.\d+\.\d+)")
+# kustomize's error when git fails to clone a remote base (api/internal/git ``gitRunner.run``,
+# called by ``ClonerUsingGitExec``).
+_CLONE_FAILED = re.compile(r"failed to run '[^']*\bgit (?:init|remote|fetch|checkout|submodule)\b")
 _INSTALL_HINT = (
     "install a kustomize >= 5 release binary as `kustomize` on PATH"
     " (https://github.com/kubernetes-sigs/kustomize/releases), or kubectl >= 1.27, which embeds"
@@ -178,5 +181,15 @@ def _run_build(runner: Kustomize, path: Path) -> tuple[str, str | None]:
     except OSError as exc:
         return "", f"cannot run {' '.join(runner.command)}: {exc}"
     if done.returncode != 0:
-        return "", done.stderr or f"exit status {done.returncode}, no error message"
+        return "", _explained(done.stderr) or f"exit status {done.returncode}, no error message"
     return done.stdout, None
+
+
+def _explained(stderr: str) -> str:
+    """kustomize's error, led by what a remote base that git could not fetch needs."""
+    if not _CLONE_FAILED.search(stderr):
+        return stderr
+    return (
+        "a remote base could not be fetched (kustomize clones it with git at its ref: this "
+        f"needs the remote reachable from here, and its credentials if private): {stderr}"
+    )

@@ -596,6 +596,8 @@ class Plan:
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Kustomize apps: (group, kind) of the cluster-scoped objects their base ships (inventory).
     cluster_kinds: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    # Kustomize apps whose base lists remote bases: where each is listed ("file:line").
+    remote_bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
     _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_app: dict[str, list[Placement]] = field(

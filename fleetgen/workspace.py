@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from fleetgen import scanrules
+from fleetgen import remotebase, scanrules
 from fleetgen.fields import ca_bundle
 from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope, group_of
 from fleetgen.yamlio import document_nodes, load_all, node_line
@@ -45,6 +45,16 @@ class SecretFound:
     object: str
     field: str
     length: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteEntry:
+    """A remote base or component a kustomization of the base lists (`remotebase.is_remote`):
+    the kustomization file, the 1-based line of the entry, and the entry as written."""
+
+    file: str
+    line: int
+    url: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +87,9 @@ class Base:
     # Secret material in the files its kustomizations read (`_Inventory._scan_documents`,
     # `_Inventory._scan_kustomization`).
     secrets: tuple[SecretFound, ...] = ()
+    # The remote entries its kustomizations list, which kustomize fetches at build time and
+    # fleetgen never reads (so the base is not ``complete``).
+    remotes: tuple[RemoteEntry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +268,7 @@ def _scan_base(read: Reader, path: str) -> Base:
         namespace_objects=frozenset(inventory.namespace_objects),
         cluster_kinds=inventory.cluster_scoped(),
         secrets=tuple(sorted(inventory.secrets, key=lambda f: (f.file, f.line, f.field, f.rule))),
+        remotes=tuple(sorted(inventory.remotes, key=lambda r: (r.file, r.line))),
     )
 
 
@@ -274,6 +288,7 @@ class _Inventory:
     crd_scopes: dict[tuple[str, str], bool] = field(default_factory=dict)  # of the CRDs shipped
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
     secrets: list[SecretFound] = field(default_factory=list)
+    remotes: list[RemoteEntry] = field(default_factory=list)
 
     def cluster_scoped(self) -> frozenset[tuple[str, str]]:
         """The kinds of the objects read that are cluster-scoped: built-in, well-known or by a
@@ -291,6 +306,7 @@ class _Inventory:
         if not isinstance(doc, dict):
             return
         self._scan_kustomization(read, directory, (path, found[1], index), doc)
+        self._find_remotes((path, found[1], index), doc)
         if depth > 8 or any(
             doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts", "components")
         ):
@@ -306,7 +322,7 @@ class _Inventory:
             self.namespaces, self.namespace_objects, self.namespaced = set(), set(), False
         self.namespaced |= bool(doc.get("configMapGenerator") or doc.get("secretGenerator"))
         for entry in doc.get("resources") or []:
-            if isinstance(entry, str):
+            if isinstance(entry, str) and not remotebase.is_remote(entry):
                 self._add_resource(
                     read, posixpath.normpath(posixpath.join(directory, entry)), depth
                 )
@@ -315,8 +331,22 @@ class _Inventory:
             self.namespace_objects = outer[1] | ({rewrite} if self.namespace_objects else set())
             self.namespaced |= outer[2]
 
+    def _find_remotes(self, file: _Document, doc: dict[str, Any]) -> None:
+        """The remote entries of a kustomization's ``resources`` and ``components``, at their
+        lines (``file``: its path, bytes and the index of its document)."""
+        found = [
+            (key, index, entry)
+            for key in ("resources", "components")
+            for index, entry in enumerate(_list(doc.get(key)))
+            if isinstance(entry, str) and remotebase.is_remote(entry)
+        ]
+        node = _node(file[1], file[2]) if found else None
+        for key, index, entry in found:
+            self.remotes.append(RemoteEntry(file[0], node_line(node, (key, index)) or 1, entry))
+        self.complete &= not found
+
     def _add_resource(self, read: Reader, path: str, depth: int) -> None:
-        if "://" in path or path.startswith(("github.com/", "git@")) or path.startswith(".."):
+        if path.startswith(".."):
             self.complete = False
             return
         data = read(path)

@@ -213,6 +213,11 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         credentials=credential_kinds(plan, on),
         labels=label_cells(plan),
         remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
+        remote_bases=[
+            (app, plan.remote_bases[app], sorted(row["clusters"]))
+            for app, row in apps
+            if app in plan.remote_bases and row["placements"]
+        ],
         external=external_rows(plan, on),
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),

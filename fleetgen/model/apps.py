@@ -245,6 +245,24 @@ class App(Layer):
     manifests from another repository or an OCI artifact (``source``), placed on the clusters its
     targets select.
 
+    A base may list remote kustomize bases in its kustomizations' `resources` (or `components`):
+    `https://host/org/repo//dir?ref=...`, `git@host:org/repo//dir?ref=...`, `ssh://...`,
+    `github.com/org/repo/dir?ref=...`, `file:///...`. Each is pinned: its `ref` (or `version`) is
+    a full 40-hex commit SHA or a version tag such as `v1.2.3` or `api/v1.2.3` (offline, a tag
+    and a branch look alike, so `main`, `HEAD`, `release-1.2`, a short SHA or no ref is an error
+    at the line of the base file that lists it). fleetgen never fetches them: the engines'
+    kustomize does when it builds the overlays, on which the layers apply as on a local base
+    (Argo CD's repo-server with the credentials of the fleet repository; Flux's
+    kustomize-controller only while it runs with `--no-remote-bases=false`, its default, and
+    with no credentials: a build warning says so), and so do `validate --render` and
+    `diff --render`, which need them reachable. What fleetgen cannot read there, the spec bounds:
+    with `namespace=None`, their objects may go to any namespace the project allows (its
+    AppProject names them; a tenant project must list them by name); their cluster-scoped kinds
+    need `Project(cluster_resources=[...])` (`validate --render` reports any other); `images=`
+    and `replicas=` are not checked against them; `config=` for a ConfigMap the base's own files
+    do not define is an error until the base declares it (a `configMapGenerator` entry with
+    `behavior: merge` for one of theirs, without for a new one).
+
     Attributes:
         name: The app's name.
         project: Its project.

@@ -7,7 +7,7 @@ import os
 import posixpath
 from collections.abc import Mapping, Sequence
 
-from fleetgen import namespacing, scan
+from fleetgen import namespacing, remotebase, scan
 from fleetgen.errors import Problem
 from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
@@ -244,18 +244,7 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             "to rewrite namespaces with: give namespace=None (its manifests say where "
             "each object goes; its project's namespaces bound where they may)",
         )
-    project = ctx.projects.get(app.project)
-    if (
-        project is not None
-        and project.service_account
-        and any(is_glob(namespace) for namespace in project.namespaces)
-    ):
-        ctx.report(
-            app,
-            f"app {app.name!r}: project {project.name!r} binds its ServiceAccount in "
-            "the namespaces an app from another source may use, which must be "
-            "named, not patterns: list them in Project(namespaces=[...])",
-        )
+    _check_named_namespaces(ctx, app, "an app from another source")
     path = remote_path(app)
     if path.startswith("..") or posixpath.isabs(path):
         ctx.report(
@@ -287,6 +276,23 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             f"app {app.name!r}: secrets= needs an overlay, which an app from "
             "another source (source=) has not; ship the ExternalSecret in that "
             "source instead",
+        )
+
+
+def _check_named_namespaces(ctx: _Context, app: App, what: str) -> None:
+    """``app`` may put objects in any namespace its project allows (fleetgen cannot read its
+    manifests): a tenant project binds its ServiceAccount in each, so they must be named."""
+    project = ctx.projects.get(app.project)
+    if (
+        project is not None
+        and project.service_account
+        and any(is_glob(namespace) for namespace in project.namespaces)
+    ):
+        ctx.report(
+            app,
+            f"app {app.name!r}: project {project.name!r} binds its ServiceAccount in "
+            f"the namespaces {what} may use, which must be named, not patterns: list them "
+            "in Project(namespaces=[...])",
         )
 
 
@@ -371,8 +377,13 @@ def _check_base(ctx: _Context, app: App) -> None:
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
     _check_base_secrets(ctx, app, base)
+    _check_remote_refs(ctx, app, base)
     for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
         ctx.report(app, message)
+    if base.remotes:
+        _check_remote_config(ctx, app, base)
+        if app.namespace is None:
+            _check_named_namespaces(ctx, app, "the remote resources of its base (namespace=None)")
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -393,21 +404,58 @@ def _check_base_secrets(ctx: _Context, app: App, base: Base) -> None:
     """Secret material in the base's files is a problem at its file and line, but for the rules
     the app waives (``App(waivers=[Waiver(rule, reason)])``): `validate` lists those waivers."""
     waived = {waiver.rule for waiver in app.waivers}
-    spec_file = ctx.fleet.origin[0]
-    root = os.path.dirname(spec_file) if spec_file else ""
     for found in base.secrets:
         if found.rule in waived:
             continue
         where = ": ".join(part for part in (found.object, found.field) if part)
-        ctx.problems.append(
-            Problem(
-                f"app {app.name!r}: {where + ': ' if where else ''}"
-                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
-                f"{scan.waiver_hint(found.rule)}",
-                os.path.join(root, found.file) if root else found.file,
-                found.line,
-            )
+        _report_in_base(
+            ctx,
+            found.file,
+            found.line,
+            f"app {app.name!r}: {where + ': ' if where else ''}"
+            f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
+            f"{scan.waiver_hint(found.rule)}",
         )
+
+
+def _check_remote_refs(ctx: _Context, app: App, base: Base) -> None:
+    """A remote base or component (`remotebase`) is pinned, or the same base would build other
+    manifests tomorrow: a problem at the line that lists it (its URL is not repeated: it may
+    hold a credential)."""
+    for remote in base.remotes:
+        why = remotebase.unpinned(remote.url)
+        if why is not None:
+            _report_in_base(
+                ctx,
+                remote.file,
+                remote.line,
+                f"app {app.name!r}: the remote resource on this line {why}; {remotebase.PIN_HINT}",
+            )
+
+
+def _check_remote_config(ctx: _Context, app: App, base: Base) -> None:
+    """``config=`` for a ConfigMap the base's own files do not define: kustomize's
+    configMapGenerator must merge into it if a remote base ships it and create it if not (each
+    fails on the other), and fleetgen does not read remote bases."""
+    where = ", ".join(f"{remote.file}:{remote.line}" for remote in base.remotes)
+    for layer in _layers_of(app):
+        for name in sorted(set(layer.config) - base.configmaps):
+            ctx.report(
+                layer,
+                f"app {app.name!r}: config for ConfigMap {name!r}, which the base's own files "
+                f"do not define: its remote bases ({where}) may, but fleetgen does not read "
+                "them, and kustomize merges into a ConfigMap they ship but creates one they do "
+                "not (each fails on the other); declare it in the base, a configMapGenerator "
+                f"entry {{name: {name}, behavior: merge}} for theirs, or one without behavior "
+                "for a new one",
+            )
+
+
+def _report_in_base(ctx: _Context, file: str, line: int, message: str) -> None:
+    """A problem at ``line`` of ``file`` of a base (repo-relative, shown beside fleet.py)."""
+    spec_file = ctx.fleet.origin[0]
+    root = os.path.dirname(spec_file) if spec_file else ""
+    ctx.problems.append(Problem(message, os.path.join(root, file) if root else file, line))
 
 
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:

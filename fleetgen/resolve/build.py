@@ -253,6 +253,20 @@ def _cluster_overlay(
     )
 
 
+def _manifest_namespaces(ctx: _Context, unplaced: Mapping[str, Base]) -> dict[str, frozenset[str]]:
+    """App(namespace=None) apps -> the namespaces their manifests put objects in: those of their
+    base's objects and Namespaces (``unplaced``); for an app from another source, or whose base
+    lists remote resources, also any namespace its project allows (globs): fleetgen cannot read
+    those manifests."""
+    found = {name: base.namespaces | base.namespace_objects for name, base in unplaced.items()}
+    for app in ctx.apps.values():
+        unread = app.source is not None or bool(app.name in unplaced and unplaced[app.name].remotes)
+        if unread and app.project in ctx.projects:
+            allowed = frozenset(ctx.projects[app.project].namespaces)
+            found[app.name] = found.get(app.name, frozenset()) | allowed
+    return found
+
+
 def _build_plan(
     ctx: _Context,
     placed: Mapping[str, list[Cluster]],
@@ -286,26 +300,23 @@ def _build_plan(
             placements += found
             env_overlays += envs
             cluster_overlays += clusters
-    unplaced = {
+    bases = {
         app.name: ctx.workspace.bases[repo_path(app.path)]
         for app in ctx.apps.values()
-        if app.namespace is None and app.path is not None and app.source is None
+        if app.path is not None and app.source is None
     }
-    # An app from another source may put objects in any namespace its project allows (globs).
-    remote = {
-        app.name: frozenset(ctx.projects[app.project].namespaces)
-        for app in ctx.apps.values()
-        if app.source is not None and app.project in ctx.projects
-    }
+    unplaced = {name: base for name, base in bases.items() if ctx.apps[name].namespace is None}
     return Plan(
         fleet=ctx.fleet,
         placements=tuple(placements),
         env_overlays=tuple(env_overlays),
-        manifest_namespaces={
-            **{name: base.namespaces | base.namespace_objects for name, base in unplaced.items()},
-            **remote,
-        },
+        manifest_namespaces=_manifest_namespaces(ctx, unplaced),
         namespace_objects={name: base.namespace_objects for name, base in unplaced.items()},
+        remote_bases={
+            name: tuple(f"{entry.file}:{entry.line}" for entry in base.remotes)
+            for name, base in bases.items()
+            if base.remotes
+        },
         cluster_kinds={
             app.name: kinds for app in ctx.apps.values() if (kinds := ctx.cluster_kinds(app))
         },

@@ -166,7 +166,37 @@ def warnings(plan: Plan) -> list[Problem]:
                 )
     if fleet.flux.mode == "hub":
         found += hub.warnings(plan)
-    return found + _chart_retry_interval(plan) + _kept_on_upgrade(plan) + _unused_credentials(plan)
+    return (
+        found
+        + _chart_retry_interval(plan)
+        + _kept_on_upgrade(plan)
+        + _unused_credentials(plan)
+        + _remote_bases(plan)
+    )
+
+
+def _remote_bases(plan: Plan) -> list[Problem]:
+    """A Flux placement whose base lists remote bases: kustomize-controller builds them only
+    while it runs with ``--no-remote-bases=false`` (its default: ``main.go``; the reconciler's
+    ``build`` passes ``!NoRemoteBases`` to fluxcd/pkg ``kustomize.SecureBuild``, which otherwise
+    builds on ``MakeFsOnDiskSecure`` without the temporary directory kustomize clones into),
+    and fetches them with the controller's git and no credentials (the GitRepository's
+    ``secretRef`` is not passed to kustomize)."""
+    placed = {p.app for p in plan.placements}
+    return [
+        at(
+            app,
+            f"app {app.name!r}: its base lists remote bases "
+            f"({', '.join(plan.remote_bases[app.name])}), which Flux's kustomize-controller "
+            "fetches at each build only when it runs with --no-remote-bases=false (the "
+            "default; multi-tenant lockdowns set it to true, and then the Kustomization "
+            "fails), over the network, without credentials (the remote must be readable "
+            "anonymously)",
+            plan.fleet,
+        )
+        for app in plan.fleet.apps
+        if app.name in placed and app.name in plan.remote_bases
+    ]
 
 
 def _unused_credentials(plan: Plan) -> list[Problem]:
