@@ -21,12 +21,15 @@ from fleetgen import (
     Environment,
     HelmChart,
     IgnoreDifference,
+    Image,
     Overrides,
+    Patch,
     Project,
     SyncPolicy,
     writer,
 )
 from fleetgen.emit import argocd, flux
+from fleetgen.emit.flux.charts import KEEP, KEEP_PATCH
 from fleetgen.errors import SpecError
 from fleetgen.helm import parse_values, render_chart
 from fleetgen.kustomize import Kustomize, build
@@ -429,6 +432,84 @@ def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize)
     built = [d for d in yaml.safe_load_all(build(tmp_path, kustomize)) if d]
     assert len(built) == len(objects) == 2
     assert all(o["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for o in built)
+
+
+STRATEGIC = Patch(target={"kind": "Deployment"}, patch={"spec": {"revisionHistoryLimit": 3}})
+JSON6902 = Patch(
+    target={"kind": "Deployment", "name": "echo"},
+    patch=[{"op": "add", "path": "/metadata/labels", "value": {"tier": "web"}}],
+)
+
+
+def post_rendered() -> App:
+    """An echo app whose images and patches come from the app, env and cluster layers."""
+    return echo(
+        images=[Image(name="registry.example.com/echo", new_name="mirror.example.com/echo")],
+        per_env={"prod": Overrides(images=[Image(name="registry.example.com/echo", tag="2.1")])},
+        per_cluster={"prod-b": Overrides(patches=[STRATEGIC, JSON6902])},
+    )
+
+
+def test_images_and_patches_post_render_a_flux_chart_app(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """helm-controller runs a HelmRelease's kustomize post-renderer through krusty
+    (internal/postrender ``Kustomize.Run``: the rendered chart as its one resource, then
+    ``images`` and ``patches``, nothing else); the same kustomization built here by kustomize
+    over the chart Helm's SDK renders shows each layer's images and patches applied."""
+    plan = resolve(make_fleet(apps=[post_rendered()], engines=["flux"]), WORKSPACE).on("flux")
+    assert flux.check(plan) == []
+    rendered = writer.render(flux.emit(plan))
+    releases = {
+        path.split("/")[2]: doc
+        for path, data in rendered.items()
+        for doc in yaml.safe_load_all(data)
+        if doc and doc["kind"] == "HelmRelease"
+    }
+    keep = {"patch": KEEP_PATCH, "target": {"kind": ".*"}}  # cascade_delete=False (`flux.charts`)
+    images = [{"name": "registry.example.com/echo", "newName": "mirror.example.com/echo"}]
+    assert releases["dev-1"]["spec"]["postRenderers"] == [
+        {"kustomize": {"images": images, "patches": [keep]}}
+    ]
+    (kustomization,) = releases["prod-b"]["spec"]["postRenderers"]
+    assert kustomization["kustomize"]["images"] == [{**images[0], "newTag": "2.1"}]
+    assert [p["target"] for p in kustomization["kustomize"]["patches"]] == [
+        {"kind": "Deployment"},
+        {"kind": "Deployment", "name": "echo"},
+        {"kind": ".*"},
+    ]
+    for release in releases.values():
+        assert errors(release) == []  # Flux 2.7 and the newest
+    objects = render_chart(ROOT / CHART, ECHO_VALUES, "echo", "web")
+    (tmp_path / "helm-output.yaml").write_text(yaml.safe_dump_all(objects))
+    (tmp_path / "kustomization.yaml").write_text(
+        yaml.safe_dump({"resources": ["helm-output.yaml"], **kustomization["kustomize"]})
+    )
+    built = [d for d in yaml.safe_load_all(build(tmp_path, kustomize)) if d]
+    (deployment,) = [d for d in built if d["kind"] == "Deployment"]
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "mirror.example.com/echo:2.1"
+    )
+    assert deployment["spec"]["revisionHistoryLimit"] == 3
+    assert deployment["metadata"]["labels"] == {"tier": "web"}
+    assert deployment["metadata"]["annotations"] == KEEP
+
+
+def test_argo_cd_refuses_a_chart_app_post_render_at_each_layer_that_sets_it() -> None:
+    """An Application cannot post-render its Helm source (`fleetgen.emit.argocd.checks`
+    ``_post_render_problems``): one problem at each layer that sets images or patches."""
+    app = post_rendered()
+    plan = resolve(make_fleet(apps=[app]), WORKSPACE)
+    found = {p.line: p.message for p in argocd.check(plan)}
+    layers = (app, app.per_env["prod"], app.per_cluster["prod-b"])
+    assert sorted(found) == sorted(layer.origin[1] for layer in layers)
+    assert found[app.origin[1]].startswith(
+        "app 'echo': images post-render a chart's objects, which Argo CD cannot do for its "
+        "placements on dev-1, prod-a, prod-b, prod-c: an Application's Helm source has no "
+        "post-renderer, and kustomize inflating a chart needs '--enable-helm' in argocd-cm's "
+        "kustomize.buildOptions"
+    )
+    assert "patches post-render" in found[app.per_cluster["prod-b"].origin[1]]
 
 
 def test_flux_depends_on_across_app_kinds_is_refused() -> None:

@@ -24,7 +24,7 @@ from fleetgen.emit.argocd.projects import (
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
-from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, sync_owner
+from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, layer_object, sync_owner
 
 RESERVED_PROJECTS = {
     "default": "Argo CD's built-in project, which apps never use",
@@ -48,6 +48,7 @@ def check(plan: Plan) -> list[Problem]:
         *_cluster_problems(plan),
         *_sync_option_problems(plan),
         *_app_problems(plan),
+        *_post_render_problems(plan),
         *_access_problems(plan),
     ]
 
@@ -343,6 +344,40 @@ def _app_problems(plan: Plan) -> Iterator[Problem]:
                 f"the paths of Argo CD's {GENERATE_PATHS} annotation",
                 fleet,
             )
+
+
+def _post_render_problems(plan: Plan) -> Iterator[Problem]:
+    """A chart app's ``images`` or ``patches`` on Argo CD placements, at each layer that sets
+    them: an Application cannot post-render a chart. Its Helm source renders with ``helm
+    template`` and no post-renderer (reposerver/repository ``helmTemplate``); a kustomize source
+    inflating the chart (``helmCharts``) builds only with ``--enable-helm`` in argocd-cm's
+    ``kustomize.buildOptions`` (the controller's manifest request carries argocd-cm's kustomize
+    settings, ``GetKustomizeSettings`` in controller/state.go ``GetRepoObjs``; an Application
+    has no build option of its own), and a config management plugin is installed in the
+    repo-server: both settings of the whole Argo CD, which fleetgen does not own."""
+    found: dict[int, tuple[Spec, str, set[str], list[str]]] = {}
+    for p in plan.placements:
+        if p.chart is None or not (p.settings.images or p.settings.patches):
+            continue
+        for key, layer in p.settings.provenance.items():
+            if key.startswith(("image/", "patch/")):
+                owner = layer_object(plan.fleet, p, layer)
+                assert owner is not None  # images and patches come from an app's layers
+                _, _, fields, clusters = found.setdefault(id(owner), (owner, p.app, set(), []))
+                fields.add("images" if key.startswith("image/") else "patches")
+                if p.cluster not in clusters:
+                    clusters.append(p.cluster)
+    for owner, app, fields, clusters in found.values():
+        yield at(
+            owner,
+            f"app {app!r}: {' and '.join(sorted(fields))} post-render a chart's objects, which "
+            f"Argo CD cannot do for its placements on {', '.join(clusters)}: an Application's "
+            "Helm source has no post-renderer, and kustomize inflating a chart needs "
+            "'--enable-helm' in argocd-cm's kustomize.buildOptions (or a config management "
+            "plugin), a setting of the whole Argo CD; set them through values={...}, or place "
+            "the app on Flux",
+            plan.fleet,
+        )
 
 
 def _access_problems(plan: Plan) -> Iterator[Problem]:

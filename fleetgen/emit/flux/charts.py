@@ -23,7 +23,11 @@ the same namespace, each named after the app:
   upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
   (a null inside ``spec.values`` would be dropped on the way to the API server);
-- with ``cascade_delete=False``, a post-renderer annotates every rendered object with
+- the app's ``images`` and ``patches`` (every layer's, layered as for a kustomize app) as a
+  kustomize post-renderer (`fleetgen.emit.common.post_render`), which helm-controller runs on
+  the chart's templates before Helm applies them (not its ``crds/``; hooks too under Helm 4's
+  default ``combined`` strategy: helm-controller ``newInstall``, Helm ``renderResources``);
+- with ``cascade_delete=False``, the post-renderer also annotates every rendered object with
   ``helm.sh/resource-policy: keep``: a HelmRelease has no orphaning deletion policy (uninstall
   deletes the release's objects), and Helm skips kept objects on uninstall; and
   ``uninstall.disableHooks``: Helm's ``Uninstall.Run`` would still run the chart's pre- and
@@ -38,7 +42,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fleetgen.emit.common import values_text
+from fleetgen.emit.common import post_render, values_text
 from fleetgen.model import App, Fleet
 from fleetgen.plan import FLUX_DEFAULT, ChartSource, Placement, flux_timing, holds_null
 
@@ -49,7 +53,7 @@ VALUES_KEY = "values.yaml"
 KEEP = {"helm.sh/resource-policy": "keep"}
 # A strategic-merge patch that kustomize applies to every object (its kind and name are replaced
 # by each target's): helm-controller's kustomize post-renderer runs it on the rendered chart.
-_KEEP_PATCH = (
+KEEP_PATCH = (
     "apiVersion: v1\nkind: Keep\nmetadata:\n  name: keep\n  annotations:\n"
     "    helm.sh/resource-policy: keep\n"
 )
@@ -134,11 +138,13 @@ def chart_objects(
         release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
     elif values:
         release["values"] = dict(values)
+    kustomize = post_render(placement.settings)
     if not placement.cascade_delete:
-        release["postRenderers"] = [
-            {"kustomize": {"patches": [{"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}
-        ]
+        keep = {"patch": KEEP_PATCH, "target": {"kind": ".*"}}
+        kustomize["patches"] = [*kustomize.get("patches", ()), keep]
         release["uninstall"] = {"disableHooks": True}
+    if kustomize:
+        release["postRenderers"] = [{"kustomize": kustomize}]
     refs = sorted(set(depends_on))
     if refs:
         release["dependsOn"] = [

@@ -1,8 +1,6 @@
-"""A kustomize image override on a chart app (its values set the image)."""
+"""A chart app's images and patches placed on Argo CD, which cannot post-render a chart."""
 
-from fleetgen import Image
-
-from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, HelmChart, Overrides, Project
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, HelmChart, Image, Overrides, Patch, Project
 
 FLEET = dict(
     name="shop",
@@ -13,9 +11,11 @@ FLEET = dict(
               Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443")],
     projects=[Project(name="shop", namespaces=["shop"])],
 )
-CHART = dict(repo="https://charts.example.com", name="web")
+CHART = dict(repo="https://charts.example.com", name="web", version="1.2.3")
+PATCH = Patch(target={"kind": "Deployment"}, patch={"spec": {"revisionHistoryLimit": 3}})
 
 fleet = Fleet(**FLEET, apps=[
     App(name="web", project="shop", namespace="shop",  # <- here
-        chart=HelmChart(**CHART, version="1.2.3"), images=[Image(name="web", tag="2.0")]),
+        chart=HelmChart(**CHART), images=[Image(name="web", tag="2.0")],
+        per_env={"prod": Overrides(patches=[PATCH])}),  # <- here
 ])
