@@ -421,6 +421,25 @@ def flux_timing(fleet: Fleet, placement: Placement) -> dict[str, Effective]:
     }
 
 
+def helm_retries(app: App, placement: Placement) -> dict[str, Effective]:
+    """Retries of a failed ``install`` and ``upgrade`` of a chart app's HelmRelease (Flux:
+    ``remediation.retries``, -1 forever): ``HelmChart(install_retries=..., upgrade_retries=...)``
+    (source ``chart``), else the sync policy's ``retry`` limit (the layer that set it), else none
+    (helm-controller's default, 0)."""
+    retry = placement.settings.sync.retry
+    layer = placement.settings.provenance.get("sync/retry", "default")
+    found = {}
+    for action in ("install", "upgrade"):
+        chosen = getattr(app.chart, f"{action}_retries", None)
+        if chosen is not None:
+            found[action] = Effective(chosen, "chart")
+        elif retry is not None and retry.limit != 0:
+            found[action] = Effective(retry.limit, f"{layer}, from retry")
+        else:
+            found[action] = Effective(0, FLUX_DEFAULT)
+    return found
+
+
 _GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 _GO_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)")
 

@@ -124,7 +124,11 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
     assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
     assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
-    assert "    values/resources.requests  per_env       null\n" in text  # removed by None in dev
+    assert "    values/resources.requests  per_env            null\n" in text  # None in dev
+    # A Flux chart app's remediation retries: the sync policy's retry, as HelmChart sets none
+    # (`fleetgen.plan.helm_retries`); its Argo CD placement (staging) has none.
+    assert "    chart/install_retries      fleet, from retry  5\n" in text
+    assert text.count("chart/upgrade_retries") == 1
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

@@ -55,7 +55,8 @@ def check(plan: Plan) -> list[Problem]:
 
 def warnings(plan: Plan) -> list[Problem]:
     """Allowed but risky or not expressible here: wildcard project sources or destinations,
-    flags a manual sync ignores, ``depends_on`` (no ordering between Argo CD Applications)."""
+    flags a manual sync ignores, ``depends_on`` (no ordering between Argo CD Applications), a
+    chart's Flux settings."""
     found: list[Problem] = []
     for project in plan.fleet.projects:
         wild = [repo for repo in project.source_repos if "*" in repo]
@@ -110,7 +111,43 @@ def warnings(plan: Plan) -> list[Problem]:
         for cluster in _registered(plan)
         if cluster.insecure and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)
     ]
+    found += _chart_option_warnings(plan)
     return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
+
+
+# What each Flux-only HelmChart option means where Argo CD places the chart.
+_CHART_OPTIONS = {
+    "interval": "how often Flux checks the chart's source; Argo CD re-reads sources on its own "
+    "period (argocd-cm timeout.reconciliation, for every Application)",
+    "verify": "Argo CD verifies no chart signature: its placements deploy the chart unverified",
+    "install_retries": "helm-controller's remediation; an Application retries a failed sync by "
+    "SyncPolicy(retry=Retry(...)) instead",
+    "upgrade_retries": "helm-controller's remediation; an Application retries a failed sync by "
+    "SyncPolicy(retry=Retry(...)) instead",
+    "test": "Argo CD never runs Helm tests (gitops-engine's hook/helm Types maps only the pre- "
+    "and post-install and -upgrade hooks; a test hook is skipped)",
+}
+
+
+def _chart_option_warnings(plan: Plan) -> list[Problem]:
+    """The Flux settings of a chart (`_CHART_OPTIONS`) on an app Argo CD places: one warning
+    each, at the HelmChart, saying what it means there."""
+    found = []
+    for app in _placed_apps(plan):
+        chart = app.chart
+        if chart is None:
+            continue
+        for name, meaning in _CHART_OPTIONS.items():
+            if getattr(chart, name) not in (None, False):
+                found.append(
+                    at(
+                        chart,
+                        f"app {app.name!r}: HelmChart({name}=...) is a Flux setting, which its "
+                        f"Argo CD placements ignore: {meaning}",
+                        plan.fleet,
+                    )
+                )
+    return found
 
 
 def _distinct_settings(plan: Plan) -> list[Settings]:

@@ -10,17 +10,21 @@ the same namespace, each named after the app:
   Chart.yaml version changes (``Revision`` makes the version ``<version>+<commit>``, so every
   commit of the repository upgrades every release: hooks re-run, pods restart). Argo CD renders the
   chart at every revision instead, so a chart whose files change without a version bump is a
-  build error (`fleetgen.chartstamps`): both engines then deploy the same thing;
+  build error (`fleetgen.chartstamps`): both engines then deploy the same thing. The source,
+  and the HelmChart Flux builds, are checked every ``HelmChart(interval=...)`` where set; an
+  OCIRepository verifies the chart's signature by ``HelmChart(verify=...)``;
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
   namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
   where fleetgen creates namespaces unless a tenant's account installs it (`_create_namespace`),
   ``install.crds: Create`` and ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/``
   on every sync), drift detection on (Flux corrects drift, as Kustomizations do) with
   ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart
-  apps of the cluster; the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries``
-  (``limit``; -1 retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
-  helm-controller remediates between attempts (uninstalls a failed install, rolls back a failed
-  upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
+  apps of the cluster, ``test.enable`` by ``HelmChart(test=True)``; ``install``/
+  ``upgrade.remediation.retries`` by ``HelmChart(install_retries/upgrade_retries)``, else the
+  sync policy's ``retry`` (``limit``; -1 retries forever on both engines; `plan.helm_retries`),
+  with the ``RemediateOnFailure`` strategy named: helm-controller remediates between attempts
+  (uninstalls a failed install, rolls back a failed upgrade) where Argo CD re-applies, and the
+  backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
   (a null inside ``spec.values`` would be dropped on the way to the API server);
 - the app's ``images`` and ``patches`` (every layer's, layered as for a kustomize app) as a
@@ -43,8 +47,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.emit.common import post_render, values_text
-from fleetgen.model import App, Fleet
-from fleetgen.plan import FLUX_DEFAULT, ChartSource, Placement, flux_timing, holds_null
+from fleetgen.model import App, Fleet, HelmChart
+from fleetgen.plan import (
+    FLUX_DEFAULT,
+    ChartSource,
+    Placement,
+    flux_timing,
+    helm_retries,
+    holds_null,
+)
 
 HELM_API = "helm.toolkit.fluxcd.io/v2"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
@@ -92,23 +103,31 @@ def chart_objects(
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
     }
+    options = app.chart
+    assert options is not None
+    # The HelmChart Flux builds from a HelmRepository or the GitRepository (none for an
+    # OCIRepository, which the release reads directly): checked every `interval` if set, else
+    # at the release's interval (helm-controller's HelmChartTemplateSpec default).
+    chart_interval = {"interval": options.interval} if options.interval else {}
     if chart.path is not None:
         release["chart"] = {
             "spec": {
                 "chart": f"./{posixpath.normpath(chart.path)}",
+                **chart_interval,
                 "reconcileStrategy": "ChartVersion",
                 "sourceRef": dict(git_source),
             }
         }
     elif chart.oci:
-        objects.append(_oci_repository(fleet, chart, app.name, namespace))
+        objects.append(_oci_repository(fleet, chart, options, app.name, namespace))
         release["chartRef"] = {"kind": "OCIRepository", "name": app.name}
     else:
-        objects.append(_helm_repository(fleet, chart, app.name, namespace))
+        objects.append(_helm_repository(fleet, chart, options, app.name, namespace))
         release["chart"] = {
             "spec": {
                 "chart": chart.name,
                 "version": chart.version,
+                **chart_interval,
                 "sourceRef": {"kind": "HelmRepository", "name": app.name},
             }
         }
@@ -117,12 +136,13 @@ def chart_objects(
     no_wait = {} if sync.wait else {"disableWait": True}
     release["install"] = {**_create_namespace(fleet, spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}
-    retry = sync.retry
-    if retry is not None and retry.limit != 0:
-        for action in ("install", "upgrade"):
+    for action, retries in helm_retries(app, placement).items():
+        if retries.value != 0:
             # Named: a DefaultToRetryOnFailure feature gate would otherwise ignore the retries.
             release[action]["strategy"] = {"name": "RemediateOnFailure"}
-            release[action]["remediation"] = {"retries": retry.limit}
+            release[action]["remediation"] = {"retries": retries.value}
+    if options.test:
+        release["test"] = {"enable": True}
     release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
     values = placement.settings.values
     if holds_null(values):
@@ -142,9 +162,10 @@ def chart_objects(
     if not placement.cascade_delete:
         keep = {"patch": KEEP_PATCH, "target": {"kind": ".*"}}
         kustomize["patches"] = [*kustomize.get("patches", ()), keep]
-        release["uninstall"] = {"disableHooks": True}
     if kustomize:
         release["postRenderers"] = [{"kustomize": kustomize}]
+    if not placement.cascade_delete:
+        release["uninstall"] = {"disableHooks": True}
     refs = sorted(set(depends_on))
     if refs:
         release["dependsOn"] = [
@@ -178,26 +199,45 @@ def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
     return {"createNamespace": True}
 
 
-def _helm_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
+def _helm_repository(
+    fleet: Fleet, chart: ChartSource, options: HelmChart, name: str, namespace: str
+) -> dict[str, Any]:
     assert chart.repo is not None
     return {
         "apiVersion": SOURCE_API,
         "kind": "HelmRepository",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"interval": fleet.flux.interval, "url": chart.repo},
+        "spec": {"interval": options.interval or fleet.flux.interval, "url": chart.repo},
     }
 
 
-def _oci_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
+def _oci_repository(
+    fleet: Fleet, chart: ChartSource, options: HelmChart, name: str, namespace: str
+) -> dict[str, Any]:
+    """The OCIRepository of an oci:// chart, with its signature check: source-controller's
+    ``verifySignature`` reads cosign keys (``*.pub``) or notation's trust policy from
+    ``secretRef`` in the OCIRepository's namespace, and ``matchOIDCIdentity`` for keyless
+    cosign."""
     assert chart.repo is not None
+    spec: dict[str, Any] = {
+        "interval": options.interval or fleet.flux.interval,
+        "url": f"{chart.repo}/{chart.name}",
+        "ref": {"tag": chart.version},
+        "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
+    }
+    verify = options.verify
+    if verify is not None:
+        spec["verify"] = {"provider": verify.provider}
+        if verify.secret_ref is not None:
+            spec["verify"]["secretRef"] = {"name": verify.secret_ref}
+        if verify.match_oidc_identity:
+            spec["verify"]["matchOIDCIdentity"] = [
+                {"issuer": identity.issuer, "subject": identity.subject}
+                for identity in verify.match_oidc_identity
+            ]
     return {
         "apiVersion": SOURCE_API,
         "kind": "OCIRepository",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "interval": fleet.flux.interval,
-            "url": f"{chart.repo}/{chart.name}",
-            "ref": {"tag": chart.version},
-            "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
-        },
+        "spec": spec,
     }
