@@ -116,14 +116,16 @@ def warnings(plan: Plan) -> list[Problem]:
 
 
 # What each Flux-only HelmChart option means where Argo CD places the chart.
+_REMEDIATION = (
+    "helm-controller's remediation; an Application retries a failed sync by "
+    "SyncPolicy(retry=Retry(...)) instead"
+)
 _CHART_OPTIONS = {
     "interval": "how often Flux checks the chart's source; Argo CD re-reads sources on its own "
     "period (argocd-cm timeout.reconciliation, for every Application)",
     "verify": "Argo CD verifies no chart signature: its placements deploy the chart unverified",
-    "install_retries": "helm-controller's remediation; an Application retries a failed sync by "
-    "SyncPolicy(retry=Retry(...)) instead",
-    "upgrade_retries": "helm-controller's remediation; an Application retries a failed sync by "
-    "SyncPolicy(retry=Retry(...)) instead",
+    "install_retries": _REMEDIATION,
+    "upgrade_retries": _REMEDIATION,
     "test": "Argo CD never runs Helm tests (gitops-engine's hook/helm Types maps only the pre- "
     "and post-install and -upgrade hooks; a test hook is skipped)",
 }

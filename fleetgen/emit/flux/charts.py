@@ -95,7 +95,6 @@ def chart_objects(
     """
     chart = placement.chart
     assert chart is not None and app.namespace is not None  # resolve: a chart app has one
-    objects = []
     sync, timing = placement.settings.sync, flux_timing(fleet, placement)
     release: dict[str, Any] = {
         "interval": timing["interval"].value,
@@ -103,34 +102,8 @@ def chart_objects(
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
     }
-    options = app.chart
-    assert options is not None
-    # The HelmChart Flux builds from a HelmRepository or the GitRepository (none for an
-    # OCIRepository, which the release reads directly): checked every `interval` if set, else
-    # at the release's interval (helm-controller's HelmChartTemplateSpec default).
-    chart_interval = {"interval": options.interval} if options.interval else {}
-    if chart.path is not None:
-        release["chart"] = {
-            "spec": {
-                "chart": f"./{posixpath.normpath(chart.path)}",
-                **chart_interval,
-                "reconcileStrategy": "ChartVersion",
-                "sourceRef": dict(git_source),
-            }
-        }
-    elif chart.oci:
-        objects.append(_oci_repository(fleet, chart, options, app.name, namespace))
-        release["chartRef"] = {"kind": "OCIRepository", "name": app.name}
-    else:
-        objects.append(_helm_repository(fleet, chart, options, app.name, namespace))
-        release["chart"] = {
-            "spec": {
-                "chart": chart.name,
-                "version": chart.version,
-                **chart_interval,
-                "sourceRef": {"kind": "HelmRepository", "name": app.name},
-            }
-        }
+    objects, reference = _chart_source(fleet, app, chart, namespace, git_source)
+    release.update(reference)
     if timing["timeout"].source != FLUX_DEFAULT:
         release["timeout"] = timing["timeout"].value
     no_wait = {} if sync.wait else {"disableWait": True}
@@ -141,7 +114,7 @@ def chart_objects(
             # Named: a DefaultToRetryOnFailure feature gate would otherwise ignore the retries.
             release[action]["strategy"] = {"name": "RemediateOnFailure"}
             release[action]["remediation"] = {"retries": retries.value}
-    if options.test:
+    if app.chart is not None and app.chart.test:
         release["test"] = {"enable": True}
     release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
     values = placement.settings.values
@@ -179,6 +152,41 @@ def chart_objects(
         {"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata), "spec": release}
     )
     return objects
+
+
+def _chart_source(
+    fleet: Fleet,
+    app: App,
+    chart: ChartSource,
+    namespace: str,
+    git_source: Mapping[str, str],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The source object of ``chart`` (none for a chart kept in the repository) and the
+    HelmRelease's ``chart`` or ``chartRef`` reading it."""
+    options = app.chart
+    assert options is not None
+    # The HelmChart Flux builds from a HelmRepository or the GitRepository (none for an
+    # OCIRepository, which the release reads directly): checked every `interval` if set, else
+    # at the release's interval (helm-controller's HelmChartTemplateSpec default).
+    chart_interval = {"interval": options.interval} if options.interval else {}
+    if chart.path is not None:
+        spec = {
+            "chart": f"./{posixpath.normpath(chart.path)}",
+            **chart_interval,
+            "reconcileStrategy": "ChartVersion",
+            "sourceRef": dict(git_source),
+        }
+        return [], {"chart": {"spec": spec}}
+    if chart.oci:
+        source = _oci_repository(fleet, chart, options, app.name, namespace)
+        return [source], {"chartRef": {"kind": "OCIRepository", "name": app.name}}
+    spec = {
+        "chart": chart.name,
+        "version": chart.version,
+        **chart_interval,
+        "sourceRef": {"kind": "HelmRepository", "name": app.name},
+    }
+    return [_helm_repository(fleet, chart, options, app.name, namespace)], {"chart": {"spec": spec}}
 
 
 def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
