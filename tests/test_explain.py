@@ -131,6 +131,20 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     assert text.count("chart/upgrade_retries") == 1
 
 
+def test_a_chart_apps_post_render_and_retries_show_their_layers() -> None:
+    """The images and patches that post-render a Flux chart app come from its layers like a
+    kustomize app's; its retries from ``HelmChart`` or the sync policy's retry."""
+    (app,) = explain.explain(ROOT / "tests/cases/chart-options/fleet.py", "echo").apps
+    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values} for p in app.placements}
+    image = "image/registry.example.com/echo"
+    assert by_cluster["dev-1"][f"{image}/name"] == ("app", "mirror.example.com/echo")
+    assert f"{image}/version" not in by_cluster["dev-1"]
+    assert by_cluster["prod-a"][f"{image}/version"] == ("per_env", ":2.1")
+    assert by_cluster["prod-a"]["patch/0"] == ("per_cluster", "Deployment (strategic merge)")
+    assert by_cluster["prod-a"]["chart/install_retries"] == ("chart", 3)
+    assert by_cluster["prod-a"]["chart/upgrade_retries"] == (FLUX_DEFAULT, 0)
+
+
 def test_text_groups_clusters_that_share_an_overlay() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "api-service"))
     assert "  prod-east, prod-west — overlays/api-service/prod\n" in text
