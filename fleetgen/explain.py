@@ -5,7 +5,8 @@ Built from the Plan alone: ``Settings.provenance`` names the layer of every valu
 layer sets is reported as ``default``. Flux's timing fields (interval, timeout, retry_interval,
 wait) show what the placement's Flux object says, or what Flux does where it says nothing
 (`fleetgen.plan.flux_timing`); an Argo CD placement shows them only where a layer sets them (Argo
-CD has none of them, and a build warns).
+CD has none of them, and a build warns). A Flux chart app's install and upgrade retries show
+whether ``HelmChart`` or the sync policy's ``retry`` set them (`fleetgen.plan.helm_retries`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from fleetgen.plan import (
     Settings,
     cascade_delete,
     flux_timing,
+    helm_retries,
     remote_path,
     value_path,
 )
@@ -147,6 +149,10 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
             "path", "app" if app.path is not None else DEFAULT_LAYER
         )
         found.append(Value("path", placement.remote.path, layer))
+    if placement.chart is not None and placement.engine == "flux":
+        app = next(app for app in plan.fleet.apps if app.name == placement.app)
+        for action, retries in helm_retries(app, placement).items():
+            found.append(Value(f"chart/{action}_retries", retries.value, retries.source))
     timing = flux_timing(plan.fleet, placement) if placement.engine == "flux" else {}
     for value in values(placement.settings):
         name = value.key.removeprefix("sync/")

@@ -149,23 +149,32 @@ def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
     }
 
 
+def layer_object(fleet: Fleet, placement: Placement, layer: str) -> Spec | None:
+    """The spec object of the layer ``layer`` (as ``Settings.provenance`` names it) of
+    ``placement``: the Fleet, its Environment, the App or one of its Overrides."""
+    if layer == "fleet":
+        return fleet
+    if layer == "env":
+        return next(env for env in fleet.environments if env.name == placement.env)
+    app = next(app for app in fleet.apps if app.name == placement.app)
+    if layer == "per_env":
+        return app.per_env.get(placement.env)
+    if layer == "per_cluster":
+        return app.per_cluster.get(placement.cluster)
+    if layer.startswith("per_label["):
+        return app.per_label.get(layer[len("per_label[") : -1])
+    return app if layer == "app" else None
+
+
 def sync_owner(fleet: Fleet, placement: Placement, name: str) -> Spec:
     """Where the effective sync field ``name`` of ``placement`` was set: the SyncPolicy of the
     layer its provenance names (the App when no layer has one, e.g. a default)."""
-    layer = placement.settings.provenance.get(f"sync/{name}", "fleet")
-    env = next(env for env in fleet.environments if env.name == placement.env)
-    app = next(app for app in fleet.apps if app.name == placement.app)
-    owners: dict[str, Fleet | Environment | Layer | None] = {
-        "fleet": fleet,
-        "env": env,
-        "app": app,
-        "per_env": app.per_env.get(env.name),
-        "per_cluster": app.per_cluster.get(placement.cluster),
-    }
-    if layer.startswith("per_label["):
-        owners[layer] = app.per_label.get(layer[len("per_label[") : -1])
-    owner = owners.get(layer)
-    return owner.sync if owner is not None and owner.sync is not None else app
+    owner = layer_object(
+        fleet, placement, placement.settings.provenance.get(f"sync/{name}", "fleet")
+    )
+    if isinstance(owner, Fleet | Environment | Layer) and owner.sync is not None:
+        return owner.sync
+    return next(app for app in fleet.apps if app.name == placement.app)
 
 
 def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrides]]:
@@ -410,6 +419,25 @@ def flux_timing(fleet: Fleet, placement: Placement) -> dict[str, Effective]:
         "retry_interval": retry_interval,
         "wait": Effective(sync.wait, layer("wait")),
     }
+
+
+def helm_retries(app: App, placement: Placement) -> dict[str, Effective]:
+    """Retries of a failed ``install`` and ``upgrade`` of a chart app's HelmRelease (Flux:
+    ``remediation.retries``, -1 forever): ``HelmChart(install_retries=..., upgrade_retries=...)``
+    (source ``chart``), else the sync policy's ``retry`` limit (the layer that set it), else none
+    (helm-controller's default, 0)."""
+    retry = placement.settings.sync.retry
+    layer = placement.settings.provenance.get("sync/retry", "default")
+    found = {}
+    for action in ("install", "upgrade"):
+        chosen = getattr(app.chart, f"{action}_retries", None)
+        if chosen is not None:
+            found[action] = Effective(chosen, "chart")
+        elif retry is not None and retry.limit != 0:
+            found[action] = Effective(retry.limit, f"{layer}, from retry")
+        else:
+            found[action] = Effective(0, FLUX_DEFAULT)
+    return found
 
 
 _GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}

@@ -18,15 +18,20 @@ from pydantic import ValidationError
 
 from fleetgen import (
     App,
+    ChartVerify,
     Environment,
     HelmChart,
     IgnoreDifference,
+    Image,
+    OIDCIdentity,
     Overrides,
+    Patch,
     Project,
     SyncPolicy,
     writer,
 )
 from fleetgen.emit import argocd, flux
+from fleetgen.emit.flux.charts import KEEP, KEEP_PATCH
 from fleetgen.errors import SpecError
 from fleetgen.helm import parse_values, render_chart
 from fleetgen.kustomize import Kustomize, build
@@ -431,6 +436,84 @@ def test_keep_patch_annotates_every_object(tmp_path: Path, kustomize: Kustomize)
     assert all(o["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for o in built)
 
 
+STRATEGIC = Patch(target={"kind": "Deployment"}, patch={"spec": {"revisionHistoryLimit": 3}})
+JSON6902 = Patch(
+    target={"kind": "Deployment", "name": "echo"},
+    patch=[{"op": "add", "path": "/metadata/labels", "value": {"tier": "web"}}],
+)
+
+
+def post_rendered() -> App:
+    """An echo app whose images and patches come from the app, env and cluster layers."""
+    return echo(
+        images=[Image(name="registry.example.com/echo", new_name="mirror.example.com/echo")],
+        per_env={"prod": Overrides(images=[Image(name="registry.example.com/echo", tag="2.1")])},
+        per_cluster={"prod-b": Overrides(patches=[STRATEGIC, JSON6902])},
+    )
+
+
+def test_images_and_patches_post_render_a_flux_chart_app(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """helm-controller runs a HelmRelease's kustomize post-renderer through krusty
+    (internal/postrender ``Kustomize.Run``: the rendered chart as its one resource, then
+    ``images`` and ``patches``, nothing else); the same kustomization built here by kustomize
+    over the chart Helm's SDK renders shows each layer's images and patches applied."""
+    plan = resolve(make_fleet(apps=[post_rendered()], engines=["flux"]), WORKSPACE).on("flux")
+    assert flux.check(plan) == []
+    rendered = writer.render(flux.emit(plan))
+    releases = {
+        path.split("/")[2]: doc
+        for path, data in rendered.items()
+        for doc in yaml.safe_load_all(data)
+        if doc and doc["kind"] == "HelmRelease"
+    }
+    keep = {"patch": KEEP_PATCH, "target": {"kind": ".*"}}  # cascade_delete=False (`flux.charts`)
+    images = [{"name": "registry.example.com/echo", "newName": "mirror.example.com/echo"}]
+    assert releases["dev-1"]["spec"]["postRenderers"] == [
+        {"kustomize": {"images": images, "patches": [keep]}}
+    ]
+    (kustomization,) = releases["prod-b"]["spec"]["postRenderers"]
+    assert kustomization["kustomize"]["images"] == [{**images[0], "newTag": "2.1"}]
+    assert [p["target"] for p in kustomization["kustomize"]["patches"]] == [
+        {"kind": "Deployment"},
+        {"kind": "Deployment", "name": "echo"},
+        {"kind": ".*"},
+    ]
+    for release in releases.values():
+        assert errors(release) == []  # Flux 2.7 and the newest
+    objects = render_chart(ROOT / CHART, ECHO_VALUES, "echo", "web")
+    (tmp_path / "helm-output.yaml").write_text(yaml.safe_dump_all(objects))
+    (tmp_path / "kustomization.yaml").write_text(
+        yaml.safe_dump({"resources": ["helm-output.yaml"], **kustomization["kustomize"]})
+    )
+    built = [d for d in yaml.safe_load_all(build(tmp_path, kustomize)) if d]
+    (deployment,) = [d for d in built if d["kind"] == "Deployment"]
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "mirror.example.com/echo:2.1"
+    )
+    assert deployment["spec"]["revisionHistoryLimit"] == 3
+    assert deployment["metadata"]["labels"] == {"tier": "web"}
+    assert deployment["metadata"]["annotations"] == KEEP
+
+
+def test_argo_cd_refuses_a_chart_app_post_render_at_each_layer_that_sets_it() -> None:
+    """An Application cannot post-render its Helm source (`fleetgen.emit.argocd.checks`
+    ``_post_render_problems``): one problem at each layer that sets images or patches."""
+    app = post_rendered()
+    plan = resolve(make_fleet(apps=[app]), WORKSPACE)
+    found = {p.line: p.message for p in argocd.check(plan)}
+    layers = (app, app.per_env["prod"], app.per_cluster["prod-b"])
+    assert sorted(found) == sorted(layer.origin[1] for layer in layers)
+    assert found[app.origin[1]].startswith(
+        "app 'echo': images post-render a chart's objects, which Argo CD cannot do for its "
+        "placements on dev-1, prod-a, prod-b, prod-c: an Application's Helm source has no "
+        "post-renderer, and kustomize inflating a chart needs '--enable-helm' in argocd-cm's "
+        "kustomize.buildOptions"
+    )
+    assert "patches post-render" in found[app.per_cluster["prod-b"].origin[1]]
+
+
 def test_flux_depends_on_between_chart_apps() -> None:
     _, docs = compile_apps(echo(), remote("https://charts.jetstack.io", depends_on=["echo"]))
     certs, _ = flux_releases(docs, "certs")["dev-1"]
@@ -669,3 +752,165 @@ def test_a_release_name_helm_refuses_is_a_spec_error(name: str, problem: str) ->
     with pytest.raises(ValidationError, match=problem):
         HelmChart(path=CHART, release_name=name)
     assert HelmChart(path=CHART, release_name="f" * 53).release_name == "f" * 53
+
+
+def flux_objects(docs: dict[str, list[Any]], cluster: str = "dev-1") -> dict[Any, Any]:
+    """(kind, name) -> spec of the Flux objects of ``cluster``."""
+    return {
+        (o["kind"], o["metadata"]["name"]): o["spec"]
+        for o in docs[f"flux/clusters/{cluster}/kustomizations.yaml"]
+    }
+
+
+def test_chart_options_reach_the_flux_source_and_release() -> None:
+    """``HelmChart(interval)`` is the source's interval and the HelmChart's (helm-controller
+    ``HelmChartTemplateSpec.Interval``, else the release's); ``verify`` is the OCIRepository's
+    (source-controller ``verifySignature``: cosign keys from ``secretRef`` or keyless with
+    ``matchOIDCIdentity``; notation's trust policy from ``secretRef``); ``test`` enables Helm
+    tests after install and upgrade (``spec.test.enable``)."""
+    identity = OIDCIdentity(issuer="^https://token.actions.githubusercontent.com$", subject=".*")
+    oci, http = (
+        remote(
+            "oci://quay.io/jetstack/charts",
+            chart=HelmChart(
+                repo="oci://quay.io/jetstack/charts",
+                name="cert-manager",
+                version="v1.16.2",
+                interval="1h",
+                verify=ChartVerify(match_oidc_identity=[identity]),
+            ),
+        ),
+        remote(
+            "https://charts.jetstack.io",
+            name="certs-http",
+            chart=HelmChart(
+                repo="https://charts.jetstack.io",
+                name="cert-manager",
+                version="v1.16.2",
+                interval="2h",
+                test=True,
+            ),
+        ),
+    )
+    local = echo(chart=HelmChart(path=CHART, interval="30m"))
+    notation = remote(
+        "oci://ghcr.io/acme",
+        name="signed",
+        chart=HelmChart(
+            repo="oci://ghcr.io/acme",
+            name="signed",
+            version="1.0.0",
+            verify=ChartVerify(provider="notation", secret_ref="notation-trust"),
+        ),
+    )
+    _, docs = compile_apps(oci, http, local, notation)
+    dev = flux_objects(docs)
+    assert dev[("OCIRepository", "certs")]["interval"] == "1h"
+    assert dev[("OCIRepository", "certs")]["verify"] == {
+        "provider": "cosign",
+        "matchOIDCIdentity": [
+            {"issuer": "^https://token.actions.githubusercontent.com$", "subject": ".*"}
+        ],
+    }
+    assert dev[("OCIRepository", "signed")]["verify"] == {
+        "provider": "notation",
+        "secretRef": {"name": "notation-trust"},
+    }
+    assert dev[("OCIRepository", "signed")]["interval"] == "10m"  # FluxOptions.interval
+    assert dev[("HelmRepository", "certs-http")]["interval"] == "2h"
+    assert dev[("HelmRelease", "certs-http")]["chart"]["spec"]["interval"] == "2h"
+    assert dev[("HelmRelease", "certs-http")]["test"] == {"enable": True}
+    assert "test" not in dev[("HelmRelease", "certs")]
+    assert dev[("HelmRelease", "echo")]["chart"]["spec"]["interval"] == "30m"
+    assert "interval" not in dev[("HelmRelease", "signed")].get("chart", {}).get("spec", {})
+    for path, objects in docs.items():
+        if path.startswith("flux/"):
+            for obj in objects:
+                assert errors(obj) == [], (path, obj["kind"])  # Flux 2.7 and the newest
+
+
+def test_chart_retries_win_over_the_sync_retry_on_flux() -> None:
+    """``install_retries``/``upgrade_retries`` are helm-controller's ``remediation.retries`` of
+    that action (-1 forever; 0 none: ``InstallRemediation.GetRetries``); an action the chart
+    leaves unset keeps the sync policy's ``retry`` limit (`fleetgen.plan.helm_retries`)."""
+    from fleetgen import Retry
+
+    environments = [
+        Environment(name=env, sync=SyncPolicy(automated=True, retry=Retry(limit=2)))
+        for env in ("dev", "prod")
+    ]
+    app = echo(chart=HelmChart(path=CHART, install_retries=-1, upgrade_retries=0))
+    _, docs = compile_apps(app, environments=environments)
+    spec = flux_objects(docs)[("HelmRelease", "echo")]
+    assert spec["install"]["remediation"] == {"retries": -1}
+    assert spec["install"]["strategy"] == {"name": "RemediateOnFailure"}
+    assert "remediation" not in spec["upgrade"] and "strategy" not in spec["upgrade"]
+    app = echo(chart=HelmChart(path=CHART, upgrade_retries=4))
+    _, docs = compile_apps(app, environments=environments)
+    spec = flux_objects(docs)[("HelmRelease", "echo")]
+    assert (spec["install"]["remediation"], spec["upgrade"]["remediation"]) == (
+        {"retries": 2},
+        {"retries": 4},
+    )
+
+
+def test_argo_cd_warns_of_each_flux_chart_setting_at_the_helm_chart() -> None:
+    """Argo CD has none of them: no source interval per Application (argocd-cm
+    timeout.reconciliation), no chart signature check, retries by ``syncPolicy.retry`` (no
+    remediation), and no Helm tests (gitops-engine hook/helm ``Types`` maps only pre/post
+    install and upgrade hooks)."""
+    chart = HelmChart(
+        repo="oci://quay.io/jetstack/charts",
+        name="cert-manager",
+        version="v1.16.2",
+        interval="1h",
+        verify=ChartVerify(),
+        install_retries=1,
+        upgrade_retries=1,
+        test=True,
+    )
+    plan = resolve(
+        make_fleet(apps=[remote("oci://quay.io/jetstack/charts", chart=chart)]), WORKSPACE
+    )
+    warned = [w for w in argocd.warnings(plan) if "HelmChart(" in w.message]
+    assert [w.message.split("HelmChart(")[1].split("=")[0] for w in warned] == [
+        "interval",
+        "verify",
+        "install_retries",
+        "upgrade_retries",
+        "test",
+    ]
+    assert {w.line for w in warned} == {chart.origin[1]}
+    assert "deploy the chart unverified" in warned[1].message
+    assert "SyncPolicy(retry=Retry(...))" in warned[2].message
+    plain = remote("oci://quay.io/jetstack/charts")
+    plan = resolve(make_fleet(apps=[plain]), WORKSPACE)
+    assert not [w for w in argocd.warnings(plan) if "HelmChart(" in w.message]
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"repo": "https://charts.example.com", "name": "x", "version": "1.0.0"},
+            "verify= checks the signature of a chart from an oci:// registry",
+        ),
+        ({"path": CHART}, "verify= checks the signature of a chart from an oci:// registry"),
+    ],
+)
+def test_verify_needs_an_oci_chart(fields: dict[str, str], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        HelmChart(**fields, verify=ChartVerify())
+
+
+def test_verify_keys_fit_the_provider() -> None:
+    """source-controller's ``verifySignature``: notation reads its trust policy from
+    ``secretRef`` (an error without one); ``matchOIDCIdentity`` is read only for keyless
+    cosign."""
+    with pytest.raises(ValidationError, match="set secret_ref="):
+        ChartVerify(provider="notation")
+    identity = OIDCIdentity(issuer="x", subject="y")
+    with pytest.raises(ValidationError, match="applies to keyless cosign"):
+        ChartVerify(secret_ref="keys", match_oidc_identity=[identity])
+    with pytest.raises(ValidationError, match="greater than or equal to -1"):
+        HelmChart(path=CHART, install_retries=-2)

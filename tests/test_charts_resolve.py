@@ -123,13 +123,16 @@ def test_values_must_be_helm_values() -> None:
 
 
 def test_kustomize_settings_on_a_chart_app_point_at_values() -> None:
+    """Images and patches post-render a chart app (`tests.test_charts_engines`); replicas,
+    config and common metadata are the chart's values."""
     found = problems(
         chart_app(
-            images=[Image(name="x", tag="1")], per_env={"prod": Overrides(replicas={"web": 2})}
+            images=[Image(name="x", tag="1")],
+            per_env={"prod": Overrides(replicas={"web": 2}, config={"cm": {"k": "v"}})},
         )
     )
     assert sorted(found) == [
-        "app 'hello': images is for kustomize bases; a chart app sets this through "
+        "app 'hello': config is for kustomize bases; a chart app sets this through "
         "values={...} (the chart's values)",
         "app 'hello': replicas is for kustomize bases; a chart app sets this through "
         "values={...} (the chart's values)",

@@ -134,7 +134,25 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     text = explain.text(explain.explain(ROOT / "fleet.py", "status-page"))
     assert "  dev — chart charts/status-page (status-page 0.1.0)\n" in text
     assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
-    assert "    values/resources.requests  per_env       null\n" in text  # removed by None in dev
+    assert "    values/resources.requests  per_env            null\n" in text  # None in dev
+    # A Flux chart app's remediation retries: the sync policy's retry, as HelmChart sets none
+    # (`fleetgen.plan.helm_retries`); its Argo CD placement (staging) has none.
+    assert "    chart/install_retries      fleet, from retry  5\n" in text
+    assert text.count("chart/upgrade_retries") == 1
+
+
+def test_a_chart_apps_post_render_and_retries_show_their_layers() -> None:
+    """The images and patches that post-render a Flux chart app come from its layers like a
+    kustomize app's; its retries from ``HelmChart`` or the sync policy's retry."""
+    (app,) = explain.explain(ROOT / "tests/cases/chart-options/fleet.py", "echo").apps
+    by_cluster = {p.cluster: {v.key: (v.layer, v.value) for v in p.values} for p in app.placements}
+    image = "image/registry.example.com/echo"
+    assert by_cluster["dev-1"][f"{image}/name"] == ("app", "mirror.example.com/echo")
+    assert f"{image}/version" not in by_cluster["dev-1"]
+    assert by_cluster["prod-a"][f"{image}/version"] == ("per_env", ":2.1")
+    assert by_cluster["prod-a"]["patch/0"] == ("per_cluster", "Deployment (strategic merge)")
+    assert by_cluster["prod-a"]["chart/install_retries"] == ("chart", 3)
+    assert by_cluster["prod-a"]["chart/upgrade_retries"] == (FLUX_DEFAULT, 0)
 
 
 def test_text_groups_clusters_that_share_an_overlay() -> None:

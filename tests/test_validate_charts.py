@@ -260,3 +260,31 @@ def test_a_chart_is_rendered_under_its_release_name(tmp_path: Path, kustomize: K
     data = report(repo, "--render", code=1)
     objects = {f["object"] for f in data["findings"] if f["app"] == "echo"}
     assert objects == {"Deployment shared/frontend"}
+
+
+def test_a_flux_chart_apps_post_render_is_applied_before_the_checks(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """``validate --render`` checks what the cluster gets: the chart's objects post-rendered by
+    the app's patches with kustomize, as helm-controller's post-renderer does
+    (internal/postrender ``Kustomize.Run``); a cluster's own patch is one more render."""
+    non_root = {"spec": {"template": {"spec": {"securityContext": {"runAsNonRoot": True}}}}}
+    patch = f'Patch(target={{"kind": "Deployment"}}, patch={non_root!r})'
+    repo = chart_repo(
+        tmp_path / "repo",
+        echo_app(extra=f', per_cluster={{"prod-2": Overrides(patches=[{patch}])}}'),
+    )
+    spec = repo / "fleet.py"
+    spec.write_text(
+        spec.read_text()
+        .replace("HelmChart)", "HelmChart, Patch)")
+        .replace('name="t",', 'name="t", engines=["flux"],')
+    )
+    data = report(repo, "--render", code=1)
+    template = "charts/echo/templates/deployment.yaml"
+    assert rules(data) == {
+        ("resource-limits", ("dev-1", "prod-1", "prod-2"), template),
+        ("run-as-non-root", ("dev-1", "prod-1"), template),
+        ("probes", ("dev-1", "prod-1", "prod-2"), template),
+    }
+    assert data["summary"]["charts"]["distinct"] == 2

@@ -3,12 +3,13 @@ validate's chart rendering (`fleetgen.validate.charts`: Helm's Go SDK, the conte
 cache), its objects compared like an overlay's.
 
 A chart placement is affected when its render inputs differ between the refs: the chart (source,
-name, version), the merged values, the release name and namespace, or, for a chart kept in the
-repository, any file of the chart directory (compared by Git blob id); or when it exists at one
-ref only. A chart kept in the repository is rendered from that ref's files, written to a
-temporary directory; a chart from a repository from ``--charts DIR``. A placement that cannot be
-rendered at a ref where it exists (a remote chart without ``--charts``, helm-python-sdk not
-installed) is counted as not rendered, with the reason, and never reported as unchanged.
+name, version), the merged values, the post-render (images, patches), the release name and
+namespace, or, for a chart kept in the repository, any file of the chart directory (compared by
+Git blob id); or when it exists at one ref only. A chart kept in the repository is rendered
+from that ref's files, written to a temporary directory; a chart from a repository from
+``--charts DIR``. A placement that cannot be rendered at a ref where it exists (a remote chart
+without ``--charts``, helm-python-sdk not installed) is counted as not rendered, with the
+reason, and never reported as unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fleetgen import cache
 from fleetgen.diff.blast import Change, Context, Pair, Side
 from fleetgen.diff.objects import Obj, objects
 from fleetgen.diff.render import RENDERED, RenderError, compare_objects
+from fleetgen.emit.common import post_render
 from fleetgen.k8s import Key
 from fleetgen.plan import Placement
 from fleetgen.progress import SILENT, Progress
@@ -144,6 +146,7 @@ def _inputs(
         [
             str(chart),
             placement.settings.values,
+            post_render(placement.settings),
             chart_renders.namespaces(side.plan.fleet).get(placement.app),
             chart_renders.releases(side.plan.fleet).get(placement.app),
             files,

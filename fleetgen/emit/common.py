@@ -1,6 +1,7 @@
 """What more than one emitter writes: the kustomization header, fleetgen's own label keys, the
-output fields newer than a controller floor, the engines' bootstrap commands, and the text of a
-chart app's values.
+output fields newer than a controller floor, the engines' bootstrap commands, the text of a
+chart app's values, and kustomize's image and patch entries (an overlay's, or a chart app's
+post-render).
 
 Emitters never import from one another; what two of them share lives here.
 """
@@ -11,9 +12,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fleetgen.model import App, Cluster, Fleet, NamespaceMeta
+from fleetgen.model import App, Cluster, Fleet, NamespaceMeta, Patch
 from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import Placement, Plan
+from fleetgen.plan import ImageRef, Placement, Plan, Settings
 from fleetgen.record import tenant_drain
 from fleetgen.yamlio import dump
 
@@ -59,6 +60,52 @@ def values_text(values: Mapping[str, Any]) -> str:
     YAML 1.1 reader would take for something else (``no``, ``1e3``) are quoted, and a None is
     written ``null``, which Helm reads as "drop this key, the chart's default included"."""
     return dump(dict(values))
+
+
+def kustomize_images(
+    images: Iterable[ImageRef], before: Mapping[str, ImageRef]
+) -> list[dict[str, Any]]:
+    """kustomize ``images`` entries turning the ``before`` images into ``images``."""
+    entries = []
+    for image in sorted(images, key=lambda i: i.name):
+        previous = before.get(image.name, ImageRef(image.name))
+        entry: dict[str, Any] = {"name": previous.current_name}
+        if image.current_name != previous.current_name:
+            entry["newName"] = image.current_name
+        if image.tag is not None:
+            entry["newTag"] = image.tag
+        if image.digest is not None:
+            entry["digest"] = image.digest
+        entries.append(entry)
+    return entries
+
+
+def patch_entry(patch: Patch) -> dict[str, Any]:
+    """A kustomize ``patches`` entry: the target, and the patch as text (a strategic-merge patch
+    gets kind and name if missing)."""
+    if isinstance(patch.patch, list):
+        text = dump(patch.patch)
+    else:
+        body = dict(patch.patch)
+        body.setdefault("kind", patch.target["kind"])
+        metadata = dict(body.get("metadata") or {})
+        metadata.setdefault("name", patch.target.get("name", "any"))
+        body["metadata"] = metadata
+        text = dump(body)
+    return {"target": dict(sorted(patch.target.items())), "patch": text}
+
+
+def post_render(settings: Settings) -> dict[str, Any]:
+    """A chart app's ``images`` and ``patches`` (every layer's, in layer order) as the
+    kustomization that post-renders what its chart renders: helm-controller's kustomize
+    post-renderer takes exactly these two (internal/postrender ``Kustomize.Run``: the rendered
+    chart as its one resource, then ``images`` and ``patches``); empty when there are none."""
+    images = kustomize_images(settings.images.values(), {})
+    patches = [patch_entry(patch) for patch in settings.patches]
+    return {
+        **({"images": images} if images else {}),
+        **({"patches": patches} if patches else {}),
+    }
 
 
 def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:

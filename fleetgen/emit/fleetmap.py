@@ -361,11 +361,12 @@ def _image_rows(
     plan: Plan, by_env: Mapping[str, Sequence[Placement]]
 ) -> tuple[tuple[str, Versions], ...]:
     """(overridden image, what each environment runs) by image; a cell lists every distinct
-    reference the environment's placements run (per_cluster layers included)."""
+    reference the environment's placements run (per_cluster layers included; a chart app's
+    post-rendered images too)."""
     found: dict[str, dict[str, set[str]]] = {}
     for env, placements in by_env.items():
         # The placements on one overlay share its Settings: read each object's images once.
-        distinct = {id(p.settings): p.settings for p in placements if p.chart is None}
+        distinct = {id(p.settings): p.settings for p in placements}
         for settings in distinct.values():
             for name, ref in settings.images.items():
                 found.setdefault(name, {}).setdefault(env, set()).add(image_reference(ref))

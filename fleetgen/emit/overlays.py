@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
-from fleetgen.emit.common import KUSTOMIZATION
+from fleetgen.emit.common import KUSTOMIZATION, kustomize_images, patch_entry
 from fleetgen.errors import Problem
 from fleetgen.model import Patch
 from fleetgen.output import OutputFile
@@ -148,18 +148,7 @@ def _metadata(labels: Mapping[str, str], annotations: Mapping[str, str]) -> dict
 
 
 def _images(images: Iterable[ImageRef], before: Mapping[str, ImageRef]) -> dict[str, Any]:
-    """kustomize ``images`` entries turning the ``before`` images into ``images``."""
-    entries = []
-    for image in sorted(images, key=lambda i: i.name):
-        previous = before.get(image.name, ImageRef(image.name))
-        entry: dict[str, Any] = {"name": previous.current_name}
-        if image.current_name != previous.current_name:
-            entry["newName"] = image.current_name
-        if image.tag is not None:
-            entry["newTag"] = image.tag
-        if image.digest is not None:
-            entry["digest"] = image.digest
-        entries.append(entry)
+    entries = kustomize_images(images, before)
     return {"images": entries} if entries else {}
 
 
@@ -187,7 +176,7 @@ def _patches(
 ) -> dict[str, Any]:
     """The layers' patches, then one per workload whose config hash this overlay sets (last, so
     that no layer's patch of the pod template's annotations drops it)."""
-    entries = [{"target": dict(sorted(p.target.items())), "patch": _patch_text(p)} for p in patches]
+    entries = [patch_entry(patch) for patch in patches]
     entries += [
         _config_hash_patch(kind, name, value)
         for (kind, name), value in sorted(config_hashes.items())
@@ -204,18 +193,6 @@ def _config_hash_patch(kind: str, name: str, value: str) -> dict[str, Any]:
         "spec": {"template": {"metadata": {"annotations": {CONFIG_HASH: value}}}},
     }
     return {"target": {"kind": kind, "name": name}, "patch": dump(body)}
-
-
-def _patch_text(patch: Patch) -> str:
-    """The patch as kustomize reads it; a strategic-merge patch gets kind and name if missing."""
-    if isinstance(patch.patch, list):
-        return dump(patch.patch)
-    body = dict(patch.patch)
-    body.setdefault("kind", patch.target["kind"])
-    metadata = dict(body.get("metadata") or {})
-    metadata.setdefault("name", patch.target.get("name", "any"))
-    body["metadata"] = metadata
-    return dump(body)
 
 
 def _external_secret(plan: SecretPlan) -> dict[str, Any]:

@@ -119,6 +119,52 @@ class AppSecret(Spec):
 _CHART_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
+class OIDCIdentity(Spec):
+    """An identity a keyless cosign signature's certificate must match (Go regular expressions).
+
+    Attributes:
+        issuer: The OIDC issuer, e.g. '^https://token.actions.githubusercontent.com$'.
+        subject: The subject identity, e.g. '^https://github.com/acme/charts/.*$'.
+    """
+
+    issuer: str = Field(min_length=1)
+    subject: str = Field(min_length=1)
+
+
+class ChartVerify(Spec):
+    """How Flux verifies the signature of an OCI chart before it uses a pulled version
+    (source-controller's OCIRepository ``spec.verify``); a chart that fails is not deployed.
+    Argo CD verifies no chart signature: a build warning says so where it places the app.
+
+    Attributes:
+        provider: 'cosign' or 'notation'.
+        secret_ref: A Secret beside the app's Flux objects (the Flux namespace; a hub's spoke
+            namespace): cosign public keys ('*.pub'), or notation's 'trustpolicy.json' and CA
+            certificates ('*.crt', '*.pem'); None: cosign keyless (Sigstore's public Fulcio
+            and Rekor).
+        match_oidc_identity: Keyless cosign only: a signature's certificate must match one of
+            these identities; none: any identity.
+    """
+
+    provider: Literal["cosign", "notation"] = "cosign"
+    secret_ref: ObjectName | None = None
+    match_oidc_identity: list[OIDCIdentity] = []
+
+    @model_validator(mode="after")
+    def _keys(self) -> ChartVerify:
+        if self.provider == "notation" and self.secret_ref is None:
+            raise ValueError(
+                "notation verifies with the trust policy and certificates of a Secret: set "
+                "secret_ref="
+            )
+        if self.match_oidc_identity and (self.provider != "cosign" or self.secret_ref):
+            raise ValueError(
+                "match_oidc_identity applies to keyless cosign (no secret_ref), which "
+                "source-controller checks it for; with keys it would be ignored"
+            )
+        return self
+
+
 class HelmChart(Spec):
     """A Helm chart: ``repo`` (``https://`` Helm repository or ``oci://`` registry path) with
     ``name`` and a pinned ``version``, or ``path``, a chart kept in this repository (its
@@ -136,6 +182,19 @@ class HelmChart(Spec):
             and '.'. Renaming the release of a running app replaces it: helm-controller
             uninstalls the release of the old name and installs the new one, Argo CD renders
             the chart under the new name (objects named after the release are new objects).
+        interval: Flux: how often the chart's source is checked (its HelmRepository or
+            OCIRepository, and the HelmChart Flux builds); None: `FluxOptions.interval` for the
+            source, the release's interval for the HelmChart. Argo CD has none (a warning).
+        verify: Flux: verify an OCI chart's signature (oci:// charts only). Argo CD verifies
+            none (a warning).
+        install_retries: Flux: retries of a failed install, the release uninstalled between
+            attempts (-1: forever); None: the sync policy's `retry` limit. Argo CD has none: its
+            retry is `SyncPolicy(retry=...)` (a warning).
+        upgrade_retries: Flux: retries of a failed upgrade, the release rolled back between
+            attempts (-1: forever); None: the sync policy's `retry` limit. Argo CD as for
+            `install_retries`.
+        test: Flux: run the chart's Helm tests after each install and upgrade (a failure is
+            remediated as a failed upgrade is). Argo CD never runs Helm tests (a warning).
     """
 
     repo: ChartRepo | None = None
@@ -143,9 +202,20 @@ class HelmChart(Spec):
     version: ChartVersion | None = None
     path: str | None = Field(default=None, min_length=1)
     release_name: ReleaseName | None = None
+    interval: Duration | None = None
+    verify: ChartVerify | None = None
+    install_retries: int | None = Field(default=None, ge=-1)
+    upgrade_retries: int | None = Field(default=None, ge=-1)
+    test: bool = False
 
     @model_validator(mode="after")
     def _source(self) -> HelmChart:
+        if self.verify is not None and not (self.repo or "").startswith("oci://"):
+            raise ValueError(
+                "verify= checks the signature of a chart from an oci:// registry "
+                "(source-controller verifies OCI artifacts only): a chart from an https:// Helm "
+                "repository or kept in this repository has none to check"
+            )
         remote = {"repo": self.repo, "name": self.name, "version": self.version}
         if self.path is not None:
             given = [key for key, value in remote.items() if value is not None]

@@ -82,9 +82,11 @@ class Layer(Spec):
 
     Attributes:
         replicas: Workload name → replica count.
-        images: Image overrides.
+        images: Image overrides; on a chart app they post-render what the chart renders (Flux
+            only: Argo CD cannot post-render a chart without a setting of the whole Argo CD).
         config: ConfigMap name → key → value, merged into the base's ConfigMap of that name.
-        patches: Kustomize patches, appended in layer order.
+        patches: Kustomize patches, appended in layer order; on a chart app, post-render patches
+            as `images` are.
         common_labels: Labels put on every object, merged by key.
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.

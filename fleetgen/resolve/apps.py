@@ -169,7 +169,8 @@ def check_tenant_projects(ctx: _Context) -> None:
             )
 
 
-# Layer fields that only a kustomize base can take (a chart app sets them through `values`).
+# Layer fields that only an overlay can apply: a kustomize base's (an app from another source has
+# none).
 KUSTOMIZE_FIELDS = (
     "images",
     "replicas",
@@ -178,6 +179,9 @@ KUSTOMIZE_FIELDS = (
     "common_labels",
     "common_annotations",
 )
+# Those a chart app sets through `values`; its images and patches post-render what the chart
+# renders (Flux: HelmRelease postRenderers; Argo CD refuses them: `fleetgen.emit.argocd.checks`).
+VALUES_FIELDS = tuple(name for name in KUSTOMIZE_FIELDS if name not in ("images", "patches"))
 
 
 def _check_layer_kinds(ctx: _Context, app: App) -> None:
@@ -195,7 +199,7 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
                     "images, replicas, config and patches",
                 )
             continue
-        for name in KUSTOMIZE_FIELDS:
+        for name in VALUES_FIELDS:
             if getattr(layer, name):
                 ctx.report(
                     layer,

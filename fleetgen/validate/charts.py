@@ -9,25 +9,33 @@ Where the chart comes from:
   oci://…/NAME --version VERSION -d DIR``) writes it. The archive's Chart.yaml must name that chart
   and version. fleetgen never downloads a chart.
 
+A chart app's ``images`` and ``patches`` then post-render the templates' objects with a real
+kustomize, as helm-controller's kustomize post-renderer does (`fleetgen.emit.common.post_render`;
+not the chart's ``crds/``), so the objects checked are those the cluster gets.
 What Helm logs while rendering (a value whose kind, map or scalar, differs from the chart's
 default, of which Helm ignores one) is kept as the render's warnings.
 A placement whose chart cannot be rendered (a remote chart not in the cache, no ``--charts``,
 helm-python-sdk not installed) is counted as not rendered, with the reason; it is never passed.
 A render is keyed by the chart's content (the archive's bytes, or every file of the chart
-directory), the values, release, namespace and Helm SDK version: placements with the same inputs
-share one render, and an unchanged one is read from the content-addressed cache.
+directory), the values, release, namespace, post-render and Helm SDK version: placements with
+the same inputs share one render, and an unchanged one is read from the content-addressed cache.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from fleetgen import cache, helm
+from fleetgen.emit.common import post_render
+from fleetgen.kustomize import KustomizeBuildError, build
 from fleetgen.model import Fleet
 from fleetgen.plan import ChartSource, Placement
 from fleetgen.progress import SILENT, Progress
@@ -120,6 +128,7 @@ def render(
                     "values": placement.settings.values,
                     "release": releases.get(placement.app, placement.app),
                     "namespace": namespaces[placement.app],
+                    "post_render": post_render(placement.settings),
                 }
             ),
             placement,
@@ -222,12 +231,48 @@ def _render(
         files, warnings = helm.render_files(source.path, values, release, namespace)
     except helm.RenderError as error:
         return str(error)
+    kustomization = post_render(placement.settings)
+    if kustomization:
+        try:
+            files = _post_rendered(files, kustomization)
+        except KustomizeBuildError as error:
+            (stderr,) = error.failures.values()
+            return f"post-render (images, patches): {' '.join(stderr.split())}"
     return {
         "objects": [
-            [doc, f"{source.origin}/{path}" if source.origin else None] for path, doc in files
+            [doc, f"{source.origin}/{path}" if source.origin and path else None]
+            for path, doc in files
         ],
         "warnings": warnings,
     }
+
+
+def _post_rendered(
+    files: list[tuple[str, dict[str, Any]]], kustomization: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """``files`` with the objects of the chart's templates built by kustomize with
+    ``kustomization`` (its images and patches) over them, as helm-controller's post-renderer
+    does (internal/postrender ``Kustomize.Run``); the CRDs of ``crds/`` are not post-rendered.
+    Each object keeps the file it was rendered from (by kind, namespace and name; "" for one a
+    patch renamed)."""
+    crds = [(path, doc) for path, doc in files if "/templates/" not in f"/{path}"]
+    templated = [(path, doc) for path, doc in files if "/templates/" in f"/{path}"]
+    origins = {_identity(doc): path for path, doc in templated}
+    with tempfile.TemporaryDirectory(prefix="fleetgen-post-render-") as folder:
+        root = Path(folder)
+        (root / "helm-output.yaml").write_text(
+            yaml.safe_dump_all([doc for _, doc in templated]), encoding="utf-8"
+        )
+        (root / "kustomization.yaml").write_text(
+            yaml.safe_dump({"resources": ["helm-output.yaml"], **kustomization}), encoding="utf-8"
+        )
+        built = [doc for doc in yaml.safe_load_all(build(root)) if isinstance(doc, dict)]
+    return crds + [(origins.get(_identity(doc), ""), doc) for doc in built]
+
+
+def _identity(doc: dict[str, Any]) -> tuple[str, str, str]:
+    metadata = doc.get("metadata") or {}
+    return str(doc.get("kind")), str(metadata.get("namespace")), str(metadata.get("name"))
 
 
 def _valid(value: Any) -> bool:

@@ -181,3 +181,28 @@ def test_a_release_name_change_renders_objects_under_the_new_name(
     report = fleetgen.diff(repo / "fleet.py", render=True)
     changes = {(c["op"], c["name"]) for c in rendered(report.to_json())}
     assert changes == {("removed", "echo"), ("added", "web")}
+
+
+def test_a_post_render_change_of_a_flux_chart_app_is_rendered(
+    repo: Path, kustomize: Kustomize
+) -> None:
+    """A chart app's images (a kustomize post-render on Flux) are part of its render inputs:
+    a new image on prod-b (a Flux cluster) shows as the changed container image there only."""
+    edit(
+        repo / "fleet.py",
+        'per_env={"prod": Overrides(values={"replicaCount": 2})}',
+        'per_env={"prod": Overrides(values={"replicaCount": 2})},\n'
+        '            per_cluster={"prod-b": Overrides(images=[Image(\n'
+        '                name="registry.example.com/echo", tag="9.9")])}',
+    )
+    report = fleetgen.diff(repo / "fleet.py", render=True)
+    valid(report)
+    (deployment,) = rendered(report.to_json())
+    assert (deployment["clusters"], deployment["name"]) == (["prod-b"], "echo")
+    assert deployment["fields"] == [
+        {
+            "path": "spec.template.spec.containers[name=echo].image",
+            "old": "registry.example.com/echo:1.0",
+            "new": "registry.example.com/echo:9.9",
+        }
+    ]

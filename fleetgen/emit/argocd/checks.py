@@ -23,7 +23,7 @@ from fleetgen.emit.argocd.projects import (
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
-from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, sync_owner
+from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, layer_object, sync_owner
 
 RESERVED_PROJECTS = {
     "default": "Argo CD's built-in project, which apps never use",
@@ -47,14 +47,16 @@ def check(plan: Plan) -> list[Problem]:
         *_cluster_problems(plan),
         *_sync_option_problems(plan),
         *_app_problems(plan),
+        *_post_render_problems(plan),
         *_access_problems(plan),
     ]
 
 
 def warnings(plan: Plan) -> list[Problem]:
     """Allowed but risky or not expressible here: wildcard project sources or destinations,
-    flags a manual sync ignores. (``depends_on``, which Argo CD cannot honour, is the fleet
-    map's to warn of: only where no placement of the app honours it, `fleetgen.emit.fleetmap`.)"""
+    flags a manual sync ignores, a chart's Flux settings. (``depends_on``, which Argo CD cannot
+    honour, is the fleet map's to warn of: only where no placement of the app honours it,
+    `fleetgen.emit.fleetmap`.)"""
     found: list[Problem] = []
     for project in plan.fleet.projects:
         wild = [repo for repo in project.source_repos if "*" in repo]
@@ -100,7 +102,45 @@ def warnings(plan: Plan) -> list[Problem]:
         for cluster in _registered(plan)
         if cluster.insecure and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)
     ]
+    found += _chart_option_warnings(plan)
     return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
+
+
+# What each Flux-only HelmChart option means where Argo CD places the chart.
+_REMEDIATION = (
+    "helm-controller's remediation; an Application retries a failed sync by "
+    "SyncPolicy(retry=Retry(...)) instead"
+)
+_CHART_OPTIONS = {
+    "interval": "how often Flux checks the chart's source; Argo CD re-reads sources on its own "
+    "period (argocd-cm timeout.reconciliation, for every Application)",
+    "verify": "Argo CD verifies no chart signature: its placements deploy the chart unverified",
+    "install_retries": _REMEDIATION,
+    "upgrade_retries": _REMEDIATION,
+    "test": "Argo CD never runs Helm tests (gitops-engine's hook/helm Types maps only the pre- "
+    "and post-install and -upgrade hooks; a test hook is skipped)",
+}
+
+
+def _chart_option_warnings(plan: Plan) -> list[Problem]:
+    """The Flux settings of a chart (`_CHART_OPTIONS`) on an app Argo CD places: one warning
+    each, at the HelmChart, saying what it means there."""
+    found = []
+    for app in _placed_apps(plan):
+        chart = app.chart
+        if chart is None:
+            continue
+        for name, meaning in _CHART_OPTIONS.items():
+            if getattr(chart, name) not in (None, False):
+                found.append(
+                    at(
+                        chart,
+                        f"app {app.name!r}: HelmChart({name}=...) is a Flux setting, which its "
+                        f"Argo CD placements ignore: {meaning}",
+                        plan.fleet,
+                    )
+                )
+    return found
 
 
 def _distinct_settings(plan: Plan) -> list[Settings]:
@@ -334,6 +374,40 @@ def _app_problems(plan: Plan) -> Iterator[Problem]:
                 f"the paths of Argo CD's {GENERATE_PATHS} annotation",
                 fleet,
             )
+
+
+def _post_render_problems(plan: Plan) -> Iterator[Problem]:
+    """A chart app's ``images`` or ``patches`` on Argo CD placements, at each layer that sets
+    them: an Application cannot post-render a chart. Its Helm source renders with ``helm
+    template`` and no post-renderer (reposerver/repository ``helmTemplate``); a kustomize source
+    inflating the chart (``helmCharts``) builds only with ``--enable-helm`` in argocd-cm's
+    ``kustomize.buildOptions`` (the controller's manifest request carries argocd-cm's kustomize
+    settings, ``GetKustomizeSettings`` in controller/state.go ``GetRepoObjs``; an Application
+    has no build option of its own), and a config management plugin is installed in the
+    repo-server: both settings of the whole Argo CD, which fleetgen does not own."""
+    found: dict[int, tuple[Spec, str, set[str], list[str]]] = {}
+    for p in plan.placements:
+        if p.chart is None or not (p.settings.images or p.settings.patches):
+            continue
+        for key, layer in p.settings.provenance.items():
+            if key.startswith(("image/", "patch/")):
+                owner = layer_object(plan.fleet, p, layer)
+                assert owner is not None  # images and patches come from an app's layers
+                _, _, fields, clusters = found.setdefault(id(owner), (owner, p.app, set(), []))
+                fields.add("images" if key.startswith("image/") else "patches")
+                if p.cluster not in clusters:
+                    clusters.append(p.cluster)
+    for owner, app, fields, clusters in found.values():
+        yield at(
+            owner,
+            f"app {app!r}: {' and '.join(sorted(fields))} post-render a chart's objects, which "
+            f"Argo CD cannot do for its placements on {', '.join(clusters)}: an Application's "
+            "Helm source has no post-renderer, and kustomize inflating a chart needs "
+            "'--enable-helm' in argocd-cm's kustomize.buildOptions (or a config management "
+            "plugin), a setting of the whole Argo CD; set them through values={...}, or place "
+            "the app on Flux",
+            plan.fleet,
+        )
 
 
 def _access_problems(plan: Plan) -> Iterator[Problem]:

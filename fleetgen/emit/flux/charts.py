@@ -10,20 +10,28 @@ the same namespace, each named after the app:
   Chart.yaml version changes (``Revision`` makes the version ``<version>+<commit>``, so every
   commit of the repository upgrades every release: hooks re-run, pods restart). Argo CD renders the
   chart at every revision instead, so a chart whose files change without a version bump is a
-  build error (`fleetgen.chartstamps`): both engines then deploy the same thing;
+  build error (`fleetgen.chartstamps`): both engines then deploy the same thing. The source,
+  and the HelmChart Flux builds, are checked every ``HelmChart(interval=...)`` where set; an
+  OCIRepository verifies the chart's signature by ``HelmChart(verify=...)``;
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
   namespace as target and Helm storage namespace, the merged values, ``install.createNamespace``
   where fleetgen creates namespaces unless a tenant's account installs it (`_create_namespace`),
   ``install.crds: Create`` and ``upgrade.crds: CreateReplace`` (Argo CD applies a chart's ``crds/``
   on every sync), drift detection on (Flux corrects drift, as Kustomizations do) with
   ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart
-  apps of the cluster; the sync policy's ``retry`` as ``install``/``upgrade.remediation.retries``
-  (``limit``; -1 retries forever on both engines) with the ``RemediateOnFailure`` strategy named;
-  helm-controller remediates between attempts (uninstalls a failed install, rolls back a failed
-  upgrade) where Argo CD re-applies, and the backoff has no HelmRelease equivalent;
+  apps of the cluster, ``test.enable`` by ``HelmChart(test=True)``; ``install``/
+  ``upgrade.remediation.retries`` by ``HelmChart(install_retries/upgrade_retries)``, else the
+  sync policy's ``retry`` (``limit``; -1 retries forever on both engines; `plan.helm_retries`),
+  with the ``RemediateOnFailure`` strategy named: helm-controller remediates between attempts
+  (uninstalls a failed install, rolls back a failed upgrade) where Argo CD re-applies, and the
+  backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
   (a null inside ``spec.values`` would be dropped on the way to the API server);
-- with ``cascade_delete=False``, a post-renderer annotates every rendered object with
+- the app's ``images`` and ``patches`` (every layer's, layered as for a kustomize app) as a
+  kustomize post-renderer (`fleetgen.emit.common.post_render`), which helm-controller runs on
+  the chart's templates before Helm applies them (not its ``crds/``; hooks too under Helm 4's
+  default ``combined`` strategy: helm-controller ``newInstall``, Helm ``renderResources``);
+- with ``cascade_delete=False``, the post-renderer also annotates every rendered object with
   ``helm.sh/resource-policy: keep``: a HelmRelease has no orphaning deletion policy (uninstall
   deletes the release's objects), and Helm skips kept objects on uninstall; and
   ``uninstall.disableHooks``: Helm's ``Uninstall.Run`` would still run the chart's pre- and
@@ -38,9 +46,16 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fleetgen.emit.common import values_text
-from fleetgen.model import App, Fleet
-from fleetgen.plan import FLUX_DEFAULT, ChartSource, Placement, flux_timing, holds_null
+from fleetgen.emit.common import post_render, values_text
+from fleetgen.model import App, Fleet, HelmChart
+from fleetgen.plan import (
+    FLUX_DEFAULT,
+    ChartSource,
+    Placement,
+    flux_timing,
+    helm_retries,
+    holds_null,
+)
 
 HELM_API = "helm.toolkit.fluxcd.io/v2"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
@@ -49,7 +64,7 @@ VALUES_KEY = "values.yaml"
 KEEP = {"helm.sh/resource-policy": "keep"}
 # A strategic-merge patch that kustomize applies to every object (its kind and name are replaced
 # by each target's): helm-controller's kustomize post-renderer runs it on the rendered chart.
-_KEEP_PATCH = (
+KEEP_PATCH = (
     "apiVersion: v1\nkind: Keep\nmetadata:\n  name: keep\n  annotations:\n"
     "    helm.sh/resource-policy: keep\n"
 )
@@ -80,7 +95,6 @@ def chart_objects(
     """
     chart = placement.chart
     assert chart is not None and app.namespace is not None  # resolve: a chart app has one
-    objects = []
     sync, timing = placement.settings.sync, flux_timing(fleet, placement)
     release: dict[str, Any] = {
         "interval": timing["interval"].value,
@@ -88,37 +102,20 @@ def chart_objects(
         "targetNamespace": app.namespace,
         "storageNamespace": app.namespace,
     }
-    if chart.path is not None:
-        release["chart"] = {
-            "spec": {
-                "chart": f"./{posixpath.normpath(chart.path)}",
-                "reconcileStrategy": "ChartVersion",
-                "sourceRef": dict(git_source),
-            }
-        }
-    elif chart.oci:
-        objects.append(_oci_repository(fleet, chart, app.name, namespace))
-        release["chartRef"] = {"kind": "OCIRepository", "name": app.name}
-    else:
-        objects.append(_helm_repository(fleet, chart, app.name, namespace))
-        release["chart"] = {
-            "spec": {
-                "chart": chart.name,
-                "version": chart.version,
-                "sourceRef": {"kind": "HelmRepository", "name": app.name},
-            }
-        }
+    objects, reference = _chart_source(fleet, app, chart, namespace, git_source)
+    release.update(reference)
     if timing["timeout"].source != FLUX_DEFAULT:
         release["timeout"] = timing["timeout"].value
     no_wait = {} if sync.wait else {"disableWait": True}
     release["install"] = {**_create_namespace(fleet, spec), "crds": "Create", **no_wait}
     release["upgrade"] = {"crds": "CreateReplace", **no_wait}
-    retry = sync.retry
-    if retry is not None and retry.limit != 0:
-        for action in ("install", "upgrade"):
+    for action, retries in helm_retries(app, placement).items():
+        if retries.value != 0:
             # Named: a DefaultToRetryOnFailure feature gate would otherwise ignore the retries.
             release[action]["strategy"] = {"name": "RemediateOnFailure"}
-            release[action]["remediation"] = {"retries": retry.limit}
+            release[action]["remediation"] = {"retries": retries.value}
+    if app.chart is not None and app.chart.test:
+        release["test"] = {"enable": True}
     release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
     values = placement.settings.values
     if holds_null(values):
@@ -134,10 +131,13 @@ def chart_objects(
         release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
     elif values:
         release["values"] = dict(values)
+    kustomize = post_render(placement.settings)
     if not placement.cascade_delete:
-        release["postRenderers"] = [
-            {"kustomize": {"patches": [{"patch": _KEEP_PATCH, "target": {"kind": ".*"}}]}}
-        ]
+        keep = {"patch": KEEP_PATCH, "target": {"kind": ".*"}}
+        kustomize["patches"] = [*kustomize.get("patches", ()), keep]
+    if kustomize:
+        release["postRenderers"] = [{"kustomize": kustomize}]
+    if not placement.cascade_delete:
         release["uninstall"] = {"disableHooks": True}
     refs = sorted(set(depends_on))
     if refs:
@@ -152,6 +152,41 @@ def chart_objects(
         {"apiVersion": HELM_API, "kind": "HelmRelease", "metadata": dict(metadata), "spec": release}
     )
     return objects
+
+
+def _chart_source(
+    fleet: Fleet,
+    app: App,
+    chart: ChartSource,
+    namespace: str,
+    git_source: Mapping[str, str],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The source object of ``chart`` (none for a chart kept in the repository) and the
+    HelmRelease's ``chart`` or ``chartRef`` reading it."""
+    options = app.chart
+    assert options is not None
+    # The HelmChart Flux builds from a HelmRepository or the GitRepository (none for an
+    # OCIRepository, which the release reads directly): checked every `interval` if set, else
+    # at the release's interval (helm-controller's HelmChartTemplateSpec default).
+    chart_interval = {"interval": options.interval} if options.interval else {}
+    if chart.path is not None:
+        spec = {
+            "chart": f"./{posixpath.normpath(chart.path)}",
+            **chart_interval,
+            "reconcileStrategy": "ChartVersion",
+            "sourceRef": dict(git_source),
+        }
+        return [], {"chart": {"spec": spec}}
+    if chart.oci:
+        source = _oci_repository(fleet, chart, options, app.name, namespace)
+        return [source], {"chartRef": {"kind": "OCIRepository", "name": app.name}}
+    spec = {
+        "chart": chart.name,
+        "version": chart.version,
+        **chart_interval,
+        "sourceRef": {"kind": "HelmRepository", "name": app.name},
+    }
+    return [_helm_repository(fleet, chart, options, app.name, namespace)], {"chart": {"spec": spec}}
 
 
 def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
@@ -172,26 +207,45 @@ def _create_namespace(fleet: Fleet, spec: Mapping[str, Any]) -> dict[str, bool]:
     return {"createNamespace": True}
 
 
-def _helm_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
+def _helm_repository(
+    fleet: Fleet, chart: ChartSource, options: HelmChart, name: str, namespace: str
+) -> dict[str, Any]:
     assert chart.repo is not None
     return {
         "apiVersion": SOURCE_API,
         "kind": "HelmRepository",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"interval": fleet.flux.interval, "url": chart.repo},
+        "spec": {"interval": options.interval or fleet.flux.interval, "url": chart.repo},
     }
 
 
-def _oci_repository(fleet: Fleet, chart: ChartSource, name: str, namespace: str) -> dict[str, Any]:
+def _oci_repository(
+    fleet: Fleet, chart: ChartSource, options: HelmChart, name: str, namespace: str
+) -> dict[str, Any]:
+    """The OCIRepository of an oci:// chart, with its signature check: source-controller's
+    ``verifySignature`` reads cosign keys (``*.pub``) or notation's trust policy from
+    ``secretRef`` in the OCIRepository's namespace, and ``matchOIDCIdentity`` for keyless
+    cosign."""
     assert chart.repo is not None
+    spec: dict[str, Any] = {
+        "interval": options.interval or fleet.flux.interval,
+        "url": f"{chart.repo}/{chart.name}",
+        "ref": {"tag": chart.version},
+        "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
+    }
+    verify = options.verify
+    if verify is not None:
+        spec["verify"] = {"provider": verify.provider}
+        if verify.secret_ref is not None:
+            spec["verify"]["secretRef"] = {"name": verify.secret_ref}
+        if verify.match_oidc_identity:
+            spec["verify"]["matchOIDCIdentity"] = [
+                {"issuer": identity.issuer, "subject": identity.subject}
+                for identity in verify.match_oidc_identity
+            ]
     return {
         "apiVersion": SOURCE_API,
         "kind": "OCIRepository",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "interval": fleet.flux.interval,
-            "url": f"{chart.repo}/{chart.name}",
-            "ref": {"tag": chart.version},
-            "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
-        },
+        "spec": spec,
     }
