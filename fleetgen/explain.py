@@ -221,6 +221,9 @@ def values(settings: Settings) -> Iterable[Value]:
         kind = "JSON6902" if isinstance(patch.patch, list) else "strategic merge"
         target = "/".join(patch.target[k] for k in ("kind", "name") if k in patch.target)
         yield Value(f"patch/{index}", f"{target} ({kind})", where[f"patch/{index}"])
+    for added, paths in (("resource", settings.resources), ("component", settings.components)):
+        for index, entry in enumerate(paths):
+            yield Value(f"{added}/{index}", entry, where[f"{added}/{index}"])
     sync = settings.sync.model_dump(mode="json")
     for field in SyncPolicy.model_fields:
         yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))

@@ -34,6 +34,12 @@ def repo_path(path: str) -> str:
     return posixpath.normpath(path.replace("\\", "/"))
 
 
+def inside_repo(path: str) -> bool:
+    """Whether a normalized `repo_path` stays inside the repository (not absolute, no ``..``
+    leaving it)."""
+    return not (posixpath.isabs(path) or path.startswith(".."))
+
+
 def dns_label(value: str) -> str:
     """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
     if len(value) > 63 or not _DNS_LABEL.fullmatch(value):

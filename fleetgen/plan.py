@@ -74,7 +74,9 @@ class Settings:
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
     app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``;
-    for an app from another source ``path`` (an ``Overrides(path=...)``).
+    for an app from another source ``path`` (an ``Overrides(path=...)``); for a kustomize app
+    ``resource/<index>`` and ``component/<index>`` (the layer that added each entry of
+    ``resources`` and ``components``).
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
@@ -87,6 +89,10 @@ class Settings:
     values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
     chart_version: str | None = None  # an Overrides(chart_version=...) in effect
     source_path: str | None = None  # an Overrides(path=...) in effect (an app from a source)
+    # Overrides(resources=..., components=...) of every layer, repo-relative and normalized, in
+    # layer order, each once
+    resources: tuple[str, ...] = ()
+    components: tuple[str, ...] = ()
     provenance: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
@@ -116,14 +122,17 @@ class Settings:
             patches.append(patch)
         _merge(labels, layer.common_labels, "label", layer_name, provenance)
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
-        chart_version = self.chart_version
-        if isinstance(layer, Overrides) and layer.chart_version is not None:
-            chart_version = layer.chart_version
-            provenance["chart/version"] = layer_name
-        source_path = self.source_path
-        if isinstance(layer, Overrides) and layer.path is not None:
-            source_path = layer.path
-            provenance["path"] = layer_name
+        chart_version, source_path = self.chart_version, self.source_path
+        resources, components = self.resources, self.components
+        if isinstance(layer, Overrides):
+            if layer.chart_version is not None:
+                chart_version = layer.chart_version
+                provenance["chart/version"] = layer_name
+            if layer.path is not None:
+                source_path = layer.path
+                provenance["path"] = layer_name
+            resources = _added(resources, layer.resources, "resource", layer_name, provenance)
+            components = _added(components, layer.components, "component", layer_name, provenance)
         return Settings(
             images=images,
             replicas=replicas,
@@ -135,6 +144,8 @@ class Settings:
             values=merge_values(self.values, layer.values, layer_name, provenance),
             chart_version=chart_version,
             source_path=source_path,
+            resources=resources,
+            components=components,
             provenance=provenance,
         )
 
@@ -178,6 +189,14 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
         for selection, layer in sorted(app.per_label.items())
         if label_matches(selection, labels)
     ]
+
+
+def layer_inputs(app: App) -> list[str]:
+    """The repo paths (normalized, each once, in layer order) that the layers of ``app`` add to
+    its overlays: ``Overrides(resources=..., components=...)``."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    paths = (path for layer in layers for path in (*layer.resources, *layer.components))
+    return list(dict.fromkeys(map(repo_path, paths)))
 
 
 def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
@@ -242,6 +261,23 @@ def assignments(layer: Layer) -> dict[str, Any]:
     if isinstance(layer, Overrides) and layer.path is not None:
         found["path"] = repo_path(layer.path)
     return found
+
+
+def _added(
+    found: tuple[str, ...],
+    paths: Iterable[str],
+    kind: str,
+    layer_name: str,
+    provenance: dict[str, str],
+) -> tuple[str, ...]:
+    """``found`` with the repo paths ``paths`` a layer adds (normalized; one already there stays
+    where a shallower layer put it); provenance ``<kind>/<index>`` names the layer of each."""
+    added = list(found)
+    for path in map(repo_path, paths):
+        if path not in added:
+            provenance[f"{kind}/{len(added)}"] = layer_name
+            added.append(path)
+    return tuple(added) if len(added) > len(found) else found
 
 
 def _leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:

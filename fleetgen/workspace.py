@@ -49,10 +49,15 @@ class SecretFound:
 
 @dataclass(frozen=True, slots=True)
 class Base:
-    """What fleetgen knows about one kustomize base."""
+    """What fleetgen knows about one kustomize base: an app's, or a directory a layer adds to
+    its overlays as a resource or a Component (`fleetgen.plan.layer_inputs`)."""
 
     path: str
     kustomization: str | None = None
+    # The kustomization's apiVersion and kind as written ("" when it says none).
+    api_version: str = ""
+    kind: str = ""
+    file: bool = False  # the path is a file (no kustomization: not a base)
     configmaps: frozenset[str] = frozenset()
     resources: frozenset[tuple[str, str]] = frozenset()  # (kind, name)
     complete: bool = True  # False when the base pulls in things fleetgen cannot see
@@ -238,12 +243,14 @@ def _find_kustomization(read: Reader, directory: str) -> tuple[str, bytes] | Non
 def _scan_base(read: Reader, path: str) -> Base:
     found = _find_kustomization(read, path)
     if found is None:
-        return Base(path=path)
+        return Base(path=path, file=read(path) is not None)
     inventory = _Inventory()
     inventory.add_kustomization(read, path, found, depth=0)
     return Base(
         path=path,
         kustomization=found[0],
+        api_version=inventory.api_version,
+        kind=inventory.kind,
         configmaps=frozenset(inventory.configmaps),
         resources=frozenset(inventory.resources),
         complete=inventory.complete,
@@ -274,6 +281,8 @@ class _Inventory:
     crd_scopes: dict[tuple[str, str], bool] = field(default_factory=dict)  # of the CRDs shipped
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
     secrets: list[SecretFound] = field(default_factory=list)
+    api_version: str = ""  # of the outermost kustomization
+    kind: str = ""
 
     def cluster_scoped(self) -> frozenset[tuple[str, str]]:
         """The kinds of the objects read that are cluster-scoped: built-in, well-known or by a
@@ -290,6 +299,11 @@ class _Inventory:
         doc = documents[index] if documents else None
         if not isinstance(doc, dict):
             return
+        if depth == 0:
+            self.api_version, self.kind = (
+                value if isinstance(value := doc.get(key), str) else ""
+                for key in ("apiVersion", "kind")
+            )
         self._scan_kustomization(read, directory, (path, found[1], index), doc)
         if depth > 8 or any(
             doc.get(key) for key in ("namePrefix", "nameSuffix", "helmCharts", "components")

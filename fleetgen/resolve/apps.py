@@ -3,12 +3,10 @@ chart or remote source, its images and depends_on."""
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Mapping, Sequence
 
-from fleetgen import namespacing, scan
-from fleetgen.errors import Problem
+from fleetgen import namespacing
 from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
@@ -28,7 +26,7 @@ from fleetgen.resolve.context import (
     _Context,
     _duplicates,
 )
-from fleetgen.workspace import Base
+from fleetgen.resolve.inputs import check_layer_inputs, check_secrets
 
 APPLICATION_NAME_LIMIT = 53
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -117,6 +115,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                 "and the objects the chart leaves unplaced live there)",
             )
     _check_layer_kinds(ctx, app)
+    check_layer_inputs(ctx, app)
     _check_rollout_sync(ctx, app, placed)
     if project is not None and project.service_account:
         _check_tenant_objects(ctx, app, project.name)
@@ -370,12 +369,15 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
-    _check_base_secrets(ctx, app, base)
+    check_secrets(ctx, app, base)
     for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
         ctx.report(app, message)
-    if not base.complete:
+    inputs = [base, *ctx.layer_bases(app)]  # what an overlay of the app may hold
+    if not all(found.complete for found in inputs):
         return
-    workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
+    workloads = {
+        name for found in inputs for kind, name in found.resources if kind in WORKLOAD_KINDS
+    }
     known = ", ".join(sorted(workloads)) or "none"
     for layer in _layers_of(app):
         for name in layer.replicas:
@@ -385,29 +387,9 @@ def _check_base(ctx: _Context, app: App) -> None:
                     f"app {app.name!r}: replicas for {name!r}, but the base has no "
                     f"workload of that name ({known})",
                 )
-    if base.images is not None:
-        _check_images(ctx, app, base.images)
-
-
-def _check_base_secrets(ctx: _Context, app: App, base: Base) -> None:
-    """Secret material in the base's files is a problem at its file and line, but for the rules
-    the app waives (``App(waivers=[Waiver(rule, reason)])``): `validate` lists those waivers."""
-    waived = {waiver.rule for waiver in app.waivers}
-    spec_file = ctx.fleet.origin[0]
-    root = os.path.dirname(spec_file) if spec_file else ""
-    for found in base.secrets:
-        if found.rule in waived:
-            continue
-        where = ": ".join(part for part in (found.object, found.field) if part)
-        ctx.problems.append(
-            Problem(
-                f"app {app.name!r}: {where + ': ' if where else ''}"
-                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
-                f"{scan.waiver_hint(found.rule)}",
-                os.path.join(root, found.file) if root else found.file,
-                found.line,
-            )
-        )
+    images = [found.images for found in inputs]
+    if all(known is not None for known in images):
+        _check_images(ctx, app, frozenset().union(*(known for known in images if known)))
 
 
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:

@@ -297,15 +297,27 @@ def _build_plan(
         for app in ctx.apps.values()
         if app.source is not None and app.project in ctx.projects
     }
+    # ... and the namespaces and Namespace objects of what their layers add
+    added = {name: ctx.layer_bases(ctx.apps[name]) for name in unplaced}
+    namespaces = {
+        name: frozenset().union(*(b.namespaces for b in added[name])) for name in unplaced
+    }
+    objects = {
+        name: base.namespace_objects.union(*(b.namespace_objects for b in added[name]))
+        for name, base in unplaced.items()
+    }
     return Plan(
         fleet=ctx.fleet,
         placements=tuple(placements),
         env_overlays=tuple(env_overlays),
         manifest_namespaces={
-            **{name: base.namespaces | base.namespace_objects for name, base in unplaced.items()},
+            **{
+                name: base.namespaces | namespaces[name] | objects[name]
+                for name, base in unplaced.items()
+            },
             **remote,
         },
-        namespace_objects={name: base.namespace_objects for name, base in unplaced.items()},
+        namespace_objects=objects,
         cluster_kinds={
             app.name: kinds for app in ctx.apps.values() if (kinds := ctx.cluster_kinds(app))
         },

@@ -1,0 +1,125 @@
+"""Checks of what a kustomize app's overlays read from the fleet repository besides its base: the
+``Overrides(resources=..., components=...)`` of its layers (inside the repository, present, of
+the right kind, their problems and secret material), and the secret material of any of them."""
+
+from __future__ import annotations
+
+import os
+
+from fleetgen import scan
+from fleetgen.errors import Problem
+from fleetgen.fields import inside_repo, repo_path
+from fleetgen.model import App, Overrides
+from fleetgen.resolve.context import _Context
+from fleetgen.workspace import Base
+
+COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"  # kustomize's types.ComponentVersion
+
+
+def check_layer_inputs(ctx: _Context, app: App) -> None:
+    """Each layer's ``resources`` and ``components`` of ``app``: only a kustomize app of this
+    repository has overlays to add them to; each path lies inside the repository and holds what
+    its list needs (`_problem`); what the files hold is checked once per app."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    checked: set[str] = set()
+    for layer in layers:
+        for field in ("resources", "components"):
+            paths: list[str] = getattr(layer, field)
+            if not paths:
+                continue
+            if app.source is not None or app.chart is not None:
+                ctx.report(layer, _no_overlay(app, field))
+                continue
+            for written in paths:
+                path = repo_path(written)
+                base = ctx.workspace.bases.get(path)
+                problem = _problem(app, field, written, path, base)
+                if problem is not None:
+                    ctx.report(layer, problem)
+                elif base is not None and path not in checked:
+                    checked.add(path)
+                    _check_contents(ctx, app, layer, base)
+
+
+def _no_overlay(app: App, field: str) -> str:
+    why = (
+        "an app from another source (source=) has none: its manifests are not in this "
+        "repository; add them in that source"
+        if app.source is not None
+        else "a chart app has none: its objects are the chart's; set them through its values, "
+        "or deploy them as a kustomize app"
+    )
+    return (
+        f"app {app.name!r}: Overrides({field}=...) adds to the kustomize overlays fleetgen "
+        f"writes for an app with a base (App(path=...)); {why}"
+    )
+
+
+def _problem(app: App, field: str, written: str, path: str, base: Base | None) -> str | None:
+    """Why ``written`` (normalized ``path``) cannot be in ``field`` of a layer of ``app``: it
+    leaves the repository, is the app's base, is no directory with a kustomization (a file
+    included), or is a Component listed as a resource (kustomize refuses one there) or a
+    kustomization that is no Component listed as one."""
+    what = f"app {app.name!r}: Overrides({field}=[{written!r}])"
+    if not inside_repo(path):
+        return f"{what} must be inside the repository (relative to the directory holding fleet.py)"
+    if app.path is not None and path == repo_path(app.path):
+        return f"{what} is the app's base, which every overlay builds on already"
+    component = base is not None and base.kind == "Component" and base.api_version == COMPONENT_API
+    if field == "components":
+        if base is None or base.kustomization is None:
+            return (
+                f"{what} is not a directory with a kustomization.yaml (a Component: kind: "
+                f"Component, apiVersion: {COMPONENT_API})"
+            )
+        if not component:
+            kind = f"kind: {base.kind or 'none'}, apiVersion: {base.api_version or 'none'}"
+            return (
+                f"{what}: its {base.kustomization} is no Component ({kind}): give it kind: "
+                f"Component and apiVersion: {COMPONENT_API}, or list it in resources="
+            )
+        return None
+    if base is not None and base.file:
+        return (
+            f"{what} is a file: kustomize's default load restrictor (LoadRestrictionsRootOnly, "
+            "as Argo CD's repo server builds) refuses a file outside the overlay's folder; "
+            "put it in a directory with a kustomization.yaml listing it, and add that directory"
+        )
+    if base is None or base.kustomization is None:
+        return f"{what} is not a directory with a kustomization.yaml (create it or fix the path)"
+    if base.kind == "Component":
+        return (
+            f"{what} is a kustomize Component, which kustomize refuses as a resource: list it "
+            "in components="
+        )
+    return None
+
+
+def _check_contents(ctx: _Context, app: App, layer: Overrides, base: Base) -> None:
+    """The problems the inventory found in what a layer adds (at the layer), and its secret
+    material (at its file and line)."""
+    for problem in base.problems:
+        ctx.report(layer, f"app {app.name!r}: {base.path}: {problem}")
+    check_secrets(ctx, app, base)
+
+
+def check_secrets(ctx: _Context, app: App, base: Base) -> None:
+    """Secret material in the files of a base, or of what a layer adds, is a problem at its file
+    and line, but for the rules the app waives (``App(waivers=[Waiver(rule, reason)])``):
+    `validate` lists those waivers."""
+    waived = {waiver.rule for waiver in app.waivers}
+    spec_file = ctx.fleet.origin[0]
+    root = os.path.dirname(spec_file) if spec_file else ""
+    for found in base.secrets:
+        if found.rule in waived:
+            continue
+        where = ": ".join(part for part in (found.object, found.field) if part)
+        ctx.problems.append(
+            Problem(
+                f"app {app.name!r}: {where + ': ' if where else ''}"
+                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
+                f"{scan.waiver_hint(found.rule)}",
+                os.path.join(root, found.file) if root else found.file,
+                found.line,
+            )
+        )
