@@ -175,3 +175,23 @@ def test_kustomize_refuses_what_the_checks_refuse(tmp_path: Path, kustomize: Kus
             [*kustomize.command, str(overlay)], capture_output=True, text=True, check=False
         )
         assert done.returncode != 0 and error in done.stderr, done.stderr
+
+
+def test_what_a_layer_adds_is_held_to_the_namespace_rules_of_bases(tmp_path: Path) -> None:
+    """A Namespace object in an added directory is renamed by the overlay's namespace rewrite
+    into the app's own namespace, as one in the base would be (`namespacing.base_problems`)."""
+    repo = case_copy(CASE, tmp_path / "repo")
+    (repo / "apps/web/east/namespace.yaml").write_text(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: east\n"
+    )
+    (repo / "apps/web/east/kustomization.yaml").write_text(
+        "resources:\n  - service.yaml\n  - namespace.yaml\n"
+    )
+    with pytest.raises(SpecError) as raised:
+        api.compile_spec(repo / "fleet.py")
+    assert [p.message for p in raised.value.problems] == [
+        "app 'web': apps/web/east (added here) ships Namespace 'east', which the overlay's "
+        "namespace rewrite turns into the app's own namespace 'web', which fleetgen already "
+        "creates; remove it from the base, or set App(namespace=None) to keep the base's "
+        "namespaces"
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from fleetgen import scan
+from fleetgen import namespacing, scan
 from fleetgen.errors import Problem
 from fleetgen.fields import inside_repo, repo_path
 from fleetgen.model import App, Overrides
@@ -96,10 +96,13 @@ def _problem(app: App, field: str, written: str, path: str, base: Base | None) -
 
 
 def _check_contents(ctx: _Context, app: App, layer: Overrides, base: Base) -> None:
-    """The problems the inventory found in what a layer adds (at the layer), and its secret
-    material (at its file and line)."""
+    """The problems the inventory found in what a layer adds and its namespaces (at the layer),
+    and its secret material (at its file and line)."""
     for problem in base.problems:
         ctx.report(layer, f"app {app.name!r}: {base.path}: {problem}")
+    project = ctx.projects.get(app.project)
+    for message in namespacing.base_problems(app, base, project, f"{base.path} (added here)"):
+        ctx.report(layer, message)
     check_secrets(ctx, app, base)
 
 
