@@ -15,6 +15,6 @@ fleet = Fleet(
         App(name="web", project="shop", namespace="shop", path="apps/web/base",
             per_env={"dev": Overrides(components=["apps/worker/base"])},  # <- a Kustomization
             per_label={"region=east": Overrides(resources=["apps/raw/deployment.yaml"])},  # <- file
-            per_cluster={"dev-1": Overrides(resources=["../shared/policies"])}),  # <- outside
+            per_cluster={"dev-1": Overrides(resources=["../policies"])}),  # <- outside
     ],
 )
