@@ -214,6 +214,8 @@ def values(settings: Settings) -> Iterable[Value]:
     for prefix, mapping in (("label", settings.labels), ("annotation", settings.annotations)):
         for key, text in sorted(mapping.items()):
             yield Value(f"{prefix}/{key}", text, where[f"{prefix}/{key}"])
+    for index, (layer, file) in enumerate(settings.values_files):  # in merge order
+        yield Value(f"values_file/{index}", file, layer)
     for path, value in _value_leaves(settings.values, ()):
         key = f"values/{value_path(path)}"
         yield Value(key, value, where[key])

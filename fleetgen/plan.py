@@ -73,7 +73,8 @@ class Settings:
     Provenance keys: ``image/<name>/name`` (new_name), ``image/<name>/version`` (tag and digest,
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
-    app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``;
+    app ``values/<path>`` (each leaf of the merged values, `value_path`; a values file's leaf
+    names ``<layer> file <path>``) and ``chart/version``;
     for an app from another source ``path`` (an ``Overrides(path=...)``); for a kustomize app
     ``resource/<index>`` and ``component/<index>`` (the layer that added each entry of
     ``resources`` and ``components``).
@@ -93,6 +94,10 @@ class Settings:
     # layer order, each once
     resources: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
+    # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
+    # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
+    # HelmChart.values_files first (layer ``chart``)
+    values_files: tuple[tuple[str, str], ...] = ()
     provenance: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
@@ -124,6 +129,7 @@ class Settings:
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
         chart_version, source_path = self.chart_version, self.source_path
         resources, components = self.resources, self.components
+        values_files = self.values_files
         if isinstance(layer, Overrides):
             if layer.chart_version is not None:
                 chart_version = layer.chart_version
@@ -133,6 +139,9 @@ class Settings:
                 provenance["path"] = layer_name
             resources = _added(resources, layer.resources, "resource", layer_name, provenance)
             components = _added(components, layer.components, "component", layer_name, provenance)
+            if layer.values_files:
+                files = ((layer_name, repo_path(path)) for path in layer.values_files)
+                values_files = (*values_files, *files)
         return Settings(
             images=images,
             replicas=replicas,
@@ -146,6 +155,7 @@ class Settings:
             source_path=source_path,
             resources=resources,
             components=components,
+            values_files=values_files,
             provenance=provenance,
         )
 
@@ -196,6 +206,15 @@ def layer_inputs(app: App) -> list[str]:
     its overlays: ``Overrides(resources=..., components=...)``."""
     layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
     paths = (path for layer in layers for path in (*layer.resources, *layer.components))
+    return list(dict.fromkeys(map(repo_path, paths)))
+
+
+def values_files(app: App) -> list[str]:
+    """The Helm values files (repo paths, normalized, each once) a chart ``app`` reads: its
+    HelmChart's and its layers' ``values_files``."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    chart = app.chart.values_files if app.chart is not None else []
+    paths = [*chart, *(path for layer in layers for path in layer.values_files)]
     return list(dict.fromkeys(map(repo_path, paths)))
 
 
@@ -300,6 +319,27 @@ def _merge(
     for key, value in values.items():
         target[key] = value
         provenance[f"{prefix}/{key}"] = layer_name
+
+
+def with_values_files(
+    settings: Settings, chart_files: Iterable[str], documents: Mapping[str, Mapping[str, Any]]
+) -> Settings:
+    """A chart placement's ``settings`` with its values files in effect: HelmChart.values_files
+    (``chart_files``) and then its layers' (``settings.values_files``), merged in that order as
+    chained ``helm -f`` files are, and its values= layers on top: one `merge_values` throughout.
+    ``documents``: repo path -> a file's values. Provenance names a file's values ``<layer>
+    file <path>`` (``chart file <path>`` for HelmChart's)."""
+    files = (*(("chart", repo_path(path)) for path in chart_files), *settings.values_files)
+    if not files:
+        return settings
+    provenance = {k: v for k, v in settings.provenance.items() if not k.startswith("values/")}
+    merged: dict[str, Any] = {}
+    for layer, path in files:
+        merged = merge_values(merged, documents[path], f"{layer} file {path}", provenance)
+    merged = merge_values(merged, settings.values, "", provenance)
+    # each leaf of values= keeps the layer that set it
+    provenance.update((k, v) for k, v in settings.provenance.items() if k.startswith("values/"))
+    return replace(settings, values=merged, values_files=files, provenance=provenance)
 
 
 def merge_values(

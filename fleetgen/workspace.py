@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from fleetgen import scanrules
-from fleetgen.fields import ca_bundle
+from fleetgen.fields import ca_bundle, values_problem
 from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope, group_of
 from fleetgen.yamlio import document_nodes, load_all, node_line
 
@@ -106,12 +106,24 @@ class Certificate:
 
 
 @dataclass(frozen=True, slots=True)
+class ValuesFile:
+    """A Helm values file kept in the repository (``values_files=``): its values, or why it is
+    none (missing, not YAML, not one mapping of Helm values), and the secret material in it."""
+
+    path: str
+    values: Mapping[str, Any] | None = None
+    problem: str | None = None
+    secrets: tuple[SecretFound, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workspace:
-    """Bases, charts and CA certificate files by repo-relative path."""
+    """Bases, charts, CA certificate files and Helm values files by repo-relative path."""
 
     bases: Mapping[str, Base] = field(default_factory=dict)
     charts: Mapping[str, ChartDir] = field(default_factory=dict)
     certificates: Mapping[str, Certificate] = field(default_factory=dict)
+    values_files: Mapping[str, ValuesFile] = field(default_factory=dict)
 
 
 def filesystem_reader(root: Path) -> Reader:
@@ -143,10 +155,11 @@ def scan(
     charts: Iterable[str] = (),
     files: Lister | None = None,
     certificates: Iterable[str] = (),
+    values_files: Iterable[str] = (),
 ) -> Workspace:
-    """Inventory every base in ``paths``, chart in ``charts`` and CA certificate file in
-    ``certificates`` (repo-relative, normalized); ``files`` lists a chart's files for its digest
-    (required when there are charts)."""
+    """Inventory every base in ``paths``, chart in ``charts``, CA certificate file in
+    ``certificates`` and Helm values file in ``values_files`` (repo-relative, normalized);
+    ``files`` lists a chart's files for its digest (required when there are charts)."""
     found = sorted(set(charts))
     if found and files is None:
         raise ValueError("scanning charts needs a Lister")
@@ -154,7 +167,37 @@ def scan(
         {path: _scan_base(read, path) for path in sorted(set(paths))},
         {path: _scan_chart(read, files, path) for path in found if files is not None},
         {path: _read_certificate(read, path) for path in sorted(set(certificates))},
+        {path: _read_values_file(read, path) for path in sorted(set(values_files))},
     )
+
+
+def _read_values_file(read: Reader, path: str) -> ValuesFile:
+    """A values file as Helm reads one ``-f`` file: one YAML document, a mapping (an empty file
+    is no values); its secret material by the rules of base files (`scanrules.in_object`)."""
+    data = read(path)
+    if data is None:
+        return ValuesFile(path, problem="no such file")
+    try:
+        documents = load_all(data)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        return ValuesFile(path, problem=f"is not valid YAML: {problem}{where}")
+    docs = [doc for doc in documents if doc is not None]
+    if len(docs) > 1:
+        return ValuesFile(path, problem=f"holds {len(docs)} YAML documents; Helm reads one")
+    values = docs[0] if docs else {}
+    problem = (
+        values_problem(values, "values")
+        if isinstance(values, dict)
+        else f"is a YAML {type(values).__name__}, not a mapping of Helm values"
+    )
+    if problem is not None:
+        return ValuesFile(path, problem=problem)
+    inventory = _Inventory()
+    inventory._scan_documents(path, data, documents)
+    return ValuesFile(path, values, secrets=tuple(inventory.secrets))
 
 
 def _read_certificate(read: Reader, path: str) -> Certificate:

@@ -26,7 +26,7 @@ from fleetgen.fields import (
     label_value,
 )
 from fleetgen.model.base import Engine, Spec
-from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides
+from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides, RepoPath
 from fleetgen.model.projects import Waiver
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -136,6 +136,11 @@ class HelmChart(Spec):
             and '.'. Renaming the release of a running app replaces it: helm-controller
             uninstalls the release of the old name and installs the new one, Argo CD renders
             the chart under the new name (objects named after the release are new objects).
+        values_files: Helm values files kept in this repository (YAML mappings, relative to the
+            folder holding fleet.py), merged in order over the chart's values.yaml as chained
+            ``helm -f`` files are; the layers' Overrides(values_files=...) come after them, and
+            every values= on top (see Layer.values). Passed inline to both engines, never as
+            Flux valuesFiles: a change to a file redeploys like a change in fleet.py.
     """
 
     repo: ChartRepo | None = None
@@ -143,6 +148,7 @@ class HelmChart(Spec):
     version: ChartVersion | None = None
     path: str | None = Field(default=None, min_length=1)
     release_name: ReleaseName | None = None
+    values_files: list[RepoPath] = []  # merged over the chart's values.yaml, in order
 
     @model_validator(mode="after")
     def _source(self) -> HelmChart:

@@ -90,7 +90,10 @@ class Layer(Spec):
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.
         values: Chart apps only: Helm values, merged like Helm's chained values files (None
-            removes a key, the chart's default included).
+            removes a key, the chart's default included). A placement's values are, in this
+            order, as ``helm -f`` files chained: the chart's values.yaml, HelmChart.values_files,
+            the values_files of its per_env, per_label and per_cluster layers, then the values
+            of its app, per_env, per_label and per_cluster layers.
     """
 
     replicas: dict[ObjectName, int] = {}
@@ -131,9 +134,14 @@ class Overrides(Layer):
             kustomize.config.k8s.io/v1alpha1) applied in this layer's overlay, after its
             resources and before its own images, replicas, config and patches; paths as for
             resources, added up the same way.
+        values_files: Chart apps only: Helm values files kept in this repository (YAML
+            mappings, relative to the folder holding fleet.py), merged after
+            HelmChart.values_files and the files of shallower layers, before every values=
+            (see Layer.values); passed inline to both engines.
     """
 
     chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
     path: str | None = Field(default=None, min_length=1)  # source apps only: App.path here
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
+    values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files

@@ -26,7 +26,7 @@ from fleetgen.resolve.context import (
     _Context,
     _duplicates,
 )
-from fleetgen.resolve.inputs import check_layer_inputs, check_secrets
+from fleetgen.resolve.inputs import check_layer_inputs, check_secrets, check_values_files
 
 APPLICATION_NAME_LIMIT = 53
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -108,6 +108,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     else:
         _check_layer_paths(ctx, app)
         _check_chart(ctx, app, app.chart)
+        check_values_files(ctx, app, app.chart)
         if app.namespace is None:
             ctx.report(
                 app,
@@ -184,7 +185,9 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
     for layer in _layers_of(app):
         if app.chart is None:
             chart_fields = [
-                name for name in ("values", "chart_version") if getattr(layer, name, None)
+                name
+                for name in ("values", "values_files", "chart_version")
+                if getattr(layer, name, None)
             ]
             if chart_fields:
                 ctx.report(

@@ -34,6 +34,7 @@ from fleetgen.plan import (
     cascade_delete,
     label_layers,
     remote_path,
+    with_values_files,
 )
 from fleetgen.resolve.context import Engines, _Context, _fill
 from fleetgen.workspace import Base
@@ -94,6 +95,12 @@ def _chart_placements(
 ) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
 
+    documents = {
+        path: found.values
+        for path, found in ctx.workspace.values_files.items()
+        if found.values is not None
+    }
+
     def source(settings: Settings) -> dict[str, Any]:
         if chart.path is not None:
             local = ctx.workspace.charts[repo_path(chart.path)]
@@ -103,7 +110,15 @@ def _chart_placements(
         version = settings.chart_version or chart.version
         return {"chart": ChartSource(chart.name, version, chart.repo)}
 
-    return _layered_placements(ctx, app, clusters, wave_of, engines, source)
+    return _layered_placements(
+        ctx,
+        app,
+        clusters,
+        wave_of,
+        engines,
+        source,
+        lambda settings: with_values_files(settings, chart.values_files, documents),
+    )
 
 
 def _remote_placements(
@@ -132,16 +147,18 @@ def _layered_placements(
     wave_of: Mapping[str, int],
     engines: Engines,
     carries: Callable[[Settings], dict[str, Any]],
+    settle: Callable[[Settings], Settings] = lambda settings: settings,
 ) -> list[Placement]:
     """The placements of an app without overlays (a chart, another source): its settings
-    layered per cluster (per_env, per_label, per_cluster), each placement carrying what
-    ``carries`` makes of them (its chart, its source)."""
+    layered per cluster (per_env, per_label, per_cluster) and ``settle``d (a chart's values
+    files), each placement carrying what ``carries`` makes of them (its chart, its source)."""
     by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
         settings = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
             settings = settings.apply(name, layer)
+        settings = settle(settings)
         found.append(
             Placement(
                 app=app.name,

@@ -1,6 +1,7 @@
-"""Checks of what a kustomize app's overlays read from the fleet repository besides its base: the
-``Overrides(resources=..., components=...)`` of its layers (inside the repository, present, of
-the right kind, their problems and secret material), and the secret material of any of them."""
+"""Checks of what an app reads from the fleet repository besides its base or chart: the
+``Overrides(resources=..., components=...)`` of a kustomize app's layers (inside the repository,
+present, of the right kind, their problems and secret material), a chart app's Helm values
+files, and the secret material of any of them."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import os
 from fleetgen import namespacing, scan
 from fleetgen.errors import Problem
 from fleetgen.fields import inside_repo, repo_path
-from fleetgen.model import App, Overrides
+from fleetgen.model import App, HelmChart, Overrides
 from fleetgen.resolve.context import _Context
-from fleetgen.workspace import Base
+from fleetgen.workspace import Base, SecretFound
 
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"  # kustomize's types.ComponentVersion
 
@@ -106,22 +107,57 @@ def _check_contents(ctx: _Context, app: App, layer: Overrides, base: Base) -> No
     check_secrets(ctx, app, base)
 
 
+def check_values_files(ctx: _Context, app: App, chart: HelmChart) -> None:
+    """The Helm values files of a chart app (HelmChart's, reported at the chart, and each
+    layer's, at the layer): inside the repository, one YAML mapping of Helm values, and no
+    secret material, refused as in values= (no waiver: values reach the engines' objects)."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    owners = [(chart, chart.values_files), *((layer, layer.values_files) for layer in layers)]
+    scanned: set[str] = set()
+    for owner, paths in owners:
+        for written in paths:
+            path = repo_path(written)
+            what = f"app {app.name!r}: values file {written!r}"
+            found = ctx.workspace.values_files.get(path)
+            if not inside_repo(path):
+                ctx.report(
+                    owner,
+                    f"{what} must be inside the repository (relative to the "
+                    "directory holding fleet.py)",
+                )
+            elif found is None or found.problem is not None:
+                problem = found.problem if found is not None else "no such file"
+                ctx.report(owner, f"{what}: {problem}")
+            elif path not in scanned:
+                scanned.add(path)
+                _report_secrets(ctx, app, found.secrets, waivable=False)
+
+
 def check_secrets(ctx: _Context, app: App, base: Base) -> None:
     """Secret material in the files of a base, or of what a layer adds, is a problem at its file
     and line, but for the rules the app waives (``App(waivers=[Waiver(rule, reason)])``):
     `validate` lists those waivers."""
-    waived = {waiver.rule for waiver in app.waivers}
+    _report_secrets(ctx, app, base.secrets, waivable=True)
+
+
+def _report_secrets(
+    ctx: _Context, app: App, secrets: tuple[SecretFound, ...], waivable: bool
+) -> None:
+    """Each of ``secrets`` at its file and line (relative to the spec's folder), but those the
+    app waives when ``waivable``."""
+    waived = {waiver.rule for waiver in app.waivers} if waivable else set()
     spec_file = ctx.fleet.origin[0]
     root = os.path.dirname(spec_file) if spec_file else ""
-    for found in base.secrets:
+    for found in secrets:
         if found.rule in waived:
             continue
         where = ": ".join(part for part in (found.object, found.field) if part)
+        waiver = f", {scan.waiver_hint(found.rule)}" if waivable else ""
         ctx.problems.append(
             Problem(
                 f"app {app.name!r}: {where + ': ' if where else ''}"
-                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
-                f"{scan.waiver_hint(found.rule)}",
+                f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}"
+                f"{waiver}",
                 os.path.join(root, found.file) if root else found.file,
                 found.line,
             )
