@@ -525,7 +525,7 @@ class EnvOverlay:
     base: str  # repo-relative path of the user's base
     namespace: str | None  # None: no namespace rewrite (App(namespace=None))
     settings: Settings
-    base_configmaps: frozenset[str]
+    base_configmaps: frozenset[str]  # the base's and those of what its layers add
     secrets: tuple[SecretPlan, ...] = ()
     # (kind, name) -> hash of the fleetgen-set config its pod template reads (``confighash``)
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -544,6 +544,8 @@ class ClusterOverlay:
     settings: Settings  # fully effective, per_label and per_cluster included
     secrets: tuple[SecretPlan, ...] = ()
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
+    # ConfigMaps shipped by what its own layers add (resources, components), for config= to merge
+    added_configmaps: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,3 +195,33 @@ def test_what_a_layer_adds_is_held_to_the_namespace_rules_of_bases(tmp_path: Pat
         "creates; remove it from the base, or set App(namespace=None) to keep the base's "
         "namespaces"
     ]
+
+
+def test_config_merges_into_a_configmap_that_a_layer_adds(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """config= on a ConfigMap that an added directory ships merges into it (kustomize's
+    configMapGenerator ``behavior: merge``; ``create`` would clash with it), in the overlay
+    that adds it: generators run after components and resources are accumulated."""
+    repo = case_copy(
+        CASE,
+        tmp_path / "repo",
+        (
+            'per_label={"region=east": Overrides(resources=["apps/web/east"])}',
+            'per_label={"region=east": Overrides(resources=["apps/web/east"], '
+            'config={"east-config": {"ZONE": "a"}})}',
+        ),
+    )
+    (repo / "apps/web/east/configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: east-config\ndata:\n  REGION: east\n"
+    )
+    (repo / "apps/web/east/kustomization.yaml").write_text(
+        "resources:\n  - service.yaml\n  - configmap.yaml\n"
+    )
+    result = api.build(repo / "fleet.py")
+    overlay = result.out_dir / "overlays/web/clusters/prod-a"
+    doc = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    assert doc["configMapGenerator"][0]["behavior"] == "merge"
+    rendered = yaml.safe_load_all(build_many([overlay])[overlay])
+    (configmap,) = (d for d in rendered if d and d["metadata"]["name"].startswith("east-config"))
+    assert configmap["data"] == {"REGION": "east", "ZONE": "a"}

@@ -129,7 +129,9 @@ def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFi
         _images([overlay.settings.images[name] for name in changed], env_overlay.settings.images)
     )
     doc.update(_replicas(_union(layer.replicas for layer in layers)))
-    existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
+    existing = (
+        env_overlay.base_configmaps | set(env_overlay.settings.config) | overlay.added_configmaps
+    )
     config: dict[str, dict[str, str]] = {}
     for layer in layers:
         for name, values in layer.config.items():

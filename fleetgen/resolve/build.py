@@ -190,6 +190,13 @@ def _overlay_placements(
     cluster_overlays: list[ClusterOverlay] = []
     env_secrets, cluster_secrets = _per_cluster_secrets(app)
     base = ctx.workspace.bases[repo_path(app.path)]
+    bases = ctx.workspace.bases
+
+    def shipped(settings: Settings) -> frozenset[str]:
+        """The ConfigMaps of what the layers in ``settings`` add (config= merges into them)."""
+        added = (bases[path] for path in (*settings.resources, *settings.components))
+        return frozenset().union(*(found.configmaps for found in added))
+
     by_env: dict[str, EnvOverlay] = {}
     envs_here = {c.env for c in clusters}
     for env in ctx.envs.values():
@@ -203,7 +210,7 @@ def _overlay_placements(
             base=base.path,
             namespace=app.namespace,
             settings=env_settings,
-            base_configmaps=base.configmaps,
+            base_configmaps=base.configmaps | shipped(env_settings),
             secrets=_secret_plans(env_secrets, {"env": env.name}),
             config_hashes=config_hashes(base, env_settings.config),
         )
@@ -214,7 +221,7 @@ def _overlay_placements(
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
-            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets)
+            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets, shipped)
             if every or cluster.name in app.per_cluster
             else None
         )
@@ -245,8 +252,10 @@ def _cluster_overlay(
     env_overlay: EnvOverlay,
     base: Base,
     cluster_secrets: list[AppSecret],
+    shipped: Callable[[Settings], frozenset[str]],
 ) -> ClusterOverlay | None:
-    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it."""
+    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it
+    (``shipped``: the ConfigMaps of what the layers of some settings add)."""
     layers = _cluster_layers(app, cluster)
     if not layers and not cluster_secrets:
         return None
@@ -267,6 +276,7 @@ def _cluster_overlay(
             for workload, value in hashes.items()
             if env_overlay.config_hashes.get(workload) != value
         },
+        added_configmaps=shipped(settings) - env_overlay.base_configmaps,
     )
 
 
