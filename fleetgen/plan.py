@@ -137,8 +137,12 @@ class Settings:
             if layer.path is not None:
                 source_path = layer.path
                 provenance["path"] = layer_name
-            resources = _added(resources, layer.resources, "resource", layer_name, provenance)
-            components = _added(components, layer.components, "component", layer_name, provenance)
+            if layer.resources:
+                resources = _added(resources, layer.resources, "resource", layer_name, provenance)
+            if layer.components:
+                components = _added(
+                    components, layer.components, "component", layer_name, provenance
+                )
             if layer.values_files:
                 files = ((layer_name, repo_path(path)) for path in layer.values_files)
                 values_files = (*values_files, *files)

@@ -194,6 +194,8 @@ def _overlay_placements(
 
     def shipped(settings: Settings) -> frozenset[str]:
         """The ConfigMaps of what the layers in ``settings`` add (config= merges into them)."""
+        if not settings.resources and not settings.components:  # most overlays
+            return frozenset()
         added = (bases[path] for path in (*settings.resources, *settings.components))
         return frozenset().union(*(found.configmaps for found in added))
 
