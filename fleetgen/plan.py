@@ -13,7 +13,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -222,9 +222,17 @@ def values_files(app: App) -> list[str]:
     return list(dict.fromkeys(map(repo_path, paths)))
 
 
-def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
+def label_conflicts(
+    app: App,
+    clusters: Iterable[Cluster],
+    assigned: Callable[[Overrides], Mapping[str, Any]] | None = None,
+    how: str = "",
+) -> list[tuple[Overrides, str]]:
     """Two per_label layers that one cluster matches may not set one value differently (which
-    would win is no order a reader sees): (the deeper layer, message) for each such value."""
+    would win is no order a reader sees): (the deeper layer, message) for each such value.
+    ``assigned``: what a layer sets by provenance key (default `assignments`; ``how`` says
+    how, e.g. through values files)."""
+    assigned = assigned or assignments
     found: list[tuple[Overrides, str]] = []
     if len(app.per_label) < 2:  # no two layers to conflict
         return found
@@ -232,16 +240,16 @@ def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrid
     for cluster in clusters:
         matched = label_layers(app, cluster.labels)
         for index, (first, shallow) in enumerate(matched):
-            sets = assignments(shallow)
+            sets = assigned(shallow)
             for second, deep in matched[index + 1 :]:
-                for key, value in sorted(assignments(deep).items()):
+                for key, value in sorted(assigned(deep).items()):
                     if key in sets and sets[key] != value and (first, second, key) not in reported:
                         reported.add((first, second, key))
                         found.append(
                             (
                                 deep,
                                 f"app {app.name!r}: {first} and {second} both match "
-                                f"cluster {cluster.name!r} and set {key} differently "
+                                f"cluster {cluster.name!r} and set {key}{how} differently "
                                 f"({sets[key]!r} and {value!r}); set it in one of "
                                 "them, or per_cluster",
                             )
@@ -277,7 +285,7 @@ def assignments(layer: Layer) -> dict[str, Any]:
             (f"sync/{name}", getattr(layer.sync, name)) for name in layer.sync.model_fields_set
         )
     found.update(
-        (f"values/{value_path(path)}", value) for path, value in _leaf_items(layer.values, ())
+        (f"values/{value_path(path)}", value) for path, value in leaf_items(layer.values, ())
     )
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
@@ -303,9 +311,10 @@ def _added(
     return tuple(added) if len(added) > len(found) else found
 
 
-def _leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+def leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    """(path, value) of each leaf of a values document under ``path`` (an empty map a leaf)."""
     if isinstance(value, dict) and value:
-        return [leaf for key, item in value.items() for leaf in _leaf_items(item, (*path, key))]
+        return [leaf for key, item in value.items() for leaf in leaf_items(item, (*path, key))]
     return [(path, value)] if path else []
 
 
@@ -370,7 +379,7 @@ def merge_values(
             del provenance[known]
         merged[key] = copy.deepcopy(value)
         provenance.update(
-            (f"values/{value_path(leaf)}", layer_name) for leaf, _ in _leaf_items(value, here)
+            (f"values/{value_path(leaf)}", layer_name) for leaf, _ in leaf_items(value, here)
         )
     return merged
 

@@ -191,3 +191,31 @@ def test_diff_shows_a_values_file_edit_as_a_values_change(tmp_path: Path) -> Non
         3,
         4,
     )
+
+
+def test_two_label_layers_may_not_set_a_value_differently_through_files(tmp_path: Path) -> None:
+    """Files of two per_label layers that one cluster matches come before every values=, in an
+    order no reader sees: a value they set differently is refused, as for values= (the same
+    value in both passes)."""
+    repo = case_copy(
+        CASE,
+        tmp_path / "repo",
+        ('labels={"region": "east"}', 'labels={"region": "east", "tier": "gpu"}'),
+        (
+            'per_label={"region=east": Overrides(values_files=["values/east.yaml"])}',
+            'per_label={"region=east": Overrides(values_files=["values/east.yaml"]), '
+            '"tier=gpu": Overrides(values_files=["values/gpu.yaml"])}',
+        ),
+    )
+    gpu = repo / "values/gpu.yaml"
+    gpu.write_text("image:\n  repository: east.registry.example.com/echo\n")
+    api.compile_spec(repo / "fleet.py")
+    gpu.write_text("image:\n  repository: gpu.registry.example.com/echo\n")
+    with pytest.raises(SpecError) as raised:
+        api.compile_spec(repo / "fleet.py")
+    assert [p.message for p in raised.value.problems] == [
+        "app 'echo': per_label[region=east] and per_label[tier=gpu] both match cluster "
+        "'prod-a' and set values/image.repository (values_files) differently "
+        "('east.registry.example.com/echo' and 'gpu.registry.example.com/echo'); set it in "
+        "one of them, or per_cluster"
+    ]

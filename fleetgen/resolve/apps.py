@@ -26,7 +26,12 @@ from fleetgen.resolve.context import (
     _Context,
     _duplicates,
 )
-from fleetgen.resolve.inputs import check_layer_inputs, check_secrets, check_values_files
+from fleetgen.resolve.inputs import (
+    check_label_values_files,
+    check_layer_inputs,
+    check_secrets,
+    check_values_files,
+)
 
 APPLICATION_NAME_LIMIT = 53
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -109,6 +114,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         _check_layer_paths(ctx, app)
         _check_chart(ctx, app, app.chart)
         check_values_files(ctx, app, app.chart)
+        check_label_values_files(ctx, app, placed)
         if app.namespace is None:
             ctx.report(
                 app,

@@ -6,11 +6,14 @@ files, and the secret material of any of them."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from typing import Any
 
 from fleetgen import namespacing, scan
 from fleetgen.errors import Problem
 from fleetgen.fields import inside_repo, repo_path
-from fleetgen.model import App, HelmChart, Overrides
+from fleetgen.model import App, Cluster, HelmChart, Overrides
+from fleetgen.plan import label_conflicts, leaf_items, merge_values, value_path
 from fleetgen.resolve.context import _Context
 from fleetgen.workspace import Base, SecretFound
 
@@ -131,6 +134,24 @@ def check_values_files(ctx: _Context, app: App, chart: HelmChart) -> None:
             elif path not in scanned:
                 scanned.add(path)
                 _report_secrets(ctx, app, found.secrets, waivable=False)
+
+
+def check_label_values_files(ctx: _Context, app: App, placed: Iterable[Cluster]) -> None:
+    """Two per_label layers that one cluster matches may not set one value differently through
+    their values files: both come before every values=, in an order no reader sees
+    (`fleetgen.plan.label_conflicts`)."""
+    files = ctx.workspace.values_files
+
+    def file_values(layer: Overrides) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for path in layer.values_files:
+            found = files.get(repo_path(path))
+            if found is not None and found.values is not None:
+                merged = merge_values(merged, found.values, "", {})
+        return {f"values/{value_path(path)}": value for path, value in leaf_items(merged, ())}
+
+    for layer, message in label_conflicts(app, placed, file_values, " (values_files)"):
+        ctx.report(layer, message)
 
 
 def check_secrets(ctx: _Context, app: App, base: Base) -> None:
