@@ -226,6 +226,8 @@ fleet = Fleet(
                 replicas={"payment-service": 3},
                 images=[Image(name="payment-service",
                               digest="sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945")],
+                # A kustomize Component: a PodDisruptionBudget and pods spread across zones.
+                components=["apps/payment-service/components/ha"],
             )},
             per_label={DR: Overrides(replicas={"payment-service": 1},
                                      common_annotations=DR_WARM)},

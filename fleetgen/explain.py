@@ -221,6 +221,8 @@ def values(settings: Settings) -> Iterable[Value]:
     for prefix, mapping in (("label", settings.labels), ("annotation", settings.annotations)):
         for key, text in sorted(mapping.items()):
             yield Value(f"{prefix}/{key}", text, where[f"{prefix}/{key}"])
+    for index, (layer, file) in enumerate(settings.values_files):  # in merge order
+        yield Value(f"values_file/{index}", file, layer)
     for path, value in _value_leaves(settings.values, ()):
         key = f"values/{value_path(path)}"
         yield Value(key, value, where[key])
@@ -228,6 +230,9 @@ def values(settings: Settings) -> Iterable[Value]:
         kind = "JSON6902" if isinstance(patch.patch, list) else "strategic merge"
         target = "/".join(patch.target[k] for k in ("kind", "name") if k in patch.target)
         yield Value(f"patch/{index}", f"{target} ({kind})", where[f"patch/{index}"])
+    for added, paths in (("resource", settings.resources), ("component", settings.components)):
+        for index, entry in enumerate(paths):
+            yield Value(f"{added}/{index}", entry, where[f"{added}/{index}"])
     sync = settings.sync.model_dump(mode="json")
     for field in SyncPolicy.model_fields:
         yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))

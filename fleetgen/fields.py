@@ -34,6 +34,12 @@ def repo_path(path: str) -> str:
     return posixpath.normpath(path.replace("\\", "/"))
 
 
+def inside_repo(path: str) -> bool:
+    """Whether a normalized `repo_path` stays inside the repository (not absolute, no ``..``
+    leaving it)."""
+    return not (posixpath.isabs(path) or path.startswith(".."))
+
+
 def dns_label(value: str) -> str:
     """A DNS-1123 label: lowercase alphanumerics and '-', at most 63 characters."""
     if len(value) > 63 or not _DNS_LABEL.fullmatch(value):
@@ -310,18 +316,19 @@ def chart_repo(value: str) -> str:
 
 def helm_values(value: dict[str, Any]) -> dict[str, Any]:
     """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None."""
-    problem = _values_problem(value, "values")
+    problem = values_problem(value, "values")
     if problem:
         raise ValueError(problem)
     return value
 
 
-def _values_problem(value: Any, where: str) -> str | None:
+def values_problem(value: Any, where: str) -> str | None:
+    """What makes ``value`` (at ``where``) no Helm values document, None when it is one."""
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{where}: key {key!r} is not a string (Helm values keys are strings)"
-            found = _values_problem(item, f"{where}.{key}")
+            found = values_problem(item, f"{where}.{key}")
             if found:
                 return found
         return None
@@ -329,7 +336,7 @@ def _values_problem(value: Any, where: str) -> str | None:
         return next(
             filter(
                 None,
-                (_values_problem(item, f"{where}[{index}]") for index, item in enumerate(value)),
+                (values_problem(item, f"{where}[{index}]") for index, item in enumerate(value)),
             ),
             None,
         )

@@ -3,13 +3,13 @@ nothing of it.
 
 A compile's inputs are a digest per input (`Inputs`): ``fleet.py`` (the loaded spec as
 `canonical` writes it: every field, which were set, the line each object was built at), each
-base and chart directory and CA certificate file it reads (the workspace inventory), ``record``
-(the committed record, `fleetgen.record`, with the drains a build is told are done),
-``fleetgen`` (the code), and where the files land relative to the repository
-(`fleetgen.plan.Landing`: the overlays' paths to the bases depend on it, so a folder copied
-elsewhere, cache and all, or a repository moved away from its ``--out`` folder, never passes for
-up to date). Their hash keys the kinds of entry in the cache (`fleetgen.cache`), all derived
-data a miss only costs time:
+base and chart directory, CA certificate file and Helm values file it reads (the workspace
+inventory: a values file by its values), ``record`` (the committed record, `fleetgen.record`,
+with the drains a build is told are done), ``fleetgen`` (the code), and where the files land
+relative to the repository (`fleetgen.plan.Landing`: the overlays' paths to the bases depend on
+it, so a folder copied elsewhere, cache and all, or a repository moved away from its ``--out``
+folder, never passes for up to date). Their hash keys the kinds of entry in the cache
+(`fleetgen.cache`), all derived data a miss only costs time:
 
 - ``compile/``, the compile record: the digest of every file the compile wrote, its warnings,
   its number of placements, and the input digests (what ``--check`` compares).
@@ -85,6 +85,7 @@ def inputs(loaded: Loaded, landing: Landing | None = None) -> Inputs | None:
             ("base", workspace.bases),
             ("chart", workspace.charts),
             ("ca", workspace.certificates),
+            ("values", workspace.values_files),
         ):
             digests |= {f"{kind}:{path}": _hash(item) for path, item in sorted(found.items())}
     except (Uncacheable, ValueError):

@@ -21,7 +21,8 @@ import pydantic
 from fleetgen import model
 from fleetgen import scan as secrets
 from fleetgen.errors import Problem, SpecError
-from fleetgen.fields import repo_path
+from fleetgen.fields import inside_repo, repo_path
+from fleetgen.plan import layer_inputs, values_files
 from fleetgen.record import Record, read_record
 from fleetgen.workspace import Lister, Reader, Workspace, filesystem_lister, filesystem_reader, scan
 
@@ -75,12 +76,20 @@ def load_source(
     """Run ``source`` as ``filename``; ``read`` reads repo files and ``files`` lists them;
     ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
+    overlaid = [app for app in fleet.apps if app.path and app.source is None and not app.chart]
+    charted = [app for app in fleet.apps if app.chart is not None]
     workspace = scan(
         read,
-        (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+        [
+            *(repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+            # what layers add to the overlays, never read outside the repository
+            *(path for app in overlaid for path in layer_inputs(app) if inside_repo(path)),
+        ],
         (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
         files,
         (c.ca_data.path for c in fleet.clusters if isinstance(c.ca_data, model.CaFile)),
+        # Helm values files, never read outside the repository either
+        (path for app in charted for path in values_files(app) if inside_repo(path)),
     )
     return Loaded(fleet, workspace, read_record(read, fleet.output_dir), read)
 

@@ -13,7 +13,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -73,8 +73,11 @@ class Settings:
     Provenance keys: ``image/<name>/name`` (new_name), ``image/<name>/version`` (tag and digest,
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
-    app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``;
-    for an app from another source ``path`` (an ``Overrides(path=...)``).
+    app ``values/<path>`` (each leaf of the merged values, `value_path`; a values file's leaf
+    names ``<layer> file <path>``) and ``chart/version``;
+    for an app from another source ``path`` (an ``Overrides(path=...)``); for a kustomize app
+    ``resource/<index>`` and ``component/<index>`` (the layer that added each entry of
+    ``resources`` and ``components``).
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
@@ -87,6 +90,14 @@ class Settings:
     values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
     chart_version: str | None = None  # an Overrides(chart_version=...) in effect
     source_path: str | None = None  # an Overrides(path=...) in effect (an app from a source)
+    # Overrides(resources=..., components=...) of every layer, repo-relative and normalized, in
+    # layer order, each once
+    resources: tuple[str, ...] = ()
+    components: tuple[str, ...] = ()
+    # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
+    # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
+    # HelmChart.values_files first (layer ``chart``)
+    values_files: tuple[tuple[str, str], ...] = ()
     provenance: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
@@ -116,14 +127,25 @@ class Settings:
             patches.append(patch)
         _merge(labels, layer.common_labels, "label", layer_name, provenance)
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
-        chart_version = self.chart_version
-        if isinstance(layer, Overrides) and layer.chart_version is not None:
-            chart_version = layer.chart_version
-            provenance["chart/version"] = layer_name
-        source_path = self.source_path
-        if isinstance(layer, Overrides) and layer.path is not None:
-            source_path = layer.path
-            provenance["path"] = layer_name
+        chart_version, source_path = self.chart_version, self.source_path
+        resources, components = self.resources, self.components
+        values_files = self.values_files
+        if isinstance(layer, Overrides):
+            if layer.chart_version is not None:
+                chart_version = layer.chart_version
+                provenance["chart/version"] = layer_name
+            if layer.path is not None:
+                source_path = layer.path
+                provenance["path"] = layer_name
+            if layer.resources:
+                resources = _added(resources, layer.resources, "resource", layer_name, provenance)
+            if layer.components:
+                components = _added(
+                    components, layer.components, "component", layer_name, provenance
+                )
+            if layer.values_files:
+                files = ((layer_name, repo_path(path)) for path in layer.values_files)
+                values_files = (*values_files, *files)
         return Settings(
             images=images,
             replicas=replicas,
@@ -135,6 +157,9 @@ class Settings:
             values=merge_values(self.values, layer.values, layer_name, provenance),
             chart_version=chart_version,
             source_path=source_path,
+            resources=resources,
+            components=components,
+            values_files=values_files,
             provenance=provenance,
         )
 
@@ -189,9 +214,34 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
     ]
 
 
-def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrides, str]]:
+def layer_inputs(app: App) -> list[str]:
+    """The repo paths (normalized, each once, in layer order) that the layers of ``app`` add to
+    its overlays: ``Overrides(resources=..., components=...)``."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    paths = (path for layer in layers for path in (*layer.resources, *layer.components))
+    return list(dict.fromkeys(map(repo_path, paths)))
+
+
+def values_files(app: App) -> list[str]:
+    """The Helm values files (repo paths, normalized, each once) a chart ``app`` reads: its
+    HelmChart's and its layers' ``values_files``."""
+    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    chart = app.chart.values_files if app.chart is not None else []
+    paths = [*chart, *(path for layer in layers for path in layer.values_files)]
+    return list(dict.fromkeys(map(repo_path, paths)))
+
+
+def label_conflicts(
+    app: App,
+    clusters: Iterable[Cluster],
+    assigned: Callable[[Overrides], Mapping[str, Any]] | None = None,
+    how: str = "",
+) -> list[tuple[Overrides, str]]:
     """Two per_label layers that one cluster matches may not set one value differently (which
-    would win is no order a reader sees): (the deeper layer, message) for each such value."""
+    would win is no order a reader sees): (the deeper layer, message) for each such value.
+    ``assigned``: what a layer sets by provenance key (default `assignments`; ``how`` says
+    how, e.g. through values files)."""
+    assigned = assigned or assignments
     found: list[tuple[Overrides, str]] = []
     if len(app.per_label) < 2:  # no two layers to conflict
         return found
@@ -199,16 +249,16 @@ def label_conflicts(app: App, clusters: Iterable[Cluster]) -> list[tuple[Overrid
     for cluster in clusters:
         matched = label_layers(app, cluster.labels)
         for index, (first, shallow) in enumerate(matched):
-            sets = assignments(shallow)
+            sets = assigned(shallow)
             for second, deep in matched[index + 1 :]:
-                for key, value in sorted(assignments(deep).items()):
+                for key, value in sorted(assigned(deep).items()):
                     if key in sets and sets[key] != value and (first, second, key) not in reported:
                         reported.add((first, second, key))
                         found.append(
                             (
                                 deep,
                                 f"app {app.name!r}: {first} and {second} both match "
-                                f"cluster {cluster.name!r} and set {key} differently "
+                                f"cluster {cluster.name!r} and set {key}{how} differently "
                                 f"({sets[key]!r} and {value!r}); set it in one of "
                                 "them, or per_cluster",
                             )
@@ -244,7 +294,7 @@ def assignments(layer: Layer) -> dict[str, Any]:
             (f"sync/{name}", getattr(layer.sync, name)) for name in layer.sync.model_fields_set
         )
     found.update(
-        (f"values/{value_path(path)}", value) for path, value in _leaf_items(layer.values, ())
+        (f"values/{value_path(path)}", value) for path, value in leaf_items(layer.values, ())
     )
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
@@ -253,9 +303,27 @@ def assignments(layer: Layer) -> dict[str, Any]:
     return found
 
 
-def _leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+def _added(
+    found: tuple[str, ...],
+    paths: Iterable[str],
+    kind: str,
+    layer_name: str,
+    provenance: dict[str, str],
+) -> tuple[str, ...]:
+    """``found`` with the repo paths ``paths`` a layer adds (normalized; one already there stays
+    where a shallower layer put it); provenance ``<kind>/<index>`` names the layer of each."""
+    added = list(found)
+    for path in map(repo_path, paths):
+        if path not in added:
+            provenance[f"{kind}/{len(added)}"] = layer_name
+            added.append(path)
+    return tuple(added) if len(added) > len(found) else found
+
+
+def leaf_items(value: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], Any]]:
+    """(path, value) of each leaf of a values document under ``path`` (an empty map a leaf)."""
     if isinstance(value, dict) and value:
-        return [leaf for key, item in value.items() for leaf in _leaf_items(item, (*path, key))]
+        return [leaf for key, item in value.items() for leaf in leaf_items(item, (*path, key))]
     return [(path, value)] if path else []
 
 
@@ -273,6 +341,27 @@ def _merge(
     for key, value in values.items():
         target[key] = value
         provenance[f"{prefix}/{key}"] = layer_name
+
+
+def with_values_files(
+    settings: Settings, chart_files: Iterable[str], documents: Mapping[str, Mapping[str, Any]]
+) -> Settings:
+    """A chart placement's ``settings`` with its values files in effect: HelmChart.values_files
+    (``chart_files``) and then its layers' (``settings.values_files``), merged in that order as
+    chained ``helm -f`` files are, and its values= layers on top: one `merge_values` throughout.
+    ``documents``: repo path -> a file's values. Provenance names a file's values ``<layer>
+    file <path>`` (``chart file <path>`` for HelmChart's)."""
+    files = (*(("chart", repo_path(path)) for path in chart_files), *settings.values_files)
+    if not files:
+        return settings
+    provenance = {k: v for k, v in settings.provenance.items() if not k.startswith("values/")}
+    merged: dict[str, Any] = {}
+    for layer, path in files:
+        merged = merge_values(merged, documents[path], f"{layer} file {path}", provenance)
+    merged = merge_values(merged, settings.values, "", provenance)
+    # each leaf of values= keeps the layer that set it
+    provenance.update((k, v) for k, v in settings.provenance.items() if k.startswith("values/"))
+    return replace(settings, values=merged, values_files=files, provenance=provenance)
 
 
 def merge_values(
@@ -299,7 +388,7 @@ def merge_values(
             del provenance[known]
         merged[key] = copy.deepcopy(value)
         provenance.update(
-            (f"values/{value_path(leaf)}", layer_name) for leaf, _ in _leaf_items(value, here)
+            (f"values/{value_path(leaf)}", layer_name) for leaf, _ in leaf_items(value, here)
         )
     return merged
 
@@ -477,7 +566,7 @@ class EnvOverlay:
     base: str  # repo-relative path of the user's base
     namespace: str | None  # None: no namespace rewrite (App(namespace=None))
     settings: Settings
-    base_configmaps: frozenset[str]
+    base_configmaps: frozenset[str]  # the base's and those of what its layers add
     secrets: tuple[SecretPlan, ...] = ()
     # (kind, name) -> hash of the fleetgen-set config its pod template reads (``confighash``)
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -496,6 +585,8 @@ class ClusterOverlay:
     settings: Settings  # fully effective, per_label and per_cluster included
     secrets: tuple[SecretPlan, ...] = ()
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
+    # ConfigMaps shipped by what its own layers add (resources, components), for config= to merge
+    added_configmaps: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

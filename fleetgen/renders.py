@@ -61,10 +61,12 @@ class Scratch:
     base_inputs: Mapping[str, list[str]]
     generated: Mapping[str, str]
 
-    def inputs(self, overlay: str, builds_on: str | None, base: str) -> list[str]:
+    def inputs(self, overlay: str, builds_on: str | None, bases: Iterable[str]) -> list[str]:
         """What the build of ``overlay`` reads (scratch-relative): its folder, the env overlay
-        a cluster overlay ``builds_on``, and its app's ``base`` inputs."""
-        return [overlay, *([builds_on] if builds_on else []), *self.base_inputs[base]]
+        a cluster overlay ``builds_on``, and the inputs of its ``bases``: its app's base and
+        the directories its layers add (resources, components)."""
+        found = dict.fromkeys(path for base in bases for path in self.base_inputs[base])
+        return [overlay, *([builds_on] if builds_on else []), *found]
 
 
 def lay_out(

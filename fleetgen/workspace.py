@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from fleetgen import remotebase, scanrules
-from fleetgen.fields import ca_bundle
+from fleetgen.fields import ca_bundle, values_problem
 from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope, group_of
 from fleetgen.yamlio import document_nodes, load_all, node_line
 
@@ -59,10 +59,15 @@ class RemoteEntry:
 
 @dataclass(frozen=True, slots=True)
 class Base:
-    """What fleetgen knows about one kustomize base."""
+    """What fleetgen knows about one kustomize base: an app's, or a directory a layer adds to
+    its overlays as a resource or a Component (`fleetgen.plan.layer_inputs`)."""
 
     path: str
     kustomization: str | None = None
+    # The kustomization's apiVersion and kind as written ("" when it says none).
+    api_version: str = ""
+    kind: str = ""
+    file: bool = False  # the path is a file (no kustomization: not a base)
     configmaps: frozenset[str] = frozenset()
     resources: frozenset[tuple[str, str]] = frozenset()  # (kind, name)
     complete: bool = True  # False when the base pulls in things fleetgen cannot see
@@ -114,12 +119,24 @@ class Certificate:
 
 
 @dataclass(frozen=True, slots=True)
+class ValuesFile:
+    """A Helm values file kept in the repository (``values_files=``): its values, or why it is
+    none (missing, not YAML, not one mapping of Helm values), and the secret material in it."""
+
+    path: str
+    values: Mapping[str, Any] | None = None
+    problem: str | None = None
+    secrets: tuple[SecretFound, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Workspace:
-    """Bases, charts and CA certificate files by repo-relative path."""
+    """Bases, charts, CA certificate files and Helm values files by repo-relative path."""
 
     bases: Mapping[str, Base] = field(default_factory=dict)
     charts: Mapping[str, ChartDir] = field(default_factory=dict)
     certificates: Mapping[str, Certificate] = field(default_factory=dict)
+    values_files: Mapping[str, ValuesFile] = field(default_factory=dict)
 
 
 def filesystem_reader(root: Path) -> Reader:
@@ -151,10 +168,11 @@ def scan(
     charts: Iterable[str] = (),
     files: Lister | None = None,
     certificates: Iterable[str] = (),
+    values_files: Iterable[str] = (),
 ) -> Workspace:
-    """Inventory every base in ``paths``, chart in ``charts`` and CA certificate file in
-    ``certificates`` (repo-relative, normalized); ``files`` lists a chart's files for its digest
-    (required when there are charts)."""
+    """Inventory every base in ``paths``, chart in ``charts``, CA certificate file in
+    ``certificates`` and Helm values file in ``values_files`` (repo-relative, normalized);
+    ``files`` lists a chart's files for its digest (required when there are charts)."""
     found = sorted(set(charts))
     if found and files is None:
         raise ValueError("scanning charts needs a Lister")
@@ -162,7 +180,37 @@ def scan(
         {path: _scan_base(read, path) for path in sorted(set(paths))},
         {path: _scan_chart(read, files, path) for path in found if files is not None},
         {path: _read_certificate(read, path) for path in sorted(set(certificates))},
+        {path: _read_values_file(read, path) for path in sorted(set(values_files))},
     )
+
+
+def _read_values_file(read: Reader, path: str) -> ValuesFile:
+    """A values file as Helm reads one ``-f`` file: one YAML document, a mapping (an empty file
+    is no values); its secret material by the rules of base files (`scanrules.in_object`)."""
+    data = read(path)
+    if data is None:
+        return ValuesFile(path, problem="no such file")
+    try:
+        documents = load_all(data)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        return ValuesFile(path, problem=f"is not valid YAML: {problem}{where}")
+    docs = [doc for doc in documents if doc is not None]
+    if len(docs) > 1:
+        return ValuesFile(path, problem=f"holds {len(docs)} YAML documents; Helm reads one")
+    values = docs[0] if docs else {}
+    problem = (
+        values_problem(values, "values")
+        if isinstance(values, dict)
+        else f"is a YAML {type(values).__name__}, not a mapping of Helm values"
+    )
+    if problem is not None:
+        return ValuesFile(path, problem=problem)
+    inventory = _Inventory()
+    inventory._scan_documents(path, data, documents)
+    return ValuesFile(path, values, secrets=tuple(inventory.secrets))
 
 
 def _read_certificate(read: Reader, path: str) -> Certificate:
@@ -251,12 +299,14 @@ def _find_kustomization(read: Reader, directory: str) -> tuple[str, bytes] | Non
 def _scan_base(read: Reader, path: str) -> Base:
     found = _find_kustomization(read, path)
     if found is None:
-        return Base(path=path)
+        return Base(path=path, file=read(path) is not None)
     inventory = _Inventory()
     inventory.add_kustomization(read, path, found, depth=0)
     return Base(
         path=path,
         kustomization=found[0],
+        api_version=inventory.api_version,
+        kind=inventory.kind,
         configmaps=frozenset(inventory.configmaps),
         resources=frozenset(inventory.resources),
         complete=inventory.complete,
@@ -289,6 +339,8 @@ class _Inventory:
     namespaced: bool = False  # whether an object read so far is one kustomize namespaces
     secrets: list[SecretFound] = field(default_factory=list)
     remotes: list[RemoteEntry] = field(default_factory=list)
+    api_version: str = ""  # of the outermost kustomization
+    kind: str = ""
 
     def cluster_scoped(self) -> frozenset[tuple[str, str]]:
         """The kinds of the objects read that are cluster-scoped: built-in, well-known or by a
@@ -305,6 +357,11 @@ class _Inventory:
         doc = documents[index] if documents else None
         if not isinstance(doc, dict):
             return
+        if depth == 0:
+            self.api_version, self.kind = (
+                value if isinstance(value := doc.get(key), str) else ""
+                for key in ("apiVersion", "kind")
+            )
         self._scan_kustomization(read, directory, (path, found[1], index), doc)
         self._find_remotes((path, found[1], index), doc)
         if depth > 8 or any(

@@ -103,6 +103,8 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
         summary["namespaces"] = {
             f"{d['kind']}/{d['metadata']['name']}": d["metadata"].get("namespace") for d in docs
         }
+    if "objects" in like:  # what the overlay holds: the base's and what layers add
+        summary["objects"] = sorted(f"{d['kind']}/{d['metadata']['name']}" for d in docs)
     if "configHash" in like:
         template = deployment["spec"]["template"]["metadata"]
         summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)

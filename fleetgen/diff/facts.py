@@ -18,7 +18,7 @@ from fleetgen.load import Loaded
 from fleetgen.model import Fleet
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
-from fleetgen.plan import Plan
+from fleetgen.plan import Plan, layer_inputs
 from fleetgen.record import Record, written
 from fleetgen.resolve import resolve
 
@@ -39,6 +39,8 @@ class Facts:
     app_project: Mapping[str, str] = field(default_factory=dict)
     app_namespace: Mapping[str, str | None] = field(default_factory=dict)
     app_path: Mapping[str, str] = field(default_factory=dict)
+    # kustomize app -> the directories its layers add to its overlays (`layer_inputs`)
+    app_inputs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     project_namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
     builds_on: Mapping[str, str] = field(default_factory=dict)  # cluster overlay -> env overlay
@@ -77,6 +79,11 @@ class Facts:
                 a.name: repo_path(a.path)
                 for a in fleet.apps
                 if a.path is not None and a.source is None
+            },
+            app_inputs={
+                a.name: tuple(layer_inputs(a))
+                for a in fleet.apps
+                if a.path is not None and a.source is None and a.chart is None
             },
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},

@@ -32,13 +32,20 @@ class RenderError(FleetgenError):
 
 
 def changed_bases(base: Side, head: Side) -> set[str]:
-    """Apps at both refs whose base inputs (user files under ``apps/`` …) differ."""
+    """Apps at both refs whose base inputs (user files under ``apps/`` …), or the inputs of a
+    directory their layers add to their overlays at either ref, differ."""
     apps: dict[tuple[str, str], list[str]] = {}
+    added: dict[str, list[str]] = {}  # a directory layers add -> the apps adding it
     for app in sorted(base.facts.app_path.keys() & head.facts.app_path.keys()):
         apps.setdefault((base.facts.app_path[app], head.facts.app_path[app]), []).append(app)
+        for path in {*base.facts.app_inputs.get(app, ()), *head.facts.app_inputs.get(app, ())}:
+            added.setdefault(path, []).append(app)
     changed: set[str] = set()
     for (old_path, new_path), names in apps.items():
         if _inputs_differ(base, head, old_path, new_path):
+            changed.update(names)
+    for path, names in sorted(added.items()):
+        if not changed.issuperset(names) and _inputs_differ(base, head, path, path):
             changed.update(names)
     return changed
 
@@ -151,17 +158,22 @@ def _render(
     scratch = renders.lay_out(
         root,
         {f"{out}/{path}": data for path, data in writer.render(needed).items()},
-        [side.facts.app_path[app] for app in apps],
+        [path for app in apps for path in _bases(side, app)],
         side.snapshot.read,
         side.snapshot.files,
     )
     inputs = {}
     for overlay in overlays:
         env = side.facts.builds_on.get(overlay)
-        base = side.facts.app_path[overlay.split("/")[1]]
         inputs[f"{out}/{overlay}"] = scratch.inputs(
-            f"{out}/{overlay}", f"{out}/{env}" if env else None, base
+            f"{out}/{overlay}", f"{out}/{env}" if env else None, _bases(side, overlay.split("/")[1])
         )
     return renders.build(
         scratch, inputs, store, kustomize, progress, f"kustomize build at {side.snapshot.label}"
     )
+
+
+def _bases(side: Side, app: str) -> list[str]:
+    """The repo directories an overlay of ``app`` may read: its base and every directory its
+    layers add (an overlay reads some of them; the render cache keys on them all)."""
+    return [side.facts.app_path[app], *side.facts.app_inputs.get(app, ())]

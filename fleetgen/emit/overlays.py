@@ -44,7 +44,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     for env_overlay in plan.env_overlays:
         files.extend(_env_overlay(env_overlay, plan.landing))
     for cluster_overlay in plan.cluster_overlays:
-        files.extend(_cluster_overlay(cluster_overlay))
+        files.extend(_cluster_overlay(cluster_overlay, plan.landing))
     return files
 
 
@@ -56,6 +56,7 @@ def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
         # From where the file lands (`build --out` included), so the overlay builds there.
         "resources": [landing.to(overlay.base, overlay.path)],
     }
+    _add(doc, settings.resources, settings.components, overlay.path, landing)
     doc.update(_metadata(settings.labels, settings.annotations))
     doc.update(_images(settings.images.values(), {}))
     doc.update(_replicas(settings.replicas))
@@ -69,13 +70,21 @@ def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
     )
 
 
-def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
+def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFile]:
     env_overlay, layers = overlay.env_overlay, [layer for _, layer in overlay.layers]
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
         **_namespace(env_overlay.namespace),
         "resources": [relative(env_overlay.path, overlay.path)],
     }
+    above, here = env_overlay.settings, overlay.settings  # what the env overlay added already
+    _add(
+        doc,
+        here.resources[len(above.resources) :],
+        here.components[len(above.components) :],
+        overlay.path,
+        landing,
+    )
     doc.update(
         _metadata(
             _union(layer.common_labels for layer in layers),
@@ -87,7 +96,9 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
         _images([overlay.settings.images[name] for name in changed], env_overlay.settings.images)
     )
     doc.update(_replicas(_union(layer.replicas for layer in layers)))
-    existing = env_overlay.base_configmaps | set(env_overlay.settings.config)
+    existing = (
+        env_overlay.base_configmaps | set(env_overlay.settings.config) | overlay.added_configmaps
+    )
     config: dict[str, dict[str, str]] = {}
     for layer in layers:
         for name, values in layer.config.items():
@@ -104,6 +115,23 @@ def _cluster_overlay(overlay: ClusterOverlay) -> list[OutputFile]:
         f"{overlay.app} on {overlay.cluster}: {names} layer"
         f"{'s' if len(overlay.layers) > 1 else ''}",
     )
+
+
+def _add(
+    doc: dict[str, Any],
+    resources: Iterable[str],
+    components: Iterable[str],
+    start: str,
+    landing: Landing,
+) -> None:
+    """The ``Overrides(resources=..., components=...)`` of an overlay's layers (repo paths), from
+    where the overlay at ``start`` lands: resources after what it builds on, and its
+    ``components``, which kustomize applies to them all before the overlay's own transformers
+    (``KustTarget.AccumulateTarget``: resources, then components, then generators and
+    transformers)."""
+    doc["resources"] += [landing.to(path, start) for path in resources]
+    if components:
+        doc["components"] = [landing.to(path, start) for path in components]
 
 
 def _union(mappings: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from fleetgen.fields import (
     label_value,
 )
 from fleetgen.model.base import Engine, Spec
-from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides
+from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides, RepoPath
 from fleetgen.model.projects import Waiver
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -195,6 +195,11 @@ class HelmChart(Spec):
             `install_retries`.
         test: Flux: run the chart's Helm tests after each install and upgrade (a failure is
             remediated as a failed upgrade is). Argo CD never runs Helm tests (a warning).
+        values_files: Helm values files kept in this repository (YAML mappings, relative to the
+            folder holding fleet.py), merged in order over the chart's values.yaml as chained
+            ``helm -f`` files are; the layers' Overrides(values_files=...) come after them, and
+            every values= on top (see Layer.values). Passed inline to both engines, never as
+            Flux valuesFiles: a change to a file redeploys like a change in fleet.py.
     """
 
     repo: ChartRepo | None = None
@@ -207,6 +212,7 @@ class HelmChart(Spec):
     install_retries: int | None = Field(default=None, ge=-1)
     upgrade_retries: int | None = Field(default=None, ge=-1)
     test: bool = False
+    values_files: list[RepoPath] = []  # merged over the chart's values.yaml, in order
 
     @model_validator(mode="after")
     def _source(self) -> HelmChart:

@@ -4,7 +4,7 @@ with the kustomize Images and Patches they carry."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
@@ -12,6 +12,7 @@ from fleetgen.fields import Annotations, ChartVersion, ConfigKey, HelmValues, La
 from fleetgen.model.base import Spec
 from fleetgen.model.sync import SyncPolicy
 
+RepoPath = Annotated[str, Field(min_length=1)]  # relative to the folder holding fleet.py
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 
@@ -91,7 +92,10 @@ class Layer(Spec):
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.
         values: Chart apps only: Helm values, merged like Helm's chained values files (None
-            removes a key, the chart's default included).
+            removes a key, the chart's default included). A placement's values are, in this
+            order, as ``helm -f`` files chained: the chart's values.yaml, HelmChart.values_files,
+            the values_files of its per_env, per_label and per_cluster layers, then the values
+            of its app, per_env, per_label and per_cluster layers.
     """
 
     replicas: dict[ObjectName, int] = {}
@@ -120,7 +124,26 @@ class Overrides(Layer):
         path: Apps from another source (App(source=...)) only: the directory in that source
             read here, instead of App.path (a tenant repository's ./staging and ./production);
             relative to the source's root, a deeper layer's wins.
+        resources: Kustomize apps only: directories with a kustomization.yaml added to the
+            resources of this layer's overlay (the env overlay for per_env, the cluster overlay
+            for per_label and per_cluster); paths in the fleet repository, relative to the
+            directory holding fleet.py, like App.path. Not single files: kustomize's default
+            load restrictor, which Argo CD builds with, refuses a file outside the overlay's
+            folder. Layers add up: a deeper layer adds its entries to those of the layers above
+            it (a path already added stays where it was added).
+        components: Kustomize apps only: kustomize Components (a directory whose
+            kustomization.yaml says ``kind: Component``, apiVersion
+            kustomize.config.k8s.io/v1alpha1) applied in this layer's overlay, after its
+            resources and before its own images, replicas, config and patches; paths as for
+            resources, added up the same way.
+        values_files: Chart apps only: Helm values files kept in this repository (YAML
+            mappings, relative to the folder holding fleet.py), merged after
+            HelmChart.values_files and the files of shallower layers, before every values=
+            (see Layer.values); passed inline to both engines.
     """
 
     chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
     path: str | None = Field(default=None, min_length=1)  # source apps only: App.path here
+    resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
+    components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
+    values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files

@@ -3,12 +3,10 @@ chart or remote source, its images and depends_on."""
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Mapping, Sequence
 
-from fleetgen import namespacing, remotebase, scan
-from fleetgen.errors import Problem
+from fleetgen import namespacing, remotebase
 from fleetgen.fields import is_glob, repo_path
 from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
@@ -27,6 +25,13 @@ from fleetgen.resolve.context import (
     _check_reserved_labels,
     _Context,
     _duplicates,
+)
+from fleetgen.resolve.inputs import (
+    check_label_values_files,
+    check_layer_inputs,
+    check_secrets,
+    check_values_files,
+    report_in_base,
 )
 from fleetgen.workspace import Base
 
@@ -110,6 +115,8 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     else:
         _check_layer_paths(ctx, app)
         _check_chart(ctx, app, app.chart)
+        check_values_files(ctx, app, app.chart)
+        check_label_values_files(ctx, app, placed)
         if app.namespace is None:
             ctx.report(
                 app,
@@ -117,6 +124,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
                 "and the objects the chart leaves unplaced live there)",
             )
     _check_layer_kinds(ctx, app)
+    check_layer_inputs(ctx, app)
     _check_rollout_sync(ctx, app, placed)
     if project is not None and project.service_account:
         _check_tenant_objects(ctx, app, project.name)
@@ -189,7 +197,9 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
     for layer in _layers_of(app):
         if app.chart is None:
             chart_fields = [
-                name for name in ("values", "chart_version") if getattr(layer, name, None)
+                name
+                for name in ("values", "values_files", "chart_version")
+                if getattr(layer, name, None)
             ]
             if chart_fields:
                 ctx.report(
@@ -380,7 +390,7 @@ def _check_base(ctx: _Context, app: App) -> None:
         return
     for problem in base.problems:
         ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
-    _check_base_secrets(ctx, app, base)
+    check_secrets(ctx, app, base)
     _check_remote_refs(ctx, app, base)
     for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
         ctx.report(app, message)
@@ -388,9 +398,12 @@ def _check_base(ctx: _Context, app: App) -> None:
         _check_remote_config(ctx, app, base)
         if app.namespace is None:
             _check_named_namespaces(ctx, app, "the remote resources of its base (namespace=None)")
-    if not base.complete:
+    inputs = [base, *ctx.layer_bases(app)]  # what an overlay of the app may hold
+    if not all(found.complete for found in inputs):
         return
-    workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
+    workloads = {
+        name for found in inputs for kind, name in found.resources if kind in WORKLOAD_KINDS
+    }
     known = ", ".join(sorted(workloads)) or "none"
     for layer in _layers_of(app):
         for name in layer.replicas:
@@ -400,26 +413,9 @@ def _check_base(ctx: _Context, app: App) -> None:
                     f"app {app.name!r}: replicas for {name!r}, but the base has no "
                     f"workload of that name ({known})",
                 )
-    if base.images is not None:
-        _check_images(ctx, app, base.images)
-
-
-def _check_base_secrets(ctx: _Context, app: App, base: Base) -> None:
-    """Secret material in the base's files is a problem at its file and line, but for the rules
-    the app waives (``App(waivers=[Waiver(rule, reason)])``): `validate` lists those waivers."""
-    waived = {waiver.rule for waiver in app.waivers}
-    for found in base.secrets:
-        if found.rule in waived:
-            continue
-        where = ": ".join(part for part in (found.object, found.field) if part)
-        _report_in_base(
-            ctx,
-            found.file,
-            found.line,
-            f"app {app.name!r}: {where + ': ' if where else ''}"
-            f"{scan.describe(found.length, found.description, found.rule)}; {scan.HINT}, "
-            f"{scan.waiver_hint(found.rule)}",
-        )
+    images = [found.images for found in inputs]
+    if all(known is not None for known in images):
+        _check_images(ctx, app, frozenset().union(*(known for known in images if known)))
 
 
 def _check_remote_refs(ctx: _Context, app: App, base: Base) -> None:
@@ -429,7 +425,7 @@ def _check_remote_refs(ctx: _Context, app: App, base: Base) -> None:
     for remote in base.remotes:
         why = remotebase.unpinned(remote.url)
         if why is not None:
-            _report_in_base(
+            report_in_base(
                 ctx,
                 remote.file,
                 remote.line,
@@ -453,13 +449,6 @@ def _check_remote_config(ctx: _Context, app: App, base: Base) -> None:
                 f"entry {{name: {name}, behavior: merge}} for theirs, or one without behavior "
                 "for a new one",
             )
-
-
-def _report_in_base(ctx: _Context, file: str, line: int, message: str) -> None:
-    """A problem at ``line`` of ``file`` of a base (repo-relative, shown beside fleet.py)."""
-    spec_file = ctx.fleet.origin[0]
-    root = os.path.dirname(spec_file) if spec_file else ""
-    ctx.problems.append(Problem(message, os.path.join(root, file) if root else file, line))
 
 
 def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:

@@ -34,6 +34,7 @@ from fleetgen.plan import (
     cascade_delete,
     label_layers,
     remote_path,
+    with_values_files,
 )
 from fleetgen.resolve.context import Engines, _Context, _fill
 from fleetgen.workspace import Base
@@ -94,6 +95,12 @@ def _chart_placements(
 ) -> list[Placement]:
     """A chart app's placements: no overlays; the chart and the layered values per cluster."""
 
+    documents = {
+        path: found.values
+        for path, found in ctx.workspace.values_files.items()
+        if found.values is not None
+    }
+
     def source(settings: Settings) -> dict[str, Any]:
         if chart.path is not None:
             local = ctx.workspace.charts[repo_path(chart.path)]
@@ -103,7 +110,15 @@ def _chart_placements(
         version = settings.chart_version or chart.version
         return {"chart": ChartSource(chart.name, version, chart.repo)}
 
-    return _layered_placements(ctx, app, clusters, wave_of, engines, source)
+    return _layered_placements(
+        ctx,
+        app,
+        clusters,
+        wave_of,
+        engines,
+        source,
+        lambda settings: with_values_files(settings, chart.values_files, documents),
+    )
 
 
 def _remote_placements(
@@ -132,16 +147,18 @@ def _layered_placements(
     wave_of: Mapping[str, int],
     engines: Engines,
     carries: Callable[[Settings], dict[str, Any]],
+    settle: Callable[[Settings], Settings] = lambda settings: settings,
 ) -> list[Placement]:
     """The placements of an app without overlays (a chart, another source): its settings
-    layered per cluster (per_env, per_label, per_cluster), each placement carrying what
-    ``carries`` makes of them (its chart, its source)."""
+    layered per cluster (per_env, per_label, per_cluster) and ``settle``d (a chart's values
+    files), each placement carrying what ``carries`` makes of them (its chart, its source)."""
     by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
         settings = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
             settings = settings.apply(name, layer)
+        settings = settle(settings)
         found.append(
             Placement(
                 app=app.name,
@@ -173,6 +190,15 @@ def _overlay_placements(
     cluster_overlays: list[ClusterOverlay] = []
     env_secrets, cluster_secrets = _per_cluster_secrets(app)
     base = ctx.workspace.bases[repo_path(app.path)]
+    bases = ctx.workspace.bases
+
+    def shipped(settings: Settings) -> frozenset[str]:
+        """The ConfigMaps of what the layers in ``settings`` add (config= merges into them)."""
+        if not settings.resources and not settings.components:  # most overlays
+            return frozenset()
+        added = (bases[path] for path in (*settings.resources, *settings.components))
+        return frozenset().union(*(found.configmaps for found in added))
+
     by_env: dict[str, EnvOverlay] = {}
     envs_here = {c.env for c in clusters}
     for env in ctx.envs.values():
@@ -186,7 +212,7 @@ def _overlay_placements(
             base=base.path,
             namespace=app.namespace,
             settings=env_settings,
-            base_configmaps=base.configmaps,
+            base_configmaps=base.configmaps | shipped(env_settings),
             secrets=_secret_plans(env_secrets, {"env": env.name}),
             config_hashes=config_hashes(base, env_settings.config),
         )
@@ -197,7 +223,7 @@ def _overlay_placements(
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
-            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets)
+            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets, shipped)
             if every or cluster.name in app.per_cluster
             else None
         )
@@ -228,8 +254,10 @@ def _cluster_overlay(
     env_overlay: EnvOverlay,
     base: Base,
     cluster_secrets: list[AppSecret],
+    shipped: Callable[[Settings], frozenset[str]],
 ) -> ClusterOverlay | None:
-    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it."""
+    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it
+    (``shipped``: the ConfigMaps of what the layers of some settings add)."""
     layers = _cluster_layers(app, cluster)
     if not layers and not cluster_secrets:
         return None
@@ -250,21 +278,38 @@ def _cluster_overlay(
             for workload, value in hashes.items()
             if env_overlay.config_hashes.get(workload) != value
         },
+        added_configmaps=shipped(settings) - env_overlay.base_configmaps,
     )
 
 
 def _manifest_namespaces(ctx: _Context, unplaced: Mapping[str, Base]) -> dict[str, frozenset[str]]:
-    """App(namespace=None) apps -> the namespaces their manifests put objects in: those of their
-    base's objects and Namespaces (``unplaced``); for an app from another source, or whose base
-    lists remote resources, also any namespace its project allows (globs): fleetgen cannot read
-    those manifests."""
-    found = {name: base.namespaces | base.namespace_objects for name, base in unplaced.items()}
+    """App(namespace=None) apps -> the namespaces their manifests put objects in: those of the
+    objects and Namespaces of their base (``unplaced``) and of what their layers add; for an app
+    from another source, or whose base lists remote resources, also any namespace its project
+    allows (globs): fleetgen cannot read those manifests."""
+    objects = _namespace_objects(ctx, unplaced)
+    found = {
+        name: base.namespaces.union(*(b.namespaces for b in ctx.layer_bases(ctx.apps[name])))
+        | objects[name]
+        for name, base in unplaced.items()
+    }
     for app in ctx.apps.values():
         unread = app.source is not None or bool(app.name in unplaced and unplaced[app.name].remotes)
         if unread and app.project in ctx.projects:
             allowed = frozenset(ctx.projects[app.project].namespaces)
             found[app.name] = found.get(app.name, frozenset()) | allowed
     return found
+
+
+def _namespace_objects(ctx: _Context, unplaced: Mapping[str, Base]) -> dict[str, frozenset[str]]:
+    """App(namespace=None) apps -> the Namespace objects their base and what their layers add
+    ship."""
+    return {
+        name: base.namespace_objects.union(
+            *(b.namespace_objects for b in ctx.layer_bases(ctx.apps[name]))
+        )
+        for name, base in unplaced.items()
+    }
 
 
 def _build_plan(
@@ -311,7 +356,7 @@ def _build_plan(
         placements=tuple(placements),
         env_overlays=tuple(env_overlays),
         manifest_namespaces=_manifest_namespaces(ctx, unplaced),
-        namespace_objects={name: base.namespace_objects for name, base in unplaced.items()},
+        namespace_objects=_namespace_objects(ctx, unplaced),
         remote_bases={
             name: tuple(f"{entry.file}:{entry.line}" for entry in base.remotes)
             for name, base in bases.items()

@@ -12,8 +12,8 @@ from fleetgen.errors import Problem, at
 from fleetgen.fields import repo_path
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
 from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import Settings
-from fleetgen.workspace import Workspace
+from fleetgen.plan import Settings, layer_inputs
+from fleetgen.workspace import Base, Workspace
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
@@ -62,11 +62,21 @@ class _Context:
 
     def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
-        ships (workspace inventory); none for a chart or an app from another source."""
+        and what its layers add ship (workspace inventory); none for a chart or an app from
+        another source."""
         if app.path is None or app.chart is not None or app.source is not None:
             return frozenset()
         base = self.workspace.bases.get(repo_path(app.path))
-        return base.cluster_kinds if base is not None else frozenset()
+        found = [*([base] if base is not None else []), *self.layer_bases(app)]
+        return frozenset().union(*(item.cluster_kinds for item in found))
+
+    def layer_bases(self, app: App) -> list[Base]:
+        """The inventory of what the layers of a kustomize ``app`` add to its overlays
+        (`fleetgen.plan.layer_inputs`), as far as it is in the repository."""
+        if app.chart is not None or app.source is not None:
+            return []
+        bases = self.workspace.bases
+        return [bases[path] for path in layer_inputs(app) if path in bases]
 
     def report(self, where: Spec, message: str) -> None:
         self.problems.append(at(where, message, self.fleet))

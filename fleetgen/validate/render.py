@@ -15,11 +15,19 @@ from pathlib import Path
 from fleetgen import api, renders
 from fleetgen.cache import Cache
 from fleetgen.kustomize import find_kustomize
+from fleetgen.plan import ClusterOverlay, EnvOverlay
 from fleetgen.progress import SILENT, Progress
 from fleetgen.renders import Builds, Rendered
 from fleetgen.workspace import filesystem_lister, filesystem_reader
 
 __all__ = ["Builds", "Rendered", "render"]
+
+
+def _bases(overlay: EnvOverlay | ClusterOverlay) -> list[str]:
+    """The repo directories the build of ``overlay`` reads: its app's base and what its layers
+    add (``Overrides(resources=..., components=...)``)."""
+    base = overlay.base if isinstance(overlay, EnvOverlay) else overlay.env_overlay.base
+    return [base, *overlay.settings.resources, *overlay.settings.components]
 
 
 def render(
@@ -37,18 +45,21 @@ def render(
                 for path, data in compiled.rendered.items()
                 if path.startswith("overlays/")
             },
-            [overlay.base for overlay in plan.env_overlays],
+            [
+                *(base for overlay in plan.env_overlays for base in _bases(overlay)),
+                *(base for overlay in plan.cluster_overlays for base in _bases(overlay)),
+            ],
             filesystem_reader(root),
             filesystem_lister(root),
         )
         inputs = {
-            env.path: scratch.inputs(f"{prefix}/{env.path}", None, env.base)
+            env.path: scratch.inputs(f"{prefix}/{env.path}", None, _bases(env))
             for env in plan.env_overlays
         }
         for overlay in plan.cluster_overlays:
             env = overlay.env_overlay
             inputs[overlay.path] = scratch.inputs(
-                f"{prefix}/{overlay.path}", f"{prefix}/{env.path}", env.base
+                f"{prefix}/{overlay.path}", f"{prefix}/{env.path}", _bases(overlay)
             )
         built = renders.build(
             scratch,

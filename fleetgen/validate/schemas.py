@@ -109,6 +109,7 @@ KUSTOMIZATION = _strict(
     kind={},
     namespace=_STRING,
     resources=_list(_STRING),
+    components=_list(_STRING),
     labels=_list(
         _strict(
             ["pairs"],

@@ -163,7 +163,8 @@ def applications(docs: Mapping[str, list[Any]]) -> dict[tuple[str, str], list[An
 
 def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None, str, str]]]:
     """(name, server, namespace, path, manifest-generate-paths) of every placement (no
-    destination namespace for an App(namespace=None))."""
+    destination namespace for an App(namespace=None)); Argo CD refreshes an Application on a
+    commit that touches one of those paths (util/app/path ``AppFilesHaveChanged``)."""
     fleet = plan.fleet
     servers = {c.name: c.server.rstrip("/") for c in fleet.clusters}
     namespaces = {a.name: a.namespace for a in fleet.apps}
@@ -175,6 +176,7 @@ def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None
         env_overlay = env_overlays[p.app, p.env]
         overlay = posixpath.join(fleet.output_dir, p.overlay)
         layers = [overlay, posixpath.join(fleet.output_dir, env_overlay.path), env_overlay.base]
+        layers += [*p.settings.resources, *p.settings.components]  # what layers add
         paths = ";".join("/" + layer for layer in dict.fromkeys(layers))
         found.setdefault((p.app, p.env), set()).add(
             (f"{p.app}-{p.cluster}", servers[p.cluster], namespaces[p.app], overlay, paths)

@@ -231,7 +231,11 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
         if placement.overlay == env_overlay.path
         else [posixpath.join(plan.fleet.output_dir, env_overlay.path)]
     )
-    rest = "".join(f";/{path}" for path in [*below, env_overlay.base])
+    # Argo CD refreshes the Application on a commit touching any of these (util/app/path
+    # GetAppRefreshPaths): the overlays, the base and what the layers add to the overlays.
+    settings = placement.settings
+    added = [*settings.resources, *settings.components]
+    rest = "".join(f";/{path}" for path in [*below, env_overlay.base, *added])
     sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet))
     return _Group(
         per_cluster, go_text(prefix) + action, go_text("/" + prefix) + action + go_text(rest), sync
