@@ -77,7 +77,7 @@ def load_source(
     fleet = run_spec(source, filename, import_dir)
     workspace = scan(
         read,
-        (repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+        (repo_path(app.base_path) for app in fleet.apps if app.base_path),
         (repo_path(app.chart.path) for app in fleet.apps if app.chart and app.chart.path),
         files,
         (c.ca_data.path for c in fleet.clusters if isinstance(c.ca_data, model.CaFile)),

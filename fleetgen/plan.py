@@ -13,7 +13,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -23,6 +23,7 @@ from fleetgen.model import (
     App,
     AppSecret,
     Cluster,
+    ClusterVar,
     Credentials,
     Engine,
     Environment,
@@ -74,20 +75,23 @@ class Settings:
     set as a unit), ``replicas/<workload>``, ``config/<configmap>/<key>``,
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
     app ``values/<path>`` (each leaf of the merged values, `value_path`) and ``chart/version``;
-    for an app from another source ``path`` (an ``Overrides(path=...)``).
+    for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``).
+    ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
     replicas: Mapping[str, int] = field(default_factory=dict)
-    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # (vars: resolve_vars)
     patches: tuple[Patch, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     sync: SyncPolicy = field(default_factory=SyncPolicy)
     values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
     chart_version: str | None = None  # an Overrides(chart_version=...) in effect
-    source_path: str | None = None  # an Overrides(path=...) in effect (an app from a source)
+    # an app from another source: App.path or the Overrides(path=...) in effect
+    source_path: str | ClusterVar | None = None
     provenance: Mapping[str, str] = field(default_factory=dict)
+    resolved: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
         """These settings with ``layer`` applied on top."""
@@ -121,8 +125,9 @@ class Settings:
             chart_version = layer.chart_version
             provenance["chart/version"] = layer_name
         source_path = self.source_path
-        if isinstance(layer, Overrides) and layer.path is not None:
-            source_path = layer.path
+        path = layer.path if isinstance(layer, Overrides | App) else None
+        if path is not None and (not isinstance(layer, App) or layer.source is not None):
+            source_path = path
             provenance["path"] = layer_name
         return Settings(
             images=images,
@@ -137,6 +142,93 @@ class Settings:
             source_path=source_path,
             provenance=provenance,
         )
+
+    def resolve_vars(self, values: Mapping[str, str]) -> Settings:
+        """These settings with every `ClusterVar` in Helm values, config and the source path
+        replaced by its value in ``values`` (a cluster's vars; resolve checks that it has each),
+        ``resolved`` naming the vars filled in at each provenance key."""
+        if not self.var_names():
+            return self
+        resolved: dict[str, tuple[str, ...]] = {}
+        config = {
+            name: {
+                key: _filled(value, values, resolved, f"config/{name}/{key}")
+                for key, value in entries.items()
+            }
+            for name, entries in self.config.items()
+        }
+        return replace(
+            self,
+            config=config,
+            values=_filled_values(self.values, values, resolved),
+            source_path=_filled(self.source_path, values, resolved, "path"),
+            resolved=resolved,
+        )
+
+    def var_names(self) -> set[str]:
+        """The names of the `ClusterVar`s these settings hold."""
+        held = (self.values, self.config, self.source_path)
+        return {var.name for value in held for var in vars_in(value)}
+
+    def shared(self) -> Settings:
+        """These settings without the config entries a `ClusterVar` sets: what an env overlay
+        writes for all its clusters (each cluster overlay writes them with its value)."""
+        config = {
+            name: {
+                key: value for key, value in entries.items() if not isinstance(value, ClusterVar)
+            }
+            for name, entries in self.config.items()
+        }
+        return replace(self, config={name: entries for name, entries in config.items() if entries})
+
+
+def vars_in(value: Any) -> list[ClusterVar]:
+    """Every `ClusterVar` in ``value`` (maps, lists, a ClusterVar), in document order."""
+    if isinstance(value, ClusterVar):
+        return [value]
+    if isinstance(value, Mapping):
+        return [var for item in value.values() for var in vars_in(item)]
+    if isinstance(value, list | tuple):
+        return [var for item in value for var in vars_in(item)]
+    return []
+
+
+def _filled_values(
+    doc: Mapping[str, Any],
+    values: Mapping[str, str],
+    resolved: dict[str, tuple[str, ...]],
+    path: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A values document with its `ClusterVar`s filled in, each leaf as `_filled`."""
+    return {
+        key: _filled_values(item, values, resolved, (*path, key))
+        if isinstance(item, dict) and item
+        else _filled(item, values, resolved, "values/" + value_path((*path, key)))
+        for key, item in doc.items()
+    }
+
+
+def _filled(
+    value: Any, values: Mapping[str, str], resolved: dict[str, tuple[str, ...]], key: str
+) -> Any:
+    """The leaf ``value`` with each `ClusterVar` in it replaced from ``values``; the names go
+    into ``resolved`` under the leaf's provenance ``key``."""
+    found = vars_in(value)
+    if not found:
+        return value
+    resolved[key] = tuple(dict.fromkeys(var.name for var in found))
+    return replace_vars(value, lambda var: values[var.name])
+
+
+def replace_vars(value: Any, replace: Callable[[ClusterVar], Any]) -> Any:
+    """``value`` with each `ClusterVar` in it (maps, lists) replaced by ``replace(var)``."""
+    if isinstance(value, ClusterVar):
+        return replace(value)
+    if isinstance(value, Mapping):
+        return {key: replace_vars(item, replace) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [replace_vars(item, replace) for item in value]
+    return value
 
 
 def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
@@ -240,7 +332,7 @@ def assignments(layer: Layer) -> dict[str, Any]:
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
     if isinstance(layer, Overrides) and layer.path is not None:
-        found["path"] = repo_path(layer.path)
+        found["path"] = layer.path if isinstance(layer.path, ClusterVar) else repo_path(layer.path)
     return found
 
 
@@ -466,6 +558,8 @@ class ClusterOverlay:
     path: str
     layers: tuple[tuple[str, Layer], ...]  # (provenance name, layer), in order
     settings: Settings  # fully effective, per_label and per_cluster included
+    # what it sets in ConfigMaps: its layers' config, and config values its cluster's vars fill
+    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     secrets: tuple[SecretPlan, ...] = ()
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
 
@@ -496,11 +590,13 @@ class Remote:
     path: str  # relative to the source's root, normalized ("." for the root)
 
 
-def remote_path(app: App, settings: Settings | None = None) -> str:
-    """The directory an app from another source reads, normalized ("." for the root): the
-    ``Overrides(path=...)`` in effect in ``settings``, else ``App.path``."""
-    path = settings.source_path if settings is not None else None
-    path = path if path is not None else app.path
+def remote_path(app: App, settings: Settings | None = None) -> str | ClusterVar:
+    """The directory an app from another source reads, normalized ("." for the root): the one
+    in effect in ``settings`` (App.path or an ``Overrides(path=...)``), else ``App.path``; a
+    `ClusterVar` where settings not yet resolved for a cluster hold one."""
+    path = settings.source_path if settings is not None else app.path
+    if isinstance(path, ClusterVar):
+        return path
     return repo_path(path) if path is not None else "."
 
 
@@ -521,6 +617,9 @@ class Placement:
     wave: int | None = None  # 1-based rollout step, None without a rollout
     chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
     remote: Remote | None = None  # an app whose manifests come from another source
+    # Selector(runtime=True) with ClusterVars: its settings before they were filled in, which the
+    # ApplicationSet template carries (each var read from the cluster Secret's annotation)
+    template: Settings | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from fleetgen.fields import VAR_PREFIX
 from fleetgen.model import App, Cluster, Fleet, NamespaceMeta
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement, Plan
@@ -59,6 +60,12 @@ def values_text(values: Mapping[str, Any]) -> str:
     YAML 1.1 reader would take for something else (``no``, ``1e3``) are quoted, and a None is
     written ``null``, which Helm reads as "drop this key, the chart's default included"."""
     return dump(dict(values))
+
+
+def var_annotations(cluster: Cluster) -> dict[str, str]:
+    """The annotations ``fleetgen.io/var.<name>`` of a cluster's vars, which an ApplicationSet
+    that selects clusters at run time reads (`Cluster.vars`)."""
+    return {VAR_PREFIX + name: value for name, value in sorted(cluster.vars.items())}
 
 
 def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:

@@ -26,7 +26,7 @@ from fleetgen.fields import (
     label_value,
 )
 from fleetgen.model.base import Engine, Spec
-from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides
+from fleetgen.model.layers import _DIGEST, _TAG, ClusterVar, Layer, Overrides, SourcePath
 from fleetgen.model.projects import Waiver
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -252,8 +252,8 @@ class App(Layer):
             manifests say where each object goes (several namespaces, cluster-scoped objects;
             always None with `source`).
         path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
-            directory in that source (relative to its root; None: the root), which a layer's
-            `Overrides(path=...)` replaces there.
+            directory in that source (relative to its root; None: the root, a `ClusterVar`: one
+            per cluster), which a layer's `Overrides(path=...)` replaces there.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
             only settings that need none (sync, ignore_differences, depends_on, labels, and
@@ -277,7 +277,7 @@ class App(Layer):
     name: Name
     project: Name
     namespace: Name | None
-    path: str | None = Field(default=None, min_length=1)
+    path: SourcePath | None = None
     chart: HelmChart | None = None
     source: RemoteSource | None = None
     targets: Selector = Field(default_factory=Selector)
@@ -299,6 +299,12 @@ class App(Layer):
             if self.chart is not None:
                 raise ValueError("an app has one of chart= and source=, not both")
             return self
+        if isinstance(self.path, ClusterVar):
+            raise ValueError(
+                "path=ClusterVar(...) chooses a directory per cluster in another source "
+                "(source=GitSource(...) or OciSource(...)); a base in this repository is one "
+                "path for every cluster"
+            )
         if (self.path is None) == (self.chart is None):
             which = "neither" if self.path is None else "both"
             raise ValueError(
@@ -306,6 +312,11 @@ class App(Layer):
                 f"repository) and chart=HelmChart(...); this one sets {which}"
             )
         return self
+
+    @property
+    def base_path(self) -> str | None:
+        """A kustomize app's base (``path`` as written), None for a chart or another source."""
+        return self.path if isinstance(self.path, str) and self.source is None else None
 
     @property
     def release_name(self) -> str | None:

@@ -3,17 +3,57 @@ with the kustomize Images and Patches they carry."""
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from fleetgen.fields import Annotations, ChartVersion, ConfigKey, HelmValues, Labels, ObjectName
+from fleetgen.fields import (
+    Annotations,
+    ChartVersion,
+    ConfigKey,
+    Labels,
+    ObjectName,
+    VarName,
+    helm_values,
+)
 from fleetgen.model.base import Spec
 from fleetgen.model.sync import SyncPolicy
 
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+
+
+class ClusterVar(Spec):
+    """A value that differs per cluster: the cluster's ``Cluster(vars={name: value})``.
+
+    Written ``ClusterVar("region")`` where a value may differ by cluster: in Helm values (at any
+    depth), config values, and the path of an app from another source. fleetgen fills in each
+    known cluster's value at build; an ApplicationSet that selects clusters at run time
+    (``Selector(runtime=True)``) reads it from the cluster Secret's annotation
+    ``fleetgen.io/var.<name>`` and fails to generate where it is missing. It is a whole value,
+    never part of a string: ``{{ }}`` and ``${}`` in strings stay literal text.
+
+    Attributes:
+        name: The var's name, a key of `Cluster.vars` (written positionally or as ``name=``).
+    """
+
+    name: VarName
+
+    def __init__(self, name: str | None = None, /, **data: Any) -> None:
+        if name is not None:
+            data["name"] = name
+        super().__init__(**data)
+
+
+# Helm values, where a ClusterVar may stand for any value.
+HelmValues = Annotated[
+    dict[str, Any], AfterValidator(functools.partial(helm_values, leaves=(ClusterVar,)))
+]
+
+# A directory of another source: a path, or a ClusterVar naming one per cluster.
+SourcePath = Annotated[str, Field(min_length=1)] | ClusterVar
 
 
 class Image(Spec):
@@ -83,18 +123,20 @@ class Layer(Spec):
     Attributes:
         replicas: Workload name → replica count.
         images: Image overrides.
-        config: ConfigMap name → key → value, merged into the base's ConfigMap of that name.
+        config: ConfigMap name → key → value (a string, or a `ClusterVar`), merged into the
+            base's ConfigMap of that name.
         patches: Kustomize patches, appended in layer order.
         common_labels: Labels put on every object, merged by key.
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.
         values: Chart apps only: Helm values, merged like Helm's chained values files (None
-            removes a key, the chart's default included).
+            removes a key, the chart's default included); a `ClusterVar` may stand for any
+            value in them.
     """
 
     replicas: dict[ObjectName, int] = {}
     images: list[Image] = []
-    config: dict[ObjectName, dict[ConfigKey, str]] = {}
+    config: dict[ObjectName, dict[ConfigKey, str | ClusterVar]] = {}
     patches: list[Patch] = []
     common_labels: Labels = {}
     common_annotations: Annotations = {}
@@ -117,8 +159,9 @@ class Overrides(Layer):
         chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
         path: Apps from another source (App(source=...)) only: the directory in that source
             read here, instead of App.path (a tenant repository's ./staging and ./production);
-            relative to the source's root, a deeper layer's wins.
+            relative to the source's root, a deeper layer's wins; a `ClusterVar` for a
+            directory per cluster.
     """
 
     chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
-    path: str | None = Field(default=None, min_length=1)  # source apps only: App.path here
+    path: SourcePath | None = None  # source apps only: App.path here

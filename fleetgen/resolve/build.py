@@ -36,6 +36,7 @@ from fleetgen.plan import (
     remote_path,
 )
 from fleetgen.resolve.context import Engines, _Context, _fill
+from fleetgen.resolve.vars import VarResolver
 from fleetgen.workspace import Base
 
 
@@ -86,6 +87,7 @@ def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]
 
 def _chart_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     chart: HelmChart,
     clusters: list[Cluster],
@@ -103,11 +105,12 @@ def _chart_placements(
         version = settings.chart_version or chart.version
         return {"chart": ChartSource(chart.name, version, chart.repo)}
 
-    return _layered_placements(ctx, app, clusters, wave_of, engines, source)
+    return _layered_placements(ctx, resolver, app, clusters, wave_of, engines, source)
 
 
 def _remote_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     source: GitSource | OciSource,
     clusters: list[Cluster],
@@ -120,13 +123,16 @@ def _remote_placements(
 
     def remote(settings: Settings) -> dict[str, Any]:
         path = remote_path(app, settings)
+        if not isinstance(path, str):  # a var the cluster lacks: the build fails (`VarResolver`)
+            return {}
         return {"remote": remotes.get(path) or remotes.setdefault(path, Remote(source, path))}
 
-    return _layered_placements(ctx, app, clusters, wave_of, engines, remote)
+    return _layered_placements(ctx, resolver, app, clusters, wave_of, engines, remote)
 
 
 def _layered_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     clusters: list[Cluster],
     wave_of: Mapping[str, int],
@@ -135,13 +141,16 @@ def _layered_placements(
 ) -> list[Placement]:
     """The placements of an app without overlays (a chart, another source): its settings
     layered per cluster (per_env, per_label, per_cluster), each placement carrying what
-    ``carries`` makes of them (its chart, its source)."""
+    ``carries`` makes of them (its chart, its source), its `ClusterVar`s filled in for the
+    cluster; with ``Selector(runtime=True)`` the placement keeps them unfilled as its template."""
     by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
-        settings = by_env[cluster.env]
+        raw = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
-            settings = settings.apply(name, layer)
+            raw = raw.apply(name, layer)
+        settings = resolver.settings(app, cluster, raw)
+        template = raw if app.targets.runtime and raw is not settings else None
         found.append(
             Placement(
                 app=app.name,
@@ -152,6 +161,7 @@ def _layered_placements(
                 engine=engines[app.name][cluster.name],
                 cascade_delete=_cascades(ctx, app, cluster.env),
                 wave=wave_of.get(cluster.name),
+                template=template,
                 **carries(settings),
             )
         )
@@ -160,25 +170,29 @@ def _layered_placements(
 
 def _overlay_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     clusters: list[Cluster],
     wave_of: Mapping[str, int],
     on: Mapping[str, Engine],
 ) -> tuple[list[Placement], list[EnvOverlay], list[ClusterOverlay]]:
     """A kustomize app's placements (``on``: cluster -> engine), env overlays and cluster
-    overlays."""
-    assert app.path is not None
+    overlays. Config a `ClusterVar` sets is left out of the env overlay: each cluster's overlay
+    writes it with the cluster's value."""
+    assert app.base_path is not None
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
     env_secrets, cluster_secrets = _per_cluster_secrets(app)
-    base = ctx.workspace.bases[repo_path(app.path)]
+    base = ctx.workspace.bases[repo_path(app.base_path)]
     by_env: dict[str, EnvOverlay] = {}
+    full: dict[str, Settings] = {}  # env -> its settings, config its vars set included
     envs_here = {c.env for c in clusters}
     for env in ctx.envs.values():
         if env.name not in envs_here:
             continue
-        env_settings = _env_settings(ctx, app, env)
+        full[env.name] = _env_settings(ctx, app, env)
+        env_settings = full[env.name].shared()
         by_env[env.name] = EnvOverlay(
             app=app.name,
             env=env.name,
@@ -191,14 +205,17 @@ def _overlay_placements(
             config_hashes=config_hashes(base, env_settings.config),
         )
         env_overlays.append(by_env[env.name])
-    # without per_label layers or {cluster} secrets, only per_cluster keys get overlays of their own
+    # without per_label layers, {cluster} secrets or vars in config, only per_cluster keys get
+    # overlays of their own
     every = bool(app.per_label or cluster_secrets)
     cascade = {env: _cascades(ctx, app, env) for env in envs_here}
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
-            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets)
-            if every or cluster.name in app.per_cluster
+            _cluster_overlay(
+                resolver, app, cluster, env_overlay, full[cluster.env], base, cluster_secrets
+            )
+            if every or cluster.name in app.per_cluster or full[cluster.env].var_names()
             else None
         )
         if own is not None:
@@ -223,19 +240,23 @@ def _overlay_placements(
 
 
 def _cluster_overlay(
+    resolver: VarResolver,
     app: App,
     cluster: Cluster,
     env_overlay: EnvOverlay,
+    env_settings: Settings,
     base: Base,
     cluster_secrets: list[AppSecret],
 ) -> ClusterOverlay | None:
-    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it."""
+    """The overlay of ``app`` on ``cluster`` when layers, secrets or vars of its own reach it
+    (``env_settings``: the env overlay's settings with the config its vars set)."""
     layers = _cluster_layers(app, cluster)
-    if not layers and not cluster_secrets:
+    if not layers and not cluster_secrets and not env_settings.var_names():
         return None
-    settings = env_overlay.settings
+    settings = env_settings
     for name, layer in layers:
         settings = settings.apply(name, layer)
+    settings = resolver.settings(app, cluster, settings)
     hashes = config_hashes(base, settings.config)
     return ClusterOverlay(
         app=app.name,
@@ -244,6 +265,7 @@ def _cluster_overlay(
         path=f"overlays/{app.name}/clusters/{cluster.name}",
         layers=layers,
         settings=settings,
+        config=_own_config(settings, layers),
         secrets=_secret_plans(cluster_secrets, {"env": cluster.env, "cluster": cluster.name}),
         config_hashes={
             workload: value
@@ -251,6 +273,27 @@ def _cluster_overlay(
             if env_overlay.config_hashes.get(workload) != value
         },
     )
+
+
+def _own_config(
+    settings: Settings, layers: Iterable[tuple[str, Layer]]
+) -> dict[str, dict[str, str]]:
+    """What a cluster overlay sets in ConfigMaps: the entries its layers set, and those a var
+    filled in (``settings.resolved``), each with its effective value."""
+    keys = {
+        (name, key)
+        for _, layer in layers
+        for name, entries in layer.config.items()
+        for key in entries
+    }
+    for where in settings.resolved:
+        if where.startswith("config/"):  # config/<configmap>/<key>
+            _, name, key = where.split("/", 2)
+            keys.add((name, key))
+    config: dict[str, dict[str, str]] = {}
+    for name, key in sorted(keys):
+        config.setdefault(name, {})[key] = settings.config[name][key]
+    return config
 
 
 def _build_plan(
@@ -272,24 +315,28 @@ def _build_plan(
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
+    resolver = VarResolver(ctx)
     for app in ctx.apps.values():
         if app.source is not None:
             placements += _remote_placements(
-                ctx, app, app.source, placed[app.name], wave_of, engines
+                ctx, resolver, app, app.source, placed[app.name], wave_of, engines
             )
         elif app.chart is not None:
-            placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of, engines)
+            placements += _chart_placements(
+                ctx, resolver, app, app.chart, placed[app.name], wave_of, engines
+            )
         else:
             found, envs, clusters = _overlay_placements(
-                ctx, app, placed[app.name], wave_of, engines[app.name]
+                ctx, resolver, app, placed[app.name], wave_of, engines[app.name]
             )
             placements += found
             env_overlays += envs
             cluster_overlays += clusters
+    resolver.report()
     unplaced = {
-        app.name: ctx.workspace.bases[repo_path(app.path)]
+        app.name: ctx.workspace.bases[repo_path(app.base_path)]
         for app in ctx.apps.values()
-        if app.namespace is None and app.path is not None and app.source is None
+        if app.namespace is None and app.base_path is not None
     }
     # An app from another source may put objects in any namespace its project allows (globs).
     remote = {

@@ -63,9 +63,9 @@ class _Context:
     def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
         ships (workspace inventory); none for a chart or an app from another source."""
-        if app.path is None or app.chart is not None or app.source is not None:
+        if app.base_path is None:
             return frozenset()
-        base = self.workspace.bases.get(repo_path(app.path))
+        base = self.workspace.bases.get(repo_path(app.base_path))
         return base.cluster_kinds if base is not None else frozenset()
 
     def report(self, where: Spec, message: str) -> None:
