@@ -324,21 +324,28 @@ def chart_repo(value: str) -> str:
     return value.rstrip("/")
 
 
-def helm_values(value: dict[str, Any], leaves: tuple[type, ...] = ()) -> dict[str, Any]:
-    """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None
-    (and instances of ``leaves``, e.g. a ClusterVar, anywhere a value may be)."""
-    problem = _values_problem(value, "values", leaves)
+class Placeholder:
+    """A value filled in per cluster (`fleetgen.ClusterVar` derives from it): allowed anywhere
+    in Helm values."""
+
+    __slots__ = ()
+
+
+def helm_values(value: dict[str, Any]) -> dict[str, Any]:
+    """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None, and
+    ClusterVars."""
+    problem = _values_problem(value, "values")
     if problem:
         raise ValueError(problem)
     return value
 
 
-def _values_problem(value: Any, where: str, leaves: tuple[type, ...]) -> str | None:
+def _values_problem(value: Any, where: str) -> str | None:
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{where}: key {key!r} is not a string (Helm values keys are strings)"
-            found = _values_problem(item, f"{where}.{key}", leaves)
+            found = _values_problem(item, f"{where}.{key}")
             if found:
                 return found
         return None
@@ -346,20 +353,17 @@ def _values_problem(value: Any, where: str, leaves: tuple[type, ...]) -> str | N
         return next(
             filter(
                 None,
-                (
-                    _values_problem(item, f"{where}[{index}]", leaves)
-                    for index, item in enumerate(value)
-                ),
+                (_values_problem(item, f"{where}[{index}]") for index, item in enumerate(value)),
             ),
             None,
         )
     if isinstance(value, float) and not math.isfinite(value):
         return f"{where}: {value!r} cannot be written as a Helm value"
-    if value is None or isinstance(value, (str, bool, int, float, *leaves)):
+    if value is None or isinstance(value, str | bool | int | float | Placeholder):
         return None
     return (
         f"{where}: a {type(value).__name__} is not a Helm value (use maps, lists, strings, "
-        "numbers, booleans or None)"
+        "numbers, booleans, None or ClusterVar(...))"
     )
 
 

@@ -3,20 +3,20 @@ with the kustomize Images and Patches they carry."""
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from fleetgen.fields import (
     Annotations,
     ChartVersion,
     ConfigKey,
+    HelmValues,
     Labels,
     ObjectName,
+    Placeholder,
     VarName,
-    helm_values,
 )
 from fleetgen.model.base import Spec
 from fleetgen.model.sync import SyncPolicy
@@ -25,15 +25,19 @@ _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 
 
-class ClusterVar(Spec):
+class ClusterVar(Spec, Placeholder):
     """A value that differs per cluster: the cluster's ``Cluster(vars={name: value})``.
 
     Written ``ClusterVar("region")`` where a value may differ by cluster: in Helm values (at any
-    depth), config values, and the path of an app from another source. fleetgen fills in each
-    known cluster's value at build; an ApplicationSet that selects clusters at run time
-    (``Selector(runtime=True)``) reads it from the cluster Secret's annotation
-    ``fleetgen.io/var.<name>`` and fails to generate where it is missing. It is a whole value,
-    never part of a string: ``{{ }}`` and ``${}`` in strings stay literal text.
+    depth), config values, and the path of an app from another source. Every cluster of
+    fleet.py an app using it runs on must give it a value (a located error otherwise), which
+    fleetgen fills in at build. An ApplicationSet that selects clusters at run time
+    (``Selector(runtime=True)``) reads it instead from the selected cluster Secret's annotation
+    ``fleetgen.io/var.<name>``, and fails to generate where that is missing: so there it
+    reaches only Helm values and the source path (config is built into the overlay before).
+    fleetgen writes the annotations on the registrations it owns; output/README.md lists those
+    an external registration must carry. It is a whole value, never part of a string: ``{{ }}``
+    and ``${}`` in strings, and in a var's value, stay literal text.
 
     Attributes:
         name: The var's name, a key of `Cluster.vars` (written positionally or as ``name=``).
@@ -46,11 +50,6 @@ class ClusterVar(Spec):
             data["name"] = name
         super().__init__(**data)
 
-
-# Helm values, where a ClusterVar may stand for any value.
-HelmValues = Annotated[
-    dict[str, Any], AfterValidator(functools.partial(helm_values, leaves=(ClusterVar,)))
-]
 
 # A directory of another source: a path, or a ClusterVar naming one per cluster.
 SourcePath = Annotated[str, Field(min_length=1)] | ClusterVar
