@@ -173,6 +173,8 @@ class Settings:
     def shared(self) -> Settings:
         """These settings without the config entries a `ClusterVar` sets: what an env overlay
         writes for all its clusters (each cluster overlay writes them with its value)."""
+        if not vars_in(self.config):
+            return self
         config = {
             name: {
                 key: value for key, value in entries.items() if not isinstance(value, ClusterVar)

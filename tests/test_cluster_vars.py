@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from fleetgen import ClusterVar, api, explain
+from fleetgen import validate as validation
 from fleetgen.plan import Settings
+from tests.helpers import case_copy
 
 CASES = Path(__file__).parent / "cases"
 
@@ -54,7 +58,7 @@ def test_a_runtime_app_keeps_its_vars_for_the_template_and_fills_them_for_known_
     (edge,) = [p for p in plan.placements if p.app == "agent" and p.cluster == "edge-1"]
     assert edge.settings.values["region"] == "eu-north-1"
     assert edge.template is not None
-    assert edge.template.values["region"].name == "region"
+    assert edge.template.values["region"] == ClusterVar("region")
     known = [p for p in plan.placements if p.app == "api"]
     assert [p.template for p in known] == [None]
 
@@ -71,3 +75,44 @@ def test_resolve_vars_fills_every_depth_and_records_each_leaf() -> None:
     assert filled.source_path == "X"
     assert filled.resolved == {"values/a.b": ("x", "y"), "config/cm/K": ("y",), "path": ("x",)}
     assert settings.shared().config == {"cm": {"L": "literal {{ x }}"}}
+
+
+def test_validate_holds_runtime_templates_to_the_var_annotations(tmp_path: Path) -> None:
+    """The ApplicationSet ↔ registration contract counts a ClusterVar's annotation among what a
+    template reads (`go_var`): the registrations fleetgen writes carry it, the external ones are
+    declared with it (as the fleet map lists them); without it the generation fails."""
+    repo = case_copy(CASES / "cluster-vars-runtime", tmp_path / "repo")
+    compiled = api.compile_spec(repo / "fleet.py")
+    assert validation.check(compiled, repo).findings == []
+    path = "argocd/clusters/mgmt.yaml"
+    (secret,) = yaml.safe_load_all(compiled.rendered[path])
+    del secret["metadata"]["annotations"]["fleetgen.io/var.site"]
+    compiled.rendered[path] = yaml.safe_dump(secret).encode()
+    found = {(f.rule, f.object, f.message) for f in validation.check(compiled, repo).findings}
+    assert found == {
+        (
+            "appset-labels",
+            "ApplicationSet agent-mgmt",
+            "its template reads annotation fleetgen.io/var.site, which the registration of "
+            "cluster mgmt lacks (the generation fails)",
+        )
+    }
+
+
+def test_registrations_fleetgen_writes_carry_every_var_as_an_annotation() -> None:
+    """The cluster generator passes a Secret's annotations to the template as
+    ``.metadata.annotations`` (argo-cd ``ClusterGenerator.getClusterParameters``), so a runtime
+    app reads a fleetgen-registered cluster's vars as it reads an external one's; a changed
+    annotation rebuilds no cluster cache (``liveStateCache.handleModEvent`` compares config,
+    namespaces and cluster resources). In the ExternalSecret's template a value stays literal."""
+    rendered = api.compile_spec(CASES / "cluster-vars-runtime" / "fleet.py").rendered
+    (mgmt,) = yaml.safe_load_all(rendered["argocd/clusters/mgmt.yaml"])
+    assert mgmt["metadata"]["annotations"] == {
+        "fleetgen.io/var.dir": "sites/hq",
+        "fleetgen.io/var.region": "eu-central-1",
+        "fleetgen.io/var.site": "hq",
+    }
+    rendered = api.compile_spec(CASES / "cluster-vars" / "fleet.py").rendered
+    (us,) = yaml.safe_load_all(rendered["argocd/clusters/us-1.yaml"])
+    template = us["spec"]["target"]["template"]["metadata"]["annotations"]
+    assert template["fleetgen.io/var.motd"] == '{{ "hello {{us}}" }}'  # External Secrets' v2

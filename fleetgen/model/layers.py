@@ -50,6 +50,13 @@ class ClusterVar(Spec, Placeholder):
             data["name"] = name
         super().__init__(**data)
 
+    def __eq__(self, other: object) -> bool:
+        """One var wherever it is written (not the line that wrote it)."""
+        return isinstance(other, ClusterVar) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((ClusterVar, self.name))
+
 
 # A directory of another source: a path, or a ClusterVar naming one per cluster.
 SourcePath = Annotated[str, Field(min_length=1)] | ClusterVar

@@ -209,13 +209,14 @@ def _overlay_placements(
     # overlays of their own
     every = bool(app.per_label or cluster_secrets)
     cascade = {env: _cascades(ctx, app, env) for env in envs_here}
+    with_vars = {env for env, settings in full.items() if settings.var_names()}
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
             _cluster_overlay(
                 resolver, app, cluster, env_overlay, full[cluster.env], base, cluster_secrets
             )
-            if every or cluster.name in app.per_cluster or full[cluster.env].var_names()
+            if every or cluster.name in app.per_cluster or cluster.env in with_vars
             else None
         )
         if own is not None:
