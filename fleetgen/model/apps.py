@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fleetgen.fields import (
     Annotations,
@@ -292,6 +292,17 @@ class App(Layer):
     waivers: list[Waiver] = []
     engine: Engine | None = None  # of all its placements (not an Overrides field)
     cascade_delete: bool | None = None
+
+    @field_validator("namespace", mode="before")
+    @classmethod
+    def _namespace(cls, value: object) -> object:
+        if isinstance(value, ClusterVar):
+            raise ValueError(
+                "namespace=ClusterVar(...): a namespace per cluster is not supported (the "
+                "AppProject destinations, the Namespace objects and the release name checks "
+                "need one namespace per app); use one namespace, or an app per namespace"
+            )
+        return value
 
     @model_validator(mode="after")
     def _source(self) -> App:
