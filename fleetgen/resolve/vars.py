@@ -88,8 +88,7 @@ class VarResolver:
             filled = settings.resolve_vars(cluster.vars)
             self._check_path(app, cluster, settings, filled)
             return filled
-        held = [*vars_in(settings.values), *vars_in(settings.config)]
-        for var in [*held, *vars_in(settings.source_path)]:
+        for var in vars_in((settings.values, settings.config, settings.source_path)):
             if var.name in lacking:
                 key = (app.name, var.origin, var.name)
                 clusters = self._missing.setdefault(key, (var, []))[1]

@@ -37,7 +37,8 @@ class ChartParts:
     @property
     def document(self) -> dict[str, Any]:
         """The merged values, each ClusterVar a ClusterVar again."""
-        return json.loads(self.values, object_hook=_var_hook)  # type: ignore[no-any-return]
+        found: dict[str, Any] = json.loads(self.values, object_hook=_var_hook)
+        return found
 
 
 def _var_hook(entries: dict[str, Any]) -> Any:
