@@ -185,10 +185,12 @@ class Settings:
 
 
 def vars_in(value: Any) -> list[ClusterVar]:
-    """Every `ClusterVar` in ``value`` (maps, lists, a ClusterVar), in document order."""
+    """Every `ClusterVar` in ``value`` (dicts, lists, a ClusterVar), in document order."""
+    if isinstance(value, str):  # most values: checked first (this walks every placement's)
+        return []
     if isinstance(value, ClusterVar):
         return [value]
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return [var for item in value.values() for var in vars_in(item)]
     if isinstance(value, list | tuple):
         return [var for item in value for var in vars_in(item)]
@@ -226,7 +228,7 @@ def replace_vars(value: Any, replace: Callable[[ClusterVar], Any]) -> Any:
     """``value`` with each `ClusterVar` in it (maps, lists) replaced by ``replace(var)``."""
     if isinstance(value, ClusterVar):
         return replace(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return {key: replace_vars(item, replace) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [replace_vars(item, replace) for item in value]

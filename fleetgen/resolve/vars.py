@@ -77,13 +77,18 @@ class VarResolver:
 
     def __init__(self, ctx: _Context) -> None:
         self.ctx = ctx
+        # without a var on any cluster no ClusterVar passed `check_vars`: nothing to fill in
+        self._declared = any(cluster.vars for cluster in ctx.clusters.values())
         # (app, origin of the ClusterVar, var name) -> the ClusterVar and the clusters lacking it
         self._missing: dict[tuple[str, tuple[str, int], str], tuple[ClusterVar, list[str]]] = {}
 
     def settings(self, app: App, cluster: Cluster, settings: Settings) -> Settings:
         """``settings`` of ``app`` on ``cluster`` with its vars filled in (unchanged when the
         cluster lacks one: the build then fails with `report`)."""
-        lacking = settings.var_names() - set(cluster.vars)
+        names = settings.var_names() if self._declared else set()
+        if not names:
+            return settings
+        lacking = names - set(cluster.vars)
         if not lacking:
             filled = settings.resolve_vars(cluster.vars)
             self._check_path(app, cluster, settings, filled)
