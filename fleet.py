@@ -12,6 +12,7 @@ from fleetgen import (
     AppSecret,
     AwsAuth,
     Cluster,
+    ClusterVar,
     Environment,
     ExternalSecretRef,
     Fleet,
@@ -100,21 +101,22 @@ fleet = Fleet(
     ],
     clusters=[
         Cluster(name="dev", env="dev", server="https://dev.k8s.acme.example:6443",
-                labels={"region": "eu-west", "tier": "shared"}),
+                labels={"region": "eu-west", "tier": "shared"}, vars={"region": "eu-west"}),
         Cluster(name="staging", env="staging", server="https://staging.k8s.acme.example:6443",
-                labels={"region": "eu-west"}),
+                labels={"region": "eu-west"}, vars={"region": "eu-west"}),
         Cluster(name="prod-east", env="prod", server="https://10.0.1.100:6443",
                 labels={"region": "us-east", "ring": "canary", "role": "primary"},
+                vars={"region": "us-east"},
                 ca_data=PROD_EAST_CA,
                 credentials=AwsAuth(cluster_name="prod-east",
                                     role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
         Cluster(name="prod-west", env="prod", server="https://10.0.2.100:6443",
-                labels={"region": "us-west", "role": "primary"},
+                labels={"region": "us-west", "role": "primary"}, vars={"region": "us-west"},
                 ca_data=PROD_WEST_CA,
                 credentials=AwsAuth(cluster_name="prod-west",
                                     role_arn="arn:aws:iam::111122223333:role/argocd-deployer")),
         Cluster(name="dr", env="prod", server="https://dr.k8s.acme.example:6443",
-                labels={"region": "eu-central", "role": "dr"},
+                labels={"region": "eu-central", "role": "dr"}, vars={"region": "eu-central"},
                 annotations={"acme.io/runbook": "https://wiki.acme.example/runbooks/dr-failover"}),
     ],
     projects=[
@@ -147,14 +149,10 @@ fleet = Fleet(
         App(
             name="platform-config", project="platform", namespace="platform",
             path="apps/platform-config/base",
-            config={"cluster-info": {"FLEET": "acme"}},
+            # Each cluster's own region (Cluster(vars=...)), set in its cluster overlay.
+            config={"cluster-info": {"FLEET": "acme", "REGION": ClusterVar("region")}},
             per_env={env: Overrides(config={"cluster-info": {"ENVIRONMENT": env}})
                      for env in ("dev", "staging", "prod")},
-            per_cluster={
-                "prod-east": Overrides(config={"cluster-info": {"REGION": "us-east"}}),
-                "prod-west": Overrides(config={"cluster-info": {"REGION": "us-west"}}),
-                "dr": Overrides(config={"cluster-info": {"REGION": "eu-central"}}),
-            },
         ),
         # A third-party chart, pinned; its values are layered like Helm's chained values files.
         # Removing it must not delete its CRDs (and with them every Certificate): its objects stay
@@ -164,7 +162,9 @@ fleet = Fleet(
             chart=HelmChart(repo=JETSTACK, name="cert-manager", version="v1.16.2"),
             values={"crds": {"enabled": True},
                     # Leader election in its own namespace, not kube-system (project boundary).
-                    "global": {"leaderElection": {"namespace": "cert-manager"}}},
+                    "global": {"leaderElection": {"namespace": "cert-manager"}},
+                    # Per cluster, filled in from Cluster(vars=...) at build.
+                    "podLabels": {"acme.io/region": ClusterVar("region")}},
             per_env={"prod": Overrides(values={
                 "replicaCount": 2,
                 "podDisruptionBudget": {"enabled": True, "minAvailable": 1},

@@ -82,6 +82,13 @@ def add_cluster(
     label: Annotated[
         list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
     ] = None,
+    var: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--var",
+            help="Its value of a ClusterVar the fleet's apps use, NAME=VALUE (repeatable).",
+        ),
+    ] = None,
     credentials: Annotated[
         str | None,
         typer.Option(
@@ -138,6 +145,7 @@ def add_cluster(
             engine=engine,
             ca_data=ca_data,
             ca_file=ca_file,
+            cluster_vars=var or (),
             dry_run=dry_run,
             out=out,
         ),

@@ -134,23 +134,25 @@ def add_cluster(
     engine: str | None = None,
     ca_data: Path | None = None,
     ca_file: Path | None = None,
+    cluster_vars: Sequence[str] = (),
     dry_run: bool = False,
     out: Path | None = None,
 ) -> scaffold.Added:
     """``fleetgen add cluster``: insert the cluster into fleet.py and rebuild the output;
-    ``labels`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the cluster's CA (inlined),
-    ``ca_file`` one inside the repository that fleet.py refers to."""
+    ``labels`` and ``cluster_vars`` are ``KEY=VALUE`` strings, ``ca_data`` a file holding the
+    cluster's CA (inlined), ``ca_file`` one inside the repository that fleet.py refers to."""
     from fleetgen import scaffold
 
     request = scaffold.ClusterRequest(
         name,
         env,
         server,
-        scaffold.parse_labels(labels),
+        scaffold.parse_pairs(labels),
         credentials,
         engine,
         scaffold.read_ca_data(ca_data) if ca_data else None,
         _in_repository(ca_file, spec, "--ca-file") if ca_file else None,
+        scaffold.parse_pairs(cluster_vars, "--var"),
     )
     return scaffold.add_cluster(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 

@@ -2,11 +2,13 @@
 effective value of a placement, and which apps and rollout waves a cluster has.
 
 Built from the Plan alone: ``Settings.provenance`` names the layer of every value; a sync field no
-layer sets is reported as ``default``. Flux's timing fields (interval, timeout, retry_interval,
-wait) show what the placement's Flux object says, or what Flux does where it says nothing
-(`fleetgen.plan.flux_timing`); an Argo CD placement shows them only where a layer sets them (Argo
-CD has none of them, and a build warns). A Flux chart app's install and upgrade retries show
-whether ``HelmChart`` or the sync policy's ``retry`` set them (`fleetgen.plan.helm_retries`).
+layer sets is reported as ``default``; a value a `ClusterVar` set also names the var and the
+cluster whose value it is (``Settings.resolved``). Flux's timing fields (interval, timeout,
+retry_interval, wait) show what the placement's Flux object says, or what Flux does where it
+says nothing (`fleetgen.plan.flux_timing`); an Argo CD placement shows them only where a layer
+sets them (Argo CD has none of them, and a build warns). A Flux chart app's install and upgrade
+retries show whether ``HelmChart`` or the sync policy's ``retry`` set them
+(`fleetgen.plan.helm_retries`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from fleetgen.api import compile_spec
 from fleetgen.emit.flux.dependencies import gate_name, wrapper_name
 from fleetgen.errors import UsageError
-from fleetgen.model import AwsAuth, Cluster, Credentials, ExecAuth, SyncPolicy
+from fleetgen.model import App, AwsAuth, Cluster, ClusterVar, Credentials, ExecAuth, SyncPolicy
 from fleetgen.plan import (
     TIMING_FIELDS,
     ChartSource,
@@ -169,8 +171,17 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
         placement.engine,
         placement.wave,
         source_text(placement),
-        tuple(found),
+        tuple(_resolved(value, placement) for value in found),
     )
+
+
+def _resolved(value: Value, placement: Placement) -> Value:
+    """``value`` whose layer also names the `ClusterVar`s its cluster filled in there."""
+    names = placement.settings.resolved.get(value.key)
+    if not names:
+        return value
+    vars_text = ", ".join(f"ClusterVar({name!r})" for name in names)
+    return replace(value, layer=f"{value.layer}; {vars_text} of cluster {placement.cluster!r}")
 
 
 def _cascade_layer(plan: Plan, placement: Placement) -> str:
@@ -247,6 +258,12 @@ def _value_leaves(value: Any, path: tuple[str, ...]) -> Iterable[tuple[tuple[str
         yield path, value
 
 
+def _path_text(app: App) -> str:
+    """The directory an unplaced app from another source reads (a ClusterVar: its name)."""
+    path = remote_path(app)
+    return f"ClusterVar({path.name!r})" if isinstance(path, ClusterVar) else path
+
+
 def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     app = next(a for a in plan.fleet.apps if a.name == name)
     chart = app.chart
@@ -254,9 +271,9 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     # An app from another source: every directory its placements read (Overrides(path=...)).
     paths = dict.fromkeys(p.remote.path for p in plan.by_app().get(name, ()) if p.remote)
     source = (
-        f"{remote.url} at {remote.target_revision}: {', '.join(paths) or remote_path(app)}"
+        f"{remote.url} at {remote.target_revision}: {', '.join(paths) or _path_text(app)}"
         if remote
-        else app.path
+        else app.base_path
         or (
             f"chart {chart.path}"
             if chart and chart.path

@@ -124,6 +124,22 @@ def label_key(value: str) -> str:
     return value
 
 
+VAR_PREFIX = "fleetgen.io/var."  # a cluster var's annotation key on its registration
+VAR_NAME_LIMIT = 63 - len("var.")  # the name part of an annotation key is at most 63 characters
+
+
+def var_name(value: str) -> str:
+    """A cluster var's name: one that makes ``fleetgen.io/var.<name>`` an annotation key
+    (alphanumerics, '-', '_', '.', alphanumeric at both ends, at most 59 characters)."""
+    if len(value) > VAR_NAME_LIMIT or not _LABEL_NAME.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a cluster var name (it names the annotation {VAR_PREFIX}<name>: "
+            "alphanumerics, '-', '_', '.', starting and ending alphanumeric, at most "
+            f"{VAR_NAME_LIMIT} characters)"
+        )
+    return value
+
+
 def label_value(value: str) -> str:
     """A Kubernetes label value: empty, or ≤ 63 alphanumerics, '-', '_', '.'."""
     if value and (len(value) > 63 or not _LABEL_NAME.fullmatch(value)):
@@ -314,8 +330,16 @@ def chart_repo(value: str) -> str:
     return value.rstrip("/")
 
 
+class Placeholder:
+    """A value filled in per cluster (`fleetgen.ClusterVar` derives from it): allowed anywhere
+    in Helm values."""
+
+    __slots__ = ()
+
+
 def helm_values(value: dict[str, Any]) -> dict[str, Any]:
-    """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None."""
+    """Helm values: maps with string keys, lists, strings, bools, ints, finite floats, None, and
+    ClusterVars."""
     problem = values_problem(value, "values")
     if problem:
         raise ValueError(problem)
@@ -342,11 +366,11 @@ def values_problem(value: Any, where: str) -> str | None:
         )
     if isinstance(value, float) and not math.isfinite(value):
         return f"{where}: {value!r} cannot be written as a Helm value"
-    if value is None or isinstance(value, str | bool | int | float):
+    if value is None or isinstance(value, str | bool | int | float | Placeholder):
         return None
     return (
         f"{where}: a {type(value).__name__} is not a Helm value (use maps, lists, strings, "
-        "numbers, booleans or None)"
+        "numbers, booleans, None or ClusterVar(...))"
     )
 
 
@@ -366,5 +390,6 @@ Version = Annotated[str, AfterValidator(version)]
 ChartVersion = Annotated[str, AfterValidator(chart_version)]
 ChartRepo = Annotated[str, AfterValidator(chart_repo)]
 HelmValues = Annotated[dict[str, Any], AfterValidator(helm_values)]
+VarName = Annotated[str, AfterValidator(var_name)]
 Labels = dict[LabelKey, LabelValue]
 Annotations = dict[LabelKey, str]

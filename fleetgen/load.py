@@ -81,7 +81,7 @@ def load_source(
     workspace = scan(
         read,
         [
-            *(repo_path(app.path) for app in fleet.apps if app.path and app.source is None),
+            *(repo_path(app.base_path) for app in fleet.apps if app.base_path),
             # what layers add to the overlays, never read outside the repository
             *(path for app in overlaid for path in layer_inputs(app) if inside_repo(path)),
         ],

@@ -23,6 +23,7 @@ from fleetgen.model import (
     App,
     AppSecret,
     Cluster,
+    ClusterVar,
     Credentials,
     Engine,
     Environment,
@@ -75,21 +76,23 @@ class Settings:
     ``label/<key>``, ``annotation/<key>``, ``sync/<field>``, ``patch/<index>``; for a chart
     app ``values/<path>`` (each leaf of the merged values, `value_path`; a values file's leaf
     names ``<layer> file <path>``) and ``chart/version``;
-    for an app from another source ``path`` (an ``Overrides(path=...)``); for a kustomize app
-    ``resource/<index>`` and ``component/<index>`` (the layer that added each entry of
-    ``resources`` and ``components``).
+    for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``); for a
+    kustomize app ``resource/<index>`` and ``component/<index>`` (the layer that added each entry
+    of ``resources`` and ``components``).
+    ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
 
     images: Mapping[str, ImageRef] = field(default_factory=dict)
     replicas: Mapping[str, int] = field(default_factory=dict)
-    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # (vars: resolve_vars)
     patches: tuple[Patch, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
     annotations: Mapping[str, str] = field(default_factory=dict)
     sync: SyncPolicy = field(default_factory=SyncPolicy)
     values: Mapping[str, Any] = field(default_factory=dict)  # Helm values, `merge_values`
     chart_version: str | None = None  # an Overrides(chart_version=...) in effect
-    source_path: str | None = None  # an Overrides(path=...) in effect (an app from a source)
+    # an app from another source: App.path or the Overrides(path=...) in effect
+    source_path: str | ClusterVar | None = None
     # Overrides(resources=..., components=...) of every layer, repo-relative and normalized, in
     # layer order, each once
     resources: tuple[str, ...] = ()
@@ -99,6 +102,7 @@ class Settings:
     # HelmChart.values_files first (layer ``chart``)
     values_files: tuple[tuple[str, str], ...] = ()
     provenance: Mapping[str, str] = field(default_factory=dict)
+    resolved: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def apply(self, layer_name: str, layer: Layer | None) -> Settings:
         """These settings with ``layer`` applied on top."""
@@ -134,9 +138,6 @@ class Settings:
             if layer.chart_version is not None:
                 chart_version = layer.chart_version
                 provenance["chart/version"] = layer_name
-            if layer.path is not None:
-                source_path = layer.path
-                provenance["path"] = layer_name
             if layer.resources:
                 resources = _added(resources, layer.resources, "resource", layer_name, provenance)
             if layer.components:
@@ -146,6 +147,10 @@ class Settings:
             if layer.values_files:
                 files = ((layer_name, repo_path(path)) for path in layer.values_files)
                 values_files = (*values_files, *files)
+        path = layer.path if isinstance(layer, Overrides | App) else None
+        if path is not None and (not isinstance(layer, App) or layer.source is not None):
+            source_path = path
+            provenance["path"] = layer_name
         return Settings(
             images=images,
             replicas=replicas,
@@ -162,6 +167,97 @@ class Settings:
             values_files=values_files,
             provenance=provenance,
         )
+
+    def resolve_vars(self, values: Mapping[str, str]) -> Settings:
+        """These settings with every `ClusterVar` in Helm values, config and the source path
+        replaced by its value in ``values`` (a cluster's vars; resolve checks that it has each),
+        ``resolved`` naming the vars filled in at each provenance key."""
+        if not self.var_names():
+            return self
+        resolved: dict[str, tuple[str, ...]] = {}
+        config = {
+            name: {
+                key: _filled(value, values, resolved, f"config/{name}/{key}")
+                for key, value in entries.items()
+            }
+            for name, entries in self.config.items()
+        }
+        return replace(
+            self,
+            config=config,
+            values=_filled_values(self.values, values, resolved),
+            source_path=_filled(self.source_path, values, resolved, "path"),
+            resolved=resolved,
+        )
+
+    def var_names(self) -> set[str]:
+        """The names of the `ClusterVar`s these settings hold."""
+        held = (self.values, self.config, self.source_path)
+        return {var.name for value in held for var in vars_in(value)}
+
+    def shared(self) -> Settings:
+        """These settings without the config entries a `ClusterVar` sets: what an env overlay
+        writes for all its clusters (each cluster overlay writes them with its value)."""
+        if not vars_in(self.config):
+            return self
+        config = {
+            name: {
+                key: value for key, value in entries.items() if not isinstance(value, ClusterVar)
+            }
+            for name, entries in self.config.items()
+        }
+        return replace(self, config={name: entries for name, entries in config.items() if entries})
+
+
+def vars_in(value: Any) -> list[ClusterVar]:
+    """Every `ClusterVar` in ``value`` (dicts, lists, a ClusterVar), in document order."""
+    if isinstance(value, str):  # most values: checked first (this walks every placement's)
+        return []
+    if isinstance(value, ClusterVar):
+        return [value]
+    if isinstance(value, dict):
+        return [var for item in value.values() for var in vars_in(item)]
+    if isinstance(value, list | tuple):
+        return [var for item in value for var in vars_in(item)]
+    return []
+
+
+def _filled_values(
+    doc: Mapping[str, Any],
+    values: Mapping[str, str],
+    resolved: dict[str, tuple[str, ...]],
+    path: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A values document with its `ClusterVar`s filled in, each leaf as `_filled`."""
+    return {
+        key: _filled_values(item, values, resolved, (*path, key))
+        if isinstance(item, dict) and item
+        else _filled(item, values, resolved, "values/" + value_path((*path, key)))
+        for key, item in doc.items()
+    }
+
+
+def _filled(
+    value: Any, values: Mapping[str, str], resolved: dict[str, tuple[str, ...]], key: str
+) -> Any:
+    """The leaf ``value`` with each `ClusterVar` in it replaced from ``values``; the names go
+    into ``resolved`` under the leaf's provenance ``key``."""
+    found = vars_in(value)
+    if not found:
+        return value
+    resolved[key] = tuple(dict.fromkeys(var.name for var in found))
+    return replace_vars(value, lambda var: values[var.name])
+
+
+def replace_vars(value: Any, replace: Callable[[ClusterVar], Any]) -> Any:
+    """``value`` with each `ClusterVar` in it (maps, lists) replaced by ``replace(var)``."""
+    if isinstance(value, ClusterVar):
+        return replace(value)
+    if isinstance(value, dict):
+        return {key: replace_vars(item, replace) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [replace_vars(item, replace) for item in value]
+    return value
 
 
 def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
@@ -299,7 +395,7 @@ def assignments(layer: Layer) -> dict[str, Any]:
     if isinstance(layer, Overrides) and layer.chart_version is not None:
         found["chart/version"] = layer.chart_version
     if isinstance(layer, Overrides) and layer.path is not None:
-        found["path"] = repo_path(layer.path)
+        found["path"] = layer.path if isinstance(layer.path, ClusterVar) else repo_path(layer.path)
     return found
 
 
@@ -583,6 +679,8 @@ class ClusterOverlay:
     path: str
     layers: tuple[tuple[str, Layer], ...]  # (provenance name, layer), in order
     settings: Settings  # fully effective, per_label and per_cluster included
+    # what it sets in ConfigMaps: its layers' config, and config values its cluster's vars fill
+    config: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     secrets: tuple[SecretPlan, ...] = ()
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)  # only changed ones
     # ConfigMaps shipped by what its own layers add (resources, components), for config= to merge
@@ -615,11 +713,13 @@ class Remote:
     path: str  # relative to the source's root, normalized ("." for the root)
 
 
-def remote_path(app: App, settings: Settings | None = None) -> str:
-    """The directory an app from another source reads, normalized ("." for the root): the
-    ``Overrides(path=...)`` in effect in ``settings``, else ``App.path``."""
-    path = settings.source_path if settings is not None else None
-    path = path if path is not None else app.path
+def remote_path(app: App, settings: Settings | None = None) -> str | ClusterVar:
+    """The directory an app from another source reads, normalized ("." for the root): the one
+    in effect in ``settings`` (App.path or an ``Overrides(path=...)``), else ``App.path``; a
+    `ClusterVar` where settings not yet resolved for a cluster hold one."""
+    path = settings.source_path if settings is not None else app.path
+    if isinstance(path, ClusterVar):
+        return path
     return repo_path(path) if path is not None else "."
 
 
@@ -640,6 +740,9 @@ class Placement:
     wave: int | None = None  # 1-based rollout step, None without a rollout
     chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
     remote: Remote | None = None  # an app whose manifests come from another source
+    # Selector(runtime=True) with ClusterVars: its settings before they were filled in, which the
+    # ApplicationSet template carries (each var read from the cluster Secret's annotation)
+    template: Settings | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,10 @@ ARGS = {
     ("validate",): [],
     ("diff",): ["--base", "HEAD"],
     ("explain",): ["api-service"],
-    ("add", "cluster"): ["qa", "--env", "dev", "--server", "https://qa.example:6443", "--dry-run"],
+    ("add", "cluster"): [
+        *("qa", "--env", "dev", "--server", "https://qa.example:6443"),
+        *("--var", "region=eu-west", "--dry-run"),
+    ],
     ("add", "app"): ["shop", "--project", "orders", "--namespace", "orders", "--dry-run"],
     ("add", "env"): ["qa", "--after", "dev", "--dry-run"],
     ("add", "engine"): ["flux", "--envs", "staging", "--dry-run"],

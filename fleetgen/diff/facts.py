@@ -76,9 +76,7 @@ class Facts:
             app_project={a.name: a.project for a in fleet.apps},
             app_namespace={a.name: a.namespace for a in fleet.apps},
             app_path={
-                a.name: repo_path(a.path)
-                for a in fleet.apps
-                if a.path is not None and a.source is None
+                a.name: repo_path(a.base_path) for a in fleet.apps if a.base_path is not None
             },
             app_inputs={
                 a.name: tuple(layer_inputs(a))

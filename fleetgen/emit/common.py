@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from fleetgen.fields import VAR_PREFIX
 from fleetgen.model import App, Cluster, Fleet, NamespaceMeta, Patch
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import ImageRef, Placement, Plan, Settings
@@ -106,6 +107,12 @@ def post_render(settings: Settings) -> dict[str, Any]:
         **({"images": images} if images else {}),
         **({"patches": patches} if patches else {}),
     }
+
+
+def var_annotations(cluster: Cluster) -> dict[str, str]:
+    """The annotations ``fleetgen.io/var.<name>`` of a cluster's vars, which an ApplicationSet
+    that selects clusters at run time reads (`Cluster.vars`)."""
+    return {VAR_PREFIX + name: value for name, value in sorted(cluster.vars.items())}
 
 
 def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:

@@ -11,7 +11,7 @@ folds every app's rows with the fleet's shared data.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
@@ -22,7 +22,7 @@ from fleetgen.emit.common import (
     flux_bootstrap,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.fields import placeholder_note, release
+from fleetgen.fields import VAR_PREFIX, placeholder_note, release
 from fleetgen.model import (
     App,
     AwsAuth,
@@ -130,6 +130,7 @@ class AppRows(TypedDict):
     #                           i-th of fleet.clusters (Python's ints are unbounded)
     own_repo: bool  # whether a placement reads the fleet's repository
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
+    runtime_vars: tuple[str, ...]  # the ClusterVars its ApplicationSets read when they run
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +189,9 @@ def app_rows(
         clusters=dict(clusters),
         own_repo=any(p.remote is None and not (p.chart and p.chart.repo) for p in placements),
         repos=tuple(sorted(others)),
+        runtime_vars=tuple(
+            sorted({name for p in placements if p.template for name in p.template.var_names()})
+        ),
     )
 
 
@@ -218,7 +222,10 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
             for app, row in apps
             if app in plan.remote_bases and row["placements"]
         ],
-        external=external_rows(plan, on),
+        external=external_rows(plan, on, rows),
+        runtime_vars=[
+            (app, _annotation_keys(row["runtime_vars"])) for app, row in apps if row["runtime_vars"]
+        ],
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),
     )
@@ -434,20 +441,40 @@ def credential_kind(credentials: Credentials | None) -> str:
     return f"exec ({credentials.command} {' '.join(credentials.args)})".rstrip()
 
 
-def external_rows(plan: Plan, on: Mapping[str, set[str]]) -> list[tuple[str, str, str]]:
-    """(cluster, server, labels) of each external registration with an Argo CD placement: what
-    the tool that owns its cluster Secret must set, since the ApplicationSets select by it;
-    ``on``: `clusters_by_engine`."""
+def external_rows(
+    plan: Plan, on: Mapping[str, set[str]], rows: Mapping[str, AppRows]
+) -> list[tuple[str, str, str, str]]:
+    """(cluster, server, labels, annotations) of each external registration with an Argo CD
+    placement: what the tool that owns its cluster Secret must set, since the ApplicationSets
+    select by the labels and read the cluster vars of their apps that select clusters at run
+    time from the annotations (with the values fleet.py gives); ``on``: `clusters_by_engine`."""
     placed = on.get("argocd", set())
-    return [
-        (
-            c.name,
-            c.server.rstrip("/"),
-            ", ".join(f"{key}={value}" for key, value in cluster_labels(plan, c).items()),
+    found = []
+    for bit, cluster in enumerate(plan.fleet.clusters):
+        if cluster.registration != "external" or cluster.name not in placed:
+            continue
+        read = sorted(
+            {
+                name
+                for row in rows.values()
+                if row["clusters"].get("argocd", 0) >> bit & 1
+                for name in row["runtime_vars"]
+            }
         )
-        for c in sorted(plan.fleet.clusters, key=lambda c: c.name)
-        if c.registration == "external" and c.name in placed
-    ]
+        labels = cluster_labels(plan, cluster).items()
+        found.append(
+            (
+                cluster.name,
+                cluster.server.rstrip("/"),
+                ", ".join(f"{key}={value}" for key, value in labels),
+                ", ".join(f"{VAR_PREFIX}{name}={cluster.vars[name]}" for name in read),
+            )
+        )
+    return sorted(found)
+
+
+def _annotation_keys(names: Iterable[str]) -> str:
+    return ", ".join(VAR_PREFIX + name for name in names)
 
 
 @dataclass(frozen=True, slots=True)

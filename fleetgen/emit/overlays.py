@@ -99,22 +99,20 @@ def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFi
     existing = (
         env_overlay.base_configmaps | set(env_overlay.settings.config) | overlay.added_configmaps
     )
-    config: dict[str, dict[str, str]] = {}
-    for layer in layers:
-        for name, values in layer.config.items():
-            config.setdefault(name, {}).update(values)
-    doc.update(_config(config, existing))
+    doc.update(_config(overlay.config, existing))
     doc.update(
         _patches([patch for layer in layers for patch in layer.patches], overlay.config_hashes)
     )
-    names = ", ".join(name for name, _ in overlay.layers) or "per_cluster"
-    return _with_secrets(
-        overlay.path,
-        doc,
-        overlay.secrets,
-        f"{overlay.app} on {overlay.cluster}: {names} layer"
-        f"{'s' if len(overlay.layers) > 1 else ''}",
-    )
+    return _with_secrets(overlay.path, doc, overlay.secrets, _cluster_comment(overlay))
+
+
+def _cluster_comment(overlay: ClusterOverlay) -> str:
+    """What a cluster overlay holds: its layers, and the config its cluster's vars fill in."""
+    names = ", ".join(name for name, _ in overlay.layers)
+    parts = [f"{names} layer{'s' if len(overlay.layers) > 1 else ''}"] if names else []
+    if any(key.startswith("config/") for key in overlay.settings.resolved):
+        parts.append("config from the cluster's vars")
+    return f"{overlay.app} on {overlay.cluster}: {', '.join(parts) or 'per_cluster layer'}"
 
 
 def _add(

@@ -31,7 +31,7 @@ from fleetgen.model.clusters import Credentials as Credentials
 from fleetgen.model.fleet import ARGOCD_FLOOR as ARGOCD_FLOOR
 from fleetgen.model.fleet import FLUX_FLOOR as FLUX_FLOOR
 from fleetgen.model.fleet import ArgoOptions, Fleet, FluxOptions
-from fleetgen.model.layers import Image, Layer, Overrides, Patch
+from fleetgen.model.layers import ClusterVar, Image, Layer, Overrides, Patch
 from fleetgen.model.projects import (
     Destination,
     NamespaceMeta,
@@ -53,6 +53,7 @@ __all__ = [
     "CaFile",
     "ChartVerify",
     "Cluster",
+    "ClusterVar",
     "Destination",
     "Engine",
     "Environment",

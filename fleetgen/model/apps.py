@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from fleetgen.fields import (
     Annotations,
@@ -26,7 +26,7 @@ from fleetgen.fields import (
     label_value,
 )
 from fleetgen.model.base import Engine, Spec
-from fleetgen.model.layers import _DIGEST, _TAG, Layer, Overrides, RepoPath
+from fleetgen.model.layers import _DIGEST, _TAG, ClusterVar, Layer, Overrides, RepoPath, SourcePath
 from fleetgen.model.projects import Waiver
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -346,8 +346,8 @@ class App(Layer):
             manifests say where each object goes (several namespaces, cluster-scoped objects;
             always None with `source`).
         path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
-            directory in that source (relative to its root; None: the root), which a layer's
-            `Overrides(path=...)` replaces there.
+            directory in that source (relative to its root; None: the root, a `ClusterVar`: one
+            per cluster), which a layer's `Overrides(path=...)` replaces there.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
             only settings that need none (sync, ignore_differences, depends_on, labels, and
@@ -374,7 +374,7 @@ class App(Layer):
     name: Name
     project: Name
     namespace: Name | None
-    path: str | None = Field(default=None, min_length=1)
+    path: SourcePath | None = None
     chart: HelmChart | None = None
     source: RemoteSource | None = None
     targets: Selector = Field(default_factory=Selector)
@@ -390,12 +390,29 @@ class App(Layer):
     engine: Engine | None = None  # of all its placements (not an Overrides field)
     cascade_delete: bool | None = None
 
+    @field_validator("namespace", mode="before")
+    @classmethod
+    def _namespace(cls, value: object) -> object:
+        if isinstance(value, ClusterVar):
+            raise ValueError(
+                "namespace=ClusterVar(...): a namespace per cluster is not supported (the "
+                "AppProject destinations, the Namespace objects and the release name checks "
+                "need one namespace per app); use one namespace, or an app per namespace"
+            )
+        return value
+
     @model_validator(mode="after")
     def _source(self) -> App:
         if self.source is not None:
             if self.chart is not None:
                 raise ValueError("an app has one of chart= and source=, not both")
             return self
+        if isinstance(self.path, ClusterVar):
+            raise ValueError(
+                "path=ClusterVar(...) chooses a directory per cluster in another source "
+                "(source=GitSource(...) or OciSource(...)); a base in this repository is one "
+                "path for every cluster"
+            )
         if (self.path is None) == (self.chart is None):
             which = "neither" if self.path is None else "both"
             raise ValueError(
@@ -403,6 +420,11 @@ class App(Layer):
                 f"repository) and chart=HelmChart(...); this one sets {which}"
             )
         return self
+
+    @property
+    def base_path(self) -> str | None:
+        """A kustomize app's base (``path`` as written), None for a chart or another source."""
+        return self.path if isinstance(self.path, str) and self.source is None else None
 
     @property
     def release_name(self) -> str | None:

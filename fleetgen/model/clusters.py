@@ -16,6 +16,7 @@ from fleetgen.fields import (
     Name,
     ObjectName,
     ServerURL,
+    VarName,
     repo_path,
 )
 from fleetgen.model.base import Engine, Spec
@@ -169,6 +170,9 @@ class Cluster(Spec):
         registration: 'fleetgen': fleetgen writes its Argo CD cluster Secret; 'external': another
             tool (Terraform, Cluster API) owns it and must give it the labels output/README.md
             lists (no credentials here then).
+        vars: Its values of the `ClusterVar`s apps use: name → value, each also an annotation
+            `fleetgen.io/var.<name>` on the registration fleetgen writes (for an external
+            registration, output/README.md lists the annotations its owner must set).
     """
 
     name: Name
@@ -181,6 +185,7 @@ class Cluster(Spec):
     engine: Engine | None = None  # of the placements on it, unless the app says
     insecure: bool = False  # IAM/exec credentials: skip verifying the API server's certificate
     registration: Literal["fleetgen", "external"] = "fleetgen"  # who owns its Argo CD Secret
+    vars: dict[VarName, str] = {}  # ClusterVar name -> this cluster's value
 
     @property
     def in_cluster(self) -> bool:

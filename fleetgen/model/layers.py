@@ -8,13 +8,59 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
-from fleetgen.fields import Annotations, ChartVersion, ConfigKey, HelmValues, Labels, ObjectName
+from fleetgen.fields import (
+    Annotations,
+    ChartVersion,
+    ConfigKey,
+    HelmValues,
+    Labels,
+    ObjectName,
+    Placeholder,
+    VarName,
+)
 from fleetgen.model.base import Spec
 from fleetgen.model.sync import SyncPolicy
 
 RepoPath = Annotated[str, Field(min_length=1)]  # relative to the folder holding fleet.py
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+
+
+class ClusterVar(Spec, Placeholder):
+    """A value that differs per cluster: the cluster's ``Cluster(vars={name: value})``.
+
+    Written ``ClusterVar("region")`` where a value may differ by cluster: in Helm values (at any
+    depth), config values, and the path of an app from another source. Every cluster of
+    fleet.py an app using it runs on must give it a value (a located error otherwise), which
+    fleetgen fills in at build. An ApplicationSet that selects clusters at run time
+    (``Selector(runtime=True)``) reads it instead from the selected cluster Secret's annotation
+    ``fleetgen.io/var.<name>``, and fails to generate where that is missing: so there it
+    reaches only Helm values and the source path (config is built into the overlay before).
+    fleetgen writes the annotations on the registrations it owns; output/README.md lists those
+    an external registration must carry. It is a whole value, never part of a string: ``{{ }}``
+    and ``${}`` in strings, and in a var's value, stay literal text.
+
+    Attributes:
+        name: The var's name, a key of `Cluster.vars` (written positionally or as ``name=``).
+    """
+
+    name: VarName
+
+    def __init__(self, name: str | None = None, /, **data: Any) -> None:
+        if name is not None:
+            data["name"] = name
+        super().__init__(**data)
+
+    def __eq__(self, other: object) -> bool:
+        """One var wherever it is written (not the line that wrote it)."""
+        return isinstance(other, ClusterVar) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((ClusterVar, self.name))
+
+
+# A directory of another source: a path, or a ClusterVar naming one per cluster.
+SourcePath = Annotated[str, Field(min_length=1)] | ClusterVar
 
 
 class Image(Spec):
@@ -85,22 +131,24 @@ class Layer(Spec):
         replicas: Workload name → replica count.
         images: Image overrides; on a chart app they post-render what the chart renders (Flux
             only: Argo CD cannot post-render a chart without a setting of the whole Argo CD).
-        config: ConfigMap name → key → value, merged into the base's ConfigMap of that name.
+        config: ConfigMap name → key → value (a string, or a `ClusterVar`), merged into the
+            base's ConfigMap of that name.
         patches: Kustomize patches, appended in layer order; on a chart app, post-render patches
             as `images` are.
         common_labels: Labels put on every object, merged by key.
         common_annotations: Annotations put on every object, merged by key.
         sync: Sync settings; a deeper layer overrides only the fields it sets.
         values: Chart apps only: Helm values, merged like Helm's chained values files (None
-            removes a key, the chart's default included). A placement's values are, in this
-            order, as ``helm -f`` files chained: the chart's values.yaml, HelmChart.values_files,
-            the values_files of its per_env, per_label and per_cluster layers, then the values
-            of its app, per_env, per_label and per_cluster layers.
+            removes a key, the chart's default included); a `ClusterVar` may stand for any
+            value in them. A placement's values are, in this order, as ``helm -f`` files
+            chained: the chart's values.yaml, HelmChart.values_files, the values_files of its
+            per_env, per_label and per_cluster layers, then the values of its app, per_env,
+            per_label and per_cluster layers.
     """
 
     replicas: dict[ObjectName, int] = {}
     images: list[Image] = []
-    config: dict[ObjectName, dict[ConfigKey, str]] = {}
+    config: dict[ObjectName, dict[ConfigKey, str | ClusterVar]] = {}
     patches: list[Patch] = []
     common_labels: Labels = {}
     common_annotations: Annotations = {}
@@ -123,7 +171,8 @@ class Overrides(Layer):
         chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
         path: Apps from another source (App(source=...)) only: the directory in that source
             read here, instead of App.path (a tenant repository's ./staging and ./production);
-            relative to the source's root, a deeper layer's wins.
+            relative to the source's root, a deeper layer's wins; a `ClusterVar` for a
+            directory per cluster.
         resources: Kustomize apps only: directories with a kustomization.yaml added to the
             resources of this layer's overlay (the env overlay for per_env, the cluster overlay
             for per_label and per_cluster); paths in the fleet repository, relative to the
@@ -143,7 +192,7 @@ class Overrides(Layer):
     """
 
     chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
-    path: str | None = Field(default=None, min_length=1)  # source apps only: App.path here
+    path: SourcePath | None = None  # source apps only: App.path here
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
     values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files

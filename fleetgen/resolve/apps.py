@@ -12,6 +12,7 @@ from fleetgen.k8s import image_matches, image_name
 from fleetgen.model import (
     App,
     Cluster,
+    ClusterVar,
     GitSource,
     HelmChart,
     Layer,
@@ -259,22 +260,19 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
             "each object goes; its project's namespaces bound where they may)",
         )
     _check_named_namespaces(ctx, app, "an app from another source")
-    path = remote_path(app)
-    if path.startswith("..") or posixpath.isabs(path):
+    if _outside(remote_path(app)):
         ctx.report(
             app,
             f"app {app.name!r}: path {app.path!r} must be inside its source "
             "(relative to the source's root)",
         )
     for layer in _layers_of(app):
-        if isinstance(layer, Overrides) and layer.path is not None:
-            path = repo_path(layer.path)
-            if path.startswith("..") or posixpath.isabs(path):
-                ctx.report(
-                    layer,
-                    f"app {app.name!r}: Overrides(path={layer.path!r}) must be inside its "
-                    "source (relative to the source's root)",
-                )
+        if isinstance(layer, Overrides) and layer.path is not None and _outside(layer.path):
+            ctx.report(
+                layer,
+                f"app {app.name!r}: Overrides(path={layer.path!r}) must be inside its "
+                "source (relative to the source's root)",
+            )
     for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
             if getattr(layer, name):
@@ -308,6 +306,15 @@ def _check_named_namespaces(ctx: _Context, app: App, what: str) -> None:
             f"the namespaces {what} may use, which must be named, not patterns: list them "
             "in Project(namespaces=[...])",
         )
+
+
+def _outside(path: str | ClusterVar) -> bool:
+    """Whether a source path leaves its source (a var's values are checked per cluster:
+    `fleetgen.resolve.vars.VarResolver`)."""
+    if isinstance(path, ClusterVar):
+        return False
+    normal = repo_path(path)
+    return normal.startswith("..") or posixpath.isabs(normal)
 
 
 def _check_layer_paths(ctx: _Context, app: App) -> None:
@@ -371,8 +378,8 @@ def _check_chart(ctx: _Context, app: App, chart: HelmChart) -> None:
 
 
 def _check_base(ctx: _Context, app: App) -> None:
-    assert app.path is not None
-    path = repo_path(app.path)
+    assert app.base_path is not None
+    path = repo_path(app.base_path)
     if posixpath.isabs(path) or path.startswith(".."):
         ctx.report(
             app,

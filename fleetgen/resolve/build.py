@@ -37,6 +37,7 @@ from fleetgen.plan import (
     with_values_files,
 )
 from fleetgen.resolve.context import Engines, _Context, _fill
+from fleetgen.resolve.vars import VarResolver
 from fleetgen.workspace import Base
 
 
@@ -87,6 +88,7 @@ def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]
 
 def _chart_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     chart: HelmChart,
     clusters: list[Cluster],
@@ -112,6 +114,7 @@ def _chart_placements(
 
     return _layered_placements(
         ctx,
+        resolver,
         app,
         clusters,
         wave_of,
@@ -123,6 +126,7 @@ def _chart_placements(
 
 def _remote_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     source: GitSource | OciSource,
     clusters: list[Cluster],
@@ -135,13 +139,16 @@ def _remote_placements(
 
     def remote(settings: Settings) -> dict[str, Any]:
         path = remote_path(app, settings)
+        if not isinstance(path, str):  # a var the cluster lacks: the build fails (`VarResolver`)
+            return {}
         return {"remote": remotes.get(path) or remotes.setdefault(path, Remote(source, path))}
 
-    return _layered_placements(ctx, app, clusters, wave_of, engines, remote)
+    return _layered_placements(ctx, resolver, app, clusters, wave_of, engines, remote)
 
 
 def _layered_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     clusters: list[Cluster],
     wave_of: Mapping[str, int],
@@ -151,14 +158,18 @@ def _layered_placements(
 ) -> list[Placement]:
     """The placements of an app without overlays (a chart, another source): its settings
     layered per cluster (per_env, per_label, per_cluster) and ``settle``d (a chart's values
-    files), each placement carrying what ``carries`` makes of them (its chart, its source)."""
+    files), each placement carrying what ``carries`` makes of them (its chart, its source), its
+    `ClusterVar`s filled in for the cluster; with ``Selector(runtime=True)`` the placement keeps
+    them unfilled as its template."""
     by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
-        settings = by_env[cluster.env]
+        raw = by_env[cluster.env]
         for name, layer in _cluster_layers(app, cluster):
-            settings = settings.apply(name, layer)
-        settings = settle(settings)
+            raw = raw.apply(name, layer)
+        raw = settle(raw)
+        settings = resolver.settings(app, cluster, raw)
+        template = raw if app.targets.runtime and raw is not settings else None
         found.append(
             Placement(
                 app=app.name,
@@ -169,6 +180,7 @@ def _layered_placements(
                 engine=engines[app.name][cluster.name],
                 cascade_delete=_cascades(ctx, app, cluster.env),
                 wave=wave_of.get(cluster.name),
+                template=template,
                 **carries(settings),
             )
         )
@@ -177,19 +189,21 @@ def _layered_placements(
 
 def _overlay_placements(
     ctx: _Context,
+    resolver: VarResolver,
     app: App,
     clusters: list[Cluster],
     wave_of: Mapping[str, int],
     on: Mapping[str, Engine],
 ) -> tuple[list[Placement], list[EnvOverlay], list[ClusterOverlay]]:
     """A kustomize app's placements (``on``: cluster -> engine), env overlays and cluster
-    overlays."""
-    assert app.path is not None
+    overlays. Config a `ClusterVar` sets is left out of the env overlay: each cluster's overlay
+    writes it with the cluster's value."""
+    assert app.base_path is not None
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
     env_secrets, cluster_secrets = _per_cluster_secrets(app)
-    base = ctx.workspace.bases[repo_path(app.path)]
+    base = ctx.workspace.bases[repo_path(app.base_path)]
     bases = ctx.workspace.bases
 
     def shipped(settings: Settings) -> frozenset[str]:
@@ -200,11 +214,13 @@ def _overlay_placements(
         return frozenset().union(*(found.configmaps for found in added))
 
     by_env: dict[str, EnvOverlay] = {}
+    full: dict[str, Settings] = {}  # env -> its settings, config its vars set included
     envs_here = {c.env for c in clusters}
     for env in ctx.envs.values():
         if env.name not in envs_here:
             continue
-        env_settings = _env_settings(ctx, app, env)
+        full[env.name] = _env_settings(ctx, app, env)
+        env_settings = full[env.name].shared()
         by_env[env.name] = EnvOverlay(
             app=app.name,
             env=env.name,
@@ -217,14 +233,25 @@ def _overlay_placements(
             config_hashes=config_hashes(base, env_settings.config),
         )
         env_overlays.append(by_env[env.name])
-    # without per_label layers or {cluster} secrets, only per_cluster keys get overlays of their own
+    # without per_label layers, {cluster} secrets or vars in config, only per_cluster keys get
+    # overlays of their own
     every = bool(app.per_label or cluster_secrets)
     cascade = {env: _cascades(ctx, app, env) for env in envs_here}
+    with_vars = {env for env, settings in full.items() if settings.var_names()}
     for cluster in clusters:
         env_overlay = by_env[cluster.env]
         own = (
-            _cluster_overlay(app, cluster, env_overlay, base, cluster_secrets, shipped)
-            if every or cluster.name in app.per_cluster
+            _cluster_overlay(
+                resolver,
+                app,
+                cluster,
+                env_overlay,
+                full[cluster.env],
+                base,
+                cluster_secrets,
+                shipped,
+            )
+            if every or cluster.name in app.per_cluster or cluster.env in with_vars
             else None
         )
         if own is not None:
@@ -249,21 +276,25 @@ def _overlay_placements(
 
 
 def _cluster_overlay(
+    resolver: VarResolver,
     app: App,
     cluster: Cluster,
     env_overlay: EnvOverlay,
+    env_settings: Settings,
     base: Base,
     cluster_secrets: list[AppSecret],
     shipped: Callable[[Settings], frozenset[str]],
 ) -> ClusterOverlay | None:
-    """The overlay of ``app`` on ``cluster`` when layers or secrets of its own reach it
-    (``shipped``: the ConfigMaps of what the layers of some settings add)."""
+    """The overlay of ``app`` on ``cluster`` when layers, secrets or vars of its own reach it
+    (``env_settings``: the env overlay's settings with the config its vars set; ``shipped``: the
+    ConfigMaps of what the layers of some settings add)."""
     layers = _cluster_layers(app, cluster)
-    if not layers and not cluster_secrets:
+    if not layers and not cluster_secrets and not env_settings.var_names():
         return None
-    settings = env_overlay.settings
+    settings = env_settings
     for name, layer in layers:
         settings = settings.apply(name, layer)
+    settings = resolver.settings(app, cluster, settings)
     hashes = config_hashes(base, settings.config)
     return ClusterOverlay(
         app=app.name,
@@ -272,6 +303,7 @@ def _cluster_overlay(
         path=f"overlays/{app.name}/clusters/{cluster.name}",
         layers=layers,
         settings=settings,
+        config=_own_config(settings, layers),
         secrets=_secret_plans(cluster_secrets, {"env": cluster.env, "cluster": cluster.name}),
         config_hashes={
             workload: value
@@ -312,6 +344,27 @@ def _namespace_objects(ctx: _Context, unplaced: Mapping[str, Base]) -> dict[str,
     }
 
 
+def _own_config(
+    settings: Settings, layers: Iterable[tuple[str, Layer]]
+) -> dict[str, dict[str, str]]:
+    """What a cluster overlay sets in ConfigMaps: the entries its layers set, and those a var
+    filled in (``settings.resolved``), each with its effective value."""
+    keys = {
+        (name, key)
+        for _, layer in layers
+        for name, entries in layer.config.items()
+        for key in entries
+    }
+    for where in settings.resolved:
+        if where.startswith("config/"):  # config/<configmap>/<key>
+            _, name, key = where.split("/", 2)
+            keys.add((name, key))
+    config: dict[str, dict[str, str]] = {}
+    for name, key in sorted(keys):
+        config.setdefault(name, {})[key] = settings.config[name][key]
+    return config
+
+
 def _build_plan(
     ctx: _Context,
     placed: Mapping[str, list[Cluster]],
@@ -331,24 +384,28 @@ def _build_plan(
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
+    resolver = VarResolver(ctx)
     for app in ctx.apps.values():
         if app.source is not None:
             placements += _remote_placements(
-                ctx, app, app.source, placed[app.name], wave_of, engines
+                ctx, resolver, app, app.source, placed[app.name], wave_of, engines
             )
         elif app.chart is not None:
-            placements += _chart_placements(ctx, app, app.chart, placed[app.name], wave_of, engines)
+            placements += _chart_placements(
+                ctx, resolver, app, app.chart, placed[app.name], wave_of, engines
+            )
         else:
             found, envs, clusters = _overlay_placements(
-                ctx, app, placed[app.name], wave_of, engines[app.name]
+                ctx, resolver, app, placed[app.name], wave_of, engines[app.name]
             )
             placements += found
             env_overlays += envs
             cluster_overlays += clusters
+    resolver.report()
     bases = {
-        app.name: ctx.workspace.bases[repo_path(app.path)]
+        app.name: ctx.workspace.bases[repo_path(app.base_path)]
         for app in ctx.apps.values()
-        if app.path is not None and app.source is None
+        if app.base_path is not None
     }
     unplaced = {name: base for name, base in bases.items() if ctx.apps[name].namespace is None}
     return Plan(

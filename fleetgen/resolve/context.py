@@ -64,9 +64,9 @@ class _Context:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
         and what its layers add ship (workspace inventory); none for a chart or an app from
         another source."""
-        if app.path is None or app.chart is not None or app.source is not None:
+        if app.base_path is None:
             return frozenset()
-        base = self.workspace.bases.get(repo_path(app.path))
+        base = self.workspace.bases.get(repo_path(app.base_path))
         found = [*([base] if base is not None else []), *self.layer_bases(app)]
         return frozenset().union(*(item.cluster_kinds for item in found))
 

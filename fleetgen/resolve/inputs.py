@@ -67,7 +67,7 @@ def _problem(app: App, field: str, written: str, path: str, base: Base | None) -
     what = f"app {app.name!r}: Overrides({field}=[{written!r}])"
     if not inside_repo(path):
         return f"{what} must be inside the repository (relative to the directory holding fleet.py)"
-    if app.path is not None and path == repo_path(app.path):
+    if app.base_path is not None and path == repo_path(app.base_path):
         return f"{what} is the app's base, which every overlay builds on already"
     component = base is not None and base.kind == "Component" and base.api_version == COMPONENT_API
     if field == "components":

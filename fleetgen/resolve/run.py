@@ -26,6 +26,7 @@ from fleetgen.resolve.clusters import (
     _rollout_waves,
 )
 from fleetgen.resolve.context import _Context
+from fleetgen.resolve.vars import check_vars
 from fleetgen.workspace import Workspace
 
 
@@ -62,6 +63,10 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
     reached = _reached(ctx, engines)
     _check_credentials(ctx, engines, credentials, reached)
     _check_runtime_selectors(ctx, placed, engines)
+    check_vars(ctx)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
-    return _build_plan(ctx, placed, waves, credentials, reached, ca_bundles, engines, landing)
+    plan = _build_plan(ctx, placed, waves, credentials, reached, ca_bundles, engines, landing)
+    if ctx.problems:  # what only the layered settings show: a var a cluster lacks
+        raise SpecError(in_order(ctx.problems))
+    return plan

@@ -24,7 +24,7 @@ from fleetgen.scaffold.requests import (
     EngineRequest,
     EnvRequest,
     ProjectRequest,
-    parse_labels,
+    parse_pairs,
     read_ca_data,
 )
 
@@ -47,7 +47,7 @@ __all__ = [
     "engine_next_steps",
     "init",
     "init_files",
-    "parse_labels",
+    "parse_pairs",
     "read_ca_data",
     "rollout_step",
 ]

@@ -1,5 +1,5 @@
 """The arguments of ``add cluster|app|env|engine|project`` (one dataclass each) and the checks of
-argument text: labels, engine, the CA file."""
+argument text: labels and vars, engine, the CA file."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ class ClusterRequest:
         ca_data: Its CA bundle as base64 PEM (`read_ca_data`); None: not given.
         ca_file: The file holding its CA, relative to the folder holding fleet.py, written as
             ``CaFile(...)`` (read at every build); None: not given.
+        vars: Its values of the fleet's ClusterVars (``Cluster(vars=...)``).
     """
 
     name: str
@@ -38,6 +39,7 @@ class ClusterRequest:
     engine: str | None = None  # argocd | flux; None: the cluster's environment or fleet decides
     ca_data: str | None = None  # base64 PEM CA bundle, from `read_ca_data`
     ca_file: str | None = None  # repo-relative file holding it: Cluster(ca_data=CaFile(...))
+    vars: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,15 +115,17 @@ class ProjectRequest:
     description: str = ""
 
 
-def parse_labels(pairs: Sequence[str]) -> dict[str, str]:
-    """``k=v`` strings as a dict (the spec validates keys and values)."""
-    labels = {}
+def parse_pairs(pairs: Sequence[str], option: str = "--label") -> dict[str, str]:
+    """``k=v`` strings given to ``option`` as a dict (the spec validates keys and values)."""
+    found = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise UsageError(f"--label {pair!r}: write KEY=VALUE")
-        labels[key] = value
-    return labels
+            raise UsageError(
+                f"{option} {pair!r}: write {'NAME' if option == '--var' else 'KEY'}=VALUE"
+            )
+        found[key] = value
+    return found
 
 
 def check_engine(engine: str) -> str:

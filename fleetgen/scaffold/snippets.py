@@ -49,6 +49,7 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         env=request.env,
         server=request.server,
         labels=request.labels,
+        vars=request.vars,
         credentials=credentials,
         engine=engine,
         ca_data=ca_file or request.ca_data,

@@ -4,8 +4,9 @@
   or ExternalSecrets that template one) by label, as Argo CD's cluster generator does (the
   selector plus ``argocd.argoproj.io/secret-type: cluster``); every value of an ``In``
   expression must select a registration, and every label or annotation the template reads
-  (``.metadata.labels.x``, ``index .metadata.labels "x"``) must exist on every registration it
-  selects (with ``missingkey=error`` a missing one fails the whole generation).
+  (``.metadata.labels.x``, ``index .metadata.labels "x"``, a ClusterVar's annotation) must exist
+  on every registration it selects (with ``missingkey=error``, or the ClusterVar's ``fail``, a
+  missing one fails the whole generation).
 - Every Application (generated per selected registration, or plain) names an AppProject that
   allows its source repos and its destination, matched as Argo CD's ``AppProject.IsSourcePermitted``
   and ``isDestinationMatched`` do (globs, ``!`` deny patterns, normalized Git URLs).
@@ -22,6 +23,8 @@ from typing import Any
 
 from fleetgen.argoproject import GLOB_CHARS, destination_permitted, source_permitted
 from fleetgen.emit.argocd.common import registration_labels, server_url
+from fleetgen.emit.common import var_annotations
+from fleetgen.fields import VAR_PREFIX
 from fleetgen.plan import Plan
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
@@ -30,7 +33,9 @@ _IN_CLUSTER = ("in-cluster", "https://kubernetes.default.svc")
 _TEMPLATE = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 _READ = re.compile(
     r"^(?:\.metadata\.(labels|annotations)\.([A-Za-z0-9_]+)"
-    r"|index \.metadata\.(labels|annotations) \"([^\"]+)\")$"
+    r"|index \.metadata\.(labels|annotations) \"([^\"]+)\""
+    # a ClusterVar read at run time: the annotation the template looks for (`go_var`)
+    r"|if eq \$key \"(" + re.escape(VAR_PREFIX) + r"[^\"]+)\")$"
 )
 _VALUE = re.compile(r"^\.(name|server|values\.([A-Za-z0-9_]+))$")
 
@@ -84,14 +89,14 @@ def registrations(docs: Sequence[Mapping[str, Any]]) -> list[Registration]:
 def external_registrations(plan: Plan) -> list[Registration]:
     """The registrations of the ``Cluster(registration="external")`` clusters with Argo CD
     placements, as fleet.py declares them: another tool writes their Secrets, with the labels
-    and annotations the fleet map lists for them (`registration_labels`)."""
+    and annotations the fleet map lists for them (`registration_labels`, `var_annotations`)."""
     argo = {p.cluster for p in plan.placements if p.engine == "argocd"}
     return [
         Registration(
             cluster.name,
             server_url(cluster),
             registration_labels(plan, cluster),
-            dict(cluster.annotations),
+            {**cluster.annotations, **var_annotations(cluster)},
         )
         for cluster in plan.fleet.clusters
         if cluster.registration == "external" and cluster.name in argo
@@ -157,8 +162,7 @@ def _appset(
                         source,
                         project,
                         f"its template reads {kind[:-1]} {key}, which the registration "
-                        f"of cluster {cluster.name} lacks (generation fails: "
-                        "missingkey=error)",
+                        f"of cluster {cluster.name} lacks (the generation fails)",
                     )
             values = cluster_generator.get("values") or {}
             filled = _fill(template.get("spec") or {}, cluster, values)
@@ -171,7 +175,7 @@ def _reads(template: Mapping[str, Any]) -> set[tuple[str, str]]:
     for expression in _TEMPLATE.findall(json.dumps(template)):
         match = _READ.match(expression.replace('\\"', '"'))
         if match:
-            found.add((match[1] or match[3], match[2] or match[4]))
+            found.add((match[1] or match[3] or "annotations", match[2] or match[4] or match[5]))
     return found
 
 

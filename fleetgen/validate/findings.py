@@ -177,7 +177,7 @@ def _base_secrets(fleet: Fleet, workspace: Workspace) -> Iterator[Finding]:
     """Secret material in the app bases' files (the workspace inventory), per app: what build
     let through is what the app waives, so these findings show with the waivers' reasons."""
     for app in fleet.apps:
-        base = workspace.bases.get(repo_path(app.path)) if app.path and not app.source else None
+        base = workspace.bases.get(repo_path(app.base_path)) if app.base_path else None
         for found in base.secrets if base else ():
             yield rendered.finding(
                 found.rule,

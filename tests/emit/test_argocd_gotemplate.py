@@ -84,11 +84,15 @@ ACTIONS = [".name", " ", 'index .m "k"', "`raw`", '"\\t"', '"\\101"', ".m.k", ".
 DATA = {"name": "N", "m": {"k": "K"}}
 
 
-def go_render(tmp_path: Path, cases: list[dict[str, Any]]) -> list[dict[str, str]]:
+def go_render(
+    tmp_path: Path, cases: list[dict[str, Any]], program: str = GO_PROGRAM
+) -> list[dict[str, str]]:
+    """Each case rendered by ``program`` (default: `GO_PROGRAM`), a Go program that reads the
+    cases as JSON on stdin and writes a result per case."""
     go = shutil.which("go")
     if go is None:
         pytest.skip("no Go toolchain on PATH")
-    (tmp_path / "main.go").write_text(GO_PROGRAM)
+    (tmp_path / "main.go").write_text(program)
     result = subprocess.run(
         [go, "run", "main.go"],
         cwd=tmp_path,

@@ -40,7 +40,7 @@ def test_example_map_groups_placements_by_environment_with_waves() -> None:
         ["cert-manager", "flux"],
         ["cluster-baseline", "flux"],
         ["order-service", "flux"],
-        ["platform-config", "flux"],
+        ["platform-config", "flux +"],  # its config's ClusterVar: a cluster overlay
         ["status-page", "flux"],
     ]
     # {cluster} secret layer

@@ -71,6 +71,8 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
         "https://south.example.com:6443",
         "--label",
         "region=south",
+        "--var",
+        "region=us-south",
         "--credentials",
         "external-secret:vault-backend:kube/prod-south",
     )
@@ -81,6 +83,7 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
         [
             '        Cluster(name="prod-south", env="prod", server="https://south.example.com:6443",',
             '                labels={"region": "south"},',
+            '                vars={"region": "us-south"},',
             '                credentials=ExternalSecretRef(store="vault-backend", '
             'key="kube/prod-south")),',
         ],
@@ -153,6 +156,8 @@ def test_add_cluster_engine_overrides_its_environments(repo: Path) -> None:
         "https://dev-2.example.com",
         "--engine",
         "argocd",
+        "--var",
+        "region=eu-west",
     )
     assert result.returncode == 0, result.stderr
     assert '                engine="argocd"),' in (repo / "fleet.py").read_text()
@@ -197,6 +202,8 @@ AWS = [
     "https://south.example.com:6443",
     "--credentials",
     "aws:arn:aws:iam::111122223333:role/argocd:eks-south",
+    "--var",
+    "region=us-south",  # the example's apps read ClusterVar("region")
 ]
 
 
@@ -235,7 +242,8 @@ def test_add_an_iam_cluster_with_its_ca_file(repo: Path) -> None:
     )
     ca_file.write_text(CA_PEM.replace("MIIBfz", "MIICfz"))  # the CA rotated: output is stale
     assert [f.path for f in api.check(repo / "fleet.py").findings] == [
-        "argocd/clusters/prod-south.yaml"
+        ".fleetgen/record.json",  # the example cascades: the record holds the registration's digest
+        "argocd/clusters/prod-south.yaml",
     ]
 
 
@@ -332,13 +340,15 @@ def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> N
         "dev",
         "--server",
         "https://qa.example.com",
+        "--var",
+        "region=eu-west",
         "--dry-run",
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("--- a/fleet.py\n+++ b/fleet.py\n")
     assert (
-        '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com"),\n'
-        in result.stdout
+        '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com",\n'
+        '+                vars={"region": "eu-west"}),\n' in result.stdout
     )
     # dev is on Flux (Environment(engine="flux")): a Flux directory, no Argo CD registration
     assert "  new      output/flux/clusters/qa-1/kustomizations.yaml\n" in result.stdout
@@ -472,6 +482,8 @@ def test_add_cluster_to_a_rollout_says_which_step_it_joined(repo: Path) -> None:
         "prod",
         "--server",
         "https://south.example.com:6443",
+        "--var",
+        "region=us-south",
     )
     assert result.returncode == 0, result.stderr
     assert (
@@ -487,6 +499,8 @@ def test_add_cluster_to_a_rollout_says_which_step_it_joined(repo: Path) -> None:
         "prod",
         "--label",
         "ring=canary",
+        "--var",
+        "region=us-north",
         "--server",
         "https://north.example.com:6443",
         "--dry-run",
@@ -1115,3 +1129,21 @@ def test_add_engine_moves_an_environment_between_listed_engines(repo: Path) -> N
         '+        Environment(name="staging", engine="flux",\n'
     ) in result.stdout
     assert "kept environment" not in result.stdout and "would add engine flux" in result.stdout
+
+
+def test_add_cluster_needs_the_vars_the_fleets_apps_read(repo: Path) -> None:
+    """The example's apps read ClusterVar("region"): a cluster added without it is refused at
+    each ClusterVar, naming the cluster, and --var gives it."""
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    args = ("add", "cluster", "qa-1", "--env", "dev", "--server", "https://qa.example.com")
+    result = fleetgen(repo, *args)
+    assert result.returncode == 2
+    assert "ClusterVar('region') has no value on cluster 'qa-1'" in result.stderr
+    assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()} == before
+    refused = fleetgen(repo, *args, "--var", "region")
+    assert refused.returncode == 2
+    assert "--var 'region': write NAME=VALUE" in refused.stderr
+    added = fleetgen(repo, *args, "--var", "region=eu-north")
+    assert added.returncode == 0, added.stderr
+    overlay = repo / "output/overlays/platform-config/clusters/qa-1/kustomization.yaml"
+    assert "REGION=eu-north" in overlay.read_text()

@@ -28,6 +28,7 @@ from fleetgen.emit.argocd.common import (
     RESOURCES_FINALIZER,
     go_text,
     go_tree,
+    go_var,
     metadata,
     registration_labels,
 )
@@ -35,6 +36,7 @@ from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 from fleetgen.model import (
     CREATE_NAMESPACE,
     App,
+    ClusterVar,
     Environment,
     Fleet,
     IgnoreDifference,
@@ -78,7 +80,7 @@ class _Group:
     generate_paths: str  # Go template of the manifest-generate-paths annotation
     sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
     chart: ChartParts | None = None  # a chart app's version and values for these clusters
-    source_path: str = ""  # an app from another source: the directory these clusters read
+    source_path: str = ""  # another source: Go template of the directory these clusters read
 
 
 Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of its registration
@@ -251,10 +253,13 @@ def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
 
 def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
     """The generator group of a placement of an app from another source: its sync policy and
-    the directory it reads (``Overrides(path=...)``)."""
+    the directory it reads (``Overrides(path=...)``; with ``Selector(runtime=True)``, a
+    ClusterVar there is read when the ApplicationSet runs: `go_var`)."""
     assert placement.remote is not None
     sync = _sync_policy(placement.settings.sync, app, plan.fleet)
-    return _Group(False, "", "", json.dumps(sync), source_path=placement.remote.path)
+    path = remote_path(app, placement.template) if placement.template else placement.remote.path
+    source_path = go_var(path) if isinstance(path, ClusterVar) else go_text(path)
+    return _Group(False, "", "", json.dumps(sync), source_path=source_path)
 
 
 def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
@@ -338,7 +343,7 @@ def _generator(
         if group.chart is not None
         else {"overlay": group.overlay, "generatePaths": group.generate_paths}
         if group.overlay
-        else {"sourcePath": go_text(group.source_path)}
+        else {"sourcePath": group.source_path}
         if source_paths
         else {}
     )
@@ -457,9 +462,9 @@ def remote_note(source: RemoteSource) -> str:
     )
 
 
-def remote_source(app: App, path: str = "") -> dict[str, str] | None:
+def remote_source(app: App, path: str) -> dict[str, str] | None:
     """The ``spec.source`` of an app from another source, or None for other apps; ``path``:
-    the Go template of the directory it reads (default: App.path's, as text).
+    the Go template of the directory it reads.
 
     A Git repository by its https:// URL; an OCI artifact by its ``oci://`` URL, which is how
     Argo CD (>= 3.1) tells an OCI source from Git and Helm (``ApplicationSource.IsOCI``), with
@@ -470,7 +475,7 @@ def remote_source(app: App, path: str = "") -> dict[str, str] | None:
     return {
         "repoURL": go_text(app.source.url),
         "targetRevision": go_text(app.source.target_revision),
-        "path": path if path == SOURCE_PATH else go_text(path or remote_path(app)),
+        "path": path,
     }
 
 

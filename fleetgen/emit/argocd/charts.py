@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.emit.argocd.common import go_text, go_tree
-from fleetgen.emit.common import values_text
-from fleetgen.model import App, Fleet
+from fleetgen.emit.argocd.common import go_text, go_tree, go_values_text
+from fleetgen.model import App, ClusterVar, Fleet
 from fleetgen.plan import Placement, holds_null
 
 CHART_VERSION = "{{ .values.chartVersion }}"
 HELM_VALUES = "{{ .values.helmValues }}"
+_VAR = "\u0000ClusterVar"  # a ClusterVar in the JSON of values (no YAML key holds a NUL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +32,28 @@ class ChartParts:
     """What may differ between the clusters of one chart app in one environment."""
 
     revision: str  # the chart version ("" for a chart kept in the repository)
-    values: str  # JSON of the merged values
+    values: str  # JSON of the merged values (`_values`: a ClusterVar as {_VAR: name})
+
+    @property
+    def document(self) -> dict[str, Any]:
+        """The merged values, each ClusterVar a ClusterVar again."""
+        found: dict[str, Any] = json.loads(self.values, object_hook=_var_hook)
+        return found
+
+
+def _var_hook(entries: dict[str, Any]) -> Any:
+    return ClusterVar(entries[_VAR]) if _VAR in entries else entries
 
 
 def chart_parts(placement: Placement) -> ChartParts:
-    """The chart version and merged values of a chart app's placement."""
+    """The chart version and merged values of a chart app's placement: with
+    ``Selector(runtime=True)``, the values of its template, ClusterVars kept (`go_var` reads
+    them when the ApplicationSet runs)."""
     chart = placement.chart
     assert chart is not None
-    return ChartParts(chart.version if chart.repo else "", json.dumps(placement.settings.values))
+    values = (placement.template or placement.settings).values
+    text = json.dumps(values, default=lambda var: {_VAR: var.name})
+    return ChartParts(chart.version if chart.repo else "", text)
 
 
 def repo_url(repo: str) -> str:
@@ -54,7 +68,7 @@ def chart_generator_values(group: ChartParts, charts: Sequence[ChartParts]) -> d
     if len({chart.revision for chart in charts}) > 1:
         values["chartVersion"] = go_text(group.revision)
     if len({chart.values for chart in charts}) > 1:
-        values["helmValues"] = go_text(values_text(json.loads(group.values)))
+        values["helmValues"] = go_values_text(group.document)
     return values
 
 
@@ -67,9 +81,9 @@ def chart_source(fleet: Fleet, app: App, charts: Sequence[ChartParts]) -> dict[s
     if len(documents) > 1:
         helm["values"] = HELM_VALUES
     else:
-        values = json.loads(documents.pop())
+        values = ChartParts("", documents.pop()).document
         if holds_null(values):
-            helm["values"] = go_text(values_text(values))
+            helm["values"] = go_values_text(values)
         elif values:
             helm["valuesObject"] = go_tree(values)
     if chart.path is not None:

@@ -22,6 +22,7 @@ from fleetgen.emit.argocd.common import (
     registration_labels,
     server_url,
 )
+from fleetgen.emit.common import var_annotations
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -190,7 +191,11 @@ def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> di
 
 
 def _annotations(cluster: Cluster) -> dict[str, str]:
-    return dict(sorted(cluster.annotations.items()))
+    """The registration's annotations: the cluster's own and its vars' (`var_annotations`),
+    which an ApplicationSet selecting clusters at run time reads. Changing one costs no resync:
+    Argo CD's controller rebuilds a cluster's cache on a change of its config, namespaces or
+    cluster resources, not of its annotations (``liveStateCache.handleModEvent``)."""
+    return dict(sorted({**cluster.annotations, **var_annotations(cluster)}.items()))
 
 
 def _store_note(ref: ExternalSecretRef) -> str:
