@@ -181,11 +181,19 @@ def source_text(placement: Placement) -> str:
 
 
 def _remote_text(placement: Placement) -> str:
-    """``URL at REVISION: PATH`` for the placement of an app from another source."""
+    """``URL at REVISION: PATH`` for the placement of an app from another source, ``PATH (a
+    plain directory ...)`` for one of a plain directory."""
     remote = placement.remote
     if remote is None:
         return ""
+    if remote.source is None:
+        return plain_text(remote.path)
     return f"{remote.source.url} at {remote.source.target_revision}: {remote.path}"
+
+
+def plain_text(path: str) -> str:
+    """How explain names a plain directory an app reads."""
+    return f"{path} (a plain directory: no kustomization.yaml, no overlay)"
 
 
 def chart_text(chart: ChartSource | None) -> str:
@@ -245,6 +253,8 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     source = (
         f"{remote.url} at {remote.target_revision}: {', '.join(paths) or remote_path(app)}"
         if remote
+        else plain_text(next(iter(paths)))
+        if paths
         else app.path
         or (
             f"chart {chart.path}"

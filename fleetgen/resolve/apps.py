@@ -272,21 +272,30 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
                     f"app {app.name!r}: Overrides(path={layer.path!r}) must be inside its "
                     "source (relative to the source's root)",
                 )
+    _check_no_overlay(
+        ctx,
+        app,
+        "an app from another source (source=)",
+        "its manifests are not in this repository; set it in that source instead",
+        "ship the ExternalSecret in that source instead",
+    )
+
+
+def _check_no_overlay(ctx: _Context, app: App, which: str, fix: str, secrets_fix: str) -> None:
+    """No layer of an app without overlay (``which`` names what it is) sets what only an overlay
+    applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` say
+    what to do instead."""
     for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
             if getattr(layer, name):
                 ctx.report(
                     layer,
-                    f"app {app.name!r}: {name} needs an overlay, which an app "
-                    "from another source (source=) has not: its manifests are "
-                    "not in this repository; set it in that source instead",
+                    f"app {app.name!r}: {name} needs an overlay, which {which} has not: {fix}",
                 )
     if app.secrets:
         ctx.report(
             app,
-            f"app {app.name!r}: secrets= needs an overlay, which an app from "
-            "another source (source=) has not; ship the ExternalSecret in that "
-            "source instead",
+            f"app {app.name!r}: secrets= needs an overlay, which {which} has not; {secrets_fix}",
         )
 
 
@@ -361,18 +370,24 @@ def _check_base(ctx: _Context, app: App) -> None:
         )
         return
     base = ctx.workspace.bases.get(path)
-    if base is None or base.kustomization is None:
+    if base is None or (base.kustomization is None and not base.plain):
         ctx.report(
             app,
-            f"app {app.name!r}: path {app.path!r} has no kustomization.yaml "
-            "(create the base there or fix the path)",
+            f"app {app.name!r}: path {app.path!r} has neither a kustomization.yaml nor "
+            "manifests (create the base or the directory of manifests there, or fix the path)",
         )
         return
     for problem in base.problems:
-        ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+        ctx.report(
+            app, f"app {app.name!r}: {'directory' if base.plain else 'base'} {path}: {problem}"
+        )
     _check_base_secrets(ctx, app, base)
-    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
+    rewrite = "Flux's targetNamespace" if base.plain else "the overlay's namespace rewrite"
+    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project), rewrite):
         ctx.report(app, message)
+    if base.plain:
+        _check_plain(ctx, app, base)
+        return
     if not base.complete:
         return
     workloads = {name for kind, name in base.resources if kind in WORKLOAD_KINDS}
@@ -387,6 +402,31 @@ def _check_base(ctx: _Context, app: App) -> None:
                 )
     if base.images is not None:
         _check_images(ctx, app, base.images)
+
+
+def _check_plain(ctx: _Context, app: App, base: Base) -> None:
+    """A plain directory has no overlay; with ``App(namespace=X)`` both engines put its objects
+    in X only if what Flux's ``targetNamespace`` rewrites (every namespace, `NamespaceField`)
+    already says X: Argo CD's destination namespace only fills the namespace of namespaced
+    objects that have none (controller/state.go ``NormalizeTargetObjects``)."""
+    _check_no_overlay(
+        ctx,
+        app,
+        f"a plain directory ({base.path}, no kustomization.yaml)",
+        "add a kustomization.yaml there to make it a base",
+        "add a kustomization.yaml there to make it a base",
+    )
+    if app.namespace is None:
+        return
+    for found in base.namespace_fields:
+        if found.value != app.namespace:
+            says = f"says {found.value!r}" if found.value is not None else "is not set"
+            ctx.report(
+                app,
+                f"app {app.name!r}: {found.file}:{found.line}: {found.object}: {found.field} "
+                f"{says}, which Flux's targetNamespace sets to {app.namespace!r} while Argo CD "
+                f"leaves it: write {app.namespace!r} there, or set App(namespace=None)",
+            )
 
 
 def _check_base_secrets(ctx: _Context, app: App, base: Base) -> None:
