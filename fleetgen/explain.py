@@ -181,8 +181,8 @@ def source_text(placement: Placement) -> str:
 
 
 def _remote_text(placement: Placement) -> str:
-    """``URL at REVISION: PATH`` for the placement of an app from another source, ``PATH (a
-    plain directory ...)`` for one of a plain directory."""
+    """``URL at REVISION: PATH`` for the placement of an app from another source, `plain_text`
+    for one of a plain directory."""
     remote = placement.remote
     if remote is None:
         return ""
@@ -191,9 +191,12 @@ def _remote_text(placement: Placement) -> str:
     return f"{remote.source.url} at {remote.source.target_revision}: {remote.path}"
 
 
+PLAIN = "plain directory "
+
+
 def plain_text(path: str) -> str:
     """How explain names a plain directory an app reads."""
-    return f"{path} (a plain directory: no kustomization.yaml, no overlay)"
+    return f"{PLAIN}{path} (no kustomization.yaml: no overlay)"
 
 
 def chart_text(chart: ChartSource | None) -> str:
@@ -372,7 +375,7 @@ def _app_text(view: AppView) -> str:
         f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
         for p in view.placements
     )
-    source = view.path if view.path.startswith("chart ") else f"base {view.path}"
+    source = view.path if view.path.startswith(("chart ", PLAIN)) else f"base {view.path}"
     where = (
         f"namespace {view.namespace}"
         if view.namespace is not None

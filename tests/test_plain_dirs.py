@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import api
+from fleetgen import api, explain
 from fleetgen.errors import SpecError
 from fleetgen.incremental import inputs
 from fleetgen.k8s import CLUSTER_SCOPED, group_of
@@ -204,3 +204,12 @@ def test_every_file_of_a_plain_directory_is_an_input(tmp_path: Path) -> None:
     assert before is not None and after is not None
     changed = {name for name in after.digests if before.digests[name] != after.digests[name]}
     assert changed == {"base:apps/hello"}
+
+
+def test_explain_says_the_app_reads_a_plain_directory() -> None:
+    text = explain.text(explain.explain(CASE / "fleet.py", "hello"))
+    assert text.splitlines()[0] == (
+        "app hello: project platform, namespace hello, plain directory apps/hello "
+        "(no kustomization.yaml: no overlay)"
+    )
+    assert "  path               app      apps/hello" in text
