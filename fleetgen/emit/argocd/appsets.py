@@ -109,14 +109,13 @@ def application_sets(plan: Plan) -> list[OutputFile]:
             _application_set(plan, apps[name], env, overlays.get((name, env.name)), ps, labels)
             for env, ps in placed
         )
-        remote = by_app[name][placed[0][0].name][0].remote
+        remote = placed[0][1][0].remote
+        plain = remote.path if remote is not None and remote.source is None else ""
         files.append(
             OutputFile(
                 f"argocd/applicationsets/{name}.yaml",
                 docs,
-                comment=_header(
-                    apps[name], [env for env, _ in placed], remote.path if remote else ""
-                ),
+                comment=_header(apps[name], [env for env, _ in placed], plain),
             )
         )
     return files
@@ -142,7 +141,7 @@ def _header(app: App, envs: Sequence[Environment], plain: str = "") -> str:
         )
     if app.source is not None:
         text += "\n" + remote_note(app.source)
-    elif app.chart is None and plain:
+    elif plain:
         text += (
             f"\nManifests of the plain directory {plain} (no kustomization.yaml, no overlay),\n"
             "read as they are: a directory source with recurse."
