@@ -31,6 +31,7 @@ from fleetgen.incremental import inputs
 from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.load import load
+from fleetgen.workspace import filesystem_lister, filesystem_reader, scan
 
 CASE = Path(__file__).parent / "cases" / "plain-dirs"
 ARGO_MANIFEST = re.compile(r"^.*\.(yaml|yml|json|jsonnet)$")  # reposerver ``manifestFile``
@@ -213,3 +214,43 @@ def test_explain_says_the_app_reads_a_plain_directory() -> None:
         "(no kustomization.yaml: no overlay)"
     )
     assert "  path               app      apps/hello" in text
+
+
+def test_secret_material_in_a_plain_directory_is_refused_at_its_line(tmp_path: Path) -> None:
+    """The secret scan reads a plain directory's files as a base's (`_Inventory._add_file`)."""
+    repo = tmp_path / "repo"
+    directory = repo / "apps" / "raw" / "nested"
+    directory.mkdir(parents=True)
+    (directory / "secret.yaml").write_text(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n"
+        "  password: correct-horse-battery\n"
+    )
+    (repo / "fleet.py").write_text(_FLEET)
+    with pytest.raises(SpecError) as raised:
+        api.compile_spec(repo / "fleet.py")
+    (problem,) = raised.value.problems
+    assert (Path(problem.file).relative_to(repo).as_posix(), problem.line) == (
+        "apps/raw/nested/secret.yaml",
+        6,
+    )
+    assert "Secret db: stringData/password" in problem.message
+
+
+def test_a_plain_directory_is_inventoried_as_a_base_is() -> None:
+    """Namespaces used, the Namespaces and cluster-scoped kinds shipped, images and ConfigMaps
+    of every manifest file in every folder (the golden case's directories)."""
+    workspace = scan(
+        filesystem_reader(CASE), ["apps/hello", "apps/monitoring"], files=filesystem_lister(CASE)
+    )
+    hello, monitoring = workspace.bases["apps/hello"], workspace.bases["apps/monitoring"]
+    assert (hello.plain, hello.kustomization, hello.problems) == (True, None, ())
+    assert hello.namespaces == {"hello"}  # config.yml's ConfigMap; the others state none
+    assert hello.images == {"ghcr.io/example/hello:1.0.0"}
+    assert hello.configmaps == {"hello"}
+    assert ("ServiceAccount", "hello") in hello.resources  # in rbac/, a folder below
+    assert monitoring.namespace_objects == {"monitoring"}
+    assert monitoring.cluster_kinds == {
+        ("", "Namespace"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    }
