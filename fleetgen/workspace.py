@@ -442,27 +442,30 @@ class _Inventory:
         object twice (``seen``: each object's (group, kind, namespace, name) -> its file), and
         the fields a namespace rewrite would set (`_namespace_fields`)."""
         documents = self._add_file(path, data)
-        nodes = [_node(data, index) for index in range(len(documents))]
+        nodes = _nodes(data, len(documents))
         for index, doc in enumerate(documents):
-            if doc is None:
-                continue
-            if not _is_object(doc):
-                self.problems.append(
-                    f"{path}: document {index + 1} is not a Kubernetes object (apiVersion, kind "
-                    "and metadata.name): kustomize-controller's generated kustomization fails on "
-                    "it while Argo CD skips the file; move it out"
-                )
-                continue
-            metadata = doc["metadata"]
-            namespace = str(metadata.get("namespace") or "")
-            key = (group_of(doc["apiVersion"]), doc["kind"], namespace, metadata["name"])
-            if key in seen:
-                self.problems.append(
-                    f"{path}: {_object_name(doc)} is also in {seen[key]}: kustomize-controller "
-                    "refuses the duplicate, Argo CD applies one of them; keep one"
-                )
-            seen.setdefault(key, path)
-            self.namespace_fields += _namespace_fields(path, nodes[index], doc)
+            for where, item in _listed(doc):
+                place = f"document {index + 1}" + (f" item {where[1] + 1}" if where else "")
+                if where:  # an item of a List, which both engines apply as an object of its own
+                    self._add_object(item)
+                if not _is_object(item):
+                    self.problems.append(
+                        f"{path}: {place} is not a Kubernetes object (apiVersion, kind and "
+                        "metadata.name): kustomize-controller's generated kustomization fails "
+                        "on it while Argo CD skips the file; move it out"
+                    )
+                    continue
+                metadata = item["metadata"]
+                namespace = str(metadata.get("namespace") or "")
+                key = (group_of(item["apiVersion"]), item["kind"], namespace, metadata["name"])
+                if key in seen:
+                    self.problems.append(
+                        f"{path}: {_object_name(item)} is also in {seen[key]}: "
+                        "kustomize-controller refuses the duplicate, Argo CD applies one of "
+                        "them; keep one"
+                    )
+                seen.setdefault(key, path)
+                self.namespace_fields += _namespace_fields(path, nodes[index], where, item)
 
     def _add_object(self, doc: Any) -> None:
         if not isinstance(doc, dict):
@@ -643,6 +646,27 @@ def _node(data: bytes, index: int) -> yaml.Node | None:
     return nodes[index] if index < len(nodes) else None
 
 
+def _nodes(data: bytes, count: int) -> list[yaml.Node | None]:
+    """The node of each of the ``count`` documents of ``data`` (Nones if it cannot be read)."""
+    try:
+        return list(document_nodes(data))
+    except yaml.YAMLError:
+        return [None] * count
+
+
+def _listed(doc: Any) -> list[tuple[tuple[str, int] | tuple[()], Any]]:
+    """The objects of a document, each with where it is in it: a List's items (both engines
+    apply each: kustomize's resource factory, Argo CD's ``EachListItem``), else the document
+    itself (none for an empty one)."""
+    if doc is None:
+        return []
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    items = doc.get("items") if isinstance(doc, dict) else None
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        return [(("items", index), item) for index, item in enumerate(items)]
+    return [((), doc)]
+
+
 def _is_object(doc: Any) -> bool:
     """Whether a document is a Kubernetes object as kustomize reads one: a mapping with an
     apiVersion, a kind and a metadata.name."""
@@ -655,7 +679,7 @@ def _is_object(doc: Any) -> bool:
 
 
 def _namespace_fields(
-    path: str, node: yaml.Node | None, doc: dict[str, Any]
+    path: str, node: yaml.Node | None, prefix: Sequence[str | int], doc: dict[str, Any]
 ) -> list[NamespaceField]:
     """The fields of ``doc`` kustomize's namespace transformer sets that Argo CD's destination
     namespace leaves (kustomize api/filters/namespace and its field specs in
@@ -689,7 +713,7 @@ def _namespace_fields(
     return [
         NamespaceField(
             path,
-            node_line(node, where) or 1,
+            node_line(node, (*prefix, *where)) or 1,
             _object_name(doc),
             "/".join(map(str, where)),
             None if value is None else str(value),

@@ -40,12 +40,14 @@ FLUX_SUFFIXES = (".yaml", ".yml")  # fluxcd/pkg kustomize ``scanManifests``
 
 def argo_objects(directory: Path, namespace: str | None) -> list[dict[str, Any]]:
     """What an Argo CD Application with this directory source (recurse) and destination
-    namespace applies: `findManifests`, then `NormalizeTargetObjects`."""
+    namespace applies: `findManifests`, each List's items (`GenerateManifests`:
+    ``EachListItem``), then `NormalizeTargetObjects`."""
     found = []
     for path in sorted(directory.rglob("*")):
         if path.is_file() and ARGO_MANIFEST.match(path.name):
-            found += [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
-    return [_normalized(doc, namespace) for doc in found]
+            for doc in yaml.safe_load_all(path.read_text()):
+                found += doc["items"] if isinstance(doc, dict) and "items" in doc else [doc]
+    return [_normalized(doc, namespace) for doc in found if doc is not None]
 
 
 def _normalized(doc: dict[str, Any], namespace: str | None) -> dict[str, Any]:
@@ -249,6 +251,7 @@ def test_a_plain_directory_is_inventoried_as_a_base_is() -> None:
     assert hello.configmaps == {"hello"}
     assert ("ServiceAccount", "hello") in hello.resources  # in rbac/, a folder below
     assert monitoring.namespace_objects == {"monitoring"}
+    assert ("ConfigMap", "dashboards") in monitoring.resources  # an item of a List
     assert monitoring.cluster_kinds == {
         ("", "Namespace"),
         ("rbac.authorization.k8s.io", "ClusterRole"),
