@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
+import fleetgen
 from fleetgen import api, explain
 from fleetgen.errors import SpecError
 from fleetgen.incremental import inputs
@@ -32,6 +33,7 @@ from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.kustomize import Kustomize, build
 from fleetgen.load import load
 from fleetgen.workspace import filesystem_lister, filesystem_reader, scan
+from tests.diff.test_diff import commit, git
 
 CASE = Path(__file__).parent / "cases" / "plain-dirs"
 ARGO_MANIFEST = re.compile(r"^.*\.(yaml|yml|json|jsonnet)$")  # reposerver ``manifestFile``
@@ -257,3 +259,20 @@ def test_a_plain_directory_is_inventoried_as_a_base_is() -> None:
         ("rbac.authorization.k8s.io", "ClusterRole"),
         ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
     }
+
+
+def test_diff_names_a_changed_plain_directory_which_no_render_shows(tmp_path: Path) -> None:
+    """Nothing fleetgen writes changes with a plain directory's files, and there is no overlay
+    to render: the note says so, for the apps that read it."""
+    repo = tmp_path / "repo"
+    shutil.copytree(CASE, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "fleet")
+    deployment = repo / "apps" / "hello" / "deployment.yaml"
+    deployment.write_text(deployment.read_text().replace("replicas: 2", "replicas: 3"))
+    report = fleetgen.diff(repo / "fleet.py")
+    assert not report.changed
+    assert list(report.notes) == [
+        "the plain directory of hello changed, which generated files do not show and --render "
+        "does not build: both engines read it as it is, review its files"
+    ]

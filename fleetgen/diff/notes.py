@@ -35,14 +35,26 @@ def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
     ]
 
 
+def _plain(side: Side, app: str) -> bool:
+    """Whether ``app`` reads a plain directory at ``side`` (the workspace inventory)."""
+    base = side.loaded.workspace.bases.get(side.facts.app_path[app]) if side.loaded else None
+    return base is not None and base.plain
+
+
 def _notes(
     base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str], render: bool
 ) -> list[str]:
     notes = []
-    if bases and not render:
+    plain = sorted(app for app in bases if _plain(head, app))
+    if plain:
         notes.append(
-            f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
-            "files do not show: run `fleetgen diff --render` to see what it deploys"
+            f"the plain directory of {', '.join(plain)} changed, which generated files do not "
+            "show and --render does not build: both engines read it as it is, review its files"
+        )
+    if bases - set(plain) and not render:
+        notes.append(
+            f"the kustomize base of {', '.join(sorted(bases - set(plain)))} changed, which "
+            "generated files do not show: run `fleetgen diff --render` to see what it deploys"
         )
     if not render:
         notes += [
