@@ -442,7 +442,7 @@ class _Inventory:
         object twice (``seen``: each object's (group, kind, namespace, name) -> its file), and
         the fields a namespace rewrite would set (`_namespace_fields`)."""
         documents = self._add_file(path, data)
-        nodes = _nodes(data, len(documents))
+        nodes: list[yaml.Node | None] = []  # parsed once a field needs its line
         for index, doc in enumerate(documents):
             for where, item in _listed(doc):
                 place = f"document {index + 1}" + (f" item {where[1] + 1}" if where else "")
@@ -465,7 +465,18 @@ class _Inventory:
                         "them; keep one"
                     )
                 seen.setdefault(key, path)
-                self.namespace_fields += _namespace_fields(path, nodes[index], where, item)
+                for field_path, value in _namespace_fields(item):
+                    nodes = nodes or _nodes(data, len(documents))
+                    line = node_line(nodes[index], (*where, *field_path)) or 1
+                    self.namespace_fields.append(
+                        NamespaceField(
+                            path,
+                            line,
+                            _object_name(item),
+                            "/".join(map(str, field_path)),
+                            None if value is None else str(value),
+                        )
+                    )
 
     def _add_object(self, doc: Any) -> None:
         if not isinstance(doc, dict):
@@ -678,16 +689,15 @@ def _is_object(doc: Any) -> bool:
     )
 
 
-def _namespace_fields(
-    path: str, node: yaml.Node | None, prefix: Sequence[str | int], doc: dict[str, Any]
-) -> list[NamespaceField]:
+def _namespace_fields(doc: dict[str, Any]) -> list[tuple[tuple[str | int, ...], Any]]:
     """The fields of ``doc`` kustomize's namespace transformer sets that Argo CD's destination
     namespace leaves (kustomize api/filters/namespace and its field specs in
-    builtinpluginconsts/namespace.go): a namespace the object states (not on a built-in
-    cluster-scoped kind), an APIService's service namespace (added when absent), a
-    CustomResourceDefinition's conversion webhook service namespace, and the namespace of
-    RoleBinding and ClusterRoleBinding subjects named ``default`` (added when absent). The
-    metadata.name of a Namespace, which it renames too, is in ``namespace_objects``."""
+    builtinpluginconsts/namespace.go), each with its value (None: absent): a namespace the
+    object states (not on a built-in cluster-scoped kind), an APIService's service namespace
+    (added when absent), a CustomResourceDefinition's conversion webhook service namespace, and
+    the namespace of RoleBinding and ClusterRoleBinding subjects named ``default`` (added when
+    absent). The metadata.name of a Namespace, which it renames too, is in
+    ``namespace_objects``."""
     kind, group = doc["kind"], group_of(doc["apiVersion"])
     spec = _mapping(doc.get("spec"))
     found: list[tuple[tuple[str | int, ...], Any]] = []
@@ -695,9 +705,8 @@ def _namespace_fields(
     if namespace and (group, kind) not in _CLUSTER_SCOPED:
         found.append((("metadata", "namespace"), namespace))
     if (group, kind) == ("apiregistration.k8s.io", "APIService"):
-        found.append(
-            (("spec", "service", "namespace"), _mapping(spec.get("service")).get("namespace"))
-        )
+        service = _mapping(spec.get("service"))
+        found.append((("spec", "service", "namespace"), service.get("namespace")))
     webhook = _mapping(
         _mapping(_mapping(spec.get("conversion")).get("webhook")).get("clientConfig")
     )
@@ -710,16 +719,7 @@ def _namespace_fields(
             for index, subject in enumerate(_list(doc.get("subjects")))
             if _mapping(subject).get("name") == "default"
         ]
-    return [
-        NamespaceField(
-            path,
-            node_line(node, (*prefix, *where)) or 1,
-            _object_name(doc),
-            "/".join(map(str, where)),
-            None if value is None else str(value),
-        )
-        for where, value in found
-    ]
+    return found
 
 
 def _object_name(doc: Any) -> str:
