@@ -281,10 +281,12 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
     )
 
 
-def _check_no_overlay(ctx: _Context, app: App, which: str, fix: str, secrets_fix: str) -> None:
+def _check_no_overlay(
+    ctx: _Context, app: App, which: str, fix: str, secrets_fix: str | None = None
+) -> None:
     """No layer of an app without overlay (``which`` names what it is) sets what only an overlay
-    applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` say
-    what to do instead."""
+    applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` (by
+    default ``fix``) say what to do instead."""
     for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
             if getattr(layer, name):
@@ -295,14 +297,21 @@ def _check_no_overlay(ctx: _Context, app: App, which: str, fix: str, secrets_fix
     if app.secrets:
         ctx.report(
             app,
-            f"app {app.name!r}: secrets= needs an overlay, which {which} has not; {secrets_fix}",
+            f"app {app.name!r}: secrets= needs an overlay, which {which} has not; "
+            f"{secrets_fix or fix}",
         )
 
 
 def _check_layer_paths(ctx: _Context, app: App) -> None:
     """``Overrides(path=...)`` chooses the directory an app from another source reads; an app
     of this repository has one base (or chart) for all its placements."""
-    kind = "a chart app's chart" if app.chart is not None else "a kustomize app's base"
+    kind = (
+        "a chart app's chart"
+        if app.chart is not None
+        else "a plain directory app's directory"
+        if ctx.plain(app)
+        else "a kustomize app's base"
+    )
     for layer in _layers_of(app):
         if isinstance(layer, Overrides) and layer.path is not None:
             ctx.report(
@@ -413,7 +422,6 @@ def _check_plain(ctx: _Context, app: App, base: Base) -> None:
         ctx,
         app,
         f"a plain directory ({base.path}, no kustomization.yaml)",
-        "add a kustomization.yaml there to make it a base",
         "add a kustomization.yaml there to make it a base",
     )
     if app.namespace is None:
