@@ -27,6 +27,7 @@ import yaml
 
 import fleetgen
 from fleetgen import api, explain
+from fleetgen import validate as validation
 from fleetgen.errors import SpecError
 from fleetgen.incremental import inputs
 from fleetgen.k8s import CLUSTER_SCOPED, group_of
@@ -276,3 +277,36 @@ def test_diff_names_a_changed_plain_directory_which_no_render_shows(tmp_path: Pa
         "the plain directory of hello changed, which generated files do not show and --render "
         "does not build: both engines read it as it is, review its files"
     ]
+
+
+def test_validate_render_builds_a_plain_directory_as_flux_does(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """``validate --render`` checks a plain directory's objects as the kustomization
+    kustomize-controller generates builds them (`fleetgen.validate.render`), each finding at the
+    file that holds the object, in the app's namespace (no foreign-namespace finding)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(CASE, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
+    report = validation.validate(repo / "fleet.py", render=True)
+    assert report.summary.rendered_checked == 12  # hello's 6 objects, monitoring's 6 (a List's)
+    assert report.summary.builds is not None and report.summary.builds.overlays == 2
+    rules = {
+        (f.app, f.rule, f.object, f.location.path if f.location else None) for f in report.findings
+    }
+    assert (
+        "hello",
+        "run-as-non-root",
+        "Deployment hello/hello",
+        "apps/hello/deployment.yaml",
+    ) in rules
+    assert (
+        "monitoring",
+        "resource-limits",
+        "DaemonSet monitoring/agent",
+        "apps/monitoring/agent.yaml",
+    ) in rules
+    assert not {rule for _, rule, _, _ in rules} & {
+        "kustomize-build",
+        "foreign-namespace",
+        "unplaced-object",
+    }
