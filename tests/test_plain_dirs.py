@@ -310,3 +310,21 @@ def test_validate_render_builds_a_plain_directory_as_flux_does(
         "foreign-namespace",
         "unplaced-object",
     }
+
+
+def test_a_plain_directory_holding_the_output_is_refused(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "deploy").mkdir(parents=True)
+    (repo / "deploy" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+    )
+    fleet = _FLEET.replace('path="apps/raw")', 'path="deploy")').replace(
+        'name="plain",', 'name="plain",\n    output_dir="deploy/generated",'
+    )
+    (repo / "fleet.py").write_text(fleet)
+    with pytest.raises(SpecError) as raised:
+        api.compile_spec(repo / "fleet.py")
+    assert [p.message for p in raised.value.problems] == [
+        "app 'raw': the plain directory 'deploy' holds fleetgen's output (deploy/generated), "
+        "which both engines would then apply as its manifests: give the app a directory of its own"
+    ]

@@ -424,6 +424,14 @@ def _check_plain(ctx: _Context, app: App, base: Base) -> None:
         f"a plain directory ({base.path}, no kustomization.yaml)",
         "add a kustomization.yaml there to make it a base",
     )
+    output = repo_path(ctx.fleet.output_dir)
+    if base.path == "." or output == base.path or output.startswith(base.path + "/"):
+        ctx.report(
+            app,
+            f"app {app.name!r}: the plain directory {base.path!r} holds fleetgen's output "
+            f"({output}), which both engines would then apply as its manifests: give the app "
+            "a directory of its own",
+        )
     if app.namespace is None:
         return
     for found in base.namespace_fields:
