@@ -8,21 +8,18 @@ origin is a repository-relative path.
 
 from __future__ import annotations
 
-import posixpath
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from fleetgen import api, renders
 from fleetgen.cache import Cache
-from fleetgen.emit.common import KUSTOMIZATION
 from fleetgen.kustomize import find_kustomize
 from fleetgen.progress import SILENT, Progress
 from fleetgen.renders import Builds, Rendered
-from fleetgen.workspace import FLUX_SUFFIXES, filesystem_lister, filesystem_reader
-from fleetgen.yamlio import dump
+from fleetgen.workspace import filesystem_lister, filesystem_reader
 
-__all__ = ["Builds", "Rendered", "directory_unit", "render"]
+__all__ = ["Builds", "Rendered", "render"]
 
 
 def render(
@@ -32,9 +29,10 @@ def render(
     progress: Progress = SILENT,
     directories: Mapping[str, tuple[str, str | None]] | None = None,
 ) -> Builds:
-    """Build ``overlays`` (output-relative) and the plain ``directories`` (`directory_unit` ->
-    the directory and the app's namespace) as kustomize-controller does (`_generated`); reuse
-    cached builds of identical inputs."""
+    """Build ``overlays`` (output-relative) and the plain ``directories``
+    (`fleetgen.renders.directory_unit` -> the directory and the app's namespace) as
+    kustomize-controller does (`fleetgen.renders.plain_directory`); reuse cached builds of
+    identical inputs."""
     kustomize = find_kustomize()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     plan = compiled.plan
@@ -46,7 +44,7 @@ def render(
         if path.startswith("overlays/")
     }
     for unit, (path, namespace) in directories.items():
-        generated |= _generated(unit, path, namespace, files(path))
+        generated |= renders.plain_directory(unit, path, namespace, files(path))
     with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
         scratch = renders.lay_out(
             Path(tmp),
@@ -80,34 +78,3 @@ def render(
         built.cached,
         {names[unit]: entry for unit, entry in built.keys.items()},
     )
-
-
-def directory_unit(path: str, namespace: str | None) -> str:
-    """The name a plain directory's objects go by in place of an overlay, read with the app
-    ``namespace``: the scratch folder of the kustomization that builds it."""
-    return f"{_PLAIN}/{namespace or '_'}/{path}"
-
-
-_PLAIN = ".plain-directories"  # in the scratch directory, beside the repository's folders
-
-
-def _generated(
-    unit: str, path: str, namespace: str | None, files: Iterable[str]
-) -> dict[str, bytes]:
-    """The kustomization kustomize-controller generates for the plain directory ``path``
-    (fluxcd/pkg kustomize ``scanManifests``: every .yaml and .yml file below it), and the one of
-    ``unit`` that builds it with Flux's ``targetNamespace`` (``Generator.GenerateManifest``:
-    the generated kustomization's ``namespace``), which Argo CD's destination namespace matches
-    where resolve let it through."""
-    resources = [
-        "./" + posixpath.relpath(name, path)
-        for name in sorted(files)
-        if name.endswith(FLUX_SUFFIXES)
-    ]
-    outer = {**KUSTOMIZATION, "resources": [posixpath.relpath(path, unit)]}
-    if namespace is not None:
-        outer["namespace"] = namespace
-    return {
-        f"{path}/kustomization.yaml": dump({**KUSTOMIZATION, "resources": resources}).encode(),
-        f"{unit}/kustomization.yaml": dump(outer).encode(),
-    }

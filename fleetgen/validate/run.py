@@ -14,6 +14,7 @@ from fleetgen import api, cache, collector, errors
 from fleetgen.fields import release
 from fleetgen.load import load
 from fleetgen.progress import SILENT, Progress
+from fleetgen.renders import directory_unit
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import rendered, schemas, scopes
 from fleetgen.validate.findings import (
@@ -29,7 +30,7 @@ from fleetgen.validate.findings import (
     _waive,
 )
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
-from fleetgen.validate.render import Builds, directory_unit
+from fleetgen.validate.render import Builds
 from fleetgen.validate.render import render as build_overlays
 from fleetgen.validate.report import BuildCounts, ChartCounts, Report, Summary
 from fleetgen.version import VERSION
