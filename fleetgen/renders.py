@@ -229,14 +229,25 @@ def directory_unit(path: str, namespace: str | None) -> str:
 _PLAIN = ".plain-directories"  # in the scratch directory, beside the repository's folders
 
 
-def plain_directory(
-    unit: str, path: str, namespace: str | None, files: Iterable[str]
-) -> dict[str, bytes]:
-    """The kustomization kustomize-controller generates for the plain directory ``path``
-    (fluxcd/pkg kustomize ``scanManifests``: every .yaml and .yml file below it), and the one of
-    ``unit`` that builds it with Flux's ``targetNamespace`` (``Generator.GenerateManifest``:
-    the generated kustomization's ``namespace``), which Argo CD's destination namespace matches
-    where resolve let it through."""
+def directory_of(unit: str) -> tuple[str, str | None] | None:
+    """The plain directory and the namespace a `directory_unit` builds; None for any other
+    name (an overlay's)."""
+    if not unit.startswith(_PLAIN + "/"):
+        return None
+    namespace, _, path = unit[len(_PLAIN) + 1 :].partition("/")
+    return path, None if namespace == "_" else namespace  # "_" is no namespace name
+
+
+def plain_directory(unit: str, files: Iterable[str]) -> dict[str, bytes]:
+    """The kustomization kustomize-controller generates for the plain directory of ``unit``
+    (`directory_of`; ``files``: those under it; fluxcd/pkg kustomize ``scanManifests``: every
+    .yaml and .yml file), and the one of ``unit`` that builds it with Flux's
+    ``targetNamespace`` (``Generator.GenerateManifest``: the generated kustomization's
+    ``namespace``), which Argo CD's destination namespace matches where resolve let it
+    through."""
+    found = directory_of(unit)
+    assert found is not None, unit
+    path, namespace = found
     resources = [
         "./" + posixpath.relpath(name, path)
         for name in sorted(files)

@@ -9,7 +9,7 @@ origin is a repository-relative path.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from fleetgen import api, renders
@@ -27,31 +27,30 @@ def render(
     root: Path,
     overlays: Sequence[str],
     progress: Progress = SILENT,
-    directories: Mapping[str, tuple[str, str | None]] | None = None,
+    directories: Collection[str] = (),
 ) -> Builds:
     """Build ``overlays`` (output-relative) and the plain ``directories``
-    (`fleetgen.renders.directory_unit` -> the directory and the app's namespace) as
-    kustomize-controller does (`fleetgen.renders.plain_directory`); reuse cached builds of
-    identical inputs."""
+    (`fleetgen.renders.directory_unit`) as kustomize-controller does
+    (`fleetgen.renders.plain_directory`); reuse cached builds of identical inputs."""
     kustomize = find_kustomize()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     plan = compiled.plan
-    directories = directories or {}
+    paths = {unit: found[0] for unit in directories if (found := renders.directory_of(unit))}
     read, files = filesystem_reader(root), filesystem_lister(root)
     generated = {
         f"{prefix}/{path}": data
         for path, data in compiled.rendered.items()
         if path.startswith("overlays/")
     }
-    for unit, (path, namespace) in directories.items():
-        generated |= renders.plain_directory(unit, path, namespace, files(path))
+    for unit, path in paths.items():
+        generated |= renders.plain_directory(unit, files(path))
     with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
         scratch = renders.lay_out(
             Path(tmp),
             generated,
             [
                 *(overlay.base for overlay in plan.env_overlays),
-                *(p for p, _ in directories.values()),
+                *paths.values(),
             ],
             read,
             files,
@@ -68,7 +67,7 @@ def render(
         names = {f"{prefix}/{overlay}": overlay for overlay in overlays}
         names |= {unit: unit for unit in directories}
         units = {f"{prefix}/{overlay}": inputs[overlay] for overlay in overlays}
-        units |= {unit: scratch.inputs(unit, None, path) for unit, (path, _) in directories.items()}
+        units |= {unit: scratch.inputs(unit, None, path) for unit, path in paths.items()}
         built = renders.build(scratch, units, Cache(compiled.out_dir), kustomize, progress)
     return Builds(
         {names[unit]: found for unit, found in built.objects.items()},

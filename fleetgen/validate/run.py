@@ -128,10 +128,7 @@ def check(
         overlays = sorted({p.overlay for p in placements if p.chart is None and p.remote is None})
         app_namespace = {app.name: app.namespace for app in fleet.apps}
         directories = {
-            directory_unit(p.remote.path, app_namespace[p.app]): (
-                p.remote.path,
-                app_namespace[p.app],
-            )
+            directory_unit(p.remote.path, app_namespace[p.app])
             for p in placements
             if p.remote is not None
         }
