@@ -262,9 +262,12 @@ def test_a_plain_directory_is_inventoried_as_a_base_is() -> None:
     }
 
 
-def test_diff_names_a_changed_plain_directory_which_no_render_shows(tmp_path: Path) -> None:
-    """Nothing fleetgen writes changes with a plain directory's files, and there is no overlay
-    to render: the note says so, for the apps that read it."""
+def test_diff_renders_a_changed_plain_directory_as_flux_builds_it(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """Nothing fleetgen writes changes with a plain directory's files: the note says so, and
+    ``--render`` builds the directory at both refs as kustomize-controller does
+    (`fleetgen.renders.plain_directory`) and compares what it deploys."""
     repo = tmp_path / "repo"
     shutil.copytree(CASE, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
     git(repo, "init", "-q", "-b", "main")
@@ -274,9 +277,19 @@ def test_diff_names_a_changed_plain_directory_which_no_render_shows(tmp_path: Pa
     report = fleetgen.diff(repo / "fleet.py")
     assert not report.changed
     assert list(report.notes) == [
-        "the plain directory of hello changed, which generated files do not show and --render "
-        "does not build: both engines read it as it is, review its files"
+        "the plain directory of hello changed, which generated files do not show: run "
+        "`fleetgen diff --render` to see what it deploys"
     ]
+    rendered = fleetgen.diff(repo / "fleet.py", render=True, kustomize=kustomize).to_json()
+    (change,) = rendered["changes"]
+    assert (change["source"], change["kind"], change["namespace"], change["file"]) == (
+        "rendered",
+        "Deployment",
+        "hello",
+        "apps/hello",
+    )
+    assert change["fields"] == [{"path": "spec.replicas", "old": 2, "new": 3}]
+    assert sorted(change["clusters"]) == ["dev-1", "prod-1"]
 
 
 def test_validate_render_builds_a_plain_directory_as_flux_does(
