@@ -87,7 +87,8 @@ def render_changes(
 def plain(side: Side, app: str) -> bool:
     """Whether ``app`` reads a plain directory at ``side`` (its workspace inventory; False when
     ``side`` is a stored compile, loaded from nothing)."""
-    base = side.loaded.workspace.bases.get(side.facts.app_path[app]) if side.loaded else None
+    path = side.facts.app_path.get(app)  # none for a chart app or one from another source
+    base = side.loaded.workspace.bases.get(path) if side.loaded and path else None
     return base is not None and base.plain
 
 
