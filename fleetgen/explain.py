@@ -198,11 +198,22 @@ def source_text(placement: Placement) -> str:
 
 
 def _remote_text(placement: Placement) -> str:
-    """``URL at REVISION: PATH`` for the placement of an app from another source."""
+    """``URL at REVISION: PATH`` for the placement of an app from another source, `plain_text`
+    for one of a plain directory."""
     remote = placement.remote
     if remote is None:
         return ""
+    if remote.source is None:
+        return plain_text(remote.path)
     return f"{remote.source.url} at {remote.source.target_revision}: {remote.path}"
+
+
+PLAIN = "plain directory "
+
+
+def plain_text(path: str) -> str:
+    """How explain names a plain directory an app reads."""
+    return f"{PLAIN}{path} (no kustomization.yaml: no overlay)"
 
 
 def chart_text(chart: ChartSource | None) -> str:
@@ -273,6 +284,8 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
     source = (
         f"{remote.url} at {remote.target_revision}: {', '.join(paths) or _path_text(app)}"
         if remote
+        else plain_text(next(iter(paths)))
+        if paths
         else app.base_path
         or (
             f"chart {chart.path}"
@@ -390,7 +403,7 @@ def _app_text(view: AppView) -> str:
         f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
         for p in view.placements
     )
-    source = view.path if view.path.startswith("chart ") else f"base {view.path}"
+    source = view.path if view.path.startswith(("chart ", PLAIN)) else f"base {view.path}"
     where = (
         f"namespace {view.namespace}"
         if view.namespace is not None

@@ -18,24 +18,29 @@ def allowed(namespace: str, patterns: Iterable[str]) -> bool:
 
 
 def base_problems(
-    app: App, base: Base, project: Project | None, what: str = "its base"
+    app: App,
+    base: Base,
+    project: Project | None,
+    what: str = "its base",
+    rewrite: str = "the overlay's namespace rewrite",
 ) -> list[str]:
-    """Namespace objects of the base under the overlay's namespace rewrite, which renames each to
-    the app's namespace (kustomize's namespace transformer; two collide in an ID conflict); and
-    for App(namespace=None), namespaces the project does not allow. ``what`` names the base in
-    the messages (a directory a layer adds is checked alike)."""
+    """Namespace objects of the base under the namespace ``rewrite`` (the overlay's; a plain
+    directory's is Flux's targetNamespace), which renames each to the app's namespace
+    (kustomize's namespace transformer; two collide in an ID conflict); and for
+    App(namespace=None), namespaces the project does not allow. ``what`` names the base in the
+    messages (a directory a layer adds is checked alike)."""
     shipped = sorted(base.namespace_objects)
     if app.namespace is not None and len(shipped) > 1:
         return [
             f"app {app.name!r}: {what} ships {len(shipped)} Namespace objects "
-            f"({', '.join(shipped)}), which the overlay's namespace rewrite to "
+            f"({', '.join(shipped)}), which {rewrite} to "
             f"{app.namespace!r} would all rename to {app.namespace!r} (kustomize: ID "
             "conflict); set App(namespace=None) to keep the base's namespaces"
         ]
     if app.namespace is not None and shipped:
         return [
-            f"app {app.name!r}: {what} ships Namespace {shipped[0]!r}, which the "
-            f"overlay's namespace rewrite turns into the app's own namespace "
+            f"app {app.name!r}: {what} ships Namespace {shipped[0]!r}, which "
+            f"{rewrite} turns into the app's own namespace "
             f"{app.namespace!r}, which fleetgen already creates; remove it from the "
             "base, or set App(namespace=None) to keep the base's namespaces"
         ]

@@ -704,20 +704,27 @@ class ChartSource:
 
 @dataclass(frozen=True, slots=True)
 class Remote:
-    """Where an app from another source reads its manifests: that source and a directory in it.
+    """Where an app without overlay reads its manifests as they are: a directory of another
+    source, or (``source`` None) a plain directory of this repository (no kustomization: Argo CD
+    reads it as a directory source, Flux through kustomize-controller's generated kustomization).
 
-    It has no overlay and no namespace rewrite: its manifests say where things go.
+    No overlay rewrites them: an app from another source has no namespace, its manifests say
+    where things go; a plain directory's ``App(namespace=...)`` is its Argo CD destination
+    namespace and Flux ``targetNamespace``, which put its objects in the same namespaces
+    (`fleetgen.resolve` refuses objects the two would place apart).
     """
 
-    source: RemoteSource
-    path: str  # relative to the source's root, normalized ("." for the root)
+    source: RemoteSource | None
+    path: str  # relative to the source's root (None: the repository's), normalized ("." for it)
 
 
 def remote_path(app: App, settings: Settings | None = None) -> str | ClusterVar:
-    """The directory an app from another source reads, normalized ("." for the root): the one
-    in effect in ``settings`` (App.path or an ``Overrides(path=...)``), else ``App.path``; a
-    `ClusterVar` where settings not yet resolved for a cluster hold one."""
-    path = settings.source_path if settings is not None else app.path
+    """The directory an app without overlay reads, normalized ("." for the root): the one in
+    effect in ``settings`` (App.path of an app from another source, or an
+    ``Overrides(path=...)``), else ``App.path`` (a plain directory's); a `ClusterVar` where
+    settings not yet resolved for a cluster hold one."""
+    path = settings.source_path if settings is not None else None
+    path = path if path is not None else app.path
     if isinstance(path, ClusterVar):
         return path
     return repo_path(path) if path is not None else "."
@@ -739,10 +746,18 @@ class Placement:
     cascade_delete: bool  # removing it deletes its workloads (`Fleet.cascades`)
     wave: int | None = None  # 1-based rollout step, None without a rollout
     chart: ChartSource | None = None  # a chart app's chart; its values are settings.values
-    remote: Remote | None = None  # an app whose manifests come from another source
+    remote: Remote | None = None  # an app without overlay: another source, a plain directory
     # Selector(runtime=True) with ClusterVars: its settings before they were filled in, which the
     # ApplicationSet template carries (each var read from the cluster Secret's annotation)
     template: Settings | None = None
+
+    @property
+    def reads_fleet_repo(self) -> bool:
+        """Whether it reads the fleet's repository: an overlay, a chart or a plain directory
+        there."""
+        if self.remote is not None:
+            return self.remote.source is None
+        return not (self.chart and self.chart.repo)
 
 
 @dataclass(frozen=True, slots=True)

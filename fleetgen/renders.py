@@ -8,7 +8,8 @@ is removed again), and every input of the bases, read from the working tree or a
 overlay's cache key hashes the kustomize version and every file its build can read, by path
 relative to the overlay (generated files by their parsed content, without fleetgen's header
 comments): overlays with the same complete inputs share one entry and one build, whichever
-command built them, and an unchanged overlay is not built again.
+command built them, and an unchanged overlay is not built again. A plain directory (no
+kustomization) is built as kustomize-controller builds it (`plain_directory`).
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from typing import Any, TypeGuard
 from fleetgen.cache import Cache, key
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build_many
 from fleetgen.progress import SILENT, Progress
-from fleetgen.workspace import Lister, Reader, base_deps
-from fleetgen.yamlio import load_all
+from fleetgen.workspace import FLUX_SUFFIXES, Lister, Reader, base_deps
+from fleetgen.yamlio import dump, load_all
 
 NAMESPACE = "kustomize"  # the cache folder of kustomize builds
 _ORIGIN = "config.kubernetes.io/origin"
 _ORIGINS = b"\nbuildMetadata:\n- originAnnotations\n"
+_KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,3 +220,45 @@ def _content_hash(data: bytes) -> str:
     """The hash of a generated YAML file's documents, comments left out."""
     docs = load_all(data)
     return hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest()
+
+
+def directory_unit(path: str, namespace: str | None) -> str:
+    """The name a plain directory's objects go by in place of an overlay, read with the app
+    ``namespace``: the scratch folder of the kustomization that builds it."""
+    return f"{_PLAIN}/{namespace or '_'}/{path}"
+
+
+_PLAIN = ".plain-directories"  # in the scratch directory, beside the repository's folders
+
+
+def directory_of(unit: str) -> tuple[str, str | None] | None:
+    """The plain directory and the namespace a `directory_unit` builds; None for any other
+    name (an overlay's)."""
+    if not unit.startswith(_PLAIN + "/"):
+        return None
+    namespace, _, path = unit[len(_PLAIN) + 1 :].partition("/")
+    return path, None if namespace == "_" else namespace  # "_" is no namespace name
+
+
+def plain_directory(unit: str, files: Iterable[str]) -> dict[str, bytes]:
+    """The kustomization kustomize-controller generates for the plain directory of ``unit``
+    (`directory_of`; ``files``: those under it; fluxcd/pkg kustomize ``scanManifests``: every
+    .yaml and .yml file), and the one of ``unit`` that builds it with Flux's
+    ``targetNamespace`` (``Generator.GenerateManifest``: the generated kustomization's
+    ``namespace``), which Argo CD's destination namespace matches where resolve let it
+    through."""
+    found = directory_of(unit)
+    assert found is not None, unit
+    path, namespace = found
+    resources = [
+        "./" + posixpath.relpath(name, path)
+        for name in sorted(files)
+        if name.endswith(FLUX_SUFFIXES)
+    ]
+    outer: dict[str, Any] = {**_KUSTOMIZATION, "resources": [posixpath.relpath(path, unit)]}
+    if namespace is not None:
+        outer["namespace"] = namespace
+    return {
+        f"{path}/kustomization.yaml": dump({**_KUSTOMIZATION, "resources": resources}).encode(),
+        f"{unit}/kustomization.yaml": dump(outer).encode(),
+    }

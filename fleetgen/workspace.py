@@ -1,5 +1,6 @@
-"""The inventory of what the spec refers to on disk: app bases and what they contain, charts kept
-in the repository, and the CA certificate files of clusters (`Certificate`).
+"""The inventory of what the spec refers to on disk: app bases (kustomize bases, or plain
+directories of manifests) and what they contain, charts kept in the repository, and the CA
+certificate files of clusters (`Certificate`).
 
 ``load`` takes it once so that ``resolve`` stays pure. Reading goes through a ``Reader`` so the
 same scan works on the working tree and (for ``diff``) on a Git tree.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,18 @@ from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope, group_of
 from fleetgen.yamlio import document_nodes, load_all, node_line
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# A plain directory's files as each engine reads them: Argo CD's directory source, every file
+# these end in (reposerver ``findManifests``, its ``manifestFile`` pattern); kustomize-
+# controller's generated kustomization, every .yaml and .yml file (fluxcd/pkg kustomize
+# ``scanManifests``), both recursing into every folder.
+ARGO_SUFFIXES = (".yaml", ".yml", ".json", ".jsonnet")
+FLUX_SUFFIXES = (".yaml", ".yml")
+# Files source-controller leaves out of every artifact without a leading dot (fluxcd/pkg
+# sourceignore ``ExcludeCI``; the others it excludes are hidden, which a plain directory refuses).
+SOURCE_EXCLUDED = frozenset(
+    {"cloudbuild.yaml", "appveyor.yml", "codeship-services.yml", "codeship-steps.yml"}
+)
+SKIP_MARKER = b"+argocd:skip-file-rendering"  # Argo CD skips the file (``skipFileRenderingMarker``)
 # Workloads whose pod template a changed ConfigMap should roll (a Job's template is immutable).
 ROLLING_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet"})
 _CLUSTER_SCOPED = frozenset(CLUSTER_SCOPED)
@@ -58,9 +71,23 @@ class RemoteEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class NamespaceField:
+    """A field of a plain directory's object that kustomize's namespace transformer sets (Flux's
+    ``targetNamespace``) and Argo CD's destination namespace does not: its file and line, the
+    object (``Kind name``), the field, and its value (None: absent, the transformer adds it)."""
+
+    file: str
+    line: int
+    object: str
+    field: str
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Base:
     """What fleetgen knows about one kustomize base: an app's, or a directory a layer adds to
-    its overlays as a resource or a Component (`fleetgen.plan.layer_inputs`)."""
+    its overlays as a resource or a Component (`fleetgen.plan.layer_inputs`); or one plain
+    directory of manifests an app reads."""
 
     path: str
     kustomization: str | None = None
@@ -95,6 +122,11 @@ class Base:
     # The remote entries its kustomizations list, which kustomize fetches at build time and
     # fleetgen never reads (so the base is not ``complete``).
     remotes: tuple[RemoteEntry, ...] = ()
+    # A plain directory (no kustomization, files in it): the engines read its manifests as they
+    # are (`_scan_directory`), and `digest` covers every file under it (paths and bytes).
+    plain: bool = False
+    digest: str = ""
+    namespace_fields: tuple[NamespaceField, ...] = ()  # of a plain directory's objects
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +204,13 @@ def scan(
 ) -> Workspace:
     """Inventory every base in ``paths``, chart in ``charts``, CA certificate file in
     ``certificates`` and Helm values file in ``values_files`` (repo-relative, normalized);
-    ``files`` lists a chart's files for its digest (required when there are charts)."""
+    ``files`` lists a chart's files for its digest (required when there are charts) and a plain
+    directory's (without it, a path without a kustomization is no base)."""
     found = sorted(set(charts))
     if found and files is None:
         raise ValueError("scanning charts needs a Lister")
     return Workspace(
-        {path: _scan_base(read, path) for path in sorted(set(paths))},
+        {path: _scan_base(read, path, files) for path in sorted(set(paths))},
         {path: _scan_chart(read, files, path) for path in found if files is not None},
         {path: _read_certificate(read, path) for path in sorted(set(certificates))},
         {path: _read_values_file(read, path) for path in sorted(set(values_files))},
@@ -225,10 +258,10 @@ def _read_certificate(read: Reader, path: str) -> Certificate:
         return Certificate(path, problem=str(error))
 
 
-def _chart_digest(read: Reader, files: Lister, path: str) -> str:
-    """The digest of the files under a chart's folder: their paths and bytes."""
+def _digest(read: Reader, files: Iterable[str], path: str) -> str:
+    """The digest of ``files``, those under the folder ``path``: their paths and bytes."""
     total = hashlib.sha256()
-    for name in sorted(files(path)):
+    for name in sorted(files):
         data = read(name) or b""
         total.update(f"{posixpath.relpath(name, path)}\0{len(data)}\0".encode())
         total.update(data)
@@ -236,7 +269,7 @@ def _chart_digest(read: Reader, files: Lister, path: str) -> str:
 
 
 def _scan_chart(read: Reader, files: Lister, path: str) -> ChartDir:
-    digest = _chart_digest(read, files, path)
+    digest = _digest(read, files(path), path)
     data = read(posixpath.join(path, "Chart.yaml"))
     if data is None:
         return ChartDir(path, digest=digest)
@@ -296,30 +329,78 @@ def _find_kustomization(read: Reader, directory: str) -> tuple[str, bytes] | Non
     return None
 
 
-def _scan_base(read: Reader, path: str) -> Base:
+def _scan_base(read: Reader, path: str, files: Lister | None) -> Base:
     found = _find_kustomization(read, path)
     if found is None:
+        listed = sorted(files(path)) if files is not None else []
+        if listed and read(path) is None:  # a directory of files: a plain directory
+            return _scan_directory(read, path, listed)
         return Base(path=path, file=read(path) is not None)
     inventory = _Inventory()
     inventory.add_kustomization(read, path, found, depth=0)
-    return Base(
-        path=path,
+    return inventory.base(
+        path,
         kustomization=found[0],
         api_version=inventory.api_version,
         kind=inventory.kind,
-        configmaps=frozenset(inventory.configmaps),
-        resources=frozenset(inventory.resources),
-        complete=inventory.complete,
-        problems=tuple(inventory.problems),
-        images=frozenset(inventory.images) if inventory.images_known else None,
-        workloads=inventory.workloads,
-        configmap_data=inventory.configmap_data,
-        namespaces=frozenset(inventory.namespaces),
-        namespace_objects=frozenset(inventory.namespace_objects),
-        cluster_kinds=inventory.cluster_scoped(),
-        secrets=tuple(sorted(inventory.secrets, key=lambda f: (f.file, f.line, f.field, f.rule))),
         remotes=tuple(sorted(inventory.remotes, key=lambda r: (r.file, r.line))),
     )
+
+
+def _scan_directory(read: Reader, path: str, files: Sequence[str]) -> Base:
+    """A plain directory: the manifests both engines read from it as they are (`ARGO_SUFFIXES`,
+    `FLUX_SUFFIXES`, in every folder below it), and what makes the two read different things
+    (problems: a file only one of them reads, a folder kustomize-controller builds as a
+    kustomization, a file that is no Kubernetes object, one object twice)."""
+    inventory = _Inventory()
+    kustomized = sorted(
+        posixpath.dirname(name) for name in files if posixpath.basename(name) in KUSTOMIZATION_FILES
+    )
+    inventory.problems += [
+        f"{folder}/ holds a kustomization, which kustomize-controller builds as one while "
+        "Argo CD's directory source reads its files as manifests: make the directory a base "
+        "(a kustomization.yaml listing it) or move the folder out"
+        for folder in kustomized
+    ]
+    seen: dict[tuple[str, str, str, str], str] = {}
+    for name in files:
+        if any(name == folder or name.startswith(folder + "/") for folder in kustomized):
+            continue
+        data = read(name)
+        problem = _read_differently(posixpath.relpath(name, path), data)
+        if problem is not None:
+            inventory.problems.append(f"{name}: {problem}")
+        elif data is not None and name.endswith(FLUX_SUFFIXES):
+            inventory.add_manifests(name, data, seen)
+    return inventory.base(path, plain=True, digest=_digest(read, files, path))
+
+
+def _read_differently(name: str, data: bytes | None) -> str | None:
+    """Why the engines would read the file ``name`` (relative to its plain directory) apart,
+    None when they read it alike (both, or neither)."""
+    if not name.endswith(ARGO_SUFFIXES):
+        return None
+    if any(part.startswith(".") for part in name.split("/")):
+        return (
+            "a hidden file, which Argo CD reads while source-controller leaves some out of "
+            "Flux's artifact (.sops.yaml, .github/ ...): rename it or move it out"
+        )
+    if posixpath.basename(name) in SOURCE_EXCLUDED:
+        return (
+            "source-controller leaves this file out of Flux's artifact, Argo CD reads it: "
+            "rename it or move it out"
+        )
+    if not name.endswith(FLUX_SUFFIXES):
+        return (
+            "Argo CD's directory source reads it, kustomize-controller's generated "
+            "kustomization does not (.yaml and .yml files only): write it as YAML or move it out"
+        )
+    if data is not None and SKIP_MARKER in data:
+        return (
+            f"Argo CD skips it ({SKIP_MARKER.decode()}), kustomize-controller applies it: "
+            "remove the marker or move it out"
+        )
+    return None
 
 
 @dataclass
@@ -341,6 +422,26 @@ class _Inventory:
     remotes: list[RemoteEntry] = field(default_factory=list)
     api_version: str = ""  # of the outermost kustomization
     kind: str = ""
+    namespace_fields: list[NamespaceField] = field(default_factory=list)
+
+    def base(self, path: str, **extra: Any) -> Base:
+        """The Base at ``path`` this inventory found (``extra``: its other fields)."""
+        return Base(
+            path=path,
+            configmaps=frozenset(self.configmaps),
+            resources=frozenset(self.resources),
+            complete=self.complete,
+            problems=tuple(self.problems),
+            images=frozenset(self.images) if self.images_known else None,
+            workloads=self.workloads,
+            configmap_data=self.configmap_data,
+            namespaces=frozenset(self.namespaces),
+            namespace_objects=frozenset(self.namespace_objects),
+            cluster_kinds=self.cluster_scoped(),
+            secrets=tuple(sorted(self.secrets, key=lambda f: (f.file, f.line, f.field, f.rule))),
+            namespace_fields=tuple(self.namespace_fields),
+            **extra,
+        )
 
     def cluster_scoped(self) -> frozenset[tuple[str, str]]:
         """The kinds of the objects read that are cluster-scoped: built-in, well-known or by a
@@ -408,17 +509,67 @@ class _Inventory:
             return
         data = read(path)
         if data is not None:
-            documents = self._documents(path, data)
-            for doc in documents:
-                if doc is not None:
-                    self._add_object(doc)
-            self._scan_documents(path, data, documents)
+            self._add_file(path, data)
             return
         nested = _find_kustomization(read, path)
         if nested is None:
             self.problems.append(f"resource {path!r} listed in a kustomization does not exist")
         else:
             self.add_kustomization(read, path, nested, depth + 1)
+
+    def _add_file(self, path: str, data: bytes) -> list[Any]:
+        """The objects of a manifest file, and what the secret rules find in them; its
+        documents (`_documents`)."""
+        documents = self._documents(path, data)
+        for doc in documents:
+            if doc is not None:
+                self._add_object(doc)
+        self._scan_documents(path, data, documents)
+        return documents
+
+    def add_manifests(
+        self, path: str, data: bytes, seen: dict[tuple[str, str, str, str], str]
+    ) -> None:
+        """A file of a plain directory: `_add_file`, each document a Kubernetes object (else
+        kustomize-controller's generated kustomization fails, while Argo CD skips the file), no
+        object twice (``seen``: each object's (group, kind, namespace, name) -> its file), and
+        the fields a namespace rewrite would set (`_namespace_fields`)."""
+        documents = self._add_file(path, data)
+        nodes: list[yaml.Node | None] = []  # parsed once a field needs its line
+        for index, doc in enumerate(documents):
+            for where, item in _listed(doc):
+                place = f"document {index + 1}" + (f" item {where[1] + 1}" if where else "")
+                if where:  # an item of a List, which both engines apply as an object of its own
+                    self._add_object(item)
+                if not _is_object(item):
+                    self.problems.append(
+                        f"{path}: {place} is not a Kubernetes object (apiVersion, kind and "
+                        "metadata.name): kustomize-controller's generated kustomization fails "
+                        "on it while Argo CD skips the file; move it out"
+                    )
+                    continue
+                metadata = item["metadata"]
+                namespace = str(metadata.get("namespace") or "")
+                key = (group_of(item["apiVersion"]), item["kind"], namespace, metadata["name"])
+                if key in seen:
+                    self.problems.append(
+                        f"{path}: {_object_name(item)} is also in {seen[key]}: "
+                        "kustomize-controller refuses the duplicate, Argo CD applies one of "
+                        "them; keep one"
+                    )
+                seen.setdefault(key, path)
+                for field_path, value in _namespace_fields(item):
+                    nodes = nodes or _nodes(data, len(documents))
+                    line = node_line(nodes[index], (*where, *field_path)) or 1
+                    self.namespace_fields.append(
+                        NamespaceField(
+                            path,
+                            line,
+                            _object_name(item),
+                            "/".join(map(str, field_path)),
+                            None if value is None else str(value),
+                        )
+                    )
 
     def _add_object(self, doc: Any) -> None:
         if not isinstance(doc, dict):
@@ -597,6 +748,71 @@ def _node(data: bytes, index: int) -> yaml.Node | None:
     except yaml.YAMLError:
         return None
     return nodes[index] if index < len(nodes) else None
+
+
+def _nodes(data: bytes, count: int) -> list[yaml.Node | None]:
+    """The node of each of the ``count`` documents of ``data`` (Nones if it cannot be read)."""
+    try:
+        return list(document_nodes(data))
+    except yaml.YAMLError:
+        return [None] * count
+
+
+def _listed(doc: Any) -> list[tuple[tuple[str, int] | tuple[()], Any]]:
+    """The objects of a document, each with where it is in it: a List's items (both engines
+    apply each: kustomize's resource factory, Argo CD's ``EachListItem``), else the document
+    itself (none for an empty one)."""
+    if doc is None:
+        return []
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    items = doc.get("items") if isinstance(doc, dict) else None
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        return [(("items", index), item) for index, item in enumerate(items)]
+    return [((), doc)]
+
+
+def _is_object(doc: Any) -> bool:
+    """Whether a document is a Kubernetes object as kustomize reads one: a mapping with an
+    apiVersion, a kind and a metadata.name."""
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("apiVersion"), str)
+        and isinstance(doc.get("kind"), str)
+        and isinstance(_mapping(doc.get("metadata")).get("name"), str)
+    )
+
+
+def _namespace_fields(doc: dict[str, Any]) -> list[tuple[tuple[str | int, ...], Any]]:
+    """The fields of ``doc`` kustomize's namespace transformer sets that Argo CD's destination
+    namespace leaves (kustomize api/filters/namespace and its field specs in
+    builtinpluginconsts/namespace.go), each with its value (None: absent): a namespace the
+    object states (not on a built-in cluster-scoped kind), an APIService's service namespace
+    (added when absent), a CustomResourceDefinition's conversion webhook service namespace, and
+    the namespace of RoleBinding and ClusterRoleBinding subjects named ``default`` (added when
+    absent). The metadata.name of a Namespace, which it renames too, is in
+    ``namespace_objects``."""
+    kind, group = doc["kind"], group_of(doc["apiVersion"])
+    spec = _mapping(doc.get("spec"))
+    found: list[tuple[tuple[str | int, ...], Any]] = []
+    namespace = doc["metadata"].get("namespace")
+    if namespace and (group, kind) not in _CLUSTER_SCOPED:
+        found.append((("metadata", "namespace"), namespace))
+    if (group, kind) == ("apiregistration.k8s.io", "APIService"):
+        service = _mapping(spec.get("service"))
+        found.append((("spec", "service", "namespace"), service.get("namespace")))
+    webhook = _mapping(
+        _mapping(_mapping(spec.get("conversion")).get("webhook")).get("clientConfig")
+    )
+    if kind == "CustomResourceDefinition" and "namespace" in _mapping(webhook.get("service")):
+        where = ("spec", "conversion", "webhook", "clientConfig", "service", "namespace")
+        found.append((where, webhook["service"]["namespace"]))
+    if kind in ("RoleBinding", "ClusterRoleBinding"):
+        found += [
+            (("subjects", index, "namespace"), _mapping(subject).get("namespace"))
+            for index, subject in enumerate(_list(doc.get("subjects")))
+            if _mapping(subject).get("name") == "default"
+        ]
+    return found
 
 
 def _object_name(doc: Any) -> str:

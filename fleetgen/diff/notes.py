@@ -11,6 +11,7 @@ from typing import Any
 
 from fleetgen.argoproject import destination_permitted
 from fleetgen.diff.blast import ARGO_GROUP, FLUX_GROUP, HELM_GROUP, Change, Side, keeps_objects
+from fleetgen.diff.render import plain
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
 from fleetgen.record import done_when
@@ -39,11 +40,13 @@ def _notes(
     base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str], render: bool
 ) -> list[str]:
     notes = []
-    if bases and not render:
-        notes.append(
-            f"the kustomize base of {', '.join(sorted(bases))} changed, which generated "
-            "files do not show: run `fleetgen diff --render` to see what it deploys"
-        )
+    plain_apps = {app for app in bases if plain(head, app)}
+    for what, apps in (("kustomize base", bases - plain_apps), ("plain directory", plain_apps)):
+        if apps and not render:
+            notes.append(
+                f"the {what} of {', '.join(sorted(apps))} changed, which generated files do "
+                "not show: run `fleetgen diff --render` to see what it deploys"
+            )
     if not render:
         notes += [
             f"the chart of {app} ({path}) changed, which generated files do not show: run "

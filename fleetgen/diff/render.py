@@ -72,8 +72,7 @@ def render_changes(
     builds cached in ``store`` when given, reported to ``progress``."""
     groups: dict[tuple[str | None, str | None], set[Pair]] = {}
     for pair in pairs:
-        # A chart app or an app from another source has no overlay ("") to render.
-        move = (base.facts.overlay_of.get(pair) or None, head.facts.overlay_of.get(pair) or None)
+        move = (_unit(base, pair), _unit(head, pair))
         if move != (None, None):
             groups.setdefault(move, set()).add(pair)
     built = _build(base, head, groups, kustomize or find_kustomize(), store, progress)
@@ -84,12 +83,43 @@ def render_changes(
         old = built.get((0, old_dir), {}) if old_dir is not None else {}
         new = built.get((1, new_dir), {}) if new_dir is not None else {}
         where = ctx.complete({c for _, c in members}, {a for a, _ in members})
-        file = head.shown(new_dir) if new_dir is not None else base.shown(str(old_dir))
+        file = _shown(head, new_dir) if new_dir is not None else _shown(base, str(old_dir))
         for key in sorted(old.keys() | new.keys()):
             change = compare_objects(old.get(key), new.get(key), file, where)
             if change is not None:
                 changes.append(change)
     return changes
+
+
+def plain(side: Side, app: str) -> bool:
+    """Whether ``app`` reads a plain directory at ``side`` (its workspace inventory; False when
+    ``side`` is a stored compile, loaded from nothing)."""
+    path = side.facts.app_path.get(app)  # none for a chart app or one from another source
+    base = side.loaded.workspace.bases.get(path) if side.loaded and path else None
+    return base is not None and base.plain
+
+
+def _unit(side: Side, pair: Pair) -> str | None:
+    """What a placement renders at ``side``: its overlay, a plain directory's
+    `renders.directory_unit`, or None (not placed there; a chart app, an app from another
+    source: nothing of this repository to build)."""
+    overlay = side.facts.overlay_of.get(pair)
+    if overlay or overlay is None or not plain(side, pair[0]):
+        return overlay or None
+    app = pair[0]
+    return renders.directory_unit(side.facts.app_path[app], side.facts.app_namespace[app])
+
+
+def _shown(side: Side, unit: str) -> str:
+    """A rendered unit as users see it: an overlay's path, a plain directory's."""
+    found = renders.directory_of(unit)
+    return found[0] if found is not None else side.shown(unit)
+
+
+def _name(side: Side, built: str) -> str:
+    """The unit a scratch path built: an overlay's output-relative path, or a plain
+    directory's unit as it is."""
+    return built if renders.directory_of(built) else built[len(side.output_dir) + 1 :]
 
 
 def compare_objects(old: Obj | None, new: Obj | None, file: str, where: Where) -> Change | None:
@@ -125,14 +155,12 @@ def _build(
             built = _render(
                 side, {o for o in overlays if o is not None}, root, kustomize, store, progress
             )
-            start = len(side.output_dir) + 1
             for path, rendered in built.objects.items():
                 docs = [item.doc for item in rendered]
-                found[index, path[start:]] = {
-                    obj.key: obj for obj in objects(RENDERED, path[start:], docs)
-                }
+                name = _name(side, path)
+                found[index, name] = {obj.key: obj for obj in objects(RENDERED, name, docs)}
             failures += [
-                f"kustomize build failed for {side.shown(path[start:])} at "
+                f"kustomize build failed for {_shown(side, _name(side, path))} at "
                 f"{side.snapshot.label}: {error.strip()}"
                 for path, error in sorted(built.failures.items())
             ]
@@ -149,20 +177,26 @@ def _render(
     store: cache.Cache | None,
     progress: Progress,
 ) -> renders.Builds:
-    """Lay out under ``root`` the overlays' generated files and their apps' base inputs, and
-    build the overlays through the render cache (`fleetgen.renders`)."""
+    """Lay out under ``root`` the overlays' generated files and their apps' base inputs, and the
+    plain directories with the kustomizations kustomize-controller generates for them
+    (`renders.plain_directory`), and build them through the render cache (`fleetgen.renders`)."""
+    plain = {unit: found[0] for unit in overlays if (found := renders.directory_of(unit))}
+    overlays = overlays - plain.keys()
     apps = {overlay.split("/")[1] for overlay in overlays}
     prefixes = tuple(f"overlays/{app}/" for app in sorted(apps))
     needed = [side.files[path] for path in side.files if path.startswith(prefixes)]
     out = side.output_dir
+    generated = {f"{out}/{path}": data for path, data in writer.render(needed).items()}
+    for unit, path in plain.items():
+        generated |= renders.plain_directory(unit, side.snapshot.files(path))
     scratch = renders.lay_out(
         root,
-        {f"{out}/{path}": data for path, data in writer.render(needed).items()},
-        [path for app in apps for path in _bases(side, app)],
+        generated,
+        [*(path for app in apps for path in _bases(side, app)), *plain.values()],
         side.snapshot.read,
         side.snapshot.files,
     )
-    inputs = {}
+    inputs = {unit: scratch.inputs(unit, None, [path]) for unit, path in plain.items()}
     for overlay in overlays:
         env = side.facts.builds_on.get(overlay)
         inputs[f"{out}/{overlay}"] = scratch.inputs(

@@ -125,7 +125,8 @@ class AppRows(TypedDict):
     envs: dict[str, str]  # env it runs in -> its table row: a cell per cluster column, " | "
     chart: tuple[str, Versions] | None  # a placed chart app: (its chart, versions per env)
     images: tuple[tuple[str, Versions], ...]  # (base image, references per env), by image
-    remote: tuple[str, str, str] | None  # from another source: (URL, revision, path)
+    # without overlay: (URL, revision, path) of another source; ("", "", path) a plain directory
+    remote: tuple[str, str, str] | None
     clusters: dict[str, int]  # engine -> the clusters it runs the app on: bit i set for the
     #                           i-th of fleet.clusters (Python's ints are unbounded)
     own_repo: bool  # whether a placement reads the fleet's repository
@@ -165,13 +166,13 @@ def app_rows(
         by_env[placement.env].append(placement)
         clusters[placement.engine] |= 1 << columns.bits[placement.cluster]
     others = {p.chart.repo for p in placements if p.chart and p.chart.repo} | {
-        p.remote.source.url for p in placements if p.remote
+        p.remote.source.url for p in placements if p.remote and p.remote.source
     }
     remote = next(
         (
             (
-                p.remote.source.url,
-                p.remote.source.target_revision,
+                p.remote.source.url if p.remote.source else "",
+                p.remote.source.target_revision if p.remote.source else "",
                 # every directory its placements read (Overrides(path=...)), in Plan order
                 ", ".join(dict.fromkeys(q.remote.path for q in placements if q.remote)),
             )
@@ -187,7 +188,7 @@ def app_rows(
         images=_image_rows(plan, by_env),
         remote=remote,
         clusters=dict(clusters),
-        own_repo=any(p.remote is None and not (p.chart and p.chart.repo) for p in placements),
+        own_repo=any(p.reads_fleet_repo for p in placements),
         repos=tuple(sorted(others)),
         runtime_vars=tuple(
             sorted({name for p in placements if p.template for name in p.template.var_names()})
@@ -216,7 +217,10 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         ],
         credentials=credential_kinds(plan, on),
         labels=label_cells(plan),
-        remotes=[(app, *row["remote"]) for app, row in apps if row["remote"]],
+        remotes=[(app, *row["remote"]) for app, row in apps if row["remote"] and row["remote"][0]],
+        directories=[
+            (app, row["remote"][2]) for app, row in apps if row["remote"] and not row["remote"][0]
+        ],
         remote_bases=[
             (app, plan.remote_bases[app], sorted(row["clusters"]))
             for app, row in apps

@@ -344,10 +344,16 @@ class App(Layer):
         project: Its project.
         namespace: The namespace it deploys into (kustomize rewrites every object's); None: the
             manifests say where each object goes (several namespaces, cluster-scoped objects;
-            always None with `source`).
-        path: Its kustomize base, relative to the folder holding fleet.py; with `source`, the
-            directory in that source (relative to its root; None: the root, a `ClusterVar`: one
-            per cluster), which a layer's `Overrides(path=...)` replaces there.
+            always None with `source`). For a plain directory, Argo CD's destination namespace
+            and Flux's targetNamespace: its manifests may name no other namespace.
+        path: Its kustomize base, relative to the folder holding fleet.py, or there a plain
+            directory of manifests (no kustomization.yaml), read as it is without overlay:
+            Argo CD as a directory source with recurse, Flux through kustomize-controller's
+            generated kustomization, both every .yaml and .yml file in it and its folders (a
+            file only one reads, a folder holding a kustomization, and overlay settings at any
+            layer are spec errors); with `source`, the directory in that source (relative to
+            its root; None: the root, a `ClusterVar`: one per cluster), which a layer's
+            `Overrides(path=...)` replaces there.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
             only settings that need none (sync, ignore_differences, depends_on, labels, and

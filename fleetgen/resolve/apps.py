@@ -273,21 +273,33 @@ def _check_remote(ctx: _Context, app: App, source: GitSource | OciSource) -> Non
                 f"app {app.name!r}: Overrides(path={layer.path!r}) must be inside its "
                 "source (relative to the source's root)",
             )
+    _check_no_overlay(
+        ctx,
+        app,
+        "an app from another source (source=)",
+        "its manifests are not in this repository; set it in that source instead",
+        "ship the ExternalSecret in that source instead",
+    )
+
+
+def _check_no_overlay(
+    ctx: _Context, app: App, which: str, fix: str, secrets_fix: str | None = None
+) -> None:
+    """No layer of an app without overlay (``which`` names what it is) sets what only an overlay
+    applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` (by
+    default ``fix``) say what to do instead."""
     for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
             if getattr(layer, name):
                 ctx.report(
                     layer,
-                    f"app {app.name!r}: {name} needs an overlay, which an app "
-                    "from another source (source=) has not: its manifests are "
-                    "not in this repository; set it in that source instead",
+                    f"app {app.name!r}: {name} needs an overlay, which {which} has not: {fix}",
                 )
     if app.secrets:
         ctx.report(
             app,
-            f"app {app.name!r}: secrets= needs an overlay, which an app from "
-            "another source (source=) has not; ship the ExternalSecret in that "
-            "source instead",
+            f"app {app.name!r}: secrets= needs an overlay, which {which} has not; "
+            f"{secrets_fix or fix}",
         )
 
 
@@ -320,7 +332,13 @@ def _outside(path: str | ClusterVar) -> bool:
 def _check_layer_paths(ctx: _Context, app: App) -> None:
     """``Overrides(path=...)`` chooses the directory an app from another source reads; an app
     of this repository has one base (or chart) for all its placements."""
-    kind = "a chart app's chart" if app.chart is not None else "a kustomize app's base"
+    kind = (
+        "a chart app's chart"
+        if app.chart is not None
+        else "a plain directory app's directory"
+        if ctx.plain(app)
+        else "a kustomize app's base"
+    )
     for layer in _layers_of(app):
         if isinstance(layer, Overrides) and layer.path is not None:
             ctx.report(
@@ -388,19 +406,26 @@ def _check_base(ctx: _Context, app: App) -> None:
         )
         return
     base = ctx.workspace.bases.get(path)
-    if base is None or base.kustomization is None:
+    if base is None or (base.kustomization is None and not base.plain):
         ctx.report(
             app,
-            f"app {app.name!r}: path {app.path!r} has no kustomization.yaml "
-            "(create the base there or fix the path)",
+            f"app {app.name!r}: path {app.path!r} has neither a kustomization.yaml nor "
+            "manifests (create the base or the directory of manifests there, or fix the path)",
         )
         return
     for problem in base.problems:
-        ctx.report(app, f"app {app.name!r}: base {path}: {problem}")
+        ctx.report(
+            app, f"app {app.name!r}: {'directory' if base.plain else 'base'} {path}: {problem}"
+        )
     check_secrets(ctx, app, base)
     _check_remote_refs(ctx, app, base)
-    for message in namespacing.base_problems(app, base, ctx.projects.get(app.project)):
+    rewrite = "Flux's targetNamespace" if base.plain else "the overlay's namespace rewrite"
+    project = ctx.projects.get(app.project)
+    for message in namespacing.base_problems(app, base, project, rewrite=rewrite):
         ctx.report(app, message)
+    if base.plain:
+        _check_plain(ctx, app, base)
+        return
     if base.remotes:
         _check_remote_config(ctx, app, base)
         if app.namespace is None:
@@ -423,6 +448,38 @@ def _check_base(ctx: _Context, app: App) -> None:
     images = [found.images for found in inputs]
     if all(known is not None for known in images):
         _check_images(ctx, app, frozenset().union(*(known for known in images if known)))
+
+
+def _check_plain(ctx: _Context, app: App, base: Base) -> None:
+    """A plain directory has no overlay; with ``App(namespace=X)`` both engines put its objects
+    in X only if what Flux's ``targetNamespace`` rewrites (every namespace, `NamespaceField`)
+    already says X: Argo CD's destination namespace only fills the namespace of namespaced
+    objects that have none (controller/state.go ``NormalizeTargetObjects``)."""
+    _check_no_overlay(
+        ctx,
+        app,
+        f"a plain directory ({base.path}, no kustomization.yaml)",
+        "add a kustomization.yaml there to make it a base",
+    )
+    output = repo_path(ctx.fleet.output_dir)
+    if base.path == "." or output == base.path or output.startswith(base.path + "/"):
+        ctx.report(
+            app,
+            f"app {app.name!r}: the plain directory {base.path!r} holds fleetgen's output "
+            f"({output}), which both engines would then apply as its manifests: give the app "
+            "a directory of its own",
+        )
+    if app.namespace is None:
+        return
+    for found in base.namespace_fields:
+        if found.value != app.namespace:
+            says = f"says {found.value!r}" if found.value is not None else "is not set"
+            ctx.report(
+                app,
+                f"app {app.name!r}: {found.file}:{found.line}: {found.object}: {found.field} "
+                f"{says}, which Flux's targetNamespace sets to {app.namespace!r} while Argo CD "
+                f"leaves it: write {app.namespace!r} there, or set App(namespace=None)",
+            )
 
 
 def _check_remote_refs(ctx: _Context, app: App, base: Base) -> None:

@@ -1,6 +1,6 @@
 """The Plan of a checked fleet: each placement's settings layered fleet → env → app → per_env →
 per_label → per_cluster, the kustomize overlays of env and cluster layers, chart and remote
-placements."""
+placements (a plain directory's are remote ones of this repository)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from fleetgen.workspace import Base
 
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     """Fleet, env, app and per_env layers (`_Context.shared_settings`)."""
-    chart = app.chart is not None or app.source is not None
+    chart = app.chart is not None or app.source is not None or ctx.plain(app)
     return (
         ctx.shared_settings(env, chart)
         .apply("app", app)
@@ -128,13 +128,14 @@ def _remote_placements(
     ctx: _Context,
     resolver: VarResolver,
     app: App,
-    source: GitSource | OciSource,
+    source: GitSource | OciSource | None,
     clusters: list[Cluster],
     wave_of: Mapping[str, int],
     engines: Engines,
 ) -> list[Placement]:
-    """An app from another source: no overlay; its sync settings and the directory it reads
-    (``Overrides(path=...)``) layered per cluster, per_label layers included."""
+    """An app from another source (``source``), or a plain directory of this repository (None):
+    no overlay; its sync settings and the directory it reads (``Overrides(path=...)``) layered
+    per cluster, per_label layers included."""
     remotes: dict[str, Remote] = {}  # path -> one Remote shared by its placements
 
     def remote(settings: Settings) -> dict[str, Any]:
@@ -386,7 +387,7 @@ def _build_plan(
     cluster_overlays: list[ClusterOverlay] = []
     resolver = VarResolver(ctx)
     for app in ctx.apps.values():
-        if app.source is not None:
+        if app.source is not None or ctx.plain(app):
             placements += _remote_placements(
                 ctx, resolver, app, app.source, placed[app.name], wave_of, engines
             )

@@ -40,8 +40,9 @@ class _Context:
         self.scanned: set[int] = set()  # id() of each spec object the secret scan reported
 
     def shared_settings(self, env: Environment, chart: bool) -> Settings:
-        """The fleet and ``env`` layers, which every app in ``env`` shares; a chart app (``chart``)
-        takes no fleet or env common metadata (nothing would apply it to the chart's objects)."""
+        """The fleet and ``env`` layers, which every app in ``env`` shares; an app without
+        overlay (``chart``: a chart, another source, a plain directory) takes no fleet or env
+        common metadata (nothing would apply it to its objects)."""
         key = (env.name, chart)
         if key not in self._shared:
             fleet = self.fleet
@@ -59,6 +60,14 @@ class _Context:
                 Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
             )
         return self._shared[key]
+
+    def plain(self, app: App) -> bool:
+        """Whether ``app`` reads a plain directory of this repository (a path without a
+        kustomization, `fleetgen.workspace.Base.plain`)."""
+        if app.base_path is None:
+            return False
+        base = self.workspace.bases.get(repo_path(app.base_path))
+        return base is not None and base.plain
 
     def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``

@@ -31,7 +31,7 @@ def check_layer_inputs(ctx: _Context, app: App) -> None:
             paths: list[str] = getattr(layer, field)
             if not paths:
                 continue
-            if app.source is not None or app.chart is not None:
+            if app.source is not None or app.chart is not None or ctx.plain(app):
                 ctx.report(layer, _no_overlay(app, field))
                 continue
             for written in paths:
@@ -52,6 +52,9 @@ def _no_overlay(app: App, field: str) -> str:
         if app.source is not None
         else "a chart app has none: its objects are the chart's; set them through its values, "
         "or deploy them as a kustomize app"
+        if app.chart is not None
+        else "a plain directory (no kustomization.yaml) has none: add a kustomization.yaml "
+        "there to make it a base"
     )
     return (
         f"app {app.name!r}: Overrides({field}=...) adds to the kustomize overlays fleetgen "

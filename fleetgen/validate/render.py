@@ -9,7 +9,7 @@ origin is a repository-relative path.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from fleetgen import api, renders
@@ -31,26 +31,38 @@ def _bases(overlay: EnvOverlay | ClusterOverlay) -> list[str]:
 
 
 def render(
-    compiled: api.Compiled, root: Path, overlays: Sequence[str], progress: Progress = SILENT
+    compiled: api.Compiled,
+    root: Path,
+    overlays: Sequence[str],
+    progress: Progress = SILENT,
+    directories: Collection[str] = (),
 ) -> Builds:
-    """Build ``overlays`` (output-relative); reuse cached builds of identical inputs."""
+    """Build ``overlays`` (output-relative) and the plain ``directories``
+    (`fleetgen.renders.directory_unit`) as kustomize-controller does
+    (`fleetgen.renders.plain_directory`); reuse cached builds of identical inputs."""
     kustomize = find_kustomize()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     plan = compiled.plan
+    paths = {unit: found[0] for unit in directories if (found := renders.directory_of(unit))}
+    read, files = filesystem_reader(root), filesystem_lister(root)
+    generated = {
+        f"{prefix}/{path}": data
+        for path, data in compiled.rendered.items()
+        if path.startswith("overlays/")
+    }
+    for unit, path in paths.items():
+        generated |= renders.plain_directory(unit, files(path))
     with tempfile.TemporaryDirectory(prefix="fleetgen-validate-") as tmp:
         scratch = renders.lay_out(
             Path(tmp),
-            {
-                f"{prefix}/{path}": data
-                for path, data in compiled.rendered.items()
-                if path.startswith("overlays/")
-            },
+            generated,
             [
                 *(base for overlay in plan.env_overlays for base in _bases(overlay)),
                 *(base for overlay in plan.cluster_overlays for base in _bases(overlay)),
+                *paths.values(),
             ],
-            filesystem_reader(root),
-            filesystem_lister(root),
+            read,
+            files,
         )
         inputs = {
             env.path: scratch.inputs(f"{prefix}/{env.path}", None, _bases(env))
@@ -61,19 +73,16 @@ def render(
             inputs[overlay.path] = scratch.inputs(
                 f"{prefix}/{overlay.path}", f"{prefix}/{env.path}", _bases(overlay)
             )
-        built = renders.build(
-            scratch,
-            {f"{prefix}/{overlay}": inputs[overlay] for overlay in overlays},
-            Cache(compiled.out_dir),
-            kustomize,
-            progress,
-        )
-    start = len(prefix) + 1
+        names = {f"{prefix}/{overlay}": overlay for overlay in overlays}
+        names |= {unit: unit for unit in directories}
+        units = {f"{prefix}/{overlay}": inputs[overlay] for overlay in overlays}
+        units |= {unit: scratch.inputs(unit, None, [path]) for unit, path in paths.items()}
+        built = renders.build(scratch, units, Cache(compiled.out_dir), kustomize, progress)
     return Builds(
-        {overlay[start:]: found for overlay, found in built.objects.items()},
-        {overlay[start:]: error for overlay, error in built.failures.items()},
+        {names[unit]: found for unit, found in built.objects.items()},
+        {names[unit]: error for unit, error in built.failures.items()},
         built.distinct,
         built.built,
         built.cached,
-        {overlay[start:]: entry for overlay, entry in built.keys.items()},
+        {names[unit]: entry for unit, entry in built.keys.items()},
     )

@@ -14,6 +14,7 @@ from fleetgen import api, cache, collector, errors
 from fleetgen.fields import release
 from fleetgen.load import load
 from fleetgen.progress import SILENT, Progress
+from fleetgen.renders import directory_unit
 from fleetgen.validate import charts as chart_renders
 from fleetgen.validate import rendered, schemas, scopes
 from fleetgen.validate.findings import (
@@ -120,9 +121,18 @@ def check(
         findings.extend(_base_secrets(fleet, compiled.loaded.workspace))
     if render:
         # An app from another source has no overlay: its manifests are not in this repository.
-        placements = tuple(p for p in compiled.plan.placements if p.remote is None)
-        overlays = sorted({p.overlay for p in placements if p.chart is None})
-        built = build_overlays(compiled, root, overlays, progress)
+        # A plain directory's are, built as kustomize-controller does (`directory_unit`).
+        placements = tuple(
+            p for p in compiled.plan.placements if p.remote is None or p.remote.source is None
+        )
+        overlays = sorted({p.overlay for p in placements if p.chart is None and p.remote is None})
+        app_namespace = {app.name: app.namespace for app in fleet.apps}
+        directories = {
+            directory_unit(p.remote.path, app_namespace[p.app])
+            for p in placements
+            if p.remote is not None
+        }
+        built = build_overlays(compiled, root, overlays, progress, directories)
         charted = chart_renders.render(
             placements,
             chart_renders.namespaces(fleet),
@@ -136,7 +146,11 @@ def check(
         plan = replace(
             compiled.plan,
             placements=tuple(
-                p if p.chart is None else replace(p, overlay=chart_renders.unit(p))
+                replace(p, overlay=directory_unit(p.remote.path, app_namespace[p.app]))
+                if p.remote is not None
+                else p
+                if p.chart is None
+                else replace(p, overlay=chart_renders.unit(p))
                 for p in placements
                 if p.chart is None or chart_renders.unit(p) in charted.objects
             ),
@@ -164,7 +178,10 @@ def check(
         unchecked.update(result.unchecked)
         rendered_checked = result.checked
         builds = BuildCounts(
-            overlays=len(overlays), distinct=built.distinct, built=built.built, cached=built.cached
+            overlays=len(overlays) + len(directories),
+            distinct=built.distinct,
+            built=built.built,
+            cached=built.cached,
         )
         chart_counts = ChartCounts(
             placements=charted.placements,

@@ -111,17 +111,20 @@ def application_sets(plan: Plan) -> list[OutputFile]:
             _application_set(plan, apps[name], env, overlays.get((name, env.name)), ps, labels)
             for env, ps in placed
         )
+        remote = placed[0][1][0].remote
+        plain = remote.path if remote is not None and remote.source is None else ""
         files.append(
             OutputFile(
                 f"argocd/applicationsets/{name}.yaml",
                 docs,
-                comment=_header(apps[name], [env for env, _ in placed]),
+                comment=_header(apps[name], [env for env, _ in placed], plain),
             )
         )
     return files
 
 
-def _header(app: App, envs: Sequence[Environment]) -> str:
+def _header(app: App, envs: Sequence[Environment], plain: str = "") -> str:
+    """``plain``: the directory of an app that reads a plain directory of this repository."""
     names = ", ".join(env.name for env in envs)
     text = (
         f"ApplicationSets of app {app.name}, one per environment ({names}); each generates\n"
@@ -140,6 +143,11 @@ def _header(app: App, envs: Sequence[Environment]) -> str:
         )
     if app.source is not None:
         text += "\n" + remote_note(app.source)
+    elif plain:
+        text += (
+            f"\nManifests of the plain directory {plain} (no kustomization.yaml, no overlay),\n"
+            "read as they are: a directory source with recurse."
+        )
     if app.depends_on:
         text += (
             f"\nThis app depends_on {', '.join(app.depends_on)}, which only Flux honours:\n"
@@ -411,7 +419,9 @@ def _template(
     if env.rollout is not None:
         labels[WAVE_LABEL] = WAVE
     annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()}
-    if app.chart is None and app.source is None:  # (none for another repository's webhooks)
+    if app.source is None and source_path:  # a plain directory: every file in it
+        annotations[GENERATE_PATHS] = "/" + source_path  # a Go template already
+    elif app.chart is None and app.source is None:  # (none for another repository's webhooks)
         annotations[GENERATE_PATHS] = "{{ .values.generatePaths }}"
     elif app.chart is not None and app.chart.path is not None:  # refreshed on a chart push
         annotations[GENERATE_PATHS] = go_text("/" + posixpath.normpath(app.chart.path))
@@ -426,7 +436,7 @@ def _template(
         "project": go_text(app.project),
         "source": chart_source(fleet, app, charts)
         if charts
-        else remote_source(app, source_path)
+        else remote_source(app, source_path, fleet)
         or {
             "repoURL": go_text(fleet.repo),
             "targetRevision": go_text(fleet.revision),
@@ -462,16 +472,27 @@ def remote_note(source: RemoteSource) -> str:
     )
 
 
-def remote_source(app: App, path: str) -> dict[str, str] | None:
-    """The ``spec.source`` of an app from another source, or None for other apps; ``path``:
-    the Go template of the directory it reads.
+def remote_source(app: App, path: str, fleet: Fleet) -> dict[str, Any] | None:
+    """The ``spec.source`` of an app without overlay (``path``: the Go template of the directory
+    it reads), None for an app with overlays (``path`` empty).
 
     A Git repository by its https:// URL; an OCI artifact by its ``oci://`` URL, which is how
     Argo CD (>= 3.1) tells an OCI source from Git and Helm (``ApplicationSource.IsOCI``), with
-    the tag or digest as ``targetRevision``.
+    the tag or digest as ``targetRevision``. A plain directory of this repository as a directory
+    source with ``recurse``: reposerver ``findManifests`` then reads every manifest file in every
+    folder below it, as kustomize-controller's generated kustomization does
+    (`fleetgen.workspace.ARGO_SUFFIXES`); ``directory`` makes the type explicit
+    (``ApplicationSource.ExplicitType``), so no file in it turns it into another kind of app.
     """
-    if app.source is None:
+    if not path:
         return None
+    if app.source is None:
+        return {
+            "repoURL": go_text(fleet.repo),
+            "targetRevision": go_text(fleet.revision),
+            "path": path,
+            "directory": {"recurse": True},
+        }
     return {
         "repoURL": go_text(app.source.url),
         "targetRevision": go_text(app.source.target_revision),

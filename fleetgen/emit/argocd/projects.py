@@ -162,12 +162,12 @@ def chart_repos(placements: Iterable[Placement]) -> list[str]:
 
 def remote_repos(placements: Iterable[Placement]) -> list[str]:
     """The other repositories and OCI artifacts the placements' apps read (`App.source`)."""
-    return sorted({p.remote.source.url for p in placements if p.remote})
+    return sorted({p.remote.source.url for p in placements if p.remote and p.remote.source})
 
 
 def reads_fleet_repo(placements: Iterable[Placement]) -> bool:
-    """Whether any of the placements reads the fleet repository (an overlay or a chart in it)."""
-    return any(p.remote is None and not (p.chart and p.chart.repo) for p in placements)
+    """Whether any of the placements reads the fleet repository (`Placement.reads_fleet_repo`)."""
+    return any(p.reads_fleet_repo for p in placements)
 
 
 def source_repos(fleet_repo: str, placements: Sequence[Placement]) -> list[str]:

@@ -17,7 +17,10 @@ How the Plan translates (`fleetgen.emit.flux.objects` builds the objects):
 
 - ``spec.path`` is the placement's overlay, the one an Argo CD Application would use, so either
   engine deploys the same rendered manifests. No ``targetNamespace``: the overlay already sets
-  ``namespace:`` and Flux's would be a second, engine-only transformation. No ``postBuild``,
+  ``namespace:`` and Flux's would be a second, engine-only transformation. An app without
+  overlay reads its directory (``./<path>``): of its own GitRepository or OCIRepository (another
+  source), or of the fleet's repository (a plain directory, built by kustomize-controller's
+  generated kustomization, with the app's namespace as ``targetNamespace``). No ``postBuild``,
   ``patches`` or ``images``: a ``${...}`` in a user value reaches the cluster unchanged.
 - ``prune`` from the effective sync policy; ``suspend: true`` where it is not automated (releasing
   means changing fleet.py: the root Kustomization re-applies ``suspend``, so ``flux resume`` does

@@ -111,6 +111,7 @@ _SPEC_ORDER = {
             "ignore",
             "kubeConfig",
             "serviceAccountName",
+            "targetNamespace",
             "suspend",
         )
     )

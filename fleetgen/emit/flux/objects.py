@@ -127,7 +127,11 @@ def kustomization_docs(
     fleet = plan.fleet
     accounts = {project.name: project.service_account for project in fleet.projects}
     ignore = supports_ignore(fleet)
-    parts = {app.name: _AppParts.of(app, accounts.get(app.project), ignore) for app in fleet.apps}
+    plain = {p.app for p in plan.placements if p.remote is not None and p.remote.source is None}
+    parts = {
+        app.name: _AppParts.of(app, accounts.get(app.project), ignore, app.name in plain)
+        for app in fleet.apps
+    }
     apps = {app.name: app for app in fleet.apps}
     charts = dependencies.chart_apps(fleet)
     wraps, gates = dependencies.wrapped(fleet), dependencies.gated(plan)
@@ -156,13 +160,12 @@ def kustomization_docs(
         deps = dependencies.kustomization_deps(app_, charts, home.namespace)
         deps += extra_deps.get((placement.app, placement.cluster), ())
         path, source = f"{overlays}/{placement.overlay}", None
-        if placement.remote is not None:
+        if placement.remote is not None:  # no overlay: the directory, in its source
+            path = _remote_path(placement.remote.path)
+        if placement.remote is not None and placement.remote.source is not None:
             remote = remote_source(placement.remote.source, placement.app, home.namespace)
             found += _ordered([remote])
-            path, source = (
-                _remote_path(placement.remote.path),
-                {"kind": remote["kind"], "name": placement.app},
-            )
+            source = {"kind": remote["kind"], "name": placement.app}
         found.append(kustomizations.of(placement, app, home, path, deps, source))
     return dict(docs), wrapped
 
@@ -300,11 +303,16 @@ class _AppParts:
     spec: Mapping[str, Any]
 
     @classmethod
-    def of(cls, app: App, service_account: str | None, ignore: bool) -> _AppParts:
+    def of(cls, app: App, service_account: str | None, ignore: bool, plain: bool) -> _AppParts:
+        """``plain``: the app reads a plain directory, whose objects its namespace reaches
+        through ``targetNamespace`` (the generated kustomization's ``namespace``: fluxcd/pkg
+        kustomize ``Generator.GenerateManifest``), as Argo CD's destination namespace does."""
         rules = ignore_rules(app.ignore_differences) if ignore else []
         spec: dict[str, Any] = {"ignore": rules} if rules else {}
         if service_account:  # tenant impersonation, an account in the Flux namespace
             spec["serviceAccountName"] = service_account
+        if plain and app.namespace is not None:
+            spec["targetNamespace"] = app.namespace
         return cls(flux_metadata(app.labels), flux_metadata(app.annotations), spec)
 
 
