@@ -341,3 +341,27 @@ def test_a_plain_directory_holding_the_output_is_refused(tmp_path: Path) -> None
         "app 'raw': the plain directory 'deploy' holds fleetgen's output (deploy/generated), "
         "which both engines would then apply as its manifests: give the app a directory of its own"
     ]
+
+
+def test_what_layers_add_to_overlays_is_refused_on_a_plain_directory(tmp_path: Path) -> None:
+    """Overrides(resources=..., components=...) add to an overlay, which a plain directory has
+    not (`fleetgen.resolve.inputs.check_layer_inputs`)."""
+    repo = tmp_path / "repo"
+    for folder in ("apps/raw", "extra"):
+        (repo / folder).mkdir(parents=True)
+    (repo / "apps/raw/cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+    )
+    (repo / "extra/kustomization.yaml").write_text("resources: []\n")
+    fleet = _FLEET.replace(
+        'path="apps/raw")',
+        'path="apps/raw", per_env={"dev": Overrides(resources=["extra"])})',
+    ).replace("from fleetgen import App,", "from fleetgen import App, Overrides,")
+    (repo / "fleet.py").write_text(fleet)
+    with pytest.raises(SpecError) as raised:
+        api.compile_spec(repo / "fleet.py")
+    assert [p.message for p in raised.value.problems] == [
+        "app 'raw': Overrides(resources=...) adds to the kustomize overlays fleetgen writes for "
+        "an app with a base (App(path=...)); a plain directory (no kustomization.yaml) has none: "
+        "add a kustomization.yaml there to make it a base"
+    ]

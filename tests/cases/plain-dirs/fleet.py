@@ -3,14 +3,14 @@ one in a namespace of its own (Argo CD's destination namespace, Flux's targetNam
 whose manifests say where each object goes (namespace=None)."""
 
 from fleetgen import (
-                      App,
-                      Cluster,
-                      Environment,
-                      ExternalSecretRef,
-                      Fleet,
-                      Overrides,
-                      Project,
-                      SyncPolicy,
+    App,
+    Cluster,
+    Environment,
+    ExternalSecretRef,
+    Fleet,
+    Overrides,
+    Project,
+    SyncPolicy,
 )
 
 fleet = Fleet(
