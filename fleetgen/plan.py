@@ -78,7 +78,7 @@ class Settings:
     names ``<layer> file <path>``) and ``chart/version``;
     for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``); for a
     kustomize app ``resource/<index>`` and ``component/<index>`` (the layer that added each entry
-    of ``resources`` and ``components``).
+    of ``resources`` and ``components``) and ``name_prefix``.
     ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
 
@@ -97,6 +97,7 @@ class Settings:
     # layer order, each once
     resources: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
+    name_prefix: str | None = None  # the deepest Overrides(name_prefix=...): kustomize namePrefix
     # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
     # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
     # HelmChart.values_files first (layer ``chart``)
@@ -133,7 +134,7 @@ class Settings:
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
         chart_version, source_path = self.chart_version, self.source_path
         resources, components = self.resources, self.components
-        values_files = self.values_files
+        values_files, name_prefix = self.values_files, self.name_prefix
         if isinstance(layer, Overrides):
             if layer.chart_version is not None:
                 chart_version = layer.chart_version
@@ -147,6 +148,9 @@ class Settings:
             if layer.values_files:
                 files = ((layer_name, repo_path(path)) for path in layer.values_files)
                 values_files = (*values_files, *files)
+            if layer.name_prefix is not None:
+                name_prefix = layer.name_prefix
+                provenance["name_prefix"] = layer_name
         path = layer.path if isinstance(layer, Overrides | App) else None
         if path is not None and (not isinstance(layer, App) or layer.source is not None):
             source_path = path
@@ -165,6 +169,7 @@ class Settings:
             resources=resources,
             components=components,
             values_files=values_files,
+            name_prefix=name_prefix,
             provenance=provenance,
         )
 
@@ -308,6 +313,12 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
         for selection, layer in sorted(app.per_label.items())
         if label_matches(selection, labels)
     ]
+
+
+def cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Overrides], ...]:
+    """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
+    own = app.per_cluster.get(cluster.name)
+    return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
 
 
 def layer_inputs(app: App) -> list[str]:

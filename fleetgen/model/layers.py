@@ -14,6 +14,7 @@ from fleetgen.fields import (
     ConfigKey,
     HelmValues,
     Labels,
+    NamePrefix,
     ObjectName,
     Placeholder,
     VarName,
@@ -185,6 +186,13 @@ class Overrides(Layer):
             kustomize.config.k8s.io/v1alpha1) applied in this layer's overlay, after its
             resources and before its own images, replicas, config and patches; paths as for
             resources, added up the same way.
+        name_prefix: Kustomize apps only: a kustomize namePrefix put on the name of every object
+            (and on the references kustomize knows, e.g. a Deployment's configMapRef), written in
+            this layer's overlay. The deepest layer's is the placement's; replicas, config,
+            patches and the config hash keep naming objects as the base does. kustomize prefixes
+            at each overlay, and a cluster overlay builds on its env overlay: a per_label or
+            per_cluster prefix may not differ from the per_env prefix of its cluster's
+            environment (it would be added in front of it).
         values_files: Chart apps only: Helm values files kept in this repository (YAML
             mappings, relative to the folder holding fleet.py), merged after
             HelmChart.values_files and the files of shallower layers, before every values=
@@ -196,3 +204,4 @@ class Overrides(Layer):
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
     values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files
+    name_prefix: NamePrefix | None = None  # kustomize apps only: namePrefix of this overlay

@@ -20,7 +20,13 @@ from fleetgen.model import (
     Overrides,
     Project,
 )
-from fleetgen.plan import label_conflicts, label_layers, label_matches, remote_path
+from fleetgen.plan import (
+    cluster_layers,
+    label_conflicts,
+    label_layers,
+    label_matches,
+    remote_path,
+)
 from fleetgen.resolve.context import (
     _check_placeholders,
     _check_reserved_labels,
@@ -127,6 +133,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_layer_kinds(ctx, app)
     check_layer_inputs(ctx, app)
     _check_rollout_sync(ctx, app, placed)
+    _check_name_prefix(ctx, app, placed)
     if project is not None and project.service_account:
         _check_tenant_objects(ctx, app, project.name)
     elif project is not None and "cluster_resources" in project.model_fields_set:
@@ -179,7 +186,7 @@ def check_tenant_projects(ctx: _Context) -> None:
 
 
 # Layer fields that only an overlay can apply: a kustomize base's (an app from another source has
-# none).
+# none); name_prefix is an Overrides field only.
 KUSTOMIZE_FIELDS = (
     "images",
     "replicas",
@@ -187,6 +194,7 @@ KUSTOMIZE_FIELDS = (
     "patches",
     "common_labels",
     "common_annotations",
+    "name_prefix",
 )
 # Those a chart app sets through `values`; its images and patches post-render what the chart
 # renders (Flux: HelmRelease postRenderers; Argo CD refuses them: `fleetgen.emit.argocd.checks`).
@@ -211,7 +219,7 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
                 )
             continue
         for name in VALUES_FIELDS:
-            if getattr(layer, name):
+            if getattr(layer, name, None):
                 ctx.report(
                     layer,
                     f"app {app.name!r}: {name} is for kustomize bases; a chart "
@@ -290,7 +298,7 @@ def _check_no_overlay(
     default ``fix``) say what to do instead."""
     for layer in _layers_of(app):
         for name in KUSTOMIZE_FIELDS:
-            if getattr(layer, name):
+            if getattr(layer, name, None):
                 ctx.report(
                     layer,
                     f"app {app.name!r}: {name} needs an overlay, which {which} has not: {fix}",
@@ -531,6 +539,30 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
 
 def _layers_of(app: App) -> list[Layer]:
     return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+
+
+def _check_name_prefix(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """A per_label or per_cluster name_prefix is written in the cluster overlay, which kustomize
+    builds on the env overlay: where the env overlay has a prefix, the cluster's would be put in
+    front of it, so it may only repeat it."""
+    reported: set[int] = set()
+    for cluster in placed:
+        env_layer = app.per_env.get(cluster.env)
+        above = env_layer.name_prefix if env_layer is not None else None
+        deeper = [layer for _, layer in cluster_layers(app, cluster) if layer.name_prefix]
+        if above is None or not deeper or deeper[-1].name_prefix == above:
+            continue
+        layer = deeper[-1]
+        if id(layer) not in reported:
+            reported.add(id(layer))
+            ctx.report(
+                layer,
+                f"app {app.name!r}: name_prefix {layer.name_prefix!r} (cluster "
+                f"{cluster.name!r}) would be put in front of the prefix {above!r} of "
+                f"per_env[{cluster.env!r}] (kustomize prefixes at each overlay, and a cluster "
+                "overlay builds on its env overlay): set the prefix in per_env only, or in "
+                "per_label/per_cluster only",
+            )
 
 
 def _turns_automated_off(layer: Layer) -> bool:
