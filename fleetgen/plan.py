@@ -78,7 +78,8 @@ class Settings:
     names ``<layer> file <path>``) and ``chart/version``;
     for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``); for a
     kustomize app ``resource/<index>`` and ``component/<index>`` (the layer that added each entry
-    of ``resources`` and ``components``) and ``name_prefix``.
+    of ``resources`` and ``components``), ``name_prefix`` and ``namespace`` (a per_env
+    ``Overrides(namespace=...)``; none for App.namespace).
     ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
 
@@ -98,6 +99,7 @@ class Settings:
     resources: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
     name_prefix: str | None = None  # the deepest Overrides(name_prefix=...): kustomize namePrefix
+    namespace: str | None = None  # App.namespace or an Overrides(namespace=...): where it goes
     # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
     # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
     # HelmChart.values_files first (layer ``chart``)
@@ -134,7 +136,7 @@ class Settings:
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
         chart_version, source_path = self.chart_version, self.source_path
         resources, components = self.resources, self.components
-        values_files, name_prefix = self.values_files, self.name_prefix
+        values_files, name_prefix, namespace = self.values_files, self.name_prefix, self.namespace
         if isinstance(layer, Overrides):
             if layer.chart_version is not None:
                 chart_version = layer.chart_version
@@ -151,6 +153,11 @@ class Settings:
             if layer.name_prefix is not None:
                 name_prefix = layer.name_prefix
                 provenance["name_prefix"] = layer_name
+            if layer.namespace is not None:
+                namespace = layer.namespace
+                provenance["namespace"] = layer_name
+        elif isinstance(layer, App):  # no provenance entry: explain shows the app's namespace
+            namespace = layer.namespace
         path = layer.path if isinstance(layer, Overrides | App) else None
         if path is not None and (not isinstance(layer, App) or layer.source is not None):
             source_path = path
@@ -170,6 +177,7 @@ class Settings:
             components=components,
             values_files=values_files,
             name_prefix=name_prefix,
+            namespace=namespace,
             provenance=provenance,
         )
 
@@ -763,6 +771,12 @@ class Placement:
     template: Settings | None = None
 
     @property
+    def namespace(self) -> str | None:
+        """Where it puts objects: App.namespace or the Overrides(namespace=...) in effect; None
+        for an App(namespace=None), whose manifests say where things go."""
+        return self.settings.namespace
+
+    @property
     def reads_fleet_repo(self) -> bool:
         """Whether it reads the fleet's repository: an overlay, a chart or a plain directory
         there."""
@@ -866,9 +880,10 @@ class Plan:
         return sorted(shipped - {("", "Namespace")})
 
     def namespaces_of(self, app: App) -> frozenset[str]:
-        """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
+        """The namespaces ``app`` deploys into: those of its placements (App.namespace, or its
+        per_env Overrides(namespace=...)), or where its manifests put objects."""
         if app.namespace is not None:
-            return frozenset((app.namespace,))
+            return frozenset(p.namespace for p in self.by_app().get(app.name, ()) if p.namespace)
         return self.manifest_namespaces.get(app.name, frozenset())
 
     def by_app(self) -> Mapping[str, Sequence[Placement]]:

@@ -217,6 +217,8 @@ def derived_applications(
         if engine != "argocd" or app_name not in sets:
             continue
         app, name = apps[app_name], f"{app_name}-{cluster}"
+        per_env = app.per_env.get(env)  # its Overrides(namespace=...) replaces App.namespace
+        destination = per_env.namespace if per_env and per_env.namespace else app.namespace
         derived[namespace, name] = Application(
             namespace,
             name,
@@ -227,7 +229,7 @@ def derived_applications(
             f"{fleet.output_dir}/{overlay}",
             cluster,
             servers[cluster],
-            app.namespace,
+            destination,
             sets[app_name],
         )
     return derived

@@ -54,16 +54,10 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
             f"app {app.name!r}: project {app.project!r} is not defined "
             f"(projects: {', '.join(ctx.projects) or 'none'})",
         )
-    elif app.namespace is not None and not namespacing.allowed(
-        app.namespace,
-        [ns for same in ctx.fleet.projects if same.name == project.name for ns in same.namespaces],
-    ):
-        # (a project name given twice is reported once as such, not as namespaces refused)
-        ctx.report(
-            app,
-            f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
-            f"project {project.name!r} (add it to Project(namespaces=[...]))",
-        )
+    else:
+        _check_namespace_allowed(ctx, app, app, app.namespace, project)
+        if app.source is None and not ctx.plain(app):  # else `_check_no_overlay`
+            _check_layer_namespaces(ctx, app, project)
     placed_envs = {c.env for c in placed} if app.per_env else set()
     for env in app.per_env:
         if env not in placed_envs:
@@ -201,6 +195,51 @@ KUSTOMIZE_FIELDS = (
 VALUES_FIELDS = tuple(name for name in KUSTOMIZE_FIELDS if name not in ("images", "patches"))
 
 
+def _check_namespace_allowed(
+    ctx: _Context, app: App, where: Layer, namespace: str | None, project: Project
+) -> None:
+    """``namespace`` (set at ``where``) is one ``project`` allows."""
+    # (a project name given twice is reported once as such, not as namespaces refused)
+    same = [ns for p in ctx.fleet.projects if p.name == project.name for ns in p.namespaces]
+    if namespace is not None and not namespacing.allowed(namespace, same):
+        ctx.report(
+            where,
+            f"app {app.name!r}: namespace {namespace!r} is not allowed by "
+            f"project {project.name!r} (add it to Project(namespaces=[...]))",
+        )
+
+
+def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
+    """``Overrides(namespace=...)``: per_env layers of a kustomize app with a namespace of its own
+    (not a tenant's), allowed by its project."""
+    for name, layers in (("per_label", app.per_label), ("per_cluster", app.per_cluster)):
+        for layer in layers.values():
+            if layer.namespace is not None:
+                ctx.report(
+                    layer,
+                    f"app {app.name!r}: namespace is set per environment (per_env) only: "
+                    f"fleetgen gives the ApplicationSet of an environment one destination "
+                    f"namespace; move it from {name} to per_env",
+                )
+    for layer in app.per_env.values():
+        if layer.namespace is None:
+            continue
+        why = (
+            "a chart app's namespace holds its Helm release, one App(namespace=...) for all its "
+            "placements"
+            if app.chart is not None
+            else "with App(namespace=None) its manifests say where each object goes"
+            if app.namespace is None
+            else f"project {project.name!r} binds its ServiceAccount in App.namespace"
+            if project.service_account
+            else None
+        )
+        if why is not None:
+            ctx.report(layer, f"app {app.name!r}: namespace cannot be set here: {why}")
+        else:
+            _check_namespace_allowed(ctx, app, layer, layer.namespace, project)
+
+
 def _check_layer_kinds(ctx: _Context, app: App) -> None:
     """Kustomize settings on a chart app, chart settings on a kustomize app."""
     for layer in _layers_of(app):
@@ -297,7 +336,9 @@ def _check_no_overlay(
     applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` (by
     default ``fix``) say what to do instead."""
     for layer in _layers_of(app):
-        for name in KUSTOMIZE_FIELDS:
+        # an Overrides' namespace (App.namespace is where an app without overlay goes)
+        own = ("namespace",) if isinstance(layer, Overrides) else ()
+        for name in (*KUSTOMIZE_FIELDS, *own):
             if getattr(layer, name, None):
                 ctx.report(
                     layer,

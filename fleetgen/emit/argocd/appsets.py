@@ -43,7 +43,6 @@ from fleetgen.model import (
     OciSource,
     RemoteSource,
     Selector,
-    SyncPolicy,
 )
 from fleetgen.output import OutputFile
 from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
@@ -208,9 +207,7 @@ def _application_set(
             )
             for group, names in ordered
         ],
-        "template": _template(
-            plan, app, env, uniform, charts, placements[0].cascade_delete, source_path
-        ),
+        "template": _template(plan, app, env, uniform, charts, placements[0], source_path),
     }
     if uniform is None:
         spec["templatePatch"] = SYNC_PATCH
@@ -246,7 +243,7 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     settings = placement.settings
     added = [*settings.resources, *settings.components]
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base, *added])
-    sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet))
+    sync = json.dumps(_sync_policy(placement, app, plan.fleet))
     return _Group(
         per_cluster, go_text(prefix) + action, go_text("/" + prefix) + action + go_text(rest), sync
     )
@@ -255,7 +252,7 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
 def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
     """The generator group of a chart app's placement: chart version, values, sync policy."""
     assert placement.chart is not None
-    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
+    sync = _sync_policy(placement, app, plan.fleet)
     return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
 
 
@@ -264,14 +261,14 @@ def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
     the directory it reads (``Overrides(path=...)``; with ``Selector(runtime=True)``, a
     ClusterVar there is read when the ApplicationSet runs: `go_var`)."""
     assert placement.remote is not None
-    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
+    sync = _sync_policy(placement, app, plan.fleet)
     path = remote_path(app, placement.template) if placement.template else placement.remote.path
     source_path = go_var(path) if isinstance(path, ClusterVar) else go_text(path)
     return _Group(False, "", "", json.dumps(sync), source_path=source_path)
 
 
-def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
-    """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement.
+def _sync_policy(placement: Placement, app: App, fleet: Fleet) -> dict[str, Any]:
+    """An Application's ``spec.syncPolicy`` for the effective sync policy of ``placement``.
 
     ``CreateNamespace=true`` (``Fleet.create_namespaces``) whatever the sync options: Argo CD
     creates the destination namespace only when the sync operation's options hold exactly that
@@ -286,15 +283,16 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     Namespace, so every sync failed; the tenants' Namespace objects carry the metadata instead
     (`fleetgen.emit.argocd.tenants`).
     """
+    sync, namespace = placement.settings.sync, placement.namespace
     policy: dict[str, Any] = {}
     if sync.automated:
         policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
-    creates = fleet.create_namespaces and app.namespace is not None
+    creates = fleet.create_namespaces and namespace is not None
     tenant = any(p.name == app.project and p.service_account for p in fleet.projects)
     managed = creates and not tenant
-    meta = namespace_metadata(fleet).get(app.namespace or "") if managed else None
+    meta = namespace_metadata(fleet).get(namespace or "") if managed else None
     if meta is not None and (meta.labels or meta.annotations):
         policy["managedNamespaceMetadata"] = {
             key: dict(sorted(value.items()))
@@ -403,13 +401,14 @@ def _template(
     env: Environment,
     sync: dict[str, Any] | None,
     charts: Sequence[ChartParts],
-    cascade: bool,
+    first: Placement,
     source_path: str = "",
 ) -> dict[str, Any]:
-    """The Application template; ``cascade``: its removal deletes the workloads (the
-    resources finalizer); ``source_path``: an app from another source: the directory its
-    Applications read (a Go template: the one directory, or `SOURCE_PATH` when its generators
-    differ)."""
+    """The Application template; ``first``: a placement of the environment, whose
+    ``cascade_delete`` (its removal deletes the workloads: the resources finalizer) and
+    ``namespace`` (the destination) all its placements share; ``source_path``: an app from
+    another source: the directory its Applications read (a Go template: the one directory, or
+    `SOURCE_PATH` when its generators differ)."""
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name),
@@ -430,7 +429,7 @@ def _template(
         "labels": dict(sorted(labels.items())),
         "annotations": dict(sorted(annotations.items())),
     }
-    if cascade:
+    if first.cascade_delete:
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
@@ -446,7 +445,7 @@ def _template(
         # put them (controller NormalizeTargetObjects defaults only to a non-empty one).
         "destination": {
             "server": SERVER,
-            **({"namespace": go_text(app.namespace)} if app.namespace is not None else {}),
+            **({"namespace": go_text(first.namespace)} if first.namespace is not None else {}),
         },
     }
     if app.ignore_differences:

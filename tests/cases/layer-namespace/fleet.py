@@ -1,4 +1,9 @@
-"""Overrides(name_prefix=...): a kustomize namePrefix per layer.
+"""Overrides(namespace=..., name_prefix=...): a namespace per environment, a kustomize namePrefix
+per layer.
+
+prod's placements go to `web-prod` instead of App.namespace `web`: its overlays' namespace, the
+Argo CD Application's destination (created with CreateNamespace), the Namespace Flux creates on
+prod-a, the AppProject's destinations.
 
 staging's env overlay prefixes every object with `staging-` (staging-1's replicas, in its cluster
 overlay, still name the base's Deployment); in prod, clusters labelled region=east get `east-`
@@ -34,14 +39,14 @@ fleet = Fleet(
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com",
                 labels={"region": "east"}, engine="argocd"),
     ],
-    projects=[Project(name="web", namespaces=["web"])],
+    projects=[Project(name="web", namespaces=["web", "web-prod"])],
     apps=[
         App(
             name="web", project="web", namespace="web", path="apps/web/base",
             per_env={
                 "staging": Overrides(name_prefix="staging-",
                                      config={"web-config": {"LEVEL": "staging"}}),
-                "prod": Overrides(replicas={"web": 3}),
+                "prod": Overrides(namespace="web-prod", replicas={"web": 3}),
             },
             per_label={"region=east": Overrides(name_prefix="east-")},
             per_cluster={

@@ -1,6 +1,13 @@
-"""Overrides(name_prefix=...): a kustomize namePrefix per layer (the golden case
-``tests/cases/layer-namespace`` on both engines; ``tests/bad_inputs/name-prefix-*`` the refused
-ones).
+"""Overrides(namespace=..., name_prefix=...): a namespace per environment and a kustomize
+namePrefix per layer (the golden case ``tests/cases/layer-namespace`` on both engines;
+``tests/bad_inputs/name-prefix-*`` and ``layer-namespace-refused`` the refused ones).
+
+A per_env namespace is its placements' (`Placement.namespace`): kustomize's NamespaceTransformer
+in the env overlay (and the cluster overlays built on it); the Argo CD Application's
+``spec.destination.namespace``, created by the ``CreateNamespace=true`` sync option (controller
+``syncNamespace``); the Namespace Flux's kustomize-controller applies from
+``flux/clusters/<cluster>/namespaces.yaml``; the AppProject's destinations (checked by Argo CD's
+``ValidatePermissions``).
 
 kustomize's ``PrefixSuffixTransformer`` (api/filters/prefix) prefixes every object of the
 kustomization that sets ``namePrefix``, and its ``nameReference`` rules rename the references to
@@ -18,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from fleetgen import api
+from fleetgen.emit.flux.namespaces import app_namespaces
 from fleetgen.explain import explain_plan
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
@@ -63,3 +71,42 @@ def test_a_cluster_layer_repeating_its_envs_prefix_is_written_once(
         "staging-web",
         "staging-web-config",
     ]
+
+
+def test_a_per_env_namespace_is_where_each_engine_puts_its_placements() -> None:
+    result = api.compile_spec(CASE / "fleet.py")
+    plan = result.plan
+    assert {p.cluster: p.namespace for p in plan.placements} == {
+        "staging-1": "web",
+        "prod-a": "web-prod",
+        "prod-b": "web-prod",
+    }
+    appsets = list(yaml.safe_load_all(result.rendered["argocd/applicationsets/web.yaml"]))
+    destinations = {
+        doc["metadata"]["name"]: (
+            doc["spec"]["template"]["spec"]["destination"]["namespace"],
+            "CreateNamespace=true" in doc["spec"]["template"]["spec"]["syncPolicy"]["syncOptions"],
+        )
+        for doc in appsets
+    }
+    assert destinations == {"web-staging": ("web", True), "web-prod": ("web-prod", True)}
+    assert app_namespaces(plan.on("flux")) == {"prod-a": {"web-prod"}}
+    project = yaml.safe_load(result.rendered["argocd/projects/web.yaml"])
+    assert [(d["name"], d["namespace"]) for d in project["spec"]["destinations"]] == [
+        ("prod-b", "web-prod"),
+        ("staging-1", "web"),
+    ]
+
+
+def test_explain_names_per_env_as_the_layer_of_a_namespace_it_sets() -> None:
+    plan = api.compile_spec(CASE / "fleet.py").plan
+    namespaces = {
+        placement.cluster: [(v.value, v.layer) for v in placement.values if v.key == "namespace"]
+        for placement in explain_plan(plan, "web").apps[0].placements
+    }
+    # staging-1's is App.namespace, which explain shows on the app
+    assert namespaces == {
+        "staging-1": [],
+        "prod-a": [("web-prod", "per_env")],
+        "prod-b": [("web-prod", "per_env")],
+    }
