@@ -29,7 +29,7 @@ from fleetgen.emit.flux.namespaces import app_namespaces
 from fleetgen.explain import explain_plan
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
-from tests.helpers import case_copy
+from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "layer-namespace"
 
@@ -110,3 +110,17 @@ def test_explain_names_per_env_as_the_layer_of_a_namespace_it_sets() -> None:
         "prod-a": [("web-prod", "per_env")],
         "prod-b": [("web-prod", "per_env")],
     }
+
+
+def test_validate_accepts_the_overlays_prefix_and_namespace(tmp_path: Path) -> None:
+    """validate holds fleetgen's overlays to the kustomization fields it emits
+    (`fleetgen.validate.schemas.KUSTOMIZATION`): namePrefix is one of them; ``--render`` checks
+    each overlay's objects against its placements' namespace."""
+    repo = case_copy(CASE, tmp_path / "repo")
+    assert run_fleetgen(repo, "build").returncode == 0
+    ran = run_fleetgen(repo, "validate")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "0 error(s), 0 warning(s)" in ran.stdout
+    rendered = run_fleetgen(repo, "validate", "--render")  # the base's policy findings aside,
+    assert "web-prod/east-web" in rendered.stdout  # prod's objects are checked in web-prod,
+    assert "foreign-namespace" not in rendered.stdout  # which is their placements' namespace
