@@ -190,7 +190,9 @@ class Overrides(Layer):
         name_prefix: Kustomize apps only: a kustomize namePrefix put on the name of every object
             (and on the references kustomize knows, e.g. a Deployment's configMapRef), written in
             this layer's overlay. The deepest layer's is the placement's; replicas, config,
-            patches and the config hash keep naming objects as the base does. kustomize prefixes
+            patches and the config hash keep naming objects as the base does; the Secrets of
+            secrets= keep their names (kustomize renames the ExternalSecret, not its target,
+            and leaves references to a Secret it does not hold). kustomize prefixes
             at each overlay, and a cluster overlay builds on its env overlay: a per_label or
             per_cluster prefix may not differ from the per_env prefix of its cluster's
             environment (it would be added in front of it).
