@@ -25,10 +25,12 @@ from pathlib import Path
 import yaml
 
 from fleetgen import api
+from fleetgen.diff.blast import derived_applications
 from fleetgen.emit.flux.namespaces import app_namespaces
 from fleetgen.explain import explain_plan
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
+from fleetgen.placements import Placements
 from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "layer-namespace"
@@ -124,3 +126,16 @@ def test_validate_accepts_the_overlays_prefix_and_namespace(tmp_path: Path) -> N
     rendered = run_fleetgen(repo, "validate", "--render")  # the base's policy findings aside,
     assert "web-prod/east-web" in rendered.stdout  # prod's objects are checked in web-prod,
     assert "foreign-namespace" not in rendered.stdout  # which is their placements' namespace
+
+
+def test_diff_derives_each_application_with_its_placements_namespace() -> None:
+    """diff compares the Applications the ApplicationSets generate, derived from each compile's
+    placements (`Placements` rows carry their namespace)."""
+    result = api.compile_spec(CASE / "fleet.py")
+    plan = result.plan
+    files = dict.fromkeys(result.rendered)  # derived from the ApplicationSets' files that exist
+    derived = derived_applications(plan.fleet, Placements.of(plan), files)  # type: ignore[arg-type]
+    assert {app.name: app.target_namespace for app in derived.values()} == {
+        "web-prod-b": "web-prod",
+        "web-staging-1": "web",
+    }

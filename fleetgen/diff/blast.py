@@ -213,12 +213,10 @@ def derived_applications(
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
     namespace = fleet.argocd.namespace
     derived = {}
-    for app_name, cluster, env, overlay, engine in placements.rows:
+    for app_name, cluster, env, overlay, engine, destination in placements.rows:
         if engine != "argocd" or app_name not in sets:
             continue
         app, name = apps[app_name], f"{app_name}-{cluster}"
-        per_env = app.per_env.get(env)  # its Overrides(namespace=...) replaces App.namespace
-        destination = per_env.namespace if per_env and per_env.namespace else app.namespace
         derived[namespace, name] = Application(
             namespace,
             name,
