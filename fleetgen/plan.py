@@ -78,7 +78,7 @@ class Settings:
     names ``<layer> file <path>``) and ``chart/version``;
     for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``); for a
     kustomize app ``resource/<index>`` and ``component/<index>`` (the layer that added each entry
-    of ``resources`` and ``components``), ``name_prefix`` and ``namespace`` (a per_env
+    of ``resources`` and ``components``), ``name_prefix`` and ``namespace`` (an
     ``Overrides(namespace=...)``; none for App.namespace).
     ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
@@ -880,8 +880,8 @@ class Plan:
         return sorted(shipped - {("", "Namespace")})
 
     def namespaces_of(self, app: App) -> frozenset[str]:
-        """The namespaces ``app`` deploys into: those of its placements (App.namespace, or its
-        per_env Overrides(namespace=...)), or where its manifests put objects."""
+        """The namespaces ``app`` deploys into: those of its placements (App.namespace, or an
+        Overrides(namespace=...)), or where its manifests put objects."""
         if app.namespace is not None:
             return frozenset(p.namespace for p in self.by_app().get(app.name, ()) if p.namespace)
         return self.manifest_namespaces.get(app.name, frozenset())

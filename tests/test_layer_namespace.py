@@ -1,11 +1,12 @@
-"""Overrides(namespace=..., name_prefix=...): a namespace per environment and a kustomize
-namePrefix per layer (the golden case ``tests/cases/layer-namespace`` on both engines;
-``tests/bad_inputs/name-prefix-*`` and ``layer-namespace-refused`` the refused ones).
+"""Overrides(namespace=..., name_prefix=...): a namespace and a kustomize namePrefix per layer
+(the golden case ``tests/cases/layer-namespace`` on both engines; ``tests/bad_inputs/name-prefix-*``
+and ``layer-namespace-*`` the refused ones).
 
-A per_env namespace is its placements' (`Placement.namespace`): kustomize's NamespaceTransformer
-in the env overlay (and the cluster overlays built on it); the Argo CD Application's
-``spec.destination.namespace``, created by the ``CreateNamespace=true`` sync option (controller
-``syncNamespace``); the Namespace Flux's kustomize-controller applies from
+A layer's namespace is the placements' it reaches (`Placement.namespace`, the deepest layer's):
+kustomize's NamespaceTransformer in that layer's overlay (the last one wins: a cluster overlay's
+replaces its env overlay's); the Argo CD Application's ``spec.destination.namespace`` (from the
+template, or each generator's ``values.namespace``), created by the ``CreateNamespace=true`` sync
+option (controller ``syncNamespace``); the Namespace Flux's kustomize-controller applies from
 ``flux/clusters/<cluster>/namespaces.yaml``; the AppProject's destinations (checked by Argo CD's
 ``ValidatePermissions``).
 
@@ -31,6 +32,7 @@ from fleetgen.explain import explain_plan
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
 from fleetgen.placements import Placements
+from tests.emit.test_argocd_appsets import applications, assert_generates_the_plan
 from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "layer-namespace"
@@ -46,6 +48,7 @@ def test_explain_names_the_layer_that_set_each_placements_prefix() -> None:
     }
     assert prefixes == {
         "staging-1": ("staging-", "per_env"),
+        "staging-2": ("staging-", "per_env"),
         "prod-a": ("east-", "per_label[region=east]"),
         "prod-b": ("b-", "per_cluster"),
     }
@@ -75,32 +78,35 @@ def test_a_cluster_layer_repeating_its_envs_prefix_is_written_once(
     ]
 
 
-def test_a_per_env_namespace_is_where_each_engine_puts_its_placements() -> None:
+def test_each_layers_namespace_is_where_each_engine_puts_its_placements() -> None:
+    """The ApplicationSets, their Go templates evaluated for each registration, generate each
+    Argo CD placement's Application with its namespace (staging's per generator)."""
     result = api.compile_spec(CASE / "fleet.py")
     plan = result.plan
     assert {p.cluster: p.namespace for p in plan.placements} == {
         "staging-1": "web",
+        "staging-2": "web-canary",
         "prod-a": "web-prod",
-        "prod-b": "web-prod",
+        "prod-b": "web-b",
     }
-    appsets = list(yaml.safe_load_all(result.rendered["argocd/applicationsets/web.yaml"]))
-    destinations = {
-        doc["metadata"]["name"]: (
-            doc["spec"]["template"]["spec"]["destination"]["namespace"],
-            "CreateNamespace=true" in doc["spec"]["template"]["spec"]["syncPolicy"]["syncOptions"],
-        )
-        for doc in appsets
+    docs = {
+        path: [doc for doc in yaml.safe_load_all(data) if doc]
+        for path, data in result.rendered.items()
+        if path.startswith("argocd/")
     }
-    assert destinations == {"web-staging": ("web", True), "web-prod": ("web-prod", True)}
+    assert_generates_the_plan(plan, docs)
+    for application in (a for apps in applications(docs).values() for a in apps):
+        assert "CreateNamespace=true" in application["spec"]["syncPolicy"]["syncOptions"]
     assert app_namespaces(plan.on("flux")) == {"prod-a": {"web-prod"}}
     project = yaml.safe_load(result.rendered["argocd/projects/web.yaml"])
     assert [(d["name"], d["namespace"]) for d in project["spec"]["destinations"]] == [
-        ("prod-b", "web-prod"),
+        ("prod-b", "web-b"),
         ("staging-1", "web"),
+        ("staging-2", "web-canary"),
     ]
 
 
-def test_explain_names_per_env_as_the_layer_of_a_namespace_it_sets() -> None:
+def test_explain_names_the_layer_that_set_each_placements_namespace() -> None:
     plan = api.compile_spec(CASE / "fleet.py").plan
     namespaces = {
         placement.cluster: [(v.value, v.layer) for v in placement.values if v.key == "namespace"]
@@ -109,8 +115,9 @@ def test_explain_names_per_env_as_the_layer_of_a_namespace_it_sets() -> None:
     # staging-1's is App.namespace, which explain shows on the app
     assert namespaces == {
         "staging-1": [],
+        "staging-2": [("web-canary", "per_label[canary=true]")],
         "prod-a": [("web-prod", "per_env")],
-        "prod-b": [("web-prod", "per_env")],
+        "prod-b": [("web-b", "per_cluster")],
     }
 
 
@@ -136,6 +143,7 @@ def test_diff_derives_each_application_with_its_placements_namespace() -> None:
     files = dict.fromkeys(result.rendered)  # derived from the ApplicationSets' files that exist
     derived = derived_applications(plan.fleet, Placements.of(plan), files)  # type: ignore[arg-type]
     assert {app.name: app.target_namespace for app in derived.values()} == {
-        "web-prod-b": "web-prod",
+        "web-prod-b": "web-b",
         "web-staging-1": "web",
+        "web-staging-2": "web-canary",
     }

@@ -76,7 +76,7 @@ def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFi
     above, here = env_overlay.settings, overlay.settings  # what the env overlay added already
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
-        **_namespace(env_overlay.namespace),
+        **_namespace(here.namespace),  # the env overlay's, or a per_label/per_cluster one
         # resolve refuses a prefix here that differs from the env overlay's (kustomize would
         # prepend it to that one): a prefix here is the first one
         **_name_prefix(here.name_prefix if here.name_prefix != above.name_prefix else None),

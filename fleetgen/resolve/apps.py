@@ -210,30 +210,21 @@ def _check_namespace_allowed(
 
 
 def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
-    """``Overrides(namespace=...)``: per_env layers of a kustomize app with a namespace of its own
-    (not a tenant's), allowed by its project."""
-    for name, layers in (("per_label", app.per_label), ("per_cluster", app.per_cluster)):
-        for layer in layers.values():
-            if layer.namespace is not None:
-                ctx.report(
-                    layer,
-                    f"app {app.name!r}: namespace is set per environment (per_env) only: "
-                    f"fleetgen gives the ApplicationSet of an environment one destination "
-                    f"namespace; move it from {name} to per_env",
-                )
-    for layer in app.per_env.values():
+    """``Overrides(namespace=...)``: layers of a kustomize app with a namespace of its own (not a
+    tenant's), allowed by its project."""
+    why = (
+        "a chart app's namespace holds its Helm release, one App(namespace=...) for all its "
+        "placements"
+        if app.chart is not None
+        else "with App(namespace=None) its manifests say where each object goes"
+        if app.namespace is None
+        else f"project {project.name!r} binds its ServiceAccount in App.namespace"
+        if project.service_account
+        else None
+    )
+    for layer in (*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()):
         if layer.namespace is None:
             continue
-        why = (
-            "a chart app's namespace holds its Helm release, one App(namespace=...) for all its "
-            "placements"
-            if app.chart is not None
-            else "with App(namespace=None) its manifests say where each object goes"
-            if app.namespace is None
-            else f"project {project.name!r} binds its ServiceAccount in App.namespace"
-            if project.service_account
-            else None
-        )
         if why is not None:
             ctx.report(layer, f"app {app.name!r}: namespace cannot be set here: {why}")
         else:

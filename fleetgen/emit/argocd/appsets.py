@@ -51,6 +51,7 @@ NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SOURCE_PATH = "{{ .values.sourcePath }}"  # an app from another source, per generator
+NAMESPACE = "{{ .values.namespace }}"  # a destination namespace per generator
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = (
     "Argo CD syncs Applications independently (sync waves do not order generated apps)"
@@ -80,6 +81,7 @@ class _Group:
     sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
     chart: ChartParts | None = None  # a chart app's version and values for these clusters
     source_path: str = ""  # another source: Go template of the directory these clusters read
+    namespace: str | None = None  # the destination namespace of these clusters' Applications
 
 
 Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of its registration
@@ -190,6 +192,11 @@ def _application_set(
     charts = [group.chart for group in groups if group.chart is not None]
     paths = {group.source_path for group in groups if group.source_path}
     source_path = paths.pop() if len(paths) == 1 else SOURCE_PATH if paths else ""
+    # one namespace (App.namespace, a per_env one): the template's; else each generator's
+    namespaces = {group.namespace for group in groups}
+    per_generator = len(namespaces) > 1
+    only = None if per_generator else namespaces.pop()
+    destination = NAMESPACE if per_generator else go_text(only) if only is not None else None
     reads = [WAVE_LABEL] if env.rollout is not None else []
     _check_reads([name for _, names in ordered for name in names], reads, labels)
     spec: dict[str, Any] = {
@@ -204,10 +211,20 @@ def _application_set(
                 charts,
                 app.targets if app.targets.runtime else None,
                 source_path == SOURCE_PATH,
+                per_generator,
             )
             for group, names in ordered
         ],
-        "template": _template(plan, app, env, uniform, charts, placements[0], source_path),
+        "template": _template(
+            plan,
+            app,
+            env,
+            uniform,
+            charts,
+            placements[0].cascade_delete,
+            destination,
+            source_path,
+        ),
     }
     if uniform is None:
         spec["templatePatch"] = SYNC_PATCH
@@ -245,7 +262,11 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base, *added])
     sync = json.dumps(_sync_policy(placement, app, plan.fleet))
     return _Group(
-        per_cluster, go_text(prefix) + action, go_text("/" + prefix) + action + go_text(rest), sync
+        per_cluster,
+        go_text(prefix) + action,
+        go_text("/" + prefix) + action + go_text(rest),
+        sync,
+        namespace=placement.namespace,
     )
 
 
@@ -253,7 +274,9 @@ def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
     """The generator group of a chart app's placement: chart version, values, sync policy."""
     assert placement.chart is not None
     sync = _sync_policy(placement, app, plan.fleet)
-    return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
+    return _Group(
+        False, "", "", json.dumps(sync), chart_parts(placement), namespace=placement.namespace
+    )
 
 
 def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
@@ -264,7 +287,9 @@ def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
     sync = _sync_policy(placement, app, plan.fleet)
     path = remote_path(app, placement.template) if placement.template else placement.remote.path
     source_path = go_var(path) if isinstance(path, ClusterVar) else go_text(path)
-    return _Group(False, "", "", json.dumps(sync), source_path=source_path)
+    return _Group(
+        False, "", "", json.dumps(sync), source_path=source_path, namespace=placement.namespace
+    )
 
 
 def _sync_policy(placement: Placement, app: App, fleet: Fleet) -> dict[str, Any]:
@@ -341,9 +366,11 @@ def _generator(
     charts: Sequence[ChartParts],
     runtime: Selector | None,
     source_paths: bool = False,
+    namespaces: bool = False,
 ) -> dict[str, Any]:
     """``source_paths``: the groups read different directories of the app's source, so each
-    generator passes its own (``values.sourcePath``)."""
+    generator passes its own (``values.sourcePath``); ``namespaces``: the groups' Applications
+    go to different namespaces (``values.namespace``)."""
     values = (
         chart_generator_values(group.chart, charts)
         if group.chart is not None
@@ -355,6 +382,8 @@ def _generator(
     )
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
+    if namespaces and group.namespace is not None:
+        values["namespace"] = go_text(group.namespace)
     selector = (
         _runtime_selector(env, runtime)
         if runtime is not None
@@ -401,14 +430,15 @@ def _template(
     env: Environment,
     sync: dict[str, Any] | None,
     charts: Sequence[ChartParts],
-    first: Placement,
+    cascade: bool,
+    destination: str | None,
     source_path: str = "",
 ) -> dict[str, Any]:
-    """The Application template; ``first``: a placement of the environment, whose
-    ``cascade_delete`` (its removal deletes the workloads: the resources finalizer) and
-    ``namespace`` (the destination) all its placements share; ``source_path``: an app from
-    another source: the directory its Applications read (a Go template: the one directory, or
-    `SOURCE_PATH` when its generators differ)."""
+    """The Application template; ``cascade``: its removal deletes the workloads (the
+    resources finalizer); ``destination``: a Go template of its destination namespace (the one
+    namespace, or `NAMESPACE` when its generators differ; None for App(namespace=None));
+    ``source_path``: an app from another source: the directory its Applications read (a Go
+    template: the one directory, or `SOURCE_PATH` when its generators differ)."""
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name),
@@ -429,7 +459,7 @@ def _template(
         "labels": dict(sorted(labels.items())),
         "annotations": dict(sorted(annotations.items())),
     }
-    if first.cascade_delete:
+    if cascade:
         meta["finalizers"] = [RESOURCES_FINALIZER]
     spec: dict[str, Any] = {
         "project": go_text(app.project),
@@ -445,7 +475,7 @@ def _template(
         # put them (controller NormalizeTargetObjects defaults only to a non-empty one).
         "destination": {
             "server": SERVER,
-            **({"namespace": go_text(first.namespace)} if first.namespace is not None else {}),
+            **({"namespace": destination} if destination is not None else {}),
         },
     }
     if app.ignore_differences:

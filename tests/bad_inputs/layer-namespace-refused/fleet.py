@@ -1,6 +1,6 @@
-"""Overrides(namespace=...) where it cannot go: deeper than per_env, on a chart app, on an
-App(namespace=None), on a tenant's app, on an app from another source, and one its project does
-not allow."""
+"""Overrides(namespace=...) where it cannot go: on a chart app, on an App(namespace=None), on a
+tenant's app, on an app from another source, and ones its project does not allow (at the layer
+that sets each)."""
 
 from fleetgen import (
     App,
@@ -28,8 +28,8 @@ fleet = Fleet(
     apps=[
         App(name="web", project="shop", namespace="shop", path="apps/web/base",
             per_env={"dev": Overrides(namespace="elsewhere")},  # <- not the project's
-            per_label={"tier=a": Overrides(namespace="shop-dev")},  # <- per_label
-            per_cluster={"dev-1": Overrides(namespace="shop-dev")}),  # <- per_cluster
+            per_label={"tier=a": Overrides(namespace="elsewhere-a")},  # <- not the project's
+            per_cluster={"dev-1": Overrides(namespace="shop-dev")}),  # allowed
         App(name="cache", project="shop", namespace="shop",
             chart=HelmChart(repo="https://charts.example.com", name="redis", version="1.2.3"),
             per_env={"dev": Overrides(namespace="shop-dev")}),  # <- chart

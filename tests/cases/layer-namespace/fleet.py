@@ -3,7 +3,9 @@ per layer.
 
 prod's placements go to `web-prod` instead of App.namespace `web`: its overlays' namespace, the
 Argo CD Application's destination (created with CreateNamespace), the Namespace Flux creates on
-prod-a, the AppProject's destinations.
+prod-a, the AppProject's destinations. A deeper layer's namespace is its cluster overlay's:
+prod-b's per_cluster `web-b`, and `web-canary` for clusters labelled canary=true (staging-2),
+whose Application gets it from its generator (staging's clusters differ).
 
 staging's env overlay prefixes every object with `staging-` (staging-1's replicas, in its cluster
 overlay, still name the base's Deployment); in prod, clusters labelled region=east get `east-`
@@ -34,12 +36,14 @@ fleet = Fleet(
     ],
     clusters=[
         Cluster(name="staging-1", env="staging", server="https://staging-1.example.com"),
+        Cluster(name="staging-2", env="staging", server="https://staging-2.example.com",
+                labels={"canary": "true"}),
         Cluster(name="prod-a", env="prod", server="https://prod-a.example.com",
                 labels={"region": "east"}),
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com",
                 labels={"region": "east"}, engine="argocd"),
     ],
-    projects=[Project(name="web", namespaces=["web", "web-prod"])],
+    projects=[Project(name="web", namespaces=["web", "web-prod", "web-b", "web-canary"])],
     apps=[
         App(
             name="web", project="web", namespace="web", path="apps/web/base",
@@ -48,10 +52,14 @@ fleet = Fleet(
                                      config={"web-config": {"LEVEL": "staging"}}),
                 "prod": Overrides(namespace="web-prod", replicas={"web": 3}),
             },
-            per_label={"region=east": Overrides(name_prefix="east-")},
+            per_label={
+                "region=east": Overrides(name_prefix="east-"),
+                "canary=true": Overrides(namespace="web-canary"),
+            },
             per_cluster={
                 "staging-1": Overrides(replicas={"web": 2}),
-                "prod-b": Overrides(name_prefix="b-", config={"web-config": {"LEVEL": "b"}}),
+                "prod-b": Overrides(name_prefix="b-", namespace="web-b",
+                                    config={"web-config": {"LEVEL": "b"}}),
             },
         ),
     ],
