@@ -192,7 +192,7 @@ def _application_set(
     charts = [group.chart for group in groups if group.chart is not None]
     paths = {group.source_path for group in groups if group.source_path}
     source_path = paths.pop() if len(paths) == 1 else SOURCE_PATH if paths else ""
-    # one namespace (App.namespace, a per_env one): the template's; else each generator's
+    # one namespace (App.namespace or a layer's) for all: the template's; else each generator's
     namespaces = {group.namespace for group in groups}
     per_generator = len(namespaces) > 1
     only = None if per_generator else namespaces.pop()
