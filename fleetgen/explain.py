@@ -255,6 +255,10 @@ def values(settings: Settings) -> Iterable[Value]:
     for added, paths in (("resource", settings.resources), ("component", settings.components)):
         for index, entry in enumerate(paths):
             yield Value(f"{added}/{index}", entry, where[f"{added}/{index}"])
+    if where.get("namespace", "app") != "app":  # an Overrides(namespace=...); App's: the app's
+        yield Value("namespace", settings.namespace, where["namespace"])
+    if settings.name_prefix is not None:
+        yield Value("name_prefix", settings.name_prefix, where["name_prefix"])
     sync = settings.sync.model_dump(mode="json")
     for field in SyncPolicy.model_fields:
         yield Value(f"sync/{field}", sync[field], where.get(f"sync/{field}", DEFAULT_LAYER))

@@ -86,6 +86,20 @@ def dns_subdomain(value: str) -> str:
     return value
 
 
+_NAME_PREFIX = re.compile(r"[a-z][-a-z0-9]*")
+
+
+def name_prefix(value: str) -> str:
+    """A kustomize ``namePrefix`` every object name may start with: lowercase letters, digits and
+    '-', starting with a letter (a Service's name is a DNS-1035 label), at most 62 characters."""
+    if len(value) > 62 or not _NAME_PREFIX.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a name prefix (lowercase letters, digits and '-', starting with "
+            "a letter, at most 62 characters)"
+        )
+    return value
+
+
 # Helm's release name limit (chartutil.ValidateReleaseName, helm v3 and v4), which helm-controller's
 # HelmRelease CRD enforces on spec.releaseName (maxLength 53): 63 for the objects named after the
 # release, less 10 characters charts add to it.
@@ -378,6 +392,7 @@ Name = Annotated[str, AfterValidator(dns_label)]
 NamespacePattern = Annotated[str, AfterValidator(namespace_pattern)]
 ObjectName = Annotated[str, AfterValidator(dns_subdomain)]
 ReleaseName = Annotated[str, AfterValidator(release_name)]
+NamePrefix = Annotated[str, AfterValidator(name_prefix)]
 LabelKey = Annotated[str, AfterValidator(label_key)]
 LabelValue = Annotated[str, AfterValidator(label_value)]
 Duration = Annotated[str, AfterValidator(duration)]

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fleetgen.plan import Plan
 
-Row = tuple[str, str, str, str, str]  # one placement: app, cluster, env, overlay, engine
+# one placement: app, cluster, env, overlay, engine, namespace (None: App(namespace=None))
+Row = tuple[str, str, str, str, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,8 @@ class Placements:
     def of(cls, plan: Plan) -> Placements:
         """The placements of ``plan``."""
         return cls(
-            tuple((p.app, p.cluster, p.env, p.overlay, p.engine) for p in plan.placements),
+            tuple(
+                (p.app, p.cluster, p.env, p.overlay, p.engine, p.namespace) for p in plan.placements
+            ),
             {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays},
         )

@@ -78,7 +78,8 @@ class Settings:
     names ``<layer> file <path>``) and ``chart/version``;
     for an app from another source ``path`` (``App.path`` or an ``Overrides(path=...)``); for a
     kustomize app ``resource/<index>`` and ``component/<index>`` (the layer that added each entry
-    of ``resources`` and ``components``).
+    of ``resources`` and ``components``), ``name_prefix`` and ``namespace`` (an
+    ``Overrides(namespace=...)``; none for App.namespace).
     ``resolved`` maps such a key to the `ClusterVar` names filled in there (`resolve_vars`).
     """
 
@@ -97,6 +98,8 @@ class Settings:
     # layer order, each once
     resources: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
+    name_prefix: str | None = None  # the deepest Overrides(name_prefix=...): kustomize namePrefix
+    namespace: str | None = None  # App.namespace or an Overrides(namespace=...): where it goes
     # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
     # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
     # HelmChart.values_files first (layer ``chart``)
@@ -133,7 +136,7 @@ class Settings:
         _merge(annotations, layer.common_annotations, "annotation", layer_name, provenance)
         chart_version, source_path = self.chart_version, self.source_path
         resources, components = self.resources, self.components
-        values_files = self.values_files
+        values_files, name_prefix, namespace = self.values_files, self.name_prefix, self.namespace
         if isinstance(layer, Overrides):
             if layer.chart_version is not None:
                 chart_version = layer.chart_version
@@ -147,6 +150,14 @@ class Settings:
             if layer.values_files:
                 files = ((layer_name, repo_path(path)) for path in layer.values_files)
                 values_files = (*values_files, *files)
+            if layer.name_prefix is not None:
+                name_prefix = layer.name_prefix
+                provenance["name_prefix"] = layer_name
+            if layer.namespace is not None:
+                namespace = layer.namespace
+                provenance["namespace"] = layer_name
+        elif isinstance(layer, App):  # no provenance entry: explain shows the app's namespace
+            namespace = layer.namespace
         path = layer.path if isinstance(layer, Overrides | App) else None
         if path is not None and (not isinstance(layer, App) or layer.source is not None):
             source_path = path
@@ -165,6 +176,8 @@ class Settings:
             resources=resources,
             components=components,
             values_files=values_files,
+            name_prefix=name_prefix,
+            namespace=namespace,
             provenance=provenance,
         )
 
@@ -308,6 +321,12 @@ def label_layers(app: App, labels: Mapping[str, str]) -> list[tuple[str, Overrid
         for selection, layer in sorted(app.per_label.items())
         if label_matches(selection, labels)
     ]
+
+
+def cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Overrides], ...]:
+    """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
+    own = app.per_cluster.get(cluster.name)
+    return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
 
 
 def layer_inputs(app: App) -> list[str]:
@@ -752,6 +771,12 @@ class Placement:
     template: Settings | None = None
 
     @property
+    def namespace(self) -> str | None:
+        """Where it puts objects: App.namespace or the Overrides(namespace=...) in effect; None
+        for an App(namespace=None), whose manifests say where things go."""
+        return self.settings.namespace
+
+    @property
     def reads_fleet_repo(self) -> bool:
         """Whether it reads the fleet's repository: an overlay, a chart or a plain directory
         there."""
@@ -855,9 +880,10 @@ class Plan:
         return sorted(shipped - {("", "Namespace")})
 
     def namespaces_of(self, app: App) -> frozenset[str]:
-        """The namespaces ``app`` deploys into: its own, or where its manifests put objects."""
+        """The namespaces ``app`` deploys into: those of its placements (App.namespace, or an
+        Overrides(namespace=...)), or where its manifests put objects."""
         if app.namespace is not None:
-            return frozenset((app.namespace,))
+            return frozenset(p.namespace for p in self.by_app().get(app.name, ()) if p.namespace)
         return self.manifest_namespaces.get(app.name, frozenset())
 
     def by_app(self) -> Mapping[str, Sequence[Placement]]:

@@ -105,6 +105,13 @@ def summarize(rendered: str, like: dict[str, Any]) -> dict[str, Any]:
         }
     if "objects" in like:  # what the overlay holds: the base's and what layers add
         summary["objects"] = sorted(f"{d['kind']}/{d['metadata']['name']}" for d in docs)
+    if "configRefs" in like:  # the ConfigMaps its containers read: renamed with them (namePrefix)
+        summary["configRefs"] = sorted(
+            ref["configMapRef"]["name"]
+            for container in containers
+            for ref in container.get("envFrom", [])
+            if "configMapRef" in ref
+        )
     if "configHash" in like:
         template = deployment["spec"]["template"]["metadata"]
         summary["configHash"] = (template.get("annotations") or {}).get(CONFIG_HASH)

@@ -213,7 +213,7 @@ def derived_applications(
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
     namespace = fleet.argocd.namespace
     derived = {}
-    for app_name, cluster, env, overlay, engine in placements.rows:
+    for app_name, cluster, env, overlay, engine, destination in placements.rows:
         if engine != "argocd" or app_name not in sets:
             continue
         app, name = apps[app_name], f"{app_name}-{cluster}"
@@ -227,7 +227,7 @@ def derived_applications(
             f"{fleet.output_dir}/{overlay}",
             cluster,
             servers[cluster],
-            app.namespace,
+            destination,
             sets[app_name],
         )
     return derived

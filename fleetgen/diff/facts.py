@@ -58,7 +58,7 @@ class Facts:
         users: dict[str, set[Pair]] = {}
         app_clusters: dict[str, set[str]] = {}
         cluster_apps: dict[str, set[str]] = {}
-        for app, cluster, _, overlay, _ in placements.rows:
+        for app, cluster, _, overlay, _, _ in placements.rows:
             pair = (app, cluster)
             app_clusters.setdefault(app, set()).add(cluster)
             cluster_apps.setdefault(cluster, set()).add(app)
@@ -84,9 +84,9 @@ class Facts:
                 if a.path is not None and a.source is None and a.chart is None
             },
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
-            overlay_of={(app, cluster): overlay for app, cluster, _, overlay, _ in placements.rows},
+            overlay_of={(row[0], row[1]): row[3] for row in placements.rows},
             builds_on=builds_on,
-            engine={(app, cluster): engine for app, cluster, _, _, engine in placements.rows},
+            engine={(row[0], row[1]): row[4] for row in placements.rows},
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},

@@ -53,6 +53,7 @@ def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
         **_namespace(overlay.namespace),
+        **_name_prefix(settings.name_prefix),
         # From where the file lands (`build --out` included), so the overlay builds there.
         "resources": [landing.to(overlay.base, overlay.path)],
     }
@@ -72,12 +73,15 @@ def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
 
 def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFile]:
     env_overlay, layers = overlay.env_overlay, [layer for _, layer in overlay.layers]
+    above, here = env_overlay.settings, overlay.settings  # what the env overlay added already
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
-        **_namespace(env_overlay.namespace),
+        **_namespace(here.namespace),  # the env overlay's, or a per_label/per_cluster one
+        # resolve refuses a prefix here that differs from the env overlay's (kustomize would
+        # prepend it to that one): a prefix here is the first one
+        **_name_prefix(here.name_prefix if here.name_prefix != above.name_prefix else None),
         "resources": [relative(env_overlay.path, overlay.path)],
     }
-    above, here = env_overlay.settings, overlay.settings  # what the env overlay added already
     _add(
         doc,
         here.resources[len(above.resources) :],
@@ -143,6 +147,14 @@ def _union(mappings: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def _namespace(namespace: str | None) -> dict[str, str]:
     """The overlay's namespace rewrite; none for an app whose manifests say where things go."""
     return {"namespace": namespace} if namespace is not None else {}
+
+
+def _name_prefix(prefix: str | None) -> dict[str, str]:
+    """The overlay's kustomize namePrefix (``PrefixSuffixTransformer``), when it sets one: it
+    renames every object of the overlay and the references to them kustomize knows
+    (``nameReference``), while replicas, configMapGenerator merges and patch targets of this
+    overlay and those built on it keep matching the base's names."""
+    return {"namePrefix": prefix} if prefix is not None else {}
 
 
 def _with_secrets(

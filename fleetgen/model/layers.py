@@ -14,6 +14,8 @@ from fleetgen.fields import (
     ConfigKey,
     HelmValues,
     Labels,
+    Name,
+    NamePrefix,
     ObjectName,
     Placeholder,
     VarName,
@@ -185,6 +187,22 @@ class Overrides(Layer):
             kustomize.config.k8s.io/v1alpha1) applied in this layer's overlay, after its
             resources and before its own images, replicas, config and patches; paths as for
             resources, added up the same way.
+        name_prefix: Kustomize apps only: a kustomize namePrefix put on the name of every object
+            (and on the references kustomize knows, e.g. a Deployment's configMapRef), written in
+            this layer's overlay. The deepest layer's is the placement's; replicas, config,
+            patches and the config hash keep naming objects as the base does; the Secrets of
+            secrets= keep their names (kustomize renames the ExternalSecret, not its target,
+            and leaves references to a Secret it does not hold). kustomize prefixes
+            at each overlay, and a cluster overlay builds on its env overlay: a per_label or
+            per_cluster prefix may not differ from the per_env prefix of its cluster's
+            environment (it would be added in front of it).
+        namespace: Kustomize apps only: the namespace of the placements this layer reaches
+            instead of App.namespace, the deepest layer's winning: the kustomize namespace of
+            this layer's overlay (env overlay for per_env, cluster overlay for per_label and
+            per_cluster), the Argo CD Application's destination namespace, the Namespace the
+            engines create. Their project must allow it. Not with App(namespace=None), whose
+            manifests say where things go, nor on a tenant's app (a project with
+            service_account: its ServiceAccount lives in App.namespace).
         values_files: Chart apps only: Helm values files kept in this repository (YAML
             mappings, relative to the folder holding fleet.py), merged after
             HelmChart.values_files and the files of shallower layers, before every values=
@@ -196,3 +214,5 @@ class Overrides(Layer):
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
     values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files
+    namespace: Name | None = None  # kustomize apps only: App.namespace here
+    name_prefix: NamePrefix | None = None  # kustomize apps only: namePrefix of this overlay

@@ -20,7 +20,13 @@ from fleetgen.model import (
     Overrides,
     Project,
 )
-from fleetgen.plan import label_conflicts, label_layers, label_matches, remote_path
+from fleetgen.plan import (
+    cluster_layers,
+    label_conflicts,
+    label_layers,
+    label_matches,
+    remote_path,
+)
 from fleetgen.resolve.context import (
     _check_placeholders,
     _check_reserved_labels,
@@ -48,16 +54,10 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
             f"app {app.name!r}: project {app.project!r} is not defined "
             f"(projects: {', '.join(ctx.projects) or 'none'})",
         )
-    elif app.namespace is not None and not namespacing.allowed(
-        app.namespace,
-        [ns for same in ctx.fleet.projects if same.name == project.name for ns in same.namespaces],
-    ):
-        # (a project name given twice is reported once as such, not as namespaces refused)
-        ctx.report(
-            app,
-            f"app {app.name!r}: namespace {app.namespace!r} is not allowed by "
-            f"project {project.name!r} (add it to Project(namespaces=[...]))",
-        )
+    else:
+        _check_namespace_allowed(ctx, app, app, app.namespace, project)
+        if app.source is None and not ctx.plain(app):  # else `_check_no_overlay`
+            _check_layer_namespaces(ctx, app, project)
     placed_envs = {c.env for c in placed} if app.per_env else set()
     for env in app.per_env:
         if env not in placed_envs:
@@ -127,6 +127,7 @@ def _check_app(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     _check_layer_kinds(ctx, app)
     check_layer_inputs(ctx, app)
     _check_rollout_sync(ctx, app, placed)
+    _check_name_prefix(ctx, app, placed)
     if project is not None and project.service_account:
         _check_tenant_objects(ctx, app, project.name)
     elif project is not None and "cluster_resources" in project.model_fields_set:
@@ -179,7 +180,7 @@ def check_tenant_projects(ctx: _Context) -> None:
 
 
 # Layer fields that only an overlay can apply: a kustomize base's (an app from another source has
-# none).
+# none); name_prefix is an Overrides field only.
 KUSTOMIZE_FIELDS = (
     "images",
     "replicas",
@@ -187,10 +188,47 @@ KUSTOMIZE_FIELDS = (
     "patches",
     "common_labels",
     "common_annotations",
+    "name_prefix",
 )
 # Those a chart app sets through `values`; its images and patches post-render what the chart
 # renders (Flux: HelmRelease postRenderers; Argo CD refuses them: `fleetgen.emit.argocd.checks`).
 VALUES_FIELDS = tuple(name for name in KUSTOMIZE_FIELDS if name not in ("images", "patches"))
+
+
+def _check_namespace_allowed(
+    ctx: _Context, app: App, where: Layer, namespace: str | None, project: Project
+) -> None:
+    """``namespace`` (set at ``where``) is one ``project`` allows."""
+    # (a project name given twice is reported once as such, not as namespaces refused)
+    same = [ns for p in ctx.fleet.projects if p.name == project.name for ns in p.namespaces]
+    if namespace is not None and not namespacing.allowed(namespace, same):
+        ctx.report(
+            where,
+            f"app {app.name!r}: namespace {namespace!r} is not allowed by "
+            f"project {project.name!r} (add it to Project(namespaces=[...]))",
+        )
+
+
+def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
+    """``Overrides(namespace=...)``: layers of a kustomize app with a namespace of its own (not a
+    tenant's), allowed by its project."""
+    why = (
+        "a chart app's namespace holds its Helm release, one App(namespace=...) for all its "
+        "placements"
+        if app.chart is not None
+        else "with App(namespace=None) its manifests say where each object goes"
+        if app.namespace is None
+        else f"project {project.name!r} binds its ServiceAccount in App.namespace"
+        if project.service_account
+        else None
+    )
+    for layer in (*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()):
+        if layer.namespace is None:
+            continue
+        if why is not None:
+            ctx.report(layer, f"app {app.name!r}: namespace cannot be set here: {why}")
+        else:
+            _check_namespace_allowed(ctx, app, layer, layer.namespace, project)
 
 
 def _check_layer_kinds(ctx: _Context, app: App) -> None:
@@ -211,7 +249,7 @@ def _check_layer_kinds(ctx: _Context, app: App) -> None:
                 )
             continue
         for name in VALUES_FIELDS:
-            if getattr(layer, name):
+            if getattr(layer, name, None):
                 ctx.report(
                     layer,
                     f"app {app.name!r}: {name} is for kustomize bases; a chart "
@@ -289,8 +327,10 @@ def _check_no_overlay(
     applies (`KUSTOMIZE_FIELDS`), and it has no ``secrets=``; ``fix`` and ``secrets_fix`` (by
     default ``fix``) say what to do instead."""
     for layer in _layers_of(app):
-        for name in KUSTOMIZE_FIELDS:
-            if getattr(layer, name):
+        # an Overrides' namespace (App.namespace is where an app without overlay goes)
+        own = ("namespace",) if isinstance(layer, Overrides) else ()
+        for name in (*KUSTOMIZE_FIELDS, *own):
+            if getattr(layer, name, None):
                 ctx.report(
                     layer,
                     f"app {app.name!r}: {name} needs an overlay, which {which} has not: {fix}",
@@ -531,6 +571,30 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
 
 def _layers_of(app: App) -> list[Layer]:
     return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+
+
+def _check_name_prefix(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """A per_label or per_cluster name_prefix is written in the cluster overlay, which kustomize
+    builds on the env overlay: where the env overlay has a prefix, the cluster's would be put in
+    front of it, so it may only repeat it."""
+    reported: set[int] = set()
+    for cluster in placed:
+        env_layer = app.per_env.get(cluster.env)
+        above = env_layer.name_prefix if env_layer is not None else None
+        deeper = [layer for _, layer in cluster_layers(app, cluster) if layer.name_prefix]
+        if above is None or not deeper or deeper[-1].name_prefix == above:
+            continue
+        layer = deeper[-1]
+        if id(layer) not in reported:
+            reported.add(id(layer))
+            ctx.report(
+                layer,
+                f"app {app.name!r}: name_prefix {layer.name_prefix!r} (cluster "
+                f"{cluster.name!r}) would be put in front of the prefix {above!r} of "
+                f"per_env[{cluster.env!r}] (kustomize prefixes at each overlay, and a cluster "
+                "overlay builds on its env overlay): set the prefix in per_env only, or in "
+                "per_label/per_cluster only",
+            )
 
 
 def _turns_automated_off(layer: Layer) -> bool:

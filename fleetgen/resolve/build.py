@@ -32,7 +32,7 @@ from fleetgen.plan import (
     SecretPlan,
     Settings,
     cascade_delete,
-    label_layers,
+    cluster_layers,
     remote_path,
     with_values_files,
 )
@@ -78,12 +78,6 @@ def _secret_plans(
 def _per_cluster_secrets(app: App) -> tuple[list[AppSecret], list[AppSecret]]:
     by_cluster = [s for s in app.secrets if any("{cluster}" in v for v in s.data.values())]
     return [s for s in app.secrets if s not in by_cluster], by_cluster
-
-
-def _cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Layer], ...]:
-    """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
-    own = app.per_cluster.get(cluster.name)
-    return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
 
 
 def _chart_placements(
@@ -166,7 +160,7 @@ def _layered_placements(
     found = []
     for cluster in clusters:
         raw = by_env[cluster.env]
-        for name, layer in _cluster_layers(app, cluster):
+        for name, layer in cluster_layers(app, cluster):
             raw = raw.apply(name, layer)
         raw = settle(raw)
         settings = resolver.settings(app, cluster, raw)
@@ -227,7 +221,7 @@ def _overlay_placements(
             env=env.name,
             path=f"overlays/{app.name}/{env.name}",
             base=base.path,
-            namespace=app.namespace,
+            namespace=env_settings.namespace,
             settings=env_settings,
             base_configmaps=base.configmaps | shipped(env_settings),
             secrets=_secret_plans(env_secrets, {"env": env.name}),
@@ -289,7 +283,7 @@ def _cluster_overlay(
     """The overlay of ``app`` on ``cluster`` when layers, secrets or vars of its own reach it
     (``env_settings``: the env overlay's settings with the config its vars set; ``shipped``: the
     ConfigMaps of what the layers of some settings add)."""
-    layers = _cluster_layers(app, cluster)
+    layers = cluster_layers(app, cluster)
     if not layers and not cluster_secrets and not env_settings.var_names():
         return None
     settings = env_settings

@@ -300,13 +300,14 @@ def _check_runtime_selectors(
                 "the settings to per_env or drop runtime=True",
             )
         for selection, layer in app.per_label.items():
-            if layer.path is not None:
-                ctx.report(
-                    layer,
-                    f"app {app.name!r}: Selector(runtime=True) selects its clusters with "
-                    f"one selector per environment, so per_label[{selection!r}] cannot "
-                    "give them another source path; set path= per_env or drop runtime=True",
-                )
+            for field, what in (("path", "source path"), ("namespace", "namespace")):
+                if getattr(layer, field) is not None:
+                    ctx.report(
+                        layer,
+                        f"app {app.name!r}: Selector(runtime=True) selects its clusters with "
+                        f"one selector per environment, so per_label[{selection!r}] cannot "
+                        f"give them another {what}; set {field}= per_env or drop runtime=True",
+                    )
         keys = [*targets.match_labels, *(expr.key for expr in targets.match_expressions)]
         for key in sorted(set(keys) - declared):
             ctx.report(

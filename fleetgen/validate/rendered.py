@@ -64,13 +64,11 @@ class _Overlay:
 def _overlays(plan: Plan) -> dict[str, _Overlay]:
     """Each overlay a placement uses (for a chart app, the name of its render): its app,
     environment, namespace and clusters."""
-    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    namespaces.update((overlay.app, overlay.namespace) for overlay in plan.env_overlays)
     clusters: dict[str, list[str]] = {}
     for placement in plan.placements:
         clusters.setdefault(placement.overlay, []).append(placement.cluster)
     return {
-        p.overlay: _Overlay(p.app, p.env, namespaces[p.app], tuple(sorted(clusters[p.overlay])))
+        p.overlay: _Overlay(p.app, p.env, p.namespace, tuple(sorted(clusters[p.overlay])))
         for p in plan.placements
     }
 

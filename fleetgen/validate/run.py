@@ -126,11 +126,8 @@ def check(
             p for p in compiled.plan.placements if p.remote is None or p.remote.source is None
         )
         overlays = sorted({p.overlay for p in placements if p.chart is None and p.remote is None})
-        app_namespace = {app.name: app.namespace for app in fleet.apps}
         directories = {
-            directory_unit(p.remote.path, app_namespace[p.app])
-            for p in placements
-            if p.remote is not None
+            directory_unit(p.remote.path, p.namespace) for p in placements if p.remote is not None
         }
         built = build_overlays(compiled, root, overlays, progress, directories)
         charted = chart_renders.render(
@@ -146,7 +143,7 @@ def check(
         plan = replace(
             compiled.plan,
             placements=tuple(
-                replace(p, overlay=directory_unit(p.remote.path, app_namespace[p.app]))
+                replace(p, overlay=directory_unit(p.remote.path, p.namespace))
                 if p.remote is not None
                 else p
                 if p.chart is None

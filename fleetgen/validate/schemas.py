@@ -108,6 +108,7 @@ KUSTOMIZATION = _strict(
     apiVersion={},
     kind={},
     namespace=_STRING,
+    namePrefix=_STRING,
     resources=_list(_STRING),
     components=_list(_STRING),
     labels=_list(

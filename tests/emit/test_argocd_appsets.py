@@ -162,12 +162,11 @@ def applications(docs: Mapping[str, list[Any]]) -> dict[tuple[str, str], list[An
 
 
 def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None, str, str]]]:
-    """(name, server, namespace, path, manifest-generate-paths) of every placement (no
-    destination namespace for an App(namespace=None)); Argo CD refreshes an Application on a
+    """(name, server, namespace, path, manifest-generate-paths) of every placement (its
+    `Placement.namespace`; none for an App(namespace=None)); Argo CD refreshes an Application on a
     commit that touches one of those paths (util/app/path ``AppFilesHaveChanged``)."""
     fleet = plan.fleet
     servers = {c.name: c.server.rstrip("/") for c in fleet.clusters}
-    namespaces = {a.name: a.namespace for a in fleet.apps}
     env_overlays = {(o.app, o.env): o for o in plan.env_overlays}
     found: dict[tuple[str, str], set[tuple[str, str, str | None, str, str]]] = {}
     for p in plan.on("argocd").placements:
@@ -179,7 +178,7 @@ def expected(plan: Plan) -> dict[tuple[str, str], set[tuple[str, str, str | None
         layers += [*p.settings.resources, *p.settings.components]  # what layers add
         paths = ";".join("/" + layer for layer in dict.fromkeys(layers))
         found.setdefault((p.app, p.env), set()).add(
-            (f"{p.app}-{p.cluster}", servers[p.cluster], namespaces[p.app], overlay, paths)
+            (f"{p.app}-{p.cluster}", servers[p.cluster], p.namespace, overlay, paths)
         )
     return found
 

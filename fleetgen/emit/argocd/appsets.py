@@ -43,7 +43,6 @@ from fleetgen.model import (
     OciSource,
     RemoteSource,
     Selector,
-    SyncPolicy,
 )
 from fleetgen.output import OutputFile
 from fleetgen.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
@@ -52,6 +51,7 @@ NAME = "{{ .name }}"
 SERVER = "{{ .server }}"
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'
 SOURCE_PATH = "{{ .values.sourcePath }}"  # an app from another source, per generator
+NAMESPACE = "{{ .values.namespace }}"  # a destination namespace per generator
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = (
     "Argo CD syncs Applications independently (sync waves do not order generated apps)"
@@ -81,6 +81,7 @@ class _Group:
     sync: str  # JSON of the Applications' spec.syncPolicy (key order as in `_sync_policy`)
     chart: ChartParts | None = None  # a chart app's version and values for these clusters
     source_path: str = ""  # another source: Go template of the directory these clusters read
+    namespace: str | None = None  # the destination namespace of these clusters' Applications
 
 
 Labels = Callable[[str], dict[str, str]]  # a cluster's name -> the labels of its registration
@@ -191,6 +192,11 @@ def _application_set(
     charts = [group.chart for group in groups if group.chart is not None]
     paths = {group.source_path for group in groups if group.source_path}
     source_path = paths.pop() if len(paths) == 1 else SOURCE_PATH if paths else ""
+    # one namespace (App.namespace or a layer's) for all: the template's; else each generator's
+    namespaces = {group.namespace for group in groups}
+    per_generator = len(namespaces) > 1
+    only = None if per_generator else namespaces.pop()
+    destination = NAMESPACE if per_generator else go_text(only) if only is not None else None
     reads = [WAVE_LABEL] if env.rollout is not None else []
     _check_reads([name for _, names in ordered for name in names], reads, labels)
     spec: dict[str, Any] = {
@@ -205,11 +211,19 @@ def _application_set(
                 charts,
                 app.targets if app.targets.runtime else None,
                 source_path == SOURCE_PATH,
+                per_generator,
             )
             for group, names in ordered
         ],
         "template": _template(
-            plan, app, env, uniform, charts, placements[0].cascade_delete, source_path
+            plan,
+            app,
+            env,
+            uniform,
+            charts,
+            placements[0].cascade_delete,
+            destination,
+            source_path,
         ),
     }
     if uniform is None:
@@ -246,17 +260,23 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     settings = placement.settings
     added = [*settings.resources, *settings.components]
     rest = "".join(f";/{path}" for path in [*below, env_overlay.base, *added])
-    sync = json.dumps(_sync_policy(placement.settings.sync, app, plan.fleet))
+    sync = json.dumps(_sync_policy(placement, app, plan.fleet))
     return _Group(
-        per_cluster, go_text(prefix) + action, go_text("/" + prefix) + action + go_text(rest), sync
+        per_cluster,
+        go_text(prefix) + action,
+        go_text("/" + prefix) + action + go_text(rest),
+        sync,
+        namespace=placement.namespace,
     )
 
 
 def _chart_group(plan: Plan, app: App, placement: Placement) -> _Group:
     """The generator group of a chart app's placement: chart version, values, sync policy."""
     assert placement.chart is not None
-    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
-    return _Group(False, "", "", json.dumps(sync), chart_parts(placement))
+    sync = _sync_policy(placement, app, plan.fleet)
+    return _Group(
+        False, "", "", json.dumps(sync), chart_parts(placement), namespace=placement.namespace
+    )
 
 
 def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
@@ -264,14 +284,16 @@ def _remote_group(plan: Plan, app: App, placement: Placement) -> _Group:
     the directory it reads (``Overrides(path=...)``; with ``Selector(runtime=True)``, a
     ClusterVar there is read when the ApplicationSet runs: `go_var`)."""
     assert placement.remote is not None
-    sync = _sync_policy(placement.settings.sync, app, plan.fleet)
+    sync = _sync_policy(placement, app, plan.fleet)
     path = remote_path(app, placement.template) if placement.template else placement.remote.path
     source_path = go_var(path) if isinstance(path, ClusterVar) else go_text(path)
-    return _Group(False, "", "", json.dumps(sync), source_path=source_path)
+    return _Group(
+        False, "", "", json.dumps(sync), source_path=source_path, namespace=placement.namespace
+    )
 
 
-def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
-    """An Application's ``spec.syncPolicy`` for the effective ``sync`` of one placement.
+def _sync_policy(placement: Placement, app: App, fleet: Fleet) -> dict[str, Any]:
+    """An Application's ``spec.syncPolicy`` for the effective sync policy of ``placement``.
 
     ``CreateNamespace=true`` (``Fleet.create_namespaces``) whatever the sync options: Argo CD
     creates the destination namespace only when the sync operation's options hold exactly that
@@ -286,15 +308,16 @@ def _sync_policy(sync: SyncPolicy, app: App, fleet: Fleet) -> dict[str, Any]:
     Namespace, so every sync failed; the tenants' Namespace objects carry the metadata instead
     (`fleetgen.emit.argocd.tenants`).
     """
+    sync, namespace = placement.settings.sync, placement.namespace
     policy: dict[str, Any] = {}
     if sync.automated:
         policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
-    creates = fleet.create_namespaces and app.namespace is not None
+    creates = fleet.create_namespaces and namespace is not None
     tenant = any(p.name == app.project and p.service_account for p in fleet.projects)
     managed = creates and not tenant
-    meta = namespace_metadata(fleet).get(app.namespace or "") if managed else None
+    meta = namespace_metadata(fleet).get(namespace or "") if managed else None
     if meta is not None and (meta.labels or meta.annotations):
         policy["managedNamespaceMetadata"] = {
             key: dict(sorted(value.items()))
@@ -343,9 +366,11 @@ def _generator(
     charts: Sequence[ChartParts],
     runtime: Selector | None,
     source_paths: bool = False,
+    namespaces: bool = False,
 ) -> dict[str, Any]:
     """``source_paths``: the groups read different directories of the app's source, so each
-    generator passes its own (``values.sourcePath``)."""
+    generator passes its own (``values.sourcePath``); ``namespaces``: the groups' Applications
+    go to different namespaces (``values.namespace``)."""
     values = (
         chart_generator_values(group.chart, charts)
         if group.chart is not None
@@ -357,6 +382,8 @@ def _generator(
     )
     if patch_sync:
         values["syncPolicy"] = go_text(group.sync)
+    if namespaces and group.namespace is not None:
+        values["namespace"] = go_text(group.namespace)
     selector = (
         _runtime_selector(env, runtime)
         if runtime is not None
@@ -404,12 +431,14 @@ def _template(
     sync: dict[str, Any] | None,
     charts: Sequence[ChartParts],
     cascade: bool,
+    destination: str | None,
     source_path: str = "",
 ) -> dict[str, Any]:
     """The Application template; ``cascade``: its removal deletes the workloads (the
-    resources finalizer); ``source_path``: an app from another source: the directory its
-    Applications read (a Go template: the one directory, or `SOURCE_PATH` when its generators
-    differ)."""
+    resources finalizer); ``destination``: a Go template of its destination namespace (the one
+    namespace, or `NAMESPACE` when its generators differ; None for App(namespace=None));
+    ``source_path``: an app from another source: the directory its Applications read (a Go
+    template: the one directory, or `SOURCE_PATH` when its generators differ)."""
     fleet = plan.fleet
     labels = {go_text(k): go_text(v) for k, v in app.labels.items()} | {
         APP_LABEL: go_text(app.name),
@@ -446,7 +475,7 @@ def _template(
         # put them (controller NormalizeTargetObjects defaults only to a non-empty one).
         "destination": {
             "server": SERVER,
-            **({"namespace": go_text(app.namespace)} if app.namespace is not None else {}),
+            **({"namespace": destination} if destination is not None else {}),
         },
     }
     if app.ignore_differences:

@@ -460,9 +460,9 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
                 f"{app.project!r} explicit destinations=[Destination(...)]",
                 fleet,
             )
-    # The namespaces each app of a project with destinations needs; each verdict once.
+    # The apps of projects with destinations; the namespaces of each placement, each verdict once.
     needs = {
-        app.name: app_destinations(plan, app)
+        app.name
         for app in fleet.apps
         if app.project in projects_by_name
         and projects_by_name[app.project].destinations is not None
@@ -474,7 +474,7 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     )
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in plan.placements if needs else ():  # no walk when no project lists destinations
-        for namespace in needs.get(p.app, ()):
+        for namespace in app_destinations(plan, apps[p.app], p) if p.app in needs else ():
             if not allowed(apps[p.app].project, p.cluster, namespace):
                 refused[p.app, namespace].append(p.cluster)
     for (app_name, namespace), names in refused.items():

@@ -55,21 +55,27 @@ def _destinations(
     if project.destinations is not None:
         return [{"server": d.server, "namespace": d.namespace} for d in project.destinations]
     clusters = {cluster.name: cluster for cluster in plan.fleet.clusters}
-    needs = {app.name: app_destinations(plan, app) for app in plan.fleet.apps}
-    pairs = sorted({(p.cluster, namespace) for p in placements for namespace in needs[p.app]})
+    apps = {app.name: app for app in plan.fleet.apps}
+    pairs = sorted(
+        {
+            (p.cluster, namespace)
+            for p in placements
+            for namespace in app_destinations(plan, apps[p.app], p)
+        }
+    )
     return [
         {"server": server_url(clusters[name]), "name": name, "namespace": namespace}
         for name, namespace in pairs
     ]
 
 
-def app_destinations(plan: Plan, app: App) -> list[str]:
-    """The namespaces an app's Application needs: its namespace; for an App(namespace=None),
-    "" (its Application's own destination, which Argo CD checks against the project:
-    ``ValidatePermissions``) and each namespace its manifests put objects in (checked object by
-    object at sync: controller ``validateSyncPermissions``)."""
-    if app.namespace is not None:
-        return [app.namespace]
+def app_destinations(plan: Plan, app: App, placement: Placement) -> list[str]:
+    """The namespaces the Application of ``app``'s ``placement`` needs: its namespace; for an
+    App(namespace=None), "" (its Application's own destination, which Argo CD checks against the
+    project: ``ValidatePermissions``) and each namespace its manifests put objects in (checked
+    object by object at sync: controller ``validateSyncPermissions``)."""
+    if placement.namespace is not None:
+        return [placement.namespace]
     return ["", *sorted(plan.namespaces_of(app))]
 
 
@@ -99,7 +105,7 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
         ),
         *(
             {"group": "", "kind": "Namespace", "name": namespace}
-            for namespace in _created_namespaces(plan, apps)
+            for namespace in _created_namespaces(plan, placements)
         ),
     ]
     if project.namespace_resources_deny:
@@ -185,11 +191,11 @@ def _impersonated(account: str, destination: str, home: str) -> str:
     return account if destination else f"{home}:{account}"
 
 
-def _created_namespaces(plan: Plan, apps: Iterable[str]) -> list[str]:
-    """The Namespaces the project's placed ``apps`` create: those the engines create for them
+def _created_namespaces(plan: Plan, placements: Sequence[Placement]) -> list[str]:
+    """The Namespaces the project's ``placements`` create: those the engines create for them
     (unless ``create_namespaces=False``) and those an App(namespace=None) ships itself."""
-    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
-    created = {namespaces[app] for app in apps if plan.fleet.create_namespaces}
+    created = {p.namespace for p in placements if plan.fleet.create_namespaces}
+    apps = {p.app for p in placements}
     shipped = {name for app in apps for name in plan.namespace_objects.get(app, ())}
     return sorted({name for name in created | shipped if name is not None})
 

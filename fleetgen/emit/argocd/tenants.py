@@ -85,7 +85,7 @@ def _homes(plan: Plan) -> dict[str, _Homes]:
     for an App(namespace=None)."""
     found: dict[str, _Homes] = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
     for placement, app, account in tenant_placements(plan):
-        home = app.namespace or plan.fleet.argocd.namespace
+        home = placement.namespace or plan.fleet.argocd.namespace
         for namespace in plan.namespaces_of(app):
             found[placement.cluster][(app.project, account)][namespace].add(home)
     return found

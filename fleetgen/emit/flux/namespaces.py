@@ -27,13 +27,11 @@ def app_namespaces(plan: Plan) -> dict[str, set[str]]:
     whose manifests ship their own Namespaces), and those its tenants' RoleBindings are in: a
     tenant's account cannot create a Namespace (cluster-scoped), so one whose apps all name no
     namespace (sources of their own) needs fleetgen's."""
-    namespaces = {app.name: app.namespace for app in plan.fleet.apps}
     found: dict[str, set[str]] = defaultdict(set)
     for placement in plan.placements:
         here = found[placement.cluster]  # listed even with no namespace
-        namespace_ = namespaces[placement.app]
-        if namespace_ is not None:
-            here.add(namespace_)
+        if placement.namespace is not None:
+            here.add(placement.namespace)
     for cluster, by_project in tenants(plan).items():
         for names in by_project.values():
             found[cluster] |= names
