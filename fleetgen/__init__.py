@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fleetgen.diff.report import Report
     from fleetgen.explain import Explanation
     from fleetgen.kustomize import Kustomize
+    from fleetgen.landing import Landing
     from fleetgen.load import Loaded
     from fleetgen.model import (
         App,
@@ -66,7 +67,7 @@ if TYPE_CHECKING:
         SyncWindow,
         Waiver,
     )
-    from fleetgen.plan import Landing, Plan
+    from fleetgen.plan import Plan
     from fleetgen.progress import Progress
     from fleetgen.scaffold import Added, AppRequest, ClusterRequest, Initialized
     from fleetgen.workspace import Workspace

@@ -19,9 +19,9 @@ from fleetgen import collector, record, writer
 from fleetgen.errors import Problem, SpecError, in_order
 from fleetgen.incremental import CompileRecord, Emitted, Memo
 from fleetgen.journal import RECORD
+from fleetgen.landing import Landing
 from fleetgen.load import Loaded, load
 from fleetgen.placements import Placements
-from fleetgen.plan import Landing
 from fleetgen.version import VERSION
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ A compile's inputs are a digest per input (`Inputs`): ``fleet.py`` (the loaded s
 base and chart directory, CA certificate file and Helm values file it reads (the workspace
 inventory: a values file by its values), ``record`` (the committed record, `fleetgen.record`,
 with the drains a build is told are done), ``fleetgen`` (the code), and where the files land
-relative to the repository (`fleetgen.plan.Landing`: the overlays' paths to the bases depend on
+relative to the repository (`fleetgen.landing.Landing`: the overlays' paths to the bases depend on
 it, so a folder copied elsewhere, cache and all, or a repository moved away from its ``--out``
 folder, never passes for up to date). Their hash keys the kinds of entry in the cache
 (`fleetgen.cache`), all derived data a miss only costs time:
@@ -45,10 +45,10 @@ from fleetgen import writer
 from fleetgen.cache import Cache, code_identity, key
 from fleetgen.errors import Problem
 from fleetgen.journal import Manifest
+from fleetgen.landing import Landing
 from fleetgen.load import Loaded
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
-from fleetgen.plan import Landing
 from fleetgen.record import Record
 from fleetgen.version import VERSION
 

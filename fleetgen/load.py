@@ -22,7 +22,7 @@ from fleetgen import model
 from fleetgen import scan as secrets
 from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import inside_repo, repo_path
-from fleetgen.plan import layer_inputs, values_files
+from fleetgen.model.apps import layer_inputs, values_files
 from fleetgen.record import Record, read_record
 from fleetgen.workspace import Lister, Reader, Workspace, filesystem_lister, filesystem_reader, scan
 

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import PurePath
 from typing import Any
 
 from fleetgen.fields import repo_path
+from fleetgen.landing import Landing
 from fleetgen.model import (
     App,
     AppSecret,
@@ -327,23 +325,6 @@ def cluster_layers(app: App, cluster: Cluster) -> tuple[tuple[str, Overrides], .
     """The layers deeper than per_env that reach ``cluster``: per_label, then per_cluster."""
     own = app.per_cluster.get(cluster.name)
     return (*label_layers(app, cluster.labels), *((("per_cluster", own),) if own else ()))
-
-
-def layer_inputs(app: App) -> list[str]:
-    """The repo paths (normalized, each once, in layer order) that the layers of ``app`` add to
-    its overlays: ``Overrides(resources=..., components=...)``."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
-    paths = (path for layer in layers for path in (*layer.resources, *layer.components))
-    return list(dict.fromkeys(map(repo_path, paths)))
-
-
-def values_files(app: App) -> list[str]:
-    """The Helm values files (repo paths, normalized, each once) a chart ``app`` reads: its
-    HelmChart's and its layers' ``values_files``."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
-    chart = app.chart.values_files if app.chart is not None else []
-    paths = [*chart, *(path for layer in layers for path in layer.values_files)]
-    return list(dict.fromkeys(map(repo_path, paths)))
 
 
 def label_conflicts(
@@ -783,55 +764,6 @@ class Placement:
         if self.remote is not None:
             return self.remote.source is None
         return not (self.chart and self.chart.repo)
-
-
-@dataclass(frozen=True, slots=True)
-class Landing:
-    """Where the output files land, relative to the repository root: the root and the output
-    folder as paths below the nearest folder holding both ("" for that folder itself).
-
-    The fleet's own ``output_dir`` is ``Landing("", output_dir)``; ``build --out`` may put the
-    files elsewhere (``/tmp/out`` for ``/work/repo/fleet.py``: ``Landing("work/repo",
-    "tmp/out")``). Only the overlays' relative paths to the bases depend on it: what the
-    controllers read in Git keeps ``output_dir``.
-    """
-
-    root: str
-    output: str
-
-    @classmethod
-    def of(cls, fleet: Fleet) -> Landing:
-        """The fleet's own ``output_dir``."""
-        return cls("", fleet.output_dir)
-
-    @classmethod
-    def between(cls, root: PurePath, output: PurePath) -> Landing:
-        """The output folder ``output`` of the repository ``root`` (both absolute, resolved)."""
-        common = PurePath(os.path.commonpath([root, output]))
-        return cls(_below(root, common), _below(output, common))
-
-    def to(self, path: str, start: str) -> str:
-        """The repo-relative ``path`` relative to the output-relative folder ``start`` (both
-        normalized)."""
-        return relative(posixpath.join(self.root, path), posixpath.join(self.output, start))
-
-
-def _below(path: PurePath, folder: PurePath) -> str:
-    found = path.relative_to(folder).as_posix()
-    return "" if found == "." else found
-
-
-def relative(path: str, start: str) -> str:
-    """``posixpath.relpath(path, start)`` for two normalized relative paths (no ``.``, ``..`` or
-    empty parts), as Plan paths are, without making both absolute through the working
-    directory first as ``relpath`` does."""
-    parts, start_parts = path.split("/"), start.split("/")
-    common = 0
-    for part, start_part in zip(parts, start_parts, strict=False):
-        if part != start_part:
-            break
-        common += 1
-    return "/".join([".."] * (len(start_parts) - common) + parts[common:]) or "."
 
 
 @dataclass(frozen=True, slots=True)

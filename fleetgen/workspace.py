@@ -86,7 +86,7 @@ class NamespaceField:
 @dataclass(frozen=True, slots=True)
 class Base:
     """What fleetgen knows about one kustomize base: an app's, or a directory a layer adds to
-    its overlays as a resource or a Component (`fleetgen.plan.layer_inputs`); or one plain
+    its overlays as a resource or a Component (`fleetgen.model.apps.layer_inputs`); or one plain
     directory of manifests an app reads."""
 
     path: str

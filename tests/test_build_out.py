@@ -17,7 +17,7 @@ import yaml
 
 from fleetgen import api, incremental
 from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.plan import Landing
+from fleetgen.landing import Landing
 from tests.helpers import run_fleetgen, tree
 
 SPEC = """

@@ -16,9 +16,10 @@ from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.load import Loaded
 from fleetgen.model import Fleet
+from fleetgen.model.apps import layer_inputs
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
-from fleetgen.plan import Plan, layer_inputs
+from fleetgen.plan import Plan
 from fleetgen.record import Record, written
 from fleetgen.resolve import resolve
 

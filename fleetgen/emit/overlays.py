@@ -11,16 +11,15 @@ from typing import Any
 from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION, kustomize_images, patch_entry
 from fleetgen.errors import Problem
+from fleetgen.landing import Landing, relative
 from fleetgen.model import Patch
 from fleetgen.output import OutputFile
 from fleetgen.plan import (
     ClusterOverlay,
     EnvOverlay,
     ImageRef,
-    Landing,
     Plan,
     SecretPlan,
-    relative,
 )
 from fleetgen.yamlio import configmap_literal, dump
 

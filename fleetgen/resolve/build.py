@@ -9,6 +9,7 @@ from typing import Any
 
 from fleetgen.confighash import config_hashes
 from fleetgen.fields import repo_path
+from fleetgen.landing import Landing
 from fleetgen.model import (
     App,
     AppSecret,
@@ -25,7 +26,6 @@ from fleetgen.plan import (
     ChartSource,
     ClusterOverlay,
     EnvOverlay,
-    Landing,
     Placement,
     Plan,
     Remote,

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping
 from fleetgen.errors import Problem, at
 from fleetgen.fields import repo_path
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
+from fleetgen.model.apps import layer_inputs
 from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import Settings, layer_inputs
+from fleetgen.plan import Settings
 from fleetgen.workspace import Base, Workspace
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
@@ -81,7 +82,7 @@ class _Context:
 
     def layer_bases(self, app: App) -> list[Base]:
         """The inventory of what the layers of a kustomize ``app`` add to its overlays
-        (`fleetgen.plan.layer_inputs`), as far as it is in the repository."""
+        (`fleetgen.model.apps.layer_inputs`), as far as it is in the repository."""
         if app.chart is not None or app.source is not None:
             return []
         bases = self.workspace.bases

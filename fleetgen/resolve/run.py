@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from fleetgen import namespacing, scan
 from fleetgen.errors import SpecError, in_order
+from fleetgen.landing import Landing
 from fleetgen.model import Fleet, Spec
-from fleetgen.plan import Landing, Plan
+from fleetgen.plan import Plan
 from fleetgen.resolve.apps import (
     _check_app,
     _check_dependency_cycles,
