@@ -1,6 +1,8 @@
 """A new user's first hour, scripted end to end (issue #24): init in an empty folder, then an
 environment, a cluster with its CA file, the second engine, a chart app and an existing base,
-each added with the command line; every step leaves a fleet that builds, checks and validates."""
+each added with the command line; and init adopting a repository whose bases live elsewhere,
+through validate --render, diff and build --check after a hand edit and a base edit. Every step
+leaves a fleet that builds, checks and validates."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fleetgen.kustomize import Kustomize, build
+from tests.diff.test_diff import commit, git
 from tests.helpers import Ran, run_fleetgen
 from tests.scaffold.test_add import CA_PEM, LEGACY_DEPLOYMENT
 from tests.test_cli_surface import _complete
@@ -86,3 +89,91 @@ def test_the_first_hour(
 
     monkeypatch.chdir(repo)  # a TAB after `fleetgen explain` offers what fleet.py names
     assert _complete("explain ") == ["dev-1", "prod-1", "hello", "web", "legacy"]
+
+
+BASE_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      securityContext: {runAsNonRoot: true}
+      containers:
+        - name: shop
+          image: ghcr.io/acme/shop:1.0
+          envFrom:
+            - configMapRef:
+                name: shop-config
+          resources:
+            limits: {cpu: 500m, memory: 256Mi}
+          readinessProbe: {httpGet: {path: /ready, port: 8080}}
+          livenessProbe: {httpGet: {path: /live, port: 8080}}
+"""
+
+
+def test_the_first_hour_in_an_existing_repository(tmp_path: Path, kustomize: Kustomize) -> None:
+    """init adopts a repository whose bases live elsewhere (k8s/bases/), which gets a project and
+    its app from the command line; then build, validate --render, diff, and build --check after a
+    hand edit (named, and undone by a build) and after a base edit (the base named as the input
+    that changed, not fleet.py)."""
+    repo = tmp_path / "platform"
+    base = repo / "k8s/bases/shop"
+    base.mkdir(parents=True)
+    (base / "deployment.yaml").write_text(BASE_DEPLOYMENT)
+    (base / "kustomization.yaml").write_text(
+        "resources: [deployment.yaml]\nconfigMapGenerator:\n"
+        "  - name: shop-config\n    literals: [MODE=live]\n"
+    )
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", "https://github.com/acme/platform.git")
+    commit(repo, "bases")
+    init = step(repo, "init")
+    assert "adopted an existing repository" in init.stdout
+    step(repo, "add", "project", "shop", "--namespace", "shop")
+    step(repo, "add", "cluster", "dev-2", "--env", "dev", "--server", "https://dev-2.example.com")
+    app = step(
+        repo, "add", "app", "shop", "--project", "shop", "--namespace", "shop",
+        "--path", "k8s/bases/shop",
+    )  # fmt: skip
+    assert "k8s/bases/shop" in app.stdout
+    spec = repo / "fleet.py"  # and, by hand, config its ConfigMap gets in every environment
+    text = spec.read_text()
+    assert text.count('path="k8s/bases/shop"') == 1
+    spec.write_text(
+        text.replace(
+            'path="k8s/bases/shop"',
+            'path="k8s/bases/shop", config={"shop-config": {"REGION": "eu"}}',
+        )
+    )
+    step(repo, "build")
+    commit(repo, "fleet")
+    validated = run_fleetgen(repo, "validate", "--render", "--format", "json")
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    report = json.loads(validated.stdout)
+    assert report["findings"] == [] and report["summary"]["builds"]["overlays"] == 1
+    rendered = build(repo / "output/overlays/shop/dev", kustomize)
+    assert "namespace: shop" in rendered and "image: ghcr.io/acme/shop:1.0" in rendered
+
+    overlay = repo / "output/overlays/shop/dev/kustomization.yaml"
+    overlay.write_text(overlay.read_text() + "# a hand fix\n")
+    checked = run_fleetgen(repo, "build", "--check")
+    assert checked.returncode == 1
+    assert "output/overlays/shop/dev/kustomization.yaml: hand-edited" in checked.stderr
+    step(repo, "build")  # the hand edit is overwritten, the check passes again
+
+    # The Deployment stops reading shop-config: the config hash fleetgen puts on its pods goes.
+    (base / "deployment.yaml").write_text(BASE_DEPLOYMENT.replace("name: shop-config", "name: x"))
+    checked = run_fleetgen(repo, "build", "--check")
+    assert checked.returncode == 1
+    assert "changed since the last build: base k8s/bases/shop" in checked.stderr.splitlines()
+    step(repo, "build")
+    diffed = run_fleetgen(repo, "diff", "--base", "HEAD", "--format", "json")
+    assert diffed.returncode == 1, diffed.stderr  # 1: there are changes
+    assert "shop" in json.loads(diffed.stdout)["touched"]["apps"]
