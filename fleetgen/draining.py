@@ -26,6 +26,7 @@ from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import repo_path
 from fleetgen.journal import RECORD
+from fleetgen.k8s import kustomize_config, with_annotations
 from fleetgen.load import Loaded
 from fleetgen.moves import settle_moves
 from fleetgen.output import OutputFile
@@ -194,9 +195,9 @@ def annotated(document: Mapping[str, Any]) -> dict[str, Any]:
       ApplicationSet cluster generator (a label selector) places an app on it again.
     """
     kind, api_version = document.get("kind"), str(document.get("apiVersion", ""))
-    if api_version.startswith("kustomize.config.k8s.io/"):
-        return dict(document)  # kustomize's own file: no object on a cluster
-    found = {**document, "metadata": _annotated_meta(document.get("metadata") or {})}
+    if kustomize_config(document):
+        return dict(document)
+    found = {**document, "metadata": with_annotations(document.get("metadata") or {}, _MARK)}
     if kind == "Kustomization" and api_version.startswith("kustomize.toolkit.fluxcd.io/"):
         found["spec"] = {**found.get("spec", {}), "deletionPolicy": "Orphan"}
     elif kind == "Secret" and _registration(found["metadata"]):
@@ -211,11 +212,7 @@ def annotated(document: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _REGISTRATION_LABEL = {"argocd.argoproj.io/secret-type": "cluster"}
-
-
-def _annotated_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
-    annotations = {**(meta.get("annotations") or {}), DRAINING: "true"}
-    return {**meta, "annotations": dict(sorted(annotations.items()))}
+_MARK = {DRAINING: "true"}
 
 
 def _registration(meta: Any) -> bool:

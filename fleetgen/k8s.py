@@ -158,6 +158,18 @@ def identity(scope: str, doc: Any) -> Key:
     )
 
 
+def with_annotations(meta: Mapping[str, Any], annotations: Mapping[str, str]) -> dict[str, Any]:
+    """The ObjectMeta ``meta`` with ``annotations`` added (keys sorted)."""
+    found = {**(meta.get("annotations") or {}), **annotations}
+    return {**meta, "annotations": dict(sorted(found.items()))}
+
+
+def kustomize_config(doc: Mapping[str, Any]) -> bool:
+    """Whether ``doc`` is kustomize's own file (a kustomization or Component): no object a
+    cluster ever holds."""
+    return str(doc.get("apiVersion", "")).startswith("kustomize.config.k8s.io/")
+
+
 def group_of(api_version: Any) -> str:
     """The API group of an ``apiVersion`` (``""`` for ``v1`` and for what is no string)."""
     return api_version.rpartition("/")[0] if isinstance(api_version, str) else ""

@@ -27,11 +27,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from fleetgen.emit.flux.namespaces import PRUNE_DISABLED
+from fleetgen.k8s import kustomize_config, with_annotations
 from fleetgen.output import OutputFile, Wrapped
 from fleetgen.record import Record
 
 MARKED, MOVED = "marked", "moved"
-PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 Emitted = list[tuple[str, list[OutputFile]]]
 Documents = Callable[[str], list[Any]]  # output path -> the documents the tree before holds
 
@@ -48,7 +49,7 @@ def settle_moves(
         f.wrapped.name: f.documents
         for _, group in emitted
         for f in group
-        if f.wrapped and not _kustomize_config(f.documents)
+        if f.wrapped and not any(kustomize_config(doc) for doc in f.documents)
     }
     stages = {
         name: stage
@@ -121,23 +122,9 @@ def _annotated(documents: Iterable[Any]) -> tuple[Any, ...]:
     """``documents`` annotated prune: disabled (kustomize's own file stays as it is)."""
     return tuple(
         doc
-        if _kustomize_config([doc])
-        else {
-            **doc,
-            "metadata": {
-                **doc["metadata"],
-                "annotations": dict(
-                    sorted({**doc["metadata"].get("annotations", {}), **PRUNE_DISABLED}.items())
-                ),
-            },
-        }
+        if kustomize_config(doc)
+        else {**doc, "metadata": with_annotations(doc["metadata"], PRUNE_DISABLED)}
         for doc in documents
-    )
-
-
-def _kustomize_config(documents: Iterable[Any]) -> bool:
-    return any(
-        str(doc.get("apiVersion", "")).startswith("kustomize.config.k8s.io/") for doc in documents
     )
 
 

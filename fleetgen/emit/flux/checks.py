@@ -230,12 +230,9 @@ def _kept_on_upgrade(plan: Plan) -> list[Problem]:
         {app.name: app for app in fleet.apps},
         {env.name: env for env in fleet.environments},
     )
+    kept = {(p.app, p.env) for p in plan.placements if p.chart is not None and not p.cascade_delete}
     placed = {
-        p.app
-        for p in plan.placements
-        if p.chart is not None
-        and not p.cascade_delete
-        and cascade_delete(fleet, envs[p.env], apps[p.app])[1] == "default"
+        app for app, env in kept if cascade_delete(fleet, envs[env], apps[app])[1] == "default"
     }
     return [
         at(

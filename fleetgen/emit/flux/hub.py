@@ -83,7 +83,6 @@ from fleetgen.emit.flux.objects import (
     cluster_dir,
     created,
     flux_dir,
-    gate_file,
     kustomization,
     kustomization_files,
     releases_dir,
@@ -269,9 +268,7 @@ def emit(plan: Plan) -> list[OutputFile]:
     )
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
-    files += kustomization_files(plan, homes, gated, leading)
-    if files_of_gates and not any(file.path == gate_file().path for file in files):
-        files.append(gate_file())
+    files += kustomization_files(plan, homes, gated, leading, gating=bool(files_of_gates))
     files += namespace_files.file(
         f"{root}/namespaces.yaml",
         (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})

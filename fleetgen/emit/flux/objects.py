@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
@@ -61,17 +61,20 @@ def kustomization_files(
     homes: Mapping[str, Home],
     extra_deps: Mapping[tuple[str, str], Sequence[Ref]],
     leading: Mapping[str, Sequence[dict[str, Any]]] | None = None,
+    gating: bool = False,
 ) -> list[OutputFile]:
     """One file per Home: its ``leading`` objects, then the Kustomization of each placement on
     its clusters, sorted by (namespace, name); and the file of each wrapped HelmRelease
-    (`fleetgen.emit.flux.dependencies`), and the empty directory gates apply.
+    (`fleetgen.emit.flux.dependencies`), and the empty directory gates apply where a gate of a
+    chart app, or another (``gating``: a hub's rollout gates), applies it.
 
     ``extra_deps`` maps (app, cluster) to Kustomizations it waits for besides its app's
     ``depends_on`` (which `check` has confirmed are placed on the same cluster).
     """
     comments = {home.file: home.comment for home in homes.values()}
     leading = leading or {}
-    docs, wrapped = kustomization_docs(plan, homes, extra_deps)
+    gates = dependencies.gated(plan)
+    docs, wrapped = kustomization_docs(plan, homes, extra_deps, gates)
     files = [
         kustomization_file(path, found, comments[path], leading.get(path, ()))
         for path, found in sorted(docs.items())
@@ -82,7 +85,7 @@ def kustomization_files(
             replace(kustomization_file(path, found, _RELEASE_COMMENT), wrapped=as_),
             OutputFile(f"{path.rpartition('/')[0]}/kustomization.yaml", (listing,), wrapped=as_),
         ]
-    if dependencies.gated(plan):
+    if gates or gating:
         files.append(gate_file())
     return files
 
@@ -119,11 +122,15 @@ Found = list[tuple[Order, dict[str, Any]]]
 
 
 def kustomization_docs(
-    plan: Plan, homes: Mapping[str, Home], extra_deps: Mapping[tuple[str, str], Sequence[Ref]]
+    plan: Plan,
+    homes: Mapping[str, Home],
+    extra_deps: Mapping[tuple[str, str], Sequence[Ref]],
+    gates: Collection[tuple[str, str]],
 ) -> tuple[dict[str, Found], dict[str, tuple[Wrapped, Found]]]:
-    """Home file -> the objects of each placement there (Kustomization; source, HelmRelease...),
-    with their order, in Plan order (`kustomization_files`); and the file of each wrapped
-    HelmRelease -> how it would lie unwrapped, and its objects."""
+    """Home file -> the objects of each placement there (Kustomization; source, HelmRelease...,
+    and the gate of each (chart app, cluster) in ``gates``), with their order, in Plan order
+    (`kustomization_files`); and the file of each wrapped HelmRelease -> how it would lie
+    unwrapped, and its objects."""
     fleet = plan.fleet
     accounts = {project.name: project.service_account for project in fleet.projects}
     ignore = supports_ignore(fleet)
@@ -134,7 +141,7 @@ def kustomization_docs(
     }
     apps = {app.name: app for app in fleet.apps}
     charts = dependencies.chart_apps(fleet)
-    wraps, gates = dependencies.wrapped(fleet), dependencies.gated(plan)
+    wraps = dependencies.wrapped(fleet)
     kustomizations = _Kustomizations(fleet)
     overlays = flux_dir(plan)
     docs: dict[str, Found] = defaultdict(list)
