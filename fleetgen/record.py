@@ -165,6 +165,12 @@ def tenant_drain(project: str, cluster: str) -> str:
     return f"tenant/{project}/{cluster}"
 
 
+def release_move(cluster: str, app: str) -> str:
+    """The name of the move of chart app ``app``'s HelmRelease on ``cluster`` to a Kustomization
+    of its own (`fleetgen.moves`)."""
+    return f"release/{cluster}/{app}"
+
+
 def done_when(name: str) -> str:
     """When the draining thing ``name`` is done, for the user to check before confirming it."""
     kind, _, what = name.partition("/")

@@ -33,6 +33,7 @@ from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kust
 from fleetgen.model import App, Fleet
 from fleetgen.output import Wrapped
 from fleetgen.plan import Effective, Placement, Plan, flux_timing
+from fleetgen.record import release_move
 
 
 def chart_apps(fleet: Fleet) -> set[str]:
@@ -155,7 +156,7 @@ def wrapped_as(placement: Placement, home: Home) -> Wrapped:
     """How the wrapped HelmRelease of ``placement`` would have lain unwrapped: in ``home``'s
     file, which now holds its wrapper (`fleetgen.moves`)."""
     return Wrapped(
-        f"release/{placement.cluster}/{placement.app}", home.file, wrapper_name(placement.app)
+        release_move(placement.cluster, placement.app), home.file, wrapper_name(placement.app)
     )
 
 
