@@ -309,12 +309,14 @@ def _cluster_overlay(
     )
 
 
-def _manifest_namespaces(ctx: _Context, unplaced: Mapping[str, Base]) -> dict[str, frozenset[str]]:
+def _manifest_namespaces(
+    ctx: _Context, unplaced: Mapping[str, Base], objects: Mapping[str, frozenset[str]]
+) -> dict[str, frozenset[str]]:
     """App(namespace=None) apps -> the namespaces their manifests put objects in: those of the
-    objects and Namespaces of their base (``unplaced``) and of what their layers add; for an app
-    from another source, or whose base lists remote resources, also any namespace its project
-    allows (globs): fleetgen cannot read those manifests."""
-    objects = _namespace_objects(ctx, unplaced)
+    objects of their base (``unplaced``) and of what their layers add, and the Namespace
+    ``objects`` they ship (`_namespace_objects`); for an app from another source, or whose base
+    lists remote resources, also any namespace its project allows (globs): fleetgen cannot read
+    those manifests."""
     found = {
         name: base.namespaces.union(*(b.namespaces for b in ctx.layer_bases(ctx.apps[name])))
         | objects[name]
@@ -403,12 +405,13 @@ def _build_plan(
         if app.base_path is not None
     }
     unplaced = {name: base for name, base in bases.items() if ctx.apps[name].namespace is None}
+    objects = _namespace_objects(ctx, unplaced)
     return Plan(
         fleet=ctx.fleet,
         placements=tuple(placements),
         env_overlays=tuple(env_overlays),
-        manifest_namespaces=_manifest_namespaces(ctx, unplaced),
-        namespace_objects=_namespace_objects(ctx, unplaced),
+        manifest_namespaces=_manifest_namespaces(ctx, unplaced, objects),
+        namespace_objects=objects,
         remote_bases={
             name: tuple(f"{entry.file}:{entry.line}" for entry in base.remotes)
             for name, base in bases.items()
