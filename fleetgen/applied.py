@@ -1,7 +1,8 @@
 """Files a controller applies from the output folder although fleetgen did not write them.
 
-The controllers read whole directories, not fleetgen's manifest: Argo CD's root Application
-applies every manifest under ``argocd/`` (``directory.recurse``: the repo-server's directory
+The controllers read whole directories, not fleetgen's manifest: each Argo CD instance's root
+Application applies every manifest under its folder, ``argocd/`` or an environment's own
+``argocd-<env>/`` (``directory.recurse``: the repo-server's directory
 source reads ``*.yaml``, ``*.yml`` and ``*.json``), and the Flux that ``flux bootstrap --path``
 installed applies everything under ``flux/clusters/<cluster>/`` (kustomize-controller generates
 a kustomization of every manifest there, subdirectories included) but ``flux-system/``, which
@@ -15,6 +16,8 @@ import os
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
+from fleetgen.model.engines import is_argocd_directory
+
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 BOOTSTRAP = "flux-system"
 
@@ -25,8 +28,8 @@ def read_dirs(owned: Collection[str]) -> dict[str, str]:
     found = {}
     for path in owned:
         parts = path.split("/")
-        if parts[0] == "argocd":
-            found["argocd"] = "Argo CD's root Application (directory.recurse)"
+        if is_argocd_directory(parts[0]) and len(parts) > 1:
+            found[parts[0]] = "Argo CD's root Application (directory.recurse)"
         elif parts[:2] == ["flux", "clusters"] and len(parts) > 3:
             found[f"flux/clusters/{parts[2]}"] = f"the Flux bootstrapped on {parts[2]}"
     return found

@@ -25,6 +25,7 @@ from yaml import YAMLError
 from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.fields import repo_path
+from fleetgen.handover import handover_problems
 from fleetgen.journal import RECORD
 from fleetgen.k8s import kustomize_config, with_annotations
 from fleetgen.load import Loaded
@@ -63,8 +64,14 @@ def settle(
         if drain.documents or drain.items:
             draining[name] = drain
     draining = _not_emitted(draining, emitted)
-    if previous.problems:
-        raise SpecError(previous.problems)
+    problems = [
+        *previous.problems,
+        *handover_problems(
+            loaded.fleet, (f for _, group in emitted for f in group), previous.documents
+        ),
+    ]
+    if problems:
+        raise SpecError(problems)
     files = _kept(emitted, draining)
     holds = {
         name: {r: digest(doc) for r, doc in docs.items()} for name, docs in _held(files).items()

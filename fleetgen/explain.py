@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,16 @@ from typing import Any
 from fleetgen.api import compile_spec
 from fleetgen.emit.flux.dependencies import gate_name, wrapper_name
 from fleetgen.errors import UsageError
-from fleetgen.model import App, AwsAuth, Cluster, ClusterVar, Credentials, ExecAuth, SyncPolicy
+from fleetgen.model import (
+    App,
+    AwsAuth,
+    Cluster,
+    ClusterVar,
+    Credentials,
+    ExecAuth,
+    Fleet,
+    SyncPolicy,
+)
 from fleetgen.plan import (
     TIMING_FIELDS,
     ChartSource,
@@ -343,11 +352,19 @@ def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterV
         cluster.env,
         cluster.server,
         dict(sorted(cluster.labels.items())),
-        _credentials(plan, cluster, bool(placed)),
+        _credentials(plan, cluster, bool(placed)) + _instance(plan.fleet, cluster, placed),
         wave,
         sum(1 for wave in plan.waves.get(cluster.env, ()) if wave),
         placed,
     )
+
+
+def _instance(fleet: Fleet, cluster: Cluster, placed: Sequence[PlacementView]) -> str:
+    """Which Argo CD instance registers ``cluster``, when the fleet has more than one."""
+    if len(fleet.argocd_instances) == 1 or all(v.engine != "argocd" for v in placed):
+        return ""
+    folder = fleet.argocd_instance(cluster.env).directory
+    return f"; registered with the Argo CD instance of {fleet.output_dir}/{folder}/"
 
 
 def _credentials(plan: Plan, cluster: Cluster, placed: bool) -> str:

@@ -205,18 +205,20 @@ def derived_applications(
     """The Applications the ApplicationSets generate at sync time, derived from the placements.
 
     They exist in no file, so the diff derives them: one per Argo CD placement whose app has an
-    ``argocd/applicationsets/<app>.yaml``, named ``<app>-<cluster>``, with what the Plan fixes
-    (owner, project, source path, destination).
+    ``applicationsets/<app>.yaml`` in its environment's Argo CD instance (``argocd/``, or the
+    environment's own), named ``<app>-<cluster>``, in the instance's namespace, with what the
+    Plan fixes (owner, project, source path, destination).
     """
     apps = {app.name: app for app in fleet.apps}
-    sets = {name: file for name in apps if (file := f"argocd/applicationsets/{name}.yaml") in files}
+    instances = {env: i for i in fleet.argocd_instances for env in i.envs}
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
-    namespace = fleet.argocd.namespace
     derived = {}
     for app_name, cluster, env, overlay, engine, destination in placements.rows:
-        if engine != "argocd" or app_name not in sets:
+        instance = instances[env]
+        file = f"{instance.directory}/applicationsets/{app_name}.yaml"
+        if engine != "argocd" or file not in files:
             continue
-        app, name = apps[app_name], f"{app_name}-{cluster}"
+        app, name, namespace = apps[app_name], f"{app_name}-{cluster}", instance.options.namespace
         derived[namespace, name] = Application(
             namespace,
             name,
@@ -228,7 +230,7 @@ def derived_applications(
             cluster,
             servers[cluster],
             destination,
-            sets[app_name],
+            file,
         )
     return derived
 

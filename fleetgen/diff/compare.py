@@ -61,6 +61,7 @@ from fleetgen.incremental import StoredFiles
 from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
+from fleetgen.model import argocd_part
 from fleetgen.output import OutputFile
 from fleetgen.progress import SILENT, Progress
 
@@ -326,7 +327,7 @@ def _application_sets(side: Side) -> dict[str, Any]:
     """The ApplicationSets of a side by name (they say what deleting their Applications does)."""
     found: dict[str, Any] = {}
     for path in side.files:  # by path: a stored file is decoded only when read
-        if path.startswith("argocd/applicationsets/"):
+        if argocd_part(path) == "applicationsets":
             for obj in file_objects(side.files[path]):
                 found[obj.key.name] = obj.doc
     return found

@@ -11,9 +11,11 @@ from typing import Any
 
 from fleetgen.argoproject import destination_permitted
 from fleetgen.diff.blast import ARGO_GROUP, FLUX_GROUP, HELM_GROUP, Change, Side, keeps_objects
+from fleetgen.diff.objects import Obj
 from fleetgen.diff.render import plain
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
+from fleetgen.model import argocd_part
 from fleetgen.record import done_when
 
 
@@ -104,10 +106,10 @@ def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Del
     unregistered = {
         posixpath.splitext(posixpath.basename(c.obj.file))[0]
         for c in changes
-        if c.op == "removed" and c.obj.file.startswith("argocd/clusters/")
+        if c.op == "removed" and argocd_part(c.obj.file) == "clusters"
     }
 
-    def cluster(spec: Mapping[str, Any], _: str) -> str | None:
+    def cluster(spec: Mapping[str, Any], _: Obj) -> str | None:
         name = str((spec.get("destination") or {}).get("name") or "")
         return name if name in unregistered else None
 
@@ -130,10 +132,10 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
     permits (argo-cd controller/appcontroller.go ``finalizeApplicationDeletion`` →
     ``getPermittedAppLiveObjects``): nothing is deleted."""
 
-    def locked_out(spec: Mapping[str, Any], _: str) -> str | None:
+    def locked_out(spec: Mapping[str, Any], app: Obj) -> str | None:
         name = str(spec.get("project") or "")
         destination = spec.get("destination") or {}
-        project = _project(head, name)
+        project = _project(head, name, app.file)
         permitted = project is None or destination_permitted(
             project,
             str(destination.get("name") or ""),
@@ -203,12 +205,13 @@ def stuck(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deleti
         if c.op == "removed"
     }
 
-    def projectless(spec: Mapping[str, Any], _: str) -> str | None:
+    def projectless(spec: Mapping[str, Any], app: Obj) -> str | None:
         project = str(spec.get("project") or "")
-        gone = any(key[:2] == (ARGO_GROUP, "AppProject") and key[3] == project for key in removed)
+        gone = (ARGO_GROUP, "AppProject", app.key.namespace, project) in removed
         return f"project {project}" if gone else None
 
-    def unreachable(spec: Mapping[str, Any], namespace: str) -> str | None:
+    def unreachable(spec: Mapping[str, Any], kustomization: Obj) -> str | None:
+        namespace = kustomization.key.namespace
         config = spec.get("kubeConfig") or {}
         ref = config.get("secretRef") or config.get("configMapRef") or {}
         name = str(ref.get("name") or "")
@@ -236,7 +239,7 @@ def _orphaning(
     kind: tuple[str, str] = (ARGO_GROUP, "Application"),
 ) -> tuple[list[Deletion], list[str]]:
     """The deletions with every removed object of ``kind`` said to delete its workloads, for
-    which ``cause`` (given its spec and namespace) names why its finalizer cannot, marked
+    which ``cause`` (given its spec and the object) names why its finalizer cannot, marked
     ``fate``; and the causes named, sorted."""
     kept, causes = [], set()
     for deletion in deletions:
@@ -246,7 +249,7 @@ def _orphaning(
             deletion.workloads == "deleted"
             and (obj.key.group, obj.key.kind) == kind
             and isinstance(spec, dict)
-            and (named := cause(spec, obj.key.namespace)) is not None
+            and (named := cause(spec, obj)) is not None
         ):
             deletion = replace(deletion, workloads=fate)
             causes.add(named)
@@ -254,9 +257,11 @@ def _orphaning(
     return kept, sorted(causes)
 
 
-def _project(side: Side, name: str) -> Mapping[str, Any] | None:
-    """The spec of the AppProject ``name`` as ``side`` emits it (None: not emitted)."""
-    file = side.files.get(f"argocd/projects/{name}.yaml")
+def _project(side: Side, name: str, beside: str) -> Mapping[str, Any] | None:
+    """The spec of the AppProject ``name`` as ``side`` emits it in the Argo CD instance of the
+    file ``beside`` (None: not emitted)."""
+    instance = beside.partition("/")[0]
+    file = side.files.get(f"{instance}/projects/{name}.yaml")
     for doc in file.documents if file is not None else ():
         if isinstance(doc, dict) and doc.get("kind") == "AppProject":
             spec = doc.get("spec")

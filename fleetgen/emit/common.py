@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from fleetgen.fields import VAR_PREFIX
-from fleetgen.model import App, Cluster, Fleet, NamespaceMeta, Patch
+from fleetgen.model import App, ArgoInstance, Cluster, Fleet, NamespaceMeta, Patch
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import ImageRef, Placement, Plan, Settings
 from fleetgen.record import tenant_drain
@@ -41,10 +41,13 @@ NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def argocd_bootstrap(fleet: Fleet) -> str:
-    """The command that starts Argo CD on this output: applied once, on the cluster it runs on,
-    its root Application syncs ``<output_dir>/argocd/``."""
-    return f"kubectl apply -n {fleet.argocd.namespace} -f {fleet.output_dir}/argocd/bootstrap.yaml"
+def argocd_bootstrap(fleet: Fleet, instance: ArgoInstance) -> str:
+    """The command that starts an Argo CD instance on this output: applied once, on the cluster
+    it runs on, its root Application syncs the instance's folder (``<output_dir>/argocd/``)."""
+    return (
+        f"kubectl apply -n {instance.options.namespace} "
+        f"-f {fleet.output_dir}/{instance.directory}/bootstrap.yaml"
+    )
 
 
 def flux_bootstrap(fleet: Fleet, cluster: str) -> str:

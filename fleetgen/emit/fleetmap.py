@@ -30,6 +30,7 @@ from fleetgen.model import (
     Engine,
     Environment,
     ExternalSecretRef,
+    Fleet,
     Project,
 )
 from fleetgen.output import OutputFile
@@ -491,6 +492,25 @@ class BootstrapStep:
     then: str  # what it then does by itself
 
 
+def _argocd_steps(fleet: Fleet) -> list[BootstrapStep]:
+    """The start of each Argo CD instance (the fleet's alone unless an environment has its own;
+    the fleet's then only while it serves an environment)."""
+    instances = fleet.argocd_instances
+    return [
+        BootstrapStep(
+            "Argo CD" if len(instances) == 1 else f"Argo CD ({', '.join(instance.envs)})",
+            "on the cluster Argo CD runs on"
+            if len(instances) == 1
+            else f"on the cluster the Argo CD of {', '.join(instance.envs)} runs on",
+            argocd_bootstrap(fleet, instance),
+            f"its root Application then syncs `{fleet.output_dir}/{instance.directory}/` from "
+            f"`{fleet.revision}`: AppProjects, cluster registrations, ApplicationSets",
+        )
+        for instance in instances
+        if instance.envs or len(instances) == 1
+    ]
+
+
 def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapStep]:
     """Each engine's one-time start, for the engines the fleet uses; ``on``:
     `clusters_by_engine`."""
@@ -498,15 +518,7 @@ def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapSte
     out = fleet.output_dir
     steps = []
     if "argocd" in fleet.engines:
-        steps.append(
-            BootstrapStep(
-                "Argo CD",
-                "on the cluster Argo CD runs on",
-                argocd_bootstrap(fleet),
-                f"its root Application then syncs `{out}/argocd/` from `{fleet.revision}`: "
-                "AppProjects, cluster registrations, ApplicationSets",
-            )
-        )
+        steps.extend(_argocd_steps(fleet))
     if "flux" in fleet.engines and fleet.flux.mode == "hub":
         steps.append(
             BootstrapStep(

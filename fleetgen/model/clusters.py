@@ -20,6 +20,7 @@ from fleetgen.fields import (
     repo_path,
 )
 from fleetgen.model.base import Engine, Spec
+from fleetgen.model.engines import ArgoOptions
 from fleetgen.model.projects import Policy
 from fleetgen.model.sync import Rollout, SyncPolicy
 
@@ -42,6 +43,9 @@ class Environment(Spec):
         engine: The engine of its placements, unless a cluster or an app names one.
         cascade_delete: Removing a placement here deletes its workloads (True) or orphans them
             (False); None: the fleet's. An app's own setting wins.
+        argocd: An Argo CD instance of its own for its Argo CD placements (registrations,
+            AppProjects and ApplicationSets in `<output_dir>/argocd-<name>/`, with a root
+            Application of their own); None: the fleet's instance (`<output_dir>/argocd/`).
     """
 
     name: Name
@@ -53,6 +57,7 @@ class Environment(Spec):
     common_annotations: Annotations = {}
     engine: Engine | None = None  # of its clusters' placements, unless the cluster or app says
     cascade_delete: bool | None = None
+    argocd: ArgoOptions | None = None
 
     @property
     def is_production(self) -> bool:

@@ -1,102 +1,24 @@
-"""The Fleet, the whole spec, with its Argo CD and Flux settings and the oldest controller
-releases the output supports."""
+"""The Fleet, the whole spec."""
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
-from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import Field, field_validator
 
 from fleetgen.fields import (
     Annotations,
-    Duration,
     GitURL,
     Labels,
     Name,
-    Version,
-    release_patch,
     repo_path,
 )
-from fleetgen.model.apps import App, GitSource
+from fleetgen.model.apps import App
 from fleetgen.model.base import Engine, Spec
 from fleetgen.model.clusters import Cluster, Credentials, Environment
+from fleetgen.model.engines import ArgoInstance, ArgoOptions, FluxOptions, argocd_directory
 from fleetgen.model.projects import Policy, Project
 from fleetgen.model.sync import SyncPolicy
-
-# The oldest controller releases the output supports, compared down to the patch: their
-# projects' three newest minors, and for Argo CD the first 3.3 whose RollingSync re-gates an
-# Application when its generated spec changes (argo-cd v3.3.7, applicationset_controller.go
-# updateApplicationSetApplicationStatus; before it, revision changes only, so a values-only change
-# of a Helm-repository chart never synced: RollingSync turns auto-sync off).
-ARGOCD_FLOOR, FLUX_FLOOR = "3.3.7", "2.7"
-
-
-def _at_least(floor: str, project: str, why: str = "") -> Callable[[str], str]:
-    """A check that ``value`` is ``floor`` or newer; a release without a patch ('3.3') in the
-    floor's minor means the floor, and reads as it."""
-    lowest = release_patch(floor)
-
-    def check(value: str) -> str:
-        major, minor, patch = release_patch(value)
-        if patch is None and (major, minor) == lowest[:2]:
-            return floor
-        if (major, minor, patch or 0) < (lowest[0], lowest[1], lowest[2] or 0):
-            raise ValueError(
-                f"{project} {value} is too old: fleetgen's output needs {project} >= {floor}{why}"
-            )
-        return value
-
-    return check
-
-
-class ArgoOptions(Spec):
-    """Argo CD settings.
-
-    Attributes:
-        namespace: The namespace Argo CD runs in.
-        min_version: The oldest Argo CD release the output must work on.
-    """
-
-    namespace: Name = "argocd"
-    min_version: Annotated[
-        Version,
-        AfterValidator(
-            _at_least(
-                ARGOCD_FLOOR,
-                "Argo CD",
-                " (before it, a RollingSync ApplicationSet never syncs a change that moves no Git"
-                " revision, such as new Helm values)",
-            )
-        ),
-    ] = ARGOCD_FLOOR
-
-
-class FluxOptions(Spec):
-    """Flux settings.
-
-    Attributes:
-        mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to
-            all, a spoke's apps once the namespaces fleetgen creates there exist (a tenant's chart
-            app, which cannot wait for them, is refused until then and retried with backoff).
-        hub: The hub cluster (mode 'hub').
-        namespace: The namespace Flux runs in.
-        interval: How often Flux reconciles each Kustomization.
-        source: The repository to read output/ from; None: the one `flux bootstrap` created.
-        min_version: The oldest Flux release the output must work on.
-        source_per_namespace: Hub mode: a GitRepository of `source` in each spoke namespace, for
-            hubs locked down with --no-cross-namespace-refs (its `secret_ref` must exist in each);
-            False: every Kustomization reads the one in `namespace`, across namespaces.
-    """
-
-    mode: Literal["per-cluster", "hub"] = "per-cluster"
-    hub: Name | None = None
-    namespace: Name = "flux-system"
-    interval: Duration = "10m"
-    source: GitSource | None = None
-    min_version: Annotated[Version, AfterValidator(_at_least(FLUX_FLOOR, "Flux"))] = FLUX_FLOOR
-    source_per_namespace: bool = False  # hub mode: a source in each spoke namespace
 
 
 class Fleet(Spec):
@@ -145,6 +67,24 @@ class Fleet(Spec):
     common_labels: Labels = {}
     common_annotations: Annotations = {}
     policy: Policy = Field(default_factory=Policy)
+
+    @property
+    def argocd_instances(self) -> tuple[ArgoInstance, ...]:
+        """The Argo CD instances of the output: the fleet's first (always: it prunes what moves
+        to an environment's own), then each environment's own, in environment order."""
+        shared = tuple(env.name for env in self.environments if env.argocd is None)
+        return (
+            ArgoInstance(argocd_directory(None), self.argocd, shared),
+            *(
+                ArgoInstance(argocd_directory(env.name), env.argocd, (env.name,))
+                for env in self.environments
+                if env.argocd is not None
+            ),
+        )
+
+    def argocd_instance(self, env: str) -> ArgoInstance:
+        """The Argo CD instance that reconciles environment ``env``'s Argo CD placements."""
+        return next(i for i in self.argocd_instances if env in i.envs)
 
     @property
     def cascades_anywhere(self) -> bool:

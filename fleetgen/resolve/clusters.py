@@ -127,7 +127,8 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
     """App -> cluster -> the engine of that placement: the app's, else the cluster's, else its
     environment's, else the fleet's only engine. Reports engines the fleet does not list, clusters
     with placements no rule gives an engine (one problem per cluster) and apps whose placements in
-    an environment with a rollout are on two engines."""
+    an environment with a rollout are on two engines, and an environment's own Argo CD instance in
+    a fleet without Argo CD."""
     fleet = ctx.fleet
     listed = sorted(set(fleet.engines))
     owners: list[tuple[str, Spec, Engine | None]] = [
@@ -141,6 +142,13 @@ def _engines(ctx: _Context, placed: Mapping[str, list[Cluster]]) -> Engines:
                 owner,
                 f"{what}: engine {engine!r} is not listed in "
                 f"Fleet(engines={listed!r}); add it there or pick one of those",
+            )
+    for env in ctx.envs.values():
+        if env.argocd is not None and "argocd" not in listed:
+            ctx.report(
+                env,
+                f"environment {env.name!r}: argocd= names an Argo CD instance of its own, but "
+                f"Fleet(engines={listed!r}) has no Argo CD; add 'argocd' there or drop argocd=",
             )
     only = listed[0] if len(listed) == 1 else None
     # what a cluster's placements run on unless their app says

@@ -7,6 +7,7 @@
   (``.metadata.labels.x``, ``index .metadata.labels "x"``, a ClusterVar's annotation) must exist
   on every registration it selects (with ``missingkey=error``, or the ClusterVar's ``fail``, a
   missing one fails the whole generation).
+- Each Argo CD instance sees its own registrations and AppProjects only (`Fleet.argocd_instances`).
 - Every Application (generated per selected registration, or plain) names an AppProject that
   allows its source repos and its destination, matched as Argo CD's ``AppProject.IsSourcePermitted``
   and ``isDestinationMatched`` do (globs, ``!`` deny patterns, normalized Git URLs).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +87,12 @@ def registrations(docs: Sequence[Mapping[str, Any]]) -> list[Registration]:
     return found
 
 
-def external_registrations(plan: Plan) -> list[Registration]:
-    """The registrations of the ``Cluster(registration="external")`` clusters with Argo CD
-    placements, as fleet.py declares them: another tool writes their Secrets, with the labels
-    and annotations the fleet map lists for them (`registration_labels`, `var_annotations`)."""
-    argo = {p.cluster for p in plan.placements if p.engine == "argocd"}
+def external_registrations(plan: Plan, envs: Collection[str]) -> list[Registration]:
+    """The registrations of the ``Cluster(registration="external")`` clusters of ``envs`` with
+    Argo CD placements, as fleet.py declares them: another tool writes their Secrets, with the
+    labels and annotations the fleet map lists for them (`registration_labels`,
+    `var_annotations`)."""
+    argo = {p.cluster for p in plan.placements if p.engine == "argocd" and p.env in envs}
     return [
         Registration(
             cluster.name,
@@ -107,7 +109,8 @@ def check(
     files: Sequence[tuple[str, Mapping[str, Any]]], external: Sequence[Registration] = ()
 ) -> list[Breach]:
     """Every broken contract among the emitted objects, given as (file, object), with the
-    ``external`` registrations another tool writes (`external_registrations`)."""
+    ``external`` registrations another tool writes (`external_registrations`): those one Argo CD
+    instance sees."""
     docs = [doc for _, doc in files]
     clusters = [*registrations(docs), *external]
     projects = {

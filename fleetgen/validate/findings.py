@@ -130,7 +130,7 @@ def _contracts(
     fleet = plan.fleet
     apps = {app.name: app for app in fleet.apps}
     projects = {project.name: project for project in fleet.projects}
-    for breach in contracts.check(emitted, contracts.external_registrations(plan)):
+    for breach in _breaches(plan, emitted, locate.prefix):
         owner: HasOrigin | None = apps.get(breach.app or "")
         if breach.rule.startswith("project-") and breach.project in projects:
             owner = projects[breach.project]
@@ -142,6 +142,18 @@ def _contracts(
             app=breach.app,
             object=breach.source,
             location=location or Location(path=breach.file),
+        )
+
+
+def _breaches(
+    plan: Plan, emitted: Sequence[tuple[str, dict[str, Any]]], prefix: str
+) -> Iterator[contracts.Breach]:
+    """The contract breaches of each Argo CD instance, among the files in its folder."""
+    for instance in plan.fleet.argocd_instances:
+        top = f"{prefix}/{instance.directory}/"
+        yield from contracts.check(
+            [(file, doc) for file, doc in emitted if file.startswith(top)],
+            contracts.external_registrations(plan, instance.envs),
         )
 
 

@@ -101,7 +101,7 @@ def check(
         ) from None
     fleet = compiled.plan.fleet
     minimums = {
-        "argocd": release(fleet.argocd.min_version),
+        "argocd": min(release(i.options.min_version) for i in fleet.argocd_instances),
         "flux": release(fleet.flux.min_version),
     }
     checker = schemas.Checker(schemas.shipped(minimums), overrides=_load_crds(files))

@@ -1,9 +1,11 @@
-"""``emit``: every Argo CD file of the Plan, ending with ``bootstrap.yaml``, fleetgen's AppProject
-and the root Application that syncs the whole ``argocd/`` directory."""
+"""``emit``: every Argo CD file of the Plan, per Argo CD instance (`Fleet.argocd_instances`), each
+instance's ending with its ``bootstrap.yaml``, fleetgen's AppProject and the root Application
+that syncs the instance's whole folder (``argocd/``, or an environment's own ``argocd-<env>/``)."""
 
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Any
 
 from fleetgen.emit.argocd.appsets import application_sets
@@ -12,7 +14,7 @@ from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
-from fleetgen.model import IN_CLUSTER, Cluster
+from fleetgen.model import ARGOCD_DIR, IN_CLUSTER, ArgoInstance, Cluster, Fleet
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
@@ -30,8 +32,36 @@ REGISTRATION_NOTE = (
 
 
 def emit(plan: Plan) -> list[OutputFile]:
+    """The files of each Argo CD instance, in its folder."""
+    return [
+        _in_folder(file, instance.directory)
+        for instance in plan.fleet.argocd_instances
+        for file in _instance_files(instance_plan(plan, instance), instance)
+    ]
+
+
+def instance_plan(plan: Plan, instance: ArgoInstance) -> Plan:
+    """The part of ``plan`` (Argo CD's) that ``instance`` reconciles, its options as the fleet's:
+    the placements of its environments."""
+    envs = set(instance.envs)
+    return replace(
+        plan,
+        fleet=plan.fleet.model_copy(update={"argocd": instance.options}),
+        placements=tuple(p for p in plan.placements if p.env in envs),
+    )
+
+
+def _in_folder(file: OutputFile, directory: str) -> OutputFile:
+    """``file`` moved from ``argocd/`` to the instance's ``directory``."""
+    top, _, rest = file.path.partition("/")
+    if top != ARGOCD_DIR or directory == ARGOCD_DIR:
+        return file
+    return replace(file, path=f"{directory}/{rest}")
+
+
+def _instance_files(plan: Plan, instance: ArgoInstance) -> list[OutputFile]:
     """ApplicationSets, registrations, AppProjects, tenants, then the bootstrap that syncs them
-    all."""
+    all (paths under ``argocd/``)."""
     files = application_sets(plan)
     files += [
         registration(plan, cluster)
@@ -39,7 +69,7 @@ def emit(plan: Plan) -> list[OutputFile]:
         if cluster.registration == "fleetgen"
     ]
     files += projects(plan) + tenant_files(plan)
-    return [*files, _bootstrap(plan)]
+    return [*files, _bootstrap(plan, instance)]
 
 
 def _registered(plan: Plan) -> list[Cluster]:
@@ -63,11 +93,12 @@ ROOT_KINDS = (
 )
 
 
-def _bootstrap(plan: Plan) -> OutputFile:
-    """The root AppProject and Application; the project may manage the `ROOT_KINDS`."""
+def _bootstrap(plan: Plan, instance: ArgoInstance) -> OutputFile:
+    """The root AppProject and Application of ``instance``; the project may manage the
+    `ROOT_KINDS`."""
     fleet = plan.fleet
     namespace = fleet.argocd.namespace
-    path = posixpath.join(fleet.output_dir, "argocd")
+    path = posixpath.join(fleet.output_dir, instance.directory)
     here = {"server": IN_CLUSTER, "namespace": namespace}
     project: dict[str, Any] = {
         "apiVersion": API_VERSION,
@@ -100,10 +131,27 @@ def _bootstrap(plan: Plan) -> OutputFile:
         },
     }
     comment = (
-        f"Apply once: {argocd_bootstrap(fleet)}\n"
+        f"{_serves(plan.fleet, instance)}"
+        f"Apply once: {argocd_bootstrap(fleet, instance)}\n"
         f"The root Application then keeps Argo CD in sync with {path}/, this file "
         "included.\nProject fleetgen may manage only the kinds fleetgen generates there, in "
         f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "
         f"guard who may change {path}/.\n{REGISTRATION_NOTE}"
     )
     return OutputFile("argocd/bootstrap.yaml", (project, root), comment=comment)
+
+
+def _serves(fleet: Fleet, instance: ArgoInstance) -> str:
+    """Which environments ``instance`` serves, when the fleet has more than one instance."""
+    if len(fleet.argocd_instances) == 1:
+        return ""
+    if instance.directory != ARGOCD_DIR:
+        return (
+            f"The Argo CD instance of environment {instance.envs[0]}: its clusters and apps only.\n"
+        )
+    if not instance.envs:
+        return (
+            "The fleet's Argo CD instance; every environment has one of its own, so it holds\n"
+            "nothing but this file (it prunes what moved to an environment's instance).\n"
+        )
+    return f"The fleet's Argo CD instance, of environments {', '.join(instance.envs)}.\n"

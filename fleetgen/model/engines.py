@@ -1,0 +1,118 @@
+"""Engine settings: Argo CD's and Flux's options, and the oldest controller releases the output
+supports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator
+
+from fleetgen.fields import Duration, Name, Version, release_patch
+from fleetgen.model.apps import GitSource
+from fleetgen.model.base import Spec
+
+# The oldest controller releases the output supports, compared down to the patch: their
+# projects' three newest minors, and for Argo CD the first 3.3 whose RollingSync re-gates an
+# Application when its generated spec changes (argo-cd v3.3.7, applicationset_controller.go
+# updateApplicationSetApplicationStatus; before it, revision changes only, so a values-only change
+# of a Helm-repository chart never synced: RollingSync turns auto-sync off).
+ARGOCD_FLOOR, FLUX_FLOOR = "3.3.7", "2.7"
+
+
+def _at_least(floor: str, project: str, why: str = "") -> Callable[[str], str]:
+    """A check that ``value`` is ``floor`` or newer; a release without a patch ('3.3') in the
+    floor's minor means the floor, and reads as it."""
+    lowest = release_patch(floor)
+
+    def check(value: str) -> str:
+        major, minor, patch = release_patch(value)
+        if patch is None and (major, minor) == lowest[:2]:
+            return floor
+        if (major, minor, patch or 0) < (lowest[0], lowest[1], lowest[2] or 0):
+            raise ValueError(
+                f"{project} {value} is too old: fleetgen's output needs {project} >= {floor}{why}"
+            )
+        return value
+
+    return check
+
+
+class ArgoOptions(Spec):
+    """Argo CD settings.
+
+    Attributes:
+        namespace: The namespace Argo CD runs in.
+        min_version: The oldest Argo CD release the output must work on.
+    """
+
+    namespace: Name = "argocd"
+    min_version: Annotated[
+        Version,
+        AfterValidator(
+            _at_least(
+                ARGOCD_FLOOR,
+                "Argo CD",
+                " (before it, a RollingSync ApplicationSet never syncs a change that moves no Git"
+                " revision, such as new Helm values)",
+            )
+        ),
+    ] = ARGOCD_FLOOR
+
+
+class FluxOptions(Spec):
+    """Flux settings.
+
+    Attributes:
+        mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to
+            all, a spoke's apps once the namespaces fleetgen creates there exist (a tenant's chart
+            app, which cannot wait for them, is refused until then and retried with backoff).
+        hub: The hub cluster (mode 'hub').
+        namespace: The namespace Flux runs in.
+        interval: How often Flux reconciles each Kustomization.
+        source: The repository to read output/ from; None: the one `flux bootstrap` created.
+        min_version: The oldest Flux release the output must work on.
+        source_per_namespace: Hub mode: a GitRepository of `source` in each spoke namespace, for
+            hubs locked down with --no-cross-namespace-refs (its `secret_ref` must exist in each);
+            False: every Kustomization reads the one in `namespace`, across namespaces.
+    """
+
+    mode: Literal["per-cluster", "hub"] = "per-cluster"
+    hub: Name | None = None
+    namespace: Name = "flux-system"
+    interval: Duration = "10m"
+    source: GitSource | None = None
+    min_version: Annotated[Version, AfterValidator(_at_least(FLUX_FLOOR, "Flux"))] = FLUX_FLOOR
+    source_per_namespace: bool = False  # hub mode: a source in each spoke namespace
+
+
+ARGOCD_DIR = "argocd"  # the output folder of the fleet's Argo CD instance
+
+
+@dataclass(frozen=True, slots=True)
+class ArgoInstance:
+    """One Argo CD instance the output configures: the fleet's (``argocd/``, the environments
+    without one of their own) or an environment's own (``argocd-<env>/``). Each reads only its
+    folder: its root Application, registrations, AppProjects and ApplicationSets."""
+
+    directory: str  # output-relative
+    options: ArgoOptions
+    envs: tuple[str, ...]  # the environments whose Argo CD placements it reconciles
+
+
+def argocd_directory(env: str | None) -> str:
+    """The output folder of the Argo CD instance of environment ``env`` (None: the fleet's)."""
+    return ARGOCD_DIR if env is None else f"{ARGOCD_DIR}-{env}"
+
+
+def is_argocd_directory(top: str) -> bool:
+    """Whether ``top`` (a top-level folder of the output) is an Argo CD instance's."""
+    return top == ARGOCD_DIR or top.startswith(f"{ARGOCD_DIR}-")
+
+
+def argocd_part(path: str) -> str | None:
+    """What an output file of an Argo CD instance is (its subfolder: ``applicationsets``,
+    ``clusters``, ``projects``; ``bootstrap.yaml``...); None for a file of no instance."""
+    top, _, rest = path.partition("/")
+    return rest.partition("/")[0] if is_argocd_directory(top) and rest else None

@@ -1,0 +1,150 @@
+"""One Argo CD instance per environment (`Environment(argocd=ArgoOptions(...))`,
+`Fleet.argocd_instances`): each instance's folder holds only what that Argo CD reconciles, its
+root Application reads only that folder, and an environment whose cascading Applications would
+change instance is refused until they orphan (`fleetgen.handover`). Walked through in real Git
+repositories with the real CLI; no Argo CD runs here: each test names the controller function
+its assertion follows (argo-cd v3.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fleetgen.yamlio import load_all
+from tests.diff.test_diff import commit, edit, git
+from tests.helpers import case_copy, run_fleetgen
+
+CASE = Path(__file__).parent / "cases" / "argocd-instances"
+OWN = '                    argocd=ArgoOptions(namespace="gitops"),\n'
+
+
+def built_repo(tmp_path: Path, *edits: tuple[str, str]) -> Path:
+    """A Git repository of the argocd-instances case (edited), built and committed."""
+    repo = case_copy(CASE, tmp_path / "repo", *edits)
+    git(repo, "init", "-q", "-b", "main")
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 0, ran.stderr
+    commit(repo, "fleet")
+    return repo
+
+
+def docs(repo: Path, path: str) -> list[dict[str, Any]]:
+    return [d for d in load_all((repo / "output" / path).read_text()) if isinstance(d, dict)]
+
+
+def test_each_instance_reads_its_own_folder_in_its_own_namespace(tmp_path: Path) -> None:
+    """Argo CD's cluster generator lists the cluster Secrets of its own namespace only
+    (applicationset/generators/cluster.go ``GenerateParams`` → ``utils.ListClusters`` in the
+    controller's namespace), and a root Application with ``directory.recurse`` applies every
+    manifest below its path (reposerver ``findManifests``): so each instance's folder must hold
+    its environments' registrations, and nothing of another instance."""
+    repo = built_repo(tmp_path)
+    out = repo / "output"
+    assert sorted(p.name for p in (out / "argocd/clusters").iterdir()) == [
+        "dev-1.yaml",
+        "staging-1.yaml",
+    ]
+    assert sorted(p.name for p in (out / "argocd-prod/clusters").iterdir()) == [
+        "prod-a.yaml",
+        "prod-b.yaml",
+    ]
+    root = docs(repo, "argocd-prod/bootstrap.yaml")[1]
+    assert root["metadata"]["namespace"] == "gitops"
+    assert root["spec"]["source"]["path"] == "output/argocd-prod"
+    assert docs(repo, "argocd/bootstrap.yaml")[1]["spec"]["source"]["path"] == "output/argocd"
+    prod_sets = docs(repo, "argocd-prod/applicationsets/api.yaml")
+    assert [d["metadata"]["name"] for d in prod_sets] == ["api-prod"]
+    assert {d["metadata"]["namespace"] for d in prod_sets} == {"gitops"}
+    shared_sets = docs(repo, "argocd/applicationsets/api.yaml")
+    assert [d["metadata"]["name"] for d in shared_sets] == ["api-dev", "api-staging"]
+    # every project in every instance (an Application's finalizer needs its AppProject:
+    # argo-cd finalizeApplicationDeletion → getAppProj), with that instance's destinations
+    for folder, servers in (
+        ("argocd", {"https://staging-1.example.com"}),
+        ("argocd-prod", {"https://prod-a.example.com", "https://prod-b.example.com"}),
+    ):
+        project = docs(repo, f"{folder}/projects/platform.yaml")[0]
+        assert {d["server"] for d in project["spec"]["destinations"]} == servers
+    ran = run_fleetgen(repo, "validate")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    ran = run_fleetgen(repo, "explain", "prod-a")
+    assert "registered with the Argo CD instance of output/argocd-prod/" in ran.stdout
+
+
+def test_a_file_dropped_into_an_instance_folder_is_reported(tmp_path: Path) -> None:
+    repo = built_repo(tmp_path)
+    (repo / "output/argocd-prod/projects/extra.yaml").write_text("kind: ConfigMap\n")
+    ran = run_fleetgen(repo, "build", "--check")
+    assert ran.returncode == 1
+    assert ran.stderr.splitlines()[0].startswith(
+        "output/argocd-prod/projects/extra.yaml: applied: not written by fleetgen, yet Argo "
+        "CD's root Application"
+    )
+
+
+def test_an_instance_needs_argo_cd_in_the_fleet(tmp_path: Path) -> None:
+    repo = case_copy(
+        CASE,
+        tmp_path / "repo",
+        ('engines=["argocd"]', 'engines=["flux"]'),
+        ("sync=Sync", "sync=Sync"),
+    )
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 2
+    line = next(
+        n
+        for n, text in enumerate((repo / "fleet.py").read_text().splitlines(), 1)
+        if 'Environment(name="prod"' in text
+    )
+    assert (
+        f"fleet.py:{line}: environment 'prod': argocd= names an Argo CD instance of its own, "
+        "but Fleet(engines=['flux']) has no Argo CD; add 'argocd' there or drop argocd="
+    ) in ran.stderr
+    assert not (repo / "output").exists()
+
+
+def test_cascading_applications_change_instance_only_after_they_orphan(tmp_path: Path) -> None:
+    """The instance prod leaves prunes its ApplicationSets and Kubernetes' garbage collector
+    deletes their Applications, whose resources finalizer deletes the workloads (argo-cd
+    ``finalizeApplicationDeletion``). The ApplicationSet controller drops the finalizer from
+    live Applications once the template has none (``createOrUpdateInCluster``:
+    ``found.Finalizers = generatedApp.Finalizers``), so orphaning first makes the move safe."""
+    cascade = ('engines=["argocd"],', 'engines=["argocd"],\n    cascade_delete=True,')
+    repo = built_repo(tmp_path, (OWN, ""), cascade)
+    template = docs(repo, "argocd/applicationsets/api.yaml")[2]["spec"]["template"]
+    assert template["metadata"]["finalizers"] == ["resources-finalizer.argocd.argoproj.io"]
+    fleet = repo / "fleet.py"
+    prod = '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True),\n'
+    edit(fleet, prod, prod + OWN)
+    before = {p: p.read_bytes() for p in (repo / "output").rglob("*") if p.is_file()}
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 2
+    line = fleet.read_text().splitlines().index(prod.rstrip("\n")) + 1
+    assert ran.stderr.startswith(
+        f"fleet.py:{line}: environment 'prod': its ApplicationSets move from output/argocd/ to "
+        "output/argocd-prod/ (another Argo CD instance) while their Applications cascade"
+    )
+    assert {p: p.read_bytes() for p in (repo / "output").rglob("*") if p.is_file()} == before
+    # step 1: orphan prod where it is; step 2: move it
+    edit(fleet, OWN, "")
+    edit(
+        fleet,
+        prod,
+        prod.replace("prune=True),", "prune=True),\n" + " " * 20 + "cascade_delete=False,"),
+    )
+    assert run_fleetgen(repo, "build").returncode == 0
+    assert (
+        "finalizers"
+        not in docs(repo, "argocd/applicationsets/api.yaml")[2]["spec"]["template"]["metadata"]
+    )
+    commit(repo, "orphan prod")
+    edit(fleet, "cascade_delete=False,", "cascade_delete=False,\n" + OWN.strip())
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 0, ran.stderr
+    assert [d["metadata"]["name"] for d in docs(repo, "argocd-prod/applicationsets/api.yaml")] == [
+        "api-prod"
+    ]
+    assert [d["metadata"]["name"] for d in docs(repo, "argocd/applicationsets/api.yaml")] == [
+        "api-dev",
+        "api-staging",
+    ]
