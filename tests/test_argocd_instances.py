@@ -148,3 +148,14 @@ def test_cascading_applications_change_instance_only_after_they_orphan(tmp_path:
         "api-dev",
         "api-staging",
     ]
+
+
+def test_a_new_cluster_is_registered_with_its_environments_instance(tmp_path: Path) -> None:
+    repo = built_repo(tmp_path)
+    ran = run_fleetgen(
+        repo, "add", "cluster", "prod-c", "--env", "prod", "--server", "https://prod-c.example.com"
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "(see output/argocd-prod/clusters/prod-c.yaml)" in ran.stdout
+    assert (repo / "output/argocd-prod/clusters/prod-c.yaml").is_file()
+    assert not (repo / "output/argocd/clusters/prod-c.yaml").exists()

@@ -41,9 +41,11 @@ def cluster_next_steps(compiled: api.Compiled, name: str) -> list[str]:
     engines = {p.engine for p in plan.placements if p.cluster == name}
     steps = []
     if "argocd" in engines and credentials is not None:
+        env = next(c.env for c in fleet.clusters if c.name == name)
+        folder = fleet.argocd_instance(env).directory
         steps.append(
             f"Argo CD: {_credentials_step(credentials)} "
-            f"(see {fleet.output_dir}/argocd/clusters/{name}.yaml)"
+            f"(see {fleet.output_dir}/{folder}/clusters/{name}.yaml)"
         )
         if isinstance(credentials, AwsAuth | ExecAuth):
             ca = next(c for c in fleet.clusters if c.name == name).ca_data
@@ -75,11 +77,15 @@ def engine_next_steps(compiled: api.Compiled, engine: str) -> list[str]:
     elif engine == "flux":
         steps += _flux_steps(fleet, clusters)
     else:
-        steps.append(
-            f"Argo CD: apply {fleet.output_dir}/argocd/bootstrap.yaml once where Argo CD runs; "
-            f"it reaches {', '.join(clusters)} with the credentials each "
-            f"{fleet.output_dir}/argocd/clusters/CLUSTER.yaml names"
-        )
+        envs = {c.name: c.env for c in fleet.clusters}
+        for instance in fleet.argocd_instances:
+            reached = [c for c in clusters if envs[c] in instance.envs]
+            folder = f"{fleet.output_dir}/{instance.directory}"
+            steps += [
+                f"Argo CD: apply {folder}/bootstrap.yaml once where Argo CD runs; it reaches "
+                f"{', '.join(reached)} with the credentials each {folder}/clusters/CLUSTER.yaml "
+                "names"
+            ] * bool(reached)
     steps.append(
         f"commit fleet.py and {fleet.output_dir}/ in one pull request; `fleetgen diff` shows "
         "the placements that move between engines"
