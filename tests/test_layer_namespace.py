@@ -21,6 +21,7 @@ resolve writes a placement's prefix once (a cluster layer may only repeat its en
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -83,7 +84,7 @@ def test_each_layers_namespace_is_where_each_engine_puts_its_placements() -> Non
     Argo CD placement's Application with its namespace (staging's per generator)."""
     result = api.compile_spec(CASE / "fleet.py")
     plan = result.plan
-    assert {p.cluster: p.namespace for p in plan.placements} == {
+    assert {p.cluster: p.namespace for p in plan.placements if p.app == "web"} == {
         "staging-1": "web",
         "staging-2": "web-canary",
         "prod-a": "web-prod",
@@ -97,11 +98,14 @@ def test_each_layers_namespace_is_where_each_engine_puts_its_placements() -> Non
     assert_generates_the_plan(plan, docs)
     for application in (a for apps in applications(docs).values() for a in apps):
         assert "CreateNamespace=true" in application["spec"]["syncPolicy"]["syncOptions"]
-    assert app_namespaces(plan.on("flux")) == {"prod-a": {"web-prod"}}
+    assert app_namespaces(plan.on("flux")) == {"prod-a": {"cache-prod", "web-prod"}}
     project = yaml.safe_load(result.rendered["argocd/projects/web.yaml"])
     assert [(d["name"], d["namespace"]) for d in project["spec"]["destinations"]] == [
+        ("prod-b", "cache-prod"),
         ("prod-b", "web-b"),
+        ("staging-1", "cache"),
         ("staging-1", "web"),
+        ("staging-2", "cache-canary"),
         ("staging-2", "web-canary"),
     ]
 
@@ -143,7 +147,45 @@ def test_diff_derives_each_application_with_its_placements_namespace() -> None:
     files = dict.fromkeys(result.rendered)  # derived from the ApplicationSets' files that exist
     derived = derived_applications(plan.fleet, Placements.of(plan), files)  # type: ignore[arg-type]
     assert {app.name: app.target_namespace for app in derived.values()} == {
+        "cache-prod-b": "cache-prod",
+        "cache-staging-1": "cache",
+        "cache-staging-2": "cache-canary",
         "web-prod-b": "web-b",
         "web-staging-1": "web",
         "web-staging-2": "web-canary",
     }
+
+
+def test_a_chart_apps_release_goes_to_each_layers_namespace(tmp_path: Path) -> None:
+    """A chart app's layer namespace is where its release goes on each engine: Flux's HelmRelease
+    ``targetNamespace`` and ``storageNamespace`` (helm-controller ``action.Install`` /
+    ``Upgrade`` release into the target namespace, storage in storageNamespace); Argo CD's
+    Application destination, where ``helm template --namespace`` renders it (repo-server
+    ``helmTemplate``). Helm's SDK renders each with ``.Release.Namespace`` set to it."""
+    result = api.compile_spec(CASE / "fleet.py")
+    assert {p.cluster: p.namespace for p in result.plan.placements if p.app == "cache"} == {
+        "staging-1": "cache",
+        "staging-2": "cache-canary",
+        "prod-a": "cache-prod",
+        "prod-b": "cache-prod",
+    }
+    release = next(
+        doc
+        for doc in yaml.safe_load_all(result.rendered["flux/clusters/prod-a/kustomizations.yaml"])
+        if doc and doc["kind"] == "HelmRelease"
+    )
+    assert (release["spec"]["targetNamespace"], release["spec"]["storageNamespace"]) == (
+        "cache-prod",
+        "cache-prod",
+    )
+    repo = case_copy(CASE, tmp_path / "repo")
+    assert run_fleetgen(repo, "build").returncode == 0
+    ran = run_fleetgen(repo, "validate", "--render", "--format", "json")
+    found = [f for f in json.loads(ran.stdout)["findings"] if f.get("app") == "cache"]
+    # the echo chart's policy findings name each render's Deployment where Helm put it
+    assert {f["object"]: f["clusters"] for f in found if f["rule"] == "probes"} == {
+        "Deployment cache/cache": ["staging-1"],
+        "Deployment cache-canary/cache": ["staging-2"],
+        "Deployment cache-prod/cache": ["prod-a", "prod-b"],
+    }
+    assert not [f for f in found if f["rule"] == "foreign-namespace"]

@@ -147,7 +147,7 @@ def _inputs(
             str(chart),
             placement.settings.values,
             post_render(placement.settings),
-            chart_renders.namespaces(side.plan.fleet).get(placement.app),
+            placement.namespace,
             chart_renders.releases(side.plan.fleet).get(placement.app),
             files,
         ],
@@ -172,10 +172,8 @@ def _render(
             if data is not None:
                 (root / name).parent.mkdir(parents=True, exist_ok=True)
                 (root / name).write_bytes(data)
-    namespaces = chart_renders.namespaces(side.plan.fleet) if side.plan is not None else {}
     built = chart_renders.render(
         placements,
-        namespaces,
         root,
         charts_dir,
         store,

@@ -196,13 +196,17 @@ class Overrides(Layer):
             at each overlay, and a cluster overlay builds on its env overlay: a per_label or
             per_cluster prefix may not differ from the per_env prefix of its cluster's
             environment (it would be added in front of it).
-        namespace: Kustomize apps only: the namespace of the placements this layer reaches
-            instead of App.namespace, the deepest layer's winning: the kustomize namespace of
-            this layer's overlay (env overlay for per_env, cluster overlay for per_label and
-            per_cluster), the Argo CD Application's destination namespace, the Namespace the
+        namespace: The namespace of the placements this layer reaches instead of
+            App.namespace, the deepest layer's winning: for a kustomize app the kustomize
+            namespace of this layer's overlay (env overlay for per_env, cluster overlay for
+            per_label and per_cluster), for a chart app where its Helm release goes (Flux's
+            targetNamespace and storageNamespace; changing it on a cluster uninstalls the
+            release and installs it anew there, as helm-controller does on a changed release
+            target); the Argo CD Application's destination namespace, the Namespace the
             engines create. Their project must allow it. Not with App(namespace=None), whose
             manifests say where things go, nor on a tenant's app (a project with
-            service_account: its ServiceAccount lives in App.namespace).
+            service_account: its ServiceAccount lives in App.namespace), nor for an app from
+            another source.
         values_files: Chart apps only: Helm values files kept in this repository (YAML
             mappings, relative to the folder holding fleet.py), merged after
             HelmChart.values_files and the files of shallower layers, before every values=

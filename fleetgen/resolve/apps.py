@@ -210,13 +210,10 @@ def _check_namespace_allowed(
 
 
 def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
-    """``Overrides(namespace=...)``: layers of a kustomize app with a namespace of its own (not a
-    tenant's), allowed by its project."""
+    """``Overrides(namespace=...)``: layers of an app with a namespace of its own (not a
+    tenant's), allowed by its project; a chart app's release goes there."""
     why = (
-        "a chart app's namespace holds its Helm release, one App(namespace=...) for all its "
-        "placements"
-        if app.chart is not None
-        else "with App(namespace=None) its manifests say where each object goes"
+        "with App(namespace=None) its manifests say where each object goes"
         if app.namespace is None
         else f"project {project.name!r} binds its ServiceAccount in App.namespace"
         if project.service_account

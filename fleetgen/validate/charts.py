@@ -50,12 +50,6 @@ def unit(placement: Placement) -> str:
     return f"chart {placement.app} on {placement.cluster}"
 
 
-def namespaces(fleet: Fleet) -> dict[str, str]:
-    """App -> the namespace its chart is released into (resolve refuses a chart app with
-    namespace=None)."""
-    return {app.name: app.namespace for app in fleet.apps if app.namespace is not None}
-
-
 def releases(fleet: Fleet) -> dict[str, str]:
     """Chart app -> its Helm release name (`App.release_name`)."""
     return {app.name: app.release_name for app in fleet.apps if app.release_name is not None}
@@ -91,7 +85,6 @@ class _Source:
 
 def render(
     placements: Sequence[Placement],
-    namespaces: Mapping[str, str],
     root: Path,
     charts_dir: Path | None,
     store: cache.Cache,
@@ -99,9 +92,9 @@ def render(
     phase: str = "helm render",
     releases: Mapping[str, str] | None = None,
 ) -> ChartBuilds:
-    """Render the chart of every chart placement in ``placements`` (``namespaces``: app ->
-    release namespace; ``releases``: app -> release name, the app's name where missing) that
-    can be rendered; ``progress`` gets the renders as a counted ``phase``."""
+    """Render the chart of every chart placement in ``placements`` (released into its
+    namespace; ``releases``: app -> release name, the app's name where missing) that can be
+    rendered; ``progress`` gets the renders as a counted ``phase``."""
     releases = releases or {}
     charts = [p for p in placements if p.chart is not None]
     sources: dict[ChartSource, _Source | str] = {}
@@ -127,7 +120,7 @@ def render(
                     "chart": source.content,
                     "values": placement.settings.values,
                     "release": releases.get(placement.app, placement.app),
-                    "namespace": namespaces[placement.app],
+                    "namespace": placement.namespace,
                     "post_render": post_render(placement.settings),
                 }
             ),
@@ -160,7 +153,7 @@ def render(
             source,
             placement,
             releases.get(placement.app, placement.app),
-            namespaces[placement.app],
+            str(placement.namespace),
         )
         store.put(_NAMESPACE, entry, results[entry])
         progress.advance()

@@ -132,7 +132,6 @@ def check(
         built = build_overlays(compiled, root, overlays, progress, directories)
         charted = chart_renders.render(
             placements,
-            chart_renders.namespaces(fleet),
             root,
             charts,
             cache.Cache(compiled.out_dir),

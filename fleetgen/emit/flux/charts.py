@@ -94,13 +94,13 @@ def chart_objects(
     object of its Home carries (kubeConfig of a spoke) plus the project's service account.
     """
     chart = placement.chart
-    assert chart is not None and app.namespace is not None  # resolve: a chart app has one
+    assert chart is not None and placement.namespace is not None  # resolve: a chart app has one
     sync, timing = placement.settings.sync, flux_timing(fleet, placement)
     release: dict[str, Any] = {
         "interval": timing["interval"].value,
         "releaseName": app.release_name or app.name,
-        "targetNamespace": app.namespace,
-        "storageNamespace": app.namespace,
+        "targetNamespace": placement.namespace,
+        "storageNamespace": placement.namespace,
     }
     objects, reference = _chart_source(fleet, app, chart, namespace, git_source)
     release.update(reference)

@@ -32,7 +32,7 @@ fleet = Fleet(
             per_cluster={"dev-1": Overrides(namespace="shop-dev")}),  # allowed
         App(name="cache", project="shop", namespace="shop",
             chart=HelmChart(repo="https://charts.example.com", name="redis", version="1.2.3"),
-            per_env={"dev": Overrides(namespace="shop-dev")}),  # <- chart
+            per_env={"dev": Overrides(namespace="shop-dev")}),  # allowed: its release goes there
         App(name="mixed", project="shop", namespace=None, path="apps/worker/base",
             per_env={"dev": Overrides(namespace="shop-dev")}),  # <- App(namespace=None)
         App(name="tenant-web", project="team", namespace="team", path="apps/web/base",

@@ -12,6 +12,10 @@ overlay, still name the base's Deployment); in prod, clusters labelled region=ea
 and prod-b its own `b-` (the deepest layer's, written once in the cluster overlay), with config
 whose hash rolls the renamed Deployment. kustomize renames the Deployment's configMapRef with
 the ConfigMap. prod-a is on Flux, the others on Argo CD: both read the same overlays.
+
+The chart app cache is released per layer too: into `cache-prod` in prod (Flux's HelmRelease
+targetNamespace and storageNamespace on prod-a, the Application's destination on prod-b) and
+into `cache-canary` on staging-2 (its generator's namespace), `cache` elsewhere.
 """
 
 from fleetgen import (
@@ -20,6 +24,7 @@ from fleetgen import (
     Environment,
     ExternalSecretRef,
     Fleet,
+    HelmChart,
     Overrides,
     Project,
     SyncPolicy,
@@ -43,7 +48,8 @@ fleet = Fleet(
         Cluster(name="prod-b", env="prod", server="https://prod-b.example.com",
                 labels={"region": "east"}, engine="argocd"),
     ],
-    projects=[Project(name="web", namespaces=["web", "web-prod", "web-b", "web-canary"])],
+    projects=[Project(name="web", namespaces=["web", "web-prod", "web-b", "web-canary",
+                                              "cache", "cache-prod", "cache-canary"])],
     apps=[
         App(
             name="web", project="web", namespace="web", path="apps/web/base",
@@ -61,6 +67,12 @@ fleet = Fleet(
                 "prod-b": Overrides(name_prefix="b-", namespace="web-b",
                                     config={"web-config": {"LEVEL": "b"}}),
             },
+        ),
+        App(
+            name="cache", project="web", namespace="cache",
+            chart=HelmChart(path="charts/echo"), cascade_delete=False,
+            per_env={"prod": Overrides(namespace="cache-prod")},
+            per_label={"canary=true": Overrides(namespace="cache-canary")},
         ),
     ],
 )
