@@ -99,6 +99,8 @@ class ClusterView:
     wave: int | None
     waves: int  # rollout waves of its environment (0: no rollout)
     apps: tuple[PlacementView, ...]
+    # the output folder of the Argo CD instance that registers it, when the fleet has several
+    argocd_instance: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,19 +354,20 @@ def _cluster_view(plan: Plan, name: str, views: list[PlacementView]) -> ClusterV
         cluster.env,
         cluster.server,
         dict(sorted(cluster.labels.items())),
-        _credentials(plan, cluster, bool(placed)) + _instance(plan.fleet, cluster, placed),
+        _credentials(plan, cluster, bool(placed)),
         wave,
         sum(1 for wave in plan.waves.get(cluster.env, ()) if wave),
         placed,
+        _instance(plan.fleet, cluster, placed),
     )
 
 
-def _instance(fleet: Fleet, cluster: Cluster, placed: Sequence[PlacementView]) -> str:
-    """Which Argo CD instance registers ``cluster``, when the fleet has more than one."""
+def _instance(fleet: Fleet, cluster: Cluster, placed: Sequence[PlacementView]) -> str | None:
+    """The folder of the Argo CD instance that registers ``cluster``, when the fleet has more
+    than one."""
     if len(fleet.argocd_instances) == 1 or all(v.engine != "argocd" for v in placed):
-        return ""
-    folder = fleet.argocd_instance(cluster.env).directory
-    return f"; registered with the Argo CD instance of {fleet.output_dir}/{folder}/"
+        return None
+    return f"{fleet.output_dir}/{fleet.argocd_instance(cluster.env).directory}/"
 
 
 def _credentials(plan: Plan, cluster: Cluster, placed: bool) -> str:
@@ -411,6 +414,7 @@ def _cluster_text(view: ClusterView) -> str:
         f"cluster {view.name}: environment {view.env}, server {view.server}",
         f"  labels: {labels}",
         f"  credentials: {view.credentials}",
+        *([f"  Argo CD instance: {view.argocd_instance}"] if view.argocd_instance else []),
         f"  rollout: {rollout}",
         f"  apps ({len(view.apps)}):",
     ]

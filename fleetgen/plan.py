@@ -97,7 +97,8 @@ class Settings:
     resources: tuple[str, ...] = ()
     components: tuple[str, ...] = ()
     name_prefix: str | None = None  # the deepest Overrides(name_prefix=...): kustomize namePrefix
-    namespace: str | None = None  # App.namespace or an Overrides(namespace=...): where it goes
+    # App.namespace or an Overrides(namespace=...): where it goes (a ClusterVar until filled in)
+    namespace: str | ClusterVar | None = None
     # (layer, repo path) of each Helm values file in effect, in merge order: the layers'
     # Overrides(values_files=...); once `with_values_files` made a chart placement's values,
     # HelmChart.values_files first (layer ``chart``)
@@ -198,17 +199,29 @@ class Settings:
             config=config,
             values=_filled_values(self.values, values, resolved),
             source_path=_filled(self.source_path, values, resolved, "path"),
+            namespace=_filled(self.namespace, values, resolved, "namespace"),
             resolved=resolved,
         )
 
     def var_names(self) -> set[str]:
         """The names of the `ClusterVar`s these settings hold."""
-        held = (self.values, self.config, self.source_path)
-        return {var.name for value in held for var in vars_in(value)}
+        return {var.name for var in vars_in(self.held_vars())}
+
+    def filled_namespace(self) -> str | None:
+        """The namespace, once a `ClusterVar` there is filled in (or, `shared`, left out)."""
+        assert not isinstance(self.namespace, ClusterVar)  # resolve fills it in or refuses it
+        return self.namespace
+
+    def held_vars(self) -> tuple[Any, ...]:
+        """What may hold a `ClusterVar`: Helm values, config, the source path, the namespace."""
+        return (self.values, self.config, self.source_path, self.namespace)
 
     def shared(self) -> Settings:
-        """These settings without the config entries a `ClusterVar` sets: what an env overlay
-        writes for all its clusters (each cluster overlay writes them with its value)."""
+        """These settings without the config entries and namespace a `ClusterVar` sets: what an
+        env overlay writes for all its clusters (each cluster overlay writes them with its
+        value)."""
+        if isinstance(self.namespace, ClusterVar):
+            return replace(self, namespace=None).shared()
         if not vars_in(self.config):
             return self
         config = {
@@ -753,9 +766,10 @@ class Placement:
 
     @property
     def namespace(self) -> str | None:
-        """Where it puts objects: App.namespace or the Overrides(namespace=...) in effect; None
-        for an App(namespace=None), whose manifests say where things go."""
-        return self.settings.namespace
+        """Where it puts objects: App.namespace or the Overrides(namespace=...) in effect (a
+        `ClusterVar` filled in by resolve); None for an App(namespace=None), whose manifests say
+        where things go."""
+        return self.settings.filled_namespace()
 
     @property
     def reads_fleet_repo(self) -> bool:

@@ -68,7 +68,7 @@ def test_each_instance_reads_its_own_folder_in_its_own_namespace(tmp_path: Path)
     ran = run_fleetgen(repo, "validate")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     ran = run_fleetgen(repo, "explain", "prod-a")
-    assert "registered with the Argo CD instance of output/argocd-prod/" in ran.stdout
+    assert "  Argo CD instance: output/argocd-prod/\n" in ran.stdout
 
 
 def test_a_file_dropped_into_an_instance_folder_is_reported(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ import yaml
 
 from fleetgen import ClusterVar, api, explain
 from fleetgen import validate as validation
+from fleetgen.kustomize import build as kustomize_build
 from fleetgen.plan import Settings
+from tests.emit.test_argocd_appsets import applications
 from tests.helpers import case_copy
 
 CASES = Path(__file__).parent / "cases"
@@ -116,3 +118,35 @@ def test_registrations_fleetgen_writes_carry_every_var_as_an_annotation() -> Non
     (us,) = yaml.safe_load_all(rendered["argocd/clusters/us-1.yaml"])
     template = us["spec"]["target"]["template"]["metadata"]["annotations"]
     assert template["fleetgen.io/var.motd"] == '{{ "hello {{us}}" }}'  # External Secrets' v2
+
+
+def test_a_layer_namespace_from_a_var_is_each_clusters_own(tmp_path: Path) -> None:
+    """``Overrides(namespace=ClusterVar(...))``: each cluster overlay rewrites the namespace with
+    its cluster's value (kustomize's NamespaceTransformer; the env overlay writes none, so
+    nothing shared names one), the ApplicationSet's generators carry it as each Application's
+    destination (the Go templates evaluated as the ApplicationSet controller does, `applications`),
+    and a chart release goes there on Flux."""
+    repo = case_copy(CASES / "cluster-vars", tmp_path / "repo")
+    result = api.compile_spec(repo / "fleet.py")
+    plan = result.plan
+    assert {(p.app, p.cluster): p.namespace for p in plan.placements if p.app != "tenant"} == {
+        ("web", "ap-1"): "web",
+        ("web", "eu-1"): "web-eu",
+        ("web", "us-1"): "web-us",
+        ("ingress", "ap-1"): "ingress-ap",
+        ("ingress", "eu-1"): "ingress",
+        ("ingress", "us-1"): "ingress",
+    }
+    docs = {
+        path: [doc for doc in yaml.safe_load_all(data) if doc]
+        for path, data in result.rendered.items()
+        if path.startswith("argocd/")
+    }
+    generated = applications(docs)[("web", "prod")]
+    assert {a["metadata"]["name"]: a["spec"]["destination"]["namespace"] for a in generated} == {
+        "web-eu-1": "web-eu",
+        "web-us-1": "web-us",
+    }
+    api.build(repo / "fleet.py")
+    built = yaml.safe_load_all(kustomize_build(repo / "output/overlays/web/clusters/eu-1"))
+    assert {doc["metadata"]["namespace"] for doc in built} == {"web-eu"}

@@ -75,7 +75,7 @@ def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFi
     above, here = env_overlay.settings, overlay.settings  # what the env overlay added already
     doc: dict[str, Any] = {
         **KUSTOMIZATION,
-        **_namespace(here.namespace),  # the env overlay's, or a per_label/per_cluster one
+        **_namespace(here.filled_namespace()),  # the env overlay's, or a per_label/per_cluster one
         # resolve refuses a prefix here that differs from the env overlay's (kustomize would
         # prepend it to that one): a prefix here is the first one
         **_name_prefix(here.name_prefix if here.name_prefix != above.name_prefix else None),
@@ -110,11 +110,20 @@ def _cluster_overlay(overlay: ClusterOverlay, landing: Landing) -> list[OutputFi
 
 
 def _cluster_comment(overlay: ClusterOverlay) -> str:
-    """What a cluster overlay holds: its layers, and the config its cluster's vars fill in."""
+    """What a cluster overlay holds: its layers, and the config and namespace its cluster's
+    vars fill in."""
     names = ", ".join(name for name, _ in overlay.layers)
     parts = [f"{names} layer{'s' if len(overlay.layers) > 1 else ''}"] if names else []
-    if any(key.startswith("config/") for key in overlay.settings.resolved):
-        parts.append("config from the cluster's vars")
+    filled = [
+        what
+        for what, found in (
+            ("config", any(key.startswith("config/") for key in overlay.settings.resolved)),
+            ("namespace", "namespace" in overlay.settings.resolved),
+        )
+        if found
+    ]
+    if filled:
+        parts.append(f"{' and '.join(filled)} from the cluster's vars")
     return f"{overlay.app} on {overlay.cluster}: {', '.join(parts) or 'per_cluster layer'}"
 
 

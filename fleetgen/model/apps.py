@@ -402,9 +402,10 @@ class App(Layer):
     def _namespace(cls, value: object) -> object:
         if isinstance(value, ClusterVar):
             raise ValueError(
-                "namespace=ClusterVar(...): a namespace per cluster is not supported (the "
-                "AppProject destinations, the Namespace objects and the release name checks "
-                "need one namespace per app); use one namespace, or an app per namespace"
+                "namespace=ClusterVar(...): App.namespace is the app's one namespace (its "
+                "project's, where a tenant's account lives, what the release name checks "
+                "compare); for a namespace per cluster set it in a layer: "
+                "per_env={ENV: Overrides(namespace=ClusterVar(...))}"
             )
         return value
 

@@ -32,12 +32,13 @@ class ClusterVar(Spec, Placeholder):
     """A value that differs per cluster: the cluster's ``Cluster(vars={name: value})``.
 
     Written ``ClusterVar("region")`` where a value may differ by cluster: in Helm values (at any
-    depth), config values, and the path of an app from another source. Every cluster of
-    fleet.py an app using it runs on must give it a value (a located error otherwise), which
-    fleetgen fills in at build. An ApplicationSet that selects clusters at run time
-    (``Selector(runtime=True)``) reads it instead from the selected cluster Secret's annotation
-    ``fleetgen.io/var.<name>``, and fails to generate where that is missing: so there it
-    reaches only Helm values and the source path (config is built into the overlay before).
+    depth), config values, a layer's namespace (``Overrides(namespace=...)``) and the path of an
+    app from another source. Every cluster of fleet.py an app using it runs on must give it a
+    value (a located error otherwise), which fleetgen fills in at build. An ApplicationSet that
+    selects clusters at run time (``Selector(runtime=True)``) reads it instead from the selected
+    cluster Secret's annotation ``fleetgen.io/var.<name>``, and fails to generate where that is
+    missing: so there it reaches only Helm values and the source path (config and namespace are
+    built into the overlay before).
     fleetgen writes the annotations on the registrations it owns; output/README.md lists those
     an external registration must carry. It is a whole value, never part of a string: ``{{ }}``
     and ``${}`` in strings, and in a var's value, stay literal text.
@@ -206,7 +207,8 @@ class Overrides(Layer):
             engines create. Their project must allow it. Not with App(namespace=None), whose
             manifests say where things go, nor on a tenant's app (a project with
             service_account: its ServiceAccount lives in App.namespace), nor for an app from
-            another source.
+            another source. A `ClusterVar`: each cluster's value (a namespace name its project
+            allows), written in its cluster overlay.
         values_files: Chart apps only: Helm values files kept in this repository (YAML
             mappings, relative to the folder holding fleet.py), merged after
             HelmChart.values_files and the files of shallower layers, before every values=
@@ -218,5 +220,5 @@ class Overrides(Layer):
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses
     values_files: list[RepoPath] = []  # chart apps only: after shallower layers' files
-    namespace: Name | None = None  # kustomize apps only: App.namespace here
+    namespace: Name | ClusterVar | None = None  # App.namespace here
     name_prefix: NamePrefix | None = None  # kustomize apps only: namePrefix of this overlay

@@ -224,7 +224,7 @@ def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
             continue
         if why is not None:
             ctx.report(layer, f"app {app.name!r}: namespace cannot be set here: {why}")
-        else:
+        elif not isinstance(layer.namespace, ClusterVar):  # a var's values: `VarResolver`
             _check_namespace_allowed(ctx, app, layer, layer.namespace, project)
 
 

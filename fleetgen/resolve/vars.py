@@ -7,7 +7,8 @@ import difflib
 import posixpath
 from collections.abc import Iterator
 
-from fleetgen.fields import VAR_PREFIX, repo_path
+from fleetgen import namespacing
+from fleetgen.fields import VAR_PREFIX, dns_label, repo_path
 from fleetgen.model import App, Cluster, ClusterVar, Layer, Overrides
 from fleetgen.plan import Settings, vars_in
 from fleetgen.resolve.context import _Context
@@ -29,6 +30,10 @@ def _config_vars(layer: Layer) -> list[ClusterVar]:
     return [var for entries in layer.config.values() for var in vars_in(entries)]
 
 
+def _namespace_vars(layer: Layer) -> list[ClusterVar]:
+    return vars_in(layer.namespace) if isinstance(layer, Overrides) else []
+
+
 def _path_vars(layer: Layer) -> list[ClusterVar]:
     return vars_in(layer.path) if isinstance(layer, Overrides | App) else []
 
@@ -36,7 +41,7 @@ def _path_vars(layer: Layer) -> list[ClusterVar]:
 def check_vars(ctx: _Context) -> None:
     """Each `ClusterVar` names a var some cluster declares; an app whose ApplicationSet selects
     clusters at run time (``Selector(runtime=True)``) reads vars only where its template carries
-    them (Helm values, the source path), not in config, which its overlay holds."""
+    them (Helm values, the source path), not in config or a namespace, which its overlay holds."""
     declared = sorted({name for cluster in ctx.clusters.values() for name in cluster.vars})
     for cluster in ctx.clusters.values():
         for key in sorted(cluster.annotations):
@@ -49,8 +54,8 @@ def check_vars(ctx: _Context) -> None:
                 )
     for app in ctx.apps.values():
         for name, layer in _layers(app):
-            config = _config_vars(layer)
-            for var in [*vars_in(layer.values), *config, *_path_vars(layer)]:
+            built = [*_config_vars(layer), *_namespace_vars(layer)]  # into the overlay
+            for var in [*vars_in(layer.values), *built, *_path_vars(layer)]:
                 if var.name not in declared:
                     close = difflib.get_close_matches(var.name, declared, n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -60,14 +65,15 @@ def check_vars(ctx: _Context) -> None:
                         f"a var no cluster declares{hint}; set Cluster(vars={{{var.name!r}: "
                         "...}) on the clusters it runs on",
                     )
-            for var in config if app.targets.runtime else ():
+            for var in built if app.targets.runtime else ():
+                where = "config" if var in _config_vars(layer) else "the namespace"
                 ctx.report(
                     var,
-                    f"app {app.name!r}: ClusterVar({var.name!r}) in config of its {name} layer: "
-                    "with Selector(runtime=True) the clusters are picked when the "
-                    "ApplicationSet runs, and the overlay that holds config is built before; "
-                    "a var can reach only Helm values and the source path there (or drop "
-                    "runtime=True)",
+                    f"app {app.name!r}: ClusterVar({var.name!r}) in {where} of its {name} "
+                    "layer: with Selector(runtime=True) the clusters are picked when the "
+                    "ApplicationSet runs, and the overlay that holds config and namespace is "
+                    "built before; a var can reach only Helm values and the source path there "
+                    "(or drop runtime=True)",
                 )
 
 
@@ -92,8 +98,9 @@ class VarResolver:
         if not lacking:
             filled = settings.resolve_vars(cluster.vars)
             self._check_path(app, cluster, settings, filled)
+            self._check_namespace(app, cluster, settings, filled)
             return filled
-        for var in vars_in((settings.values, settings.config, settings.source_path)):
+        for var in vars_in(settings.held_vars()):
             if var.name in lacking:
                 key = (app.name, var.origin, var.name)
                 clusters = self._missing.setdefault(key, (var, []))[1]
@@ -113,6 +120,28 @@ class VarResolver:
                 f"{filled.source_path!r} on cluster {cluster.name!r}, which as the app's path "
                 "must be inside its source (relative to the source's root)",
             )
+
+    def _check_namespace(self, app: App, cluster: Cluster, raw: Settings, filled: Settings) -> None:
+        """A var's value as a namespace is a namespace name the app's project allows."""
+        var, value = raw.namespace, filled.namespace
+        if not isinstance(var, ClusterVar) or not isinstance(value, str):
+            return
+        project = self.ctx.projects[app.project]
+        try:
+            dns_label(value)
+        except ValueError:
+            why = "not a namespace name (lowercase letters, digits and '-', at most 63)"
+        else:
+            if namespacing.allowed(value, project.namespaces):
+                return
+            why = (
+                f"project {project.name!r} does not allow it (add it to Project(namespaces=[...]))"
+            )
+        self.ctx.report(
+            var,
+            f"app {app.name!r}: its namespace ClusterVar({var.name!r}) is {value!r} on cluster "
+            f"{cluster.name!r}: {why}",
+        )
 
     def report(self) -> None:
         """One problem per ClusterVar of the spec that some cluster it reaches lacks."""

@@ -1,4 +1,4 @@
-"""A namespace per cluster through a ClusterVar, which fleetgen does not support."""
+"""App(namespace=ClusterVar(...)): the app's one namespace cannot be a var (a layer's can)."""
 
 from fleetgen import App, Cluster, ClusterVar, Environment, ExternalSecretRef, Fleet, Project
 
