@@ -66,7 +66,10 @@ class Selector(Spec):
         exclude: Cluster names left out.
         runtime: Argo CD only: its ApplicationSets select clusters by these conditions when they
             run, so a cluster registered later (`Cluster(registration='external')`) is included;
-            False: exactly the clusters fleet.py knows, by name.
+            False: exactly the clusters fleet.py knows, by name. What a cluster fleet.py need
+            not list cannot have is refused: per_cluster layers, a kustomize app's per_label
+            layers and secrets read per cluster (each cluster's own overlay), and per_label
+            layers of a label the selector does not require (one selector per environment).
     """
 
     envs: list[Name] | None = None

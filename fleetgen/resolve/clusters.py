@@ -15,7 +15,7 @@ from fleetgen.model import (
     Selector,
     Spec,
 )
-from fleetgen.plan import merge_sync
+from fleetgen.plan import label_matches, merge_sync
 from fleetgen.resolve.context import (
     Engines,
     _check_placeholders,
@@ -278,7 +278,10 @@ def _check_runtime_selectors(
     ctx: _Context, placed: Mapping[str, list[Cluster]], engines: Engines
 ) -> None:
     """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
-    layers (a layer pins a cluster by name), and only labels some cluster declares."""
+    layers (a layer pins a cluster by name), no per_label layer but one for a label the selector
+    requires on an app without overlays (the ApplicationSet's generators would select every
+    cluster alike; a kustomize app's layer is in cluster overlays), no secret read per cluster
+    (cluster overlays too), and only labels some cluster declares."""
     declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
     for app in ctx.apps.values():
         targets = app.targets
@@ -307,15 +310,19 @@ def _check_runtime_selectors(
                 "cluster its own layer (per_cluster pins clusters by name); move "
                 "the settings to per_env or drop runtime=True",
             )
+        overlaid = app.chart is None and app.source is None  # its layers: in overlays
         for selection, layer in app.per_label.items():
-            for field, what in (("path", "source path"), ("namespace", "namespace")):
-                if getattr(layer, field) is not None:
-                    ctx.report(
-                        layer,
-                        f"app {app.name!r}: Selector(runtime=True) selects its clusters with "
-                        f"one selector per environment, so per_label[{selection!r}] cannot "
-                        f"give them another {what}; set {field}= per_env or drop runtime=True",
-                    )
+            if overlaid or not label_matches(selection, targets.match_labels):
+                ctx.report(layer, _runtime_label_problem(app, selection, overlaid))
+        for secret in app.secrets:
+            if any("{cluster}" in value for value in secret.data.values()):
+                ctx.report(
+                    secret,
+                    f"app {app.name!r}: Selector(runtime=True): secret {secret.name!r} reads "
+                    "a store entry per cluster ({cluster}), written into each cluster's own "
+                    "overlay, which a cluster the ApplicationSet selects at run time has not; "
+                    "use {env} or a fixed key, or drop runtime=True",
+                )
         keys = [*targets.match_labels, *(expr.key for expr in targets.match_expressions)]
         for key in sorted(set(keys) - declared):
             ctx.report(
@@ -324,6 +331,23 @@ def _check_runtime_selectors(
                 "which no cluster of the fleet declares; declare it in "
                 "Cluster(labels=...) where it is set",
             )
+
+
+def _runtime_label_problem(app: App, selection: str, overlaid: bool) -> str:
+    """Why a per_label layer cannot reach the clusters a runtime selector picks (``overlaid``:
+    the app's layers are written into its overlays)."""
+    why = (
+        "it is written into each cluster's own overlay, which a cluster the ApplicationSet "
+        "selects at run time has not (fleet.py need not list it)"
+        if overlaid
+        else "the ApplicationSet selects them with one selector per environment, so every "
+        "selected cluster would get it, those without the label too"
+    )
+    return (
+        f"app {app.name!r}: Selector(runtime=True): per_label[{selection!r}] cannot reach the "
+        f"clusters it selects: {why}; move its settings to per_env or to an app of their own, "
+        "or drop runtime=True"
+    )
 
 
 def _fill_credentials(cluster: Cluster, credentials: Credentials | None) -> Credentials | None:

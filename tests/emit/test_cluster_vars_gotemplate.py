@@ -183,6 +183,7 @@ def test_emitted_templates_read_the_selected_cluster_annotations(
         "tags": ["edge", "{{ .name }} ${SITE}"],
         "literal": "{{ not a var }}",
         "proxy": None,
+        "edge": True,
     }
     assert results[5] == {"out": "sites/edge"}
     assert "has no annotation fleetgen.io/var.site" in results[6]["err"]

@@ -1,7 +1,19 @@
 """A per_label source path on an app whose clusters the ApplicationSet selects at run time (one
-selector per environment: no generator of its own for the label's clusters)."""
+selector per environment: no generator of its own for the label's clusters), for a label the
+selector does not require."""
 
-from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, GitSource, Overrides, Project, Selector
+from fleetgen import (
+    App,
+    Cluster,
+    Destination,
+    Environment,
+    ExternalSecretRef,
+    Fleet,
+    GitSource,
+    Overrides,
+    Project,
+    Selector,
+)
 
 fleet = Fleet(
     name="shop",
@@ -11,10 +23,11 @@ fleet = Fleet(
     environments=[Environment(name="dev")],
     clusters=[Cluster(name="dev-1", env="dev", server="https://dev-1.example:6443",
                       registration="external",
-                      labels={"region": "us"})],
-    projects=[Project(name="shop", namespaces=["shop"])],
+                      labels={"region": "us", "tier": "web"})],
+    projects=[Project(name="shop", namespaces=["shop"],
+                      destinations=[Destination(server="*", namespace="shop")])],
     apps=[App(name="web", project="shop", namespace=None,
               source=GitSource(url="https://github.com/acme/web.git"), path="deploy",
-              targets=Selector(match_labels={"region": "us"}, runtime=True),
+              targets=Selector(match_labels={"tier": "web"}, runtime=True),
               per_label={"region=us": Overrides(path="deploy/us")})],  # <- here
 )

@@ -57,7 +57,9 @@ fleet = Fleet(
             targets=Selector(match_labels={"tier": "edge"}, runtime=True),
             values={"region": ClusterVar("region"), "tags": ["edge", ClusterVar("site")],
                     "literal": "{{ not a var }}"},
-            per_env={"prod": Overrides(values={"proxy": None})}),
+            per_env={"prod": Overrides(values={"proxy": None})},
+            # A label the selector requires: every cluster it selects has it, so one generator.
+            per_label={"tier=edge": Overrides(values={"edge": True})}),
         App(name="edge-api", project="edge", namespace=None,
             source=GitSource(url="https://git.example.com/sites.git", revision="v3.0.0"),
             path=ClusterVar("dir"),
