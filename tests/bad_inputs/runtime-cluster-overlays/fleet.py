@@ -2,7 +2,9 @@
 carry, all reported at once: a kustomize app's per_label layer and a secret read per cluster
 (both written into each cluster's own overlay, which a cluster unknown to fleet.py has not),
 and a chart app's per_label layer for a label the selector does not require (every selected
-cluster would get it)."""
+cluster would get it: each generator selects them all, and the ApplicationSet controller refuses
+the duplicate Applications, applicationset_controller.go ``validateGeneratedApplications``:
+"contains applications with duplicate name")."""
 
 from fleetgen import (
     App,
