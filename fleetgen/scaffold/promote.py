@@ -97,16 +97,8 @@ def promote(
     plan = api.compile_spec(spec).plan
     apps = _apps(plan, request)
     table = versions.rows(plan, apps)
-    problems: list[Problem] = []
-    steps: list[Step] = []
-    for app in apps:
-        found = _steps(plan, request, [row for row in table if row.app == app])
-        if isinstance(found, str):
-            problems.append(at(_app(plan, app), found, plan.fleet))
-        else:
-            steps += found
-    if problems:
-        raise SpecError(in_order(problems))
+    source = read_spec(spec)
+    edited, steps = _written(spec, source, request.target, _all_steps(plan, request, table))
     versioned = {row.app for row in table}
     unversioned = tuple(app for app in apps if app not in versioned)
     current = tuple(
@@ -117,10 +109,6 @@ def promote(
     paths = [spec, out or spec.parent / plan.fleet.output_dir]
     if branch is not None:
         committing.ready(spec.parent, branch, paths)
-    source = read_spec(spec)
-    edited = source
-    for step in steps:
-        edited = _edited(edited, request.target, step)
     added = _add(
         spec,
         f"per_env[{request.target!r}]",
@@ -137,6 +125,41 @@ def promote(
     if branch is None:
         return done
     return replace(done, commit=committing.commit(spec.parent, branch, paths, summary(done)))
+
+
+def _all_steps(plan: Plan, request: PromoteRequest, table: Sequence[Row]) -> list[Step]:
+    """`_steps` of every app of ``table``; SpecError with a problem per app that cannot be
+    promoted."""
+    problems: list[Problem] = []
+    steps: list[Step] = []
+    for app in dict.fromkeys(row.app for row in table):
+        found = _steps(plan, request, [row for row in table if row.app == app])
+        if isinstance(found, str):
+            problems.append(at(_app(plan, app), found, plan.fleet))
+        else:
+            steps += found
+    if problems:
+        raise SpecError(in_order(problems))
+    return steps
+
+
+def _written(spec: Path, source: str, env: str, steps: Sequence[Step]) -> tuple[str, list[Step]]:
+    """``source`` with ``steps`` written into ``per_env[env]``, and the steps that changed it (a
+    step whose version the layer holds already changes nothing: a deeper layer keeps the
+    clusters that differ); SpecError with a problem per step fleetgen cannot write."""
+    edited, done, problems = source, [], []
+    for step in steps:
+        try:
+            changed = _edited(edited, env, step)
+        except edit.EditError as error:
+            problems.append(Problem(str(error), str(spec), error.line))
+            continue
+        if changed != edited:
+            edited = changed
+            done.append(step)
+    if problems:
+        raise SpecError(in_order(problems))
+    return edited, done
 
 
 def _apps(plan: Plan, request: PromoteRequest) -> list[str]:
