@@ -1,6 +1,6 @@
 """The fleet map ``README.md``: apps × clusters by environment with each placement's engine, rollout
 waves, image and chart versions per environment, each cluster's credential kind, how each engine
-is bootstrapped, project boundaries.
+is bootstrapped, project boundaries, and the versions matrix of ``fleetgen versions``.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
 where everything runs without reading the generated YAML. In two parts, so that a build reuses
@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
+from fleetgen import versions
 from fleetgen.emit.common import (
     NEWER_FIELDS,
     argocd_bootstrap,
@@ -98,8 +99,9 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory: `emit_rows` with every placed app's
-    `rows`."""
-    return emit_rows(plan, rows(plan))
+    `rows`, then `versions_section`."""
+    (fleet_map,) = emit_rows(plan, rows(plan))
+    return [replace(fleet_map, text=f"{fleet_map.text}{versions_section(plan)}")]
 
 
 def rows(plan: Plan) -> dict[str, AppRows]:
@@ -578,3 +580,10 @@ def floors(plan: Plan) -> list[Floor]:
         option = f'{type(options).__name__}(min_version="{options.min_version}")'
         found.append(Floor(label, option, options.min_version, unlocks))
     return found
+
+
+def versions_section(plan: Plan) -> str:
+    """The versions matrix (`fleetgen.versions`, as ``fleetgen versions --format markdown``
+    prints it) under its heading; empty when no app runs a versioned image or chart."""
+    table = versions.markdown(plan, versions.rows(plan))
+    return render("versions.md.j2", table=table) if table else ""
