@@ -165,14 +165,7 @@ def _written(spec: Path, source: str, env: str, steps: Sequence[Step]) -> tuple[
 def _apps(plan: Plan, request: PromoteRequest) -> list[str]:
     """The apps to promote: those named (each must run in both environments), or with
     ``all_apps`` every app that does and runs an image or chart a layer versions."""
-    envs = {env.name for env in plan.fleet.environments}
-    for option, env in (("--from", request.source), ("--to", request.target)):
-        if env not in envs:
-            raise UsageError(f"{option} {env!r}: no such environment (known: {', '.join(envs)})")
-    if request.source == request.target:
-        raise UsageError(f"--from and --to name one environment ({request.source})")
-    if request.all_apps == bool(request.apps):
-        raise UsageError("name the apps to promote, or give --all (not both)")
+    _check(plan, request)
     placed = {app: {p.env for p in ps} for app, ps in plan.by_app().items()}
     both = {request.source, request.target}
     if request.all_apps:
@@ -191,11 +184,24 @@ def _apps(plan: Plan, request: PromoteRequest) -> list[str]:
         raise UsageError(
             f"not placed in both {request.source} and {request.target}: {'; '.join(absent)}"
         )
+    return list(dict.fromkeys(request.apps))
+
+
+def _check(plan: Plan, request: PromoteRequest) -> None:
+    """Refuse environments and a ``--cluster`` the fleet does not have, one environment named
+    twice, and apps named with ``--all`` or neither."""
+    envs = [env.name for env in plan.fleet.environments]
+    for option, env in (("--from", request.source), ("--to", request.target)):
+        if env not in envs:
+            raise UsageError(f"{option} {env!r}: no such environment (known: {', '.join(envs)})")
+    if request.source == request.target:
+        raise UsageError(f"--from and --to name one environment ({request.source})")
+    if request.all_apps == bool(request.apps):
+        raise UsageError("name the apps to promote, or give --all (not both)")
     if request.cluster is not None and not any(
         c.name == request.cluster and c.env == request.source for c in plan.fleet.clusters
     ):
         raise UsageError(f"--cluster {request.cluster!r}: no cluster of {request.source}")
-    return list(dict.fromkeys(request.apps))
 
 
 def _app(plan: Plan, name: str) -> App:

@@ -278,7 +278,10 @@ def test_branch_refuses_uncommitted_changes_to_fleet_py(repo: Path) -> None:
     ("args", "message"),
     [
         (("nope", "--from", "dev", "--to", "staging"), "no such app: nope (known: "),
-        (("order-service", "--from", "qa", "--to", "staging"), "--from 'qa': no such environment"),
+        (
+            ("order-service", "--from", "qa", "--to", "staging"),
+            "--from 'qa': no such environment (known: dev, staging, prod)",
+        ),
         (("--from", "dev", "--to", "staging"), "name the apps to promote, or give --all"),
         (("order-service", "--from", "dev", "--to", "dev"), "--from and --to name one"),
         (
@@ -286,7 +289,7 @@ def test_branch_refuses_uncommitted_changes_to_fleet_py(repo: Path) -> None:
             "not placed in both dev and staging: payment-service (runs in: prod, staging)",
         ),
         (
-            ("api-service", "--from", "prod", "--to", "staging", "--cluster", "dev"),
+            ("--all", "--from", "prod", "--to", "staging", "--cluster", "dev"),
             "--cluster 'dev': no cluster of prod",
         ),
     ],
@@ -376,3 +379,13 @@ def test_edits_create_what_is_missing_and_keep_every_other_byte() -> None:
     assert edit.set_layer_keyword(
         staged, "api", "per_env", "staging", "chart_version", '"1.2.4"'
     ) == staged.replace('"1.2.3"', '"1.2.4"')
+
+
+def test_outside_a_git_repository_the_blast_radius_is_not_computed(tmp_path: Path) -> None:
+    for name in ("fleet.py", "apps", "charts", "output"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    done = promote(tmp_path, "order-service", "--from", "dev", "--to", "staging")
+    assert done.returncode == 0, done.stderr
+    assert "\n# blast radius: not computed (" in done.stdout
+    assert "is not inside a Git repository)\n" in done.stdout
