@@ -90,10 +90,11 @@ def rows(plan: Plan, apps: Iterable[str] | None = None) -> list[Row]:
     images by name."""
     placed = plan.by_app()
     names = sorted(placed if apps is None else set(apps) & set(placed))
-    return [row for app in names for row in _app_rows(plan, app, placed[app])]
+    return [row for app in names for row in of_app(plan, app, placed[app])]
 
 
-def _app_rows(plan: Plan, app: str, placements: Sequence[Placement]) -> list[Row]:
+def of_app(plan: Plan, app: str, placements: Sequence[Placement]) -> list[Row]:
+    """The rows of ``app``, placed as ``placements``: its chart, then its images by name."""
     order = {cluster.name: index for index, cluster in enumerate(plan.fleet.clusters)}
     ordered = sorted(placements, key=lambda p: (p.wave is None, p.wave or 0, order[p.cluster]))
     found: dict[tuple[Kind, str], dict[str, dict[str, Version]]] = {}
@@ -274,16 +275,26 @@ def text(plan: Plan, table: Sequence[Row]) -> str:
 
 def markdown(plan: Plan, table: Sequence[Row]) -> str:
     """The matrix as a Markdown table, then the legend (empty when no app is versioned)."""
-    if not table:
+    return markdown_table(plan, markdown_rows(plan, table))
+
+
+def markdown_rows(plan: Plan, table: Sequence[Row]) -> list[str]:
+    """The Markdown table rows of ``table``."""
+    return [
+        f"| {row.app} | {row.kind} {md_cell(row.name)} | "
+        f"{' | '.join(md_cell(cell) for cell in cells(plan, row))} |"
+        for row in table
+    ]
+
+
+def markdown_table(plan: Plan, lines: Sequence[str]) -> str:
+    """`markdown_rows` ``lines`` under the table's header, then the legend (empty without
+    lines)."""
+    if not lines:
         return ""
     envs = [env.name for env in plan.fleet.environments]
-    lines = [
+    header = [
         f"| app | image or chart | {' | '.join(envs)} |",
         f"| --- | --- |{' --- |' * len(envs)}",
-        *(
-            f"| {row.app} | {row.kind} {md_cell(row.name)} | "
-            f"{' | '.join(md_cell(cell) for cell in cells(plan, row))} |"
-            for row in table
-        ),
     ]
-    return "\n".join([*lines, "", LEGEND]) + "\n"
+    return "\n".join([*header, *lines, "", LEGEND]) + "\n"

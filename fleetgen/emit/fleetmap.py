@@ -99,9 +99,8 @@ def warnings(plan: Plan) -> list[Problem]:
 
 def emit(plan: Plan) -> list[OutputFile]:
     """``README.md`` at the root of the output directory: `emit_rows` with every placed app's
-    `rows`, then `versions_section`."""
-    (fleet_map,) = emit_rows(plan, rows(plan))
-    return [replace(fleet_map, text=f"{fleet_map.text}{versions_section(plan)}")]
+    `rows`."""
+    return emit_rows(plan, rows(plan))
 
 
 def rows(plan: Plan) -> dict[str, AppRows]:
@@ -134,6 +133,7 @@ class AppRows(TypedDict):
     own_repo: bool  # whether a placement reads the fleet's repository
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
     runtime_vars: tuple[str, ...]  # the ClusterVars its ApplicationSets read when they run
+    versions: tuple[str, ...]  # its rows of the versions matrix (`versions_section`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +195,7 @@ def app_rows(
         runtime_vars=tuple(
             sorted({name for p in placements if p.template for name in p.template.var_names()})
         ),
+        versions=tuple(versions.markdown_rows(plan, versions.of_app(plan, spec.name, placements))),
     )
 
 
@@ -235,7 +236,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),
     )
-    return [OutputFile(PATH, text=text)]
+    matrix = [line for _, row in apps for line in row["versions"]]
+    return [OutputFile(PATH, text=text + versions_section(plan, matrix))]
 
 
 def with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
@@ -582,8 +584,8 @@ def floors(plan: Plan) -> list[Floor]:
     return found
 
 
-def versions_section(plan: Plan) -> str:
-    """The versions matrix (`fleetgen.versions`, as ``fleetgen versions --format markdown``
-    prints it) under its heading; empty when no app runs a versioned image or chart."""
-    table = versions.markdown(plan, versions.rows(plan))
+def versions_section(plan: Plan, lines: Sequence[str]) -> str:
+    """The versions matrix of ``lines`` (every app's `AppRows` ``versions``, as ``fleetgen
+    versions --format markdown`` prints them) under its heading; empty without lines."""
+    table = versions.markdown_table(plan, lines)
     return render("versions.md.j2", table=table) if table else ""

@@ -166,7 +166,7 @@ def pin_image(
     def inside(overrides: cst.Call) -> list[Span]:
         argument = _keyword(overrides, "images")
         if argument is None:
-            added = _append(source, _arguments(parsed, overrides), f"images=[{call}]")
+            added = _append(parsed.text, _arguments(parsed, overrides), f"images=[{call}]")
             return _spans(_with_imports(parsed, added, ["Image"]))
         if not isinstance(argument.value, cst.List):
             raise EditError(
@@ -175,10 +175,17 @@ def pin_image(
                 parsed.line(argument),
             )
         found = _find_named(argument.value, image)
-        if found is None:
-            added = _append(source, _site(parsed, argument.value), call)
-            return _spans(_with_imports(parsed, added, ["Image"]))
-        return _arguments_set(parsed, found[1], versions)
+        if found is not None:
+            return _arguments_set(parsed, found[1], versions)
+        hidden = [e for e in argument.value.elements if _literal_name(e.value) is None]
+        if hidden:  # it may be this image: another would be appended after it
+            raise EditError(
+                f"app {app!r}: {layer}[{key!r}] has images= fleetgen cannot name statically; "
+                f"set {call} in it by hand",
+                parsed.line(hidden[0]),
+            )
+        added = _append(parsed.text, _site(parsed, argument.value), call)
+        return _spans(_with_imports(parsed, added, ["Image"]))
 
     return _spliced(
         source, _layer_edits(parsed, app, (layer, key), f"images=[{call}]", ["Image"], inside)
@@ -212,17 +219,19 @@ def _layer_edits(
             f"app {app!r} sets {layer}= to something other than a dict literal{hand}",
             parsed.line(argument),
         )
-    element = next(
-        (
-            e
-            for e in argument.value.elements
-            if isinstance(e, cst.DictElement)
-            and isinstance(e.key, cst.SimpleString)
-            and e.key.evaluated_value == key
-        ),
-        None,
-    )
+    literal = {
+        e.key.evaluated_value: e
+        for e in argument.value.elements
+        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+    }
+    element = literal.get(key)
     if element is None:
+        hidden = [e for e in argument.value.elements if e not in literal.values()]
+        if hidden:  # it may be this key: a new entry would replace it
+            raise EditError(
+                f"app {app!r}: {layer}= has keys fleetgen cannot read statically{hand}",
+                parsed.line(hidden[0]),
+            )
         added = _append(parsed.text, _site(parsed, argument.value), entry)
         return _spans(_with_imports(parsed, added, ["Overrides", *names]))
     if not (isinstance(element.value, cst.Call) and _called_name(element.value) == "Overrides"):
@@ -253,8 +262,8 @@ def _arguments_set(parsed: _Source, call: cst.Call, values: Mapping[str, str | N
         argument = call.args[index]
         assert argument.keyword is not None
         spans.append((parsed.start(argument.keyword), parsed.end(argument.value), text))
+    items = site.items
     for index in held[len(wanted) :]:
-        items = site.items
         if index > 0:
             spans.append((items[index - 1].end, items[index].end, ""))
         else:
@@ -333,15 +342,23 @@ def _find_named(node: cst.List, name: str) -> tuple[int, cst.Call] | None:
     """The index and call of the element of ``node`` written ``Kind(name="name", ...)``."""
     for index, element in enumerate(node.elements):
         value = element.value
-        if isinstance(value, cst.Call) and any(
-            a.keyword
-            and a.keyword.value == "name"
-            and isinstance(a.value, cst.SimpleString)
-            and a.value.evaluated_value == name
-            for a in value.args
-        ):
+        if isinstance(value, cst.Call) and _literal_name(value) == name:
             return index, value
     return None
+
+
+def _literal_name(node: cst.BaseExpression) -> str | bytes | None:
+    """The ``name="..."`` string of a call written so, else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    return next(
+        (
+            a.value.evaluated_value
+            for a in node.args
+            if a.keyword and a.keyword.value == "name" and isinstance(a.value, cst.SimpleString)
+        ),
+        None,
+    )
 
 
 def _named(parsed: _Source, node: cst.List, field: str, name: str) -> tuple[int, cst.Call]:

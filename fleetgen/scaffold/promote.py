@@ -106,7 +106,7 @@ def promote(
     )
     if not steps:
         return Promoted(request, (), current, unversioned, (), None)
-    paths = [spec, out or spec.parent / plan.fleet.output_dir]
+    paths = [spec, (out or spec.parent / plan.fleet.output_dir).resolve()]
     if branch is not None:
         committing.ready(spec.parent, branch, paths)
     added = _add(

@@ -389,3 +389,36 @@ def test_outside_a_git_repository_the_blast_radius_is_not_computed(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     assert "\n# blast radius: not computed (" in done.stdout
     assert "is not inside a Git repository)\n" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "per_env={'prod': ",
+            "per_env={PROD: ",
+            "app 'api': per_env= has keys fleetgen cannot read statically; set "
+            'images=[Image(name="api", tag="2.0")] in its per_env[\'prod\'] by hand',
+        ),
+        (
+            'images=[Image(name="api", ',
+            "images=[*BASE, Image(name=API, ",
+            "app 'api': per_env['prod'] has images= fleetgen cannot name statically; set "
+            'Image(name="api", tag="2.0") in it by hand',
+        ),
+    ],
+)
+def test_what_could_hide_the_entry_is_not_added_beside(old: str, new: str, message: str) -> None:
+    """A new entry beside a key or image written as a name could replace or shadow it."""
+    source = ODD.replace(old, new)
+    with pytest.raises(edit.EditError) as raised:
+        edit.pin_image(
+            source,
+            "api",
+            "per_env",
+            "prod",
+            "api",
+            {"tag": '"2.0"', "digest": None},
+            'Image(name="api", tag="2.0")',
+        )
+    assert (str(raised.value), raised.value.line) == (message, 7 if "PROD" in new else 8)
