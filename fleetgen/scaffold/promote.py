@@ -133,7 +133,7 @@ def _all_steps(plan: Plan, request: PromoteRequest, table: Sequence[Row]) -> lis
     problems: list[Problem] = []
     steps: list[Step] = []
     for app in dict.fromkeys(row.app for row in table):
-        found = _steps(plan, request, [row for row in table if row.app == app])
+        found = _steps(request, [row for row in table if row.app == app])
         if isinstance(found, str):
             problems.append(at(_app(plan, app), found, plan.fleet))
         else:
@@ -208,8 +208,9 @@ def _app(plan: Plan, name: str) -> App:
     return next(app for app in plan.fleet.apps if app.name == name)
 
 
-def _steps(plan: Plan, request: PromoteRequest, rows: Sequence[Row]) -> list[Step] | str:
-    """What promoting one app (its ``rows``) changes, or why it cannot be promoted."""
+def _steps(request: PromoteRequest, rows: Sequence[Row]) -> list[Step] | str:
+    """What promoting one app (its ``rows``) changes, or why it cannot be promoted. (A chart
+    kept in the repository runs its Chart.yaml's version everywhere: it never differs.)"""
     steps = []
     for row in rows:
         source, target = row.cell(request.source), row.cell(request.target)
@@ -234,9 +235,6 @@ def _steps(plan: Plan, request: PromoteRequest, rows: Sequence[Row]) -> list[Ste
                 f"app {row.app!r}: {request.source} runs the version its base writes of image "
                 f"{row.name!r}, which fleetgen does not know; pin it there first"
             )
-        chart = _app(plan, row.app).chart
-        if row.kind == "chart" and chart is not None and chart.path is not None:
-            continue  # a chart kept in the repository has one version: its Chart.yaml's
         steps.append(Step(row.app, row.kind, row.name, target.versions, version))
     return steps
 
@@ -264,31 +262,17 @@ def _reach(plan: Plan, env: str, steps: Sequence[Step]) -> tuple[Reach, ...]:
     """Where each promoted app now runs the promoted versions in ``env``, in rollout order."""
     found = []
     for app in dict.fromkeys(step.app for step in steps):
-        rows = {(row.kind, row.name): row for row in versions.rows(plan, [app])}
+        running = {(row.kind, row.name): row.cell(env) for row in versions.rows(plan, [app])}
+        held: set[str] = set()
+        for step in steps:
+            cell = running.get((step.kind, step.name)) if step.app == app else None
+            if cell is not None:
+                held |= {c for c, version in cell.clusters.items() if version != step.after}
+        ordered = next(cell for cell in running.values() if cell is not None).clusters
         waves = {p.cluster: p.wave for p in plan.by_app()[app] if p.env == env}
-        ordered = next(iter(rows.values())).cell(env)
-        assert ordered is not None
-        held = {
-            cluster
-            for step in steps
-            if step.app == app
-            for cluster, version in _cell(rows, step, env).items()
-            if version != step.after
-        }
-        found.append(
-            Reach(
-                app,
-                tuple((c, waves[c]) for c in ordered.clusters if c not in held),
-                tuple(c for c in ordered.clusters if c in held),
-            )
-        )
+        reached = tuple((c, waves[c]) for c in ordered if c not in held)
+        found.append(Reach(app, reached, tuple(c for c in ordered if c in held)))
     return tuple(found)
-
-
-def _cell(rows: dict[tuple[Kind, str], Row], step: Step, env: str) -> dict[str, Version]:
-    cell = rows[step.kind, step.name].cell(env)
-    assert cell is not None
-    return dict(cell.clusters)
 
 
 def summary(promoted: Promoted) -> str:
