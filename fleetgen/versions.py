@@ -97,38 +97,29 @@ def of_app(plan: Plan, app: str, placements: Sequence[Placement]) -> list[Row]:
     """The rows of ``app``, placed as ``placements``: its chart, then its images by name."""
     order = {cluster.name: index for index, cluster in enumerate(plan.fleet.clusters)}
     ordered = sorted(placements, key=lambda p: (p.wave is None, p.wave or 0, order[p.cluster]))
-    found: dict[tuple[Kind, str], dict[str, dict[str, Version]]] = {}
-    for placement in ordered:
-        for key, version in _runs(placement):
-            found.setdefault(key, {}).setdefault(placement.env, {})[placement.cluster] = version
-    for (kind, _), envs in found.items():  # a placement no layer versions runs its base's
-        if kind == "image":
-            for placement in ordered:
-                envs.setdefault(placement.env, {}).setdefault(placement.cluster, Version())
-    envs_order = [env.name for env in plan.fleet.environments]
-    return [
-        Row(
-            app,
-            kind,
-            name,
-            tuple(
-                Running(env, found[kind, name][env])
-                for env in envs_order
-                if env in found[kind, name]
-            ),
-        )
-        for kind, name in sorted(found)
-    ]
+    runs = [(placement, _runs(placement)) for placement in ordered]
+    envs = [env.name for env in plan.fleet.environments]
+    found = []
+    for kind, name in sorted({key for _, running in runs for key in running}):
+        by_env: dict[str, dict[str, Version]] = {}
+        for placement, running in runs:
+            # an image no layer of this placement versions runs its base's
+            version = running.get((kind, name), Version() if kind == "image" else None)
+            if version is not None:
+                by_env.setdefault(placement.env, {})[placement.cluster] = version
+        cells = tuple(Running(env, by_env[env]) for env in envs if env in by_env)
+        found.append(Row(app, kind, name, cells))
+    return found
 
 
-def _runs(placement: Placement) -> list[tuple[tuple[Kind, str], Version]]:
+def _runs(placement: Placement) -> dict[tuple[Kind, str], Version]:
     """What ``placement`` runs: its chart's version, each image a layer versions."""
-    found: list[tuple[tuple[Kind, str], Version]] = []
+    found: dict[tuple[Kind, str], Version] = {}
     if placement.chart is not None:
-        found.append((("chart", placement.chart.name), Version(placement.chart.version)))
+        found["chart", placement.chart.name] = Version(placement.chart.version)
     for name, ref in placement.settings.images.items():
         if ref.tag is not None or ref.digest is not None:
-            found.append((("image", name), Version(ref.tag, ref.digest)))
+            found["image", name] = Version(ref.tag, ref.digest)
     return found
 
 

@@ -159,3 +159,40 @@ def test_the_fleet_map_shows_the_matrix() -> None:
     fleet_map = (ROOT / "output" / "README.md").read_text()
     section = fleet_map[fleet_map.index("\n## Versions\n") :]
     assert "| order-service | image order-service | 1.9.0-rc.1 | 1.8.2 * | 1.8.2 |" in section
+
+
+def test_a_cluster_no_layer_versions_runs_its_bases_version_in_rollout_order(
+    example: Path,
+) -> None:
+    spec = example / "fleet.py"
+    spec.write_text(
+        spec.read_text()
+        .replace(
+            'images=[Image(name="api-service", new_name="registry.acme.example/api-service",\n'
+            '                          tag="3.2.0")],',
+            'images=[Image(name="api-service", new_name="registry.acme.example/api-service")],',
+        )
+        .replace(
+            'per_label={DR: Overrides(replicas={"api-service": 1}',
+            'per_cluster={"prod-west": Overrides(images=[Image(name="api-service", '
+            'tag="3.1.9")])},\n            per_label={DR: Overrides(replicas={"api-service": 1}',
+        )
+    )
+    plan = api.compile_spec(spec).plan
+    (row,) = versions.rows(plan, ["api-service"])
+    assert versions.cells(plan, row) == [
+        "base",
+        "base",
+        "base (prod-east), 3.1.9 (prod-west), base (dr) *",
+    ]
+    done = run_fleetgen(example, "promote", "api-service", "--from", "prod", "--to", "staging")
+    assert done.returncode == 2
+    assert "prod's clusters run different versions of image 'api-service'" in done.stderr
+    done = run_fleetgen(
+        example, "promote", "api-service", "--from", "prod", "--to", "dev", "--cluster", "dr"
+    )
+    assert done.returncode == 0, done.stderr  # dev runs the base's version too: nothing to do
+    assert done.stdout.endswith("already promoted: api-service\n")
+    done = run_fleetgen(example, "promote", "api-service", "--from", "staging", "--to", "prod")
+    assert done.returncode == 2
+    assert "staging runs the version its base writes of image 'api-service'" in done.stderr
