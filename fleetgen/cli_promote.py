@@ -21,6 +21,7 @@ def promote(
         str,
         typer.Option(
             "--from",
+            metavar="ENV",
             help="The environment whose versions are promoted.",
             autocompletion=names_of("environment"),
         ),
@@ -29,13 +30,14 @@ def promote(
         str,
         typer.Option(
             "--to",
+            metavar="ENV",
             help="The environment that gets them (its per_env layer in fleet.py).",
             autocompletion=names_of("environment"),
         ),
     ],
     apps: Annotated[
         list[str] | None,
-        typer.Argument(help="The apps to promote.", autocompletion=names_of("app")),
+        typer.Argument(metavar="APP", help="The apps to promote.", autocompletion=names_of("app")),
     ] = None,
     all_apps: Annotated[
         bool, typer.Option("--all", help="Every app that runs in both environments.")
@@ -44,6 +46,7 @@ def promote(
         str | None,
         typer.Option(
             "--cluster",
+            metavar="NAME",
             help="Read the versions from this cluster of --from where its clusters disagree.",
             autocompletion=names_of("cluster"),
         ),
@@ -67,7 +70,7 @@ def promote(
         ),
     ] = False,
 ) -> None:
-    """Promote apps from one environment to the next: the image tags and digests and the chart
+    """Promote apps from one environment to another: the image tags and digests and the chart
     versions --from runs are written into the apps' per_env[--to] in fleet.py (only what
     differs), validated, and output/ is rebuilt; then the summary: each version from → to, the
     clusters it reaches in rollout order, the blast radius. Values and config are not promoted:
@@ -114,7 +117,11 @@ class VersionsFormat(StrEnum):
 def versions(
     apps: Annotated[
         list[str] | None,
-        typer.Argument(help="The apps to show (default: all).", autocompletion=names_of("app")),
+        typer.Argument(
+            metavar="APP",
+            help="The apps to show (default: all).",
+            autocompletion=names_of("app"),
+        ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     output_format: Annotated[
