@@ -12,7 +12,7 @@ import typer
 
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption, names_of
-from fleetgen.cli_output import _err, _run, _shown
+from fleetgen.cli_output import EXIT_SPEC, _err, _run, _shown
 from fleetgen.cli_text import EXIT_CHANGED, EXIT_OK
 
 
@@ -100,6 +100,9 @@ def promote(
     typer.echo(scaffold.summary(promoted), nl=False)
     verb = "changed" if added.written else "would change"
     typer.echo(f"{_shown(added.compiled.out_dir)}: {len(added.output_changes)} file(s) {verb}")
+    if promoted.uncommitted is not None:
+        _err(f"{promoted.uncommitted}; fleet.py and output/ are written, not committed")
+        raise typer.Exit(EXIT_SPEC)
     if promoted.commit is not None:
         typer.echo(
             f"committed {promoted.commit[:12]} on branch {branch}: push it and open a pull request"

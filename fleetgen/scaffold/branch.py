@@ -20,7 +20,11 @@ def _repository(start: Path) -> Iterator[git.Repo]:
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise UsageError(f"--branch: {start} is not inside a Git repository") from None
     with repo:
-        yield repo
+        try:
+            yield repo
+        except git.GitCommandError as error:
+            said = str(error.stderr).strip().removeprefix("stderr:").strip().strip("'")
+            raise UsageError(f"--branch: git failed: {said}") from None
 
 
 def ready(start: Path, branch: str, paths: Sequence[Path]) -> None:
@@ -36,6 +40,10 @@ def ready(start: Path, branch: str, paths: Sequence[Path]) -> None:
             raise UsageError(f"--branch {branch!r}: the branch exists; pick another name")
         if not repo.head.is_valid():
             raise UsageError("--branch: the repository has no commit to branch from")
+        top = Path(repo.working_tree_dir or ".").resolve()
+        outside = [path for path in paths if not path.resolve().is_relative_to(top)]
+        if outside:
+            raise UsageError(f"--branch: {outside[0]} is outside the repository at {top}")
         changed = repo.git.status("--porcelain", "--", *map(str, paths))
         if changed:
             raise UsageError(

@@ -74,6 +74,7 @@ class Promoted:
     added: Added | None
     blast: tuple[str, ...] = ()  # the blast radius, as ``diff`` reports it
     commit: str | None = None  # the --branch commit
+    uncommitted: str | None = None  # why the --branch commit failed after the write
 
 
 Blast = Callable[[str, str], Sequence[str]]  # fleet.py before, after -> the blast radius lines
@@ -124,7 +125,10 @@ def promote(
     )
     if branch is None:
         return done
-    return replace(done, commit=committing.commit(spec.parent, branch, paths, summary(done)))
+    try:
+        return replace(done, commit=committing.commit(spec.parent, branch, paths, summary(done)))
+    except UsageError as error:  # written already: said, not raised
+        return replace(done, uncommitted=str(error))
 
 
 def _all_steps(plan: Plan, request: PromoteRequest, table: Sequence[Row]) -> list[Step]:

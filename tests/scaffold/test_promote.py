@@ -422,3 +422,35 @@ def test_what_could_hide_the_entry_is_not_added_beside(old: str, new: str, messa
             'Image(name="api", tag="2.0")',
         )
     assert (str(raised.value), raised.value.line) == (message, 7 if "PROD" in new else 8)
+
+
+def test_branch_refuses_an_output_folder_outside_the_repository(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere") / "output"
+    written = tree(repo)
+    done = promote(
+        repo,
+        "payment-service",
+        "--from",
+        "staging",
+        "--to",
+        "prod",
+        "--branch",
+        "p",
+        "--out",
+        str(elsewhere),
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"--branch: {elsewhere} is outside the repository at ")
+    assert len(done.stderr.splitlines()) == 1
+    assert tree(repo) == written and not elsewhere.exists()
+
+
+def test_a_commit_that_fails_after_the_write_says_what_was_written(repo: Path) -> None:
+    (repo / ".git/index.lock").touch()  # another git process holds the index
+    done = promote(repo, "payment-service", "--from", "staging", "--to", "prod", "--branch", "p")
+    assert done.returncode == 2
+    assert done.stderr.startswith("--branch: git failed: fatal: Unable to create ")
+    assert done.stderr.endswith("; fleet.py and output/ are written, not committed\n")
+    assert 'tag="2.4.1"' in (repo / "fleet.py").read_text()
