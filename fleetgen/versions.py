@@ -24,7 +24,7 @@ Kind = Literal["image", "chart"]
 BASE = "base"  # the text of an image version no layer sets: the one its base writes
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Version:
     """An image's tag and digest, or a chart's version (``tag``); neither: the base's own."""
 
@@ -33,7 +33,8 @@ class Version:
 
     @property
     def text(self) -> str:
-        """``1.8.2``, ``1.8.2@sha256:4f53cda18c2b…``, ``sha256:4f53cda18c2b…`` or `BASE`."""
+        """``1.8.2``, ``1.8.2@sha256:4f53cda18c2b…``, ``sha256:4f53cda18c2b…`` (a digest cut to
+        12 hex digits, as the fleet map's images) or `BASE`."""
         digest = f"{self.digest[:19]}…" if self.digest else ""
         if self.tag and digest:
             return f"{self.tag}@{digest}"
