@@ -196,3 +196,21 @@ def test_a_cluster_no_layer_versions_runs_its_bases_version_in_rollout_order(
     done = run_fleetgen(example, "promote", "api-service", "--from", "staging", "--to", "prod")
     assert done.returncode == 2
     assert "staging runs the version its base writes of image 'api-service'" in done.stderr
+
+
+def test_check_order_names_a_planted_hotfix_on_one_cluster(example: Path) -> None:
+    spec = example / "fleet.py"
+    spec.write_text(
+        spec.read_text().replace(
+            'per_label={DR: Overrides(replicas={"api-service": 1}',
+            'per_cluster={"prod-west": Overrides(images=[Image(name="api-service", '
+            'tag="3.2.1-hotfix")])},\n'
+            '            per_label={DR: Overrides(replicas={"api-service": 1}',
+        )
+    )
+    done = run_fleetgen(example, "versions", "api-service", "--check-order", "staging,prod")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "order: app 'api-service' image 'api-service': prod runs 3.2.1-hotfix on prod-west, "
+        "which staging does not run\n",
+    )
