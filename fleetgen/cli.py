@@ -22,6 +22,7 @@ import typer
 from fleetgen import commands
 from fleetgen.cli_options import OutOption, SpecOption, names_of
 from fleetgen.cli_output import _colour, _progress, _run, _working
+from fleetgen.cli_promote import promote, versions
 from fleetgen.cli_scaffold import add_group, init
 from fleetgen.cli_text import EXIT_CHANGED, EXIT_OK, print_build, print_check
 from fleetgen.version import VERSION
@@ -309,6 +310,8 @@ def diff(
 # The scaffolding commands (`fleetgen.cli_scaffold`), registered here to keep the command order.
 app.command()(init)
 app.add_typer(add_group, name="add")
+app.command()(promote)
+app.command()(versions)
 
 
 class ExplainFormat(StrEnum):

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from fleetgen import explain as explaining
     from fleetgen import validate as validation
     from fleetgen.diff.report import Report
+    from fleetgen.plan import Plan
+    from fleetgen.versions import Row
 
 
 def build(
@@ -103,6 +105,71 @@ def diff(
     if json_file is not None:
         json_file.write_text(formats.to_json(report), encoding="utf-8")
     return report
+
+
+def promote(
+    spec: Path,
+    apps: Sequence[str],
+    *,
+    source: str,
+    target: str,
+    all_apps: bool = False,
+    cluster: str | None = None,
+    dry_run: bool = False,
+    branch: str | None = None,
+    out: Path | None = None,
+) -> scaffold.Promoted:
+    """``fleetgen promote``: write the versions ``source`` runs of ``apps`` into their
+    ``per_env[target]``, rebuild the output, say what it reaches (``diff``'s blast radius);
+    ``branch``: commit it there."""
+    if branch is not None and dry_run:
+        raise UsageError("--branch commits the promotion: not with --dry-run")
+    from fleetgen import scaffold
+
+    request = scaffold.PromoteRequest(tuple(apps), source, target, all_apps, cluster)
+    return scaffold.promote(
+        spec,
+        request,
+        dry_run=dry_run,
+        out=_directory(out, "--out"),
+        branch=branch,
+        blast=lambda before, after: _blast(spec, before, after),
+    )
+
+
+def _blast(spec: Path, before: str, after: str) -> list[str]:
+    """The blast radius of changing ``spec`` from ``before`` to ``after``, as ``diff`` reports
+    it; outside a Git repository, why there is none."""
+    from fleetgen.diff import compare, formats
+    from fleetgen.diff.refs import RefError
+
+    try:
+        return formats.blast(compare.edited(spec, before, after))
+    except RefError as error:
+        return [f"# blast radius: not computed ({error})"]
+
+
+def versions(
+    spec: Path, apps: Sequence[str] = (), check_order: Sequence[str] = ()
+) -> tuple[Plan, list[Row], list[str]]:
+    """``fleetgen versions``: the Plan of ``spec``, the versions rows of ``apps`` (default: every
+    app) and, for ``check_order`` (environments, earliest first), where a later one runs a
+    version no earlier one runs."""
+    from fleetgen import api
+    from fleetgen import versions as versioning
+
+    plan = api.compile_spec(spec).plan
+    unknown = sorted(set(apps) - {app.name for app in plan.fleet.apps})
+    if unknown:
+        raise UsageError(f"no such app: {', '.join(unknown)}")
+    envs = [env.name for env in plan.fleet.environments]
+    stray = [env for env in check_order if env not in envs]
+    if stray:
+        raise UsageError(
+            f"--check-order: no such environment: {', '.join(stray)} (known: {', '.join(envs)})"
+        )
+    rows = versioning.rows(plan, apps or None)
+    return plan, rows, versioning.order_findings(rows, check_order)
 
 
 def explain(spec: Path, name: str | None = None) -> explaining.Explanation:

@@ -23,6 +23,7 @@ ADD_CLUSTER = ("add", "cluster", "extra", "--env", "dev", "--server", "https://x
 ADD_APP = ("add", "app", "extra", "--project", "apps", "--namespace", "extra")
 ADD_ENV = ("add", "env", "qa")
 ADD_PROJECT = ("add", "project", "extra", "--namespace", "extra")
+PROMOTE = ("promote", "hello", "--from", "dev", "--to", "dev")
 BAD_YAML_CRD = b"kind: CustomResourceDefinition\nspec: [unclosed\n"
 
 
@@ -115,6 +116,12 @@ CASES = {
     "add-project-taken-name": Case(
         ("add", "project", "apps", "--namespace", "x"), "project 'apps' exists"
     ),
+    "promote-dir-as-spec": Case((*PROMOTE, "--spec", "apps"), "apps", spec=True),
+    "promote-file-as-out": Case((*PROMOTE, "--out", "fleet.py"), "fleet.py"),
+    "promote-unknown-env": Case(("promote", "hello", "--from", "dev", "--to", "qa"), "'qa'"),
+    "promote-branch-with-dry-run": Case((*PROMOTE, "--branch", "b", "--dry-run"), "--dry-run"),
+    "versions-dir-as-spec": Case(("versions", "--spec", "apps"), "apps", spec=True),
+    "versions-unknown-env": Case(("versions", "--check-order", "dev,qa"), "qa"),
     "init-file-as-dir": Case(("init", "fleet.py"), "fleet.py"),
     "init-under-file": Case(("init", "fleet.py/sub"), "fleet.py"),
     "init-existing-repo": Case(("init", "."), "fleet.py"),
@@ -130,6 +137,8 @@ COMMANDS = (
     "add app",
     "add env",
     "add project",
+    "promote",
+    "versions",
     "init",
 )
 

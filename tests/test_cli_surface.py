@@ -136,6 +136,10 @@ def _complete(words: str) -> list[str]:
         ("add engine ", ["argocd", "flux"]),
         ("add engine flux --envs d", ["dev"]),
         ("init --engine f", ["flux"]),
+        ("promote w", ["web"]),
+        ("promote web --from ", ["dev", "prod"]),
+        ("promote web --cluster p", ["prod-1"]),
+        ("versions ", ["web"]),
     ],
 )
 def test_completion_offers_the_names_fleet_py_defines_without_running_it(

@@ -30,6 +30,8 @@ ARGS = {
     ("add", "env"): ["qa", "--after", "dev", "--dry-run"],
     ("add", "engine"): ["flux", "--envs", "staging", "--dry-run"],
     ("add", "project"): ["web", "--namespace", "web", "--dry-run"],
+    ("promote",): ["payment-service", "--from", "staging", "--to", "prod", "--dry-run"],
+    ("versions",): ["--check-order", "staging,prod"],
 }
 
 

@@ -45,6 +45,7 @@ from fleetgen.diff.notes import (
 )
 from fleetgen.diff.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diff.refs import (
+    EditedWorktree,
     RefError,
     Snapshot,
     WorktreeSnapshot,
@@ -120,6 +121,23 @@ def diff(
             store=store,
             progress=progress,
         )
+
+
+def edited(spec: Path, before: str, after: str) -> Report:
+    """What changing ``spec``'s text from ``before`` to ``after`` does, the rest of its working
+    tree as it is: the report of an edit fleetgen makes (``promote``)."""
+    spec = spec.resolve()
+    with open_repo(spec.parent) as repo:
+        base, head = (
+            load_side(
+                EditedWorktree(repo, spec.parent, label, {spec.name: text.encode()}),
+                spec.name,
+                str(spec),
+                spec,
+            )
+            for text, label in ((before, spec.name), (after, f"edited {spec.name}"))
+        )
+        return compare(base, head, store=cache.Cache(spec.parent / head.output_dir))
 
 
 def compare(

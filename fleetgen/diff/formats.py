@@ -227,7 +227,9 @@ def text(report: Report, color: bool = False) -> str:
     return _painted(lines) if color else "".join(line + "\n" for line in lines)
 
 
-def _text_body(report: Report) -> list[str]:
+def blast(report: Report) -> list[str]:
+    """The blast radius as the text report opens with it: what the change touches by kind, and
+    the production part."""
     touched = report.touched
     lines = [f"# blast radius: {_radius(touched)}"]
     for label, names in (
@@ -239,6 +241,11 @@ def _text_body(report: Report) -> list[str]:
         lines.append(f"  {label + ':':<14}{_few(sorted(names)) or '-'}")
     if production := _production(report):
         lines.append(f"! production: {production}")
+    return lines
+
+
+def _text_body(report: Report) -> list[str]:
+    lines = blast(report)
     if report.deletions:
         lines.append(f"! deletions ({len(report.deletions)}):")
         lines += [f"  - {_deletion(d)}" for d in report.deletions]

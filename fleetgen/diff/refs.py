@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -154,6 +154,17 @@ class WorktreeSnapshot:
     def python_files(self) -> list[str]:
         """Not needed: the working tree is imported from in place."""
         return []
+
+
+@dataclass(frozen=True)
+class EditedWorktree(WorktreeSnapshot):
+    """The working tree with some files' bytes replaced: an edit fleetgen makes, written or not."""
+
+    edits: Mapping[str, bytes] = field(default_factory=dict)  # path -> its bytes
+
+    def read(self, path: str) -> bytes | None:
+        """A file's edited bytes, else its bytes on disk."""
+        return self.edits[path] if path in self.edits else super().read(path)
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """The fleet map ``README.md``: apps × clusters by environment with each placement's engine, rollout
 waves, image and chart versions per environment, each cluster's credential kind, how each engine
-is bootstrapped, project boundaries.
+is bootstrapped, project boundaries, and the versions matrix of ``fleetgen versions``.
 
 Engine-neutral and rendered from ``templates/fleetmap.md.j2``, so a reviewer sees on the Git host
 where everything runs without reading the generated YAML. In two parts, so that a build reuses
@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
+from fleetgen import versions
 from fleetgen.emit.common import (
     NEWER_FIELDS,
     argocd_bootstrap,
@@ -133,6 +134,7 @@ class AppRows(TypedDict):
     own_repo: bool  # whether a placement reads the fleet's repository
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
     runtime_vars: tuple[str, ...]  # the ClusterVars its ApplicationSets read when they run
+    versions: tuple[str, ...]  # its rows of the versions matrix (`versions_section`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +196,7 @@ def app_rows(
         runtime_vars=tuple(
             sorted({name for p in placements if p.template for name in p.template.var_names()})
         ),
+        versions=tuple(versions.markdown_rows(plan, versions.of_app(plan, spec.name, placements))),
     )
 
 
@@ -234,7 +237,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),
     )
-    return [OutputFile(PATH, text=text)]
+    matrix = [line for _, row in apps for line in row["versions"]]
+    return [OutputFile(PATH, text=text + versions_section(plan, matrix))]
 
 
 def with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
@@ -590,3 +594,10 @@ def floors(plan: Plan) -> list[Floor]:
         option = f'{type(options).__name__}(min_version="{options.min_version}")'
         found.append(Floor(label, option, options.min_version, unlocks))
     return found
+
+
+def versions_section(plan: Plan, lines: Sequence[str]) -> str:
+    """The versions matrix of ``lines`` (every app's `AppRows` ``versions``, as ``fleetgen
+    versions --format markdown`` prints them) under its heading; empty without lines."""
+    table = versions.markdown_table(plan, lines)
+    return render("versions.md.j2", table=table) if table else ""

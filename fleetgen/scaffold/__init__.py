@@ -1,6 +1,7 @@
 """Scaffolding: ``init`` writes a new fleet (`new_fleet`); ``add cluster|app|env|engine|project``
-edit fleet.py (`add`, through `edit`) and validate the edited spec — load, resolve, emitter
-checks — before anything is written.
+and ``promote`` (`promote`, committing on a new branch through `branch`) edit fleet.py (`add`,
+through `edit`) and validate the edited spec — load, resolve, emitter checks — before anything is
+written.
 
 fleet.py snippets come from Jinja templates (values through ``repr``, `snippets`); app base
 manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
@@ -18,6 +19,7 @@ from fleetgen.scaffold.add import (
 )
 from fleetgen.scaffold.new_fleet import Initialized, init, init_files
 from fleetgen.scaffold.next_steps import cluster_next_steps, engine_next_steps, rollout_step
+from fleetgen.scaffold.promote import Promoted, PromoteRequest, promote, summary
 from fleetgen.scaffold.requests import (
     AppRequest,
     ClusterRequest,
@@ -38,6 +40,8 @@ __all__ = [
     "Initialized",
     "ProjectRequest",
     "ProjectTooNarrow",
+    "PromoteRequest",
+    "Promoted",
     "add_app",
     "add_cluster",
     "add_engine",
@@ -48,6 +52,8 @@ __all__ = [
     "init",
     "init_files",
     "parse_pairs",
+    "promote",
     "read_ca_data",
     "rollout_step",
+    "summary",
 ]

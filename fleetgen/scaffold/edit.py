@@ -7,13 +7,16 @@ does not touch stays as it was: comments, formatting, quoting.
 style of its neighbours, and imports from ``fleetgen`` the names the element uses. `extend` adds a
 value to a list argument of one named element (a project's ``namespaces=``), `extend_fleet` to
 one of the ``Fleet(...)`` itself (``engines=``), and `set_keyword` sets an argument of a named
-element (an environment's ``engine=``). What cannot be found statically raises `EditError`
-saying where to add it by hand.
+element (an environment's ``engine=``). `set_layer_keyword` and `pin_image` set an argument of an
+app's ``Overrides(...)`` in one of its layer dicts (``per_env={"prod": Overrides(...)}``) and
+the version of one ``Image(...)`` of its ``images=``, creating the dict entry, the
+``Overrides(...)`` and the list where missing. What cannot be found statically raises
+`EditError` saying where to add it by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -97,10 +100,7 @@ def insert(
     else:
         index, _ = _named(parsed, node, field, after)
         edits = _insert_after(parsed.text, site, index, element)
-    missing = sorted(set(names) - _bound_names(parsed))
-    if missing:
-        edits += _import_edits(parsed, missing)
-    return _applied(source, edits)
+    return _applied(source, _with_imports(parsed, edits, names))
 
 
 def extend(source: str, field: str, name: str, keyword: str, value: str) -> str:
@@ -126,13 +126,170 @@ def set_keyword(source: str, field: str, name: str, keyword: str, value: str) ->
     parsed = _Source(source)
     hand = f"; set {keyword}={value} on it by hand"
     _, call = _named(parsed, _list_node(parsed, field, hand), field, name)
+    return _spliced(source, _keyword_set(parsed, call, keyword, value))
+
+
+def set_layer_keyword(source: str, app: str, layer: str, key: str, keyword: str, value: str) -> str:
+    """``source`` with ``keyword=value`` (Python text) on the ``Overrides(...)`` of the app
+    named ``app`` at ``key`` of its ``layer`` dict (``per_env``): the value it has replaced, or
+    the argument added (with the entry, or the dict, where missing)."""
+    parsed = _Source(source)
+    return _spliced(
+        source,
+        _layer_edits(
+            parsed,
+            app,
+            (layer, key),
+            f"{keyword}={value}",
+            (),
+            lambda overrides: _keyword_set(parsed, overrides, keyword, value),
+        ),
+    )
+
+
+def pin_image(
+    source: str,
+    app: str,
+    layer: str,
+    key: str,
+    image: str,
+    versions: Mapping[str, str | None],
+    call: str,
+) -> str:
+    """``source`` with the ``Image(name=image, ...)`` of the ``images=`` of the app's
+    ``Overrides(...)`` at ``key`` of its ``layer`` dict given ``versions`` (keyword -> Python
+    text, None: the argument removed), its other arguments kept; ``call`` (Python text, the whole
+    ``Image(...)``) is appended where the list has none (the list, the entry or the dict added
+    where missing)."""
+    parsed = _Source(source)
+
+    def inside(overrides: cst.Call) -> list[Span]:
+        argument = _keyword(overrides, "images")
+        if argument is None:
+            added = _append(parsed.text, _arguments(parsed, overrides), f"images=[{call}]")
+            return _spans(_with_imports(parsed, added, ["Image"]))
+        if not isinstance(argument.value, cst.List):
+            raise EditError(
+                f"app {app!r}: {layer}[{key!r}] sets images= to something other than a list "
+                f"literal; set {call} in it by hand",
+                parsed.line(argument),
+            )
+        found = _find_named(argument.value, image)
+        if found is not None:
+            return _arguments_set(parsed, found[1], versions)
+        hidden = [e for e in argument.value.elements if _literal_name(e.value) is None]
+        if hidden:  # it may be this image: another would be appended after it
+            raise EditError(
+                f"app {app!r}: {layer}[{key!r}] has images= fleetgen cannot name statically; "
+                f"set {call} in it by hand",
+                parsed.line(hidden[0]),
+            )
+        added = _append(parsed.text, _site(parsed, argument.value), call)
+        return _spans(_with_imports(parsed, added, ["Image"]))
+
+    return _spliced(
+        source, _layer_edits(parsed, app, (layer, key), f"images=[{call}]", ["Image"], inside)
+    )
+
+
+Span = tuple[int, int, str]  # (start, end, text): source[start:end] replaced by text
+
+
+def _layer_edits(
+    parsed: _Source,
+    app: str,
+    where: tuple[str, str],
+    absent: str,
+    names: Sequence[str],
+    inside: Callable[[cst.Call], list[Span]],
+) -> list[Span]:
+    """The edits of ``inside`` on the ``Overrides(...)`` of the app ``app`` at ``where`` (layer
+    dict, key); where there is none, ``Overrides(absent)`` added (``names``: what ``absent``
+    calls), with the layer dict if missing."""
+    layer, key = where
+    hand = f"; set {absent} in its {layer}[{key!r}] by hand"
+    _, call = _named(parsed, _list_node(parsed, "apps", hand), "apps", app)
+    argument = _keyword(call, layer)
+    entry = f'"{key}": Overrides({absent})'
+    if argument is None:
+        added = _append(parsed.text, _arguments(parsed, call), f"{layer}={{{entry}}}")
+        return _spans(_with_imports(parsed, added, ["Overrides", *names]))
+    if not isinstance(argument.value, cst.Dict):
+        raise EditError(
+            f"app {app!r} sets {layer}= to something other than a dict literal{hand}",
+            parsed.line(argument),
+        )
+    literal = {
+        e.key.evaluated_value: e
+        for e in argument.value.elements
+        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+    }
+    element = literal.get(key)
+    if element is None:
+        hidden = [e for e in argument.value.elements if e not in literal.values()]
+        if hidden:  # it may be this key: a new entry would replace it
+            raise EditError(
+                f"app {app!r}: {layer}= has keys fleetgen cannot read statically{hand}",
+                parsed.line(hidden[0]),
+            )
+        added = _append(parsed.text, _site(parsed, argument.value), entry)
+        return _spans(_with_imports(parsed, added, ["Overrides", *names]))
+    if not (isinstance(element.value, cst.Call) and _called_name(element.value) == "Overrides"):
+        raise EditError(
+            f"app {app!r}: {layer}[{key!r}] is not an Overrides(...) call written there{hand}",
+            parsed.line(element),
+        )
+    return inside(element.value)
+
+
+def _keyword_set(parsed: _Source, call: cst.Call, keyword: str, value: str) -> list[Span]:
+    """``keyword=value`` on ``call``: its value replaced, or the argument appended."""
     argument = _keyword(call, keyword)
     if argument is None:
-        return _applied(
-            source, _append(parsed.text, _arguments(parsed, call), f"{keyword}={value}")
-        )
-    start, end = parsed.start(argument.value), parsed.end(argument.value)
-    return source[:start] + value + source[end:]
+        return _spans(_append(parsed.text, _arguments(parsed, call), f"{keyword}={value}"))
+    return [(parsed.start(argument.value), parsed.end(argument.value), value)]
+
+
+def _arguments_set(parsed: _Source, call: cst.Call, values: Mapping[str, str | None]) -> list[Span]:
+    """``call`` with the keyword arguments ``values`` (None: removed): those it has are
+    rewritten in place, one by one (``digest=`` may become ``tag=``), the rest appended or
+    removed."""
+    site = _arguments(parsed, call)
+    held = [i for i, a in enumerate(call.args) if a.keyword and a.keyword.value in values]
+    wanted = [f"{keyword}={value}" for keyword, value in values.items() if value is not None]
+    spans: list[Span] = []
+    for index, text in zip(held, wanted, strict=False):
+        argument = call.args[index]
+        assert argument.keyword is not None
+        spans.append((parsed.start(argument.keyword), parsed.end(argument.value), text))
+    items = site.items
+    for index in held[len(wanted) :]:
+        if index > 0:
+            spans.append((items[index - 1].end, items[index].end, ""))
+        else:
+            spans.append((items[0].start, items[1].start if len(items) > 1 else items[0].end, ""))
+    if len(wanted) > len(held):
+        spans += _spans(_append(parsed.text, site, ", ".join(wanted[len(held) :])))
+    return spans
+
+
+def _spans(edits: list[tuple[int, str]]) -> list[Span]:
+    return [(offset, offset, text) for offset, text in edits]
+
+
+def _spliced(source: str, spans: list[Span]) -> str:
+    # Back to front; spans at one offset end up in the order listed.
+    for start, end, text in sorted(reversed(spans), key=lambda span: span[0], reverse=True):
+        source = source[:start] + text + source[end:]
+    return source
+
+
+def _with_imports(
+    parsed: _Source, edits: list[tuple[int, str]], names: Sequence[str]
+) -> list[tuple[int, str]]:
+    """``edits`` and those importing from fleetgen what of ``names`` the module lacks."""
+    missing = sorted(set(names) - _bound_names(parsed))
+    return [*edits, *_import_edits(parsed, missing)] if missing else edits
 
 
 def _extended(
@@ -178,24 +335,37 @@ def _arguments(parsed: _Source, call: cst.Call) -> Site:
 
 
 def _applied(source: str, edits: list[tuple[int, str]]) -> str:
-    # Back to front; edits at one offset end up in the order listed.
-    for offset, text in sorted(reversed(edits), key=lambda edit: edit[0], reverse=True):
-        source = source[:offset] + text + source[offset:]
-    return source
+    return _spliced(source, _spans(edits))
 
 
-def _named(parsed: _Source, node: cst.List, field: str, name: str) -> tuple[int, cst.Call]:
+def _find_named(node: cst.List, name: str) -> tuple[int, cst.Call] | None:
     """The index and call of the element of ``node`` written ``Kind(name="name", ...)``."""
     for index, element in enumerate(node.elements):
         value = element.value
-        if isinstance(value, cst.Call) and any(
-            a.keyword
-            and a.keyword.value == "name"
-            and isinstance(a.value, cst.SimpleString)
-            and a.value.evaluated_value == name
-            for a in value.args
-        ):
+        if isinstance(value, cst.Call) and _literal_name(value) == name:
             return index, value
+    return None
+
+
+def _literal_name(node: cst.BaseExpression) -> str | bytes | None:
+    """The ``name="..."`` string of a call written so, else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    return next(
+        (
+            a.value.evaluated_value
+            for a in node.args
+            if a.keyword and a.keyword.value == "name" and isinstance(a.value, cst.SimpleString)
+        ),
+        None,
+    )
+
+
+def _named(parsed: _Source, node: cst.List, field: str, name: str) -> tuple[int, cst.Call]:
+    """`_find_named`, or EditError."""
+    found = _find_named(node, name)
+    if found is not None:
+        return found
     raise EditError(
         f"Fleet({field}=...) has no element written with name={name!r} in its list literal",
         parsed.line(node),
@@ -245,17 +415,19 @@ def _list_node(parsed: _Source, field: str, element: str) -> cst.List:
     return value
 
 
-def _site(parsed: _Source, value: cst.List) -> Site:
+def _site(parsed: _Source, value: cst.List | cst.Dict) -> Site:
+    """The elements of a list or dict literal (a dict entry from its key)."""
     items = tuple(
         Item(
             "",
-            parsed.start(e.value),
+            parsed.start(e.key if isinstance(e, cst.DictElement) else e.value),
             parsed.end(e.value),
             parsed.end(e.comma) if isinstance(e.comma, cst.Comma) else None,
         )
         for e in value.elements
     )
-    return Site(parsed.start(value.lbracket), parsed.end(value) - 1, items)
+    bracket = value.lbracket if isinstance(value, cst.List) else value.lbrace
+    return Site(parsed.start(bracket), parsed.end(value) - 1, items)
 
 
 def _module_list(parsed: _Source, name: str) -> cst.List | None:
