@@ -20,7 +20,7 @@ from fleetgen.errors import UsageError
 from fleetgen.progress import SILENT, Progress
 
 if TYPE_CHECKING:
-    from fleetgen import api, scaffold
+    from fleetgen import adopt, api, scaffold
     from fleetgen import explain as explaining
     from fleetgen import validate as validation
     from fleetgen.diff.report import Report
@@ -232,6 +232,16 @@ def add_project(
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
 
 
+def import_repo(directory: Path, *, dry_run: bool = False) -> adopt.Imported:
+    """``fleetgen import``: a first fleet.py from the Flux or Argo CD repository at
+    ``directory``."""
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: no such directory (DIR)")
+    from fleetgen import adopt
+
+    return adopt.import_repo(directory, dry_run=dry_run)
+
+
 def _in_repository(path: Path, spec: Path, option: str) -> str:
     """``path`` (relative to the current folder) relative to the folder holding ``spec``, which
     it must be inside: the spec refers to it, at every build and at other Git refs."""
@@ -265,3 +275,4 @@ def _no_file_in(path: Path, folders: Sequence[Path], option: str) -> None:
     for folder in folders:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"{folder}: not a directory ({option} {path})")
+

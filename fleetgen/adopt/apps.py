@@ -1,0 +1,187 @@
+"""Instances folded into apps: one ``App(...)`` per name and identity, its targets the clusters
+it runs on (whole environments where it can), what differs per cluster in per_env/per_cluster
+layers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fleetgen.adopt.draft import ChartRef, ClusterDraft, Instance
+from fleetgen.adopt.layers import Layers, common, layered, residual
+from fleetgen.templating import Call
+
+
+def fleet_sync(instances: Sequence[Instance]) -> dict[str, Any]:
+    """The sync settings every instance shares: the fleet's."""
+    return common([instance.sync for instance in instances])
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """One app: its name, the instances it stands for, and its ``App(...)``."""
+
+    name: str
+    instances: tuple[Instance, ...]
+    call: Call
+
+
+def fold(
+    instances: Sequence[Instance], clusters: Sequence[ClusterDraft], shared_sync: Mapping[str, Any]
+) -> list[Folded]:
+    """The apps the instances make, in the order they were found."""
+    env_of = {cluster.name: cluster.env for cluster in clusters}
+    envs = list(dict.fromkeys(cluster.env for cluster in clusters))
+    apps = _split(instances, env_of)
+    renamed = {
+        (instance.name, instance.cluster): name for name, group in apps for instance in group
+    }
+    folded = [
+        Folded(name, tuple(group), _app(name, group, env_of, envs, renamed, shared_sync))
+        for name, group in apps
+    ]
+    return _dependencies_first(folded)
+
+
+def _dependencies_first(apps: list[Folded]) -> list[Folded]:
+    """``apps`` with each after those it depends on, else in the order found."""
+    left = list(apps)
+    done: list[Folded] = []
+    while left:
+        names = {app.name for app in left}
+        ready = next(
+            (app for app in left if not names & set(app.call.kwargs.get("depends_on", []))),
+            left[0],  # a cycle: as found (the build reports it)
+        )
+        left.remove(ready)
+        done.append(ready)
+    return done
+
+
+def _split(
+    instances: Sequence[Instance], env_of: Mapping[str, str]
+) -> list[tuple[str, list[Instance]]]:
+    """(app name, its instances): instances of one name that differ in identity (e.g. a path
+    per environment) are apps of their own, named after their environment or cluster."""
+    by_name: dict[str, dict[tuple[Any, ...], list[Instance]]] = {}
+    for instance in instances:
+        by_name.setdefault(instance.name, {}).setdefault(instance.identity(), []).append(instance)
+    taken = set(by_name)
+    apps: list[tuple[str, list[Instance]]] = []
+    for name, kinds in by_name.items():
+        for group in kinds.values():
+            apps.append((_name(name, group, env_of, taken) if len(kinds) > 1 else name, group))
+    return apps
+
+
+def _name(name: str, group: list[Instance], env_of: Mapping[str, str], taken: set[str]) -> str:
+    envs = sorted({env_of[instance.cluster] for instance in group})
+    suffix = envs[0] if len(envs) == 1 else sorted(i.cluster for i in group)[0]
+    found = f"{name}-{suffix}"
+    if found in taken:
+        found = f"{name}-{sorted(i.cluster for i in group)[0]}"
+    taken.add(found)
+    return found
+
+
+def _app(
+    name: str,
+    group: list[Instance],
+    env_of: Mapping[str, str],
+    envs: list[str],
+    renamed: Mapping[tuple[str, str], str],
+    shared_sync: Mapping[str, Any],
+) -> Call:
+    first = group[0]
+    fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
+    per_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
+    defaults = {"chart_version": first.chart_version} if first.chart_version else {}
+    shared, per_env, per_cluster_left = layered(per_cluster, env_of, defaults)
+    if first.chart is not None:
+        fields["chart"] = _chart(first.chart, shared.pop("chart_version", None))
+    elif first.source is not None:
+        fields["source"] = first.source
+        if first.path not in (None, "."):
+            fields["path"] = first.path
+    else:
+        fields["path"] = first.path
+    targets = _targets({instance.cluster for instance in group}, env_of, envs)
+    if targets is not None:
+        fields["targets"] = targets
+    depends = sorted(
+        {
+            renamed[(dep, i.cluster)]
+            for i in group
+            for dep in i.depends_on
+            if (dep, i.cluster) in renamed
+        }
+    )
+    if depends:
+        fields["depends_on"] = depends
+    fields.update(_layer_fields(shared))
+    fields.update(_layers((shared, per_env, per_cluster_left), envs))
+    fields.update(first.app_fields)
+    return Call("App", fields)
+
+
+def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, Any]:
+    """An instance's layered settings, its sync beyond the fleet's."""
+    settings: dict[str, Any] = {}
+    if instance.chart_version:
+        settings["chart_version"] = instance.chart_version
+    if instance.values:
+        settings["values"] = instance.values
+    sync = residual(instance.sync, shared_sync)
+    if sync:
+        settings["sync"] = sync
+    return settings
+
+
+def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """App or Overrides fields of one layer's settings."""
+    fields: dict[str, Any] = {}
+    if "chart_version" in settings:
+        fields["chart_version"] = settings["chart_version"]
+    if settings.get("values"):
+        fields["values"] = settings["values"]
+    if settings.get("sync"):
+        fields["sync"] = Call("SyncPolicy", dict(settings["sync"]))
+    return fields
+
+
+def _layers(layers: Layers, envs: list[str]) -> dict[str, Any]:
+    _, per_env, per_cluster = layers
+    fields: dict[str, Any] = {}
+    if per_env:
+        fields["per_env"] = {
+            env: Call("Overrides", _layer_fields(per_env[env])) for env in envs if env in per_env
+        }
+    if per_cluster:
+        fields["per_cluster"] = {
+            cluster: Call("Overrides", _layer_fields(settings))
+            for cluster, settings in per_cluster.items()
+        }
+    return fields
+
+
+def _chart(chart: ChartRef, version: str | None) -> Call:
+    fields = {
+        "repo": chart.repo,
+        "name": chart.name,
+        "version": version if chart.path is None else None,
+        "path": chart.path,
+        "release_name": chart.release_name,
+    }
+    kept = {key: value for key, value in fields.items() if value is not None}
+    return Call("HelmChart", {**kept, **dict(chart.options)})
+
+
+def _targets(clusters: set[str], env_of: Mapping[str, str], envs: list[str]) -> Call | None:
+    """No selector for every cluster; whole environments by name; else the clusters."""
+    if clusters == set(env_of):
+        return None
+    whole = [env for env in envs if {c for c, e in env_of.items() if e == env} <= clusters]
+    if {c for c, e in env_of.items() if e in whole} == clusters:
+        return Call("Selector", {"envs": whole})
+    return Call("Selector", {"clusters": sorted(clusters)})

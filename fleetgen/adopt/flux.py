@@ -1,0 +1,544 @@
+"""Flux: each cluster folder (the path of a ``flux-system`` Kustomization that bootstrap wrote,
+or ``clusters/NAME/``) is a cluster; what its folder applies becomes app instances. A
+Kustomization whose folder holds only Flux objects (releases, their sources, further
+Kustomizations, a tenant's accounts) is followed into them; any other is an app whose path is
+its folder, used as it is. A HelmRelease is a chart app; a Kustomization reading another
+repository an app from that source."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
+from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
+from fleetgen.adopt.sources import git_source, oci_source
+from fleetgen.fields import to_dns_label
+from fleetgen.model.clusters import IN_CLUSTER
+from fleetgen.templating import Call
+from fleetgen.yamlio import load_all
+
+KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
+HELM = "helm.toolkit.fluxcd.io"
+SOURCE = "source.toolkit.fluxcd.io"
+ROOT = "flux-system"
+_SOURCES = ("GitRepository", "OCIRepository", "HelmRepository")
+_TENANCY = (("", "Namespace"), ("", "ServiceAccount"), ("rbac.authorization.k8s.io", "RoleBinding"))
+_REMOTE = "a remote cluster: import its folder as a cluster, or use FluxOptions(mode='hub')"
+# Kustomization fields with no fleetgen equivalent: what the finding says to do.
+_UNMAPPED = {
+    "postBuild": "fleetgen has no variable substitution: write the values into the manifests, "
+    "or per cluster as a layer's config= / patches=",
+    "components": "list them in the folder's kustomization.yaml, or a layer's components=",
+    "healthChecks": "fleetgen's Kustomizations wait for what they apply (SyncPolicy(wait=True))",
+    "kubeConfig": _REMOTE,
+    "decryption": "fleetgen does not decrypt SOPS: keep the secrets in a store and use "
+    "App(secrets=[AppSecret(...)])",
+    "commonMetadata": "set common_labels= / common_annotations= on the app",
+    "namePrefix": "set Overrides(name_prefix=...) on the app",
+    "nameSuffix": "rename in the folder's kustomization.yaml",
+}
+
+
+def recognise(repo: Repo) -> Draft | None:
+    """The fleet of a Flux repository, None when it has no cluster folder."""
+    folders = cluster_folders(repo)
+    if not folders:
+        return None
+    draft = Draft("flux")
+    for folder, origin in folders.items():
+        name = to_dns_label(folder.rsplit("/", 1)[-1], "cluster")
+        draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
+        _Cluster(repo, draft, name).walk(folder)
+    draft.repo = _fleet_repo(repo)
+    return draft
+
+
+def cluster_folders(repo: Repo) -> dict[str, Doc]:
+    """Cluster folder -> what shows it is one: the ``flux-system`` Kustomization bootstrap wrote
+    (its path), or the first Flux object of a ``clusters/NAME/`` folder."""
+    found: dict[str, Doc] = {}
+    for doc in repo.docs:
+        if _is_root(doc) and (folder := relative_path(str(doc.spec.get("path", "")))):
+            found.setdefault(folder, doc)
+    for doc in repo.docs:
+        parts = doc.file.split("/")
+        if parts[0] == "clusters" and len(parts) > 2 and _flux(doc):
+            folder = "/".join(parts[:2])
+            if not any(folder == f or folder.startswith(f + "/") for f in found):
+                found[folder] = doc
+    return dict(sorted(found.items()))
+
+
+def _is_root(doc: Doc) -> bool:
+    return doc.is_(KUSTOMIZE, "Kustomization") and doc.name == ROOT
+
+
+def _flux(doc: Doc) -> bool:
+    return doc.is_(KUSTOMIZE, "Kustomization") or doc.is_(HELM, "HelmRelease")
+
+
+def _fleet_repo(repo: Repo) -> str | None:
+    roots = (d for d in repo.docs if d.is_(SOURCE, "GitRepository") and d.name == ROOT)
+    return next((str(d.spec.get("url")) for d in roots if d.spec.get("url")), None)
+
+
+@dataclass(slots=True)
+class _Applied:
+    """An object a cluster applies and the Kustomization that applies it (None: the root)."""
+
+    doc: Doc
+    parent: Doc | None
+
+
+@dataclass(slots=True)
+class _Cluster:
+    """One cluster folder followed through what it applies."""
+
+    repo: Repo
+    draft: Draft
+    cluster: str
+    sources: dict[tuple[str, str], Doc] = field(default_factory=dict)
+    produced: dict[str, list[str]] = field(default_factory=dict)  # Kustomization -> instances
+    found: list[Instance | _Applied] = field(default_factory=list)  # in the order applied
+    tenancy: list[Doc] = field(default_factory=list)
+
+    def walk(self, folder: str) -> None:
+        """Follow ``folder`` and everything it applies into instances."""
+        inside = f"{folder}/{ROOT}/"
+        docs = [d for d in self._deployed(folder, None) if not d.file.startswith(inside)]
+        self._apply(docs, None)
+        made = [item if isinstance(item, Instance) else self._release(item) for item in self.found]
+        mine = [instance for instance in made if instance is not None]
+        self._tenancy(mine)
+        for instance in mine:
+            instance.depends_on = self._depends(instance, {i.name for i in mine})
+        self.draft.instances += mine
+
+    def _deployed(self, folder: str, by: Doc | None) -> list[Doc]:
+        try:
+            return self.repo.deployed(folder)
+        except Unreadable as error:
+            where = by or Doc(folder, 0, {})
+            self.draft.findings.append(
+                where.finding(f"kustomize cannot build {folder} ({error})", "fix it, rerun import")
+            )
+            return []
+
+    def _apply(self, docs: Iterable[Doc], parent: Doc | None) -> None:
+        for doc in docs:
+            if doc.is_(KUSTOMIZE, "Kustomization"):
+                self._kustomization(doc)
+            elif doc.is_(HELM, "HelmRelease"):
+                self.found.append(_Applied(doc, parent))
+                if parent is not None:
+                    self.produced.setdefault(parent.name, []).append(to_dns_label(doc.name, "app"))
+            elif any(doc.is_(SOURCE, kind) for kind in _SOURCES):
+                self.sources.setdefault((doc.kind, doc.name), doc)
+            elif _tenancy_kind(doc):
+                self.tenancy.append(doc)
+            else:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"{doc.kind} {doc.name!r} applied from the cluster folder itself",
+                        "fleetgen applies apps, not loose objects: move it into a folder of "
+                        "its own and add that folder as an app",
+                    )
+                )
+
+    def _kustomization(self, doc: Doc) -> None:
+        if doc.name == ROOT:
+            return
+        ref = mapping(doc.spec.get("sourceRef"))
+        local = ref.get("kind") == "GitRepository" and ref.get("name") == ROOT
+        path = relative_path(str(doc.spec.get("path", "") or "."))
+        if local and path is not None:
+            deployed = self._deployed(path, doc)
+            if _only_flux(deployed):
+                self._apply(deployed, doc)
+                return
+        instance = self._kustomize_app(doc, path, local, ref, deployed if local else [])
+        if instance is not None:
+            self.produced.setdefault(doc.name, []).append(instance.name)
+            self.found.append(instance)
+
+    def _kustomize_app(
+        self, doc: Doc, path: str | None, local: bool, ref: Mapping[str, Any], deployed: list[Doc]
+    ) -> Instance | None:
+        spec = doc.spec
+        name = to_dns_label(doc.name, "app")
+        fields: list[tuple[str, Any]] = []
+        for key, todo in _UNMAPPED.items():
+            if key in spec:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"Kustomization {doc.name!r}: spec.{key} not mapped", todo, ("spec", key)
+                    )
+                )
+        instance = Instance(name, self.cluster, doc, sync=ks_sync(spec))
+        instance.depends_on = _names(spec.get("dependsOn"))
+        target = spec.get("targetNamespace")
+        if local:
+            if path is None:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"Kustomization {doc.name!r}: path leaves the repository",
+                        "point it inside the repository",
+                        ("spec", "path"),
+                    )
+                )
+                return None
+            instance.path = path
+            instance.namespace = str(target) if target else None
+            fields = self._overlay_fields(doc, path)
+            instance.uses = {target} if target else _namespaces(deployed)
+        else:
+            source = self._source(doc, ref)
+            if source is None:
+                return None
+            instance.source, instance.path = source, path
+            instance.uses = {target} if target else set()
+            if target:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"Kustomization {doc.name!r}: targetNamespace of manifests from "
+                        "another source",
+                        "fleetgen does not rewrite another source's "
+                        "namespaces: set them in its manifests",
+                        ("spec", "targetNamespace"),
+                    )
+                )
+        instance.app_fields = tuple(fields)
+        self._tenant(instance, doc)
+        return instance
+
+    def _overlay_fields(self, doc: Doc, path: str) -> list[tuple[str, Any]]:
+        """``patches=`` and ``images=`` of a Kustomization (on a plain folder: findings)."""
+        spec = doc.spec
+        wanted = [key for key in ("patches", "images") if spec.get(key)]
+        if not wanted:
+            return []
+        if not self.repo.has_kustomization(path):
+            for key in wanted:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"Kustomization {doc.name!r}: spec.{key} on a plain folder",
+                        "fleetgen applies a plain folder as it is: add a kustomization.yaml "
+                        f"to {path} and rerun import, or move the {key} into the manifests",
+                        ("spec", key),
+                    )
+                )
+            return []
+        fields: list[tuple[str, Any]] = []
+        patches = [p for p in (_patch(item) for item in spec.get("patches") or []) if p]
+        if patches:
+            fields.append(("patches", patches))
+        if len(patches) != len(spec.get("patches") or []):
+            self.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: a patch without a target kind",
+                    "add it to the folder's kustomization.yaml",
+                    ("spec", "patches"),
+                )
+            )
+        images = [_image(item) for item in spec.get("images") or [] if isinstance(item, Mapping)]
+        if images:
+            fields.append(("images", images))
+        return fields
+
+    def _source(self, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
+        kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
+        found = self.sources.get((kind, name)) or next(
+            (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
+        )
+        made = git_source(found) if found and kind == "GitRepository" else None
+        made = oci_source(found) if found and kind == "OCIRepository" else made
+        if made is None or isinstance(made, str):
+            why = made if isinstance(made, str) else f"{kind} {name!r} not found in the repository"
+            self.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: source not mapped ({why})",
+                    "add the app by hand with App(source=GitSource(...) | OciSource(...))",
+                    ("spec", "sourceRef"),
+                )
+            )
+            return None
+        return made
+
+    def _release(self, item: _Applied) -> Instance | None:
+        doc, spec = item.doc, item.doc.spec
+        chart = _release_chart(doc, self.sources, self.repo)
+        if isinstance(chart, str):
+            self.draft.findings.append(
+                doc.finding(
+                    f"HelmRelease {doc.name!r}: chart not mapped ({chart})",
+                    "add it by hand as App(chart=HelmChart(...))",
+                    ("spec", "chart"),
+                )
+            )
+            return None
+        ref, version = chart
+        name = to_dns_label(doc.name, "app")
+        target = spec.get("targetNamespace") or doc.namespace or None
+        sync = release_sync(spec)
+        if item.parent is not None:  # what deleting it does: the Kustomization's pruning
+            sync["prune"] = ks_sync(item.parent.spec)["prune"]
+        values = mapping(spec.get("values"))
+        release = _release_name(doc, name)
+        options = _chart_options(spec)
+        instance = Instance(
+            name,
+            self.cluster,
+            doc,
+            namespace=str(target) if target else None,
+            chart=ChartRef(ref.repo, ref.name, ref.path, release, options),
+            values=dict(values),
+            chart_version=version,
+            sync=sync,
+        )
+        instance.uses = {str(target)} if target else set()
+        instance.depends_on = [
+            *_names(spec.get("dependsOn")),
+            *(_names(item.parent.spec.get("dependsOn")) if item.parent is not None else []),
+        ]
+        for key in ("valuesFrom", "postRenderers", "kubeConfig", "driftDetection"):
+            if spec.get(key):
+                self.draft.findings.append(
+                    doc.finding(
+                        f"HelmRelease {doc.name!r}: spec.{key} not mapped",
+                        _RELEASE_TODO[key],
+                        ("spec", key),
+                    )
+                )
+        self._tenant(instance, doc)
+        return instance
+
+    def _tenant(self, instance: Instance, doc: Doc) -> None:
+        account = doc.spec.get("serviceAccountName")
+        if not account:
+            return
+        project = to_dns_label(str(account), "tenant")
+        instance.project = project
+        if instance.namespace is not None and doc.namespace and instance.namespace != doc.namespace:
+            self.draft.findings.append(
+                doc.finding(
+                    f"{doc.kind} {doc.name!r}: a tenant's object outside the namespace "
+                    "of its ServiceAccount",
+                    "fleetgen runs a tenant's app as the "
+                    "account in the app's namespace: check the project's namespaces",
+                )
+            )
+        self.draft.projects.setdefault(project, {"name": project, "service_account": str(account)})
+        if instance.namespace is None and doc.namespace:
+            instance.uses.add(doc.namespace)
+
+    def _tenancy(self, instances: list[Instance]) -> None:
+        """Namespaces, ServiceAccounts and RoleBindings beside Flux objects: a tenant's
+        (fleetgen writes those of its projects), or findings."""
+        accounts = {p.get("service_account") for p in self.draft.projects.values()}
+        for doc in self.tenancy:
+            if doc.kind == "Namespace":
+                self._namespace(doc, instances)
+            elif doc.kind == "ServiceAccount" and doc.name in accounts:
+                continue
+            elif doc.kind == "RoleBinding" and _binds(doc, accounts):
+                role = (
+                    doc.obj.get("roleRef", {}).get("name")
+                    if isinstance(doc.obj.get("roleRef"), Mapping)
+                    else None
+                )
+                if role != "admin":
+                    self.draft.findings.append(
+                        doc.finding(
+                            f"RoleBinding {doc.name!r} grants a tenant ClusterRole {role!r}",
+                            "fleetgen binds a tenant's ServiceAccount to ClusterRole admin "
+                            "in its project's namespaces: check that is enough",
+                        )
+                    )
+            else:
+                self.draft.findings.append(
+                    doc.finding(
+                        f"{doc.kind} {doc.name!r} not mapped",
+                        "move it into an app's folder, or add it by hand",
+                    )
+                )
+
+    def _namespace(self, doc: Doc, instances: list[Instance]) -> None:
+        meta = {
+            k: dict(v)
+            for k in ("labels", "annotations")
+            if isinstance(v := doc.meta.get(k), Mapping) and v
+        }
+        for instance in instances:
+            if doc.name in instance.uses or instance.namespace == doc.name:
+                if meta:
+                    self.draft.namespace_meta.setdefault(instance.project, {})[doc.name] = meta
+                return
+        self.draft.findings.append(
+            doc.finding(
+                f"Namespace {doc.name!r}: no app deploys into it",
+                "fleetgen creates the namespaces of its apps: add an app there, or "
+                "create it in an app's folder",
+            )
+        )
+
+    def _depends(self, instance: Instance, names: set[str]) -> list[str]:
+        found: list[str] = []
+        for name in instance.depends_on:
+            made = self.produced.get(name) or (
+                [to_dns_label(name, "app")] if to_dns_label(name, "app") in names else []
+            )
+            if not made:
+                self.draft.findings.append(
+                    instance.origin.finding(
+                        f"dependsOn {name!r}: nothing of that name is applied on "
+                        f"cluster {self.cluster!r}",
+                        "add depends_on by hand",
+                    )
+                )
+            found += [m for m in made if m != instance.name]
+        return sorted(set(found))
+
+
+_RELEASE_TODO = {
+    "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
+    "chart's existingSecret settings",
+    "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
+    "kubeConfig": _REMOTE,
+    "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
+}
+
+
+def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """SyncPolicy fields of a Kustomization's spec (Flux's defaults where it says nothing:
+    no prune, no wait)."""
+    sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
+    sync["prune"] = bool(spec.get("prune", False))
+    sync["wait"] = bool(spec.get("wait", False))
+    for key, name in (("interval", "interval"), ("timeout", "timeout")):
+        if spec.get(key):
+            sync[name] = str(spec[key])
+    if spec.get("retryInterval"):
+        sync["retry_interval"] = str(spec["retryInterval"])
+    return sync
+
+
+def release_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """SyncPolicy fields of a HelmRelease's spec."""
+    sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
+    install = mapping(spec.get("install"))
+    sync["wait"] = not install.get("disableWait", False)
+    for key in ("interval", "timeout"):
+        if spec.get(key):
+            sync[key] = str(spec[key])
+    return sync
+
+
+def _chart_options(spec: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """HelmChart fields of a HelmRelease: remediation retries and Helm tests."""
+    options: list[tuple[str, Any]] = []
+    for section, key in (("install", "install_retries"), ("upgrade", "upgrade_retries")):
+        retries = at(spec, section, "remediation", "retries")
+        if isinstance(retries, int):
+            options.append((key, retries))
+    if at(spec, "test", "enable") is True:
+        options.append(("test", True))
+    return tuple(options)
+
+
+def _release_name(doc: Doc, app: str) -> str | None:
+    """The release name when Flux's (``releaseName``, else ``[targetNamespace-]name``) is not
+    the app's name, which fleetgen uses by default."""
+    spec = doc.spec
+    target = spec.get("targetNamespace")
+    name = str(spec.get("releaseName") or (f"{target}-{doc.name}" if target else doc.name))
+    return None if name == app else name
+
+
+def _release_chart(
+    doc: Doc, sources: Mapping[tuple[str, str], Doc], repo: Repo
+) -> tuple[ChartRef, str | None] | str:
+    """(the chart, its version) a HelmRelease installs, or why it cannot be said."""
+    spec = doc.spec
+    chart_ref = spec.get("chartRef")
+    if isinstance(chart_ref, Mapping):
+        found = _find(sources, repo, str(chart_ref.get("kind")), str(chart_ref.get("name")))
+        if found is None or not found.is_(SOURCE, "OCIRepository"):
+            return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
+        url, _, chart = str(found.spec.get("url", "")).rpartition("/")
+        tag = at(found.spec, "ref", "tag")
+        return (ChartRef(url, chart), str(tag)) if tag else "its OCIRepository names no tag"
+    template = at(spec, "chart", "spec")
+    if not isinstance(template, Mapping):
+        return "no spec.chart.spec or spec.chartRef"
+    ref = mapping(template.get("sourceRef"))
+    chart, version = str(template.get("chart", "")), template.get("version")
+    if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
+        path = relative_path(chart)
+        return (ChartRef(path=path), None) if path else "its chart path leaves the repository"
+    found = _find(sources, repo, str(ref.get("kind")), str(ref.get("name")))
+    if found is None or not found.is_(SOURCE, "HelmRepository"):
+        return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
+    url = str(found.spec.get("url", "")).rstrip("/")
+    if found.spec.get("type") == "oci" and not url.startswith("oci://"):
+        url = f"oci://{url}"
+    return ChartRef(url, chart), str(version) if version else None
+
+
+def _find(sources: Mapping[tuple[str, str], Doc], repo: Repo, kind: str, name: str) -> Doc | None:
+    return sources.get((kind, name)) or next(
+        (d for d in repo.docs if d.is_(SOURCE, kind) and d.name == name), None
+    )
+
+
+def _only_flux(docs: list[Doc]) -> bool:
+    """Whether a folder holds only what import follows (Flux objects and a tenant's accounts)
+    and at least one Kustomization or HelmRelease."""
+    followed = (
+        _flux(doc) or any(doc.is_(SOURCE, kind) for kind in _SOURCES) or _tenancy_kind(doc)
+        for doc in docs
+    )
+    return all(followed) and any(_flux(doc) and doc.name != ROOT for doc in docs)
+
+
+def _tenancy_kind(doc: Doc) -> bool:
+    return any(doc.group == group and doc.kind == kind for group, kind in _TENANCY)
+
+
+def _binds(doc: Doc, accounts: set[Any]) -> bool:
+    subjects = doc.obj.get("subjects")
+    return isinstance(subjects, list) and any(
+        isinstance(s, Mapping) and s.get("kind") == "ServiceAccount" and s.get("name") in accounts
+        for s in subjects
+    )
+
+
+def _names(items: Any) -> list[str]:
+    """The ``name`` of each ``dependsOn`` entry."""
+    if not isinstance(items, list):
+        return []
+    return [str(item["name"]) for item in items if isinstance(item, Mapping) and item.get("name")]
+
+
+def _namespaces(docs: Iterable[Doc]) -> set[str]:
+    """The namespaces objects are put in, and the Namespaces among them."""
+    found = {doc.namespace for doc in docs if doc.namespace}
+    return found | {doc.name for doc in docs if doc.kind == "Namespace" and doc.group == ""}
+
+
+def _patch(item: Any) -> Call | None:
+    """``Patch(target=..., patch=...)`` of a Kustomization's patch, None without a target kind."""
+    if not isinstance(item, Mapping) or not isinstance(item.get("target"), Mapping):
+        return None
+    target = {str(k): str(v) for k, v in item["target"].items()}
+    if "kind" not in target:
+        return None
+    body = load_all(str(item.get("patch", "")))
+    patch = body[0] if body else {}
+    return Call("Patch", {"target": target, "patch": patch})
+
+
+def _image(item: Mapping[str, Any]) -> Call:
+    keys = (("name", "name"), ("newName", "new_name"), ("newTag", "tag"), ("digest", "digest"))
+    return Call("Image", {name: str(item[key]) for key, name in keys if item.get(key)})
