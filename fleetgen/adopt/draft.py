@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import Doc
-from fleetgen.templating import Call
+from fleetgen.templating import Call, py_literal
 
 Engine = Literal["argocd", "flux"]
 # Words naming an environment, in the order changes usually go through them.
@@ -63,14 +63,15 @@ class Instance:
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
 
     def identity(self) -> tuple[Any, ...]:
-        """What all clusters of one app share."""
+        """What all clusters of one app share (calls and values as their text)."""
+        fields = py_literal(dict(self.app_fields))
         return (
             self.project,
             self.namespace,
             self.path,
             self.chart,
-            self.source,
-            self.app_fields,
+            py_literal(self.source),
+            fields,
         )
 
 

@@ -1,21 +1,204 @@
-"""The faithfulness check: the imported fleet built in a scratch folder, and per cluster what
-each app deploys there compared with what the repository deploys: the objects of each kustomize
-path (both sides built by kustomize), each release's chart, version and values. Every
-difference is a finding; a clean import has none."""
+"""The faithfulness check: the imported fleet built in a scratch copy of the repository, and per
+cluster what each app deploys there compared with what the repository deploys: the objects of
+each kustomize path (both sides built by kustomize: the original as its engine builds it, the
+import's overlay as fleetgen writes it), each release's chart, version and values. Every
+difference is a finding; a clean import has none. Messages name objects and fields, never
+values."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from fleetgen import api, kustomize
 from fleetgen.adopt.apps import Folded
-from fleetgen.adopt.draft import Draft
+from fleetgen.adopt.draft import Instance
 from fleetgen.adopt.findings import Finding
-from fleetgen.adopt.repo import Repo
+from fleetgen.adopt.repo import mapping
+from fleetgen.errors import SpecError
+from fleetgen.k8s import group_of
+from fleetgen.output import LABEL_PREFIX
+from fleetgen.plan import Placement
+from fleetgen.yamlio import dump, load_all
+
+_TODO = "check the app's settings in fleet.py against the original"
+Key = tuple[str, str, str, str]  # group, kind, namespace, name
 
 
-def check(root: Path, repo: Repo, text: str, apps: list[Folded], draft: Draft) -> list[Finding]:
-    """What differs between the repository at ``root`` and the fleet ``text`` imported from it."""
-    del root, repo, text, apps, draft
-    found: list[Any] = []
+def check(root: Path, text: str, apps: list[Folded]) -> list[Finding]:
+    """What differs between the repository at ``root`` and the fleet ``text`` imported from it:
+    built in a scratch copy, nothing written here."""
+    with tempfile.TemporaryDirectory(prefix="fleetgen-import-") as scratch:
+        copy = Path(scratch) / "repo"
+        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        spec = copy / "fleet.py"
+        spec.write_text(text, encoding="utf-8")
+        try:
+            api.build(spec, use_cache=False)
+            compiled = api.compile_spec(spec)
+        except SpecError as error:
+            return [
+                Finding(
+                    "fleet.py",
+                    p.line,
+                    f"the imported fleet does not build: {p.message}",
+                    "fix fleet.py by hand",
+                )
+                for p in error.problems
+            ]
+        placed = {(p.app, p.cluster): p for p in compiled.plan.placements}
+        pairs = [
+            (app.name, i, placed.get((app.name, i.cluster))) for app in apps for i in app.instances
+        ]
+        found = [
+            i.origin.finding(f"{name} is not placed on {i.cluster!r} by the import", _TODO)
+            for name, i, p in pairs
+            if p is None
+        ]
+        found += [f for name, i, p in pairs if p is not None for f in _chart(name, i, p)]
+        builds = [(name, i, p) for name, i, p in pairs if p is not None and p.overlay and i.path]
+        found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original")
+        return found
+
+
+def _chart(name: str, instance: Instance, placement: Placement) -> list[Finding]:
+    """A release's chart, version and values on both sides."""
+    chart, ref = placement.chart, instance.chart
+    if chart is None or ref is None:
+        return []
+    where = f"{name} on {instance.cluster!r}"
+    found = []
+    original = (ref.repo, ref.name, instance.chart_version) if ref.path is None else (ref.path,)
+    imported = (chart.repo, chart.name, chart.version) if chart.path is None else (chart.path,)
+    if original != imported:
+        found.append(instance.origin.finding(f"{where}: another chart or version", _TODO))
+    if _set(instance.values) != _set(placement.settings.values):
+        fields = sorted(_differing(_set(instance.values), _set(placement.settings.values)))
+        found.append(
+            instance.origin.finding(f"{where}: the values differ at {', '.join(fields)}", _TODO)
+        )
     return found
+
+
+def _objects(
+    copy: Path,
+    out_dir: Path,
+    builds: list[tuple[str, Instance, Placement]],
+    original: Path,
+) -> list[Finding]:
+    """The objects of each kustomize path: as the repository's engine builds it, and as the
+    import's overlay does."""
+    theirs = {}
+    for index, (_, instance, _) in enumerate(builds):
+        folder = original / str(index)
+        folder.mkdir(parents=True)
+        (folder / "kustomization.yaml").write_text(
+            dump(_engine_kustomization(copy, folder, instance))
+        )
+        theirs[index] = folder
+    ours = {index: out_dir / placement.overlay for index, (_, _, placement) in enumerate(builds)}
+    try:
+        rendered = kustomize.build_many([*theirs.values(), *ours.values()], workers=2)
+    except kustomize.KustomizeBuildError as error:
+        return [
+            Finding(
+                ".", 0, f"kustomize cannot build {path.name}: {message.splitlines()[-1]}", _TODO
+            )
+            for path, message in error.failures.items()
+        ]
+    found = []
+    for index, (name, instance, _) in enumerate(builds):
+        before, after = _keyed(rendered[theirs[index]]), _keyed(rendered[ours[index]])
+        found += _compared(f"{name} on {instance.cluster!r}", instance, before, after)
+    return found
+
+
+def _engine_kustomization(copy: Path, folder: Path, instance: Instance) -> dict[str, Any]:
+    """The kustomization the repository's engine builds for an instance: its path, with the
+    namespace, patches and images its Flux Kustomization adds (as kustomize-controller does)."""
+    spec = instance.origin.spec
+    relative = (
+        Path(*[".."] * len(folder.relative_to(copy.parent).parts)) / "repo" / str(instance.path)
+    )
+    doc: dict[str, Any] = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [relative.as_posix()],
+    }
+    if instance.namespace:
+        doc["namespace"] = instance.namespace
+    for key in ("patches", "images"):
+        if spec.get(key) and dict(instance.app_fields).get(key):
+            doc[key] = spec[key]
+    return doc
+
+
+def _keyed(text: str) -> dict[Key, dict[str, Any]]:
+    found = {}
+    for obj in load_all(text):
+        if isinstance(obj, Mapping):
+            meta = mapping(obj.get("metadata"))
+            key = (
+                group_of(obj.get("apiVersion")),
+                str(obj.get("kind")),
+                str(meta.get("namespace", "")),
+                str(meta.get("name", "")),
+            )
+            found[key] = _without_fleetgen(obj)
+    return found
+
+
+def _without_fleetgen(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """``obj`` without the labels and annotations fleetgen adds (its ``fleetgen.io/`` keys)."""
+    meta = dict(mapping(obj.get("metadata")))
+    for field in ("labels", "annotations"):
+        kept = {k: v for k, v in mapping(meta.get(field)).items() if not k.startswith(LABEL_PREFIX)}
+        if kept:
+            meta[field] = kept
+        else:
+            meta.pop(field, None)
+    return {**obj, "metadata": meta}
+
+
+def _compared(
+    where: str, instance: Instance, before: Mapping[Key, Any], after: Mapping[Key, Any]
+) -> list[Finding]:
+    found = []
+    for key in sorted(before.keys() | after.keys()):
+        shown = f"{key[1]} {'/'.join(part for part in key[2:] if part)}"
+        if key not in after:
+            found.append(
+                instance.origin.finding(f"{where}: the import does not deploy {shown}", _TODO)
+            )
+        elif key not in before:
+            found.append(
+                instance.origin.finding(f"{where}: the import also deploys {shown}", _TODO)
+            )
+        elif before[key] != after[key]:
+            fields = ", ".join(sorted(_differing(before[key], after[key])))
+            found.append(instance.origin.finding(f"{where}: {shown} differs at {fields}", _TODO))
+    return found
+
+
+def _differing(left: Any, right: Any, path: str = "") -> Iterator[str]:
+    """The dotted paths where ``left`` and ``right`` differ (the shallowest below mappings)."""
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        for key in sorted(left.keys() | right.keys(), key=str):
+            if left.get(key) != right.get(key):
+                yield from _differing(
+                    left.get(key), right.get(key), f"{path}.{key}" if path else str(key)
+                )
+    elif left != right:
+        yield path or "(the whole value)"
+
+
+def _set(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Helm values without nulls (a null removes a key, as leaving it out does)."""
+    return {
+        key: _set(value) if isinstance(value, Mapping) else value
+        for key, value in values.items()
+        if value is not None
+    }

@@ -1,0 +1,85 @@
+"""``fleetgen import``: golden import cases and the command's contract.
+
+A case is a folder of ``tests/imports/``: ``repo/`` (a repository as a team has it, written for
+these tests in the shapes of public Flux and Argo CD example repositories), ``fleet.py`` (the
+fleet import must write) and ``findings.txt`` (what it must report, one line each; empty: a clean
+import, exit 0). Each is imported in a temporary copy, compared with its golden files
+(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_fleetgen, tree
+
+CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
+
+
+def _imported(case: Path, tmp_path: Path, *args: str) -> tuple[Path, list[str], int]:
+    """The case's repository copied and imported: (its folder, the findings, exit code)."""
+    repo = tmp_path / case.name
+    shutil.copytree(case / "repo", repo)
+    ran = run_fleetgen(repo, "import", *args)
+    assert "Traceback" not in ran.stderr, ran.stderr
+    return repo, ran.stderr.splitlines(), ran.returncode
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_import_writes_the_golden_fleet_and_it_builds(case: Path, tmp_path: Path) -> None:
+    before = tree(case / "repo")
+    repo, findings, code = _imported(case, tmp_path)
+    written = (repo / "fleet.py").read_text()
+    if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
+        (case / "fleet.py").write_text(written)
+        (case / "findings.txt").write_text("".join(f"{line}\n" for line in findings))
+    assert written == (case / "fleet.py").read_text()
+    assert findings == (case / "findings.txt").read_text().splitlines()
+    assert code == (1 if findings else 0)
+    after = tree(repo)
+    assert after.pop("fleet.py") == written.encode()
+    assert after == before  # nothing else written, changed or removed
+    built = run_fleetgen(repo, "build")
+    assert built.returncode == 0, built.stderr
+
+
+@pytest.mark.parametrize("case", CASES[:1], ids=lambda p: p.name)
+def test_dry_run_prints_the_fleet_and_writes_nothing(case: Path, tmp_path: Path) -> None:
+    repo = tmp_path / case.name
+    shutil.copytree(case / "repo", repo)
+    before = tree(repo)
+    ran = run_fleetgen(repo, "import", "--dry-run")
+    assert ran.stdout == (case / "fleet.py").read_text()
+    assert tree(repo) == before
+
+
+def test_an_existing_fleet_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "fleet.py").write_text("# mine\n")
+    ran = run_fleetgen(tmp_path, "import")
+    assert ran.returncode == 2
+    assert ran.stderr.splitlines() == [
+        "fleet.py already exists: import writes a first fleet.py, never over one; "
+        "nothing was written"
+    ]
+    assert (tmp_path / "fleet.py").read_text() == "# mine\n"
+
+
+def test_a_repository_without_gitops_objects_is_nothing_importable(tmp_path: Path) -> None:
+    (tmp_path / "deploy.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    ran = run_fleetgen(tmp_path, "import")
+    assert ran.returncode == 2
+    assert len(ran.stderr.splitlines()) == 1
+    assert ran.stderr.startswith("nothing importable in .: no Flux cluster folder")
+    assert not (tmp_path / "fleet.py").exists()
+
+
+def test_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    ran = run_fleetgen(tmp_path, "import", "nowhere")
+    assert (ran.returncode, ran.stderr) == (
+        2,
+        "nowhere: no such directory (DIR); nothing was written\n",
+    )
