@@ -275,4 +275,3 @@ def _no_file_in(path: Path, folders: Sequence[Path], option: str) -> None:
     for folder in folders:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"{folder}: not a directory ({option} {path})")
-

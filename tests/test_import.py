@@ -83,3 +83,24 @@ def test_a_missing_directory_is_one_line(tmp_path: Path) -> None:
         2,
         "nowhere: no such directory (DIR); nothing was written\n",
     )
+
+
+# Secret material the input repositories of the cases hold, which nothing import writes or
+# prints may contain.
+SECRETS = ("glpat-Zx8vQ2mN4pL7rT1wY6kA", "Sup3rS3cretPassw0rd!")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_secret_material_never_reaches_fleet_py_messages_or_output(
+    case: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / case.name
+    shutil.copytree(case / "repo", repo)
+    ran = run_fleetgen(repo, "import")
+    built = run_fleetgen(repo, "build")
+    written = [ran.stdout, ran.stderr, built.stdout, built.stderr]
+    written += [data.decode() for path, data in tree(repo).items() if path.startswith("output/")]
+    written.append((repo / "fleet.py").read_text())
+    inputs = b"".join(tree(case / "repo").values()).decode()
+    for secret in (s for s in SECRETS if s in inputs):
+        assert not any(secret in text for text in written), secret

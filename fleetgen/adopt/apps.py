@@ -102,8 +102,9 @@ def _app(
         fields["chart"] = _chart(first.chart, shared.pop("chart_version", None))
     elif first.source is not None:
         fields["source"] = first.source
-        if first.path not in (None, "."):
-            fields["path"] = first.path
+        path = shared.pop("path", None)
+        if path not in (None, "."):
+            fields["path"] = path
     else:
         fields["path"] = first.path
     targets = _targets({instance.cluster for instance in group}, env_of, envs)
@@ -128,6 +129,8 @@ def _app(
 def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, Any]:
     """An instance's layered settings, its sync beyond the fleet's."""
     settings: dict[str, Any] = {}
+    if instance.source is not None and instance.path is not None:
+        settings["path"] = instance.path
     if instance.chart_version:
         settings["chart_version"] = instance.chart_version
     if instance.values:
@@ -141,6 +144,8 @@ def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, A
 def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
     """App or Overrides fields of one layer's settings."""
     fields: dict[str, Any] = {}
+    if "path" in settings:  # in another source: Overrides(path=...)
+        fields["path"] = settings["path"]
     if "chart_version" in settings:
         fields["chart_version"] = settings["chart_version"]
     if settings.get("values"):

@@ -63,16 +63,11 @@ class Instance:
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
 
     def identity(self) -> tuple[Any, ...]:
-        """What all clusters of one app share (calls and values as their text)."""
+        """What all clusters of one app share (calls and values as their text); the path in
+        another source is layered (``Overrides(path=...)``)."""
         fields = py_literal(dict(self.app_fields))
-        return (
-            self.project,
-            self.namespace,
-            self.path,
-            self.chart,
-            py_literal(self.source),
-            fields,
-        )
+        path = self.path if self.source is None else None
+        return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
+from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
 from fleetgen.adopt.sources import git_source, oci_source
-from fleetgen.fields import to_dns_label
+from fleetgen.fields import chart_version, to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.templating import Call
-from fleetgen.yamlio import load_all
+from fleetgen.yamlio import document_nodes, load_all
 
 KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 HELM = "helm.toolkit.fluxcd.io"
@@ -25,6 +26,11 @@ SOURCE = "source.toolkit.fluxcd.io"
 ROOT = "flux-system"
 _SOURCES = ("GitRepository", "OCIRepository", "HelmRepository")
 _TENANCY = (("", "Namespace"), ("", "ServiceAccount"), ("rbac.authorization.k8s.io", "RoleBinding"))
+_AUTOMATION = (
+    "fleetgen has no image automation: keep it in a folder of its own added as an app, and "
+    "point its updates at fleet.py (Image tags)"
+)
+_NOTIFICATIONS = "keep it in a folder of its own, added as an app"
 _REMOTE = "a remote cluster: import its folder as a cluster, or use FluxOptions(mode='hub')"
 # Kustomization fields with no fleetgen equivalent: what the finding says to do.
 _UNMAPPED = {
@@ -102,11 +108,13 @@ class _Cluster:
     sources: dict[tuple[str, str], Doc] = field(default_factory=dict)
     produced: dict[str, list[str]] = field(default_factory=dict)  # Kustomization -> instances
     found: list[Instance | _Applied] = field(default_factory=list)  # in the order applied
+    parent_of: dict[str, Doc | None] = field(default_factory=dict)  # followed Kustomizations
     tenancy: list[Doc] = field(default_factory=list)
 
     def walk(self, folder: str) -> None:
         """Follow ``folder`` and everything it applies into instances."""
         inside = f"{folder}/{ROOT}/"
+        self._controller_patches(f"{folder}/{ROOT}")
         docs = [d for d in self._deployed(folder, None) if not d.file.startswith(inside)]
         self._apply(docs, None)
         made = [item if isinstance(item, Instance) else self._release(item) for item in self.found]
@@ -115,6 +123,25 @@ class _Cluster:
         for instance in mine:
             instance.depends_on = self._depends(instance, {i.name for i in mine})
         self.draft.instances += mine
+
+    def _controller_patches(self, folder: str) -> None:
+        """Patches of Flux's own controllers (bootstrap's kustomization.yaml): Flux's
+        installation, which fleetgen leaves to bootstrap."""
+        for name in ("kustomization.yaml", "kustomization.yml"):
+            path = self.repo.root / folder / name
+            if not path.is_file():
+                continue
+            nodes = document_nodes(path.read_bytes())
+            doc = Doc(f"{folder}/{name}", 1, mapping(load_all(path.read_bytes())[0]), nodes[0])
+            if doc.obj.get("patches"):
+                self.draft.findings.append(
+                    doc.finding(
+                        "patches of Flux's own controllers (bootstrap's kustomization)",
+                        "kept where they are: fleetgen leaves Flux's installation to flux "
+                        "bootstrap, which keeps this file",
+                        ("patches",),
+                    )
+                )
 
     def _deployed(self, folder: str, by: Doc | None) -> list[Doc]:
         try:
@@ -129,25 +156,18 @@ class _Cluster:
     def _apply(self, docs: Iterable[Doc], parent: Doc | None) -> None:
         for doc in docs:
             if doc.is_(KUSTOMIZE, "Kustomization"):
-                self._kustomization(doc)
+                self._kustomization(doc, parent)
             elif doc.is_(HELM, "HelmRelease"):
                 self.found.append(_Applied(doc, parent))
-                if parent is not None:
-                    self.produced.setdefault(parent.name, []).append(to_dns_label(doc.name, "app"))
+                self._made(to_dns_label(doc.name, "app"), parent)
             elif any(doc.is_(SOURCE, kind) for kind in _SOURCES):
                 self.sources.setdefault((doc.kind, doc.name), doc)
             elif _tenancy_kind(doc):
                 self.tenancy.append(doc)
             else:
-                self.draft.findings.append(
-                    doc.finding(
-                        f"{doc.kind} {doc.name!r} applied from the cluster folder itself",
-                        "fleetgen applies apps, not loose objects: move it into a folder of "
-                        "its own and add that folder as an app",
-                    )
-                )
+                self.draft.findings.append(_loose(doc))
 
-    def _kustomization(self, doc: Doc) -> None:
+    def _kustomization(self, doc: Doc, parent: Doc | None) -> None:
         if doc.name == ROOT:
             return
         ref = mapping(doc.spec.get("sourceRef"))
@@ -156,12 +176,30 @@ class _Cluster:
         if local and path is not None:
             deployed = self._deployed(path, doc)
             if _only_flux(deployed):
+                self.parent_of[doc.name] = parent
                 self._apply(deployed, doc)
                 return
         instance = self._kustomize_app(doc, path, local, ref, deployed if local else [])
         if instance is not None:
             self.produced.setdefault(doc.name, []).append(instance.name)
+            self._made(instance.name, parent)
+            instance.depends_on += self._inherited(parent)
             self.found.append(instance)
+
+    def _made(self, name: str, parent: Doc | None) -> None:
+        """``name`` is made by each followed Kustomization from ``parent`` up: what depends on
+        them depends on it."""
+        while parent is not None:
+            self.produced.setdefault(parent.name, []).append(name)
+            parent = self.parent_of.get(parent.name)
+
+    def _inherited(self, parent: Doc | None) -> list[str]:
+        """The dependsOn of each followed Kustomization from ``parent`` up."""
+        found: list[str] = []
+        while parent is not None:
+            found += _names(parent.spec.get("dependsOn"))
+            parent = self.parent_of.get(parent.name)
+        return found
 
     def _kustomize_app(
         self, doc: Doc, path: str | None, local: bool, ref: Mapping[str, Any], deployed: list[Doc]
@@ -279,6 +317,16 @@ class _Cluster:
             )
             return None
         ref, version = chart
+        if ref.path is None and not _pinned(version):
+            self.draft.findings.append(
+                doc.finding(
+                    f"HelmRelease {doc.name!r}: chart version {version!r} is not pinned",
+                    "pin an exact version (both engines must install the same release), then "
+                    "add it as App(chart=HelmChart(...))",
+                    ("spec", "chart", "spec", "version"),
+                )
+            )
+            return None
         name = to_dns_label(doc.name, "app")
         target = spec.get("targetNamespace") or doc.namespace or None
         sync = release_sync(spec)
@@ -298,10 +346,7 @@ class _Cluster:
             sync=sync,
         )
         instance.uses = {str(target)} if target else set()
-        instance.depends_on = [
-            *_names(spec.get("dependsOn")),
-            *(_names(item.parent.spec.get("dependsOn")) if item.parent is not None else []),
-        ]
+        instance.depends_on = [*_names(spec.get("dependsOn")), *self._inherited(item.parent)]
         for key in ("valuesFrom", "postRenderers", "kubeConfig", "driftDetection"):
             if spec.get(key):
                 self.draft.findings.append(
@@ -408,6 +453,41 @@ _RELEASE_TODO = {
     "kubeConfig": _REMOTE,
     "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
 }
+
+
+# Flux objects import does not map, and what to do instead.
+_FLUX_KINDS = {
+    "ArtifactGenerator": "fleetgen reads the repository's folders as they are: point the apps "
+    "at the folders it packs (their paths in fleet.py)",
+    "ExternalArtifact": "point the apps at the folders it holds",
+    "Bucket": "fleetgen reads Git and OCI sources: move the manifests there",
+    "ImageRepository": _AUTOMATION,
+    "ImagePolicy": _AUTOMATION,
+    "ImageUpdateAutomation": _AUTOMATION,
+    "Alert": _NOTIFICATIONS,
+    "Provider": _NOTIFICATIONS,
+    "Receiver": _NOTIFICATIONS,
+}
+
+
+def _loose(doc: Doc) -> Finding:
+    """The finding of an object a cluster folder applies that import does not follow."""
+    if doc.group.endswith("toolkit.fluxcd.io") or doc.group.endswith("extensions.fluxcd.io"):
+        todo = _FLUX_KINDS.get(doc.kind, "add it by hand, or keep it in an app's folder")
+        return doc.finding(f"Flux {doc.kind} {doc.name!r} not mapped", todo)
+    return doc.finding(
+        f"{doc.kind} {doc.name!r} applied from the cluster folder itself",
+        "fleetgen applies apps, not loose objects: move it into a folder of its own and add "
+        "that folder as an app",
+    )
+
+
+def _pinned(version: str | None) -> bool:
+    try:
+        chart_version(version or "")
+    except ValueError:
+        return False
+    return True
 
 
 def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -82,14 +82,12 @@ def fleet_text(
     cluster_texts = [cluster_snippet(request) for request in clusters]
     names = {"Fleet", "Cluster", *(n for _, used in cluster_texts for n in used)}
     names |= _names(fleet)
-    lines = [
-        f'"""The {fleet["name"]} fleet, imported by `fleetgen import` from {what}.',
-        "",
-        "Review it, then `fleetgen build` compiles it into output/; commit both. The files it",
-        "came from are untouched: retire them once the engines read output/.",
-        '"""',
-        "",
-    ]
+    about = (
+        f'"""The {fleet["name"]} fleet, imported by `fleetgen import` from {what}. Review it, '
+        "then `fleetgen build` compiles it into output/; commit both. The files it came from "
+        "are untouched: retire them once the engines read output/."
+    )
+    lines = [*textwrap.wrap(about, WIDTH - 1), '"""', ""]
     if findings:
         lines += ["# fleetgen import could not map everything; fix each, then delete its lines:"]
         lines += [_comment(finding.render()) for finding in findings]

@@ -1,7 +1,6 @@
 """The flux-clusters fleet, imported by `fleetgen import` from the Flux repository it sits in.
-
-Review it, then `fleetgen build` compiles it into output/; commit both. The files it
-came from are untouched: retire them once the engines read output/.
+Review it, then `fleetgen build` compiles it into output/; commit both. The files it came from are
+untouched: retire them once the engines read output/.
 """
 
 from fleetgen import (
