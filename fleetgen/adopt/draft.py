@@ -92,6 +92,8 @@ class Draft:
     instances: list[Instance] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     default_credentials: Call | None = None
+    cascade: bool = False  # removing an app deletes its objects (Fleet(cascade_delete=True))
+    create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 

@@ -58,6 +58,8 @@ def recognise(repo: Repo) -> Draft | None:
         draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
         _Cluster(repo, draft, name).walk(folder)
     draft.repo = _fleet_repo(repo)
+    # Flux deletes what a pruning Kustomization applied, and uninstalls a removed release
+    draft.cascade = all(instance.sync.get("prune") for instance in draft.instances)
     return draft
 
 
@@ -330,8 +332,8 @@ class _Cluster:
         name = to_dns_label(doc.name, "app")
         target = spec.get("targetNamespace") or doc.namespace or None
         sync = release_sync(spec)
-        if item.parent is not None:  # what deleting it does: the Kustomization's pruning
-            sync["prune"] = ks_sync(item.parent.spec)["prune"]
+        # what deleting it does: its Kustomization's pruning (flux-system's: prune)
+        sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
         values = mapping(spec.get("values"))
         release = _release_name(doc, name)
         options = _chart_options(spec)

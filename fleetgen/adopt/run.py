@@ -4,6 +4,7 @@ a fleet, check that fleet deploys what the repository does, and write fleet.py (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +83,10 @@ def _fleet(
     }
     if shared:
         fields["sync"] = Call("SyncPolicy", shared)
-    if shared.get("prune"):  # the engine deletes what an app removed from Git applied
+    if draft.cascade:
         fields["cascade_delete"] = True
+    if not draft.create_namespaces:
+        fields["create_namespaces"] = False
     if draft.default_credentials is not None:
         fields["default_credentials"] = draft.default_credentials
     envs = dict.fromkeys(cluster.env for cluster in draft.clusters)
@@ -127,7 +130,10 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
         listed = set(draft.projects.get(project, {}).get("namespaces", [])) | namespaces.get(
             project, set()
         )
-        fields["namespaces"] = sorted(listed)
+        globs = [pattern for pattern in listed if "*" in pattern]
+        fields["namespaces"] = sorted(
+            ns for ns in listed if ns in globs or not any(fnmatchcase(ns, g) for g in globs)
+        )
         fields.update((k, v) for k, v in draft.projects.get(project, {}).items() if k not in fields)
         meta = draft.namespace_meta.get(project)
         if meta:
