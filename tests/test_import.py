@@ -91,7 +91,7 @@ SECRETS = (
     "glpat-Zx8vQ2mN4pL7rT1wY6kA",  # a token in a Secret of a Flux cluster folder
     "Sup3rS3cretPassw0rd!",  # a password in a HelmRelease's values
     "c2lnbmF0dXJlLWZvci10ZXN0cw",  # the bearer token of Argo CD cluster Secrets
-    "ZXJzOgotIG5hbWU6IGFyZ29jZAogIHVzZXI6CiAg",  # a kubeconfig in an Argo CD cluster Secret (base64)
+    "ZXJzOgotIG5hbWU6IGFyZ29jZAogIHVzZXI6CiAg",  # a kubeconfig in an Argo CD cluster Secret
 )
 
 
