@@ -235,6 +235,7 @@ def add_project(
 def import_repo(directory: Path, *, dry_run: bool = False) -> adopt.Imported:
     """``fleetgen import``: a first fleet.py from the Flux or Argo CD repository at
     ``directory``."""
+    _directory(directory, "DIR")
     if not directory.is_dir():
         raise UsageError(f"{directory}: no such directory (DIR)")
     from fleetgen import adopt
