@@ -16,9 +16,17 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
+from fleetgen.adopt.draft import (
+    DEFAULT_PROJECT,
+    ChartRef,
+    ClusterDraft,
+    Draft,
+    Instance,
+    env_name,
+)
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
 from fleetgen.fields import to_dns_label
+from fleetgen.k8s import image_name
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.templating import Call
 from fleetgen.yamlio import load_all
@@ -26,6 +34,7 @@ from fleetgen.yamlio import load_all
 ARGO = "argoproj.io"
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
 FINALIZER = "resources-finalizer.argocd.argoproj.io"
+BUILT_IN = "default"  # Argo CD's own AppProject
 STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
 _ARGO_KINDS = ("Application", "ApplicationSet", "AppProject")
 _EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
@@ -94,6 +103,7 @@ class _Argo:
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
     cascades: list[bool] = field(default_factory=list)
     namespaces_created: list[bool] = field(default_factory=list)
+    renamed: bool = False  # the built-in project was renamed (said once)
 
     # -- clusters and projects --------------------------------------------------------------
 
@@ -128,7 +138,7 @@ class _Argo:
         """An AppProject: its namespaces (from destinations), repositories, cluster-scoped kinds,
         roles and sync windows."""
         spec = doc.spec
-        fields: dict[str, Any] = {"name": to_dns_label(doc.name, "default")}
+        fields: dict[str, Any] = {"name": self._project_name(doc, doc.name)}
         if spec.get("description"):
             fields["description"] = str(spec["description"])
         namespaces = sorted(
@@ -164,6 +174,22 @@ class _Argo:
 
     # -- Applications ------------------------------------------------------------------------
 
+    def _project_name(self, where: Doc, name: str) -> str:
+        """A project's name in fleet.py: Argo CD's built-in ``default`` (which fleetgen never
+        writes) becomes ``apps``, said once."""
+        if name != BUILT_IN:
+            return to_dns_label(name, DEFAULT_PROJECT)
+        if not self.renamed:
+            self.renamed = True
+            self.draft.findings.append(
+                where.finding(
+                    "AppProject 'default' (Argo CD's built-in project) is renamed 'apps'",
+                    "fleetgen writes the AppProject of each project: its apps move to 'apps' "
+                    "(rename it in fleet.py at will)",
+                )
+            )
+        return DEFAULT_PROJECT
+
     def parent(self, doc: Doc) -> bool:
         """Whether an Application deploys only Argo CD objects of this repository (an app of
         apps): they are imported themselves."""
@@ -195,7 +221,7 @@ class _Argo:
             app,
             cluster,
             origin,
-            project=to_dns_label(str(spec.get("project") or "default"), "default"),
+            project=self._project_name(origin, str(spec.get("project") or BUILT_IN)),
         )
         namespace = at(spec, "destination", "namespace")
         instance.namespace = str(namespace) if namespace else None
@@ -543,18 +569,16 @@ def _release(helm: Mapping[str, Any], app: str) -> str | None:
 
 
 def _image(text: str) -> Call:
-    """``Image(...)`` of an Argo CD kustomize image override (``name=new:tag`` or ``name:tag``)."""
+    """``Image(...)`` of an Argo CD kustomize image override: ``name=new[:tag][@digest]`` or
+    ``name[:tag][@digest]``."""
     name, _, new = text.partition("=")
-    repository, _, tag = (
-        (new or name).rpartition(":")
-        if ":" in (new or name).rsplit("/", 1)[-1]
-        else ((new or name), "", "")
-    )
-    fields = {"name": name.rsplit(":", 1)[0] if not new else name}
-    if new and repository != fields["name"]:
-        fields["new_name"] = repository
-    if tag:
-        fields["tag"] = tag
+    target = new or name
+    fields = {"name": image_name(name)}
+    if new and image_name(target) != fields["name"]:
+        fields["new_name"] = image_name(target)
+    rest = target[len(image_name(target)) :]
+    tag, _, digest = rest.removeprefix(":").partition("@")
+    fields |= {key: value for key, value in (("tag", tag), ("digest", digest)) if value}
     return Call("Image", fields)
 
 

@@ -12,6 +12,7 @@ from fleetgen.adopt.repo import Doc
 from fleetgen.templating import Call, py_literal
 
 Engine = Literal["argocd", "flux"]
+DEFAULT_PROJECT = "apps"  # the project of apps outside any tenant or AppProject of their own
 # Words naming an environment, in the order changes usually go through them.
 _ENV_WORDS: tuple[str, ...] = ("sandbox", "dev", "development", "test", "qa", "preview", "uat")
 _ENV_WORDS += ("staging", "stage", "preprod", "prod", "production")
@@ -50,7 +51,7 @@ class Instance:
     name: str
     cluster: str
     origin: Doc
-    project: str = "default"
+    project: str = "apps"  # DEFAULT_PROJECT
     namespace: str | None = None
     path: str | None = None
     chart: ChartRef | None = None

@@ -15,22 +15,23 @@ from typing import Any
 
 from fleetgen import api, kustomize
 from fleetgen.adopt.apps import Folded
-from fleetgen.adopt.draft import Instance
+from fleetgen.adopt.draft import Engine, Instance
 from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import mapping
 from fleetgen.errors import SpecError
-from fleetgen.k8s import group_of
+from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement
+from fleetgen.templating import Call
 from fleetgen.yamlio import dump, load_all
 
 _TODO = "check the app's settings in fleet.py against the original"
 Key = tuple[str, str, str, str]  # group, kind, namespace, name
 
 
-def check(root: Path, text: str, apps: list[Folded]) -> list[Finding]:
-    """What differs between the repository at ``root`` and the fleet ``text`` imported from it:
-    built in a scratch copy, nothing written here."""
+def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Finding]:
+    """What differs between the repository at ``root`` (read by ``engine``) and the fleet
+    ``text`` imported from it: built in a scratch copy, nothing written here."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-import-") as scratch:
         copy = Path(scratch) / "repo"
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
@@ -60,7 +61,7 @@ def check(root: Path, text: str, apps: list[Folded]) -> list[Finding]:
         ]
         found += [f for name, i, p in pairs if p is not None for f in _chart(name, i, p)]
         builds = [(name, i, p) for name, i, p in pairs if p is not None and p.overlay and i.path]
-        found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original")
+        found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original", engine)
         return found
 
 
@@ -88,6 +89,7 @@ def _objects(
     out_dir: Path,
     builds: list[tuple[str, Instance, Placement]],
     original: Path,
+    engine: Engine,
 ) -> list[Finding]:
     """The objects of each kustomize path: as the repository's engine builds it, and as the
     import's overlay does."""
@@ -96,7 +98,7 @@ def _objects(
         folder = original / str(index)
         folder.mkdir(parents=True)
         (folder / "kustomization.yaml").write_text(
-            dump(_engine_kustomization(copy, folder, instance))
+            dump(_engine_kustomization(copy, folder, instance, engine))
         )
         theirs[index] = folder
     ours = {index: out_dir / placement.overlay for index, (_, _, placement) in enumerate(builds)}
@@ -111,14 +113,20 @@ def _objects(
         ]
     found = []
     for index, (name, instance, _) in enumerate(builds):
-        before, after = _keyed(rendered[theirs[index]]), _keyed(rendered[ours[index]])
+        namespace = instance.namespace if engine == "argocd" else None
+        before = _keyed(rendered[theirs[index]], namespace)
+        after = _keyed(rendered[ours[index]])
         found += _compared(f"{name} on {instance.cluster!r}", instance, before, after)
     return found
 
 
-def _engine_kustomization(copy: Path, folder: Path, instance: Instance) -> dict[str, Any]:
-    """The kustomization the repository's engine builds for an instance: its path, with the
-    namespace, patches and images its Flux Kustomization adds (as kustomize-controller does)."""
+def _engine_kustomization(
+    copy: Path, folder: Path, instance: Instance, engine: Engine
+) -> dict[str, Any]:
+    """The kustomization the repository's engine builds for an instance: its path, with what
+    its Flux Kustomization adds as kustomize-controller does (the namespace of every object,
+    patches, images), or the images of its Argo CD source (whose destination namespace fills in
+    only objects without one: `_keyed`)."""
     spec = instance.origin.spec
     relative = (
         Path(*[".."] * len(folder.relative_to(copy.parent).parts)) / "repo" / str(instance.path)
@@ -128,19 +136,29 @@ def _engine_kustomization(copy: Path, folder: Path, instance: Instance) -> dict[
         "kind": "Kustomization",
         "resources": [relative.as_posix()],
     }
-    if instance.namespace:
-        doc["namespace"] = instance.namespace
-    for key in ("patches", "images"):
-        if spec.get(key) and dict(instance.app_fields).get(key):
-            doc[key] = spec[key]
+    fields = dict(instance.app_fields)
+    if engine == "flux":
+        if instance.namespace:
+            doc["namespace"] = instance.namespace
+        doc |= {
+            key: spec[key] for key in ("patches", "images") if spec.get(key) and fields.get(key)
+        }
+    elif fields.get("images"):
+        doc["images"] = [_image_entry(image) for image in fields["images"]]
     return doc
 
 
-def _keyed(text: str) -> dict[Key, dict[str, Any]]:
+def _keyed(text: str, default_namespace: str | None = None) -> dict[Key, dict[str, Any]]:
+    """The objects of a build by identity; ``default_namespace`` put on namespaced objects
+    without one (as Argo CD does with its destination namespace)."""
     found = {}
     for obj in load_all(text):
         if isinstance(obj, Mapping):
+            scope = (group_of(obj.get("apiVersion")), str(obj.get("kind")))
             meta = mapping(obj.get("metadata"))
+            if default_namespace and not meta.get("namespace") and scope not in CLUSTER_SCOPED:
+                meta = {**meta, "namespace": default_namespace}
+                obj = {**obj, "metadata": meta}
             key = (
                 group_of(obj.get("apiVersion")),
                 str(obj.get("kind")),
@@ -166,21 +184,40 @@ def _without_fleetgen(obj: Mapping[str, Any]) -> dict[str, Any]:
 def _compared(
     where: str, instance: Instance, before: Mapping[Key, Any], after: Mapping[Key, Any]
 ) -> list[Finding]:
-    found = []
-    for key in sorted(before.keys() | after.keys()):
+    """The differences of one app on one cluster: objects moved to another namespace, missing,
+    added or changed (at which fields)."""
+    moved = _moved(before.keys() - after.keys(), after.keys() - before.keys())
+    said = {key for pair in moved for key in pair}
+    found = [
+        instance.origin.finding(
+            f"{where}: {old[1]} {old[3]!r} moves from namespace {old[2]!r} to {new[2]!r}",
+            "fleetgen's namespace= puts every object in it: use namespace=None and name the "
+            "namespaces in the manifests",
+        )
+        for old, new in moved
+    ]
+    for key in sorted((before.keys() | after.keys()) - said):
         shown = f"{key[1]} {'/'.join(part for part in key[2:] if part)}"
         if key not in after:
-            found.append(
-                instance.origin.finding(f"{where}: the import does not deploy {shown}", _TODO)
-            )
+            what = f"the import does not deploy {shown}"
         elif key not in before:
-            found.append(
-                instance.origin.finding(f"{where}: the import also deploys {shown}", _TODO)
-            )
+            what = f"the import also deploys {shown}"
         elif before[key] != after[key]:
-            fields = ", ".join(sorted(_differing(before[key], after[key])))
-            found.append(instance.origin.finding(f"{where}: {shown} differs at {fields}", _TODO))
+            what = f"{shown} differs at {', '.join(sorted(_differing(before[key], after[key])))}"
+        else:
+            continue
+        found.append(instance.origin.finding(f"{where}: {what}", _TODO))
     return found
+
+
+def _moved(missing: set[Key], added: set[Key]) -> list[tuple[Key, Key]]:
+    """(missing, added) pairs of the same object in another namespace."""
+    by_object = {(key[0], key[1], key[3]): key for key in added}
+    return [
+        (key, by_object[(key[0], key[1], key[3])])
+        for key in sorted(missing)
+        if (key[0], key[1], key[3]) in by_object
+    ]
 
 
 def _differing(left: Any, right: Any, path: str = "") -> Iterator[str]:
@@ -202,3 +239,9 @@ def _set(values: Mapping[str, Any]) -> dict[str, Any]:
         for key, value in values.items()
         if value is not None
     }
+
+
+def _image_entry(image: Call) -> dict[str, str]:
+    """``Image(...)`` as a kustomization's ``images`` entry (an Argo CD source's override)."""
+    keys = (("name", "name"), ("new_name", "newName"), ("tag", "newTag"), ("digest", "digest"))
+    return {entry: str(image.kwargs[key]) for key, entry in keys if key in image.kwargs}

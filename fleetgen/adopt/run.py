@@ -59,7 +59,7 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
     fields, apps = _fleet(root, draft, findings)
     requests = [ClusterRequest(c.name, c.env, c.server, dict(c.labels)) for c in draft.clusters]
     text = fleet_text(fields, requests, _WHAT[draft.engine], in_order(findings))
-    found = in_order([*findings, *faithful.check(root, text, apps)])
+    found = in_order([*findings, *faithful.check(root, text, apps, draft.engine)])
     text = fleet_text(fields, requests, _WHAT[draft.engine], found)
     if not dry_run:
         with spec.open("x", encoding="utf-8") as handle:

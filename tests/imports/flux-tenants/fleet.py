@@ -42,7 +42,7 @@ fleet = Fleet(
         Cluster(name="production", env="production", server="https://kubernetes.default.svc"),
     ],
     projects=[
-        Project(name="default", namespaces=["kyverno"]),
+        Project(name="apps", namespaces=["kyverno"]),
         Project(name="dev-team",
                 namespaces=["apps"],
                 service_account="dev-team",
@@ -51,12 +51,12 @@ fleet = Fleet(
                 }),
     ],
     apps=[
-        App(name="kyverno", project="default", namespace="kyverno",
+        App(name="kyverno", project="apps", namespace="kyverno",
             chart=HelmChart(repo="https://kyverno.github.io/kyverno", name="kyverno",
                             version="3.3.4", install_retries=3, upgrade_retries=3),
             values={"admissionController": {"replicas": 1}},
             sync=SyncPolicy(wait=True, interval="30m")),
-        App(name="kyverno-policies", project="default", namespace=None,
+        App(name="kyverno-policies", project="apps", namespace=None,
             path="infrastructure/kyverno-policies",
             depends_on=["kyverno"],
             sync=SyncPolicy(wait=True, interval="1h", timeout="5m")),

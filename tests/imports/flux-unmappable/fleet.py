@@ -47,13 +47,13 @@ fleet = Fleet(
         Cluster(name="prod-eu", env="prod", server="https://kubernetes.default.svc"),
     ],
     projects=[
-        Project(name="default", namespaces=["db", "web"]),
+        Project(name="apps", namespaces=["db", "web"]),
     ],
     apps=[
-        App(name="web", project="default", namespace=None,
+        App(name="web", project="apps", namespace=None,
             path="apps/web",
             sync=SyncPolicy(wait=False, interval="10m")),
-        App(name="postgresql", project="default", namespace="db",
+        App(name="postgresql", project="apps", namespace="db",
             chart=HelmChart(repo="oci://registry-1.docker.io/bitnamicharts", name="postgresql",
                             version="16.4.5"),
             values={"auth": {"username": "shop"}, "primary": {"persistence": {"size": "20Gi"}}},
