@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import itertools
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from fleetgen.adopt.draft import (
     env_name,
 )
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
-from fleetgen.fields import to_dns_label
+from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.templating import Call
@@ -121,10 +122,13 @@ class _Argo:
         kept = {k: v for k, v in labels.items() if not k.startswith("argocd.argoproj.io/")}
         name = to_dns_label(raw or doc.name, "cluster")
         env = to_dns_label(kept.get("env") or kept.get("environment") or env_name(name), name)
-        cluster = ClusterDraft(name, env, server.rstrip("/"), doc, tuple(sorted(kept.items())))
+        credentials, ca_data = _identity(_secret_value(doc, "config"), name)
+        cluster = ClusterDraft(
+            name, env, server.rstrip("/"), doc, tuple(sorted(kept.items())), credentials, ca_data
+        )
         self.clusters[cluster.server] = _Cluster(cluster, raw or doc.name, labels, annotations)
         self.draft.clusters.append(cluster)
-        if server.rstrip("/") != IN_CLUSTER:
+        if server.rstrip("/") != IN_CLUSTER and credentials is None:
             self.draft.findings.append(
                 doc.finding(
                     f"cluster Secret {doc.name!r}: its credentials are not copied",
@@ -473,14 +477,48 @@ class _Argo:
             self.draft.repo = self.urls.most_common(1)[0][0]
         self.draft.cascade = bool(self.cascades) and all(self.cascades)
         self.draft.create_namespaces = any(self.namespaces_created)
-        if any(c.draft.server != IN_CLUSTER for c in self.clusters.values()):
+        if any(
+            c.draft.server != IN_CLUSTER and not c.draft.credentials for c in self.clusters.values()
+        ):
             self.draft.default_credentials = Call(
                 "ExternalSecretRef", {"store": STORE, "key": _KEY}
             )
 
 
+def _identity(config: str | None, cluster: str) -> tuple[str | None, str | None]:
+    """(``add cluster``'s --credentials, the CA) of a cluster config that holds no secret: an
+    IAM role (``awsAuthConfig``) or a GCP/Azure workload identity (``execProviderConfig``
+    running ``argocd-k8s-auth``). None for any other: its material is never read further."""
+    try:
+        parsed = json.loads(config or "")
+    except ValueError:
+        return None, None
+    aws, run = (
+        mapping(mapping(parsed).get("awsAuthConfig")),
+        mapping(parsed.get("execProviderConfig")),
+    )
+    tls = mapping(parsed.get("tlsClientConfig"))
+    material = {"bearerToken", "password", "username"} & set(parsed) or {
+        "certData",
+        "keyData",
+    } & set(tls)
+    credentials = None
+    if aws.get("roleARN") and not material:
+        credentials = f"aws:{aws['roleARN']}:{aws.get('clusterName') or cluster}"
+    elif run.get("command") == "argocd-k8s-auth" and run.get("args") in (["gcp"], ["azure"]):
+        credentials = None if material or run.get("env") else f"exec:{run['args'][0]}"
+    ca = tls.get("caData")
+    if credentials is None or not ca:  # fleetgen needs the CA with these (Argo CD verifies)
+        return None, None
+    try:
+        return credentials, ca_bundle(str(ca))
+    except ValueError:
+        return None, None
+
+
 def _secret_value(doc: Doc, key: str) -> str | None:
-    """A cluster Secret's ``name`` or ``server`` (never any other key: credentials)."""
+    """A cluster Secret's ``name``, ``server`` or ``config`` (`_identity` reads only what holds
+    no secret in it)."""
     text = mapping(doc.obj.get("stringData")).get(key)
     if text is not None:
         return str(text)

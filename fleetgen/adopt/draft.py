@@ -80,6 +80,8 @@ class ClusterDraft:
     server: str
     origin: Doc
     labels: tuple[tuple[str, str], ...] = ()
+    credentials: str | None = None  # as `add cluster --credentials` takes them (no material)
+    ca_data: str | None = None
 
 
 @dataclass(slots=True)

@@ -10,14 +10,14 @@ from typing import Any
 
 from fleetgen.adopt import argocd, faithful, flux, material
 from fleetgen.adopt.apps import Folded, fleet_sync, fold
-from fleetgen.adopt.draft import Draft
+from fleetgen.adopt.draft import ClusterDraft, Draft
 from fleetgen.adopt.findings import Finding, in_order
 from fleetgen.adopt.repo import read_repo
 from fleetgen.adopt.write import fleet_text
 from fleetgen.errors import UsageError
 from fleetgen.fields import to_dns_label
 from fleetgen.scaffold import remote
-from fleetgen.scaffold.requests import ClusterRequest
+from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.templating import Call
 
 SPEC = "fleet.py"
@@ -57,10 +57,9 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
     draft.in_order()
     findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
     fields, apps = _fleet(root, draft, findings)
-    requests = [ClusterRequest(c.name, c.env, c.server, dict(c.labels)) for c in draft.clusters]
-    text = fleet_text(fields, requests, _WHAT[draft.engine], in_order(findings))
+    text = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
     found = in_order([*findings, *faithful.check(root, text, apps, draft.engine)])
-    text = fleet_text(fields, requests, _WHAT[draft.engine], found)
+    text = fleet_text(fields, _WHAT[draft.engine], found)
     if not dry_run:
         with spec.open("x", encoding="utf-8") as handle:
             handle.write(text)
@@ -91,10 +90,23 @@ def _fleet(
         fields["default_credentials"] = draft.default_credentials
     envs = dict.fromkeys(cluster.env for cluster in draft.clusters)
     fields["environments"] = [Call("Environment", {"name": env}) for env in envs]
-    fields["clusters"] = []  # written as `add cluster` writes them (fleet_text)
+    fields["clusters"] = [_cluster(cluster) for cluster in draft.clusters]
     fields["projects"] = _projects(draft, apps)
     fields["apps"] = [app.call for app in apps]
     return fields, apps
+
+
+def _cluster(cluster: ClusterDraft) -> Call:
+    """``Cluster(...)`` with the arguments ``add cluster`` writes (its credentials from its
+    --credentials text)."""
+    fields: dict[str, Any] = {"name": cluster.name, "env": cluster.env, "server": cluster.server}
+    if cluster.labels:
+        fields["labels"] = dict(cluster.labels)
+    if cluster.credentials:
+        fields["credentials"] = credentials_call(cluster.credentials, cluster.name)
+    if cluster.ca_data:
+        fields["ca_data"] = cluster.ca_data
+    return Call("Cluster", fields)
 
 
 def _repo_url(root: Path, draft: Draft, findings: list[Finding], name: str) -> str:

@@ -10,8 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fleetgen.adopt.findings import Finding
-from fleetgen.scaffold.requests import ClusterRequest
-from fleetgen.scaffold.snippets import cluster_snippet
 from fleetgen.templating import Call, py_literal
 
 WIDTH = 100  # ruff's line length in this project, and in the fleets `init` writes
@@ -35,6 +33,10 @@ def layout(value: Any, column: int, indent: int) -> str:
         return flat
     if isinstance(value, Call):
         return _call(value, column)
+    if isinstance(value, str) and flat == f'"{value}"' and WIDTH - column > 20:
+        width = WIDTH - column - 4  # the quotes, the parenthesis and a comma
+        parts = [f'"{value[i : i + width]}"' for i in range(0, len(value), width)]
+        return "(" + ("\n" + " " * (column + 1)).join(parts) + ")"
     deeper = indent + len(_INDENT)
     if isinstance(value, Mapping) and value:
         items = [(f"{py_literal(key)}: ", item) for key, item in value.items()]
@@ -70,18 +72,10 @@ def _call(call: Call, column: int) -> str:
     return f"{call.name}(" + (",\n" + " " * inner).join(lines) + ")"
 
 
-def fleet_text(
-    fleet: Mapping[str, Any],
-    clusters: Sequence[ClusterRequest],
-    what: str,
-    findings: Sequence[Finding],
-) -> str:
+def fleet_text(fleet: Mapping[str, Any], what: str, findings: Sequence[Finding]) -> str:
     """fleet.py: a docstring saying where it came from (``what``), the findings as comments,
-    the imports it needs and ``fleet = Fleet(...)`` with one argument a line, lists one element
-    a line."""
-    cluster_texts = [cluster_snippet(request) for request in clusters]
-    names = {"Fleet", "Cluster", *(n for _, used in cluster_texts for n in used)}
-    names |= _names(fleet)
+    the imports it needs and ``fleet = Fleet(...)`` with one argument a line, lists of calls
+    one call a line."""
     about = (
         f'"""The {fleet["name"]} fleet, imported by `fleetgen import` from {what}. Review it, '
         "then `fleetgen build` compiles it into output/; commit both. The files it came from "
@@ -92,30 +86,16 @@ def fleet_text(
         lines += ["# fleetgen import could not map everything; fix each, then delete its lines:"]
         lines += [_comment(finding.render()) for finding in findings]
         lines += [""]
-    lines += ["from fleetgen import (", *(f"{_INDENT}{name}," for name in sorted(names)), ")", ""]
-    lines += ["fleet = Fleet("]
-    for key, value in fleet.items():
-        if key == "clusters":
-            value = [_Text(text) for text, _ in cluster_texts]
-        lines.append(_argument(key, value))
-    lines += [")"]
+    names = sorted({"Fleet"} | _names(fleet))
+    lines += ["from fleetgen import (", *(f"{_INDENT}{name}," for name in names), ")", ""]
+    lines += ["fleet = Fleet(", *(_argument(key, value) for key, value in fleet.items()), ")"]
     return "\n".join(lines) + "\n"
-
-
-class _Text(str):
-    """Python text already laid out (a snippet), indented where it lands."""
 
 
 def _argument(key: str, value: Any) -> str:
     column = 2 * len(_INDENT)
-    if isinstance(value, list) and value and isinstance(value[0], Call | _Text):
-        elements = [
-            textwrap.indent(item, " " * column).lstrip(" ")
-            if isinstance(item, _Text)
-            else layout(item, column, column)
-            for item in value
-        ]
-        body = "".join(f"{' ' * column}{element},\n" for element in elements)
+    if isinstance(value, list) and value and isinstance(value[0], Call):
+        body = "".join(f"{' ' * column}{layout(item, column, column)},\n" for item in value)
         return f"{_INDENT}{key}=[\n{body}{_INDENT}],"
     return f"{_INDENT}{key}={layout(value, len(_INDENT) + len(key) + 1, len(_INDENT))},"
 

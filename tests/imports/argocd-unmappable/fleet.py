@@ -11,9 +11,6 @@ are untouched: retire them once the engines read output/.
 #     kustomization.yaml
 # argocd/api.yaml:1: api: sync wave 2 — Argo CD orders Applications by wave only under an app of
 #     apps: say the order with depends_on
-# argocd/cluster-dev.yaml:1: cluster Secret 'dev-cluster': its credentials are not copied — put its
-#     connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets' under
-#     'clusters/dev', as Fleet(default_credentials=...) says, or set Cluster(credentials=...)
 # argocd/monitoring.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
@@ -27,9 +24,9 @@ are untouched: retire them once the engines read output/.
 
 from fleetgen import (
     App,
+    AwsAuth,
     Cluster,
     Environment,
-    ExternalSecretRef,
     Fleet,
     HelmChart,
     Project,
@@ -40,13 +37,17 @@ fleet = Fleet(
     repo="https://github.com/acme/api-deploy.git",
     engines=["argocd"],
     create_namespaces=False,
-    default_credentials=ExternalSecretRef(store="cluster-secrets", key="clusters/{cluster}"),
     environments=[
         Environment(name="dev"),
     ],
     clusters=[
         Cluster(name="dev", env="dev", server="https://dev.k8s.example.com:6443",
-                labels={"env": "dev"}),
+                labels={"env": "dev"},
+                credentials=AwsAuth(cluster_name="dev",
+                                    role_arn="arn:aws:iam::111122223333:role/argocd"),
+                ca_data=("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJzekNDQVZtZ0F3SUJBZ0lVWkdWMkxX"
+                         "TnNkWE4wWlhJdFkyRXRabTl5TFhSbGMzUnpNQW9HQ0NxR1NNNDlCQU1DCi0tLS0tRU5EIENF"
+                         "UlRJRklDQVRFLS0tLS0K")),
     ],
     projects=[
         Project(name="apps", namespaces=["api", "monitoring"]),
