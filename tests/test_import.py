@@ -4,7 +4,7 @@ A case is a folder of ``tests/imports/``: ``repo/`` (a repository as a team has 
 these tests in the shapes of public Flux and Argo CD example repositories), ``fleet.py`` (the
 fleet import must write) and ``findings.txt`` (what it must report, one line each; empty: a clean
 import, exit 0). Each is imported in a temporary copy, compared with its golden files
-(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build.
+(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build and validate.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from fleetgen.adopt.layers import layered
 from tests.helpers import run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
@@ -45,6 +47,8 @@ def test_import_writes_the_golden_fleet_and_it_builds(case: Path, tmp_path: Path
     assert after == before  # nothing else written, changed or removed
     built = run_fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
+    validated = run_fleetgen(repo, "validate")
+    assert validated.returncode == 0, validated.stdout + validated.stderr
 
 
 @pytest.mark.parametrize("case", CASES[:1], ids=lambda p: p.name)
@@ -113,3 +117,46 @@ def test_secret_material_never_reaches_fleet_py_messages_or_output(
     written.append((repo / "fleet.py").read_text())
     for secret in _holding_secrets(case):
         assert not any(secret in text for text in written), secret
+
+
+def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
+    """Layers merged as Helm chains values files (mappings deeply, anything else replaced)."""
+    out: dict[str, Any] = {}
+    for layer in layers:
+        for key, value in layer.items():
+            both = isinstance(value, dict) and isinstance(out.get(key), dict)
+            out[key] = _merged(out[key], value) if both else value
+    return out
+
+
+def test_layers_give_each_cluster_its_settings_back_from_the_shallowest_layer() -> None:
+    by_cluster = {
+        "dev-1": {"values": {"image": {"tag": "1.1"}, "replicas": 1, "region": "eu"}},
+        "prod-eu": {"values": {"image": {"tag": "1.0"}, "replicas": 3, "region": "eu"}},
+        "prod-us": {"values": {"image": {"tag": "1.0"}, "replicas": 3, "region": "us"}},
+        "prod-ap": {"values": {"image": {"tag": "1.0"}, "replicas": 5, "region": "ap"}},
+    }
+    env_of = {"dev-1": "dev", "prod-eu": "prod", "prod-us": "prod", "prod-ap": "prod"}
+    layers = layered(by_cluster, env_of, {})
+    assert layers.shared == {}
+    assert layers.per_env == {
+        "dev": {"values": {"image": {"tag": "1.1"}, "replicas": 1, "region": "eu"}},
+        "prod": {"values": {"image": {"tag": "1.0"}}},
+    }
+    assert layers.per_cluster == {
+        "prod-ap": {"values": {"region": "ap", "replicas": 5}},
+        "prod-eu": {"values": {"region": "eu", "replicas": 3}},
+        "prod-us": {"values": {"region": "us", "replicas": 3}},
+    }
+    for cluster, settings in by_cluster.items():
+        deeper = (layers.per_env.get(env_of[cluster], {}), layers.per_cluster.get(cluster, {}))
+        assert _merged(layers.shared, *deeper) == settings
+
+
+def test_a_label_that_explains_every_difference_is_the_layer() -> None:
+    by_cluster = {name: {"region": name[-2:]} for name in ("dev-eu", "prod-eu", "prod-us")}
+    env_of = {"dev-eu": "dev", "prod-eu": "prod", "prod-us": "prod"}
+    labels = {name: {"region": name[-2:], "tier": "web"} for name in by_cluster}
+    layers = layered(by_cluster, env_of, labels)
+    assert (layers.per_env, layers.per_cluster) == ({}, {})
+    assert layers.per_label == {"region=eu": {"region": "eu"}, "region=us": {"region": "us"}}

@@ -31,14 +31,17 @@ def fold(
     instances: Sequence[Instance], clusters: Sequence[ClusterDraft], shared_sync: Mapping[str, Any]
 ) -> list[Folded]:
     """The apps the instances make, in the order they were found."""
-    env_of = {cluster.name: cluster.env for cluster in clusters}
-    envs = list(dict.fromkeys(cluster.env for cluster in clusters))
-    apps = _split(instances, env_of)
+    where = _Clusters(
+        {cluster.name: cluster.env for cluster in clusters},
+        list(dict.fromkeys(cluster.env for cluster in clusters)),
+        {cluster.name: dict(cluster.labels) for cluster in clusters},
+    )
+    apps = _split(instances, where.env_of)
     renamed = {
         (instance.name, instance.cluster): name for name, group in apps for instance in group
     }
     folded = [
-        Folded(name, tuple(group), _app(name, group, env_of, envs, renamed, shared_sync))
+        Folded(name, tuple(group), _app(name, group, where, renamed, shared_sync))
         for name, group in apps
     ]
     return _dependencies_first(folded)
@@ -85,11 +88,20 @@ def _name(name: str, group: list[Instance], env_of: Mapping[str, str], taken: se
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _Clusters:
+    """The fleet's clusters as apps' layers see them: environment and labels of each, and the
+    environments in order."""
+
+    env_of: Mapping[str, str]
+    envs: list[str]
+    labels_of: Mapping[str, Mapping[str, str]]
+
+
 def _app(
     name: str,
     group: list[Instance],
-    env_of: Mapping[str, str],
-    envs: list[str],
+    where: _Clusters,
     renamed: Mapping[tuple[str, str], str],
     shared_sync: Mapping[str, Any],
 ) -> Call:
@@ -97,7 +109,8 @@ def _app(
     fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
     per_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
     defaults = {"chart_version": first.chart_version} if first.chart_version else {}
-    shared, per_env, per_cluster_left = layered(per_cluster, env_of, defaults)
+    layers = layered(per_cluster, where.env_of, where.labels_of, defaults)
+    shared = layers.shared
     if first.chart is not None:
         fields["chart"] = _chart(first.chart, shared.pop("chart_version", None))
     elif first.source is not None:
@@ -107,7 +120,7 @@ def _app(
             fields["path"] = path
     else:
         fields["path"] = first.path
-    targets = _targets({instance.cluster for instance in group}, env_of, envs)
+    targets = _targets({instance.cluster for instance in group}, where.env_of, where.envs)
     if targets is not None:
         fields["targets"] = targets
     depends = sorted(
@@ -121,7 +134,7 @@ def _app(
     if depends:
         fields["depends_on"] = depends
     fields.update(_layer_fields(shared))
-    fields.update(_layers((shared, per_env, per_cluster_left), envs))
+    fields.update(_layers(layers, where.envs))
     fields.update(first.app_fields)
     return Call("App", fields)
 
@@ -156,18 +169,18 @@ def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _layers(layers: Layers, envs: list[str]) -> dict[str, Any]:
-    _, per_env, per_cluster = layers
-    fields: dict[str, Any] = {}
-    if per_env:
-        fields["per_env"] = {
-            env: Call("Overrides", _layer_fields(per_env[env])) for env in envs if env in per_env
-        }
-    if per_cluster:
-        fields["per_cluster"] = {
-            cluster: Call("Overrides", _layer_fields(settings))
-            for cluster, settings in per_cluster.items()
-        }
-    return fields
+    """``per_env``, ``per_label`` and ``per_cluster`` of an app, environments in the fleet's
+    order."""
+    found = {
+        "per_env": {env: layers.per_env[env] for env in envs if env in layers.per_env},
+        "per_label": layers.per_label,
+        "per_cluster": layers.per_cluster,
+    }
+    return {
+        field: {key: Call("Overrides", _layer_fields(settings)) for key, settings in layer.items()}
+        for field, layer in found.items()
+        if layer
+    }
 
 
 def _chart(chart: ChartRef, version: str | None) -> Call:

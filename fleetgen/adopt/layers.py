@@ -5,6 +5,7 @@ each value once (Helm's and fleetgen's deep merge puts them back together)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -43,27 +44,53 @@ def residual(value: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any
     return left
 
 
-Layers = tuple[dict[str, Any], dict[str, dict[str, Any]], dict[str, dict[str, Any]]]
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """Settings by layer: shared by all clusters, then per environment, per cluster label
+    (``key=value``) and per cluster, each holding only what the layers above do not."""
+
+    shared: dict[str, Any]
+    per_env: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_label: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_cluster: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def layered(
     by_cluster: Mapping[str, Mapping[str, Any]],
     env_of: Mapping[str, str],
+    labels_of: Mapping[str, Mapping[str, str]],
     defaults: Mapping[str, Any] | None = None,
 ) -> Layers:
-    """(shared by all, per environment, per cluster) of the clusters' settings ``by_cluster``,
-    empty layers left out; ``defaults`` are shared where the clusters share no value (a value
-    the shallowest layer must hold)."""
+    """The layers of the clusters' settings ``by_cluster`` (empty layers left out): what the
+    clusters of an environment share, else, when a label's values explain every difference, per
+    label, and what is left per cluster. ``defaults`` are shared where the clusters share no
+    value (a value the shallowest layer must hold)."""
     shared = {**(defaults or {}), **common(list(by_cluster.values()))}
     rest = {cluster: residual(value, shared) for cluster, value in by_cluster.items()}
-    per_env: dict[str, dict[str, Any]] = {}
-    for env in sorted({env_of[cluster] for cluster in rest}):
-        found = common([rest[cluster] for cluster in sorted(rest) if env_of[cluster] == env])
+    per_env, left = _grouped(rest, {cluster: env_of[cluster] for cluster in rest})
+    if not left:
+        return Layers(shared, per_env)
+    keys = set.intersection(*(set(labels_of.get(cluster, {})) for cluster in rest))
+    for key in sorted(keys):
+        groups = {cluster: f"{key}={labels_of[cluster][key]}" for cluster in rest}
+        per_label, unexplained = _grouped(rest, groups)
+        if not unexplained and len(set(groups.values())) > 1:
+            return Layers(shared, per_label=per_label)
+    return Layers(shared, per_env, per_cluster=left)
+
+
+def _grouped(
+    rest: Mapping[str, Mapping[str, Any]], group_of: Mapping[str, str]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(what each group's clusters share, what is left of each cluster's settings)."""
+    layers: dict[str, dict[str, Any]] = {}
+    for group in sorted(set(group_of.values())):
+        found = common([rest[cluster] for cluster in sorted(rest) if group_of[cluster] == group])
         if found:
-            per_env[env] = found
-    per_cluster = {
-        cluster: left
+            layers[group] = found
+    left = {
+        cluster: remains
         for cluster, value in sorted(rest.items())
-        if (left := residual(value, per_env.get(env_of[cluster], {})))
+        if (remains := residual(value, layers.get(group_of[cluster], {})))
     }
-    return shared, per_env, per_cluster
+    return layers, left

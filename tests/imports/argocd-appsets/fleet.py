@@ -78,10 +78,9 @@ fleet = Fleet(
             targets=Selector(envs=["staging", "prod"]),
             values={"controller": {"replicaCount": 2}},
             sync=SyncPolicy(sync_options=["ServerSideApply=true"]),
-            per_env={"staging": Overrides(values={"controller": {"config": {"region": "eu"}}})},
-            per_cluster={
-                "prod-eu": Overrides(values={"controller": {"config": {"region": "eu"}}}),
-                "prod-us": Overrides(values={"controller": {"config": {"region": "us"}}}),
+            per_label={
+                "region=eu": Overrides(values={"controller": {"config": {"region": "eu"}}}),
+                "region=us": Overrides(values={"controller": {"config": {"region": "us"}}}),
             }),
         App(name="web", project="team-a", namespace="team-a-web",
             path="apps/team-a/web",
