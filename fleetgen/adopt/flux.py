@@ -146,6 +146,7 @@ class _Cluster:
                 )
 
     def _deployed(self, folder: str, by: Doc | None) -> list[Doc]:
+        """What ``folder`` deploys; nothing (a finding at ``by``) when kustomize fails."""
         try:
             return self.repo.deployed(folder)
         except Unreadable as error:
@@ -156,6 +157,7 @@ class _Cluster:
             return []
 
     def _apply(self, docs: Iterable[Doc], parent: Doc | None) -> None:
+        """Each object ``parent`` (None: the cluster folder) applies, by kind."""
         for doc in docs:
             if doc.is_(KUSTOMIZE, "Kustomization"):
                 self._kustomization(doc, parent)
@@ -170,22 +172,34 @@ class _Cluster:
                 self.draft.findings.append(_loose(doc))
 
     def _kustomization(self, doc: Doc, parent: Doc | None) -> None:
+        """A Kustomization: followed into its folder, or an app of its folder or source."""
         if doc.name == ROOT:
             return
         ref = mapping(doc.spec.get("sourceRef"))
-        local = ref.get("kind") == "GitRepository" and ref.get("name") == ROOT
         path = relative_path(str(doc.spec.get("path", "") or "."))
-        if local and path is not None:
+        if path is None:
+            self.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: path leaves the repository",
+                    "point it inside the repository",
+                    ("spec", "path"),
+                )
+            )
+            return
+        if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
             deployed = self._deployed(path, doc)
             if _only_flux(deployed):
                 self.parent_of[doc.name] = parent
                 self._apply(deployed, doc)
                 return
-        instance = self._kustomize_app(doc, path, local, ref, deployed if local else [])
+            instance: Instance | None = self._local_app(doc, path, deployed)
+        else:
+            instance = self._source_app(doc, path, ref)
         if instance is not None:
             self.produced.setdefault(doc.name, []).append(instance.name)
             self._made(instance.name, parent)
             instance.depends_on += self._inherited(parent)
+            self._tenant(instance, doc)
             self.found.append(instance)
 
     def _made(self, name: str, parent: Doc | None) -> None:
@@ -203,54 +217,44 @@ class _Cluster:
             parent = self.parent_of.get(parent.name)
         return found
 
-    def _kustomize_app(
-        self, doc: Doc, path: str | None, local: bool, ref: Mapping[str, Any], deployed: list[Doc]
-    ) -> Instance | None:
+    def _app(self, doc: Doc) -> Instance:
+        """The instance of a Kustomization: its name, sync settings and dependencies, and a
+        finding for each field it has that fleetgen does not."""
         spec = doc.spec
-        name = to_dns_label(doc.name, "app")
-        fields: list[tuple[str, Any]] = []
         for key, todo in _UNMAPPED.items():
             if key in spec:
-                self.draft.findings.append(
-                    doc.finding(
-                        f"Kustomization {doc.name!r}: spec.{key} not mapped", todo, ("spec", key)
-                    )
-                )
-        instance = Instance(name, self.cluster, doc, sync=ks_sync(spec))
+                what = f"Kustomization {doc.name!r}: spec.{key} not mapped"
+                self.draft.findings.append(doc.finding(what, todo, ("spec", key)))
+        instance = Instance(to_dns_label(doc.name, "app"), self.cluster, doc, sync=ks_sync(spec))
         instance.depends_on = _names(spec.get("dependsOn"))
-        target = spec.get("targetNamespace")
-        if local:
-            if path is None:
-                self.draft.findings.append(
-                    doc.finding(
-                        f"Kustomization {doc.name!r}: path leaves the repository",
-                        "point it inside the repository",
-                        ("spec", "path"),
-                    )
+        return instance
+
+    def _local_app(self, doc: Doc, path: str, deployed: list[Doc]) -> Instance:
+        """An app of a folder of this repository, whose objects are ``deployed``."""
+        instance = self._app(doc)
+        target = doc.spec.get("targetNamespace")
+        instance.path = path
+        instance.namespace = str(target) if target else None
+        instance.uses = {str(target)} if target else _namespaces(deployed)
+        instance.app_fields = tuple(self._overlay_fields(doc, path))
+        return instance
+
+    def _source_app(self, doc: Doc, path: str, ref: Mapping[str, Any]) -> Instance | None:
+        """An app of a folder of another source, None when the source cannot be one."""
+        source = self._source(doc, ref)
+        if source is None:
+            return None
+        instance = self._app(doc)
+        instance.source, instance.path = source, path
+        if doc.spec.get("targetNamespace"):
+            self.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: targetNamespace of another source's manifests",
+                    "fleetgen does not rewrite another source's namespaces: set them in its "
+                    "manifests",
+                    ("spec", "targetNamespace"),
                 )
-                return None
-            instance.path = path
-            instance.namespace = str(target) if target else None
-            fields = self._overlay_fields(doc, path)
-            instance.uses = {target} if target else _namespaces(deployed)
-        else:
-            source = self._source(doc, ref)
-            if source is None:
-                return None
-            instance.source, instance.path = source, path
-            instance.uses = {target} if target else set()
-            if target:
-                self.draft.findings.append(
-                    doc.finding(
-                        f"Kustomization {doc.name!r}: targetNamespace of manifests from "
-                        "another source",
-                        "fleetgen does not rewrite another source's "
-                        "namespaces: set them in its manifests",
-                        ("spec", "targetNamespace"),
-                    )
-                )
-        instance.app_fields = tuple(fields)
-        self._tenant(instance, doc)
+            )
         return instance
 
     def _overlay_fields(self, doc: Doc, path: str) -> list[tuple[str, Any]]:
@@ -288,6 +292,7 @@ class _Cluster:
         return fields
 
     def _source(self, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
+        """``GitSource``/``OciSource`` of a Kustomization's source, None (a finding) if none."""
         kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
         found = self.sources.get((kind, name)) or next(
             (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
@@ -307,6 +312,7 @@ class _Cluster:
         return made
 
     def _release(self, item: _Applied) -> Instance | None:
+        """A HelmRelease's chart app, None (a finding) when its chart cannot be said."""
         doc, spec = item.doc, item.doc.spec
         chart = _release_chart(doc, self.sources, self.repo)
         if isinstance(chart, str):
@@ -362,6 +368,8 @@ class _Cluster:
         return instance
 
     def _tenant(self, instance: Instance, doc: Doc) -> None:
+        """An object applied as a ServiceAccount makes its app a tenant's: a project of that
+        account (``Project(service_account=...)``)."""
         account = doc.spec.get("serviceAccountName")
         if not account:
             return
@@ -390,11 +398,7 @@ class _Cluster:
             elif doc.kind == "ServiceAccount" and doc.name in accounts:
                 continue
             elif doc.kind == "RoleBinding" and _binds(doc, accounts):
-                role = (
-                    doc.obj.get("roleRef", {}).get("name")
-                    if isinstance(doc.obj.get("roleRef"), Mapping)
-                    else None
-                )
+                role = at(doc.obj, "roleRef", "name")
                 if role != "admin":
                     self.draft.findings.append(
                         doc.finding(
@@ -412,11 +416,10 @@ class _Cluster:
                 )
 
     def _namespace(self, doc: Doc, instances: list[Instance]) -> None:
-        meta = {
-            k: dict(v)
-            for k in ("labels", "annotations")
-            if isinstance(v := doc.meta.get(k), Mapping) and v
-        }
+        """A Namespace beside a tenant's objects: its metadata is the project's
+        ``namespace_metadata`` (fleetgen creates the Namespace)."""
+        meta = {key: dict(mapping(doc.meta.get(key))) for key in ("labels", "annotations")}
+        meta = {key: value for key, value in meta.items() if value}
         for instance in instances:
             if doc.name in instance.uses or instance.namespace == doc.name:
                 if meta:
@@ -431,19 +434,14 @@ class _Cluster:
         )
 
     def _depends(self, instance: Instance, names: set[str]) -> list[str]:
+        """The instances an instance's dependsOn names (a Kustomization: what it made)."""
         found: list[str] = []
         for name in instance.depends_on:
-            made = self.produced.get(name) or (
-                [to_dns_label(name, "app")] if to_dns_label(name, "app") in names else []
-            )
+            label = to_dns_label(name, "app")
+            made = self.produced.get(name) or ([label] if label in names else [])
             if not made:
-                self.draft.findings.append(
-                    instance.origin.finding(
-                        f"dependsOn {name!r}: nothing of that name is applied on "
-                        f"cluster {self.cluster!r}",
-                        "add depends_on by hand",
-                    )
-                )
+                what = f"dependsOn {name!r}: nothing of that name is applied on {self.cluster!r}"
+                self.draft.findings.append(instance.origin.finding(what, "add depends_on by hand"))
             found += [m for m in made if m != instance.name]
         return sorted(set(found))
 
