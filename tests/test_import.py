@@ -96,6 +96,7 @@ SECRETS = (
     "Sup3rS3cretPassw0rd!",  # a password in a HelmRelease's values
     "c2lnbmF0dXJlLWZvci10ZXN0cw",  # the bearer token of Argo CD cluster Secrets
     "ZXJzOgotIG5hbWU6IGFyZ29jZAogIHVzZXI6CiAg",  # a kubeconfig in an Argo CD cluster Secret
+    "ghp_R4nd0mT0k3nV4lu3F0rT3st5Onlyxyz1234",  # a token in an Application's repoURL
 )
 
 

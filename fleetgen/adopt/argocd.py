@@ -26,6 +26,7 @@ from fleetgen.adopt.draft import (
     env_name,
 )
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
+from fleetgen.adopt.sources import carries_credentials
 from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name
 from fleetgen.model.clusters import IN_CLUSTER
@@ -230,7 +231,7 @@ class _Argo:
         namespace = at(spec, "destination", "namespace")
         instance.namespace = str(namespace) if namespace else None
         instance.uses = {instance.namespace} if instance.namespace else set()
-        instance.sync = self._sync(origin, app, mapping(spec.get("syncPolicy")))
+        instance.sync = self._sync(mapping(spec.get("syncPolicy")))
         if not self._source(origin, instance, sources[0]):
             return
         fields = []
@@ -279,32 +280,32 @@ class _Argo:
         return made.name
 
     def _source(self, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> bool:
+        """The instance's source: a chart, a folder of this repository (kustomize, plain or a
+        chart) or another Git repository; False (a finding) when it cannot be one."""
         url = str(source.get("repoURL", ""))
-        revision = str(source.get("targetRevision") or "")
         helm = mapping(source.get("helm"))
+        if carries_credentials(url):
+            self.draft.findings.append(
+                origin.finding(
+                    f"{instance.name}: its source URL carries credentials",
+                    "not copied: give the engines the credentials, not the URL",
+                )
+            )
+            return False
+        path = relative_path(str(source.get("path") or "."))
         if source.get("chart"):
             repo = url if "://" in url else f"oci://{url}"
-            instance.chart = ChartRef(
-                repo.rstrip("/"), str(source["chart"]), release_name=_release(helm, instance.name)
-            )
-            instance.chart_version = revision or None
-            return self._values(origin, instance, helm)
-        path = relative_path(str(source.get("path") or "."))
-        local = path is not None and (self.repo.root / path).is_dir()
-        if local and path is not None:
+            release = _release(helm, instance.name)
+            instance.chart = ChartRef(repo.rstrip("/"), str(source["chart"]), release_name=release)
+            instance.chart_version = str(source.get("targetRevision") or "") or None
+            self._values(origin, instance, helm)
+        elif path is not None and (self.repo.root / path).is_dir():
             self.urls[url] += 1
-            instance.path = path
-            if (self.repo.root / path / "Chart.yaml").is_file():
-                instance.path = None
-                files = [f"{path}/{f}" for f in helm.get("valueFiles") or []]
-                options = (("values_files", files),) if files else ()
-                instance.chart = ChartRef(
-                    path=path, release_name=_release(helm, instance.name), options=options
-                )
-                return self._values(origin, instance, helm)
-            self._kustomize(origin, instance, source)
-            return True
-        if not url.startswith("https://"):
+            self._local(origin, instance, source, path)
+        elif url.startswith("https://"):
+            instance.source, instance.path = _git(url, source.get("targetRevision")), path
+            instance.namespace = None
+        else:
             self.draft.findings.append(
                 origin.finding(
                     f"{instance.name}: source {url!r} not mapped",
@@ -312,14 +313,20 @@ class _Argo:
                 )
             )
             return False
-        git: dict[str, Any] = {"url": url}
-        if re.fullmatch(r"[0-9a-f]{40}|v?\d+(\.\d+)*.*", revision):
-            git["revision"] = revision
-        elif revision not in ("", "HEAD", "main"):
-            git["branch"] = revision
-        instance.source, instance.path = Call("GitSource", git), path
-        instance.namespace = None
         return True
+
+    def _local(self, origin: Doc, instance: Instance, source: Mapping[str, Any], path: str) -> None:
+        """A folder of this repository: a chart kept here, else a kustomize or plain folder."""
+        helm = mapping(source.get("helm"))
+        if (self.repo.root / path / "Chart.yaml").is_file():
+            files = [f"{path}/{name}" for name in helm.get("valueFiles") or []]
+            options = (("values_files", files),) if files else ()
+            release = _release(helm, instance.name)
+            instance.chart = ChartRef(path=path, release_name=release, options=options)
+            self._values(origin, instance, helm)
+        else:
+            instance.path = path
+            self._kustomize(origin, instance, source)
 
     def _kustomize(self, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:
         kustomize = mapping(source.get("kustomize"))
@@ -341,7 +348,8 @@ class _Argo:
                 )
             )
 
-    def _values(self, origin: Doc, instance: Instance, helm: Mapping[str, Any]) -> bool:
+    def _values(self, origin: Doc, instance: Instance, helm: Mapping[str, Any]) -> None:
+        """A chart's values: ``valuesObject``, else the ``values`` text."""
         values = helm.get("valuesObject")
         if values is None and isinstance(helm.get("values"), str):
             docs = load_all(helm["values"])
@@ -361,9 +369,10 @@ class _Argo:
                     "copy them into values=",
                 )
             )
-        return True
 
-    def _sync(self, origin: Doc, app: str, policy: Mapping[str, Any]) -> dict[str, Any]:
+    def _sync(self, policy: Mapping[str, Any]) -> dict[str, Any]:
+        """SyncPolicy fields of an Application's ``syncPolicy`` (CreateNamespace apart: a
+        Fleet setting)."""
         sync: dict[str, Any] = {}
         automated = policy.get("automated")
         if isinstance(automated, Mapping):
@@ -390,7 +399,6 @@ class _Argo:
                 "backoff_max_duration": backoff.get("maxDuration"),
             }
             sync["retry"] = Call("Retry", {k: v for k, v in fields.items() if v is not None})
-        del origin, app
         return sync
 
     # -- ApplicationSets ---------------------------------------------------------------------
@@ -440,7 +448,7 @@ class _Argo:
                 made.append(params)
             return made
         if "git" in generator:
-            return self._directories(doc, mapping(generator["git"]))
+            return self._directories(mapping(generator["git"]))
         if "matrix" in generator:
             children = _list(at(generator, "matrix", "generators"))
             if len(children) != 2:
@@ -449,7 +457,9 @@ class _Argo:
             return [{**b, **a} for a, b in itertools.product(first, second)]
         raise _Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
 
-    def _directories(self, doc: Doc, git: Mapping[str, Any]) -> list[dict[str, str]]:
+    def _directories(self, git: Mapping[str, Any]) -> list[dict[str, str]]:
+        """The git generator's parameters of each folder of this repository its directories
+        select."""
         if git.get("files"):
             raise _Unresolved("a git files generator is not mapped")
         rules = [
@@ -467,7 +477,6 @@ class _Argo:
             and not any(_glob(f, p) for p, ex in rules if ex)
         ]
         self.urls[str(git.get("repoURL", ""))] += 1
-        del doc
         return [_path_params(folder) for folder in chosen]
 
     def finish(self) -> None:
@@ -595,6 +604,18 @@ def _flat(element: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
         else:
             found[f"{prefix}{key}"] = str(value)
     return found
+
+
+def _git(url: str, revision: Any) -> Call:
+    """``GitSource(...)`` of a repository at ``targetRevision``: a tag or commit pinned, any
+    other name a branch."""
+    fields: dict[str, Any] = {"url": url}
+    text = str(revision or "")
+    if re.fullmatch(r"[0-9a-f]{40}|v?\d+(\.\d+)+\S*", text):
+        fields["revision"] = text
+    elif text not in ("", "HEAD", "main"):
+        fields["branch"] = text
+    return Call("GitSource", fields)
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:

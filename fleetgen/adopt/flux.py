@@ -14,7 +14,7 @@ from typing import Any
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
 from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
-from fleetgen.adopt.sources import git_source, oci_source
+from fleetgen.adopt.sources import carries_credentials, git_source, oci_source
 from fleetgen.fields import chart_version, to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.templating import Call
@@ -547,6 +547,8 @@ def _release_chart(
         if found is None or not found.is_(SOURCE, "OCIRepository"):
             return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
         url, _, chart = str(found.spec.get("url", "")).rpartition("/")
+        if carries_credentials(url):
+            return "its OCIRepository's url carries credentials"
         tag = at(found.spec, "ref", "tag")
         return (ChartRef(url, chart), str(tag)) if tag else "its OCIRepository names no tag"
     template = at(spec, "chart", "spec")
@@ -561,6 +563,8 @@ def _release_chart(
     if found is None or not found.is_(SOURCE, "HelmRepository"):
         return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
     url = str(found.spec.get("url", "")).rstrip("/")
+    if carries_credentials(url):
+        return "its HelmRepository's url carries credentials"
     if found.spec.get("type") == "oci" and not url.startswith("oci://"):
         url = f"oci://{url}"
     return ChartRef(url, chart), str(version) if version else None

@@ -14,7 +14,7 @@ def git_source(doc: Doc) -> Call | str:
     url = str(doc.spec.get("url", ""))
     if not url.startswith("https://"):
         return "its url is not https://"
-    if "@" in url.removeprefix("https://").split("/", 1)[0]:
+    if carries_credentials(url):
         return "its url carries credentials"
     ref = mapping(doc.spec.get("ref"))
     fields: dict[str, Any] = {"url": url}
@@ -35,10 +35,15 @@ def oci_source(doc: Doc) -> Call | str:
     """``OciSource(...)`` of an OCIRepository, or why not."""
     url = str(doc.spec.get("url", ""))
     ref = mapping(doc.spec.get("ref"))
-    if "@" in url.removeprefix("oci://").split("/", 1)[0]:
+    if carries_credentials(url):
         return "its url carries credentials"
     if ref.get("digest"):
         return Call("OciSource", {"url": url, "digest": str(ref["digest"])})
     if ref.get("tag"):
         return Call("OciSource", {"url": url, "tag": str(ref["tag"])})
     return "it names no tag or digest"
+
+
+def carries_credentials(url: str) -> bool:
+    """Whether ``url`` has user info (``https://user:token@host/...``): never copied."""
+    return "@" in url.partition("://")[2].split("/", 1)[0]

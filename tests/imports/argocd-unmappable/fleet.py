@@ -11,9 +11,11 @@ are untouched: retire them once the engines read output/.
 #     kustomization.yaml
 # argocd/api.yaml:1: api: sync wave 2 — Argo CD orders Applications by wave only under an app of
 #     apps: say the order with depends_on
-# argocd/monitoring.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
+# argocd/legacy.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
+# argocd/legacy.yaml:1: legacy: its source URL carries credentials — not copied: give the engines
+#     the credentials, not the URL
 # argocd/monitoring.yaml:1: monitoring: helm.parameters not mapped — write them into values=
 # argocd/monitoring.yaml:1: monitoring: helm.valueFiles of a chart repository — copy them into
 #     values=
