@@ -320,7 +320,7 @@ class _Argo:
         helm = mapping(source.get("helm"))
         if (self.repo.root / path / "Chart.yaml").is_file():
             files = [f"{path}/{name}" for name in helm.get("valueFiles") or []]
-            options = (("values_files", files),) if files else ()
+            options = (("values_files", tuple(files)),) if files else ()
             release = _release(helm, instance.name)
             instance.chart = ChartRef(path=path, release_name=release, options=options)
             self._values(origin, instance, helm)

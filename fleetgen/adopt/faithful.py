@@ -21,7 +21,7 @@ from fleetgen.adopt.repo import mapping
 from fleetgen.errors import SpecError
 from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import Placement
+from fleetgen.plan import Placement, merge_values
 from fleetgen.templating import Call
 from fleetgen.yamlio import dump, load_all
 
@@ -59,13 +59,13 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
             for name, i, p in pairs
             if p is None
         ]
-        found += [f for name, i, p in pairs if p is not None for f in _chart(name, i, p)]
+        found += [f for name, i, p in pairs if p is not None for f in _chart(copy, name, i, p)]
         builds = [(name, i, p) for name, i, p in pairs if p is not None and p.overlay and i.path]
         found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original", engine)
         return found
 
 
-def _chart(name: str, instance: Instance, placement: Placement) -> list[Finding]:
+def _chart(root: Path, name: str, instance: Instance, placement: Placement) -> list[Finding]:
     """A release's chart, version and values on both sides."""
     chart, ref = placement.chart, instance.chart
     if chart is None or ref is None:
@@ -76,8 +76,9 @@ def _chart(name: str, instance: Instance, placement: Placement) -> list[Finding]
     imported = (chart.repo, chart.name, chart.version) if chart.path is None else (chart.path,)
     if original != imported:
         found.append(instance.origin.finding(f"{where}: another chart or version", _TODO))
-    if _set(instance.values) != _set(placement.settings.values):
-        fields = sorted(_differing(_set(instance.values), _set(placement.settings.values)))
+    values = _set(_effective(root, instance))
+    if values != _set(placement.settings.values):
+        fields = sorted(_differing(values, _set(placement.settings.values)))
         found.append(
             instance.origin.finding(f"{where}: the values differ at {', '.join(fields)}", _TODO)
         )
@@ -230,6 +231,17 @@ def _differing(left: Any, right: Any, path: str = "") -> Iterator[str]:
                 )
     elif left != right:
         yield path or "(the whole value)"
+
+
+def _effective(root: Path, instance: Instance) -> dict[str, Any]:
+    """A release's values as its engine passes them: its values files in order (Argo CD's
+    ``valueFiles`` of a chart kept here), then its inline values."""
+    files = dict(instance.chart.options if instance.chart else ()).get("values_files", ())
+    merged: dict[str, Any] = {}
+    for path in files:
+        docs = load_all((root / path).read_bytes()) if (root / path).is_file() else []
+        merged = merge_values(merged, mapping(docs[0]) if docs else {}, "", {})
+    return merge_values(merged, instance.values, "", {})
 
 
 def _set(values: Mapping[str, Any]) -> dict[str, Any]:

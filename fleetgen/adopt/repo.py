@@ -127,13 +127,17 @@ def read_repo(root: Path) -> Repo:
 
 
 def _yaml_files(root: Path) -> list[Path]:
+    """The YAML files of the repository, but in skipped folders and in Helm charts (templates
+    are no YAML until rendered)."""
+    charts = {path.parent for path in root.rglob("Chart.yaml")}
     found = []
     for path in root.rglob("*"):
         parts = path.relative_to(root).parts
-        if any(part in _SKIPPED for part in parts[:-1]) or not path.is_file():
+        if path.suffix not in (".yaml", ".yml") or not path.is_file():
             continue
-        if path.suffix in (".yaml", ".yml") and not any(p in _SKIPPED for p in parts):
-            found.append(path)
+        if any(part in _SKIPPED for part in parts) or any(c in path.parents for c in charts):
+            continue
+        found.append(path)
     return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 

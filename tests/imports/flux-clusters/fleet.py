@@ -13,6 +13,7 @@ from fleetgen import (
     Overrides,
     Patch,
     Project,
+    Selector,
     SyncPolicy,
 )
 
@@ -31,9 +32,14 @@ fleet = Fleet(
         Cluster(name="production", env="production", server="https://kubernetes.default.svc"),
     ],
     projects=[
-        Project(name="apps", namespaces=["cert-manager", "monitoring", "podinfo"]),
+        Project(name="apps", namespaces=["cert-manager", "hello", "monitoring", "podinfo"]),
     ],
     apps=[
+        App(name="hello", project="apps", namespace="hello",
+            chart=HelmChart(path="charts/hello"),
+            targets=Selector(envs=["staging"]),
+            values={"message": "hello from staging"},
+            sync=SyncPolicy(interval="10m")),
         App(name="cert-manager", project="apps", namespace="cert-manager",
             chart=HelmChart(repo="https://charts.jetstack.io", name="cert-manager",
                             version="v1.16.2"),
