@@ -11,12 +11,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import yaml
+
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
 from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
 from fleetgen.adopt.sources import carries_credentials, git_source, oci_source
 from fleetgen.fields import chart_version, to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
+from fleetgen.plan import merge_values
 from fleetgen.templating import Call
 from fleetgen.yamlio import document_nodes, load_all
 
@@ -112,6 +115,7 @@ class _Cluster:
     found: list[Instance | _Applied] = field(default_factory=list)  # in the order applied
     parent_of: dict[str, Doc | None] = field(default_factory=dict)  # followed Kustomizations
     tenancy: list[Doc] = field(default_factory=list)
+    configmaps: dict[tuple[str, str], Doc] = field(default_factory=dict)  # releases' values
 
     def walk(self, folder: str) -> None:
         """Follow ``folder`` and everything it applies into instances."""
@@ -168,6 +172,8 @@ class _Cluster:
                 self.sources.setdefault((doc.kind, doc.name), doc)
             elif _tenancy_kind(doc):
                 self.tenancy.append(doc)
+            elif doc.kind == "ConfigMap" and doc.group == "" and parent is not None:
+                self.configmaps[(doc.namespace, doc.name)] = doc  # values of a release there
             else:
                 self.draft.findings.append(_loose(doc))
 
@@ -340,7 +346,7 @@ class _Cluster:
         sync = release_sync(spec)
         # what deleting it does: its Kustomization's pruning (flux-system's: prune)
         sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
-        values = mapping(spec.get("values"))
+        values = self._values(doc)
         release = _release_name(doc, name)
         options = _chart_options(spec)
         instance = Instance(
@@ -355,7 +361,7 @@ class _Cluster:
         )
         instance.uses = {str(target)} if target else set()
         instance.depends_on = [*_names(spec.get("dependsOn")), *self._inherited(item.parent)]
-        for key in ("valuesFrom", "postRenderers", "kubeConfig", "driftDetection"):
+        for key in ("postRenderers", "kubeConfig", "driftDetection"):
             if spec.get(key):
                 self.draft.findings.append(
                     doc.finding(
@@ -366,6 +372,34 @@ class _Cluster:
                 )
         self._tenant(instance, doc)
         return instance
+
+    def _values(self, doc: Doc) -> dict[str, Any]:
+        """A HelmRelease's values as helm-controller merges them: each ``valuesFrom`` ConfigMap
+        applied beside it, in order (a Secret's, never read, a finding), then ``values``."""
+        merged: dict[str, Any] = {}
+        for index, ref in enumerate(_list(doc.spec.get("valuesFrom"))):
+            found = self.configmaps.get((doc.namespace, str(ref.get("name"))))
+            text = (
+                mapping(found.obj.get("data")).get(str(ref.get("valuesKey") or "values.yaml"))
+                if found
+                else None
+            )
+            if ref.get("kind") != "ConfigMap" or not isinstance(text, str) or ref.get("targetPath"):
+                self.draft.findings.append(
+                    doc.finding(
+                        f"HelmRelease {doc.name!r}: valuesFrom {ref.get('kind')} "
+                        f"{ref.get('name')!r} not mapped",
+                        _RELEASE_TODO["valuesFrom"],
+                        ("spec", "valuesFrom", index),
+                    )
+                )
+                continue
+            try:
+                docs = load_all(text)
+            except yaml.YAMLError:
+                docs = [None]  # not a mapping: the build says so
+            merged = merge_values(merged, dict(mapping(docs[0] if docs else {})), "", {})
+        return merge_values(merged, dict(mapping(doc.spec.get("values"))), "", {})
 
     def _tenant(self, instance: Instance, doc: Doc) -> None:
         """An object applied as a ServiceAccount makes its app a tenant's: a project of that
@@ -577,13 +611,30 @@ def _find(sources: Mapping[tuple[str, str], Doc], repo: Repo, kind: str, name: s
 
 
 def _only_flux(docs: list[Doc]) -> bool:
-    """Whether a folder holds only what import follows (Flux objects and a tenant's accounts)
-    and at least one Kustomization or HelmRelease."""
+    """Whether a folder holds only what import follows (Flux objects, the ConfigMaps of their
+    values, a tenant's accounts) and at least one Kustomization or HelmRelease."""
+    values = {ref for doc in docs if doc.is_(HELM, "HelmRelease") for ref in _values_maps(doc)}
     followed = (
-        _flux(doc) or any(doc.is_(SOURCE, kind) for kind in _SOURCES) or _tenancy_kind(doc)
+        _flux(doc)
+        or any(doc.is_(SOURCE, kind) for kind in _SOURCES)
+        or _tenancy_kind(doc)
+        or (doc.group, doc.kind, doc.namespace, doc.name) in values
         for doc in docs
     )
     return all(followed) and any(_flux(doc) and doc.name != ROOT for doc in docs)
+
+
+def _values_maps(release: Doc) -> list[tuple[str, str, str, str]]:
+    """(group, kind, namespace, name) of each ConfigMap a HelmRelease reads values from."""
+    return [
+        ("", "ConfigMap", release.namespace, str(ref.get("name")))
+        for ref in _list(release.spec.get("valuesFrom"))
+        if ref.get("kind") == "ConfigMap"
+    ]
+
+
+def _list(value: Any) -> list[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def _tenancy_kind(doc: Doc) -> bool:

@@ -54,7 +54,13 @@ fleet = Fleet(
         App(name="kyverno", project="apps", namespace="kyverno",
             chart=HelmChart(repo="https://kyverno.github.io/kyverno", name="kyverno",
                             version="3.3.4", install_retries=3, upgrade_retries=3),
-            values={"admissionController": {"replicas": 1}},
+            values={
+                "admissionController": {
+                    "replicas": 1,
+                    "container": {"resources": {"limits": {"memory": "768Mi"}}},
+                },
+                "cleanupController": {"enabled": False},
+            },
             sync=SyncPolicy(wait=True, interval="30m")),
         App(name="kyverno-policies", project="apps", namespace=None,
             path="infrastructure/kyverno-policies",

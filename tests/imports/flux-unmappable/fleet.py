@@ -4,8 +4,9 @@ untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
-# apps/db/release.yaml:28: HelmRelease 'postgresql': spec.valuesFrom not mapped — copy the values
-#     into values= (a ConfigMap's) or keep secret ones in the chart's existingSecret settings
+# apps/db/release.yaml:28: HelmRelease 'postgresql': valuesFrom ConfigMap 'postgresql-tuning' not
+#     mapped — copy the values into values= (a ConfigMap's) or keep secret ones in the chart's
+#     existingSecret settings
 # apps/db/release.yaml:31: postgresql: values.auth.password looks like secret material — not
 #     copied: keep it in a Secret (App(secrets=[AppSecret(...)]) from your store) and point the
 #     chart or manifests at it (existingSecret, secretKeyRef)
