@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +162,15 @@ def test_a_label_that_explains_every_difference_is_the_layer() -> None:
     layers = layered(by_cluster, env_of, labels)
     assert (layers.per_env, layers.per_cluster) == ({}, {})
     assert layers.per_label == {"region=eu": {"region": "eu"}, "region=us": {"region": "us"}}
+
+
+def test_the_git_remote_origin_is_the_fleets_repo(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(CASES[0] / "repo", repo)
+    for command in (
+        ["init", "-q", "-b", "main"],
+        ["remote", "add", "origin", "git@github.com:acme/platform.git"],
+    ):
+        subprocess.run(["git", *command], cwd=repo, check=True)
+    ran = run_fleetgen(repo, "import", "--dry-run")
+    assert '    repo="https://github.com/acme/platform.git",\n' in ran.stdout
