@@ -73,6 +73,7 @@ class Repo:
     docs: list[Doc] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     lines: dict[tuple[str, str, str], list[Doc]] = field(default_factory=dict)
+    builds: dict[str, list[Doc] | Unreadable] = field(default_factory=dict)  # by directory
 
     def under(self, directory: str) -> Iterator[Doc]:
         """The objects written in files under ``directory`` (repo-relative; "." for all)."""
@@ -100,13 +101,19 @@ class Repo:
         """What ``directory`` deploys: its kustomize build when it holds a kustomization (each
         object located where it is written), else every object of its files (as a plain
         directory). Raises `Unreadable` when kustomize fails."""
-        if self.has_kustomization(directory):
+        if not self.has_kustomization(directory):
+            return list(self.under(directory))
+        if directory not in self.builds:  # each cluster folder may apply it: built once
             try:
                 text = kustomize.build(self.root / directory)
+                objects = [obj for obj in load_all(text) if _is_object(obj)]
+                self.builds[directory] = [self.origin(obj, directory) for obj in objects]
             except kustomize.KustomizeBuildError as error:
-                raise Unreadable(str(error).strip().splitlines()[-1]) from None
-            return [self.origin(obj, directory) for obj in load_all(text) if _is_object(obj)]
-        return list(self.under(directory))
+                self.builds[directory] = Unreadable(str(error).strip().splitlines()[-1])
+        built = self.builds[directory]
+        if isinstance(built, Unreadable):
+            raise built
+        return built
 
 
 class Unreadable(Exception):
