@@ -79,6 +79,7 @@ def _split(
 
 
 def _name(name: str, group: list[Instance], env_of: Mapping[str, str], taken: set[str]) -> str:
+    """``NAME-ENV`` for the instances of one environment, else ``NAME-CLUSTER``."""
     envs = sorted({env_of[instance.cluster] for instance in group})
     suffix = envs[0] if len(envs) == 1 else sorted(i.cluster for i in group)[0]
     found = f"{name}-{suffix}"
@@ -105,38 +106,35 @@ def _app(
     renamed: Mapping[tuple[str, str], str],
     shared_sync: Mapping[str, Any],
 ) -> Call:
+    """``App(...)`` of one app's instances: its source, targets, dependencies, settings and
+    layers."""
     first = group[0]
-    fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
-    per_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
+    by_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
     defaults = {"chart_version": first.chart_version} if first.chart_version else {}
-    layers = layered(per_cluster, where.env_of, where.labels_of, defaults)
-    shared = layers.shared
-    if first.chart is not None:
-        fields["chart"] = _chart(first.chart, shared.pop("chart_version", None))
-    elif first.source is not None:
-        fields["source"] = first.source
-        path = shared.pop("path", None)
-        if path not in (None, "."):
-            fields["path"] = path
-    else:
-        fields["path"] = first.path
+    layers = layered(by_cluster, where.env_of, where.labels_of, defaults)
+    fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
+    fields.update(_source(first, layers.shared))
     targets = _targets({instance.cluster for instance in group}, where.env_of, where.envs)
     if targets is not None:
         fields["targets"] = targets
-    depends = sorted(
-        {
-            renamed[(dep, i.cluster)]
-            for i in group
-            for dep in i.depends_on
-            if (dep, i.cluster) in renamed
-        }
-    )
-    if depends:
-        fields["depends_on"] = depends
-    fields.update(_layer_fields(shared))
+    depends = {renamed.get((dep, i.cluster)) for i in group for dep in i.depends_on}
+    if depends - {None}:
+        fields["depends_on"] = sorted(depends - {None})
+    fields.update(_layer_fields(layers.shared))
     fields.update(_layers(layers, where.envs))
     fields.update(first.app_fields)
     return Call("App", fields)
+
+
+def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:
+    """The fields saying where an app's manifests come from (taking the chart version and a
+    source's path out of the settings all clusters share)."""
+    if first.chart is not None:
+        return {"chart": _chart(first.chart, shared.pop("chart_version", None))}
+    if first.source is not None:
+        path = shared.pop("path", None)
+        return {"source": first.source, **({"path": path} if path not in (None, ".") else {})}
+    return {"path": first.path}
 
 
 def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,6 +182,7 @@ def _layers(layers: Layers, envs: list[str]) -> dict[str, Any]:
 
 
 def _chart(chart: ChartRef, version: str | None) -> Call:
+    """``HelmChart(...)``: a repository's chart with its version, or one kept here."""
     fields = {
         "repo": chart.repo,
         "name": chart.name,
