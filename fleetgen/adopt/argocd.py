@@ -26,7 +26,7 @@ from fleetgen.adopt.draft import (
     env_name,
 )
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
-from fleetgen.adopt.sources import carries_credentials
+from fleetgen.adopt.sources import PIN, carries_credentials, pinned
 from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name
 from fleetgen.model.clusters import IN_CLUSTER
@@ -293,6 +293,15 @@ class _Argo:
             )
             return False
         path = relative_path(str(source.get("path") or "."))
+        if source.get("chart") and not pinned(str(source.get("targetRevision") or "")):
+            self.draft.findings.append(
+                origin.finding(
+                    f"{instance.name}: chart version {source.get('targetRevision')!r} is not "
+                    "pinned",
+                    PIN,
+                )
+            )
+            return False
         if source.get("chart"):
             repo = url if "://" in url else f"oci://{url}"
             release = _release(helm, instance.name)

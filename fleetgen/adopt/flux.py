@@ -16,8 +16,8 @@ import yaml
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
 from fleetgen.adopt.findings import Finding
 from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
-from fleetgen.adopt.sources import carries_credentials, git_source, oci_source
-from fleetgen.fields import chart_version, to_dns_label
+from fleetgen.adopt.sources import PIN, carries_credentials, git_source, oci_source, pinned
+from fleetgen.fields import to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.plan import merge_values
 from fleetgen.templating import Call
@@ -331,12 +331,11 @@ class _Cluster:
             )
             return None
         ref, version = chart
-        if ref.path is None and not _pinned(version):
+        if ref.path is None and not pinned(version):
             self.draft.findings.append(
                 doc.finding(
                     f"HelmRelease {doc.name!r}: chart version {version!r} is not pinned",
-                    "pin an exact version (both engines must install the same release), then "
-                    "add it as App(chart=HelmChart(...))",
+                    PIN,
                     ("spec", "chart", "spec", "version"),
                 )
             )
@@ -514,14 +513,6 @@ def _loose(doc: Doc) -> Finding:
         "fleetgen applies apps, not loose objects: move it into a folder of its own and add "
         "that folder as an app",
     )
-
-
-def _pinned(version: str | None) -> bool:
-    try:
-        chart_version(version or "")
-    except ValueError:
-        return False
-    return True
 
 
 def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:

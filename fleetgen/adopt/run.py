@@ -3,7 +3,7 @@ a fleet, check that fleet deploys what the repository does, and write fleet.py (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -57,15 +57,41 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
     draft.in_order()
     findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
     fields, apps = _fleet(root, draft, findings)
-    text = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
-    found = in_order([*findings, *faithful.check(root, text, apps, draft.engine)])
-    text = fleet_text(fields, _WHAT[draft.engine], found)
+    checked = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
+    differences = faithful.check(root, checked, apps, draft.engine)
+    text, found = _with_findings(fields, _WHAT[draft.engine], findings, differences, checked)
     if not dry_run:
         with spec.open("x", encoding="utf-8") as handle:
             handle.write(text)
     return Imported(
         spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps), not dry_run
     )
+
+
+def _with_findings(
+    fields: dict[str, Any],
+    what: str,
+    findings: list[Finding],
+    differences: list[Finding],
+    checked: str,
+) -> tuple[str, list[Finding]]:
+    """fleet.py with every finding at its top, and the findings: those of the check at lines of
+    the text it built (``checked``, fewer comments above them) moved to where they land."""
+    found = in_order([*findings, *differences])
+    for _ in range(3):  # a line number one digit longer may wrap a comment: settle it
+        shift = _code_line(fleet_text(fields, what, found)) - _code_line(checked)
+        moved = [
+            replace(f, line=f.line + shift) if f.file == SPEC and f.line else f for f in differences
+        ]
+        if in_order([*findings, *moved]) == found:
+            break
+        found = in_order([*findings, *moved])
+    return fleet_text(fields, what, found), found
+
+
+def _code_line(text: str) -> int:
+    """The line fleet.py's code starts at (its imports), below the docstring and findings."""
+    return text.splitlines().index("from fleetgen import (")
 
 
 def _fleet(

@@ -1,12 +1,19 @@
 """Sources outside the repository as the spec writes them: a Flux GitRepository or
-OCIRepository as ``GitSource(...)`` / ``OciSource(...)``, or why it cannot be one."""
+OCIRepository as ``GitSource(...)`` / ``OciSource(...)``, or why it cannot be one; what any
+source must be to be copied (no credentials in its URL, a chart's version pinned)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fleetgen.adopt.repo import Doc, mapping
+from fleetgen.fields import chart_version
 from fleetgen.templating import Call
+
+PIN = (
+    "pin an exact version (both engines must install the same release), then add it as "
+    "App(chart=HelmChart(...))"
+)
 
 
 def git_source(doc: Doc) -> Call | str:
@@ -47,3 +54,12 @@ def oci_source(doc: Doc) -> Call | str:
 def carries_credentials(url: str) -> bool:
     """Whether ``url`` has user info (``https://user:token@host/...``): never copied."""
     return "@" in url.partition("://")[2].split("/", 1)[0]
+
+
+def pinned(version: str | None) -> bool:
+    """Whether a chart version is exact, as `HelmChart.version` must be."""
+    try:
+        chart_version(version or "")
+    except ValueError:
+        return False
+    return True
