@@ -1,7 +1,7 @@
 """The fleet.py text of a draft, laid out as ``fleetgen add`` writes its snippets: a call on one
 line when it fits, else its first arguments on the call's line and each further one on a line of
-its own, aligned after the opening parenthesis (`fleetgen.templating.Call` and ``py_literal``
-give the text of each value; clusters are ``add cluster``'s own snippet)."""
+its own, aligned after the opening parenthesis (`fleetgen.templating.Call` and ``py_literal``,
+which render the snippets, give the text of each value)."""
 
 from __future__ import annotations
 
