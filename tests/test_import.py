@@ -4,7 +4,8 @@ A case is a folder of ``tests/imports/``: ``repo/`` (a repository as a team has 
 these tests in the shapes of public Flux and Argo CD example repositories), ``fleet.py`` (the
 fleet import must write) and ``findings.txt`` (what it must report, one line each; empty: a clean
 import, exit 0). Each is imported in a temporary copy, compared with its golden files
-(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build and validate.
+(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build and validate;
+nothing it writes or prints may hold the secret material its inputs do (`SECRETS`).
 """
 
 from __future__ import annotations
@@ -12,44 +13,56 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fleetgen.adopt.layers import layered
-from tests.helpers import run_fleetgen, tree
+from tests.helpers import Ran, run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
 
 
-def _imported(case: Path, tmp_path: Path, *args: str) -> tuple[Path, list[str], int]:
-    """The case's repository copied and imported: (its folder, the findings, exit code)."""
-    repo = tmp_path / case.name
+@dataclass(frozen=True)
+class Imported:
+    """A case's repository imported in a temporary copy, then built and validated there."""
+
+    case: Path
+    repo: Path
+    ran: Ran
+    built: Ran
+    validated: Ran
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda p: p.name)
+def imported(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Imported:
+    case: Path = request.param
+    repo = tmp_path_factory.mktemp("import") / case.name
     shutil.copytree(case / "repo", repo)
-    ran = run_fleetgen(repo, "import", *args)
+    ran = run_fleetgen(repo, "import")
     assert "Traceback" not in ran.stderr, ran.stderr
-    return repo, ran.stderr.splitlines(), ran.returncode
-
-
-@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
-def test_import_writes_the_golden_fleet_and_it_builds(case: Path, tmp_path: Path) -> None:
-    before = tree(case / "repo")
-    repo, findings, code = _imported(case, tmp_path)
-    written = (repo / "fleet.py").read_text()
     if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
-        (case / "fleet.py").write_text(written)
-        (case / "findings.txt").write_text("".join(f"{line}\n" for line in findings))
+        shutil.copyfile(repo / "fleet.py", case / "fleet.py")
+        (case / "findings.txt").write_text(ran.stderr)
+    return Imported(case, repo, ran, run_fleetgen(repo, "build"), run_fleetgen(repo, "validate"))
+
+
+def test_import_writes_the_golden_fleet_and_nothing_else(imported: Imported) -> None:
+    case, written = imported.case, (imported.repo / "fleet.py").read_text()
     assert written == (case / "fleet.py").read_text()
+    findings = imported.ran.stderr.splitlines()
     assert findings == (case / "findings.txt").read_text().splitlines()
-    assert code == (1 if findings else 0)
-    after = tree(repo)
+    assert imported.ran.returncode == (1 if findings else 0)
+    after = {p: data for p, data in tree(imported.repo).items() if not p.startswith("output/")}
     assert after.pop("fleet.py") == written.encode()
-    assert after == before  # nothing else written, changed or removed
-    built = run_fleetgen(repo, "build")
-    assert built.returncode == 0, built.stderr
-    validated = run_fleetgen(repo, "validate")
-    assert validated.returncode == 0, validated.stdout + validated.stderr
+    assert after == tree(case / "repo")  # nothing else written, changed or removed
+
+
+def test_the_imported_fleet_builds_and_validates(imported: Imported) -> None:
+    assert imported.built.returncode == 0, imported.built.stderr
+    assert imported.validated.returncode == 0, imported.validated.stdout + imported.validated.stderr
 
 
 @pytest.mark.parametrize("case", CASES[:1], ids=lambda p: p.name)
@@ -101,23 +114,17 @@ SECRETS = (
 )
 
 
-def _holding_secrets(case: Path) -> list[str]:
-    inputs = b"".join(tree(case / "repo").values()).decode()
-    return [secret for secret in SECRETS if secret in inputs]
-
-
-@pytest.mark.parametrize("case", [c for c in CASES if _holding_secrets(c)], ids=lambda p: p.name)
-def test_secret_material_never_reaches_fleet_py_messages_or_output(
-    case: Path, tmp_path: Path
-) -> None:
-    repo = tmp_path / case.name
-    shutil.copytree(case / "repo", repo)
-    ran = run_fleetgen(repo, "import")
-    built = run_fleetgen(repo, "build")
-    written = [ran.stdout, ran.stderr, built.stdout, built.stderr]
-    written += [data.decode() for path, data in tree(repo).items() if path.startswith("output/")]
-    written.append((repo / "fleet.py").read_text())
-    for secret in _holding_secrets(case):
+def test_secret_material_never_reaches_fleet_py_messages_or_output(imported: Imported) -> None:
+    inputs = b"".join(tree(imported.case / "repo").values()).decode()
+    held = [secret for secret in SECRETS if secret in inputs]
+    written = [
+        run.stdout + run.stderr for run in (imported.ran, imported.built, imported.validated)
+    ]
+    written += [
+        data.decode() for path, data in tree(imported.repo).items() if path.startswith("output/")
+    ]
+    written.append((imported.repo / "fleet.py").read_text())
+    for secret in held:
         assert not any(secret in text for text in written), secret
 
 
