@@ -24,6 +24,8 @@ untouched: retire them once the engines read output/.
 # clusters/prod-eu/registry-credentials.yaml:1: Secret 'registry-token' applied from the cluster
 #     folder itself — fleetgen applies apps, not loose objects: move it into a folder of its own
 #     and add that folder as an app
+# docs/runbook.yaml:3: YAML that cannot be read (did not find expected ',' or '}') — fix the file,
+#     rerun
 
 from fleetgen import (
     App,
