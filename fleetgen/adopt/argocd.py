@@ -25,6 +25,7 @@ from fleetgen.adopt.draft import (
     Instance,
     env_name,
 )
+from fleetgen.adopt.findings import BY_HAND, unmapped
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
 from fleetgen.adopt.sources import PIN, carries_credentials, pinned
 from fleetgen.fields import ca_bundle, to_dns_label
@@ -40,6 +41,15 @@ BUILT_IN = "default"  # Argo CD's own AppProject
 STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
 _ARGO_KINDS = ("Application", "ApplicationSet", "AppProject")
 _EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
+# The Application fields import maps (and below them, the parts it reads).
+_APPLICATION_MAPPED = {
+    "project": (),
+    "source": ("repoURL", "path", "targetRevision", "chart", "helm", "kustomize", "directory"),
+    "sources": (),
+    "destination": ("server", "name", "namespace"),
+    "syncPolicy": ("automated", "syncOptions", "retry"),
+    "ignoreDifferences": (),
+}
 _KEY = "clusters/{cluster}"  # ... and the key of each cluster's config in it
 _CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 
@@ -232,6 +242,8 @@ class _Argo:
         instance.namespace = str(namespace) if namespace else None
         instance.uses = {instance.namespace} if instance.namespace else set()
         instance.sync = self._sync(mapping(spec.get("syncPolicy")))
+        where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
+        self.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
         if not self._source(origin, instance, sources[0]):
             return
         fields = []
@@ -338,6 +350,8 @@ class _Argo:
             self._kustomize(origin, instance, source)
 
     def _kustomize(self, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:
+        """A folder's kustomize options (images mapped, the rest findings); a plain folder
+        read without ``recurse`` while it has folders with manifests (fleetgen reads them)."""
         kustomize = mapping(source.get("kustomize"))
         images = [_image(str(image)) for image in kustomize.get("images") or []]
         if images:
@@ -349,7 +363,19 @@ class _Argo:
                     "put it in the folder's kustomization.yaml",
                 )
             )
-        for key in sorted(set(mapping(source.get("directory"))) - {"recurse"}):
+        directory = mapping(source.get("directory"))
+        path = str(instance.path)
+        prefix = "" if path == "." else f"{path}/"
+        nested = [d for d in self.repo.under(path) if "/" in d.file[len(prefix) :]]
+        if not self.repo.has_kustomization(path) and nested and not directory.get("recurse"):
+            self.draft.findings.append(
+                origin.finding(
+                    f"{instance.name}: a plain folder read without directory.recurse",
+                    f"fleetgen reads its subfolders too ({nested[0].file}): move them out, or "
+                    "check they belong to the app",
+                )
+            )
+        for key in sorted(set(directory) - {"recurse"}):
             self.draft.findings.append(
                 origin.finding(
                     f"{instance.name}: source.directory.{key} not mapped",
@@ -364,13 +390,13 @@ class _Argo:
             docs = load_all(helm["values"])
             values = docs[0] if docs else {}
         instance.values = dict(mapping(values))
-        for key in ("parameters", "fileParameters"):
-            if helm.get(key):
-                self.draft.findings.append(
-                    origin.finding(
-                        f"{instance.name}: helm.{key} not mapped", "write them into values="
-                    )
+        for key in sorted(set(helm) - {"valuesObject", "values", "valueFiles", "releaseName"}):
+            self.draft.findings.append(
+                origin.finding(
+                    f"{instance.name}: helm.{key} not mapped",
+                    "write them into values=" if "arameters" in key else BY_HAND,
                 )
+            )
         if helm.get("valueFiles") and instance.chart is not None and instance.chart.path is None:
             self.draft.findings.append(
                 origin.finding(

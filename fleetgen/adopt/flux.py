@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
-from fleetgen.adopt.findings import Finding
+from fleetgen.adopt.findings import Finding, unmapped
 from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
 from fleetgen.adopt.sources import PIN, carries_credentials, git_source, oci_source, pinned
 from fleetgen.fields import to_dns_label
@@ -227,10 +227,7 @@ class _Cluster:
         """The instance of a Kustomization: its name, sync settings and dependencies, and a
         finding for each field it has that fleetgen does not."""
         spec = doc.spec
-        for key, todo in _UNMAPPED.items():
-            if key in spec:
-                what = f"Kustomization {doc.name!r}: spec.{key} not mapped"
-                self.draft.findings.append(doc.finding(what, todo, ("spec", key)))
+        self.draft.findings += unmapped(doc, _KUSTOMIZATION_MAPPED, _UNMAPPED)
         instance = Instance(to_dns_label(doc.name, "app"), self.cluster, doc, sync=ks_sync(spec))
         instance.depends_on = _names(spec.get("dependsOn"))
         return instance
@@ -360,15 +357,7 @@ class _Cluster:
         )
         instance.uses = {str(target)} if target else set()
         instance.depends_on = [*_names(spec.get("dependsOn")), *self._inherited(item.parent)]
-        for key in ("postRenderers", "kubeConfig", "driftDetection"):
-            if spec.get(key):
-                self.draft.findings.append(
-                    doc.finding(
-                        f"HelmRelease {doc.name!r}: spec.{key} not mapped",
-                        _RELEASE_TODO[key],
-                        ("spec", key),
-                    )
-                )
+        self.draft.findings += unmapped(doc, _RELEASE_MAPPED, _RELEASE_TODO)
         self._tenant(instance, doc)
         return instance
 
@@ -479,7 +468,43 @@ class _Cluster:
         return sorted(set(found))
 
 
+# The fields import maps (at the top of a spec, and below: their parts it reads).
+_KUSTOMIZATION_MAPPED = {
+    "sourceRef": (),
+    "path": (),
+    "interval": (),
+    "timeout": (),
+    "retryInterval": (),
+    "prune": (),
+    "wait": (),
+    "suspend": (),
+    "dependsOn": (),
+    "targetNamespace": (),
+    "patches": (),
+    "images": (),
+    "serviceAccountName": (),
+}
+_RELEASE_MAPPED = {
+    "chart": (),
+    "chartRef": (),
+    "interval": (),
+    "timeout": (),
+    "values": (),
+    "valuesFrom": (),
+    "releaseName": (),
+    "targetNamespace": (),
+    "install": ("remediation", "disableWait"),
+    "upgrade": ("remediation",),
+    "test": ("enable",),
+    "dependsOn": (),
+    "serviceAccountName": (),
+    "suspend": (),
+}
 _RELEASE_TODO = {
+    "install": "fleetgen's releases install CRDs (Create) and retry as HelmChart(install_retries) "
+    "says: set what else matters by hand",
+    "upgrade": "fleetgen's releases replace CRDs (CreateReplace) and retry as "
+    "HelmChart(upgrade_retries) says: set what else matters by hand",
     "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
     "chart's existingSecret settings",
     "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
