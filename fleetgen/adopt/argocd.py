@@ -50,6 +50,27 @@ _APPLICATION_MAPPED = {
     "syncPolicy": ("automated", "syncOptions", "retry"),
     "ignoreDifferences": (),
 }
+_SET_MAPPED: dict[str, tuple[str, ...]] = {
+    "generators": (),
+    "template": (),
+    "goTemplate": (),
+    "goTemplateOptions": (),
+}
+_SET_TODO = {
+    "strategy": "roll changes through clusters with Environment(rollout=Rollout(steps=...))",
+    "syncPolicy": "fleetgen's ApplicationSets keep their Applications' resources as "
+    "Fleet(cascade_delete=...) says",
+}
+_PROJECT_MAPPED: dict[str, tuple[str, ...]] = {
+    "description": (),
+    "sourceRepos": (),
+    "destinations": (),
+    "clusterResourceWhitelist": (),
+    "namespaceResourceBlacklist": (),
+    "roles": (),
+    "syncWindows": (),
+}
+_PROJECT_TODO: dict[str, str] = {}
 _KEY = "clusters/{cluster}"  # ... and the key of each cluster's config in it
 _CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 
@@ -164,10 +185,7 @@ class _Argo:
         repos = [str(r) for r in spec.get("sourceRepos") or [] if r != "*"]
         if repos:
             fields["source_repos"] = repos
-        kinds = [
-            (str(k.get("group", "")), str(k.get("kind")))
-            for k in _list(spec.get("clusterResourceWhitelist"))
-        ]
+        kinds = _kinds(spec.get("clusterResourceWhitelist"))
         if any("*" in group + kind for group, kind in kinds):
             self.draft.findings.append(
                 doc.finding(
@@ -179,12 +197,16 @@ class _Argo:
             )
         elif kinds:
             fields["cluster_resources"] = kinds
+        denied = _kinds(spec.get("namespaceResourceBlacklist"))
+        if denied:
+            fields["namespace_resources_deny"] = denied
         roles = [_role(role) for role in _list(spec.get("roles"))]
         if roles:
             fields["roles"] = roles
         windows = [_window(window) for window in _list(spec.get("syncWindows"))]
         if windows:
             fields["sync_windows"] = windows
+        self.draft.findings += unmapped(doc, _PROJECT_MAPPED, _PROJECT_TODO)
         self.draft.projects[fields["name"]] = fields
 
     # -- Applications ------------------------------------------------------------------------
@@ -443,8 +465,9 @@ class _Argo:
         cluster's part left out (one app across clusters)."""
         spec = doc.spec
         template = mapping(spec.get("template"))
+        self.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
         try:
-            made = [p for g in _list(spec.get("generators")) for p in self._generate(doc, g)]
+            made = [p for g in _list(spec.get("generators")) for p in self._selected(doc, g)]
             rendered = [(params, _render(template, params)) for params in made]
         except _Unresolved as error:
             self.draft.findings.append(
@@ -469,7 +492,15 @@ class _Argo:
         name = str(_render(at(template, "metadata", "name") or "", masked))
         return to_dns_label(re.sub(r"-+", "-", name), to_dns_label(doc.name, "app"))
 
+    def _selected(self, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
+        """A generator's parameter sets its ``selector`` keeps (matched against the sets)."""
+        if any(mapping(value).get("template") for value in generator.values()):
+            raise _Unresolved("a generator's own template is not mapped")
+        selector = mapping(generator.get("selector"))
+        return [p for p in self._generate(doc, generator) if _selects(selector, p)]
+
     def _generate(self, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
+        """The parameter sets a generator makes, flat as fasttemplate names them."""
         if "list" in generator:
             return [_flat(mapping(e)) for e in _list(at(generator, "list", "elements"))]
         if "clusters" in generator:
@@ -488,7 +519,7 @@ class _Argo:
             children = _list(at(generator, "matrix", "generators"))
             if len(children) != 2:
                 raise _Unresolved("a matrix generator without exactly two generators")
-            first, second = (self._generate(doc, child) for child in children)
+            first, second = (self._selected(doc, child) for child in children)
             return [{**b, **a} for a, b in itertools.product(first, second)]
         raise _Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
 
@@ -651,6 +682,11 @@ def _git(url: str, revision: Any) -> Call:
     elif text not in ("", "HEAD", "main"):
         fields["branch"] = text
     return Call("GitSource", fields)
+
+
+def _kinds(value: Any) -> list[tuple[str, str]]:
+    """(group, kind) of each entry of an AppProject's resource list."""
+    return [(str(k.get("group", "")), str(k.get("kind"))) for k in _list(value)]
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:

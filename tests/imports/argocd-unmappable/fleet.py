@@ -11,6 +11,8 @@ are untouched: retire them once the engines read output/.
 #     kustomization.yaml
 # argocd/api.yaml:1: api: sync wave 2 — Argo CD orders Applications by wave only under an app of
 #     apps: say the order with depends_on
+# argocd/api.yaml:8: ApplicationSet 'api': spec.strategy not mapped — roll changes through clusters
+#     with Environment(rollout=Rollout(steps=...))
 # argocd/legacy.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
