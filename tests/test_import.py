@@ -111,6 +111,8 @@ SECRETS = (
     "c2lnbmF0dXJlLWZvci10ZXN0cw",  # the bearer token of Argo CD cluster Secrets
     "ZXJzOgotIG5hbWU6IGFyZ29jZAogIHVzZXI6CiAg",  # a kubeconfig in an Argo CD cluster Secret
     "ghp_R4nd0mT0k3nV4lu3F0rT3st5Onlyxyz1234",  # a token in an Application's repoURL
+    "dGVzdC1zaWduYXR1cmUtb25seQ",  # a token in an annotation of a cluster Secret
+    "Zq7!mP2#vL9xR4tW",  # a password a Flux Kustomization's patch sets
 )
 
 

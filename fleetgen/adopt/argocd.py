@@ -71,6 +71,8 @@ _PROJECT_MAPPED: dict[str, tuple[str, ...]] = {
     "syncWindows": (),
 }
 _PROJECT_TODO: dict[str, str] = {}
+# Annotations of a cluster Secret not kept: Argo CD's and kubectl's own.
+_NOT_COPIED = ("argocd.argoproj.io/", "kubectl.kubernetes.io/")
 _KEY = "clusters/{cluster}"  # ... and the key of each cluster's config in it
 _CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 
@@ -152,14 +154,30 @@ class _Argo:
         labels = {str(k): str(v) for k, v in mapping(doc.meta.get("labels")).items()}
         annotations = {str(k): str(v) for k, v in mapping(doc.meta.get("annotations")).items()}
         kept = {k: v for k, v in labels.items() if not k.startswith("argocd.argoproj.io/")}
+        notes = {k: v for k, v in annotations.items() if not k.startswith(_NOT_COPIED)}
         name = to_dns_label(raw or doc.name, "cluster")
         env = to_dns_label(kept.get("env") or kept.get("environment") or env_name(name), name)
         credentials, ca_data = _identity(_secret_value(doc, "config"), name)
         cluster = ClusterDraft(
-            name, env, server.rstrip("/"), doc, tuple(sorted(kept.items())), credentials, ca_data
+            name,
+            env,
+            server.rstrip("/"),
+            doc,
+            tuple(sorted(kept.items())),
+            credentials,
+            ca_data,
+            tuple(sorted(notes.items())),
         )
         self.clusters[cluster.server] = _Cluster(cluster, raw or doc.name, labels, annotations)
         self.draft.clusters.append(cluster)
+        if _secret_value(doc, "project"):
+            self.draft.findings.append(
+                doc.finding(
+                    f"cluster Secret {doc.name!r}: scoped to a project",
+                    "fleetgen registers clusters for every project: limit the project's "
+                    "destinations instead (Project(destinations=...))",
+                )
+            )
         if server.rstrip("/") != IN_CLUSTER and credentials is None:
             self.draft.findings.append(
                 doc.finding(

@@ -82,6 +82,7 @@ class ClusterDraft:
     labels: tuple[tuple[str, str], ...] = ()
     credentials: str | None = None  # as `add cluster --credentials` takes them (no material)
     ca_data: str | None = None
+    annotations: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)

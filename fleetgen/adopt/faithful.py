@@ -17,7 +17,8 @@ from fleetgen import api, kustomize
 from fleetgen.adopt.apps import Folded
 from fleetgen.adopt.draft import Engine, Instance
 from fleetgen.adopt.findings import Finding
-from fleetgen.adopt.repo import mapping
+from fleetgen.adopt.flux import added_fields
+from fleetgen.adopt.repo import mapping, overlay_of
 from fleetgen.errors import SpecError
 from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.output import LABEL_PREFIX
@@ -124,29 +125,15 @@ def _objects(
 def _engine_kustomization(
     copy: Path, folder: Path, instance: Instance, engine: Engine
 ) -> dict[str, Any]:
-    """The kustomization the repository's engine builds for an instance: its path, with what
-    its Flux Kustomization adds as kustomize-controller does (the namespace of every object,
-    patches, images), or the images of its Argo CD source (whose destination namespace fills in
-    only objects without one: `_keyed`)."""
-    spec = instance.origin.spec
-    relative = (
-        Path(*[".."] * len(folder.relative_to(copy.parent).parts)) / "repo" / str(instance.path)
-    )
-    doc: dict[str, Any] = {
-        "apiVersion": "kustomize.config.k8s.io/v1beta1",
-        "kind": "Kustomization",
-        "resources": [relative.as_posix()],
-    }
+    """The kustomization the repository's engine builds for an instance: its folder, with what
+    its Flux Kustomization adds (`added_fields`), or the images of its Argo CD source (whose
+    destination namespace fills in only objects without one: `_keyed`)."""
     fields = dict(instance.app_fields)
     if engine == "flux":
-        if instance.namespace:
-            doc["namespace"] = instance.namespace
-        doc |= {
-            key: spec[key] for key in ("patches", "images") if spec.get(key) and fields.get(key)
-        }
-    elif fields.get("images"):
-        doc["images"] = [_image_entry(image) for image in fields["images"]]
-    return doc
+        added = added_fields(instance.origin.spec)
+    else:
+        added = {"images": [_image_entry(image) for image in fields.get("images", [])]}
+    return overlay_of(copy / str(instance.path), folder, {k: v for k, v in added.items() if v})
 
 
 def _keyed(text: str, default_namespace: str | None = None) -> dict[Key, dict[str, Any]]:

@@ -149,10 +149,13 @@ class _Cluster:
                     )
                 )
 
-    def _deployed(self, folder: str, by: Doc | None) -> list[Doc]:
-        """What ``folder`` deploys; nothing (a finding at ``by``) when kustomize fails."""
+    def _deployed(
+        self, folder: str, by: Doc | None, added: Mapping[str, Any] | None = None
+    ) -> list[Doc]:
+        """What ``folder`` deploys (with a Kustomization's ``added`` fields); nothing (a
+        finding at ``by``) when kustomize fails."""
         try:
-            return self.repo.deployed(folder)
+            return self.repo.deployed(folder, added)
         except Unreadable as error:
             where = by or Doc(folder, 0, {})
             self.draft.findings.append(
@@ -193,8 +196,10 @@ class _Cluster:
             )
             return
         if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
-            deployed = self._deployed(path, doc)
-            if _only_flux(deployed):
+            added = added_fields(doc.spec)
+            deployed = self._deployed(path, doc, added)
+            if _only_flux(deployed) and (self.repo.has_kustomization(path) or not added):
+                self.draft.findings += unmapped(doc, _KUSTOMIZATION_MAPPED, _UNMAPPED)
                 self.parent_of[doc.name] = parent
                 self._apply(deployed, doc)
                 return
@@ -538,6 +543,14 @@ def _loose(doc: Doc) -> Finding:
         "fleetgen applies apps, not loose objects: move it into a folder of its own and add "
         "that folder as an app",
     )
+
+
+def added_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The kustomization fields a Kustomization adds to its folder (kustomize-controller puts
+    ``targetNamespace``, ``patches`` and ``images`` into its kustomization.yaml)."""
+    added = {"namespace": spec.get("targetNamespace")}
+    added |= {key: spec.get(key) for key in ("patches", "images")}
+    return {key: value for key, value in added.items() if value}
 
 
 def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,8 @@ directory's files as the engines read them)."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,7 +16,7 @@ import yaml
 from fleetgen import kustomize
 from fleetgen.adopt.findings import Finding
 from fleetgen.k8s import group_of, kustomize_config
-from fleetgen.yamlio import document_nodes, load_all, node_line
+from fleetgen.yamlio import document_nodes, dump, load_all, node_line
 
 # Folders no GitOps object lives in: VCS data, fleetgen's output, tool caches.
 _SKIPPED = frozenset({".git", "output", "node_modules", ".venv", "venv", "__pycache__"})
@@ -73,7 +75,7 @@ class Repo:
     docs: list[Doc] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     lines: dict[tuple[str, str, str], list[Doc]] = field(default_factory=dict)
-    builds: dict[str, list[Doc] | Unreadable] = field(default_factory=dict)  # by directory
+    builds: dict[str, list[Doc] | Unreadable] = field(default_factory=dict)  # by folder, fields
 
     def under(self, directory: str) -> Iterator[Doc]:
         """The objects written in files under ``directory`` (repo-relative; "." for all)."""
@@ -97,23 +99,45 @@ class Repo:
         """Whether ``directory`` holds a kustomization (else it is a plain folder)."""
         return any((self.root / directory / name).is_file() for name in _KUSTOMIZATIONS)
 
-    def deployed(self, directory: str) -> list[Doc]:
+    def deployed(self, directory: str, added: Mapping[str, Any] | None = None) -> list[Doc]:
         """What ``directory`` deploys: its kustomize build when it holds a kustomization (each
-        object located where it is written), else every object of its files (as a plain
-        directory). Raises `Unreadable` when kustomize fails."""
+        object located where it is written), with ``added`` (kustomization fields: namespace,
+        patches, images) as a Flux Kustomization adds them; else every object of its files (as
+        a plain directory). Raises `Unreadable` when kustomize fails."""
         if not self.has_kustomization(directory):
             return list(self.under(directory))
-        if directory not in self.builds:  # each cluster folder may apply it: built once
-            try:
-                text = kustomize.build(self.root / directory)
-                objects = [obj for obj in load_all(text) if _is_object(obj)]
-                self.builds[directory] = [self.origin(obj, directory) for obj in objects]
-            except kustomize.KustomizeBuildError as error:
-                self.builds[directory] = Unreadable(str(error).strip().splitlines()[-1])
-        built = self.builds[directory]
+        key = directory + (dump(dict(added)) if added else "")
+        if key not in self.builds:  # each cluster folder may apply it: built once
+            self.builds[key] = self._built(directory, added or {})
+        built = self.builds[key]
         if isinstance(built, Unreadable):
             raise built
         return built
+
+    def _built(self, directory: str, added: Mapping[str, Any]) -> list[Doc] | Unreadable:
+        with tempfile.TemporaryDirectory(prefix="fleetgen-import-") as scratch:
+            target = self.root / directory
+            if added:
+                target = Path(scratch)
+                overlay = overlay_of(self.root / directory, target, added)
+                (target / "kustomization.yaml").write_text(dump(overlay), encoding="utf-8")
+            try:
+                text = kustomize.build(target)
+            except kustomize.KustomizeBuildError as error:
+                return Unreadable(str(error).strip().splitlines()[-1])
+        return [self.origin(obj, directory) for obj in load_all(text) if _is_object(obj)]
+
+
+def overlay_of(resource: Path, folder: Path, added: Mapping[str, Any]) -> dict[str, Any]:
+    """The kustomization in ``folder`` of ``resource`` (a kustomize folder, reached by a
+    relative path as kustomize wants) with ``added`` fields, as a Flux Kustomization's
+    ``targetNamespace``, ``patches`` and ``images`` are put on its folder."""
+    return {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [Path(os.path.relpath(resource, folder)).as_posix()],
+        **added,
+    }
 
 
 class Unreadable(Exception):

@@ -128,6 +128,8 @@ def _cluster(cluster: ClusterDraft) -> Call:
     fields: dict[str, Any] = {"name": cluster.name, "env": cluster.env, "server": cluster.server}
     if cluster.labels:
         fields["labels"] = dict(cluster.labels)
+    if cluster.annotations:
+        fields["annotations"] = dict(cluster.annotations)
     if cluster.credentials:
         fields["credentials"] = credentials_call(cluster.credentials, cluster.name)
     if cluster.ca_data:

@@ -10,6 +10,9 @@ untouched: retire them once the engines read output/.
 # clusters/prod-us.yaml:1: cluster Secret 'cluster-prod-us': its credentials are not copied — put
 #     its connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets' under
 #     'clusters/prod-us', as Fleet(default_credentials=...) says, or set Cluster(credentials=...)
+# clusters/staging-1.yaml:1: cluster 'staging-1': annotation acme.io/api-token looks like secret
+#     material — not copied: keep it in a Secret (App(secrets=[AppSecret(...)]) from your store)
+#     and point the chart or manifests at it (existingSecret, secretKeyRef)
 # clusters/staging-1.yaml:1: cluster Secret 'cluster-staging-1': its credentials are not copied —
 #     put its connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets'
 #     under 'clusters/staging-1', as Fleet(default_credentials=...) says, or set
@@ -45,7 +48,8 @@ fleet = Fleet(
     ],
     clusters=[
         Cluster(name="staging-1", env="staging", server="https://staging-1.k8s.example.com",
-                labels={"env": "staging", "region": "eu"}),
+                labels={"env": "staging", "region": "eu"},
+                annotations={"acme.io/owner": "platform-team"}),
         Cluster(name="prod-eu", env="prod", server="https://prod-eu.k8s.example.com",
                 labels={"env": "prod", "region": "eu"}),
         Cluster(name="prod-us", env="prod", server="https://prod-us.k8s.example.com",

@@ -15,6 +15,9 @@ untouched: retire them once the engines read output/.
 # apps/db/release.yaml:34: postgresql: values.auth.password looks like secret material — not
 #     copied: keep it in a Secret (App(secrets=[AppSecret(...)]) from your store) and point the
 #     chart or manifests at it (existingSecret, secretKeyRef)
+# apps/db/release.yaml:34: postgresql: values.auth.postgresPassword looks like secret material —
+#     not copied: keep it in a Secret (App(secrets=[AppSecret(...)]) from your store) and point the
+#     chart or manifests at it (existingSecret, secretKeyRef)
 # apps/db/release.yaml:59: HelmRelease 'redis': chart version '20.x' is not pinned — pin an exact
 #     version (both engines must install the same release), then add it as
 #     App(chart=HelmChart(...))
