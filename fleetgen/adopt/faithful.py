@@ -35,7 +35,8 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
     ``text`` imported from it: built in a scratch copy, nothing written here."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-import-") as scratch:
         copy = Path(scratch) / "repo"
-        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        skipped = shutil.ignore_patterns(".git", "output")  # the build writes output/ here
+        shutil.copytree(root, copy, symlinks=True, ignore=skipped)
         spec = copy / "fleet.py"
         spec.write_text(text, encoding="utf-8")
         try:
