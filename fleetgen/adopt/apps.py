@@ -10,7 +10,14 @@ from typing import Any
 
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Instance
 from fleetgen.adopt.layers import Layers, common, layered, residual
+from fleetgen.model import SyncPolicy
 from fleetgen.templating import Call
+
+
+def sync_call(fields: Mapping[str, Any]) -> Call:
+    """``SyncPolicy(...)`` with its arguments in the order the class declares them."""
+    order = list(SyncPolicy.model_fields)
+    return Call("SyncPolicy", dict(sorted(fields.items(), key=lambda item: order.index(item[0]))))
 
 
 def fleet_sync(instances: Sequence[Instance]) -> dict[str, Any]:
@@ -162,7 +169,7 @@ def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
     if settings.get("values"):
         fields["values"] = settings["values"]
     if settings.get("sync"):
-        fields["sync"] = Call("SyncPolicy", dict(settings["sync"]))
+        fields["sync"] = sync_call(settings["sync"])
     return fields
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.adopt import argocd, faithful, flux, material
-from fleetgen.adopt.apps import Folded, fleet_sync, fold
+from fleetgen.adopt.apps import Folded, fleet_sync, fold, sync_call
 from fleetgen.adopt.draft import ClusterDraft, Draft
 from fleetgen.adopt.findings import Finding, in_order
 from fleetgen.adopt.repo import read_repo
@@ -107,7 +107,7 @@ def _fleet(
         "engines": [draft.engine],
     }
     if shared:
-        fields["sync"] = Call("SyncPolicy", shared)
+        fields["sync"] = sync_call(shared)
     if draft.cascade:
         fields["cascade_delete"] = True
     if not draft.create_namespaces:

@@ -21,7 +21,7 @@ fleet = Fleet(
     name="flux-clusters",
     repo="https://github.com/acme/fleet-infra",
     engines=["flux"],
-    sync=SyncPolicy(automated=True, wait=True, prune=True),
+    sync=SyncPolicy(automated=True, prune=True, wait=True),
     cascade_delete=True,
     environments=[
         Environment(name="staging"),

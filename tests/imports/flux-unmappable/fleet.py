@@ -65,11 +65,11 @@ fleet = Fleet(
     apps=[
         App(name="web", project="apps", namespace=None,
             path="apps/web",
-            sync=SyncPolicy(wait=False, interval="10m")),
+            sync=SyncPolicy(interval="10m", wait=False)),
         App(name="postgresql", project="apps", namespace="db",
             chart=HelmChart(repo="oci://registry-1.docker.io/bitnamicharts", name="postgresql",
                             version="16.4.5"),
             values={"auth": {"username": "shop"}, "primary": {"persistence": {"size": "20Gi"}}},
-            sync=SyncPolicy(wait=True, interval="1h")),
+            sync=SyncPolicy(interval="1h", wait=True)),
     ],
 )
