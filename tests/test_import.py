@@ -11,6 +11,7 @@ nothing it writes or prints may hold the secret material its inputs do (`SECRETS
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -183,3 +184,50 @@ def test_the_git_remote_origin_is_the_fleets_repo(tmp_path: Path) -> None:
         subprocess.run(["git", *command], cwd=repo, check=True)
     ran = run_fleetgen(repo, "import", "--dry-run")
     assert '    repo="https://github.com/acme/platform.git",\n' in ran.stdout
+
+
+HOSTILE = {
+    "clusters/a/objects.yaml": """\
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: weird}
+spec: {sourceRef: flux-system, path: 42, dependsOn: infra, patches: nope, images: [1, 2]}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: []
+spec: []
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: hr}
+spec: {chart: {spec: {chart: [x], sourceRef: y}}, values: [1], valuesFrom: z, install: yes}
+---
+- a list
+---
+kind: 5
+""",
+    "argocd/objects.yaml": """\
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: s}
+spec:
+  generators: [{list: {elements: x}}, {git: {directories: [{path: 5}]}}, {matrix: {generators: x}}]
+  template: {metadata: {name: "{{name}}-x"}, spec: {project: 5, source: x, destination: []}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: p}
+spec: {destinations: x, roles: [{name: [1]}], sourceRepos: abc, clusterResourceWhitelist: 1}
+""",
+}
+
+
+def test_objects_of_the_wrong_shape_are_findings_never_a_traceback(tmp_path: Path) -> None:
+    for path, text in HOSTILE.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    ran = run_fleetgen(tmp_path, "import", "--dry-run")
+    assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.stderr
+    assert ran.returncode == 1, ran.stderr
+    assert all(re.match(r"[^:]+(:\d+)?: .+ — .+", line) for line in ran.stderr.splitlines())

@@ -26,7 +26,7 @@ from fleetgen.adopt.draft import (
     env_name,
 )
 from fleetgen.adopt.findings import BY_HAND, unmapped
-from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path
+from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path, strings
 from fleetgen.adopt.sources import PIN, carries_credentials, pinned
 from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name
@@ -200,7 +200,7 @@ class _Argo:
         )
         if namespaces:
             fields["namespaces"] = namespaces
-        repos = [str(r) for r in spec.get("sourceRepos") or [] if r != "*"]
+        repos = [r for r in strings(spec.get("sourceRepos")) if r != "*"]
         if repos:
             fields["source_repos"] = repos
         kinds = _kinds(spec.get("clusterResourceWhitelist"))
@@ -291,7 +291,7 @@ class _Argo:
         if ignored:
             fields.append(("ignore_differences", ignored))
         instance.app_fields = (*instance.app_fields, *fields)
-        self.cascades.append(FINALIZER in (meta.get("finalizers") or []))
+        self.cascades.append(FINALIZER in strings(meta.get("finalizers")))
         wave = mapping(meta.get("annotations")).get("argocd.argoproj.io/sync-wave")
         if wave is not None:
             self.draft.findings.append(
@@ -380,7 +380,7 @@ class _Argo:
         """A folder of this repository: a chart kept here, else a kustomize or plain folder."""
         helm = mapping(source.get("helm"))
         if (self.repo.root / path / "Chart.yaml").is_file():
-            files = [f"{path}/{name}" for name in helm.get("valueFiles") or []]
+            files = [f"{path}/{name}" for name in strings(helm.get("valueFiles"))]
             options = (("values_files", tuple(files)),) if files else ()
             release = _release(helm, instance.name)
             instance.chart = ChartRef(path=path, release_name=release, options=options)
@@ -393,7 +393,7 @@ class _Argo:
         """A folder's kustomize options (images mapped, the rest findings); a plain folder
         read without ``recurse`` while it has folders with manifests (fleetgen reads them)."""
         kustomize = mapping(source.get("kustomize"))
-        images = [_image(str(image)) for image in kustomize.get("images") or []]
+        images = [_image(image) for image in strings(kustomize.get("images"))]
         if images:
             instance.app_fields = (("images", images),)
         for key in sorted(set(kustomize) - {"images"}):
@@ -459,7 +459,7 @@ class _Argo:
             ):
                 if automated.get(key):
                     sync[name] = True
-        options = [str(o) for o in policy.get("syncOptions") or []]
+        options = strings(policy.get("syncOptions"))
         self.namespaces_created.append("CreateNamespace=true" in options)
         options = [o for o in options if not o.startswith("CreateNamespace=")]
         if options:
@@ -630,7 +630,7 @@ def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
         key, op, values = (
             str(expr.get("key")),
             expr.get("operator"),
-            [str(v) for v in expr.get("values") or []],
+            strings(expr.get("values")),
         )
         has = key in labels
         if not {

@@ -283,10 +283,12 @@ class _Cluster:
                 )
             return []
         fields: list[tuple[str, Any]] = []
-        patches = [p for p in (_patch(item) for item in spec.get("patches") or []) if p]
+        found = spec.get("patches")
+        listed: list[Any] = found if isinstance(found, list) else []
+        patches = [p for p in (_patch(item) for item in listed) if p]
         if patches:
             fields.append(("patches", patches))
-        if len(patches) != len(spec.get("patches") or []):
+        if len(patches) != len(listed):
             self.draft.findings.append(
                 doc.finding(
                     f"Kustomization {doc.name!r}: a patch without a target kind",
@@ -294,7 +296,7 @@ class _Cluster:
                     ("spec", "patches"),
                 )
             )
-        images = [_image(item) for item in spec.get("images") or [] if isinstance(item, Mapping)]
+        images = [_image(item) for item in _list(spec.get("images"))]
         if images:
             fields.append(("images", images))
         return fields

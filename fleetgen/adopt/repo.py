@@ -204,6 +204,11 @@ def mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def strings(value: Any) -> list[str]:
+    """The items of a YAML list as text; nothing for anything else."""
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
 def at(value: Any, *keys: str) -> Any:
     """What ``keys`` reach from ``value`` through mappings, None where they break off."""
     for key in keys:
