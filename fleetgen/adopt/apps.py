@@ -42,6 +42,7 @@ def fold(
         {cluster.name: cluster.env for cluster in clusters},
         list(dict.fromkeys(cluster.env for cluster in clusters)),
         {cluster.name: dict(cluster.labels) for cluster in clusters},
+        all(instance.cascade for instance in instances),
     )
     apps = _split(instances, where.env_of)
     renamed = {
@@ -98,12 +99,13 @@ def _name(name: str, group: list[Instance], env_of: Mapping[str, str], taken: se
 
 @dataclass(frozen=True, slots=True)
 class _Clusters:
-    """The fleet's clusters as apps' layers see them: environment and labels of each, and the
-    environments in order."""
+    """What an app's fields depend on beyond its instances: each cluster's environment and
+    labels, the environments in order, whether the fleet deletes what a removed app deployed."""
 
     env_of: Mapping[str, str]
     envs: list[str]
     labels_of: Mapping[str, Mapping[str, str]]
+    cascade: bool  # the fleet's cascade_delete
 
 
 def _app(
@@ -121,7 +123,7 @@ def _app(
     layers = layered(by_cluster, where.env_of, where.labels_of, defaults)
     fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
     fields.update(_source(first, layers.shared))
-    targets = _targets({instance.cluster for instance in group}, where.env_of, where.envs)
+    targets = _targets({instance.cluster for instance in group}, where)
     if targets is not None:
         fields["targets"] = targets
     depends = {renamed.get((dep, i.cluster)) for i in group for dep in i.depends_on}
@@ -130,6 +132,8 @@ def _app(
     fields.update(_layer_fields(layers.shared))
     fields.update(_layers(layers, where.envs))
     fields.update(first.app_fields)
+    if all(i.cascade for i in group) and not where.cascade:
+        fields["cascade_delete"] = True
     return Call("App", fields)
 
 
@@ -201,11 +205,17 @@ def _chart(chart: ChartRef, version: str | None) -> Call:
     return Call("HelmChart", {**kept, **dict(chart.options)})
 
 
-def _targets(clusters: set[str], env_of: Mapping[str, str], envs: list[str]) -> Call | None:
-    """No selector for every cluster; whole environments by name; else the clusters."""
+def _targets(clusters: set[str], where: _Clusters) -> Call | None:
+    """No selector for every cluster; whole environments by name; else a label exactly those
+    clusters have; else the clusters by name."""
+    env_of = where.env_of
     if clusters == set(env_of):
         return None
-    whole = [env for env in envs if {c for c, e in env_of.items() if e == env} <= clusters]
+    whole = [env for env in where.envs if {c for c, e in env_of.items() if e == env} <= clusters]
     if {c for c, e in env_of.items() if e in whole} == clusters:
         return Call("Selector", {"envs": whole})
+    pairs = sorted({pair for c in clusters for pair in where.labels_of.get(c, {}).items()})
+    for key, value in pairs:
+        if {c for c, labels in where.labels_of.items() if labels.get(key) == value} == clusters:
+            return Call("Selector", {"match_labels": {key: value}})
     return Call("Selector", {"clusters": sorted(clusters)})

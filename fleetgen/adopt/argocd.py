@@ -136,7 +136,6 @@ class _Argo:
     draft: Draft
     clusters: dict[str, _Cluster] = field(default_factory=dict)  # by server
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
-    cascades: list[bool] = field(default_factory=list)
     namespaces_created: list[bool] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
 
@@ -291,7 +290,7 @@ class _Argo:
         if ignored:
             fields.append(("ignore_differences", ignored))
         instance.app_fields = (*instance.app_fields, *fields)
-        self.cascades.append(FINALIZER in strings(meta.get("finalizers")))
+        instance.cascade = FINALIZER in strings(meta.get("finalizers"))
         wave = mapping(meta.get("annotations")).get("argocd.argoproj.io/sync-wave")
         if wave is not None:
             self.draft.findings.append(
@@ -564,11 +563,10 @@ class _Argo:
         return [_path_params(folder) for folder in chosen]
 
     def finish(self) -> None:
-        """The fleet-wide settings what was found implies: this repository's URL, deleting on
-        removal, namespace creation, where credentials come from."""
+        """The fleet-wide settings what was found implies: this repository's URL, namespace
+        creation, where credentials come from."""
         if self.urls:
             self.draft.repo = self.urls.most_common(1)[0][0]
-        self.draft.cascade = bool(self.cascades) and all(self.cascades)
         self.draft.create_namespaces = any(self.namespaces_created)
         if any(
             c.draft.server != IN_CLUSTER and not c.draft.credentials for c in self.clusters.values()

@@ -62,6 +62,7 @@ class Instance:
     values: dict[str, Any] = field(default_factory=dict)
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
+    cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
@@ -96,7 +97,6 @@ class Draft:
     instances: list[Instance] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     default_credentials: Call | None = None
-    cascade: bool = False  # removing an app deletes its objects (Fleet(cascade_delete=True))
     create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -106,6 +106,11 @@ class Draft:
         rank = {c.name: (env_rank(c.env), c.name) for c in self.clusters}
         self.clusters.sort(key=lambda c: rank[c.name])
         self.instances.sort(key=lambda i: rank.get(i.cluster, ((0, ""), "")))
+
+    @property
+    def cascade(self) -> bool:
+        """Whether removing any app deletes what it deployed (Fleet(cascade_delete=True))."""
+        return bool(self.instances) and all(instance.cascade for instance in self.instances)
 
     @property
     def importable(self) -> bool:

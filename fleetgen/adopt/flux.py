@@ -61,8 +61,8 @@ def recognise(repo: Repo) -> Draft | None:
         draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
         _Cluster(repo, draft, name).walk(folder)
     draft.repo = _fleet_repo(repo)
-    # Flux deletes what a pruning Kustomization applied, and uninstalls a removed release
-    draft.cascade = all(instance.sync.get("prune") for instance in draft.instances)
+    for instance in draft.instances:  # Flux deletes what a pruning Kustomization applied
+        instance.cascade = bool(instance.sync.get("prune"))
     return draft
 
 
