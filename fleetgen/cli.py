@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from fleetgen import commands
+from fleetgen.cli_import import import_command
 from fleetgen.cli_options import OutOption, SpecOption, names_of
 from fleetgen.cli_output import _colour, _progress, _run, _working
 from fleetgen.cli_promote import promote, versions
@@ -312,6 +313,7 @@ app.command()(init)
 app.add_typer(add_group, name="add")
 app.command()(promote)
 app.command()(versions)
+app.command("import")(import_command)
 
 
 class ExplainFormat(StrEnum):

@@ -20,7 +20,7 @@ from fleetgen.errors import UsageError
 from fleetgen.progress import SILENT, Progress
 
 if TYPE_CHECKING:
-    from fleetgen import api, scaffold
+    from fleetgen import adopt, api, scaffold
     from fleetgen import explain as explaining
     from fleetgen import validate as validation
     from fleetgen.diff.report import Report
@@ -297,6 +297,17 @@ def add_project(
 
     request = scaffold.ProjectRequest(name, tuple(namespaces), description)
     return scaffold.add_project(spec, request, dry_run=dry_run, out=_directory(out, "--out"))
+
+
+def import_repo(directory: Path, *, dry_run: bool = False) -> adopt.Imported:
+    """``fleetgen import``: a first fleet.py from the Flux or Argo CD repository at
+    ``directory``."""
+    _directory(directory, "DIR")
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: no such directory (DIR)")
+    from fleetgen import adopt
+
+    return adopt.import_repo(directory, dry_run=dry_run)
 
 
 def _in_repository(path: Path, spec: Path, option: str) -> str:

@@ -125,6 +125,10 @@ CASES = {
     "init-file-as-dir": Case(("init", "fleet.py"), "fleet.py"),
     "init-under-file": Case(("init", "fleet.py/sub"), "fleet.py"),
     "init-existing-repo": Case(("init", "."), "fleet.py"),
+    "import-file-as-dir": Case(("import", "fleet.py"), "fleet.py"),
+    "import-missing-dir": Case(("import", "nowhere"), "nowhere"),
+    "import-existing-fleet": Case(("import", "."), "fleet.py"),
+    "import-nothing-importable": Case(("import", "apps"), "nothing importable in apps"),
 }
 COMMANDS = (
     "build",
@@ -140,6 +144,7 @@ COMMANDS = (
     "promote",
     "versions",
     "init",
+    "import",
 )
 
 

@@ -36,6 +36,7 @@ HEAVY = (
     "fleetgen.resolve",
     "fleetgen.load",
     "fleetgen.explain",
+    "fleetgen.adopt",
 )
 
 

@@ -1,0 +1,85 @@
+"""The flux-clusters fleet, imported by `fleetgen import` from the Flux repository it sits in.
+Review it, then `fleetgen build` compiles it into output/; commit both. The files it came from are
+untouched: retire them once the engines read output/.
+"""
+
+from fleetgen import (
+    App,
+    Cluster,
+    Environment,
+    Fleet,
+    HelmChart,
+    Image,
+    Overrides,
+    Patch,
+    Project,
+    Selector,
+    SyncPolicy,
+)
+
+fleet = Fleet(
+    name="flux-clusters",
+    repo="https://github.com/acme/fleet-infra",
+    engines=["flux"],
+    sync=SyncPolicy(automated=True, prune=True, wait=True),
+    cascade_delete=True,
+    environments=[
+        Environment(name="staging"),
+        Environment(name="production"),
+    ],
+    clusters=[
+        Cluster(name="staging", env="staging", server="https://kubernetes.default.svc"),
+        Cluster(name="production", env="production", server="https://kubernetes.default.svc"),
+    ],
+    projects=[
+        Project(name="apps", namespaces=["cert-manager", "hello", "monitoring", "podinfo"]),
+    ],
+    apps=[
+        App(name="hello", project="apps", namespace="hello",
+            chart=HelmChart(path="charts/hello"),
+            targets=Selector(envs=["staging"]),
+            values={"message": "hello from staging"},
+            sync=SyncPolicy(interval="10m")),
+        App(name="cert-manager", project="apps", namespace="cert-manager",
+            chart=HelmChart(repo="https://charts.jetstack.io", name="cert-manager",
+                            version="v1.16.2"),
+            values={"crds": {"enabled": True}, "prometheus": {"enabled": False}},
+            sync=SyncPolicy(interval="1h")),
+        App(name="infra-configs", project="apps", namespace=None,
+            path="infrastructure/configs",
+            depends_on=["cert-manager"],
+            sync=SyncPolicy(interval="1h", timeout="5m", retry_interval="1m")),
+        App(name="podinfo", project="apps", namespace="podinfo",
+            chart=HelmChart(repo="oci://ghcr.io/stefanprodan/charts", name="podinfo",
+                            version="6.7.1"),
+            depends_on=["infra-configs"],
+            values={"ingress": {"className": "nginx", "enabled": True}, "ui": {"message": "hello"}},
+            sync=SyncPolicy(interval="30m"),
+            per_env={
+                "staging": Overrides(values={
+                                         "ingress": {
+                                             "hosts": [{"host": "podinfo.staging.example.com"}],
+                                         },
+                                         "replicaCount": 1,
+                                     }),
+                "production": Overrides(chart_version="6.7.0",
+                                        values={
+                                            "ingress": {"hosts": [{"host": "podinfo.example.com"}]},
+                                            "replicaCount": 3,
+                                        }),
+            }),
+        App(name="monitoring", project="apps", namespace=None,
+            path="infrastructure/monitoring",
+            sync=SyncPolicy(interval="1h", timeout="5m", retry_interval="1m"),
+            patches=[
+                Patch(target={"kind": "Deployment", "name": "exporter"},
+                      patch={
+                          "apiVersion": "apps/v1",
+                          "kind": "Deployment",
+                          "metadata": {"name": "exporter"},
+                          "spec": {"replicas": 2},
+                      }),
+            ],
+            images=[Image(name="quay.io/prometheus/node-exporter", tag="v1.8.1")]),
+    ],
+)
