@@ -45,8 +45,12 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     # Every pull request and every commit: a path filter would miss inputs outside apps/ (bases
     # under k8s/, charts, CA files) and let stale output through.
     assert workflow[True] == {"pull_request": None}
-    (hook,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
-    assert hook["always_run"] is True and "files" not in hook
+    # fleetgen's own hooks by URL and the rev of this fleetgen (.pre-commit-hooks.yaml: each
+    # runs on every commit), the local form a commented alternative.
+    (hooks,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"]
+    assert (hooks["repo"], hooks["rev"]) == install.hooks()
+    assert hooks["hooks"] == [{"id": "fleetgen-build-check"}]
+    assert "#  - repo: local" in (repo / ".pre-commit-config.yaml").read_text()
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
     assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
@@ -58,10 +62,10 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
         "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
     )
     # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
-    (install,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
+    (pip,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
     assert re.fullmatch(
-        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', install["run"]
-    ), install["run"]
+        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', pip["run"]
+    ), pip["run"]
     text = (repo / ".github/workflows/fleet.yaml").read_text()
     assert (
         "from its Git repository at a pinned tag\n      # or commit: this works before fleetgen "
@@ -336,3 +340,5 @@ def test_ci_installs_fleetgen_from_where_it_came_pinned(
     """Installed from a Git URL (PEP 610): that URL at that commit, without credentials; else
     fleetgen's repository at the release tag."""
     assert install.pinned(direct_url) == requirement
+    url, rev = install.source(direct_url)
+    assert requirement == f"fleetgen @ git+{url}@{rev}"
