@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from pydantic import Field, field_validator
 
@@ -106,3 +107,18 @@ class Rollout(Spec):
     """
 
     steps: list[Step] = Field(min_length=1)
+
+    def waves(
+        self, clusters: Iterable[tuple[str, Mapping[str, str]]]
+    ) -> tuple[tuple[str, ...], ...]:
+        """The clusters each step takes, a tuple per step in order, from ``clusters`` (name,
+        labels) in the order given: a cluster goes to the first step whose labels it carries
+        (an empty step takes the rest); one no step takes is in none."""
+        remaining = list(clusters)
+        waves = []
+        for step in self.steps:
+            wanted = step.match_labels.items()
+            taken = [name for name, labels in remaining if wanted <= labels.items()]
+            waves.append(tuple(taken))
+            remaining = [(name, labels) for name, labels in remaining if name not in taken]
+        return tuple(waves)
