@@ -29,6 +29,10 @@ MARKER = "<!-- fleetgen-report -->"
 COMMENT_CHARS = 65_000  # GitHub refuses comments over 65,536 characters
 MAX_CHECK_LINES = 30  # lines of build --check's output in the comment
 FULL_DIFF_CHARS = 100_000_000  # the artifact's diff.md: in effect uncut
+FOOTER = (
+    "\n---\n_The full report (uncut `diff.md`, `diff.json`, `validate.sarif`, `check.txt`) is "
+    "this run's artifact._\n"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +80,6 @@ def report(
     body = head + (diff.stdout or _failed("fleetgen diff", diff)) + FOOTER
     (out / "comment.md").write_text(body, encoding="utf-8")
     return int(check.code != 0 or validated.code != 0 or diff.code > 1)
-
-
-FOOTER = (
-    "\n---\n_The full report (uncut `diff.md`, `diff.json`, `validate.sarif`, `check.txt`) is "
-    "this run's artifact._\n"
-)
 
 
 def _header(check: Ran, validated: Ran) -> str:
