@@ -14,6 +14,10 @@ from typing import Any
 from fleetgen.scaffold.remote import https_url
 from fleetgen.version import SOURCE_REPO, VERSION
 
+# fleetgen's GitHub Action (its repository's action.yml) at this release, which the scaffolded
+# workflow uses; it installs `requirement`, wherever fleetgen came from.
+ACTION = f"fleetgen/fleetgen@v{VERSION}"
+
 
 def requirement() -> str:
     """The pip requirement of this fleetgen, pinned: ``fleetgen @ git+URL@REF``."""

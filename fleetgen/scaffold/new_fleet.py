@@ -143,6 +143,7 @@ def init_files(
         "output_dir": "output",
         "version": VERSION,
         "requirement": install.requirement(),
+        "action": install.ACTION,
         "hooks_repo": hooks_repo,
         "hooks_rev": hooks_rev,
         "source": SOURCE_REPO.removesuffix(".git"),

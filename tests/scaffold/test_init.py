@@ -37,7 +37,6 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     for name in (".github/workflows/fleet.yaml", ".pre-commit-config.yaml"):
         assert yaml.safe_load((repo / name).read_text())
     workflow = yaml.safe_load((repo / ".github/workflows/fleet.yaml").read_text())
-    assert "${{ github.base_ref }}" in (repo / ".github/workflows/fleet.yaml").read_text()
     # The job that runs fleet.py (code) has a read-only token; the one that writes runs no code.
     assert "pull_request_target" not in workflow[True] and workflow["permissions"] == {
         "contents": "read"
@@ -51,25 +50,28 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     assert (hooks["repo"], hooks["rev"]) == install.hooks()
     assert hooks["hooks"] == [{"id": "fleetgen-build-check"}]
     assert "#  - repo: local" in (repo / ".pre-commit-config.yaml").read_text()
+    # fleetgen's action (action.yml) in both jobs: `review` runs fleet.py with the read-only
+    # token, `publish` writes and runs nothing of the pull request.
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
-    assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
-    assert not any(
-        "checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
-        for step in jobs["comment"]["steps"]
-    )
+    assert jobs["publish"]["permissions"] == {
+        "pull-requests": "write",
+        "security-events": "write",
+    }
+    assert jobs["publish"]["steps"] == [{"uses": install.ACTION, "with": {"mode": "publish"}}]
     assert created.stdout.splitlines()[-1] == (
         "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
     )
     # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
-    (pip,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
+    (review,) = [step for step in jobs["review"]["steps"] if step.get("uses") == install.ACTION]
+    assert review["with"]["mode"] == "review"
     assert re.fullmatch(
-        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', pip["run"]
-    ), pip["run"]
+        r"fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})", review["with"]["requirement"]
+    ), review
     text = (repo / ".github/workflows/fleet.yaml").read_text()
     assert (
-        "from its Git repository at a pinned tag\n      # or commit: this works before fleetgen "
-        "is published on a package index"
+        "from its Git repository at a pinned tag\n          # or commit: this works before "
+        "fleetgen is published on a package index"
     ) in text
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
