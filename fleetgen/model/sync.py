@@ -118,7 +118,10 @@ class Rollout(Spec):
         waves = []
         for step in self.steps:
             wanted = step.match_labels.items()
-            taken = [name for name, labels in remaining if wanted <= labels.items()]
-            waves.append(tuple(taken))
-            remaining = [(name, labels) for name, labels in remaining if name not in taken]
+            taken: list[tuple[str, Mapping[str, str]]] = []
+            left: list[tuple[str, Mapping[str, str]]] = []
+            for name, labels in remaining:
+                (taken if wanted <= labels.items() else left).append((name, labels))
+            waves.append(tuple(name for name, _ in taken))
+            remaining = left
         return tuple(waves)
