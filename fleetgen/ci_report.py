@@ -77,20 +77,20 @@ def report(
     head = _header(check, validated)
     budget = limit - len(head) - len(FOOTER)
     diff = fleetgen(*diff_args, "--max-chars", str(budget)) if len(full.stdout) > budget else full
-    body = head + (diff.stdout or _failed("fleetgen diff", diff)) + FOOTER
+    body = head + (diff.stdout or _failed("fleetgen diff", diff) + "\n") + FOOTER
     (out / "comment.md").write_text(body, encoding="utf-8")
     return int(check.code != 0 or validated.code != 0 or diff.code > 1)
 
 
 def _header(check: Ran, validated: Ran) -> str:
     """The comment's marker and the outcome of ``build --check`` and ``validate``."""
-    lines = [MARKER, ""]
-    if check.code == 0:
-        lines.append("- :white_check_mark: `fleetgen build --check`: output is up to date")
-    else:
-        lines.append(_failed("fleetgen build --check", check).rstrip("\n"))
-    lines.append(_validated(validated))
-    return "\n".join(lines) + "\n\n"
+    checked = (
+        "- :white_check_mark: `fleetgen build --check`: output is up to date"
+        if check.code == 0
+        else _failed("fleetgen build --check", check)
+    )
+    # blank lines between: a <details> block ends only at one
+    return "\n\n".join([MARKER, checked, _validated(validated)]) + "\n\n"
 
 
 def _validated(validated: Ran) -> str:
@@ -98,7 +98,7 @@ def _validated(validated: Ran) -> str:
     try:
         runs = json.loads(validated.stdout)["runs"]
     except (ValueError, KeyError, TypeError):
-        return _failed("fleetgen validate", validated).rstrip("\n")
+        return _failed("fleetgen validate", validated)
     levels = [result.get("level", "warning") for run in runs for result in run.get("results", [])]
     errors, warnings = levels.count("error"), levels.count("warning")
     mark = ":x:" if validated.code else ":white_check_mark:"
@@ -115,7 +115,7 @@ def _failed(command: str, ran: Ran) -> str:
     shown = html.escape("\n".join(said))
     return (
         f"- :x: `{command}` exited {ran.code}\n\n<details><summary>its output</summary>\n\n"
-        f"<pre>{shown}</pre>\n\n</details>\n"
+        f"<pre>{shown}</pre>\n\n</details>"
     )
 
 

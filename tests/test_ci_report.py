@@ -107,6 +107,7 @@ def test_stale_output_fails_and_the_comment_says_which_files(repo: Path) -> None
     comment = (repo / "report/comment.md").read_text()
     assert "- :x: `fleetgen build --check` exited 1" in comment
     assert "README.md" in comment.split("</details>")[0]
+    assert "</details>\n\n- :white_check_mark: `fleetgen validate`" in comment  # a block apart
     assert "### fleetgen diff: " in comment  # the diff is still reported
 
 
