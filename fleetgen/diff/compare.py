@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fleetgen import cache, collector
+from fleetgen import cache, collector, pictures
 from fleetgen.diff import charts
 from fleetgen.diff.blast import (
     Change,
@@ -198,10 +198,11 @@ def compare(
     bumps, values = charts.changes(
         base.chart_plan, head.chart_plan, base.facts.production | head.facts.production
     )
+    touched = _touched(reaches)
     return Report(
         base=Ref(base.snapshot.label, base.snapshot.sha),
         head=Ref(head.snapshot.label, head.snapshot.sha),
-        touched=_touched(reaches),
+        touched=touched,
         production=_production(reaches, ctx),
         added=tuple(added),
         removed=tuple(removed),
@@ -214,6 +215,7 @@ def compare(
         bumps=bumps,
         values=values,
         not_rendered=not_rendered,
+        rollout=tuple(pictures.touched(_views(head, base), touched.clusters)),
     )
 
 
@@ -425,6 +427,13 @@ def _reaches(
     found = [ctx.complete({p.cluster}, {p.app}) for p in moved]
     found += [change.where for change in changes]
     return found + [r.old.where | r.new.where for r in renames]
+
+
+def _views(head: Side, base: Side) -> list[pictures.EnvView]:
+    """The environments of the head's fleet as the pictures draw them (of the base's where the
+    head has no spec)."""
+    loaded = head.loaded or base.loaded
+    return pictures.env_views(loaded.fleet) if loaded is not None else []
 
 
 def _touched(reaches: list[Where]) -> Where:

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from fleetgen import templating
+from fleetgen import pictures, templating
 from fleetgen.diff import charts
 from fleetgen.diff.blast import Change, Where
 from fleetgen.diff.objects import Field
@@ -342,6 +342,7 @@ def _markdown_view(report: Report) -> dict[str, Any]:
             )
         },
         "production": _production(report),
+        "rollout": pictures.rollouts(report.rollout, all_at_once=True),
         "deletions": {
             "count": len(report.deletions),
             "deleting": deleting,

@@ -66,6 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from fleetgen.diff.blast import Change, Where
 from fleetgen.diff.charts import ABSENT, Bump, ValueChange
 from fleetgen.diff.refs import WORKTREE
+from fleetgen.pictures import EnvView
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,8 @@ class Report:
     bumps: tuple[Bump, ...] = ()
     values: tuple[ValueChange, ...] = ()
     not_rendered: Mapping[str, int] = field(default_factory=dict)  # label -> placements
+    # the touched clusters' environments and rollout waves (`pictures.touched`): a view, not JSON
+    rollout: tuple[EnvView, ...] = ()
 
     @property
     def changed(self) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
-from fleetgen import versions
+from fleetgen import pictures, versions
 from fleetgen.emit.common import (
     NEWER_FIELDS,
     argocd_bootstrap,
@@ -205,6 +205,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     placed app (an unplaced app's rows add nothing). Reads no placement or overlay."""
     apps = sorted(rows.items())
     on = clusters_by_engine(plan, rows)
+    engines = cluster_engines(plan, on)
+    views = pictures.env_views(plan.fleet)
     text = render(
         "fleetmap.md.j2",
         fleet=plan.fleet,
@@ -212,7 +214,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         projects=project_views(plan, rows),
         floors=floors(plan),
         apps=sum(1 for _, row in apps if row["placements"]),
-        engines=cluster_engines(plan, on),
+        engines=engines,
+        pictures=(pictures.environments(views, engines), pictures.rollouts(views)),
         placements=sum(row["placements"] for _, row in apps),
         charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
         common_metadata=_common_metadata(plan),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from pydantic import Field, field_validator
 
@@ -106,3 +107,21 @@ class Rollout(Spec):
     """
 
     steps: list[Step] = Field(min_length=1)
+
+    def waves(
+        self, clusters: Iterable[tuple[str, Mapping[str, str]]]
+    ) -> tuple[tuple[str, ...], ...]:
+        """The clusters each step takes, a tuple per step in order, from ``clusters`` (name,
+        labels) in the order given: a cluster goes to the first step whose labels it carries
+        (an empty step takes the rest); one no step takes is in none."""
+        remaining = list(clusters)
+        waves = []
+        for step in self.steps:
+            wanted = step.match_labels.items()
+            taken: list[tuple[str, Mapping[str, str]]] = []
+            left: list[tuple[str, Mapping[str, str]]] = []
+            for name, labels in remaining:
+                (taken if wanted <= labels.items() else left).append((name, labels))
+            waves.append(tuple(name for name, _ in taken))
+            remaining = left
+        return tuple(waves)

@@ -369,27 +369,24 @@ def _rollout_waves(ctx: _Context) -> dict[str, tuple[tuple[str, ...], ...]]:
                 "automated; a rollout syncs wave by wave once merged, so set "
                 "SyncPolicy(automated=True)",
             )
-        remaining = [c for c in ctx.clusters.values() if c.env == env.name]
-        steps: list[tuple[str, ...]] = []
-        for number, step in enumerate(env.rollout.steps, 1):
-            matched = [c for c in remaining if _labels_match(step.match_labels, c.labels)]
+        clusters = [c for c in ctx.clusters.values() if c.env == env.name]
+        steps = env.rollout.waves((c.name, c.labels) for c in clusters)
+        for number, (step, matched) in enumerate(zip(env.rollout.steps, steps, strict=True), 1):
             if not matched and step.match_labels:  # an empty catch-all step is fine
                 ctx.report(
                     step,
                     f"environment {env.name!r}: rollout step {number} matches no "
                     "cluster that an earlier step has not taken",
                 )
-            steps.append(tuple(c.name for c in matched))
-            taken = {c.name for c in matched}
-            remaining = [c for c in remaining if c.name not in taken]
-        if remaining:
+        taken = {name for step_clusters in steps for name in step_clusters}
+        if remaining := [c.name for c in clusters if c.name not in taken]:
             ctx.report(
                 env.rollout,
                 f"environment {env.name!r}: clusters "
-                f"{', '.join(c.name for c in remaining)} match no rollout "
+                f"{', '.join(remaining)} match no rollout "
                 "step; end the rollout with Step() to take the rest",
             )
-        waves[env.name] = tuple(steps)
+        waves[env.name] = steps
     return waves
 
 

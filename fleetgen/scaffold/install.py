@@ -1,5 +1,5 @@
-"""How the scaffolded CI and README install fleetgen: from a pinned Git URL, which works before
-fleetgen is published on a package index, pinned to what generated output/.
+"""How the scaffolded CI, pre-commit config and README install fleetgen: from a pinned Git URL,
+which works before fleetgen is published on a package index, pinned to what generated output/.
 
 Where this fleetgen was installed from a Git URL (pip records it, PEP 610 ``direct_url.json``),
 that URL at that commit; else fleetgen's repository at the release tag ``v<VERSION>``.
@@ -14,20 +14,33 @@ from typing import Any
 from fleetgen.scaffold.remote import https_url
 from fleetgen.version import SOURCE_REPO, VERSION
 
+# fleetgen's GitHub Action (its repository's action.yml) at this release, which the scaffolded
+# workflow uses; it installs `requirement`, wherever fleetgen came from.
+ACTION = f"fleetgen/fleetgen@v{VERSION}"
+
 
 def requirement() -> str:
     """The pip requirement of this fleetgen, pinned: ``fleetgen @ git+URL@REF``."""
-    try:
-        recorded = metadata.distribution("fleetgen").read_text("direct_url.json")
-    except metadata.PackageNotFoundError:
-        recorded = None
-    return pinned(recorded)
+    return pinned(_recorded())
+
+
+def hooks() -> tuple[str, str]:
+    """The repository and rev a ``.pre-commit-config.yaml`` uses fleetgen's hooks by (its
+    ``.pre-commit-hooks.yaml``): this fleetgen's source, as `source` finds it."""
+    return source(_recorded())
 
 
 def pinned(direct_url: str | None) -> str:
     """The requirement for an installation whose ``direct_url.json`` is ``direct_url`` (None:
-    not recorded): its https Git URL and commit (user info dropped: it may be a token), else
-    `SOURCE_REPO` at the release tag."""
+    not recorded): ``fleetgen @ git+URL@REF`` of its `source`."""
+    url, ref = source(direct_url)
+    return f"fleetgen @ git+{url}@{ref}"
+
+
+def source(direct_url: str | None) -> tuple[str, str]:
+    """(https Git URL, ref) of an installation whose ``direct_url.json`` is ``direct_url``: the
+    URL it came from and its commit (user info dropped: it may be a token), else `SOURCE_REPO`
+    at the release tag."""
     try:
         found: Any = json.loads(direct_url) if direct_url else None
     except ValueError:
@@ -36,5 +49,13 @@ def pinned(direct_url: str | None) -> str:
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
         url = https_url(str(found.get("url", "")).removeprefix("git+")).url
         if url is not None:
-            return f"fleetgen @ git+{url}@{vcs['commit_id']}"
-    return f"fleetgen @ git+{SOURCE_REPO}@v{VERSION}"
+            return url, str(vcs["commit_id"])
+    return SOURCE_REPO, f"v{VERSION}"
+
+
+def _recorded() -> str | None:
+    """This fleetgen's ``direct_url.json``, if pip recorded one."""
+    try:
+        return metadata.distribution("fleetgen").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return None

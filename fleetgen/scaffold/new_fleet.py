@@ -136,12 +136,16 @@ def init_files(
         if demo
         else None
     )
+    hooks_repo, hooks_rev = install.hooks()
     context = {
         "name": name,
         "repo": repo,
         "output_dir": "output",
         "version": VERSION,
         "requirement": install.requirement(),
+        "action": install.ACTION,
+        "hooks_repo": hooks_repo,
+        "hooks_rev": hooks_rev,
         "source": SOURCE_REPO.removesuffix(".git"),
     }
     files = {

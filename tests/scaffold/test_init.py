@@ -37,7 +37,6 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     for name in (".github/workflows/fleet.yaml", ".pre-commit-config.yaml"):
         assert yaml.safe_load((repo / name).read_text())
     workflow = yaml.safe_load((repo / ".github/workflows/fleet.yaml").read_text())
-    assert "${{ github.base_ref }}" in (repo / ".github/workflows/fleet.yaml").read_text()
     # The job that runs fleet.py (code) has a read-only token; the one that writes runs no code.
     assert "pull_request_target" not in workflow[True] and workflow["permissions"] == {
         "contents": "read"
@@ -45,27 +44,34 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     # Every pull request and every commit: a path filter would miss inputs outside apps/ (bases
     # under k8s/, charts, CA files) and let stale output through.
     assert workflow[True] == {"pull_request": None}
-    (hook,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"]
-    assert hook["always_run"] is True and "files" not in hook
+    # fleetgen's own hooks by URL and the rev of this fleetgen (.pre-commit-hooks.yaml: each
+    # runs on every commit), the local form a commented alternative.
+    (hooks,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"]
+    assert (hooks["repo"], hooks["rev"]) == install.hooks()
+    assert hooks["hooks"] == [{"id": "fleetgen-build-check"}]
+    assert "#  - repo: local" in (repo / ".pre-commit-config.yaml").read_text()
+    # fleetgen's action (action.yml) in both jobs: `review` runs fleet.py with the read-only
+    # token, `publish` writes and runs nothing of the pull request.
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
-    assert jobs["comment"]["permissions"] == {"pull-requests": "write"}
-    assert not any(
-        "checkout" in step.get("uses", "") or "fleetgen" in step.get("run", "")
-        for step in jobs["comment"]["steps"]
-    )
+    assert jobs["publish"]["permissions"] == {
+        "pull-requests": "write",
+        "security-events": "write",
+    }
+    assert jobs["publish"]["steps"] == [{"uses": install.ACTION, "with": {"mode": "publish"}}]
     assert created.stdout.splitlines()[-1] == (
         "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
     )
     # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
-    (install,) = [step for step in jobs["review"]["steps"] if "pip install" in step.get("run", "")]
+    (review,) = [step for step in jobs["review"]["steps"] if step.get("uses") == install.ACTION]
+    assert review["with"]["mode"] == "review"
     assert re.fullmatch(
-        r'pip install "fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})"', install["run"]
-    ), install["run"]
+        r"fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})", review["with"]["requirement"]
+    ), review
     text = (repo / ".github/workflows/fleet.yaml").read_text()
     assert (
-        "from its Git repository at a pinned tag\n      # or commit: this works before fleetgen "
-        "is published on a package index"
+        "from its Git repository at a pinned tag\n          # or commit: this works before "
+        "fleetgen is published on a package index"
     ) in text
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
@@ -336,3 +342,5 @@ def test_ci_installs_fleetgen_from_where_it_came_pinned(
     """Installed from a Git URL (PEP 610): that URL at that commit, without credentials; else
     fleetgen's repository at the release tag."""
     assert install.pinned(direct_url) == requirement
+    url, rev = install.source(direct_url)
+    assert requirement == f"fleetgen @ git+{url}@{rev}"

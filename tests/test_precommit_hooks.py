@@ -1,0 +1,147 @@
+"""The published hooks (``.pre-commit-hooks.yaml``) run by the real ``pre-commit`` tool in a
+temporary fleet repository: ``pre-commit try-repo`` against this working tree (every hook green
+on a clean repository), and the scaffolded ``.pre-commit-config.yaml`` pointed at this working
+tree (each hook green on a clean repository, red on a stale or broken one).
+
+pre-commit installs the hooks' environment with pip from the repository (a minute or so).
+``try-repo`` installs it afresh on each run (in a store of its own); ``run`` reuses the session's
+store (``PRE_COMMIT_HOME``), so the working tree is snapshotted into one commit per session and
+the red and green runs share one environment.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import run_fleetgen
+
+ROOT = Path(__file__).resolve().parents[1]
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="session")
+def hooks_repo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """This working tree as it is (uncommitted edits too, ignored files not) in one commit of a
+    repository of its own, with a PRE_COMMIT_HOME for this session."""
+    snapshot = tmp_path_factory.mktemp("hooks") / "fleetgen"
+    for name in git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split(
+        "\0"
+    ):
+        source = ROOT / name
+        if name and source.is_file():  # a file deleted in the working tree is still listed
+            (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / name)
+    git(snapshot, "init", "-q")
+    git(snapshot, "add", "-A")
+    git(snapshot, "commit", "-q", "-m", "snapshot")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.mktemp("pre-commit-home")))
+        yield snapshot
+
+
+@pytest.fixture
+def fleet_repo(tmp_path: Path) -> Path:
+    """A committed fleet repository as ``fleetgen init`` and ``fleetgen build`` leave it."""
+    repo = tmp_path / "fleet"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for args in (("init", "--repo", "https://github.com/acme/fleet.git"), ("build",)):
+        ran = run_fleetgen(repo, *args)
+        assert ran.returncode == 0, ran.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "fleet")
+    return repo
+
+
+def pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit ARGS`` on every file of ``repo``, without colour."""
+    return subprocess.run(
+        [*PRE_COMMIT, *args, "--all-files", "--color", "never"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def run_hook(hooks_repo: Path, repo: Path, hook: str) -> subprocess.CompletedProcess[str]:
+    """``pre-commit run`` of one published hook as the scaffolded config uses it, with the
+    snapshot for fleetgen's repository and its commit for the rev."""
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    (hooks,) = config["repos"]
+    hooks.update(repo=str(hooks_repo), rev=git(hooks_repo, "rev-parse", "HEAD").strip())
+    hooks["hooks"] = [{"id": hook}]
+    path = repo.parent / f"{hook}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return pre_commit(repo, "run", "--config", str(path))
+
+
+def test_the_published_hooks_run_on_every_commit() -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [hook["id"] for hook in hooks] == [
+        "fleetgen-build-check",
+        "fleetgen-build",
+        "fleetgen-validate",
+    ]
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["entry"].startswith("fleetgen ")
+        assert (hook["files"], hook["always_run"], hook["pass_filenames"]) == ("", True, False)
+
+
+def test_try_repo_runs_every_hook_green_on_a_clean_repo(hooks_repo: Path, fleet_repo: Path) -> None:
+    ran = pre_commit(fleet_repo, "try-repo", str(hooks_repo))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    for name in ("fleetgen build --check", "fleetgen build", "fleetgen validate"):
+        assert re.search(rf"^{re.escape(name)}\.+Passed", ran.stdout, re.M), ran.stdout
+
+
+def test_build_check_passes_on_a_clean_repo_and_names_the_stale_files(
+    hooks_repo: Path, fleet_repo: Path
+) -> None:
+    clean = run_hook(hooks_repo, fleet_repo, "fleetgen-build-check")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    readme = fleet_repo / "output/README.md"
+    readme.write_text(readme.read_text() + "hand-edited\n")
+    stale = run_hook(hooks_repo, fleet_repo, "fleetgen-build-check")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert "Failed" in stale.stdout and "output/README.md" in stale.stdout
+
+
+def test_build_regenerates_a_stale_output_and_fails_the_commit(
+    hooks_repo: Path, fleet_repo: Path
+) -> None:
+    clean = run_hook(hooks_repo, fleet_repo, "fleetgen-build")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    readme = fleet_repo / "output/README.md"
+    built = readme.read_text()
+    readme.write_text(built + "hand-edited\n")
+    stale = run_hook(hooks_repo, fleet_repo, "fleetgen-build")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert "files were modified by this hook" in stale.stdout
+    assert readme.read_text() == built
+
+
+def test_validate_passes_on_a_clean_repo_and_fails_on_a_broken_spec(
+    hooks_repo: Path, fleet_repo: Path
+) -> None:
+    clean = run_hook(hooks_repo, fleet_repo, "fleetgen-validate")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    spec = fleet_repo / "fleet.py"
+    spec.write_text(spec.read_text().replace('name="dev-1"', 'name="Dev_1"', 1))
+    broken = run_hook(hooks_repo, fleet_repo, "fleetgen-validate")
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "Failed" in broken.stdout and "fleet.py:" in broken.stdout
