@@ -209,3 +209,29 @@ def image_name(reference: str) -> str:
     slash = max(reference.find("/"), 0)
     cuts = [i for i in (reference.find("@", slash), reference.find(":", slash)) if i >= 0]
     return reference[: min(cuts)] if cuts else reference
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """Whether ``labels`` match a LabelSelector as written in a manifest (``matchLabels``,
+    ``matchExpressions``), with Kubernetes' semantics (metav1.LabelSelectorAsSelector); an
+    entry of another shape than the API's, or an unknown operator, matches nothing."""
+    match_labels = selector.get("matchLabels")
+    if isinstance(match_labels, Mapping) and any(
+        labels.get(str(key)) != str(value) for key, value in match_labels.items()
+    ):
+        return False
+    expressions = selector.get("matchExpressions")
+    for expression in expressions if isinstance(expressions, list) else ():
+        if not isinstance(expression, Mapping):
+            return False
+        key, written = str(expression.get("key")), expression.get("values")
+        values = [str(v) for v in written] if isinstance(written, list) else []
+        present = key in labels
+        if not {
+            "In": present and labels.get(key) in values,
+            "NotIn": not present or labels.get(key) not in values,
+            "Exists": present,
+            "DoesNotExist": not present,
+        }.get(str(expression.get("operator")), False):
+            return False
+    return True

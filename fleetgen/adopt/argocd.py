@@ -29,7 +29,7 @@ from fleetgen.adopt.findings import BY_HAND, unmapped
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path, strings
 from fleetgen.adopt.sources import PIN, carries_credentials, pinned
 from fleetgen.fields import ca_bundle, to_dns_label
-from fleetgen.k8s import image_name
+from fleetgen.k8s import image_name, selector_matches
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.templating import Call
 from fleetgen.yamlio import load_all
@@ -514,7 +514,7 @@ class _Argo:
         if any(mapping(value).get("template") for value in generator.values()):
             raise _Unresolved("a generator's own template is not mapped")
         selector = mapping(generator.get("selector"))
-        return [p for p in self._generate(doc, generator) if _selects(selector, p)]
+        return [p for p in self._generate(doc, generator) if selector_matches(selector, p)]
 
     def _generate(self, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
         """The parameter sets a generator makes, flat as fasttemplate names them."""
@@ -523,7 +523,7 @@ class _Argo:
         if "clusters" in generator:
             selector = mapping(at(generator, "clusters", "selector"))
             values = mapping(at(generator, "clusters", "values"))
-            chosen = [c for c in self.clusters.values() if _selects(selector, c.labels)]
+            chosen = [c for c in self.clusters.values() if selector_matches(selector, c.labels)]
             made = []
             for cluster in chosen:
                 params = cluster.params()
@@ -618,27 +618,6 @@ def _secret_value(doc: Doc, key: str) -> str | None:
         return base64.b64decode(str(data), validate=True).decode() if data else None
     except (binascii.Error, UnicodeDecodeError):
         return None
-
-
-def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    """Kubernetes label-selector semantics over a cluster Secret's labels."""
-    if any(labels.get(k) != str(v) for k, v in mapping(selector.get("matchLabels")).items()):
-        return False
-    for expr in _list(selector.get("matchExpressions")):
-        key, op, values = (
-            str(expr.get("key")),
-            expr.get("operator"),
-            strings(expr.get("values")),
-        )
-        has = key in labels
-        if not {
-            "In": has and labels.get(key) in values,
-            "NotIn": not has or labels.get(key) not in values,
-            "Exists": has,
-            "DoesNotExist": not has,
-        }.get(str(op), False):
-            return False
-    return True
 
 
 def _render(value: Any, params: Mapping[str, str]) -> Any:

@@ -26,6 +26,7 @@ from fleetgen.argoproject import GLOB_CHARS, destination_permitted, source_permi
 from fleetgen.emit.argocd.common import registration_labels, server_url
 from fleetgen.emit.common import var_annotations
 from fleetgen.fields import VAR_PREFIX
+from fleetgen.k8s import selector_matches
 from fleetgen.plan import Plan
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
@@ -148,7 +149,7 @@ def _appset(
         if not isinstance(cluster_generator, dict):
             continue
         selector = cluster_generator.get("selector") or {}
-        selected = [c for c in clusters if _selects(selector, c.labels)]
+        selected = [c for c in clusters if selector_matches(selector, c.labels)]
         for key, value in _unselected(selector, selected):
             yield Breach(
                 "appset-selects-nothing",
@@ -180,24 +181,6 @@ def _reads(template: Mapping[str, Any]) -> set[tuple[str, str]]:
         if match:
             found.add((match[1] or match[3] or "annotations", match[2] or match[4] or match[5]))
     return found
-
-
-def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    """Kubernetes label selector semantics (metav1.LabelSelectorAsSelector)."""
-    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
-        return False
-    for expression in selector.get("matchExpressions") or []:
-        key, operator = expression.get("key"), expression.get("operator")
-        values = expression.get("values") or []
-        present = key in labels
-        if not {
-            "In": present and labels.get(key) in values,
-            "NotIn": not present or labels.get(key) not in values,
-            "Exists": present,
-            "DoesNotExist": not present,
-        }.get(operator, False):
-            return False
-    return True
 
 
 def _unselected(
