@@ -1,7 +1,7 @@
 """Argo CD: cluster Secrets are clusters (their labels kept, their credentials never read), and
 AppProjects projects; each Application, and each Application an ApplicationSet generates (its
-list, cluster, git-directory and matrix generators evaluated as the controller does against the
-repository's clusters and folders), is an app instance on the cluster it points at. An
+list, cluster, git-directory, matrix and merge generators evaluated as the controller does
+against the repository's clusters and folders), is an app instance on the cluster it points at. An
 Application of Applications (a folder holding only Argo CD objects) is followed into them."""
 
 from __future__ import annotations
@@ -538,7 +538,40 @@ class _Argo:
                 raise _Unresolved("a matrix generator without exactly two generators")
             first, second = (self._selected(doc, child) for child in children)
             return [{**b, **a} for a, b in itertools.product(first, second)]
+        if "merge" in generator:
+            return self._merged(doc, mapping(generator["merge"]))
         raise _Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
+
+    def _merged(self, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str, str]]:
+        """A merge generator's parameter sets as the controller makes them (applicationset
+        generators/merge.go ``GenerateParams``): the first generator's sets, each overridden by
+        the set of every later generator with the same values of ``mergeKeys``; two sets of one
+        generator with the same values are an error there, and here."""
+        keys = strings(merge.get("mergeKeys"))
+        children = _list(merge.get("generators"))
+        if not keys or len(children) < 2:
+            raise _Unresolved("a merge generator without mergeKeys or two generators")
+        base, *others = (self._by_merge_key(doc, child, keys) for child in children)
+        for other in others:
+            for key, params in base.items():
+                params.update(other.get(key, {}))
+        return list(base.values())
+
+    def _by_merge_key(
+        self, doc: Doc, generator: Mapping[str, Any], keys: list[str]
+    ) -> dict[tuple[str | None, ...], dict[str, str]]:
+        """A merge generator's child's parameter sets by the values of ``keys``
+        (``getParamSetsByMergeKey``)."""
+        found: dict[tuple[str | None, ...], dict[str, str]] = {}
+        for params in self._selected(doc, generator):
+            key = tuple(params.get(name) for name in keys)
+            if key in found:
+                raise _Unresolved(
+                    f"a merge generator whose generators make two parameter sets with the same "
+                    f"{', '.join(keys)} (Argo CD refuses it too)"
+                )
+            found[key] = dict(params)
+        return found
 
     def _directories(self, git: Mapping[str, Any]) -> list[dict[str, str]]:
         """The git generator's parameters of each folder of this repository its directories

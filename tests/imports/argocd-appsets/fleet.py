@@ -57,7 +57,7 @@ fleet = Fleet(
     ],
     projects=[
         Project(name="platform",
-                namespaces=["guestbook", "hello", "ingress-nginx"],
+                namespaces=["guestbook", "hello", "ingress-nginx", "monitoring"],
                 description="Cluster add-ons run by the platform team",
                 cluster_resources=[["", "Namespace"]]),
         Project(name="team-a",
@@ -94,6 +94,14 @@ fleet = Fleet(
             targets=Selector(clusters=["prod-eu"]),
             values={"message": "hello from prod"},
             cascade_delete=True),
+        App(name="metrics", project="platform", namespace="monitoring",
+            chart=HelmChart(repo="https://prometheus-community.github.io/helm-charts",
+                            name="kube-state-metrics", version="5.27.0"),
+            targets=Selector(envs=["prod"]),
+            per_label={
+                "region=eu": Overrides(values={"replicas": "3"}),
+                "region=us": Overrides(values={"replicas": "1"}),
+            }),
         App(name="web", project="team-a", namespace="team-a-web",
             path="apps/team-a/web",
             targets=Selector(envs=["prod"]),
