@@ -13,6 +13,8 @@ are untouched: retire them once the engines read output/.
 #     apps: say the order with depends_on
 # argocd/api.yaml:8: ApplicationSet 'api': spec.strategy not mapped — roll changes through clusters
 #     with Environment(rollout=Rollout(steps=...))
+# argocd/canary.yaml:3: ApplicationSet 'canary': a merge generator whose generators make two
+#     parameter sets with the same server (Argo CD refuses it too) — add its apps by hand
 # argocd/legacy.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
