@@ -1,7 +1,8 @@
 """The published hooks (``.pre-commit-hooks.yaml``) run by the real ``pre-commit`` tool in a
 temporary fleet repository: ``pre-commit try-repo`` against this working tree (every hook green
-on a clean repository), and the scaffolded ``.pre-commit-config.yaml`` pointed at this working
-tree (each hook green on a clean repository, red on a stale or broken one).
+on a clean repository, every hook red on a broken one), and the
+scaffolded ``.pre-commit-config.yaml`` pointed at this working tree (each hook green on a clean
+repository, red on a stale or broken one).
 
 pre-commit installs the hooks' environment with pip from the repository (a minute or so).
 ``try-repo`` installs it afresh on each run (in a store of its own); ``run`` reuses the session's
@@ -107,6 +108,19 @@ def test_try_repo_runs_every_hook_green_on_a_clean_repo(hooks_repo: Path, fleet_
     assert ran.returncode == 0, ran.stdout + ran.stderr
     for name in ("fleetgen build --check", "fleetgen build", "fleetgen validate"):
         assert re.search(rf"^{re.escape(name)}\.+Passed", ran.stdout, re.M), ran.stdout
+
+
+def test_try_repo_runs_every_hook_red_on_a_broken_repo(hooks_repo: Path, fleet_repo: Path) -> None:
+    """A spec error (a cluster name that is no DNS label) fails all three hooks through
+    ``try-repo``, each naming the line; what each does with stale output alone is tested below
+    with ``run`` (one environment install instead of one per ``try-repo``)."""
+    spec = fleet_repo / "fleet.py"
+    spec.write_text(spec.read_text().replace('name="dev-1"', 'name="Dev_1"', 1))
+    ran = pre_commit(fleet_repo, "try-repo", str(hooks_repo))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    for name in ("fleetgen build --check", "fleetgen build", "fleetgen validate"):
+        assert re.search(rf"^{re.escape(name)}\.+Failed", ran.stdout, re.M), ran.stdout
+    assert ran.stdout.count("fleet.py:") >= 3, ran.stdout
 
 
 def test_build_check_passes_on_a_clean_repo_and_names_the_stale_files(
