@@ -98,7 +98,7 @@ def add_cluster(
 ) -> Added:
     """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
     snippet, names = cluster_snippet(request)
-    return _add(
+    return edit_validated(
         spec,
         "the new clusters entry",
         lambda source: edit.insert(source, "clusters", snippet, names),
@@ -149,7 +149,7 @@ def add_app(
             source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
         return edit.insert(source, "apps", snippet, names)
 
-    added = _add(
+    added = edit_validated(
         spec, "the new apps entry", change, files, lambda p: p.app == request.name, dry_run, out
     )
     return replace(
@@ -203,7 +203,7 @@ def add_env(
         known = ", ".join(e.name for e in fleet.environments) or "none"
         raise UsageError(f"--after {request.after!r}: no such environment (known: {known})")
     snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
-    return _add(
+    return edit_validated(
         spec,
         "the new environments entry",
         lambda source: edit.insert(
@@ -255,7 +255,7 @@ def add_engine(
             source = edit.set_keyword(source, "environments", name, "engine", py_literal(value))
         return source
 
-    added = _add(
+    added = edit_validated(
         spec,
         "an edited line",
         change,
@@ -284,7 +284,7 @@ def add_project(
         namespaces=list(request.namespaces),
         description=request.description,
     ).rstrip("\n")
-    return _add(
+    return edit_validated(
         spec,
         "the new projects entry",
         lambda source: edit.insert(source, "projects", snippet, ["Project"]),
@@ -300,7 +300,7 @@ def _unique(existing: Sequence[Environment | Project | App], kind: str, name: st
         raise UsageError(f"{kind} {name!r} exists in fleet.py; pick another name")
 
 
-def _add(
+def edit_validated(
     spec: Path,
     edited_what: str,
     change: Callable[[str], str],
@@ -338,7 +338,7 @@ def _add(
     )
     if not dry_run:
         for path, text in files.items():
-            _write_new(root / path, text)
+            write_new(root / path, text)
         atomic_write(spec, edited.encode(), spec.stat().st_mode)
         writer.write(compiled.out_dir, compiled.rendered, VERSION)
     placements = tuple(p for p in compiled.plan.placements if wanted(p))
@@ -389,7 +389,7 @@ def overlaid(root: Path, files: Mapping[str, str]) -> tuple[Reader, Lister]:
     return reading, listing_with
 
 
-def _write_new(path: Path, text: str) -> None:
+def write_new(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as handle:
         handle.write(text)

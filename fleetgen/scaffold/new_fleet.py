@@ -12,7 +12,7 @@ from fleetgen.fields import to_dns_label
 from fleetgen.journal import atomic_write
 from fleetgen.load import load_source
 from fleetgen.scaffold import install, remote
-from fleetgen.scaffold.add import _write_new, overlaid
+from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
 from fleetgen.templating import render
@@ -79,7 +79,7 @@ def init(
         if text is not None:
             target = directory / path
             if action == "created":
-                _write_new(target, text)
+                write_new(target, text)
             else:
                 atomic_write(target, text.encode(), target.stat().st_mode)
     return Initialized(

@@ -16,7 +16,7 @@ from fleetgen.model import App
 from fleetgen.plan import Plan
 from fleetgen.scaffold import branch as committing
 from fleetgen.scaffold import edit
-from fleetgen.scaffold.add import Added, _add
+from fleetgen.scaffold.add import Added, edit_validated
 from fleetgen.templating import Call, py_literal
 from fleetgen.versions import Kind, Row, Version
 
@@ -110,7 +110,7 @@ def promote(
     paths = [spec, (out or spec.parent / plan.fleet.output_dir).resolve()]
     if branch is not None:
         committing.ready(spec.parent, branch, paths)
-    added = _add(
+    added = edit_validated(
         spec,
         f"per_env[{request.target!r}]",
         lambda _: edited,
