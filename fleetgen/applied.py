@@ -16,7 +16,7 @@ import os
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from fleetgen.model.engines import is_argocd_directory
+from fleetgen.layout import is_argocd_directory
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 BOOTSTRAP = "flux-system"

@@ -20,7 +20,8 @@ from typing import Any
 from fleetgen.emit.argocd.common import RESOURCES_FINALIZER
 from fleetgen.emit.common import ENV_LABEL
 from fleetgen.errors import Problem, at
-from fleetgen.model import Fleet, argocd_directory, argocd_part
+from fleetgen.layout import argocd_directory, argocd_part
+from fleetgen.model import Fleet
 from fleetgen.moves import Documents
 from fleetgen.output import OutputFile
 

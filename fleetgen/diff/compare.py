@@ -62,7 +62,7 @@ from fleetgen.incremental import StoredFiles
 from fleetgen.journal import RECORD
 from fleetgen.k8s import Key
 from fleetgen.kustomize import Kustomize
-from fleetgen.model import argocd_part
+from fleetgen.layout import argocd_part
 from fleetgen.output import OutputFile
 from fleetgen.progress import SILENT, Progress
 

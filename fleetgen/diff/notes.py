@@ -15,7 +15,7 @@ from fleetgen.diff.objects import Obj
 from fleetgen.diff.render import plain
 from fleetgen.diff.rendercharts import changed_charts
 from fleetgen.diff.report import Deletion
-from fleetgen.model import argocd_part
+from fleetgen.layout import argocd_part
 from fleetgen.record import done_when
 
 

@@ -28,14 +28,10 @@ from fleetgen.model.clusters import (
     ExternalSecretRef,
 )
 from fleetgen.model.clusters import Credentials as Credentials
-from fleetgen.model.engines import ARGOCD_DIR as ARGOCD_DIR
 from fleetgen.model.engines import ARGOCD_FLOOR as ARGOCD_FLOOR
 from fleetgen.model.engines import FLUX_FLOOR as FLUX_FLOOR
 from fleetgen.model.engines import ArgoInstance as ArgoInstance
 from fleetgen.model.engines import ArgoOptions, FluxOptions
-from fleetgen.model.engines import argocd_directory as argocd_directory
-from fleetgen.model.engines import argocd_part as argocd_part
-from fleetgen.model.engines import is_argocd_directory as is_argocd_directory
 from fleetgen.model.fleet import Fleet
 from fleetgen.model.layers import ClusterVar, Image, Layer, Overrides, Patch
 from fleetgen.model.projects import (

@@ -87,9 +87,6 @@ class FluxOptions(Spec):
     source_per_namespace: bool = False  # hub mode: a source in each spoke namespace
 
 
-ARGOCD_DIR = "argocd"  # the output folder of the fleet's Argo CD instance
-
-
 @dataclass(frozen=True, slots=True)
 class ArgoInstance:
     """One Argo CD instance the output configures: the fleet's (``argocd/``, the environments
@@ -99,20 +96,3 @@ class ArgoInstance:
     directory: str  # output-relative
     options: ArgoOptions
     envs: tuple[str, ...]  # the environments whose Argo CD placements it reconciles
-
-
-def argocd_directory(env: str | None) -> str:
-    """The output folder of the Argo CD instance of environment ``env`` (None: the fleet's)."""
-    return ARGOCD_DIR if env is None else f"{ARGOCD_DIR}-{env}"
-
-
-def is_argocd_directory(top: str) -> bool:
-    """Whether ``top`` (a top-level folder of the output) is an Argo CD instance's."""
-    return top == ARGOCD_DIR or top.startswith(f"{ARGOCD_DIR}-")
-
-
-def argocd_part(path: str) -> str | None:
-    """What an output file of an Argo CD instance is (its subfolder: ``applicationsets``,
-    ``clusters``, ``projects``; ``bootstrap.yaml``...); None for a file of no instance."""
-    top, _, rest = path.partition("/")
-    return rest.partition("/")[0] if is_argocd_directory(top) and rest else None

@@ -13,10 +13,11 @@ from fleetgen.fields import (
     Name,
     repo_path,
 )
+from fleetgen.layout import argocd_directory
 from fleetgen.model.apps import App
 from fleetgen.model.base import Engine, Spec
 from fleetgen.model.clusters import Cluster, Credentials, Environment
-from fleetgen.model.engines import ArgoInstance, ArgoOptions, FluxOptions, argocd_directory
+from fleetgen.model.engines import ArgoInstance, ArgoOptions, FluxOptions
 from fleetgen.model.projects import Policy, Project
 from fleetgen.model.sync import SyncPolicy
 

@@ -14,7 +14,8 @@ from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
-from fleetgen.model import ARGOCD_DIR, IN_CLUSTER, ArgoInstance, Cluster, Fleet
+from fleetgen.layout import ARGOCD_DIR
+from fleetgen.model import IN_CLUSTER, ArgoInstance, Cluster, Fleet
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
 
