@@ -32,6 +32,7 @@ from fleetgen.emit.flux.namespaces import app_namespaces
 from fleetgen.explain import explain_plan
 from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
+from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
 from tests.emit.test_argocd_appsets import applications, assert_generates_the_plan
 from tests.helpers import case_copy, run_fleetgen
@@ -144,8 +145,12 @@ def test_diff_derives_each_application_with_its_placements_namespace() -> None:
     placements (`Placements` rows carry their namespace)."""
     result = api.compile_spec(CASE / "fleet.py")
     plan = result.plan
-    files = dict.fromkeys(result.rendered)  # derived from the ApplicationSets' files that exist
-    derived = derived_applications(plan.fleet, Placements.of(plan), files)  # type: ignore[arg-type]
+    files = {  # the ApplicationSets' files as emitted
+        path: OutputFile(path, tuple(yaml.safe_load_all(data)))
+        for path, data in result.rendered.items()
+        if path.startswith("argocd/applicationsets/")
+    }
+    derived = derived_applications(plan.fleet, Placements.of(plan), files)
     assert {app.name: app.target_namespace for app in derived.values()} == {
         "cache-prod-b": "cache-prod",
         "cache-staging-1": "cache",
@@ -154,6 +159,11 @@ def test_diff_derives_each_application_with_its_placements_namespace() -> None:
         "web-staging-1": "web",
         "web-staging-2": "web-canary",
     }
+    # a chart app's source is its template's, the same for each of them (no overlay path)
+    sources = {
+        dict(app.source).get("path") for app in derived.values() if app.owner.startswith("cache-")
+    }
+    assert sources == {"charts/echo"}
 
 
 def test_a_chart_apps_release_goes_to_each_layers_namespace(tmp_path: Path) -> None:

@@ -207,11 +207,14 @@ def derived_applications(
     They exist in no file, so the diff derives them: one per Argo CD placement whose app has an
     ``applicationsets/<app>.yaml`` in its environment's Argo CD instance (``argocd/``, or the
     environment's own), named ``<app>-<cluster>``, in the instance's namespace, with what the
-    Plan fixes (owner, project, source path, destination).
+    Plan fixes (owner, project, source, destination): an overlay's path in this repository, or
+    for an app without overlay (a chart, another source) the fields its ApplicationSet's
+    template gives every Application alike.
     """
     apps = {app.name: app for app in fleet.apps}
     instances = {env: i for i in fleet.argocd_instances for env in i.envs}
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
+    templates: dict[str, AppSource] = {}  # ApplicationSet -> its template's fixed source fields
     derived = {}
     for app_name, cluster, env, overlay, engine, destination in placements.rows:
         instance = instances[env]
@@ -219,20 +222,48 @@ def derived_applications(
         if engine != "argocd" or file not in files:
             continue
         app, name, namespace = apps[app_name], f"{app_name}-{cluster}", instance.options.namespace
+        owner = f"{app_name}-{env}"
+        if overlay:
+            source: AppSource = (
+                ("repoURL", fleet.repo),
+                ("targetRevision", fleet.revision),
+                ("path", f"{fleet.output_dir}/{overlay}"),
+            )
+        elif owner in templates:
+            source = templates[owner]
+        else:
+            source = templates[owner] = _template_source(files[file], owner)
         derived[namespace, name] = Application(
             namespace,
             name,
-            f"{app_name}-{env}",
+            owner,
             app.project,
-            fleet.repo,
-            fleet.revision,
-            f"{fleet.output_dir}/{overlay}",
+            source,
             cluster,
             servers[cluster],
             destination,
             file,
         )
     return derived
+
+
+AppSource = tuple[tuple[str, str], ...]  # an Application's spec.source, field by field
+_SOURCE_FIELDS = ("repoURL", "chart", "targetRevision", "path")
+
+
+def _template_source(file: OutputFile, owner: str) -> AppSource:
+    """The fields of ApplicationSet ``owner``'s template source that are the same for every
+    Application it generates (those without a Go template action)."""
+    for document in file.documents:
+        if isinstance(document, dict) and (document.get("metadata") or {}).get("name") == owner:
+            spec = ((document.get("spec") or {}).get("template") or {}).get("spec") or {}
+            source: dict[str, Any] = spec.get("source") or next(iter(spec.get("sources") or ()), {})
+            return tuple(
+                (key, value)
+                for key in _SOURCE_FIELDS
+                if isinstance(value := source.get(key), str) and "{{" not in value
+            )
+    return ()
 
 
 def entity_renames(base: Facts, head: Facts) -> dict[str, dict[str, str]]:

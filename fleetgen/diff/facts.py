@@ -223,9 +223,7 @@ class Application(NamedTuple):
     name: str
     owner: str
     project: str
-    repo: str
-    revision: str
-    path: str
+    source: tuple[tuple[str, str], ...]  # spec.source's fields: repoURL, chart, revision, path
     cluster: str
     server: str
     target_namespace: str | None  # None: the manifests say (App(namespace=None))
@@ -249,11 +247,7 @@ class Application(NamedTuple):
             },
             "spec": {
                 "project": self.project,
-                "source": {
-                    "repoURL": self.repo,
-                    "targetRevision": self.revision,
-                    "path": self.path,
-                },
+                "source": dict(self.source),
                 "destination": {
                     "name": self.cluster,
                     "server": self.server,
