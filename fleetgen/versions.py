@@ -35,10 +35,16 @@ class Version:
     def text(self) -> str:
         """``1.8.2``, ``1.8.2@sha256:4f53cda18c2b…``, ``sha256:4f53cda18c2b…`` (a digest cut to
         12 hex digits, as the fleet map's images) or `BASE`."""
-        digest = f"{self.digest[:19]}…" if self.digest else ""
+        digest = short_digest(self.digest) if self.digest else ""
         if self.tag and digest:
             return f"{self.tag}@{digest}"
         return self.tag or digest or BASE
+
+
+def short_digest(digest: str) -> str:
+    """``sha256:123456789abc…``: a digest shortened to 12 hex digits, as the tables show it."""
+    algorithm, _, hexdigits = digest.partition(":")
+    return f"{algorithm}:{hexdigits[:12]}…"
 
 
 @dataclass(frozen=True, slots=True)

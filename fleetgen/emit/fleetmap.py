@@ -407,8 +407,7 @@ def image_reference(ref: ImageRef) -> str:
     if ref.tag:
         text += f":{ref.tag}"
     if ref.digest:
-        algorithm, _, digest = ref.digest.partition(":")
-        text += f"@{algorithm}:{digest[:12]}…"
+        text += f"@{versions.short_digest(ref.digest)}"
     return text
 
 
