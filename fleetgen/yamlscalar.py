@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-# Characters fleetgen refuses: outside YAML's printable set (no reader accepts them raw), and
-# NEL (U+0085), a line break to YAML 1.1 but not to 1.2, which kustomize writes unescaped so that
-# kubectl and Argo CD then read it as a space.
-_UNCARRIABLE = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters fleetgen refuses: outside YAML's printable set (no reader accepts them raw: C0 and C1
+# controls but tab and line breaks, surrogates, U+FFFE, U+FFFF), and NEL (U+0085), a line break to
+# YAML 1.1 but not to 1.2, which kustomize writes unescaped so that kubectl and Argo CD then read
+# it as a space. Listed, not as the negated printable set: that takes 10 ms to compile.
+_UNCARRIABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 # Line breaks (U+2028/U+2029 only in YAML 1.1): a plain scalar cannot hold them.
 _LINE_BREAK = re.compile("[\n\r\u2028\u2029]")
 

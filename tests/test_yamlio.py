@@ -26,7 +26,7 @@ from ruamel.yaml import scanner as ruamel_scanner
 
 from fleetgen.kustomize import Kustomize, KustomizeBuildError, build
 from fleetgen.yamlio import configmap_literal, dump, dump_documents, load_all
-from fleetgen.yamlscalar import needs_quotes
+from fleetgen.yamlscalar import needs_quotes, uncarriable
 from tests.helpers import examples
 
 TRAPS = [
@@ -432,6 +432,19 @@ def test_uncarriable_characters_are_refused(s: str) -> None:
         dump({"k": s})
     with pytest.raises(ValueError, match="cannot write"):
         dump({s: "v"})
+
+
+def test_uncarriable_is_outside_yaml_printable_set_or_nel() -> None:
+    """Over every code point: refused exactly when YAML 1.2's c-printable production (spec
+    5.1) excludes it, or it is NEL (U+0085), which YAML 1.1 reads as a line break."""
+    printable = [(0x9, 0xA), (0xD, 0xD), (0x20, 0x7E), (0xA0, 0xD7FF), (0xE000, 0xFFFD)]
+    printable.append((0x10000, 0x10FFFF))
+    refused = {
+        code
+        for code in range(0x110000)
+        if code == 0x85 or not any(low <= code <= high for low, high in printable)
+    }
+    assert {code for code in range(0x110000) if uncarriable(chr(code))} == refused
 
 
 _NUMERIC_TEXT = st.text(alphabet="0123456789_.+-eExXoObB:aAfFnNyYtTlsu~<=i", max_size=12)
