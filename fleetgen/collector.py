@@ -47,6 +47,15 @@ def _age() -> None:
     gc.unfreeze()
 
 
+def retire() -> None:
+    """Let the process end without walking what it holds: the interpreter's last collection, at
+    exit, walks every tracked object still alive (the spec classes, pydantic's schemas, a
+    command's data) to find cycles whose memory the end of the process frees anyway. `gc.freeze`
+    moves them all to the permanent generation, which collections skip. Measured on the
+    example's no-op build (`benchmarks/startup.py`): ≈ 0.06 s of 0.58 s of CPU."""
+    gc.freeze()
+
+
 def pausing(function: Callable[P, R]) -> Callable[P, R]:
     """``function`` run with the collector `paused`."""
 

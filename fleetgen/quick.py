@@ -3,7 +3,12 @@ whose output folder provably holds the build of its inputs — what a pre-commit
 unchanged CI run ask — is answered here, before the command line (typer, and the pydantic
 adapters it builds to parse arguments) is imported: `fleetgen.api.recorded`. Everything else,
 and any build that must compile, goes to the command line (`fleetgen.cli`), which also reports
-any error: this path only ever answers "up to date"."""
+any error: this path only ever answers "up to date".
+
+The collector (`fleetgen.collector`) is paused while the command starts: importing pydantic and
+building the spec classes allocates hundreds of thousands of long-lived objects and no garbage
+worth finding, which it would walk again and again as they pile up. And whatever the command,
+the process leaves what it holds to the permanent generation as it ends (`collector.retire`)."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fleetgen import locate
+from fleetgen import collector, locate
 from fleetgen.errors import FleetgenError
 
 QUICK = (["build"], ["build", "--check"])
@@ -20,13 +25,16 @@ QUICK = (["build"], ["build", "--check"])
 
 def main() -> None:
     """Console-script entry point (``fleetgen``, ``python -m fleetgen``)."""
-    code = answered(sys.argv[1:])
-    if code is None:
-        from fleetgen.cli import main as command_line
-
+    try:
+        with collector.paused():
+            code = answered(sys.argv[1:])
+            if code is None:
+                from fleetgen.cli import main as command_line
+        if code is not None:
+            raise SystemExit(code)
         command_line()
-    else:
-        raise SystemExit(code)
+    finally:
+        collector.retire()
 
 
 def answered(args: Sequence[str]) -> int | None:

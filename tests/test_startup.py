@@ -236,3 +236,35 @@ def test_a_build_that_must_compile_goes_to_the_command_line(tmp_path: Path) -> N
     spec.write_text(spec.read_text() + "\nbroken(\n")
     broken = _quick(repo, "build")
     assert broken.returncode == 2 and "fleet.py:" in broken.stderr
+
+
+@pytest.mark.parametrize("args", [("build",), ("--version",)], ids=" ".join)
+def test_the_collector_stays_paused_while_a_command_starts_and_retires_at_exit(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """`fleetgen.quick.main`: no collection while pydantic and the spec classes load and an
+    up-to-date build is answered, and at exit, whatever the command, what the process holds is
+    in the permanent generation, which the interpreter's last collection skips
+    (`collector.retire`)."""
+    repo = _example_copy(tmp_path)
+    subprocess.run([sys.executable, "-m", "fleetgen", "build"], cwd=repo, check=True)
+    code = textwrap.dedent(
+        f"""
+        import atexit, gc, sys
+        sys.argv = ["fleetgen", *{list(args)!r}]
+        from fleetgen.quick import main
+        started = []
+        gc.callbacks.append(lambda phase, info: phase == "start" and started.append(info))
+        def report():
+            print(len(started), gc.get_freeze_count(), len(gc.get_objects()), file=sys.stderr)
+        atexit.register(report)
+        main()
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
+    )
+    collections, frozen, left = map(int, done.stderr.split())
+    if args == ("build",):  # answered on the quick path: nothing ran unpaused
+        assert collections == 0
+    assert frozen > 20_000 and left < frozen / 100
