@@ -13,10 +13,11 @@ import yaml
 
 import fleetgen
 from fleetgen import api
+from fleetgen.errors import SpecError
 from fleetgen.explain import explain
 from tests.crd_schemas import emitted_documents
 from tests.diff.test_diff import commit, edit, git
-from tests.helpers import run_fleetgen
+from tests.helpers import case_copy, run_fleetgen
 from tests.test_cases import build_case
 
 CASES = Path(__file__).parent / "cases"
@@ -317,3 +318,49 @@ def test_render_skips_apps_from_other_sources(tmp_path: Path) -> None:
     )
     report = fleetgen.diff(repo / "fleet.py", render=True)
     assert report.to_json()["touched"]["apps"] == ["extra"]
+
+
+def test_a_runtime_plain_directory_app_keeps_a_layer_for_a_required_label(tmp_path: Path) -> None:
+    """A plain directory app has no overlay (Argo CD reads its directory as it is, like a chart
+    or another source): a per_label layer for a label its runtime selector requires is one
+    generator's settings, as for a chart app; one for another label is refused for what it
+    would do (every selected cluster would get it), not for an overlay the app has not."""
+    repo = case_copy(
+        CASES / "plain-dirs",
+        tmp_path / "plain",
+        (
+            'Cluster(name="prod-1", env="prod", server="https://prod-1.example.com")',
+            'Cluster(name="prod-1", env="prod", server="https://prod-1.example.com",'
+            ' registration="external", labels={"tier": "edge", "zone": "a"})',
+        ),
+        (
+            'path="apps/hello",',
+            'path="apps/hello", targets=Selector(match_labels={"tier": "edge"}, runtime=True),'
+            ' per_label={"tier=edge": Overrides(sync=SyncPolicy(self_heal=False))},',
+        ),
+        ("    SyncPolicy,\n", "    Selector,\n    SyncPolicy,\n    Destination,\n"),
+        (
+            'namespaces=["hello", "monitoring"]',
+            'namespaces=["hello", "monitoring"],'
+            ' destinations=[Destination(server="*", namespace="*")]',
+        ),
+    )
+    api.build(repo / "fleet.py")
+    sets = {
+        doc["metadata"]["name"]: doc
+        for _, doc in emitted_documents(repo / "output")
+        if doc["kind"] == "ApplicationSet"
+    }
+    (generator,) = sets["hello-prod"]["spec"]["generators"]
+    assert generator["clusters"]["selector"]["matchLabels"] == {
+        "fleetgen.io/env": "prod",
+        "tier": "edge",
+    }
+    automated = sets["hello-prod"]["spec"]["template"]["spec"]["syncPolicy"]["automated"]
+    assert automated == {"prune": True, "selfHeal": False}  # per_env, then the label's layer
+    edit(repo / "fleet.py", '"tier=edge": Overrides(', '"zone=a": Overrides(')
+    with pytest.raises(SpecError) as refused:
+        api.build(repo / "fleet.py")
+    (problem,) = refused.value.problems
+    assert "per_label['zone=a'] cannot reach the clusters it selects" in problem.message
+    assert "every selected cluster would get it" in problem.message

@@ -279,9 +279,10 @@ def _check_runtime_selectors(
 ) -> None:
     """``Selector(runtime=True)``: Argo CD placements only, among external clusters, no cluster
     layers (a layer pins a cluster by name), no per_label layer but one for a label the selector
-    requires on an app without overlays (the ApplicationSet's generators would select every
-    cluster alike; a kustomize app's layer is in cluster overlays), no secret read per cluster
-    (cluster overlays too), and only labels some cluster declares."""
+    requires on an app without overlays (a chart, another source, a plain directory: the
+    ApplicationSet's generators would select every cluster alike; a kustomize app's layer is in
+    cluster overlays), no secret read per cluster (cluster overlays too), and only labels some
+    cluster declares."""
     declared = {key for cluster in ctx.clusters.values() for key in cluster.labels}
     for app in ctx.apps.values():
         targets = app.targets
@@ -310,7 +311,8 @@ def _check_runtime_selectors(
                 "cluster its own layer (per_cluster pins clusters by name); move "
                 "the settings to per_env or drop runtime=True",
             )
-        overlaid = app.chart is None and app.source is None  # its layers: in overlays
+        # its layers: in overlays (a plain directory has none: Argo CD reads it as it is)
+        overlaid = app.chart is None and app.source is None and not ctx.plain(app)
         for selection, layer in app.per_label.items():
             if overlaid or not label_matches(selection, targets.match_labels):
                 ctx.report(layer, _runtime_label_problem(app, selection, overlaid))
