@@ -156,7 +156,7 @@ def _written(spec: Path, source: str, env: str, steps: Sequence[Step]) -> tuple[
         try:
             changed = _edited(edited, env, step)
         except edit.EditError as error:
-            problems.append(Problem(str(error), str(spec), error.line))
+            problems.append(_located(spec, source, env, step, error))
             continue
         if changed != edited:
             edited = changed
@@ -164,6 +164,16 @@ def _written(spec: Path, source: str, env: str, steps: Sequence[Step]) -> tuple[
     if problems:
         raise SpecError(in_order(problems))
     return edited, done
+
+
+def _located(spec: Path, source: str, env: str, step: Step, error: edit.EditError) -> Problem:
+    """``error`` at its line in ``source`` as the user wrote it: the steps written before moved
+    the lines below theirs, and what fails is the app's own layer, which they did not touch."""
+    try:
+        _edited(source, env, step)
+    except edit.EditError as unedited:
+        error = unedited
+    return Problem(str(error), str(spec), error.line)
 
 
 def _apps(plan: Plan, request: PromoteRequest) -> list[str]:

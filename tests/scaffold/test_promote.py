@@ -12,7 +12,10 @@ import git
 import pytest
 
 from fleetgen import api
+from fleetgen.errors import SpecError
 from fleetgen.scaffold import edit
+from fleetgen.scaffold.promote import Step, _written
+from fleetgen.versions import Version
 from tests.helpers import Ran, run_fleetgen, tree
 from tests.scaffold.test_add import added_lines
 
@@ -454,3 +457,37 @@ def test_a_commit_that_fails_after_the_write_says_what_was_written(repo: Path) -
     assert done.stderr.startswith("--branch: git failed: fatal: Unable to create ")
     assert done.stderr.endswith("; fleet.py and output/ are written, not committed\n")
     assert 'tag="2.4.1"' in (repo / "fleet.py").read_text()
+
+
+TWO = """\
+from fleetgen import App, Fleet, Image, Overrides
+
+fleet = Fleet(name="two", repo="https://git.example.com/two.git",
+    apps=[App(name="a", project="p", namespace="a", path="apps/a",
+              per_env={
+                  "dev": Overrides(images=[Image(name="a", tag="2.0")]),
+              }),
+          App(name="b", project="p", namespace="b", path="apps/b",
+              per_env=dict(dev=Overrides(images=[Image(name="b", tag="2.0")])))])
+"""
+
+
+def test_a_layer_that_cannot_be_edited_is_located_where_the_user_wrote_it() -> None:
+    """The edit of an earlier app adds a line above the one that cannot be edited; its problem
+    still names its line in fleet.py as it is (`promote._located`)."""
+    steps = [Step(app, "image", app, (), Version(tag="2.0")) for app in ("a", "b")]
+    with pytest.raises(SpecError) as refused:
+        _written(Path("fleet.py"), TWO, "staging", steps)
+    (problem,) = refused.value.problems
+    assert "app 'b' sets per_env= to something other than a dict literal" in problem.message
+    assert problem.line == 9 and "per_env=dict(" in TWO.splitlines()[8]
+    edited = edit.pin_image(
+        TWO,
+        "a",
+        "per_env",
+        "staging",
+        "a",
+        {"tag": '"2.0"', "digest": None},
+        'Image(name="a", tag="2.0")',
+    )
+    assert edited.count("\n") > TWO.count("\n")  # the earlier edit did move the lines
