@@ -43,9 +43,8 @@ from fleetgen.workspace import Base
 
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     """Fleet, env, app and per_env layers (`_Context.shared_settings`)."""
-    chart = app.chart is not None or app.source is not None or ctx.plain(app)
     return (
-        ctx.shared_settings(env, chart)
+        ctx.shared_settings(env, not ctx.overlaid(app))
         .apply("app", app)
         .apply("per_env", app.per_env.get(env.name))
     )

@@ -311,8 +311,7 @@ def _check_runtime_selectors(
                 "cluster its own layer (per_cluster pins clusters by name); move "
                 "the settings to per_env or drop runtime=True",
             )
-        # its layers: in overlays (a plain directory has none: Argo CD reads it as it is)
-        overlaid = app.chart is None and app.source is None and not ctx.plain(app)
+        overlaid = ctx.overlaid(app)
         for selection, layer in app.per_label.items():
             if overlaid or not label_matches(selection, targets.match_labels):
                 ctx.report(layer, _runtime_label_problem(app, selection, overlaid))

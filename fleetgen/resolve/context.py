@@ -70,6 +70,11 @@ class _Context:
         base = self.workspace.bases.get(repo_path(app.base_path))
         return base is not None and base.plain
 
+    def overlaid(self, app: App) -> bool:
+        """Whether ``app``'s layers are written into overlays: a kustomize app, not a chart, an
+        app from another source or a plain directory, which the engines read as they are."""
+        return app.chart is None and app.source is None and not self.plain(app)
+
     def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
         and what its layers add ship (workspace inventory); none for a chart or an app from

@@ -31,7 +31,7 @@ def check_layer_inputs(ctx: _Context, app: App) -> None:
             paths: list[str] = getattr(layer, field)
             if not paths:
                 continue
-            if app.source is not None or app.chart is not None or ctx.plain(app):
+            if not ctx.overlaid(app):
                 ctx.report(layer, _no_overlay(app, field))
                 continue
             for written in paths:
