@@ -446,18 +446,21 @@ class App(Layer):
         return self.chart.release_name or self.name
 
 
+def overrides_of(app: App) -> list[Overrides]:
+    """The layers of ``app`` below it: its per_env, per_label and per_cluster Overrides."""
+    return [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+
+
 def layer_inputs(app: App) -> list[str]:
     """The repo paths (normalized, each once, in layer order) that the layers of ``app`` add to
     its overlays: ``Overrides(resources=..., components=...)``."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
-    paths = (path for layer in layers for path in (*layer.resources, *layer.components))
+    paths = (path for layer in overrides_of(app) for path in (*layer.resources, *layer.components))
     return list(dict.fromkeys(map(repo_path, paths)))
 
 
 def values_files(app: App) -> list[str]:
     """The Helm values files (repo paths, normalized, each once) a chart ``app`` reads: its
     HelmChart's and its layers' ``values_files``."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
     chart = app.chart.values_files if app.chart is not None else []
-    paths = [*chart, *(path for layer in layers for path in layer.values_files)]
+    paths = [*chart, *(path for layer in overrides_of(app) for path in layer.values_files)]
     return list(dict.fromkeys(map(repo_path, paths)))

@@ -20,6 +20,7 @@ from fleetgen.model import (
     Overrides,
     Project,
 )
+from fleetgen.model.apps import overrides_of
 from fleetgen.plan import (
     cluster_layers,
     label_conflicts,
@@ -219,7 +220,7 @@ def _check_layer_namespaces(ctx: _Context, app: App, project: Project) -> None:
         if project.service_account
         else None
     )
-    for layer in (*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()):
+    for layer in overrides_of(app):
         if layer.namespace is None:
             continue
         if why is not None:
@@ -567,7 +568,7 @@ def _check_images(ctx: _Context, app: App, images: frozenset[str]) -> None:
 
 
 def _layers_of(app: App) -> list[Layer]:
-    return [app, *app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    return [app, *overrides_of(app)]
 
 
 def _check_name_prefix(ctx: _Context, app: App, placed: list[Cluster]) -> None:

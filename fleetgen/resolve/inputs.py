@@ -13,6 +13,7 @@ from fleetgen import namespacing, scan
 from fleetgen.errors import Problem
 from fleetgen.fields import inside_repo, repo_path
 from fleetgen.model import App, Cluster, HelmChart, Overrides
+from fleetgen.model.apps import overrides_of
 from fleetgen.plan import label_conflicts, leaf_items, merge_values, value_path
 from fleetgen.resolve.context import _Context
 from fleetgen.workspace import Base, SecretFound
@@ -24,7 +25,7 @@ def check_layer_inputs(ctx: _Context, app: App) -> None:
     """Each layer's ``resources`` and ``components`` of ``app``: only a kustomize app of this
     repository has overlays to add them to; each path lies inside the repository and holds what
     its list needs (`_problem`); what the files hold is checked once per app."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    layers = overrides_of(app)
     checked: set[str] = set()
     for layer in layers:
         for field in ("resources", "components"):
@@ -117,7 +118,7 @@ def check_values_files(ctx: _Context, app: App, chart: HelmChart) -> None:
     """The Helm values files of a chart app (HelmChart's, reported at the chart, and each
     layer's, at the layer): inside the repository, one YAML mapping of Helm values, and no
     secret material, refused as in values= (no waiver: values reach the engines' objects)."""
-    layers = [*app.per_env.values(), *app.per_label.values(), *app.per_cluster.values()]
+    layers = overrides_of(app)
     owners = [(chart, chart.values_files), *((layer, layer.values_files) for layer in layers)]
     scanned: set[str] = set()
     for owner, paths in owners:

@@ -23,6 +23,7 @@ from fleetgen.emit.argocd.projects import (
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
+from fleetgen.model.apps import overrides_of
 from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, layer_object, sync_owner
 
 RESERVED_PROJECTS = {
@@ -333,12 +334,7 @@ def _sync_policies(plan: Plan) -> Iterator[SyncPolicy]:
     yield fleet.sync
     yield from (env.sync for env in fleet.environments)
     for app in fleet.apps:
-        for layer in [
-            app,
-            *app.per_env.values(),
-            *app.per_label.values(),
-            *app.per_cluster.values(),
-        ]:
+        for layer in [app, *overrides_of(app)]:
             if layer.sync is not None:
                 yield layer.sync
 
