@@ -26,7 +26,7 @@ from fleetgen.adopt.draft import (
     env_name,
 )
 from fleetgen.adopt.findings import BY_HAND, unmapped
-from fleetgen.adopt.repo import Doc, Repo, at, mapping, relative_path, strings
+from fleetgen.adopt.repo import Doc, Repo, at, mapping, mappings, relative_path, strings
 from fleetgen.adopt.sources import PIN, carries_credentials, pinned
 from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name, selector_matches
@@ -195,7 +195,11 @@ class _Argo:
         if spec.get("description"):
             fields["description"] = str(spec["description"])
         namespaces = sorted(
-            {str(d.get("namespace")) for d in _list(spec.get("destinations")) if d.get("namespace")}
+            {
+                str(d.get("namespace"))
+                for d in mappings(spec.get("destinations"))
+                if d.get("namespace")
+            }
         )
         if namespaces:
             fields["namespaces"] = namespaces
@@ -217,10 +221,13 @@ class _Argo:
         denied = _kinds(spec.get("namespaceResourceBlacklist"))
         if denied:
             fields["namespace_resources_deny"] = denied
-        roles = [_role(role) for role in _list(spec.get("roles"))]
+        roles = [_call("Role", role, _ROLE_KEYS) for role in mappings(spec.get("roles"))]
         if roles:
             fields["roles"] = roles
-        windows = [_window(window) for window in _list(spec.get("syncWindows"))]
+        windows = [
+            _call("SyncWindow", window, _WINDOW_KEYS)
+            for window in mappings(spec.get("syncWindows"))
+        ]
         if windows:
             fields["sync_windows"] = windows
         self.draft.findings += unmapped(doc, _PROJECT_MAPPED, _PROJECT_TODO)
@@ -262,7 +269,7 @@ class _Argo:
         meta = mapping(obj.get("metadata"))
         app = name or to_dns_label(str(meta.get("name", "")), "app")
         cluster = self._destination(origin, mapping(spec.get("destination")))
-        sources = _list(spec.get("sources")) or [mapping(spec.get("source"))]
+        sources = mappings(spec.get("sources")) or [mapping(spec.get("source"))]
         if len(sources) > 1:
             self.draft.findings.append(
                 origin.finding(
@@ -286,7 +293,10 @@ class _Argo:
         if not self._source(origin, instance, sources[0]):
             return
         fields = []
-        ignored = [_ignore(item) for item in _list(spec.get("ignoreDifferences"))]
+        ignored = [
+            _call("IgnoreDifference", item, _IGNORE_KEYS)
+            for item in mappings(spec.get("ignoreDifferences"))
+        ]
         if ignored:
             fields.append(("ignore_differences", ignored))
         instance.app_fields = (*instance.app_fields, *fields)
@@ -484,7 +494,7 @@ class _Argo:
         template = mapping(spec.get("template"))
         self.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
         try:
-            made = [p for g in _list(spec.get("generators")) for p in self._selected(doc, g)]
+            made = [p for g in mappings(spec.get("generators")) for p in self._selected(doc, g)]
             rendered = [(params, _render(template, params)) for params in made]
         except _Unresolved as error:
             self.draft.findings.append(
@@ -519,7 +529,7 @@ class _Argo:
     def _generate(self, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
         """The parameter sets a generator makes, flat as fasttemplate names them."""
         if "list" in generator:
-            return [_flat(mapping(e)) for e in _list(at(generator, "list", "elements"))]
+            return [_flat(mapping(e)) for e in mappings(at(generator, "list", "elements"))]
         if "clusters" in generator:
             selector = mapping(at(generator, "clusters", "selector"))
             values = mapping(at(generator, "clusters", "values"))
@@ -533,7 +543,7 @@ class _Argo:
         if "git" in generator:
             return self._directories(mapping(generator["git"]))
         if "matrix" in generator:
-            children = _list(at(generator, "matrix", "generators"))
+            children = mappings(at(generator, "matrix", "generators"))
             if len(children) != 2:
                 raise _Unresolved("a matrix generator without exactly two generators")
             first, second = (self._selected(doc, child) for child in children)
@@ -548,7 +558,7 @@ class _Argo:
         the set of every later generator with the same values of ``mergeKeys``; two sets of one
         generator with the same values are an error there, and here."""
         keys = strings(merge.get("mergeKeys"))
-        children = _list(merge.get("generators"))
+        children = mappings(merge.get("generators"))
         if not keys or len(children) < 2:
             raise _Unresolved("a merge generator without mergeKeys or two generators")
         base, *others = (self._by_merge_key(doc, child, keys) for child in children)
@@ -579,7 +589,8 @@ class _Argo:
         if git.get("files"):
             raise _Unresolved("a git files generator is not mapped")
         rules = [
-            (str(d.get("path", "")), bool(d.get("exclude"))) for d in _list(git.get("directories"))
+            (str(d.get("path", "")), bool(d.get("exclude")))
+            for d in mappings(git.get("directories"))
         ]
         folders = sorted(
             p.relative_to(self.repo.root).as_posix()
@@ -714,11 +725,7 @@ def _git(url: str, revision: Any) -> Call:
 
 def _kinds(value: Any) -> list[tuple[str, str]]:
     """(group, kind) of each entry of an AppProject's resource list."""
-    return [(str(k.get("group", "")), str(k.get("kind"))) for k in _list(value)]
-
-
-def _list(value: Any) -> list[Mapping[str, Any]]:
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+    return [(str(k.get("group", "")), str(k.get("kind"))) for k in mappings(value)]
 
 
 def _release(helm: Mapping[str, Any], app: str) -> str | None:
@@ -740,38 +747,34 @@ def _image(text: str) -> Call:
     return Call("Image", fields)
 
 
-def _ignore(item: Mapping[str, Any]) -> Call:
-    keys = (
-        ("group", "group"),
-        ("kind", "kind"),
-        ("name", "name"),
-        ("namespace", "namespace"),
-        ("jsonPointers", "json_pointers"),
-        ("jqPathExpressions", "jq_path_expressions"),
-        ("managedFieldsManagers", "managed_fields_managers"),
-    )
-    return Call("IgnoreDifference", {name: item[key] for key, name in keys if item.get(key)})
+# The fields of an Argo CD list entry a spec class carries: (its key, the class's field).
+_IGNORE_KEYS = (
+    ("group", "group"),
+    ("kind", "kind"),
+    ("name", "name"),
+    ("namespace", "namespace"),
+    ("jsonPointers", "json_pointers"),
+    ("jqPathExpressions", "jq_path_expressions"),
+    ("managedFieldsManagers", "managed_fields_managers"),
+)
+_ROLE_KEYS = (
+    ("name", "name"),
+    ("description", "description"),
+    ("policies", "policies"),
+    ("groups", "groups"),
+)
+_WINDOW_KEYS = (
+    ("kind", "kind"),
+    ("schedule", "schedule"),
+    ("duration", "duration"),
+    ("applications", "applications"),
+    ("clusters", "clusters"),
+    ("namespaces", "namespaces"),
+    ("manualSync", "manual_sync"),
+    ("timeZone", "time_zone"),
+)
 
 
-def _role(role: Mapping[str, Any]) -> Call:
-    keys = (
-        ("name", "name"),
-        ("description", "description"),
-        ("policies", "policies"),
-        ("groups", "groups"),
-    )
-    return Call("Role", {name: role[key] for key, name in keys if role.get(key)})
-
-
-def _window(window: Mapping[str, Any]) -> Call:
-    keys = (
-        ("kind", "kind"),
-        ("schedule", "schedule"),
-        ("duration", "duration"),
-        ("applications", "applications"),
-        ("clusters", "clusters"),
-        ("namespaces", "namespaces"),
-        ("manualSync", "manual_sync"),
-        ("timeZone", "time_zone"),
-    )
-    return Call("SyncWindow", {name: window[key] for key, name in keys if window.get(key)})
+def _call(kind: str, item: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> Call:
+    """``kind(...)`` of the fields ``item`` sets, named as ``keys`` say."""
+    return Call(kind, {name: item[key] for key, name in keys if item.get(key)})

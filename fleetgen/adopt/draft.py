@@ -51,7 +51,7 @@ class Instance:
     name: str
     cluster: str
     origin: Doc
-    project: str = "apps"  # DEFAULT_PROJECT
+    project: str = DEFAULT_PROJECT
     namespace: str | None = None
     path: str | None = None
     chart: ChartRef | None = None

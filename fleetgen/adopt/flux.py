@@ -15,7 +15,7 @@ import yaml
 
 from fleetgen.adopt.draft import ChartRef, ClusterDraft, Draft, Instance, env_name
 from fleetgen.adopt.findings import Finding, unmapped
-from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, relative_path
+from fleetgen.adopt.repo import Doc, Repo, Unreadable, at, mapping, mappings, relative_path
 from fleetgen.adopt.sources import PIN, carries_credentials, git_source, oci_source, pinned
 from fleetgen.fields import to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
@@ -296,7 +296,7 @@ class _Cluster:
                     ("spec", "patches"),
                 )
             )
-        images = [_image(item) for item in _list(spec.get("images"))]
+        images = [_image(item) for item in mappings(spec.get("images"))]
         if images:
             fields.append(("images", images))
         return fields
@@ -304,11 +304,9 @@ class _Cluster:
     def _source(self, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
         """``GitSource``/``OciSource`` of a Kustomization's source, None (a finding) if none."""
         kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
-        found = self.sources.get((kind, name)) or next(
-            (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
-        )
-        made = git_source(found) if found and kind == "GitRepository" else None
-        made = oci_source(found) if found and kind == "OCIRepository" else made
+        found = _find(self.sources, self.repo, kind, name)
+        mapped = {"GitRepository": git_source, "OCIRepository": oci_source}.get(kind)
+        made = mapped(found) if found and mapped else None
         if made is None or isinstance(made, str):
             why = made if isinstance(made, str) else f"{kind} {name!r} not found in the repository"
             self.draft.findings.append(
@@ -372,7 +370,7 @@ class _Cluster:
         """A HelmRelease's values as helm-controller merges them: each ``valuesFrom`` ConfigMap
         applied beside it, in order (a Secret's, never read, a finding), then ``values``."""
         merged: dict[str, Any] = {}
-        for index, ref in enumerate(_list(doc.spec.get("valuesFrom"))):
+        for index, ref in enumerate(mappings(doc.spec.get("valuesFrom"))):
             found = self.configmaps.get((doc.namespace, str(ref.get("name"))))
             text = (
                 mapping(found.obj.get("data")).get(str(ref.get("valuesKey") or "values.yaml"))
@@ -561,11 +559,13 @@ def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
     sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
     sync["prune"] = bool(spec.get("prune", False))
     sync["wait"] = bool(spec.get("wait", False))
-    for key, name in (("interval", "interval"), ("timeout", "timeout")):
+    for key, name in (
+        ("interval", "interval"),
+        ("timeout", "timeout"),
+        ("retryInterval", "retry_interval"),
+    ):
         if spec.get(key):
             sync[name] = str(spec[key])
-    if spec.get("retryInterval"):
-        sync["retry_interval"] = str(spec["retryInterval"])
     return sync
 
 
@@ -659,13 +659,9 @@ def _values_maps(release: Doc) -> list[tuple[str, str, str, str]]:
     """(group, kind, namespace, name) of each ConfigMap a HelmRelease reads values from."""
     return [
         ("", "ConfigMap", release.namespace, str(ref.get("name")))
-        for ref in _list(release.spec.get("valuesFrom"))
+        for ref in mappings(release.spec.get("valuesFrom"))
         if ref.get("kind") == "ConfigMap"
     ]
-
-
-def _list(value: Any) -> list[Mapping[str, Any]]:
-    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def _tenancy_kind(doc: Doc) -> bool:
@@ -673,18 +669,15 @@ def _tenancy_kind(doc: Doc) -> bool:
 
 
 def _binds(doc: Doc, accounts: set[Any]) -> bool:
-    subjects = doc.obj.get("subjects")
-    return isinstance(subjects, list) and any(
-        isinstance(s, Mapping) and s.get("kind") == "ServiceAccount" and s.get("name") in accounts
-        for s in subjects
+    return any(
+        s.get("kind") == "ServiceAccount" and s.get("name") in accounts
+        for s in mappings(doc.obj.get("subjects"))
     )
 
 
 def _names(items: Any) -> list[str]:
     """The ``name`` of each ``dependsOn`` entry."""
-    if not isinstance(items, list):
-        return []
-    return [str(item["name"]) for item in items if isinstance(item, Mapping) and item.get("name")]
+    return [str(item["name"]) for item in mappings(items) if item.get("name")]
 
 
 def _namespaces(docs: Iterable[Doc]) -> set[str]:

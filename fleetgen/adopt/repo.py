@@ -16,11 +16,11 @@ import yaml
 from fleetgen import kustomize
 from fleetgen.adopt.findings import Finding
 from fleetgen.k8s import group_of, kustomize_config
+from fleetgen.workspace import KUSTOMIZATION_FILES
 from fleetgen.yamlio import document_nodes, dump, load_all, node_line
 
 # Folders no GitOps object lives in: VCS data, fleetgen's output, tool caches.
 _SKIPPED = frozenset({".git", "output", "node_modules", ".venv", "venv", "__pycache__"})
-_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +97,7 @@ class Repo:
 
     def has_kustomization(self, directory: str) -> bool:
         """Whether ``directory`` holds a kustomization (else it is a plain folder)."""
-        return any((self.root / directory / name).is_file() for name in _KUSTOMIZATIONS)
+        return any((self.root / directory / name).is_file() for name in KUSTOMIZATION_FILES)
 
     def deployed(self, directory: str, added: Mapping[str, Any] | None = None) -> list[Doc]:
         """What ``directory`` deploys: its kustomize build when it holds a kustomization (each
@@ -202,6 +202,11 @@ def _is_object(obj: Any) -> bool:
 def mapping(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a mapping, else an empty one (YAML may hold anything anywhere)."""
     return value if isinstance(value, Mapping) else {}
+
+
+def mappings(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings among the items of a YAML list; nothing for anything else."""
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
 
 
 def strings(value: Any) -> list[str]:

@@ -21,7 +21,6 @@ from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.templating import Call
 
 SPEC = "fleet.py"
-PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
 _WHAT = {"flux": "the Flux repository it sits in", "argocd": "the Argo CD repository it sits in"}
 
 
@@ -36,7 +35,6 @@ class Imported:
     engine: str
     clusters: int
     apps: int
-    written: bool
 
 
 def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
@@ -63,9 +61,7 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
     if not dry_run:
         with spec.open("x", encoding="utf-8") as handle:
             handle.write(text)
-    return Imported(
-        spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps), not dry_run
-    )
+    return Imported(spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps))
 
 
 def _with_findings(
@@ -153,7 +149,7 @@ def _repo_url(root: Path, draft: Draft, findings: list[Finding], name: str) -> s
                 "set Fleet(repo=...) to the https:// URL the engines read this repository from",
             )
         )
-    return found or PLACEHOLDER_REPO.format(name=name)
+    return found or remote.PLACEHOLDER_REPO.format(name=name)
 
 
 def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:

@@ -18,9 +18,6 @@ from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluste
 from fleetgen.templating import render
 from fleetgen.version import SOURCE_REPO, VERSION
 
-# Until the repo is known: a .invalid host never resolves, and build and validate warn about it.
-PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
-
 
 @dataclass(frozen=True, slots=True)
 class Initialized:
@@ -65,7 +62,7 @@ def init(
                 "ssh:// URL the engines read this repository from"
             )
         warnings.append(placeholder or found.note or "")
-        repo = found.url or PLACEHOLDER_REPO.format(name=name)
+        repo = found.url or remote.PLACEHOLDER_REPO.format(name=name)
     adopted = adopting(directory)
     files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted)
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}

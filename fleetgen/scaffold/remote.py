@@ -17,6 +17,9 @@ from pathlib import Path
 _SCP = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<path>[^\s]+)")
 _SSH = re.compile(r"ssh://(?:[^@/\s]+@)?(?P<host>[^:/\s]+)(?::\d+)?/(?P<path>[^\s]+)")
 _HTTPS = re.compile(r"https://(?:(?P<userinfo>[^@/\s]+)@)?(?P<rest>[^\s@]+)")
+# Until the repo is known (init, import): a .invalid host never resolves, and build and validate
+# warn about it.
+PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
 
 
 @dataclass(frozen=True, slots=True)
