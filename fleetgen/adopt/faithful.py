@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fleetgen import api, kustomize
+from fleetgen import api, kustomize, writer
 from fleetgen.adopt.apps import Folded
 from fleetgen.adopt.draft import Engine, Instance
 from fleetgen.adopt.findings import Finding
@@ -24,6 +24,7 @@ from fleetgen.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import Placement, merge_values
 from fleetgen.templating import Call
+from fleetgen.version import VERSION
 from fleetgen.yamlio import dump, load_all
 
 _TODO = "check the app's settings in fleet.py against the original"
@@ -40,8 +41,8 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
         spec = copy / "fleet.py"
         spec.write_text(text, encoding="utf-8")
         try:
-            api.build(spec, use_cache=False)
             compiled = api.compile_spec(spec)
+            writer.write(compiled.out_dir, compiled.rendered, VERSION)  # what kustomize builds
         except SpecError as error:
             return [
                 Finding(
