@@ -231,3 +231,47 @@ def test_objects_of_the_wrong_shape_are_findings_never_a_traceback(tmp_path: Pat
     assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.stderr
     assert ran.returncode == 1, ran.stderr
     assert all(re.match(r"[^:]+(:\d+)?: .+ — .+", line) for line in ran.stderr.splitlines())
+
+
+IMPORTS = Path(__file__).parent / "imports"
+
+
+def _findings_only(ran: Ran) -> None:
+    """A finding per line (``file:LINE: what — what to do``), exit 1: never a traceback or a
+    usage error."""
+    assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.stderr
+    assert ran.returncode == 1, ran.stderr
+    assert all(re.match(r"[^:]+(:\d+)?: .+ — .+", line) for line in ran.stderr.splitlines())
+
+
+def test_an_iam_role_fleetgen_cannot_take_is_a_finding(tmp_path: Path) -> None:
+    """A cluster Secret whose roleARN is no IAM role ARN: its credentials are not copied (a
+    finding at the Secret), not an error about an option the user never gave."""
+    repo = tmp_path / "repo"
+    shutil.copytree(IMPORTS / "argocd-unmappable" / "repo", repo)
+    secret = repo / "argocd" / "cluster-dev.yaml"
+    secret.write_text(secret.read_text().replace("111122223333", "123"))
+    ran = run_fleetgen(repo, "import", "--dry-run")
+    _findings_only(ran)
+    assert (
+        "argocd/cluster-dev.yaml:1: cluster Secret 'dev-cluster': its credentials are not copied"
+        in ran.stderr
+    )
+
+
+@pytest.mark.parametrize(("text", "code"), [("{ not: yaml", 1), ("", 0)], ids=["broken", "empty"])
+def test_a_bootstrap_kustomization_is_read_once_with_the_repository(
+    tmp_path: Path, text: str, code: int
+) -> None:
+    """Flux bootstrap's kustomization.yaml is read with the rest of the repository (YAML it cannot
+    read is a finding there; an empty file holds no patches), never again on its own."""
+    repo = tmp_path / "repo"
+    shutil.copytree(IMPORTS / "flux-clusters" / "repo", repo)
+    (repo / "clusters" / "staging" / "flux-system" / "kustomization.yaml").write_text(text)
+    ran = run_fleetgen(repo, "import", "--dry-run")
+    assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.stderr
+    assert ran.returncode == code, ran.stderr
+    if code:
+        assert ran.stderr.startswith(
+            "clusters/staging/flux-system/kustomization.yaml:2: YAML that cannot be read"
+        ), ran.stderr

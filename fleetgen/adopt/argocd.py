@@ -28,9 +28,11 @@ from fleetgen.adopt.draft import (
 from fleetgen.adopt.findings import BY_HAND, unmapped
 from fleetgen.adopt.repo import Doc, Repo, at, mapping, mappings, relative_path, strings
 from fleetgen.adopt.sources import PIN, carries_credentials, pinned
+from fleetgen.errors import UsageError
 from fleetgen.fields import ca_bundle, to_dns_label
 from fleetgen.k8s import image_name, selector_matches
 from fleetgen.model.clusters import IN_CLUSTER
+from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.templating import Call
 from fleetgen.yamlio import load_all
 
@@ -612,18 +614,18 @@ class _Argo:
         if self.urls:
             self.draft.repo = self.urls.most_common(1)[0][0]
         self.draft.create_namespaces = any(self.namespaces_created)
-        if any(
-            c.draft.server != IN_CLUSTER and not c.draft.credentials for c in self.clusters.values()
-        ):
+        drafts = [c.draft for c in self.clusters.values()]
+        if any(d.server != IN_CLUSTER and d.credentials is None for d in drafts):
             self.draft.default_credentials = Call(
                 "ExternalSecretRef", {"store": STORE, "key": _KEY}
             )
 
 
-def _identity(config: str | None, cluster: str) -> tuple[str | None, str | None]:
-    """(``add cluster``'s --credentials, the CA) of a cluster config that holds no secret: an
-    IAM role (``awsAuthConfig``) or a GCP/Azure workload identity (``execProviderConfig``
-    running ``argocd-k8s-auth``). None for any other: its material is never read further."""
+def _identity(config: str | None, cluster: str) -> tuple[Call | None, str | None]:
+    """(The credentials, the CA) of a cluster config that holds no secret: an IAM role
+    (``awsAuthConfig``) or a GCP/Azure workload identity (``execProviderConfig`` running
+    ``argocd-k8s-auth``), as ``add cluster --credentials`` takes them. None for any other, or
+    one those do not take: its material is never read further."""
     try:
         parsed = json.loads(config or "")
     except ValueError:
@@ -646,8 +648,8 @@ def _identity(config: str | None, cluster: str) -> tuple[str | None, str | None]
     if credentials is None or not ca:  # fleetgen needs the CA with these (Argo CD verifies)
         return None, None
     try:
-        return credentials, ca_bundle(str(ca))
-    except ValueError:
+        return credentials_call(credentials, cluster), ca_bundle(str(ca))
+    except (UsageError, ValueError):
         return None, None
 
 

@@ -81,7 +81,7 @@ class ClusterDraft:
     server: str
     origin: Doc
     labels: tuple[tuple[str, str], ...] = ()
-    credentials: str | None = None  # as `add cluster --credentials` takes them (no material)
+    credentials: Call | None = None  # as `add cluster --credentials` takes them (no material)
     ca_data: str | None = None
     annotations: tuple[tuple[str, str], ...] = ()
 

@@ -21,7 +21,7 @@ from fleetgen.fields import to_dns_label
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.plan import merge_values
 from fleetgen.templating import Call
-from fleetgen.yamlio import document_nodes, load_all
+from fleetgen.yamlio import load_all
 
 KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 HELM = "helm.toolkit.fluxcd.io"
@@ -134,12 +134,8 @@ class _Cluster:
         """Patches of Flux's own controllers (bootstrap's kustomization.yaml): Flux's
         installation, which fleetgen leaves to bootstrap."""
         for name in ("kustomization.yaml", "kustomization.yml"):
-            path = self.repo.root / folder / name
-            if not path.is_file():
-                continue
-            nodes = document_nodes(path.read_bytes())
-            doc = Doc(f"{folder}/{name}", 1, mapping(load_all(path.read_bytes())[0]), nodes[0])
-            if doc.obj.get("patches"):
+            doc = self.repo.kustomizations.get(f"{folder}/{name}")
+            if doc is not None and doc.obj.get("patches"):
                 self.draft.findings.append(
                     doc.finding(
                         "patches of Flux's own controllers (bootstrap's kustomization)",

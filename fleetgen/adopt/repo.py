@@ -68,14 +68,15 @@ class Doc:
 
 @dataclass(slots=True)
 class Repo:
-    """The repository at ``root``: its objects in file and document order, and the files whose
-    YAML could not be read (as findings)."""
+    """The repository at ``root``: its objects in file and document order, its kustomization
+    files, and the files whose YAML could not be read (as findings)."""
 
     root: Path
     docs: list[Doc] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     lines: dict[tuple[str, str, str], list[Doc]] = field(default_factory=dict)
     builds: dict[str, list[Doc] | Unreadable] = field(default_factory=dict)  # by folder, fields
+    kustomizations: dict[str, Doc] = field(default_factory=dict)  # kustomize's own, by file
 
     def under(self, directory: str) -> Iterator[Doc]:
         """The objects written in files under ``directory`` (repo-relative; "." for all)."""
@@ -145,12 +146,14 @@ class Unreadable(Exception):
 
 
 def read_repo(root: Path) -> Repo:
-    """Every object of the YAML files under ``root`` (kustomize's own files left out)."""
+    """Every object of the YAML files under ``root`` (kustomize's own files apart)."""
     repo = Repo(root)
     for path in _yaml_files(root):
         relative = path.relative_to(root).as_posix()
-        for node, obj in _documents(path, relative, repo.findings):
-            if _is_object(obj) and not kustomize_config(obj):
+        for index, (node, obj) in enumerate(_documents(path, relative, repo.findings)):
+            if index == 0 and path.name in KUSTOMIZATION_FILES:
+                repo.kustomizations[relative] = Doc(relative, _node_start(node), mapping(obj), node)
+            elif _is_object(obj) and not kustomize_config(obj):
                 doc = Doc(relative, _node_start(node), obj, node)
                 repo.docs.append(doc)
                 repo.lines.setdefault((doc.kind, doc.name, doc.group), []).append(doc)

@@ -17,7 +17,6 @@ from fleetgen.adopt.write import fleet_text
 from fleetgen.errors import UsageError
 from fleetgen.fields import to_dns_label
 from fleetgen.scaffold import remote
-from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.templating import Call
 
 SPEC = "fleet.py"
@@ -119,15 +118,14 @@ def _fleet(
 
 
 def _cluster(cluster: ClusterDraft) -> Call:
-    """``Cluster(...)`` with the arguments ``add cluster`` writes (its credentials from its
-    --credentials text)."""
+    """``Cluster(...)`` with the arguments ``add cluster`` writes."""
     fields: dict[str, Any] = {"name": cluster.name, "env": cluster.env, "server": cluster.server}
     if cluster.labels:
         fields["labels"] = dict(cluster.labels)
     if cluster.annotations:
         fields["annotations"] = dict(cluster.annotations)
-    if cluster.credentials:
-        fields["credentials"] = credentials_call(cluster.credentials, cluster.name)
+    if cluster.credentials is not None:
+        fields["credentials"] = cluster.credentials
     if cluster.ca_data:
         fields["ca_data"] = cluster.ca_data
     return Call("Cluster", fields)
