@@ -159,3 +159,27 @@ def test_a_new_cluster_is_registered_with_its_environments_instance(tmp_path: Pa
     assert "(see output/argocd-prod/clusters/prod-c.yaml)" in ran.stdout
     assert (repo / "output/argocd-prod/clusters/prod-c.yaml").is_file()
     assert not (repo / "output/argocd/clusters/prod-c.yaml").exists()
+
+
+def test_diff_reads_an_environments_own_instance_as_it_reads_the_fleets(tmp_path: Path) -> None:
+    """A cluster leaving prod: its registration and its Applications in output/argocd-prod/ are
+    deletions on prod-b, in prod's instance's namespace, as they are for a cluster of the
+    fleet's instance (`diff.blast.engine_of`, `attribute`; `diff.objects.scope_of`)."""
+    repo = built_repo(tmp_path)
+    edit(
+        repo / "fleet.py",
+        '        Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),\n',
+        "",
+    )
+    ran = run_fleetgen(repo, "diff")
+    assert ran.returncode == 1, ran.stderr  # something changes
+    deletions = ran.stdout.partition("! deletions (3):\n")[2].partition("# placements:")[0]
+    assert deletions.splitlines() == [
+        "  - argocd ExternalSecret gitops/cluster-prod-b on prod-b",
+        "  - argocd Application gitops/api-prod-b on prod-b (app api): workloads orphaned",
+        "  - argocd Application gitops/cert-manager-prod-b on prod-b (app cert-manager): "
+        "workloads orphaned",
+    ]
+    on_prod_b = ran.stdout.partition("# prod-b (prod; production)\n")[2].partition("\n# ")[0]
+    removed = "ExternalSecret gitops/cluster-prod-b: output/argocd-prod/clusters/prod-b.yaml"
+    assert f"  @@ removed {removed} @@" in on_prod_b.splitlines()

@@ -2,8 +2,9 @@
 
 Attribution uses the object's place in the output layout (DESIGN.md §5) and the Plans of both
 refs: an overlay file reaches every placement built from it (directly, or through a cluster
-layer on top of an env overlay); ``argocd/clusters/<c>.yaml`` is cluster ``c``;
-``argocd/projects/<p>.yaml`` project ``p``; ``argocd/applicationsets/<a>.yaml`` app ``a``, in the
+layer on top of an env overlay); in an Argo CD instance's folder (``argocd/``, or an
+environment's own ``argocd-<env>/``), ``clusters/<c>.yaml`` is cluster ``c``,
+``projects/<p>.yaml`` project ``p``, ``applicationsets/<a>.yaml`` app ``a``, in the
 environment its ApplicationSet ``<a>-<env>`` is for, and every Argo CD cluster of that pair unless
 only the generators or the rollout strategy changed (those change membership and order, which the
 derived Applications report); ``flux/clusters/<c>/`` cluster ``c``, with a Flux Kustomization
@@ -30,9 +31,9 @@ from fleetgen.diff.facts import (
     Side,
     Source,
     Where,
-    application_key,
 )
-from fleetgen.diff.objects import HUB, Field, Obj
+from fleetgen.diff.objects import Field, Obj
+from fleetgen.layout import argocd_part, is_argocd_directory
 from fleetgen.model import Fleet
 from fleetgen.output import LABEL_PREFIX, OutputFile
 from fleetgen.placements import Placements
@@ -47,7 +48,7 @@ _MEMBERSHIP_FIELDS = ("spec.generators", "spec.strategy")
 def engine_of(file: str) -> str | None:
     """The engine that applies an output-relative file, None for overlays and the rest."""
     top = file.split("/", 1)[0]
-    return top if top in ("argocd", "flux") else None
+    return "argocd" if is_argocd_directory(top) else "flux" if top == "flux" else None
 
 
 def attribute(obj: Obj, fields: Sequence[Field], ctx: Context) -> Where:
@@ -55,19 +56,20 @@ def attribute(obj: Obj, fields: Sequence[Field], ctx: Context) -> Where:
     parts = obj.file.split("/")
     stem = posixpath.splitext(parts[-1])[0]
     clusters, apps, envs, projects = _labelled(obj.doc)
+    argocd = argocd_part(obj.file)
     if parts[0] == "overlays":
         pairs = ctx.users(posixpath.dirname(obj.file))
         apps |= {app for app, _ in pairs} or set(parts[1:2])
         clusters |= {cluster for _, cluster in pairs}
-    elif parts[:2] == ["argocd", "clusters"]:
+    elif argocd == "clusters":
         clusters.add(stem)
-    elif parts[:2] == ["argocd", "projects"]:
+    elif argocd == "projects":
         projects.add(stem)
-    elif parts[:2] == ["argocd", "applicationsets"]:
+    elif argocd == "applicationsets":
         apps.add(stem)
         if obj.key.kind == "ApplicationSet":
             clusters |= _application_set_clusters(obj, stem, fields, ctx, envs)
-    elif obj.key.scope not in (HUB, obj.file):  # flux/clusters/<cluster>/, flux/spokes/<spoke>/
+    elif argocd is None and obj.key.scope != obj.file:  # flux/clusters/<c>/, flux/spokes/<s>/
         cluster = _flux_target(obj, ctx)
         clusters.add(cluster)
         apps |= _flux_apps(obj, cluster, ctx)
@@ -318,7 +320,6 @@ __all__ = [
     "Side",
     "Source",
     "Where",
-    "application_key",
     "attribute",
     "derived_applications",
     "engine_of",

@@ -28,7 +28,6 @@ from fleetgen.diff.blast import (
     Side,
     Source,
     Where,
-    application_key,
     attribute,
     engine_of,
     entity_renames,
@@ -243,13 +242,11 @@ def _changed_objects(base: Side, head: Side) -> tuple[dict[Key, Obj], dict[Key, 
     differ = sorted(
         key for key in before.keys() | after.keys() if before.get(key) != after.get(key)
     )
+    derived: set[Key] = set()
     for applications, found in ((before, old), (after, new)):
-        found.update(
-            (application_key(*key), applications[key].obj())
-            for key in differ
-            if key in applications
-        )
-    derived = {application_key(*key) for key in differ}
+        objs = [applications[key].obj() for key in differ if key in applications]
+        found.update((obj.key, obj) for obj in objs)
+        derived |= {obj.key for obj in objs}
     for key in old.keys() & new.keys():
         if old[key].doc == new[key].doc:
             del old[key], new[key]

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from fleetgen.diff.objects import HUB, Field, Obj
+from fleetgen.diff.objects import Field, Obj, scope_of
 from fleetgen.diff.refs import Snapshot
 from fleetgen.fields import repo_path
 from fleetgen.journal import RECORD
@@ -255,12 +255,8 @@ class Application(NamedTuple):
                 },
             },
         }
-        return Obj(application_key(self.namespace, self.name), self.file, doc)
-
-
-def application_key(namespace: str, name: str) -> Key:
-    """The identity of an Argo CD Application."""
-    return Key(HUB, ARGO_GROUP, "Application", namespace, name)
+        key = Key(scope_of(self.file), ARGO_GROUP, "Application", self.namespace, self.name)
+        return Obj(key, self.file, doc)  # on the Argo CD instance of its ApplicationSet's file
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
 """Objects of generated or rendered YAML, their identity, and field-level differences.
 
 An object's identity is ``Key(scope, group, kind, namespace, name)`` (`fleetgen.k8s`). The scope
-says where the object lives and comes from its file's place (see ``scope_of``): the Argo CD hub for
-``argocd/``, the cluster directory for ``flux/clusters/<cluster>/`` (and, in hub mode,
-``flux/spokes/<spoke>/``), the file itself for everything else (overlays are keyed by path). A
-document without ``metadata.name`` (a kustomize ``Kustomization``) is named after nothing and is
-identified by its file alone. A file that is not YAML is one ``File`` object. Objects are compared
-as the emitters built them (plain data), not re-parsed from YAML.
+says where the object lives and comes from its file's place (see ``scope_of``): the Argo CD
+instance's folder for ``argocd/`` and an environment's own ``argocd-<env>/``, the cluster
+directory for ``flux/clusters/<cluster>/`` (and, in hub mode, ``flux/spokes/<spoke>/``), the file
+itself for everything else (overlays are keyed by path). A document without ``metadata.name`` (a
+kustomize ``Kustomization``) is named after nothing and is identified by its file alone. A file
+that is not YAML is one ``File`` object. Objects are compared as the emitters built them (plain
+data), not re-parsed from YAML.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetgen.k8s import Key, identity
+from fleetgen.layout import ARGOCD_DIR, is_argocd_directory
 from fleetgen.output import OutputFile
 
-HUB = "argocd"  # the scope of everything under argocd/: objects on the Argo CD cluster
+HUB = ARGOCD_DIR  # the scope of argocd/: objects on the cluster of the fleet's Argo CD
 FILE_KIND = "File"
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # List items are identified by the first of these field sets that is present and distinct in
@@ -59,8 +61,8 @@ class Field:
 def scope_of(path: str) -> str:
     """Where the objects of an output-relative file live."""
     parts = path.split("/")
-    if parts[0] == "argocd":
-        return HUB
+    if is_argocd_directory(parts[0]):
+        return parts[0]  # on the cluster of that Argo CD instance
     if parts[:2] in (["flux", "clusters"], ["flux", "spokes"], ["flux", "releases"]):
         return parts[2] if len(parts) > 3 else path
     return path

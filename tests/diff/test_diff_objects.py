@@ -21,6 +21,7 @@ from fleetgen.output import OutputFile
 
 def test_scope_comes_from_the_files_place() -> None:
     assert scope_of("argocd/applicationsets/web.yaml") == HUB
+    assert scope_of("argocd-prod/clusters/prod-a.yaml") == "argocd-prod"  # prod's own Argo CD
     assert scope_of("flux/clusters/prod-a/kustomizations.yaml") == "prod-a"
     path = "overlays/web/prod/kustomization.yaml"
     assert scope_of(path) == path
