@@ -34,6 +34,7 @@ from fleetgen.kustomize import Kustomize
 from fleetgen.kustomize import build as kustomize_build
 from fleetgen.output import OutputFile
 from fleetgen.placements import Placements
+from tests.diff.test_diff import commit, edit, git
 from tests.emit.test_argocd_appsets import applications, assert_generates_the_plan
 from tests.helpers import case_copy, run_fleetgen
 
@@ -164,6 +165,28 @@ def test_diff_derives_each_application_with_its_placements_namespace() -> None:
         dict(app.source).get("path") for app in derived.values() if app.owner.startswith("cache-")
     }
     assert sources == {"charts/echo"}
+
+
+def test_diff_credits_a_namespace_to_the_apps_placed_in_it(tmp_path: Path) -> None:
+    """The Namespace Flux creates on prod-a for prod's layer namespace is web's: diff reads the
+    namespace of each placement (`Placements` rows), not App.namespace (`Context.apps_on`)."""
+    repo = case_copy(CASE, tmp_path / "repo")
+    git(repo, "init", "-q", "-b", "main")
+    assert run_fleetgen(repo, "build").returncode == 0
+    commit(repo, "fleet")
+    edit(
+        repo / "fleet.py",
+        '"prod": Overrides(namespace="web-prod"',
+        '"prod": Overrides(namespace="web-p2"',
+    )
+    edit(repo / "fleet.py", '"web", "web-prod",', '"web", "web-prod", "web-p2",')
+    ran = run_fleetgen(repo, "diff", "--format", "json")
+    namespaces = {
+        (change["op"], change["name"]): change["apps"]
+        for change in json.loads(ran.stdout)["changes"]
+        if change["kind"] == "Namespace"
+    }
+    assert namespaces == {("added", "web-p2"): ["web"], ("removed", "web-prod"): ["web"]}
 
 
 def test_a_chart_apps_release_goes_to_each_layers_namespace(tmp_path: Path) -> None:

@@ -38,7 +38,6 @@ class Facts:
     env_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     production: frozenset[str] = frozenset()
     app_project: Mapping[str, str] = field(default_factory=dict)
-    app_namespace: Mapping[str, str | None] = field(default_factory=dict)
     app_path: Mapping[str, str] = field(default_factory=dict)
     # kustomize app -> the directories its layers add to its overlays (`layer_inputs`)
     app_inputs: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -46,6 +45,8 @@ class Facts:
     overlay_of: Mapping[Pair, str] = field(default_factory=dict)  # placement -> overlay dir
     builds_on: Mapping[str, str] = field(default_factory=dict)  # cluster overlay -> env overlay
     engine: Mapping[Pair, str] = field(default_factory=dict)  # placement -> its engine
+    # placement -> the namespace it deploys into (None: its manifests say)
+    namespace: Mapping[Pair, str | None] = field(default_factory=dict)
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
     app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     cluster_apps: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -59,8 +60,12 @@ class Facts:
         users: dict[str, set[Pair]] = {}
         app_clusters: dict[str, set[str]] = {}
         cluster_apps: dict[str, set[str]] = {}
-        for app, cluster, _, overlay, _, _ in placements.rows:
+        overlay_of: dict[Pair, str] = {}
+        engine: dict[Pair, str] = {}
+        namespace: dict[Pair, str | None] = {}
+        for app, cluster, _, overlay, engine_name, placed_in in placements.rows:
             pair = (app, cluster)
+            overlay_of[pair], engine[pair], namespace[pair] = overlay, engine_name, placed_in
             app_clusters.setdefault(app, set()).add(cluster)
             cluster_apps.setdefault(cluster, set()).add(app)
             for path in (overlay, builds_on.get(overlay)):
@@ -75,7 +80,6 @@ class Facts:
             env_clusters={env: frozenset(names) for env, names in env_clusters.items()},
             production=frozenset(env.name for env in fleet.environments if env.is_production),
             app_project={a.name: a.project for a in fleet.apps},
-            app_namespace={a.name: a.namespace for a in fleet.apps},
             app_path={
                 a.name: repo_path(a.base_path) for a in fleet.apps if a.base_path is not None
             },
@@ -85,9 +89,10 @@ class Facts:
                 if a.path is not None and a.source is None and a.chart is None
             },
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
-            overlay_of={(row[0], row[1]): row[3] for row in placements.rows},
+            overlay_of=overlay_of,
             builds_on=builds_on,
-            engine={(row[0], row[1]): row[4] for row in placements.rows},
+            engine=engine,
+            namespace=namespace,
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},
@@ -183,7 +188,7 @@ class Context:
             app
             for facts in self.sides
             for app in facts.cluster_apps.get(cluster, ())
-            if namespace in (None, facts.app_namespace.get(app))
+            if namespace in (None, facts.namespace.get((app, cluster)))
         }
 
     def cluster_named(self, name: Any, server: Any) -> str | None:

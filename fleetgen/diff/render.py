@@ -106,8 +106,7 @@ def _unit(side: Side, pair: Pair) -> str | None:
     overlay = side.facts.overlay_of.get(pair)
     if overlay or overlay is None or not plain(side, pair[0]):
         return overlay or None
-    app = pair[0]
-    return renders.directory_unit(side.facts.app_path[app], side.facts.app_namespace[app])
+    return renders.directory_unit(side.facts.app_path[pair[0]], side.facts.namespace[pair])
 
 
 def _shown(side: Side, unit: str) -> str:
