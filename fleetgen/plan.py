@@ -673,12 +673,16 @@ class EnvOverlay:
     env: str
     path: str
     base: str  # repo-relative path of the user's base
-    namespace: str | None  # None: no namespace rewrite (App(namespace=None))
     settings: Settings
     base_configmaps: frozenset[str]  # the base's and those of what its layers add
     secrets: tuple[SecretPlan, ...] = ()
     # (kind, name) -> hash of the fleetgen-set config its pod template reads (``confighash``)
     config_hashes: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def namespace(self) -> str | None:
+        """The namespace it rewrites objects into; None: none (App(namespace=None))."""
+        return self.settings.filled_namespace()
 
 
 @dataclass(frozen=True, slots=True)

@@ -220,7 +220,6 @@ def _overlay_placements(
             env=env.name,
             path=f"overlays/{app.name}/{env.name}",
             base=base.path,
-            namespace=env_settings.filled_namespace(),
             settings=env_settings,
             base_configmaps=base.configmaps | shipped(env_settings),
             secrets=_secret_plans(env_secrets, {"env": env.name}),
