@@ -266,7 +266,7 @@ def values(settings: Settings) -> Iterable[Value]:
     for added, paths in (("resource", settings.resources), ("component", settings.components)):
         for index, entry in enumerate(paths):
             yield Value(f"{added}/{index}", entry, where[f"{added}/{index}"])
-    if where.get("namespace", "app") != "app":  # an Overrides(namespace=...); App's: the app's
+    if "namespace" in where:  # an Overrides(namespace=...); App.namespace is the app's own line
         yield Value("namespace", settings.namespace, where["namespace"])
     if settings.name_prefix is not None:
         yield Value("name_prefix", settings.name_prefix, where["name_prefix"])

@@ -20,12 +20,10 @@ from typing import Any
 from fleetgen.emit.argocd.common import RESOURCES_FINALIZER
 from fleetgen.emit.common import ENV_LABEL
 from fleetgen.errors import Problem, at
-from fleetgen.layout import argocd_directory, argocd_part
+from fleetgen.layout import BOOTSTRAP, argocd_directory, argocd_part
 from fleetgen.model import Fleet
 from fleetgen.moves import Documents
 from fleetgen.output import OutputFile
-
-BOOTSTRAP = "bootstrap.yaml"
 
 
 def handover_problems(

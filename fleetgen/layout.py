@@ -5,6 +5,7 @@ loading the spec classes."""
 from __future__ import annotations
 
 ARGOCD_DIR = "argocd"  # the output folder of the fleet's Argo CD instance
+BOOTSTRAP = "bootstrap.yaml"  # in an instance's folder: what starts it (its root Application)
 
 
 def argocd_directory(env: str | None) -> str:

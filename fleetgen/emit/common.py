@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from fleetgen.fields import VAR_PREFIX
+from fleetgen.layout import BOOTSTRAP
 from fleetgen.model import App, ArgoInstance, Cluster, Fleet, NamespaceMeta, Patch
 from fleetgen.output import LABEL_PREFIX
 from fleetgen.plan import ImageRef, Placement, Plan, Settings
@@ -46,7 +47,7 @@ def argocd_bootstrap(fleet: Fleet, instance: ArgoInstance) -> str:
     it runs on, its root Application syncs the instance's folder (``<output_dir>/argocd/``)."""
     return (
         f"kubectl apply -n {instance.options.namespace} "
-        f"-f {fleet.output_dir}/{instance.directory}/bootstrap.yaml"
+        f"-f {fleet.output_dir}/{instance.directory}/{BOOTSTRAP}"
     )
 
 

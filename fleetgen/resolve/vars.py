@@ -54,8 +54,11 @@ def check_vars(ctx: _Context) -> None:
                 )
     for app in ctx.apps.values():
         for name, layer in _layers(app):
-            built = [*_config_vars(layer), *_namespace_vars(layer)]  # into the overlay
-            for var in [*vars_in(layer.values), *built, *_path_vars(layer)]:
+            built = [  # into the overlay
+                *(("config", var) for var in _config_vars(layer)),
+                *(("the namespace", var) for var in _namespace_vars(layer)),
+            ]
+            for var in [*vars_in(layer.values), *(var for _, var in built), *_path_vars(layer)]:
                 if var.name not in declared:
                     close = difflib.get_close_matches(var.name, declared, n=1)
                     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -65,8 +68,7 @@ def check_vars(ctx: _Context) -> None:
                         f"a var no cluster declares{hint}; set Cluster(vars={{{var.name!r}: "
                         "...}) on the clusters it runs on",
                     )
-            for var in built if app.targets.runtime else ():
-                where = "config" if var in _config_vars(layer) else "the namespace"
+            for where, var in built if app.targets.runtime else ():
                 ctx.report(
                     var,
                     f"app {app.name!r}: ClusterVar({var.name!r}) in {where} of its {name} "

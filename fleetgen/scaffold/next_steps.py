@@ -6,6 +6,7 @@ from __future__ import annotations
 from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.fields import placeholder_note
+from fleetgen.layout import BOOTSTRAP
 from fleetgen.model import AwsAuth, CaFile, Credentials, ExecAuth, ExternalSecretRef, Fleet
 
 
@@ -82,7 +83,7 @@ def engine_next_steps(compiled: api.Compiled, engine: str) -> list[str]:
             reached = [c for c in clusters if envs[c] in instance.envs]
             folder = f"{fleet.output_dir}/{instance.directory}"
             steps += [
-                f"Argo CD: apply {folder}/bootstrap.yaml once where Argo CD runs; it reaches "
+                f"Argo CD: apply {folder}/{BOOTSTRAP} once where Argo CD runs; it reaches "
                 f"{', '.join(reached)} with the credentials each {folder}/clusters/CLUSTER.yaml "
                 "names"
             ] * bool(reached)

@@ -14,7 +14,7 @@ from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
-from fleetgen.layout import ARGOCD_DIR
+from fleetgen.layout import ARGOCD_DIR, BOOTSTRAP
 from fleetgen.model import IN_CLUSTER, ArgoInstance, Cluster, Fleet
 from fleetgen.output import OutputFile
 from fleetgen.plan import Plan
@@ -53,11 +53,11 @@ def instance_plan(plan: Plan, instance: ArgoInstance) -> Plan:
 
 
 def _in_folder(file: OutputFile, directory: str) -> OutputFile:
-    """``file`` moved from ``argocd/`` to the instance's ``directory``."""
-    top, _, rest = file.path.partition("/")
-    if top != ARGOCD_DIR or directory == ARGOCD_DIR:
+    """``file`` (every instance file is emitted under ``argocd/``) moved to the instance's
+    ``directory``."""
+    if directory == ARGOCD_DIR:
         return file
-    return replace(file, path=f"{directory}/{rest}")
+    return replace(file, path=f"{directory}/{file.path.partition('/')[2]}")
 
 
 def _instance_files(plan: Plan, instance: ArgoInstance) -> list[OutputFile]:
@@ -139,7 +139,7 @@ def _bootstrap(plan: Plan, instance: ArgoInstance) -> OutputFile:
         f"namespace {namespace};\nthat includes cluster Secrets and AppProjects, so "
         f"guard who may change {path}/.\n{REGISTRATION_NOTE}"
     )
-    return OutputFile("argocd/bootstrap.yaml", (project, root), comment=comment)
+    return OutputFile(f"{ARGOCD_DIR}/{BOOTSTRAP}", (project, root), comment=comment)
 
 
 def _serves(fleet: Fleet, instance: ArgoInstance) -> str:
