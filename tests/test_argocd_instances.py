@@ -183,3 +183,18 @@ def test_diff_reads_an_environments_own_instance_as_it_reads_the_fleets(tmp_path
     on_prod_b = ran.stdout.partition("# prod-b (prod; production)\n")[2].partition("\n# ")[0]
     removed = "ExternalSecret gitops/cluster-prod-b: output/argocd-prod/clusters/prod-b.yaml"
     assert f"  @@ removed {removed} @@" in on_prod_b.splitlines()
+
+
+def test_the_fleet_map_names_each_instances_floor(tmp_path: Path) -> None:
+    """prod's own Argo CD keeps its own floor (its ArgoOptions' min_version, not the fleet's):
+    the fleet map says what each instance needs, as validate checks each (`fleetmap.floors`)."""
+    repo = built_repo(
+        tmp_path,
+        ('engines=["argocd"],', 'engines=["argocd"],\n    argocd=ArgoOptions(min_version="3.4"),'),
+    )
+    fleet_map = (repo / "output" / "README.md").read_text()
+    assert "The output needs Argo CD ≥ 3.4 and Argo CD of prod ≥ 3.3.7:" in fleet_map
+    assert (
+        '| Argo CD of prod | ≥ 3.3.7 | `Environment(name="prod", '
+        'argocd=ArgoOptions(min_version="3.3.7"))` | — |'
+    ) in fleet_map

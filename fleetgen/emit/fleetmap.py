@@ -24,14 +24,17 @@ from fleetgen.emit.common import (
 )
 from fleetgen.errors import Problem, at
 from fleetgen.fields import VAR_PREFIX, placeholder_note, release
+from fleetgen.layout import argocd_directory
 from fleetgen.model import (
     App,
+    ArgoOptions,
     AwsAuth,
     Credentials,
     Engine,
     Environment,
     ExternalSecretRef,
     Fleet,
+    FluxOptions,
     Project,
 )
 from fleetgen.output import OutputFile
@@ -580,22 +583,35 @@ def _read_repos(plan: Plan, placed: Sequence[AppRows]) -> list[str]:
 
 
 def floors(plan: Plan) -> list[Floor]:
-    """The controller versions the output needs, for the engines the fleet uses."""
+    """The controller versions the output needs, for the engines the fleet uses: an environment's
+    own Argo CD instance too where its floor is not the fleet's (each instance's output uses the
+    fields its own floor allows)."""
     fleet = plan.fleet
     found = []
-    for engine, label, options in (
-        ("argocd", "Argo CD", fleet.argocd),
-        ("flux", "Flux", fleet.flux),
-    ):
-        if engine not in fleet.engines:
-            continue
-        current = release(options.min_version)
-        unlocks = tuple(
-            (since, what, current >= release(since)) for since, what in NEWER_FIELDS[engine]
-        )
-        option = f'{type(options).__name__}(min_version="{options.min_version}")'
-        found.append(Floor(label, option, options.min_version, unlocks))
+    if "argocd" in fleet.engines:
+        for instance in fleet.argocd_instances:
+            options = instance.options
+            if instance.directory == argocd_directory(None):
+                found.append(_floor("argocd", "Argo CD", options, _min_version(options)))
+            elif options.min_version != fleet.argocd.min_version:
+                (env,) = instance.envs
+                option = f'Environment(name="{env}", argocd={_min_version(options)})'
+                found.append(_floor("argocd", f"Argo CD of {env}", options, option))
+    if "flux" in fleet.engines:
+        found.append(_floor("flux", "Flux", fleet.flux, _min_version(fleet.flux)))
     return found
+
+
+def _min_version(options: ArgoOptions | FluxOptions) -> str:
+    return f'{type(options).__name__}(min_version="{options.min_version}")'
+
+
+def _floor(engine: str, label: str, options: ArgoOptions | FluxOptions, option: str) -> Floor:
+    current = release(options.min_version)
+    unlocks = tuple(
+        (since, what, current >= release(since)) for since, what in NEWER_FIELDS[engine]
+    )
+    return Floor(label, option, options.min_version, unlocks)
 
 
 def versions_section(plan: Plan, lines: Sequence[str]) -> str:
