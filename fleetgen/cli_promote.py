@@ -92,12 +92,11 @@ def promote(
     from fleetgen import scaffold
 
     added = promoted.added
-    if added is None:
-        typer.echo(scaffold.summary(promoted), nl=False)
-        return
-    if not added.written:
+    if added is not None and not added.written:
         typer.echo(added.spec_diff, nl=False)
     typer.echo(scaffold.summary(promoted), nl=False)
+    if added is None:
+        return
     verb = "changed" if added.written else "would change"
     typer.echo(f"{_shown(added.compiled.out_dir)}: {len(added.output_changes)} file(s) {verb}")
     if promoted.uncommitted is not None:

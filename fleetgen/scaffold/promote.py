@@ -95,7 +95,8 @@ def promote(
     ``branch``, commit fleet.py and the output on that new branch, the `summary` its message.
     Raises SpecError with one problem per app that cannot be promoted."""
     spec = spec.resolve()
-    plan = api.compile_spec(spec).plan
+    compiled = api.compile_spec(spec, out)
+    plan = compiled.plan
     apps = _apps(plan, request)
     table = versions.rows(plan, apps)
     source = read_spec(spec)
@@ -107,7 +108,7 @@ def promote(
     )
     if not steps:
         return Promoted(request, (), current, unversioned, (), None)
-    paths = [spec, (out or spec.parent / plan.fleet.output_dir).resolve()]
+    paths = [spec, compiled.out_dir.resolve()]
     if branch is not None:
         committing.ready(spec.parent, branch, paths)
     added = edit_validated(
