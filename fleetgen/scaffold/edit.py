@@ -166,8 +166,7 @@ def pin_image(
     def inside(overrides: cst.Call) -> list[Span]:
         argument = _keyword(overrides, "images")
         if argument is None:
-            added = _append(parsed.text, _arguments(parsed, overrides), f"images=[{call}]")
-            return _spans(_with_imports(parsed, added, ["Image"]))
+            return _appended(parsed, _arguments(parsed, overrides), f"images=[{call}]", ["Image"])
         if not isinstance(argument.value, cst.List):
             raise EditError(
                 f"app {app!r}: {layer}[{key!r}] sets images= to something other than a list "
@@ -184,8 +183,7 @@ def pin_image(
                 f"set {call} in it by hand",
                 parsed.line(hidden[0]),
             )
-        added = _append(parsed.text, _site(parsed, argument.value), call)
-        return _spans(_with_imports(parsed, added, ["Image"]))
+        return _appended(parsed, _site(parsed, argument.value), call, ["Image"])
 
     return _spliced(
         source, _layer_edits(parsed, app, (layer, key), f"images=[{call}]", ["Image"], inside)
@@ -212,8 +210,8 @@ def _layer_edits(
     argument = _keyword(call, layer)
     entry = f'"{key}": Overrides({absent})'
     if argument is None:
-        added = _append(parsed.text, _arguments(parsed, call), f"{layer}={{{entry}}}")
-        return _spans(_with_imports(parsed, added, ["Overrides", *names]))
+        site = _arguments(parsed, call)
+        return _appended(parsed, site, f"{layer}={{{entry}}}", ["Overrides", *names])
     if not isinstance(argument.value, cst.Dict):
         raise EditError(
             f"app {app!r} sets {layer}= to something other than a dict literal{hand}",
@@ -232,8 +230,7 @@ def _layer_edits(
                 f"app {app!r}: {layer}= has keys fleetgen cannot read statically{hand}",
                 parsed.line(hidden[0]),
             )
-        added = _append(parsed.text, _site(parsed, argument.value), entry)
-        return _spans(_with_imports(parsed, added, ["Overrides", *names]))
+        return _appended(parsed, _site(parsed, argument.value), entry, ["Overrides", *names])
     if not (isinstance(element.value, cst.Call) and _called_name(element.value) == "Overrides"):
         raise EditError(
             f"app {app!r}: {layer}[{key!r}] is not an Overrides(...) call written there{hand}",
@@ -246,7 +243,7 @@ def _keyword_set(parsed: _Source, call: cst.Call, keyword: str, value: str) -> l
     """``keyword=value`` on ``call``: its value replaced, or the argument appended."""
     argument = _keyword(call, keyword)
     if argument is None:
-        return _spans(_append(parsed.text, _arguments(parsed, call), f"{keyword}={value}"))
+        return _appended(parsed, _arguments(parsed, call), f"{keyword}={value}")
     return [(parsed.start(argument.value), parsed.end(argument.value), value)]
 
 
@@ -269,8 +266,14 @@ def _arguments_set(parsed: _Source, call: cst.Call, values: Mapping[str, str | N
         else:
             spans.append((items[0].start, items[1].start if len(items) > 1 else items[0].end, ""))
     if len(wanted) > len(held):
-        spans += _spans(_append(parsed.text, site, ", ".join(wanted[len(held) :])))
+        spans += _appended(parsed, site, ", ".join(wanted[len(held) :]))
     return spans
+
+
+def _appended(parsed: _Source, site: Site, text: str, names: Sequence[str] = ()) -> list[Span]:
+    """``text`` appended at ``site`` (`_append`), with the imports of what of ``names`` (fleetgen
+    names ``text`` calls) the module lacks."""
+    return _spans(_with_imports(parsed, _append(parsed.text, site, text), names))
 
 
 def _spans(edits: list[tuple[int, str]]) -> list[Span]:
