@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.adopt.draft import ChartRef, ClusterDraft, Instance
+from fleetgen.adopt.draft import ChartRef, Draft, Instance
 from fleetgen.adopt.layers import Layers, common, layered, residual
 from fleetgen.model import SyncPolicy
 from fleetgen.templating import Call
@@ -34,17 +34,16 @@ class Folded:
     call: Call
 
 
-def fold(
-    instances: Sequence[Instance], clusters: Sequence[ClusterDraft], shared_sync: Mapping[str, Any]
-) -> list[Folded]:
-    """The apps the instances make, in the order they were found."""
+def fold(draft: Draft, shared_sync: Mapping[str, Any]) -> list[Folded]:
+    """The apps the draft's instances make, in the order they were found."""
+    clusters = draft.clusters
     where = _Clusters(
         {cluster.name: cluster.env for cluster in clusters},
-        list(dict.fromkeys(cluster.env for cluster in clusters)),
+        draft.envs,
         {cluster.name: dict(cluster.labels) for cluster in clusters},
-        all(instance.cascade for instance in instances),
+        draft.cascade,
     )
-    apps = _split(instances, where.env_of)
+    apps = _split(draft.instances, where.env_of)
     renamed = {
         (instance.name, instance.cluster): name for name, group in apps for instance in group
     }

@@ -108,6 +108,11 @@ class Draft:
         self.instances.sort(key=lambda i: rank.get(i.cluster, ((0, ""), "")))
 
     @property
+    def envs(self) -> list[str]:
+        """The environments of its clusters, in the order they are sorted in (`in_order`)."""
+        return list(dict.fromkeys(cluster.env for cluster in self.clusters))
+
+    @property
     def cascade(self) -> bool:
         """Whether removing any app deletes what it deployed (Fleet(cascade_delete=True))."""
         return bool(self.instances) and all(instance.cascade for instance in self.instances)

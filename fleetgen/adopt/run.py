@@ -4,7 +4,6 @@ a fleet, check that fleet deploys what the repository does, and write fleet.py (
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from fleetgen.adopt.repo import read_repo
 from fleetgen.adopt.write import fleet_text
 from fleetgen.errors import UsageError
 from fleetgen.fields import to_dns_label
+from fleetgen.namespacing import allowed
 from fleetgen.scaffold import remote
 from fleetgen.templating import Call
 
@@ -95,7 +95,7 @@ def _fleet(
     """The Fleet's fields, and the apps among them."""
     name = to_dns_label(root.name, "fleet")
     shared = fleet_sync(draft.instances)
-    apps = fold(draft.instances, draft.clusters, shared)
+    apps = fold(draft, shared)
     fields: dict[str, Any] = {
         "name": name,
         "repo": _repo_url(root, draft, findings, name),
@@ -109,8 +109,7 @@ def _fleet(
         fields["create_namespaces"] = False
     if draft.default_credentials is not None:
         fields["default_credentials"] = draft.default_credentials
-    envs = dict.fromkeys(cluster.env for cluster in draft.clusters)
-    fields["environments"] = [Call("Environment", {"name": env}) for env in envs]
+    fields["environments"] = [Call("Environment", {"name": env}) for env in draft.envs]
     fields["clusters"] = [_cluster(cluster) for cluster in draft.clusters]
     fields["projects"] = _projects(draft, apps)
     fields["apps"] = [app.call for app in apps]
@@ -165,9 +164,7 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
             project, set()
         )
         globs = [pattern for pattern in listed if "*" in pattern]
-        fields["namespaces"] = sorted(
-            ns for ns in listed if ns in globs or not any(fnmatchcase(ns, g) for g in globs)
-        )
+        fields["namespaces"] = sorted(ns for ns in listed if ns in globs or not allowed(ns, globs))
         fields.update((k, v) for k, v in draft.projects.get(project, {}).items() if k not in fields)
         meta = draft.namespace_meta.get(project)
         if meta:
