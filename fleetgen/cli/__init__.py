@@ -1,0 +1,1 @@
+"""The command line: typer commands (parse and present), the console entry and the CI report."""

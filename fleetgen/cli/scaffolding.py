@@ -1,0 +1,417 @@
+"""The command line's scaffolding commands: ``init`` and the ``add`` group (``add cluster|app|env|
+engine|project``), and how what they added is reported. Each imports what it runs inside it, as
+`fleetgen.cli.app` does."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from fleetgen.cli import commands
+from fleetgen.cli.options import OutOption, SpecOption, engines, names_of
+from fleetgen.cli.output import _count, _err, _run, _shown
+
+if TYPE_CHECKING:
+    from fleetgen import scaffold
+
+
+def init(
+    directory: Annotated[Path, typer.Argument(help="Where to create the fleet repo.")] = Path("."),
+    name: Annotated[
+        str | None, typer.Option("--name", help="The fleet's name (default: from the directory).")
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option("--repo", help="The Git URL of this repo (the engines read output/ from it)."),
+    ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine", help="The fleet's engine: argocd or flux.", autocompletion=engines
+        ),
+    ] = "argocd",
+) -> None:
+    """Create a fleet repo, or adopt an existing repository: fleet.py (with a demo app and its
+    base in a new repository), README, .gitignore, pre-commit and CI examples. Never overwrites a
+    file: an existing .gitignore gets fleetgen's missing lines, other existing files are skipped.
+    Without --repo, the repo URL comes from the Git remote 'origin'."""
+    done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
+    for warning in done.warnings:
+        _err(f"warning: {warning}")
+    for path, action in done.files:
+        verb, _, why = action.partition(": ")
+        typer.echo(f"{verb:<8} {directory / path}" + (f" ({why})" if why else ""))
+    typer.echo(f"repo: {done.repo}")
+    if done.adopted:
+        typer.echo(
+            "adopted an existing repository: no demo app; add its kustomize bases with "
+            "`fleetgen add project NAME --namespace NS`, then `fleetgen add app NAME "
+            "--project NAME --namespace NS --path DIR` each"
+        )
+    here = directory.resolve() == Path.cwd().resolve()
+    go = "" if here else f"cd {shlex.quote(str(directory))} && "
+    typer.echo(f"next: {go}fleetgen build, then commit everything")
+
+
+add_group = typer.Typer(
+    no_args_is_help=True,
+    help="Scaffold a cluster, an app, an environment, an engine or a project into fleet.py.",
+)
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Print the fleet.py diff and the output files that would change; write nothing.",
+    ),
+]
+
+
+@add_group.command("cluster")
+def add_cluster(
+    name: Annotated[str, typer.Argument(help="The new cluster's name.")],
+    env: Annotated[
+        str,
+        typer.Option("--env", help="Its environment.", autocompletion=names_of("environment")),
+    ],
+    server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
+    ] = None,
+    var: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--var",
+            help="Its value of a ClusterVar the fleet's apps use, NAME=VALUE (repeatable).",
+        ),
+    ] = None,
+    credentials: Annotated[
+        str | None,
+        typer.Option(
+            "--credentials",
+            help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
+            "exec:gcp|azure (default: the fleet's default_credentials).",
+        ),
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="argocd or flux: the engine of the apps placed on it (default: its "
+            "environment's, or the fleet's only engine).",
+            autocompletion=engines,
+        ),
+    ] = None,
+    ca_data: Annotated[
+        Path | None,
+        typer.Option(
+            "--ca-data",
+            metavar="FILE",
+            help="The cluster's CA certificate (PEM, or the base64 that `aws eks describe-cluster "
+            "--query cluster.certificateAuthority.data` or `gcloud container clusters describe "
+            "--format='value(masterAuth.clusterCaCertificate)'` prints); required with aws: "
+            "and exec: credentials when Argo CD deploys to it. Inlined into fleet.py; "
+            "--ca-file refers to the file instead.",
+        ),
+    ] = None,
+    ca_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--ca-file",
+            metavar="FILE",
+            help="As --ca-data, for a file inside the repository: fleet.py gets "
+            'ca_data=CaFile("FILE"), read at every build (a change to it rebuilds).',
+        ),
+    ] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
+    from fleetgen import scaffold
+
+    added = _run(
+        lambda: commands.add_cluster(
+            spec,
+            name,
+            env=env,
+            server=server,
+            labels=label or (),
+            credentials=credentials,
+            engine=engine,
+            ca_data=ca_data,
+            ca_file=ca_file,
+            cluster_vars=var or (),
+            dry_run=dry_run,
+            out=out,
+        ),
+        scaffolding=True,
+    )
+    _report_added(added, f"cluster {name}")
+    joined = scaffold.rollout_step(added.compiled, name)
+    if joined:
+        typer.echo(joined)
+    if added.written:
+        for number, step in enumerate(scaffold.cluster_next_steps(added.compiled, name), 1):
+            typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
+
+
+@add_group.command("app")
+def add_app(
+    name: Annotated[str, typer.Argument(help="The new app's name.")],
+    project: Annotated[
+        str,
+        typer.Option(
+            "--project",
+            help="Its project (defined in fleet.py).",
+            autocompletion=names_of("project"),
+        ),
+    ],
+    namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
+    envs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--envs",
+            help="Environments it runs in (repeatable; default: all).",
+            autocompletion=names_of("environment"),
+        ),
+    ] = None,
+    image: Annotated[
+        str | None,
+        typer.Option("--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at."),
+    ] = None,
+    chart: Annotated[
+        str | None,
+        typer.Option(
+            "--chart",
+            help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
+            "pinned version) instead of a kustomize base.",
+        ),
+    ] = None,
+    path: Annotated[
+        str | None,
+        typer.Option(
+            "--path",
+            help="Its kustomize base, relative to fleet.py's folder: an existing base is "
+            "used as it is, else one is created there (default: apps/NAME/base).",
+        ),
+    ] = None,
+    image_name: Annotated[
+        str | None,
+        typer.Option(
+            "--image-name",
+            help="The image of an existing base (--path) that --image sets, when it has "
+            "several (on a terminal, add asks).",
+        ),
+    ] = None,
+    extend_project: Annotated[
+        bool,
+        typer.Option(
+            "--extend-project",
+            help="Add the namespace to the project's namespaces, and a chart's repository "
+            "to its source_repos, where the project does not allow them (on a terminal, "
+            "add asks).",
+        ),
+    ] = False,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add App(...) to fleet.py with a new base (Deployment, Service, kustomization) at
+    apps/NAME/base/ or --path, or the existing base at --path as it is; with --chart, a chart app
+    (no base)."""
+
+    def attempt(extend: bool, image_name: str | None) -> scaffold.Added:
+        return commands.add_app(
+            spec,
+            name,
+            project=project,
+            namespace=namespace,
+            envs=envs or (),
+            image=image,
+            image_name=image_name,
+            chart=chart,
+            path=path,
+            extend_project=extend,
+            dry_run=dry_run,
+            out=out,
+        )
+
+    added = _run(lambda: _asking(attempt, extend_project, image_name), scaffolding=True)
+    _report_added(added, f"app {name}")
+    if added.written:
+        bases = [*added.kept, *(Path(path).parent.as_posix() for path in added.new_files)]
+        what = f"{bases[0]}/" if bases else "its values in fleet.py"
+        typer.echo(f"next: edit {what}, then commit it with fleet.py and output/")
+
+
+def _asking(
+    attempt: Callable[[bool, str | None], scaffold.Added], extend: bool, image_name: str | None
+) -> scaffold.Added:
+    """``attempt(extend, image_name)``; on a terminal (never in CI, where stdin is not one), when
+    the project does not allow the namespace or the chart's repository, ask whether to extend
+    it, and when the base has several images, which one --image sets; then try again."""
+    from fleetgen import scaffold
+
+    while True:
+        try:
+            return attempt(extend, image_name)
+        except scaffold.ProjectTooNarrow as refused:
+            if extend or not _on_a_terminal():
+                raise
+            if not typer.confirm(f"{refused} -- {refused.question}", default=False):
+                raise
+            extend = True
+        except scaffold.ImageNameNeeded as needed:
+            if not _on_a_terminal():
+                raise
+            image_name = _choose(f"Which image of {needed.base} does --image set?", needed.choices)
+
+
+def _on_a_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _choose(question: str, choices: list[str]) -> str:
+    """One of ``choices``, asked for by number or name until the answer is one."""
+    listed = "".join(f"\n  {number}. {choice}" for number, choice in enumerate(choices, 1))
+    while True:
+        answer = str(typer.prompt(f"{question}{listed}\nnumber or name")).strip()
+        if answer in choices:
+            return answer
+        if answer.isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1]
+        typer.echo(f"{answer!r} is none of them")
+
+
+@add_group.command("env")
+def add_env(
+    name: Annotated[str, typer.Argument(help="The new environment's name.")],
+    after: Annotated[
+        str | None,
+        typer.Option(
+            "--after",
+            help="The environment it goes after (default: last).",
+            autocompletion=names_of("environment"),
+        ),
+    ] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
+    added = _run(
+        lambda: commands.add_env(spec, name, after=after, dry_run=dry_run, out=out),
+        scaffolding=True,
+    )
+    _report_added(added, f"environment {name}")
+    if added.written:
+        typer.echo(
+            f"next: add its clusters with `fleetgen add cluster NAME --env {name} --server URL`"
+        )
+
+
+@add_group.command("engine")
+def add_engine(
+    engine: Annotated[str, typer.Argument(help="argocd or flux.", autocompletion=engines)],
+    envs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--envs",
+            help="An environment whose placements the engine takes over (repeatable).",
+            autocompletion=names_of("environment"),
+        ),
+    ] = None,
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add the engine to the fleet's engines and set it on the --envs environments; the other
+    environments of a one-engine fleet are kept on that engine. Rebuilds output/."""
+    from fleetgen import scaffold
+
+    added = _run(
+        lambda: commands.add_engine(spec, engine, envs=envs or (), dry_run=dry_run, out=out),
+        scaffolding=True,
+    )
+    _report_added(added, f"engine {engine}")
+    if added.pinned:
+        former = next(e for e in added.compiled.plan.fleet.engines if e != engine)
+        typer.echo(
+            f"{'kept' if added.written else 'would keep'} environment(s) "
+            f'{", ".join(added.pinned)} on {former} (engine="{former}" set: with two engines, '
+            "fleet.py names each placement's)"
+        )
+    if added.written:
+        for number, step in enumerate(scaffold.engine_next_steps(added.compiled, engine), 1):
+            typer.echo(f"{number}. {step}" if number > 1 else f"next steps:\n{number}. {step}")
+
+
+@add_group.command("project")
+def add_project(
+    name: Annotated[str, typer.Argument(help="The new project's name.")],
+    namespace: Annotated[
+        list[str],
+        typer.Option(
+            "--namespace", help="A namespace (or glob) its apps may deploy into (repeatable)."
+        ),
+    ],
+    description: Annotated[str, typer.Option("--description", help="What it is for.")] = "",
+    spec: SpecOption = Path("fleet.py"),
+    out: OutOption = None,
+    dry_run: DryRunOption = False,
+) -> None:
+    """Add Project(name=NAME, namespaces=[...]) to fleet.py, rebuild output/."""
+    added = _run(
+        lambda: commands.add_project(
+            spec, name, namespaces=namespace, description=description, dry_run=dry_run, out=out
+        ),
+        scaffolding=True,
+    )
+    _report_added(added, f"project {name}")
+    if added.written:
+        typer.echo(f"next: add apps with `fleetgen add app NAME --project {name} --namespace NS`")
+
+
+_CHANGE_KIND = {"missing": "new", "stale": "changed", "extra": "deleted"}
+
+
+def _report_added(added: scaffold.Added, what: str) -> None:
+    if not added.written:
+        typer.echo(added.spec_diff, nl=False)
+    where = _shown(added.compiled.out_dir)
+    verb = "added" if added.written else "would add"
+    typer.echo(
+        f"{verb} {what}"
+        + "".join(
+            f"; {'created' if added.written else 'would create'} {path}" for path in added.new_files
+        )
+        + "".join(f"; using {path} as it is" for path in added.kept)
+        + (
+            f"; {'extended' if added.written else 'would extend'} project "
+            f"{added.extended}'s {' and '.join(added.extended_lists)}"
+            if added.extended
+            else ""
+        )
+    )
+    typer.echo(
+        f"{where}: {len(added.output_changes)} file(s) "
+        f"{'changed' if added.written else 'would change'}"
+    )
+    for change in added.output_changes:
+        typer.echo(f"  {_CHANGE_KIND.get(change.kind, change.kind):<8} {where}/{change.path}")
+    from fleetgen.explain.explanation import source_text
+
+    typer.echo(
+        f"runs {_count(len(added.placements), 'placement')}" + (":" if added.placements else "")
+    )
+    for placement in added.placements:
+        wave = f", wave {placement.wave}" if placement.wave else ""
+        typer.echo(
+            f"  {placement.app} on {placement.cluster} ({placement.env}{wave}) by "
+            f"{placement.engine}: {source_text(placement)}"
+        )

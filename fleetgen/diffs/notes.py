@@ -1,0 +1,269 @@
+"""diff: the report's notes about what generated files do not show — changed bases and charts
+not rendered, cluster renames Flux must bootstrap again, Helm uninstalls, clusters selected by
+label at run time."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from fleetgen.diffs.blast import ARGO_GROUP, FLUX_GROUP, HELM_GROUP, Change, Side, keeps_objects
+from fleetgen.diffs.objects import Obj
+from fleetgen.diffs.render import plain
+from fleetgen.diffs.rendercharts import changed_charts
+from fleetgen.diffs.report import Deletion
+from fleetgen.inputs.record import done_when
+from fleetgen.rules.argoproject import destination_permitted
+from fleetgen.util.layout import argocd_part
+
+
+def _runtime_notes(base: Side, head: Side, apps: Iterable[str]) -> list[str]:
+    """Apps selected by label at run time (``Selector(runtime=True)``): the clusters listed are
+    the ones fleet.py declares; Argo CD may also apply the change to clusters registered by
+    another tool that carry the labels."""
+    runtime = {
+        app.name
+        for side in (base, head)
+        if side.loaded is not None
+        for app in side.loaded.fleet.apps
+        if app.targets.runtime
+    }
+    return [
+        f"app {name} selects clusters by label at run time (Selector(runtime=True)): this "
+        "blast radius covers only the clusters fleet.py declares; Argo CD also applies the "
+        "change to any other registered cluster carrying its labels"
+        for name in sorted(runtime & set(apps))
+    ]
+
+
+def _notes(
+    base: Side, head: Side, renamed: Mapping[str, Mapping[str, str]], bases: set[str], render: bool
+) -> list[str]:
+    notes = []
+    plain_apps = {app for app in bases if plain(head, app)}
+    for what, apps in (("kustomize base", bases - plain_apps), ("plain directory", plain_apps)):
+        if apps and not render:
+            notes.append(
+                f"the {what} of {', '.join(sorted(apps))} changed, which generated files do "
+                "not show: run `fleetgen diff --render` to see what it deploys"
+            )
+    if not render:
+        notes += [
+            f"the chart of {app} ({path}) changed, which generated files do not show: run "
+            "`fleetgen diff --render` to see what it deploys"
+            for app, path in changed_charts(base, head).items()
+        ]
+    for old, new in sorted(renamed["cluster"].items()):
+        on_flux = "flux" in {
+            engine for (_, cluster), engine in base.facts.engine.items() if cluster == old
+        }
+        if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
+            notes.append(
+                f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
+                f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
+                f"--path={head.shown(f'flux/clusters/{new}')}"
+            )
+    if any(renamed.values()):
+        notes.append("Argo CD and Flux apply a rename as a deletion and a creation")
+    return notes
+
+
+def _uninstalls(changes: list[Change]) -> list[str]:
+    """A note per removed HelmRelease (a Flux chart app removed or moved to Argo CD): what
+    helm-controller's uninstall does to what the release installed."""
+    notes = []
+    for change in changes:
+        key = change.obj.key
+        if change.op != "removed" or (key.group, key.kind) != (HELM_GROUP, "HelmRelease"):
+            continue
+        on = ", ".join(sorted(change.where.clusters)) or key.namespace
+        fate = (
+            "Helm leaves the objects annotated helm.sh/resource-policy: keep by its "
+            "post-renderer (cascade_delete=False; only objects rendered since the "
+            "post-renderer was added carry it)"
+            if keeps_objects(change.obj.doc)
+            else "deleting every object the release installed"
+        )
+        notes.append(
+            f"Flux chart app {change.where.app or key.name} leaves {on}: "
+            f"helm-controller uninstalls release {key.name}, {fate}; CRDs from the "
+            "chart's crds/ stay"
+        )
+    return notes
+
+
+def stranded(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deletion], list[str]]:
+    """The deletions with the Argo CD Applications of a cluster whose registration the same
+    change removes marked ``orphaned``, and a note per such cluster.
+
+    The root Application prunes the registration in the same sync as the ApplicationSets stop
+    generating the cluster's Applications, and an Application's finalizer that finds no
+    destination cluster drops the cascade (argo-cd controller/appcontroller.go
+    ``finalizeApplicationDeletion``: ``GetDestinationCluster`` fails, ``UnSetCascadedDeletion``),
+    so nothing on the cluster is deleted."""
+    unregistered = {
+        posixpath.splitext(posixpath.basename(c.obj.file))[0]
+        for c in changes
+        if c.op == "removed" and argocd_part(c.obj.file) == "clusters"
+    }
+
+    def cluster(spec: Mapping[str, Any], _: Obj) -> str | None:
+        name = str((spec.get("destination") or {}).get("name") or "")
+        return name if name in unregistered else None
+
+    kept, clusters = _orphaning(deletions, cluster)
+    return kept, [
+        f"cluster {name}: its registration is removed in the same change as its "
+        "Applications, so Argo CD cannot reach it to delete their resources (the finalizer "
+        "drops the cascade): the workloads are orphaned. To delete them, first remove the "
+        "apps from the cluster and let Argo CD sync, then remove the cluster"
+        for name in clusters
+    ]
+
+
+def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], list[str]]:
+    """The deletions with the Argo CD Applications whose destination their project no longer
+    permits at ``head`` marked ``orphaned``, and a note per such project.
+
+    The narrowed AppProject syncs first (wave -1), before the ApplicationSets stop generating
+    the Application, and the Application's finalizer deletes only the live objects its project
+    permits (argo-cd controller/appcontroller.go ``finalizeApplicationDeletion`` →
+    ``getPermittedAppLiveObjects``): nothing is deleted."""
+
+    def locked_out(spec: Mapping[str, Any], app: Obj) -> str | None:
+        name = str(spec.get("project") or "")
+        destination = spec.get("destination") or {}
+        project = _project(head, name, app.file)
+        permitted = project is None or destination_permitted(
+            project,
+            str(destination.get("name") or ""),
+            str(destination.get("server") or ""),
+            str(destination.get("namespace") or ""),
+        )
+        return None if permitted else name
+
+    kept, projects = _orphaning(deletions, locked_out)
+    return kept, [
+        f"project {name}: it no longer permits where its removed Applications deploy, and Argo CD "
+        "applies the narrowed AppProject before it removes them, whose finalizers then delete "
+        "only what the project permits: the workloads are orphaned. To delete them, remove the "
+        "apps first and let Argo CD sync, then narrow the project"
+        for name in projects
+    ]
+
+
+def draining_notes(base: Side, head: Side) -> list[str]:
+    """A note per removal that starts or stops draining (`fleetgen.settle.draining`), and per
+    HelmRelease move that starts or ends (`fleetgen.settle.moves`): what fleetgen keeps for the
+    controllers and how to confirm it is done, or what goes."""
+    before, after = base.record.pending, head.record.pending
+    notes = [
+        f"{name} moves, step by step: fleetgen keeps {after[name]}; once {done_when(name)}, "
+        f"run `fleetgen build --drained {name}` and commit"
+        for name in sorted(after.keys() - before.keys())
+        if name in head.record.moving
+    ]
+    notes += [
+        f"{name} drains: fleetgen keeps {after[name]} (annotated "
+        f"fleetgen.io/draining) while the controllers delete its placements; once "
+        f"{done_when(name)}, run `fleetgen build --drained {name}` and commit"
+        for name in sorted(after.keys() - before.keys())
+        if name in head.record.draining
+    ]
+    if any(name in head.record.draining for name in after.keys() - before.keys()):
+        notes.append(
+            "order of events: this change's sync applies the kept objects (AppProjects first, "
+            "wave -1) and stops generating the removed placements (ApplicationSets, wave 0; "
+            "the cluster's Kustomizations); each removed Application's or Kustomization's "
+            "finalizer then deletes its workloads through what is kept; what is kept goes "
+            "only with a later `fleetgen build --drained`"
+        )
+    notes += [
+        f"{name} finished moving: its own Kustomization applies it, no longer annotated"
+        if name in base.record.moving
+        else f"{name} no longer drains: what was kept for its deletion goes now"
+        for name in sorted(before.keys() - after.keys())
+    ]
+    return notes
+
+
+def stuck(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deletion], list[str]]:
+    """The deletions whose finalizer cannot finish because the same change removes what it
+    needs, marked ``stuck``, and a note per cause (what fleetgen's draining keeps, when the
+    output before the change recorded it: `fleetgen.settle.draining`).
+
+    - An Argo CD Application whose AppProject goes: argo-cd ``finalizeApplicationDeletion``
+      fails at ``getAppProj`` and is retried until the project is back.
+    - A Flux Kustomization applied through a kubeConfig (a hub spoke) whose kubeconfig or
+      namespace goes: kustomize-controller ``finalize`` cannot get a client
+      (``impersonation.GetClient``) and is retried forever; the namespace stays Terminating."""
+    removed = {
+        (c.obj.key.group, c.obj.key.kind, c.obj.key.namespace, c.obj.key.name)
+        for c in changes
+        if c.op == "removed"
+    }
+
+    def projectless(spec: Mapping[str, Any], app: Obj) -> str | None:
+        project = str(spec.get("project") or "")
+        gone = (ARGO_GROUP, "AppProject", app.key.namespace, project) in removed
+        return f"project {project}" if gone else None
+
+    def unreachable(spec: Mapping[str, Any], kustomization: Obj) -> str | None:
+        namespace = kustomization.key.namespace
+        config = spec.get("kubeConfig") or {}
+        ref = config.get("secretRef") or config.get("configMapRef") or {}
+        name = str(ref.get("name") or "")
+        gone = ("", "Namespace", "", namespace) in removed or any(
+            key[2:] == (namespace, name) and key[1] in ("Secret", "ExternalSecret", "ConfigMap")
+            for key in removed
+        )
+        return f"namespace {namespace} (its kubeconfig)" if name and gone else None
+
+    kept, projects = _orphaning(deletions, projectless, "stuck")
+    kept, spokes = _orphaning(kept, unreachable, "stuck", (FLUX_GROUP, "Kustomization"))
+    return kept, [
+        f"{cause}: removed in the same change as what is deleted through it, so the "
+        "controller's finalizer cannot finish and retries forever (stuck). Remove the apps "
+        "first and let the controllers delete them, then the rest — or build with "
+        "cascade_delete=True from an output that records it, and fleetgen keeps it draining"
+        for cause in [*projects, *spokes]
+    ]
+
+
+def _orphaning(
+    deletions: list[Deletion],
+    cause: Callable[..., str | None],
+    fate: str = "orphaned",
+    kind: tuple[str, str] = (ARGO_GROUP, "Application"),
+) -> tuple[list[Deletion], list[str]]:
+    """The deletions with every removed object of ``kind`` said to delete its workloads, for
+    which ``cause`` (given its spec and the object) names why its finalizer cannot, marked
+    ``fate``; and the causes named, sorted."""
+    kept, causes = [], set()
+    for deletion in deletions:
+        obj = deletion.change.obj
+        spec = obj.doc.get("spec") if isinstance(obj.doc, dict) else None
+        if (
+            deletion.workloads == "deleted"
+            and (obj.key.group, obj.key.kind) == kind
+            and isinstance(spec, dict)
+            and (named := cause(spec, obj)) is not None
+        ):
+            deletion = replace(deletion, workloads=fate)
+            causes.add(named)
+        kept.append(deletion)
+    return kept, sorted(causes)
+
+
+def _project(side: Side, name: str, beside: str) -> Mapping[str, Any] | None:
+    """The spec of the AppProject ``name`` as ``side`` emits it in the Argo CD instance of the
+    file ``beside`` (None: not emitted)."""
+    instance = beside.partition("/")[0]
+    file = side.files.get(f"{instance}/projects/{name}.yaml")
+    for doc in file.documents if file is not None else ():
+        if isinstance(doc, dict) and doc.get("kind") == "AppProject":
+            spec = doc.get("spec")
+            return spec if isinstance(spec, dict) else None
+    return None

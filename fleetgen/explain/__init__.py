@@ -1,0 +1,1 @@
+"""fleetgen explain: where apps run and why."""

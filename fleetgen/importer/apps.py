@@ -1,0 +1,220 @@
+"""Instances folded into apps: one ``App(...)`` per name and identity, its targets the clusters
+it runs on (whole environments where it can), what differs per cluster in per_env/per_cluster
+layers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fleetgen.importer.draft import ChartRef, Draft, Instance
+from fleetgen.importer.layers import Layers, common, layered, residual
+from fleetgen.model import SyncPolicy
+from fleetgen.util.templating import Call
+
+
+def sync_call(fields: Mapping[str, Any]) -> Call:
+    """``SyncPolicy(...)`` with its arguments in the order the class declares them."""
+    order = list(SyncPolicy.model_fields)
+    return Call("SyncPolicy", dict(sorted(fields.items(), key=lambda item: order.index(item[0]))))
+
+
+def fleet_sync(instances: Sequence[Instance]) -> dict[str, Any]:
+    """The sync settings every instance shares: the fleet's."""
+    return common([instance.sync for instance in instances])
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """One app: its name, the instances it stands for, and its ``App(...)``."""
+
+    name: str
+    instances: tuple[Instance, ...]
+    call: Call
+
+
+def fold(draft: Draft, shared_sync: Mapping[str, Any]) -> list[Folded]:
+    """The apps the draft's instances make, in the order they were found."""
+    clusters = draft.clusters
+    where = _Clusters(
+        {cluster.name: cluster.env for cluster in clusters},
+        draft.envs,
+        {cluster.name: dict(cluster.labels) for cluster in clusters},
+        draft.cascade,
+    )
+    apps = _split(draft.instances, where.env_of)
+    renamed = {
+        (instance.name, instance.cluster): name for name, group in apps for instance in group
+    }
+    folded = [
+        Folded(name, tuple(group), _app(name, group, where, renamed, shared_sync))
+        for name, group in apps
+    ]
+    return _dependencies_first(folded)
+
+
+def _dependencies_first(apps: list[Folded]) -> list[Folded]:
+    """``apps`` with each after those it depends on, else in the order found."""
+    left = list(apps)
+    done: list[Folded] = []
+    while left:
+        names = {app.name for app in left}
+        ready = next(
+            (app for app in left if not names & set(app.call.kwargs.get("depends_on", []))),
+            left[0],  # a cycle: as found (the build reports it)
+        )
+        left.remove(ready)
+        done.append(ready)
+    return done
+
+
+def _split(
+    instances: Sequence[Instance], env_of: Mapping[str, str]
+) -> list[tuple[str, list[Instance]]]:
+    """(app name, its instances): instances of one name that differ in identity (e.g. a path
+    per environment) are apps of their own, named after their environment or cluster."""
+    by_name: dict[str, dict[tuple[Any, ...], list[Instance]]] = {}
+    for instance in instances:
+        by_name.setdefault(instance.name, {}).setdefault(instance.identity(), []).append(instance)
+    taken = set(by_name)
+    apps: list[tuple[str, list[Instance]]] = []
+    for name, kinds in by_name.items():
+        for group in kinds.values():
+            apps.append((_name(name, group, env_of, taken) if len(kinds) > 1 else name, group))
+    return apps
+
+
+def _name(name: str, group: list[Instance], env_of: Mapping[str, str], taken: set[str]) -> str:
+    """``NAME-ENV`` for the instances of one environment, else ``NAME-CLUSTER``."""
+    envs = sorted({env_of[instance.cluster] for instance in group})
+    suffix = envs[0] if len(envs) == 1 else sorted(i.cluster for i in group)[0]
+    found = f"{name}-{suffix}"
+    if found in taken:
+        found = f"{name}-{sorted(i.cluster for i in group)[0]}"
+    taken.add(found)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Clusters:
+    """What an app's fields depend on beyond its instances: each cluster's environment and
+    labels, the environments in order, whether the fleet deletes what a removed app deployed."""
+
+    env_of: Mapping[str, str]
+    envs: list[str]
+    labels_of: Mapping[str, Mapping[str, str]]
+    cascade: bool  # the fleet's cascade_delete
+
+
+def _app(
+    name: str,
+    group: list[Instance],
+    where: _Clusters,
+    renamed: Mapping[tuple[str, str], str],
+    shared_sync: Mapping[str, Any],
+) -> Call:
+    """``App(...)`` of one app's instances: its source, targets, dependencies, settings and
+    layers."""
+    first = group[0]
+    by_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
+    defaults = {"chart_version": first.chart_version} if first.chart_version else {}
+    layers = layered(by_cluster, where.env_of, where.labels_of, defaults)
+    fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
+    fields.update(_source(first, layers.shared))
+    targets = _targets({instance.cluster for instance in group}, where)
+    if targets is not None:
+        fields["targets"] = targets
+    depends = {renamed.get((dep, i.cluster)) for i in group for dep in i.depends_on}
+    if depends - {None}:
+        fields["depends_on"] = sorted(depends - {None})
+    fields.update(_layer_fields(layers.shared))
+    fields.update(_layers(layers, where.envs))
+    fields.update(first.app_fields)
+    if all(i.cascade for i in group) and not where.cascade:
+        fields["cascade_delete"] = True
+    return Call("App", fields)
+
+
+def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:
+    """The fields saying where an app's manifests come from (taking the chart version and a
+    source's path out of the settings all clusters share)."""
+    if first.chart is not None:
+        return {"chart": _chart(first.chart, shared.pop("chart_version", None))}
+    if first.source is not None:
+        path = shared.pop("path", None)
+        return {"source": first.source, **({"path": path} if path not in (None, ".") else {})}
+    return {"path": first.path}
+
+
+def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, Any]:
+    """An instance's layered settings, its sync beyond the fleet's."""
+    settings: dict[str, Any] = {}
+    if instance.source is not None and instance.path is not None:
+        settings["path"] = instance.path
+    if instance.chart_version:
+        settings["chart_version"] = instance.chart_version
+    if instance.values:
+        settings["values"] = instance.values
+    sync = residual(instance.sync, shared_sync)
+    if sync:
+        settings["sync"] = sync
+    return settings
+
+
+def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """App or Overrides fields of one layer's settings."""
+    fields: dict[str, Any] = {}
+    if "path" in settings:  # in another source: Overrides(path=...)
+        fields["path"] = settings["path"]
+    if "chart_version" in settings:
+        fields["chart_version"] = settings["chart_version"]
+    if settings.get("values"):
+        fields["values"] = settings["values"]
+    if settings.get("sync"):
+        fields["sync"] = sync_call(settings["sync"])
+    return fields
+
+
+def _layers(layers: Layers, envs: list[str]) -> dict[str, Any]:
+    """``per_env``, ``per_label`` and ``per_cluster`` of an app, environments in the fleet's
+    order."""
+    found = {
+        "per_env": {env: layers.per_env[env] for env in envs if env in layers.per_env},
+        "per_label": layers.per_label,
+        "per_cluster": layers.per_cluster,
+    }
+    return {
+        field: {key: Call("Overrides", _layer_fields(settings)) for key, settings in layer.items()}
+        for field, layer in found.items()
+        if layer
+    }
+
+
+def _chart(chart: ChartRef, version: str | None) -> Call:
+    """``HelmChart(...)``: a repository's chart with its version, or one kept here."""
+    fields = {
+        "repo": chart.repo,
+        "name": chart.name,
+        "version": version if chart.path is None else None,
+        "path": chart.path,
+        "release_name": chart.release_name,
+    }
+    kept = {key: value for key, value in fields.items() if value is not None}
+    return Call("HelmChart", {**kept, **dict(chart.options)})
+
+
+def _targets(clusters: set[str], where: _Clusters) -> Call | None:
+    """No selector for every cluster; whole environments by name; else a label exactly those
+    clusters have; else the clusters by name."""
+    env_of = where.env_of
+    if clusters == set(env_of):
+        return None
+    whole = [env for env in where.envs if {c for c, e in env_of.items() if e == env} <= clusters]
+    if {c for c, e in env_of.items() if e in whole} == clusters:
+        return Call("Selector", {"envs": whole})
+    pairs = sorted({pair for c in clusters for pair in where.labels_of.get(c, {}).items()})
+    for key, value in pairs:
+        if {c for c, labels in where.labels_of.items() if labels.get(key) == value} == clusters:
+            return Call("Selector", {"match_labels": {key: value}})
+    return Call("Selector", {"clusters": sorted(clusters)})

@@ -1,0 +1,123 @@
+"""The fleet import drafts before it is written: clusters, projects, and every app instance the
+repository deploys on each cluster (`Instance`), which `fleetgen.importer.apps` folds into apps with
+targets and layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fleetgen.importer.findings import Finding
+from fleetgen.importer.repo import Doc
+from fleetgen.util.templating import Call, py_literal
+
+Engine = Literal["argocd", "flux"]
+DEFAULT_PROJECT = "apps"  # the project of apps outside any tenant or AppProject of their own
+# Words naming an environment, in the order changes usually go through them.
+_ENV_WORDS: tuple[str, ...] = ("sandbox", "dev", "development", "test", "qa", "preview", "uat")
+_ENV_WORDS += ("staging", "stage", "preprod", "prod", "production")
+
+
+def env_name(cluster: str) -> str:
+    """The environment of a cluster named after it (``prod-eu-1`` -> ``prod``), else the
+    cluster's own name."""
+    return next((part for part in cluster.split("-") if part in _ENV_WORDS), cluster)
+
+
+def env_rank(env: str) -> tuple[int, str]:
+    """Where an environment goes in the fleet's list: the usual path to production first."""
+    return (_ENV_WORDS.index(env) if env in _ENV_WORDS else len(_ENV_WORDS), env)
+
+
+@dataclass(frozen=True, slots=True)
+class ChartRef:
+    """A chart as a release names it: from a repository (``repo``, ``name``) or kept in this one
+    (``path``); its version is per instance."""
+
+    repo: str | None = None
+    name: str | None = None
+    path: str | None = None
+    release_name: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, test)
+
+
+@dataclass(slots=True)
+class Instance:
+    """One app on one cluster, as the repository deploys it there.
+
+    ``layered`` fields may differ per cluster (they become layers); everything else is the app's
+    identity: instances of one name that differ in it become separate apps."""
+
+    name: str
+    cluster: str
+    origin: Doc
+    project: str = DEFAULT_PROJECT
+    namespace: str | None = None
+    path: str | None = None
+    chart: ChartRef | None = None
+    source: Call | None = None
+    app_fields: tuple[tuple[str, Any], ...] = ()  # App fields kept as they are (patches, images)
+    depends_on: list[str] = field(default_factory=list)  # instances on the same cluster
+    uses: set[str] = field(default_factory=set)  # the namespaces it puts objects in
+    values: dict[str, Any] = field(default_factory=dict)
+    chart_version: str | None = None
+    sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
+    cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
+
+    def identity(self) -> tuple[Any, ...]:
+        """What all clusters of one app share (calls and values as their text); the path in
+        another source is layered (``Overrides(path=...)``)."""
+        fields = py_literal(dict(self.app_fields))
+        path = self.path if self.source is None else None
+        return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterDraft:
+    """A cluster: its name, environment, API server and labels, and where it was found."""
+
+    name: str
+    env: str
+    server: str
+    origin: Doc
+    labels: tuple[tuple[str, str], ...] = ()
+    credentials: Call | None = None  # as `add cluster --credentials` takes them (no material)
+    ca_data: str | None = None
+    annotations: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True)
+class Draft:
+    """Everything import found: the fleet to write and what it could not map."""
+
+    engine: Engine
+    repo: str | None = None
+    clusters: list[ClusterDraft] = field(default_factory=list)
+    projects: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> Project fields
+    instances: list[Instance] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    default_credentials: Call | None = None
+    create_namespaces: bool = True  # the engines create the apps' namespaces
+    # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
+    namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+    def in_order(self) -> None:
+        """Clusters and instances by environment (the path to production first), then name."""
+        rank = {c.name: (env_rank(c.env), c.name) for c in self.clusters}
+        self.clusters.sort(key=lambda c: rank[c.name])
+        self.instances.sort(key=lambda i: rank.get(i.cluster, ((0, ""), "")))
+
+    @property
+    def envs(self) -> list[str]:
+        """The environments of its clusters, in the order they are sorted in (`in_order`)."""
+        return list(dict.fromkeys(cluster.env for cluster in self.clusters))
+
+    @property
+    def cascade(self) -> bool:
+        """Whether removing any app deletes what it deployed (Fleet(cascade_delete=True))."""
+        return bool(self.instances) and all(instance.cascade for instance in self.instances)
+
+    @property
+    def importable(self) -> bool:
+        """Whether it found anything to write a fleet of."""
+        return bool(self.clusters)

@@ -1,0 +1,1 @@
+"""YAML and Kubernetes objects: the one YAML writer and reader, Go-safe scalars, object identity."""

@@ -1,0 +1,2 @@
+"""settle: what output needs of the builds before it (draining removals, moves, instance handover,
+chart stamps)."""

@@ -1,0 +1,1 @@
+"""write: the single writer of output/ (ownership manifest, journal, atomic replace, --check)."""
