@@ -16,11 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from fleetgen import writer
 from fleetgen.emit import emit
-from fleetgen.load import load
-from fleetgen.resolve import resolve
+from fleetgen.inputs.load import load
+from fleetgen.resolver import resolve
 from fleetgen.version import VERSION
+from fleetgen.write import writer
 
 T = TypeVar("T")
 

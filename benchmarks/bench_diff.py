@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import fleetgen
-from fleetgen import api
-from fleetgen.diff import formats
+from fleetgen.diffs import formats
+from fleetgen.pipeline import api
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_build import fleet_arguments, make_repo

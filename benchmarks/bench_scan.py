@@ -30,11 +30,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import fleetgen.scan
-import fleetgen.scanrules
-from fleetgen.load import load
-from fleetgen.resolve import resolve
-from fleetgen.yamlio import dump_documents, load_all
+import fleetgen.inputs.scan
+import fleetgen.rules.secrets
+from fleetgen.inputs.load import load
+from fleetgen.manifests.yamlio import dump_documents, load_all
+from fleetgen.resolver import resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_build import make_repo
@@ -42,7 +42,7 @@ from run import FLEET
 
 
 def _clear() -> None:
-    for module in (fleetgen.scan, fleetgen.scanrules):
+    for module in (fleetgen.inputs.scan, fleetgen.rules.secrets):
         for value in list(vars(module).values()):
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()
@@ -120,13 +120,15 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         root = Path(tmp)
         make_repo(root, argparse.Namespace(clusters=args.clusters, apps=args.apps), FLEET)
         loaded = load(root / "fleet.py")
-        figures["spec_scan"] = _timed(args.reps, lambda: list(fleetgen.scan.problems(loaded.fleet)))
+        figures["spec_scan"] = _timed(
+            args.reps, lambda: list(fleetgen.inputs.scan.problems(loaded.fleet))
+        )
         figures["load"] = _timed(args.reps, lambda: load(root / "fleet.py"))
         figures["resolve"] = _timed(args.reps, lambda: resolve(loaded.fleet, loaded.workspace))
     objects = base_objects(args.objects)
     text = dump_documents(objects)
     figures["base_bytes"] = len(text.encode())
-    in_object = getattr(fleetgen.scanrules, "in_object", None)  # None: a fleetgen before it
+    in_object = getattr(fleetgen.rules.secrets, "in_object", None)  # None: a fleetgen before it
     if in_object is not None:
         figures["base_scan"] = _timed(args.reps, lambda: [in_object(doc) for doc in objects])
     figures["base_parse"] = _timed(args.reps, lambda: load_all(text))

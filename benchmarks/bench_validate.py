@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from fleetgen import api
 from fleetgen import validate as validation
-from fleetgen.kustomize import build_many
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import build_many
 from fleetgen.validate.render import render
 
 sys.path.insert(0, str(Path(__file__).parent))

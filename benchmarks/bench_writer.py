@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from fleetgen.writer import check, write
+from fleetgen.write.writer import check, write
 
 VERSION = "bench"
 

@@ -1,4 +1,4 @@
-"""Docs/s of fleetgen.yamlio on 20k Flux-Kustomization-like dicts (prints figures only).
+"""Docs/s of fleetgen.manifests.yamlio on 20k Flux-Kustomization-like dicts (prints figures only).
 
 Run: .venv/bin/python benchmarks/bench_yamlio.py [COUNT]
 """
@@ -12,9 +12,9 @@ from typing import Any
 
 import yaml
 
-from fleetgen.yamlfast import BlockWriter
-from fleetgen.yamlio import _libyaml_dump, dump, dump_documents, load_all
-from fleetgen.yamlscalar import needs_quotes
+from fleetgen.manifests.yamlfast import BlockWriter
+from fleetgen.manifests.yamlio import _libyaml_dump, dump, dump_documents, load_all
+from fleetgen.manifests.yamlscalar import needs_quotes
 
 
 def flux_kustomization(i: int) -> dict[str, Any]:

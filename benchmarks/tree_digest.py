@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fleetgen import api
+from fleetgen.pipeline import api
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_build import make_repo

@@ -1,5 +1,5 @@
 """``python -m fleetgen``."""
 
-from fleetgen.quick import main
+from fleetgen.cli.quick import main
 
 main()

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from fleetgen.kustomize import Kustomize, KustomizeNotFound, find_kustomize
+from fleetgen.tools.kustomize import Kustomize, KustomizeNotFound, find_kustomize
 from tests.helpers import DEEP
 
 # Hypothesis budget: the "ci" profile (default; what `.ci/run` and `scripts/test` run) keeps the
@@ -89,7 +89,7 @@ def known_environment(
     path = list(sys.path)
     yield
     # The CLI runs in-process (tests.helpers.run_fleetgen): no command may leave the cyclic
-    # collector paused (fleetgen.collector) or a spec's folder on sys.path for the next test.
+    # collector paused (fleetgen.util.collector) or a spec's folder on sys.path for the next test.
     assert gc.isenabled(), "the test left the cyclic garbage collector paused"
     assert sys.path == path, "the test left sys.path changed"
 

@@ -53,7 +53,7 @@ def run_fleetgen(cwd: Path, *args: str, **env: str | None) -> Ran:
     appended to stderr as the interpreter prints it: "no traceback" assertions still hold.
     Use `run_fleetgen_process` where a real process matters (signals, exit of a child,
     interpreter options such as PYTHONHASHSEED, the installed ``fleetgen`` script)."""
-    from fleetgen.cli import app
+    from fleetgen.cli.app import app
 
     modules, folder, bytecode = set(sys.modules), os.getcwd(), sys.dont_write_bytecode
     os.chdir(cwd)

@@ -13,10 +13,11 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from fleetgen import Project, api, namespacing
+from fleetgen import Project
 from fleetgen.errors import SpecError
-from fleetgen.kustomize import Kustomize
-from fleetgen.kustomize import build as kustomize_build
+from fleetgen.pipeline import api
+from fleetgen.resolver import namespacing
+from fleetgen.tools.kustomize import Kustomize, build as kustomize_build
 from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "namespaces"
@@ -289,7 +290,7 @@ def test_a_tenant_whose_apps_name_no_namespace_still_gets_its_namespaces_on_flux
     """The tenant's RoleBindings go into its project's namespaces, and its account (admin there,
     kustomize-controller impersonating it) cannot create a Namespace: fleetgen does, with the
     project's namespace_metadata, as Argo CD's tenant Application does."""
-    from fleetgen.yamlio import load_all
+    from fleetgen.manifests.yamlio import load_all
     from tests.helpers import case_copy, run_fleetgen
 
     repo = case_copy(

@@ -1,8 +1,8 @@
 """One Argo CD instance per environment (`Environment(argocd=ArgoOptions(...))`,
 `Fleet.argocd_instances`): each instance's folder holds only what that Argo CD reconciles, its
 root Application reads only that folder, and an environment whose cascading Applications would
-change instance is refused until they orphan (`fleetgen.handover`). Walked through in real Git
-repositories with the real CLI; no Argo CD runs here: each test names the controller function
+change instance is refused until they orphan (`fleetgen.settle.handover`). Walked through in real
+Git repositories with the real CLI; no Argo CD runs here: each test names the controller function
 its assertion follows (argo-cd v3.3)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all
 from tests.diff.test_diff import commit, edit, git
 from tests.helpers import case_copy, run_fleetgen
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from fleetgen.kustomize import Kustomize
+from fleetgen.tools.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 from tests.test_validate import FLEET, ROOT, deployment, fleet_repo, report, spec_line
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fleetgen import api, incremental
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.landing import Landing
+from fleetgen.inputs.landing import Landing
+from fleetgen.pipeline import api, incremental
+from fleetgen.tools.kustomize import Kustomize, build_many
 from tests.helpers import run_fleetgen, tree
 
 SPEC = """

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen import cache
-from fleetgen.cache import CACHE_DIR, Cache
+from fleetgen.util import cache
+from fleetgen.util.cache import CACHE_DIR, Cache
 
 
 def _entries(store: Cache) -> dict[str, int]:

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import api
-from fleetgen.confighash import ANNOTATION as CONFIG_HASH
-from fleetgen.kustomize import Kustomize, build_many
+from fleetgen.pipeline import api
+from fleetgen.resolver.confighash import ANNOTATION as CONFIG_HASH
+from fleetgen.tools.kustomize import Kustomize, build_many
 from tests.crd_schemas import emitted_documents, strict_errors
 from tests.helpers import tree
 

@@ -28,19 +28,18 @@ from fleetgen import (
     Patch,
     Project,
     SyncPolicy,
-    writer,
 )
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.flux.charts import KEEP, KEEP_PATCH
 from fleetgen.errors import SpecError
-from fleetgen.helm import parse_values, render_chart
-from fleetgen.kustomize import Kustomize, build
-from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
-from fleetgen.workspace import Workspace, filesystem_lister, filesystem_reader, scan
+from fleetgen.inputs.workspace import Workspace, filesystem_lister, filesystem_reader, scan
+from fleetgen.resolver import resolve
+from fleetgen.resolver.plan import Plan
+from fleetgen.tools.helm import parse_values, render_chart
+from fleetgen.tools.kustomize import Kustomize, build
+from fleetgen.write import writer
 from tests.crd_schemas import errors
-from tests.emit.test_argocd import WORKSPACE as BASES
-from tests.emit.test_argocd import make_fleet
+from tests.emit.test_argocd import WORKSPACE as BASES, make_fleet
 from tests.emit.test_argocd_appsets import applications
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -573,7 +572,7 @@ def test_an_oci_chart_repository_in_source_repos_as_the_user_wrote_it_permits_th
 
 def _example_on(tmp_path: Path, engine: str) -> dict[str, list[Any]]:
     """The example's output documents with status-page placed on ``engine`` everywhere."""
-    from fleetgen import api
+    from fleetgen.pipeline import api
 
     (tmp_path / engine).mkdir()
     for name in ("apps", "charts"):
@@ -601,7 +600,7 @@ def test_the_example_chart_in_the_repository_renders_the_same_on_both_engines(
 ) -> None:
     """Each placement has one engine (dev: Flux, staging: Argo CD); placing status-page on
     each engine in turn, both render the same objects on every cluster."""
-    from fleetgen import api
+    from fleetgen.pipeline import api
 
     compiled = api.compile_spec(ROOT / "fleet.py")
     servers = {c.server.rstrip("/"): c.name for c in compiled.plan.fleet.clusters}
@@ -832,7 +831,7 @@ def test_chart_options_reach_the_flux_source_and_release() -> None:
 def test_chart_retries_win_over_the_sync_retry_on_flux() -> None:
     """``install_retries``/``upgrade_retries`` are helm-controller's ``remediation.retries`` of
     that action (-1 forever; 0 none: ``InstallRemediation.GetRetries``); an action the chart
-    leaves unset keeps the sync policy's ``retry`` limit (`fleetgen.plan.helm_retries`)."""
+    leaves unset keeps the sync policy's ``retry`` limit (`fleetgen.resolver.plan.helm_retries`)."""
     from fleetgen import Retry
 
     environments = [

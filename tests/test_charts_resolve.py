@@ -9,9 +9,9 @@ import pytest
 
 from fleetgen import App, HelmChart, Image, Overrides
 from fleetgen.errors import SpecError
-from fleetgen.plan import merge_values
-from fleetgen.resolve import resolve
-from fleetgen.workspace import ChartDir, Workspace
+from fleetgen.inputs.workspace import ChartDir, Workspace
+from fleetgen.resolver import resolve
+from fleetgen.resolver.plan import merge_values
 from tests.test_resolve import BASE, make_fleet
 
 CHART_DIR = ChartDir(path="charts/hello", name="hello", version="0.3.0")

@@ -1,4 +1,5 @@
-"""A chart kept in the repository upgrades only when its version changes (`fleetgen.chartstamps`):
+"""A chart kept in the repository upgrades only when its version changes
+(`fleetgen.settle.chartstamps`):
 Flux rebuilds it on a Chart.yaml version change only (``reconcileStrategy: ChartVersion``;
 source-controller ``buildFromTarballArtifact`` appends the commit to the version under
 ``Revision``, so every commit would upgrade it), while Argo CD renders the chart at every

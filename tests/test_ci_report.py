@@ -16,7 +16,7 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from fleetgen.ci_report import MARKER
+from fleetgen.cli.ci_report import MARKER
 from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +61,16 @@ def ci_report(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``python -m fleetgen.ci_report --base HEAD~1 --out report ARGS`` in ``repo``, as the
     action runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "fleetgen.ci_report", "--base", "HEAD~1", "--out", "report", *args],
+        [
+            sys.executable,
+            "-m",
+            "fleetgen.ci_report",
+            "--base",
+            "HEAD~1",
+            "--out",
+            "report",
+            *args,
+        ],
         cwd=repo,
         capture_output=True,
         text=True,

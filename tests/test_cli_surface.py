@@ -13,7 +13,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from fleetgen import __version__
-from fleetgen.cli import app
+from fleetgen.cli.app import app
 from tests.helpers import Ran
 
 FLEETGEN = Path(sys.executable).parent / "fleetgen"  # the installed console script

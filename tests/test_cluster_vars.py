@@ -8,10 +8,11 @@ from pathlib import Path
 
 import yaml
 
-from fleetgen import ClusterVar, api, explain
-from fleetgen import validate as validation
-from fleetgen.kustomize import build as kustomize_build
-from fleetgen.plan import Settings
+from fleetgen import ClusterVar, validate as validation
+from fleetgen.explain import explanation as explain
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import Settings
+from fleetgen.tools.kustomize import build as kustomize_build
 from tests.emit.test_argocd_appsets import applications
 from tests.helpers import case_copy
 

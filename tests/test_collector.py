@@ -1,73 +1,92 @@
-"""The collector paused around a command, and what it finds to walk when switched back on."""
+"""The garbage collector: the console command switches it off and freezes the heap at exit
+(`fleetgen.cli.collector`); the library leaves a caller's collector exactly as it was."""
 
 from __future__ import annotations
 
 import gc
+import shutil
+import threading
 import weakref
-from collections.abc import Iterator
+from pathlib import Path
 
-import pytest
+import fleetgen
+from fleetgen.cli import collector
 
-from fleetgen import collector
+ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    """The generation of every collection the collector starts while the test runs."""
-    started: list[int] = []
-
-    def record(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
+def test_the_public_build_leaves_the_callers_collector_alone(tmp_path: Path) -> None:
+    """A program that embeds fleetgen (a test harness, a service) froze some objects and runs
+    threads: during a build every thread sees the collector enabled, and the frozen objects are
+    still frozen after it. (The library paused the collector process-wide and unfroze the
+    caller's heap before the pause moved to the console entry.)"""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copy(ROOT / "fleet.py", repo / "fleet.py")
+    for folder in ("apps", "charts"):
+        shutil.copytree(ROOT / folder, repo / folder)
+    fleetgen.build(repo / "fleet.py", use_cache=False)  # imports and caches settle first
+    kept = [[index] for index in range(1_000)]
     gc.collect()
-    gc.callbacks.append(record)
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(kept)
+    samples: list[bool] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            samples.append(gc.isenabled())
+            done.wait(0.001)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     try:
-        yield started
+        result = fleetgen.build(repo / "fleet.py", use_cache=False)
+        checked = fleetgen.check(repo / "fleet.py", use_cache=False)
     finally:
-        gc.callbacks.remove(record)
+        done.set()
+        sampler.join()
+        after = gc.get_freeze_count()
+        gc.unfreeze()
+    assert result.report.unchanged and not checked.findings
+    assert len(samples) > 10 and all(samples)
+    assert after == frozen
 
 
-def test_pausing_leaves_no_young_objects_to_walk(collections: list[int]) -> None:
-    """What a paused block kept counts as old afterwards: the next allocations start no
-    collection (without `collector._age`, the first one walks all 200,000 lists)."""
-    assert gc.isenabled()
+def test_the_console_command_runs_with_the_collector_off_and_freezes_at_its_end() -> None:
+    """Whatever way the command ends (here: an exit code), the collector was off inside and
+    every object alive is then in the permanent generation."""
+    gc.collect()
+    try:
+        try:
+            with collector.command():
+                assert not gc.isenabled()
+                raise SystemExit(0)
+        except SystemExit:
+            pass
+        assert gc.get_freeze_count() > 1_000
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
-    @collector.pausing
-    def build() -> list[list[int]]:
-        return [[] for _ in range(200_000)]
 
-    kept = build()
-    assert gc.isenabled() and gc.get_count()[0] < gc.get_threshold()[0]
-    more = [[] for _ in range(100)]
-    assert collections == []
-    assert len(kept) == 200_000 and len(more) == 100
-
-
-def test_cycles_made_while_paused_are_still_collected(collections: list[int]) -> None:
-    """Aged objects stay collectable: a garbage cycle made in the block goes at the next full
-    collection."""
+def test_cycles_left_by_a_command_are_collected_once_the_heap_is_unfrozen() -> None:
+    """Freezing keeps objects; it frees nothing wrongly: a cycle made while the collector was off
+    goes at the first full collection after the heap is unfrozen."""
 
     class Node:
         other: object = None
 
-    @collector.pausing
-    def make() -> Node:
-        first, second = Node(), Node()
-        first.other, second.other = second, first
-        return first
-
-    found = weakref.ref(make())
+    try:
+        with collector.command():
+            first, second = Node(), Node()
+            first.other, second.other = second, first
+            found = weakref.ref(first)
+            del first, second
+    finally:
+        gc.unfreeze()
+        gc.enable()
     assert found() is not None  # kept alive by its cycle alone
     gc.collect()
     assert found() is None
-    assert 2 in collections
-
-
-def test_pausing_keeps_a_disabled_collector_disabled() -> None:
-    gc.disable()
-    try:
-        collector.pausing(lambda: None)()
-        assert not gc.isenabled()
-    finally:
-        gc.enable()

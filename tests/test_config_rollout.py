@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from fleetgen import api
-from fleetgen.confighash import ANNOTATION
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.yamlio import dump_documents, load_all
+from fleetgen.manifests.yamlio import dump_documents, load_all
+from fleetgen.pipeline import api
+from fleetgen.resolver.confighash import ANNOTATION
+from fleetgen.tools.kustomize import Kustomize, build_many
 
 NAMESPACE = "shop"
 

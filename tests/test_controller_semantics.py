@@ -23,22 +23,21 @@ from fleetgen import (
     Rollout,
     Step,
     SyncPolicy,
-    api,
     emit,
-    scan,
-    writer,
 )
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.argocd.common import SYNC_WAVE
 from fleetgen.errors import SpecError
-from fleetgen.explain import placement_view
-from fleetgen.kustomize import Kustomize
-from fleetgen.kustomize import build as kustomize_build
-from fleetgen.resolve import resolve
+from fleetgen.explain.explanation import placement_view
+from fleetgen.inputs import scan
+from fleetgen.inputs.workspace import scan as scan_workspace
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.pipeline import api
+from fleetgen.resolver import resolve
 from fleetgen.scaffold import init_files
+from fleetgen.tools.kustomize import Kustomize, build as kustomize_build
 from fleetgen.validate import schemas as crd
-from fleetgen.workspace import scan as scan_workspace
-from fleetgen.yamlio import load_all
+from fleetgen.write import writer
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import (
     CA_DATA,

@@ -12,12 +12,12 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api
-from fleetgen.k8s import BUILT_IN_GROUPS
-from fleetgen.kustomize import Kustomize
+from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.manifests.k8s import BUILT_IN_GROUPS
+from fleetgen.manifests.yamlio import dump, dump_documents
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import Kustomize
 from fleetgen.validate.kubernetes import KubernetesSchemas, built_in, versions
-from fleetgen.workspace import filesystem_reader, scan
-from fleetgen.yamlio import dump, dump_documents
 from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "namespaces"

@@ -11,8 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 import fleetgen
-from fleetgen import reference
-from fleetgen.model import Spec
+from fleetgen.model import Spec, reference
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_DOC = ROOT / "docs" / "spec.md"

@@ -1,4 +1,4 @@
-"""Removals that complete (`fleetgen.draining`): in cascade mode a build keeps what the
+"""Removals that complete (`fleetgen.settle.draining`): in cascade mode a build keeps what the
 controllers' deletion still needs, annotated ``fleetgen.io/draining``, in the committed record,
 until ``build --drained`` confirms it; walked through in real Git repositories, with ``diff`` and
 ``build --check`` at each step. No controller runs here: each test names the function whose
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all
 from tests.diff.test_diff import commit, edit, git
 from tests.helpers import case_copy, run_fleetgen
 

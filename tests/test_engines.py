@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from fleetgen import api
 from fleetgen.errors import SpecError
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.pipeline import api
 from tests.emit.test_flux import HUB_FLEET
 
 ROOT = Path(__file__).resolve().parent.parent

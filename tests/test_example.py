@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fleetgen import api
-from fleetgen.kustomize import Kustomize, build_many
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import Kustomize, build_many
 from tests.helpers import Ran, on_a_terminal, run_fleetgen, run_fleetgen_process, tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,8 @@ def test_check_names_manifests_a_controller_would_apply_that_fleetgen_did_not_wr
 ) -> None:
     """Argo CD's root Application applies every manifest under output/argocd/
     (``directory.recurse``) and each cluster's Flux everything under flux/clusters/<cluster>/
-    but flux-system/ (`fleetgen.applied`): the quick path of an up-to-date tree and a compiling
+    but flux-system/ (`fleetgen.write.applied`): the quick path of an up-to-date tree and a
+    compiling
     check both name them; a file elsewhere, or in bootstrap's flux-system/, is not reported."""
     run_fleetgen_process(repo, "build")  # the cache's record of the tree: the quick path
     if not up_to_date:
@@ -172,7 +173,7 @@ def test_build_without_a_spec_points_at_init(tmp_path: Path) -> None:
 
 def test_progress_shows_on_a_terminal_and_stays_quiet_otherwise(repo: Path) -> None:
     """A build that compiles shows a spinner on a terminal; an up-to-date one is answered
-    before the command line loads (`fleetgen.quick`), with nothing to wait for."""
+    before the command line loads (`fleetgen.cli.quick`), with nothing to wait for."""
     assert "building" not in fleetgen(repo, "build", "--no-cache").stderr
     code, shown = on_a_terminal(repo, "build", "--no-cache")
     assert code == 0 and "building fleet.py" in shown

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from fleetgen.adopt.layers import layered
+from fleetgen.importer.layers import layered
 from tests.helpers import Ran, run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())

@@ -1,5 +1,5 @@
-"""The incremental seam (`fleetgen.incremental`): a no-op build and ``build --check`` come from
-the compile record and the tree proof; warm output is byte-identical to cold; every input
+"""The incremental seam (`fleetgen.pipeline.incremental`): a no-op build and ``build --check`` come
+from the compile record and the tree proof; warm output is byte-identical to cold; every input
 invalidates; damaged entries are ignored."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fleetgen import api, incremental, writer
-from fleetgen.cache import CACHE_DIR, Cache, code_identity, tree_digest
 from fleetgen.model import SyncPolicy
-from fleetgen.output import OutputFile
+from fleetgen.pipeline import api, incremental
+from fleetgen.util.cache import CACHE_DIR, Cache, code_identity, tree_digest
+from fleetgen.write import writer
+from fleetgen.write.output import OutputFile
 from tests.helpers import tree
 
 ROOT = Path(__file__).parent.parent

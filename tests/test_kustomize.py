@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from fleetgen.kustomize import (
+from fleetgen.manifests.yamlio import dump, dump_documents, load_all
+from fleetgen.tools.kustomize import (
     Kustomize,
     KustomizeBuildError,
     KustomizeNotFound,
@@ -16,7 +17,6 @@ from fleetgen.kustomize import (
     build_many,
     find_kustomize,
 )
-from fleetgen.yamlio import dump, dump_documents, load_all
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",

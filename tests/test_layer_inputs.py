@@ -20,12 +20,12 @@ import pytest
 import yaml
 
 import fleetgen
-from fleetgen import api
 from fleetgen.errors import SpecError
-from fleetgen.explain import explain_plan
-from fleetgen.incremental import inputs
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.load import load
+from fleetgen.explain.explanation import explain_plan
+from fleetgen.inputs.load import load
+from fleetgen.pipeline import api
+from fleetgen.pipeline.incremental import inputs
+from fleetgen.tools.kustomize import Kustomize, build_many
 from tests.diff.test_diff import commit, git
 from tests.helpers import case_copy, run_fleetgen
 

@@ -26,14 +26,13 @@ from pathlib import Path
 
 import yaml
 
-from fleetgen import api
-from fleetgen.diff.blast import derived_applications
+from fleetgen.diffs.blast import derived_applications
 from fleetgen.emit.flux.namespaces import app_namespaces
-from fleetgen.explain import explain_plan
-from fleetgen.kustomize import Kustomize
-from fleetgen.kustomize import build as kustomize_build
-from fleetgen.output import OutputFile
-from fleetgen.placements import Placements
+from fleetgen.explain.explanation import explain_plan
+from fleetgen.pipeline import api
+from fleetgen.resolver.placements import Placements
+from fleetgen.tools.kustomize import Kustomize, build as kustomize_build
+from fleetgen.write.output import OutputFile
 from tests.diff.test_diff import commit, edit, git
 from tests.emit.test_argocd_appsets import applications, assert_generates_the_plan
 from tests.helpers import case_copy, run_fleetgen

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from fleetgen.cli import app
-from fleetgen.locate import find_spec
+from fleetgen.cli.app import app
+from fleetgen.cli.locate import find_spec
 from tests.helpers import run_fleetgen, tree
 
 ROOT = Path(__file__).resolve().parent.parent

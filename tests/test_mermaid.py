@@ -1,4 +1,4 @@
-"""The Mermaid pictures (`fleetgen.pictures`) parsed by Mermaid's own parser: the ``mermaid``
+"""The Mermaid pictures (`fleetgen.emit.pictures`) parsed by Mermaid's own parser: the ``mermaid``
 package from the npm registry under Node.js with jsdom for its DOM (``tests/mermaid/``: its
 package.json and lock, installed by ``scripts/test`` with ``npm ci``), so a malformed diagram
 fails the suite. Missing node or the package skips these tests, except on CI (CI set), where it
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen import pictures
+from fleetgen.emit import pictures
 from fleetgen.model import Cluster, Environment, ExternalSecretRef, Fleet, Rollout, Step
 from tests.helpers import run_fleetgen
 

@@ -1,4 +1,4 @@
-"""A chart app's HelmRelease moving to a Kustomization of its own (`fleetgen.moves`), walked
+"""A chart app's HelmRelease moving to a Kustomization of its own (`fleetgen.settle.moves`), walked
 through in a real Git repository with ``diff`` and ``build --check`` at each step.
 
 No controller runs here. What each step relies on, as read in kustomize-controller

@@ -26,14 +26,15 @@ import pytest
 import yaml
 
 import fleetgen
-from fleetgen import api, explain
 from fleetgen import validate as validation
 from fleetgen.errors import SpecError
-from fleetgen.incremental import inputs
-from fleetgen.k8s import CLUSTER_SCOPED, group_of
-from fleetgen.kustomize import Kustomize, build
-from fleetgen.load import load
-from fleetgen.workspace import filesystem_lister, filesystem_reader, scan
+from fleetgen.explain import explanation as explain
+from fleetgen.inputs.load import load
+from fleetgen.inputs.workspace import filesystem_lister, filesystem_reader, scan
+from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
+from fleetgen.pipeline import api
+from fleetgen.pipeline.incremental import inputs
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.diff.test_diff import commit, git
 
 CASE = Path(__file__).parent / "cases" / "plain-dirs"
@@ -267,7 +268,7 @@ def test_diff_renders_a_changed_plain_directory_as_flux_builds_it(
 ) -> None:
     """Nothing fleetgen writes changes with a plain directory's files: the note says so, and
     ``--render`` builds the directory at both refs as kustomize-controller does
-    (`fleetgen.renders.plain_directory`) and compares what it deploys."""
+    (`fleetgen.tools.renders.plain_directory`) and compares what it deploys."""
     repo = tmp_path / "repo"
     shutil.copytree(CASE, repo, ignore=shutil.ignore_patterns("expected", "expect.yaml"))
     git(repo, "init", "-q", "-b", "main")
@@ -345,7 +346,7 @@ def test_a_plain_directory_holding_the_output_is_refused(tmp_path: Path) -> None
 
 def test_what_layers_add_to_overlays_is_refused_on_a_plain_directory(tmp_path: Path) -> None:
     """Overrides(resources=..., components=...) add to an overlay, which a plain directory has
-    not (`fleetgen.resolve.inputs.check_layer_inputs`)."""
+    not (`fleetgen.resolver.inputs.check_layer_inputs`)."""
     repo = tmp_path / "repo"
     for folder in ("apps/raw", "extra"):
         (repo / folder).mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""Every policy rule of ``fleetgen.policy.RULES`` on a violating and a compliant object."""
+"""Every policy rule of ``fleetgen.rules.policy.RULES`` on a violating and a compliant object."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from fleetgen import Environment, Fleet, Policy, scanrules
-from fleetgen.policy import (
+from fleetgen import Environment, Fleet, Policy
+from fleetgen.rules import secrets as scanrules
+from fleetgen.rules.policy import (
     BY_ID,
     CHECKS,
     RULES,

@@ -1,4 +1,4 @@
-"""Progress of long work (`fleetgen.progress`, shown by `fleetgen.cli_output._progress`):
+"""Progress of long work (`fleetgen.util.progress`, shown by `fleetgen.cli.output._progress`):
 ``validate --render`` and ``diff --render`` say each phase, with the overlays and charts built,
 cached and left: counts on a terminal, one line per phase on stderr otherwise (CI logs), nothing
 with ``--quiet``; never colour (NO_COLOR and FORCE_COLOR speak of colour, not of progress)."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen.kustomize import Kustomize
+from fleetgen.tools.kustomize import Kustomize
 from tests.helpers import on_a_terminal, run_fleetgen
 
 ROOT = Path(__file__).resolve().parent.parent

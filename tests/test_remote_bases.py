@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import remotebase, workspace
-from fleetgen.kustomize import Kustomize, build
+from fleetgen.inputs import workspace
+from fleetgen.rules import remotebase
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.helpers import run_fleetgen
 from tests.test_validate import deployment, spec_line
 

@@ -23,9 +23,9 @@ from fleetgen import (
     SyncPolicy,
 )
 from fleetgen.errors import SpecError
-from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
-from fleetgen.workspace import Base, Workspace
+from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.resolver import resolve
+from fleetgen.resolver.plan import Plan
 
 BASE = Base(
     path="apps/web/base",

@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project, resolve, writer
+from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project, resolve
 from fleetgen.emit import emit
-from fleetgen.kustomize import Kustomize, build
+from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.tools.kustomize import Kustomize, build
 from fleetgen.version import VERSION
-from fleetgen.workspace import filesystem_reader, scan
+from fleetgen.write import writer
 from tests.helpers import examples
 
 CASE = Path(__file__).parent / "cases" / "layering"

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from fleetgen import scan
 from fleetgen.errors import SpecError
-from fleetgen.load import run_spec
+from fleetgen.inputs import scan
+from fleetgen.inputs.load import run_spec
 from fleetgen.model import (
     App,
     AppSecret,

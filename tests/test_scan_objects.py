@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fleetgen import scanrules
+from fleetgen.rules import secrets as scanrules
 
 GH = "ghp_" + "AbCdEf0123456789" * 2
 LITERAL = "Zq8v" + "T1xW0pLm3Kr9Bn"

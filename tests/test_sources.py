@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 import fleetgen
-from fleetgen import api
 from fleetgen.errors import SpecError
-from fleetgen.explain import explain
+from fleetgen.explain.explanation import explain
+from fleetgen.pipeline import api
 from tests.crd_schemas import emitted_documents
 from tests.diff.test_diff import commit, edit, git
 from tests.helpers import case_copy, run_fleetgen

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import api
 from fleetgen.errors import SpecError
+from fleetgen.pipeline import api
 from tests.crd_schemas import errors
 from tests.helpers import case_copy
 

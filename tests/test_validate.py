@@ -13,10 +13,10 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from fleetgen import api
 from fleetgen import validate as validation
-from fleetgen.cache import Cache
-from fleetgen.kustomize import Kustomize
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import Kustomize
+from fleetgen.util.cache import Cache
 from fleetgen.validate.report import json_schema
 from tests.helpers import run_fleetgen, tree
 

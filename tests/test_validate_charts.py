@@ -13,7 +13,7 @@ import helm_python
 import pytest
 import yaml
 
-from fleetgen.kustomize import Kustomize
+from fleetgen.tools.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 from tests.test_validate import FLEET, ROOT, deployment, report, spec_line
 

@@ -7,7 +7,7 @@ chart's values.yaml, HelmChart.values_files, each layer's values_files (per_env,
 per_cluster), then every values= layer. Helm's CLI chains -f files with ``mergeMaps``
 (pkg/cli/values/options.go: maps merge key by key, anything else replaces) and coalesces the
 result with the chart's defaults at render (pkg/chart/util/coalesce.go: a null deletes the key,
-the default included); fleetgen makes one document with `fleetgen.plan.merge_values`, which
+the default included); fleetgen makes one document with `fleetgen.resolver.plan.merge_values`, which
 both engines pass inline (Argo CD ``valuesObject``/``values``, Flux ``spec.values`` or, holding
 a null, a generated ConfigMap it reads through ``valuesFrom``), never as Flux ``valuesFiles``.
 The renders below go through Helm's Go SDK.
@@ -21,16 +21,16 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import api
 from fleetgen.errors import SpecError
-from fleetgen.incremental import inputs
-from fleetgen.load import load
+from fleetgen.inputs.load import load
+from fleetgen.pipeline import api
+from fleetgen.pipeline.incremental import inputs
 from tests.emit.test_argocd_appsets import applications
 from tests.helpers import case_copy, run_fleetgen
 from tests.test_charts_engines import argo_values, flux_releases
 
 pytest.importorskip("helm_python")
-from fleetgen.helm import render_chart
+from fleetgen.tools.helm import render_chart
 
 CASE = Path(__file__).parent / "cases" / "values-files"
 IMAGE = {"repository": "registry.example.com/echo", "tag": "2.0", "pullPolicy": "Always"}

@@ -11,7 +11,8 @@ from pathlib import Path
 import jsonschema_rs
 import pytest
 
-from fleetgen import api, versions
+from fleetgen.emit import versions
+from fleetgen.pipeline import api
 from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,12 +16,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from fleetgen import api
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.templating import Call, py_literal
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import Kustomize, build_many
+from fleetgen.util.templating import Call, py_literal
 from tests.helpers import examples, tree
 from tests.test_engines import argocd_pairs, flux_pairs
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fleetgen.k8s import image_matches, image_name
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.workspace import filesystem_reader, scan
-from fleetgen.yamlio import dump, dump_documents, load_all
+from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.manifests.k8s import image_matches, image_name
+from fleetgen.manifests.yamlio import dump, dump_documents, load_all
+from fleetgen.tools.kustomize import Kustomize, build_many
 
 DIGEST = "sha256:" + "ab" * 32
 # (image in the base, Image name): kustomize decides whether the entry rewrites the image.

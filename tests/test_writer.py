@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen.output import HEADER, OutputFile
-from fleetgen.writer import (
+from fleetgen.write.output import HEADER, OutputFile
+from fleetgen.write.writer import (
     Finding,
     OwnershipConflict,
     StateError,
@@ -380,7 +380,7 @@ def test_unreadable_or_unsafe_manifest_is_refused(tmp_path: Path, manifest: str)
 CONCURRENT_WRITER = """
 import sys
 from pathlib import Path
-from fleetgen.writer import write
+from fleetgen.write.writer import write
 out, tag = Path(sys.argv[1]), sys.argv[2]
 for round in range(3):
     write(out, {f"d{i % 20}/f{i}.yaml": f"{tag} {round} {i}\\n".encode() for i in range(300)}, "1")

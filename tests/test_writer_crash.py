@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import fleetgen
-from fleetgen.writer import StateError, check, recover, write
+from fleetgen.write.writer import StateError, check, recover, write
 from tests.test_writer import tree
 
 VERSION = "1.0.0"
@@ -38,7 +38,7 @@ package, out, spec, version, mode, kill_at = sys.argv[1:]
 stub = types.ModuleType("fleetgen")  # the writer alone, without the package's heavy __init__
 stub.__path__ = [package]
 sys.modules["fleetgen"] = stub
-from fleetgen.writer import recover, write
+from fleetgen.write.writer import recover, write
 
 steps = 0
 

@@ -11,13 +11,12 @@ import itertools
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from fleetgen import yamlfast
-from fleetgen.yamlfast import BlockWriter, scalar
-from fleetgen.yamlio import _kubernetes_order, _libyaml_dump, dump_documents
-from fleetgen.yamlscalar import needs_quotes
+from fleetgen.manifests import yamlfast
+from fleetgen.manifests.yamlfast import BlockWriter, scalar
+from fleetgen.manifests.yamlio import _kubernetes_order, _libyaml_dump, dump_documents
+from fleetgen.manifests.yamlscalar import needs_quotes
 from tests.helpers import examples
 
 # Characters with a meaning to YAML's scanner or resolvers, a letter and a digit.

@@ -18,15 +18,12 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from ruamel.yaml import YAML
-from ruamel.yaml import parser as ruamel_parser
-from ruamel.yaml import scanner as ruamel_scanner
+from hypothesis import HealthCheck, given, settings, strategies as st
+from ruamel.yaml import YAML, parser as ruamel_parser, scanner as ruamel_scanner
 
-from fleetgen.kustomize import Kustomize, KustomizeBuildError, build
-from fleetgen.yamlio import configmap_literal, dump, dump_documents, load_all
-from fleetgen.yamlscalar import needs_quotes, uncarriable
+from fleetgen.manifests.yamlio import configmap_literal, dump, dump_documents, load_all
+from fleetgen.manifests.yamlscalar import needs_quotes, uncarriable
+from fleetgen.tools.kustomize import Kustomize, KustomizeBuildError, build
 from tests.helpers import examples
 
 TRAPS = [

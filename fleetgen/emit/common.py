@@ -12,13 +12,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from fleetgen.fields import VAR_PREFIX
-from fleetgen.layout import BOOTSTRAP
+from fleetgen.inputs.record import tenant_drain
+from fleetgen.manifests.yamlio import dump
 from fleetgen.model import App, ArgoInstance, Cluster, Fleet, NamespaceMeta, Patch
-from fleetgen.output import LABEL_PREFIX
-from fleetgen.plan import ImageRef, Placement, Plan, Settings
-from fleetgen.record import tenant_drain
-from fleetgen.yamlio import dump
+from fleetgen.model.fields import VAR_PREFIX
+from fleetgen.resolver.plan import ImageRef, Placement, Plan, Settings
+from fleetgen.util.layout import BOOTSTRAP
+from fleetgen.write.output import LABEL_PREFIX
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
 APP_LABEL = f"{LABEL_PREFIX}app"

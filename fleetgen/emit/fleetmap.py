@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypedDict, get_args
 
-from fleetgen import pictures, versions
+from fleetgen.emit import pictures, versions
 from fleetgen.emit.common import (
     NEWER_FIELDS,
     argocd_bootstrap,
@@ -23,8 +23,7 @@ from fleetgen.emit.common import (
     flux_bootstrap,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.fields import VAR_PREFIX, placeholder_note, release
-from fleetgen.layout import argocd_directory
+from fleetgen.inputs.record import done_when
 from fleetgen.model import (
     App,
     ArgoOptions,
@@ -37,10 +36,11 @@ from fleetgen.model import (
     FluxOptions,
     Project,
 )
-from fleetgen.output import OutputFile
-from fleetgen.plan import ImageRef, Placement, Plan, merge_sync
-from fleetgen.record import done_when
-from fleetgen.templating import md_cell, render
+from fleetgen.model.fields import VAR_PREFIX, placeholder_note, release
+from fleetgen.resolver.plan import ImageRef, Placement, Plan, merge_sync
+from fleetgen.util.layout import argocd_directory
+from fleetgen.util.templating import md_cell, render
+from fleetgen.write.output import OutputFile
 
 PATH = "README.md"
 

@@ -8,20 +8,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fleetgen.confighash import ANNOTATION as CONFIG_HASH
 from fleetgen.emit.common import KUSTOMIZATION, kustomize_images, patch_entry
 from fleetgen.errors import Problem
-from fleetgen.landing import Landing, relative
+from fleetgen.inputs.landing import Landing, relative
+from fleetgen.manifests.yamlio import configmap_literal, dump
 from fleetgen.model import Patch
-from fleetgen.output import OutputFile
-from fleetgen.plan import (
+from fleetgen.resolver.confighash import ANNOTATION as CONFIG_HASH
+from fleetgen.resolver.plan import (
     ClusterOverlay,
     EnvOverlay,
     ImageRef,
     Plan,
     SecretPlan,
 )
-from fleetgen.yamlio import configmap_literal, dump
+from fleetgen.write.output import OutputFile
 
 SECRETS_FILE = "secrets.yaml"
 
@@ -232,7 +232,7 @@ def _patches(
 
 def _config_hash_patch(kind: str, name: str, value: str) -> dict[str, Any]:
     """A strategic-merge patch that puts ``value`` on the workload's pod template, so a change of
-    the config it reads rolls its pods (``fleetgen.confighash``)."""
+    the config it reads rolls its pods (``fleetgen.resolver.confighash``)."""
     body = {
         "kind": kind,
         "metadata": {"name": name},

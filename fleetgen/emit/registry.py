@@ -9,8 +9,8 @@ from typing import Protocol
 from fleetgen.emit import argocd, fleetmap, flux, overlays
 from fleetgen.errors import Problem, in_order
 from fleetgen.model import Engine
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.resolver.plan import Plan
+from fleetgen.write.output import OutputFile
 
 
 class Emitter(Protocol):

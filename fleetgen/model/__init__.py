@@ -11,27 +11,30 @@ from fleetgen.model.apps import (
     GitSource,
     HelmChart,
     IgnoreDifference,
+    LabelSelection as LabelSelection,
     OciSource,
     OIDCIdentity,
     RemoteSource,
     Selector,
 )
-from fleetgen.model.apps import LabelSelection as LabelSelection
 from fleetgen.model.base import Engine, Spec
-from fleetgen.model.clusters import IN_CLUSTER as IN_CLUSTER
 from fleetgen.model.clusters import (
+    IN_CLUSTER as IN_CLUSTER,
     AwsAuth,
     CaFile,
     Cluster,
+    Credentials as Credentials,
     Environment,
     ExecAuth,
     ExternalSecretRef,
 )
-from fleetgen.model.clusters import Credentials as Credentials
-from fleetgen.model.engines import ARGOCD_FLOOR as ARGOCD_FLOOR
-from fleetgen.model.engines import FLUX_FLOOR as FLUX_FLOOR
-from fleetgen.model.engines import ArgoInstance as ArgoInstance
-from fleetgen.model.engines import ArgoOptions, FluxOptions
+from fleetgen.model.engines import (
+    ARGOCD_FLOOR as ARGOCD_FLOOR,
+    FLUX_FLOOR as FLUX_FLOOR,
+    ArgoInstance as ArgoInstance,
+    ArgoOptions,
+    FluxOptions,
+)
 from fleetgen.model.fleet import Fleet
 from fleetgen.model.layers import ClusterVar, Image, Layer, Overrides, Patch
 from fleetgen.model.projects import (
@@ -40,12 +43,17 @@ from fleetgen.model.projects import (
     Policy,
     Project,
     Role,
+    RuleId as RuleId,
     SyncWindow,
     Waiver,
 )
-from fleetgen.model.projects import RuleId as RuleId
-from fleetgen.model.sync import CREATE_NAMESPACE as CREATE_NAMESPACE
-from fleetgen.model.sync import Retry, Rollout, Step, SyncPolicy
+from fleetgen.model.sync import (
+    CREATE_NAMESPACE as CREATE_NAMESPACE,
+    Retry,
+    Rollout,
+    Step,
+    SyncPolicy,
+)
 
 __all__ = [
     "App",

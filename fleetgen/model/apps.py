@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from fleetgen.fields import (
+from fleetgen.model.base import Engine, Spec
+from fleetgen.model.fields import (
     Annotations,
     ChartRepo,
     ChartVersion,
@@ -26,7 +27,6 @@ from fleetgen.fields import (
     label_value,
     repo_path,
 )
-from fleetgen.model.base import Engine, Spec
 from fleetgen.model.layers import _DIGEST, _TAG, ClusterVar, Layer, Overrides, RepoPath, SourcePath
 from fleetgen.model.projects import Waiver
 

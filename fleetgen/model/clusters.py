@@ -9,7 +9,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from fleetgen.fields import (
+from fleetgen.model.base import Engine, Spec
+from fleetgen.model.engines import ArgoOptions
+from fleetgen.model.fields import (
     ROLE_ARN,
     Annotations,
     Labels,
@@ -19,8 +21,6 @@ from fleetgen.fields import (
     VarName,
     repo_path,
 )
-from fleetgen.model.base import Engine, Spec
-from fleetgen.model.engines import ArgoOptions
 from fleetgen.model.projects import Policy
 from fleetgen.model.sync import Rollout, SyncPolicy
 

@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
-from fleetgen.fields import Duration, Name, Version, release_patch
 from fleetgen.model.apps import GitSource
 from fleetgen.model.base import Spec
+from fleetgen.model.fields import Duration, Name, Version, release_patch
 
 # The oldest controller releases the output supports, compared down to the patch: their
 # projects' three newest minors, and for Argo CD the first 3.3 whose RollingSync re-gates an

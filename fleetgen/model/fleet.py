@@ -6,20 +6,20 @@ import posixpath
 
 from pydantic import Field, field_validator
 
-from fleetgen.fields import (
+from fleetgen.model.apps import App
+from fleetgen.model.base import Engine, Spec
+from fleetgen.model.clusters import Cluster, Credentials, Environment
+from fleetgen.model.engines import ArgoInstance, ArgoOptions, FluxOptions
+from fleetgen.model.fields import (
     Annotations,
     GitURL,
     Labels,
     Name,
     repo_path,
 )
-from fleetgen.layout import argocd_directory
-from fleetgen.model.apps import App
-from fleetgen.model.base import Engine, Spec
-from fleetgen.model.clusters import Cluster, Credentials, Environment
-from fleetgen.model.engines import ArgoInstance, ArgoOptions, FluxOptions
 from fleetgen.model.projects import Policy, Project
 from fleetgen.model.sync import SyncPolicy
+from fleetgen.util.layout import argocd_directory
 
 
 class Fleet(Spec):

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
 
-from fleetgen.fields import (
+from fleetgen.model.base import Spec
+from fleetgen.model.fields import (
     Annotations,
     ChartVersion,
     ConfigKey,
@@ -20,7 +21,6 @@ from fleetgen.fields import (
     Placeholder,
     VarName,
 )
-from fleetgen.model.base import Spec
 from fleetgen.model.sync import SyncPolicy
 
 RepoPath = Annotated[str, Field(min_length=1)]  # relative to the folder holding fleet.py

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from fleetgen.fields import Annotations, Duration, Labels, Name, NamespacePattern
 from fleetgen.model.base import Spec
-from fleetgen.policy import Severity, configurable_problem, waivable_problem
+from fleetgen.model.fields import Annotations, Duration, Labels, Name, NamespacePattern
+from fleetgen.rules.policy import Severity, configurable_problem, waivable_problem
 
 
 def _rule_id(rule: str) -> str:

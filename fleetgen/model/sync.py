@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import Field, field_validator
 
-from fleetgen.fields import Duration, FluxDuration, Labels
 from fleetgen.model.base import Spec
+from fleetgen.model.fields import Duration, FluxDuration, Labels
 
 _PERCENT = re.compile(r"[0-9]{1,3}%")
 CREATE_NAMESPACE = "CreateNamespace"  # Argo CD's sync option, owned by Fleet.create_namespaces

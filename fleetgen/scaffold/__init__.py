@@ -4,7 +4,8 @@ through `edit`) and validate the edited spec â€” load, resolve, emitter checks â
 written.
 
 fleet.py snippets come from Jinja templates (values through ``repr``, `snippets`); app base
-manifests are data, serialized by `fleetgen.yamlio`; output/ is rebuilt through `fleetgen.writer`.
+manifests are data, serialized by `fleetgen.manifests.yamlio`; output/ is rebuilt through
+`fleetgen.write.writer`.
 """
 
 from fleetgen.scaffold.add import (

@@ -9,15 +9,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fleetgen import api, writer
 from fleetgen.emit.argocd.charts import repo_url
 from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
-from fleetgen.journal import atomic_write
-from fleetgen.k8s import image_name
-from fleetgen.load import load_source, read_spec, run_spec
+from fleetgen.inputs.load import load_source, read_spec, run_spec
+from fleetgen.inputs.workspace import Lister, Reader, filesystem_lister, filesystem_reader, scan
+from fleetgen.manifests.k8s import image_name
 from fleetgen.model import App, Environment, Fleet, Project
-from fleetgen.plan import Placement
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import Placement
 from fleetgen.scaffold import edit
 from fleetgen.scaffold.requests import (
     AppRequest,
@@ -34,9 +34,10 @@ from fleetgen.scaffold.snippets import (
     chart_call,
     cluster_snippet,
 )
-from fleetgen.templating import py_literal, render
+from fleetgen.util.templating import py_literal, render
 from fleetgen.version import VERSION
-from fleetgen.workspace import Lister, Reader, filesystem_lister, filesystem_reader, scan
+from fleetgen.write import writer
+from fleetgen.write.journal import atomic_write
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fleetgen import api
 from fleetgen.errors import UsageError
-from fleetgen.fields import to_dns_label
-from fleetgen.journal import atomic_write
-from fleetgen.load import load_source
+from fleetgen.inputs.load import load_source
+from fleetgen.model.fields import to_dns_label
+from fleetgen.pipeline import api
 from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
-from fleetgen.templating import render
+from fleetgen.util.templating import render
 from fleetgen.version import SOURCE_REPO, VERSION
+from fleetgen.write.journal import atomic_write
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,11 @@ next for the engines of its placements) and after ``add engine``."""
 
 from __future__ import annotations
 
-from fleetgen import api
 from fleetgen.emit.argocd.clusters import ca_command
-from fleetgen.fields import placeholder_note
-from fleetgen.layout import BOOTSTRAP
 from fleetgen.model import AwsAuth, CaFile, Credentials, ExecAuth, ExternalSecretRef, Fleet
+from fleetgen.model.fields import placeholder_note
+from fleetgen.pipeline import api
+from fleetgen.util.layout import BOOTSTRAP
 
 
 def rollout_step(compiled: api.Compiled, name: str) -> str | None:

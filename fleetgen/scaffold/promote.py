@@ -1,5 +1,5 @@
 """``promote``: the versions an environment runs of some apps (image tags and digests, chart
-versions: `fleetgen.versions`) written into another environment's layer of fleet.py
+versions: `fleetgen.emit.versions`) written into another environment's layer of fleet.py
 (``per_env[to]``), with the validated, byte-preserving edit of ``add`` (`fleetgen.scaffold.add`);
 and the summary of what it did."""
 
@@ -9,16 +9,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fleetgen import api, versions
+from fleetgen.emit import versions
+from fleetgen.emit.versions import Kind, Row, Version
 from fleetgen.errors import Problem, SpecError, UsageError, at, in_order
-from fleetgen.load import read_spec
+from fleetgen.inputs.load import read_spec
 from fleetgen.model import App
-from fleetgen.plan import Plan
-from fleetgen.scaffold import branch as committing
-from fleetgen.scaffold import edit
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import Plan
+from fleetgen.scaffold import branch as committing, edit
 from fleetgen.scaffold.add import Added, edit_validated
-from fleetgen.templating import Call, py_literal
-from fleetgen.versions import Kind, Row, Version
+from fleetgen.util.templating import Call, py_literal
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fleetgen.errors import UsageError
-from fleetgen.fields import ca_bundle
+from fleetgen.model.fields import ca_bundle
 
 ENGINES = ("argocd", "flux")
 

@@ -7,10 +7,10 @@ import re
 from pathlib import PurePosixPath
 
 from fleetgen.errors import UsageError
-from fleetgen.fields import ROLE_ARN
+from fleetgen.manifests.yamlio import dump_documents
+from fleetgen.model.fields import ROLE_ARN
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
-from fleetgen.templating import Call, render
-from fleetgen.yamlio import dump_documents
+from fleetgen.util.templating import Call, render
 
 _AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")

@@ -1,5 +1,5 @@
 """``validate --render`` for chart apps: each placement's chart rendered in-process by Helm's Go
-SDK (`fleetgen.helm`) with its merged values, release name and namespace, cached.
+SDK (`fleetgen.tools.helm`) with its merged values, release name and namespace, cached.
 
 Where the chart comes from:
 
@@ -33,12 +33,13 @@ from typing import Any
 
 import yaml
 
-from fleetgen import cache, helm
 from fleetgen.emit.common import post_render
-from fleetgen.kustomize import KustomizeBuildError, build
 from fleetgen.model import Fleet
-from fleetgen.plan import ChartSource, Placement
-from fleetgen.progress import SILENT, Progress
+from fleetgen.resolver.plan import ChartSource, Placement
+from fleetgen.tools import helm
+from fleetgen.tools.kustomize import KustomizeBuildError, build
+from fleetgen.util import cache
+from fleetgen.util.progress import SILENT, Progress
 from fleetgen.validate.render import Rendered
 
 _NAMESPACE = "helm"

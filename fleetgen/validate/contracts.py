@@ -22,12 +22,12 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.argoproject import GLOB_CHARS, destination_permitted, source_permitted
 from fleetgen.emit.argocd.common import registration_labels, server_url
 from fleetgen.emit.common import var_annotations
-from fleetgen.fields import VAR_PREFIX
-from fleetgen.k8s import selector_matches
-from fleetgen.plan import Plan
+from fleetgen.manifests.k8s import selector_matches
+from fleetgen.model.fields import VAR_PREFIX
+from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argoproject import GLOB_CHARS, destination_permitted, source_permitted
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
 APP_LABEL = "fleetgen.io/app"

@@ -13,16 +13,17 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, scan, scanrules
 from fleetgen.errors import HasOrigin
-from fleetgen.fields import placeholder_note, repo_path
+from fleetgen.inputs import scan
+from fleetgen.inputs.workspace import Workspace
+from fleetgen.manifests.yamlio import load_all, node_line
 from fleetgen.model import Fleet
-from fleetgen.plan import Plan
-from fleetgen.validate import charts as chart_renders
-from fleetgen.validate import contracts, rendered, schemas
+from fleetgen.model.fields import placeholder_note, repo_path
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import Plan
+from fleetgen.rules import secrets as scanrules
+from fleetgen.validate import charts as chart_renders, contracts, rendered, schemas
 from fleetgen.validate.report import Finding, Location, Waived
-from fleetgen.workspace import Workspace
-from fleetgen.yamlio import load_all, node_line
 
 
 class _Locator:
@@ -158,7 +159,8 @@ def _breaches(
 
 
 def _placeholders(fleet: Fleet, locate: _Locator) -> Iterator[Finding]:
-    """The fleet's repo still a placeholder (`fleetgen.fields.placeholder_note`), at Fleet(."""
+    """The fleet's repo still a placeholder (`fleetgen.model.fields.placeholder_note`), at
+    Fleet(."""
     note = placeholder_note(fleet.repo)
     if note:
         yield rendered.finding("placeholder-repo", "warning", note, location=locate.spec(fleet))

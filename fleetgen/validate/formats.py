@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from fleetgen.policy import BY_ID, RULES
+from fleetgen.rules.policy import BY_ID, RULES
 from fleetgen.validate.report import Finding, Report
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from fleetgen.k8s import BUILT_IN_GROUPS
+from fleetgen.manifests.k8s import BUILT_IN_GROUPS
 
 __all__ = ["KubernetesSchemas", "UnknownVersion", "built_in", "versions"]
 

@@ -1,5 +1,5 @@
 """Every distinct overlay of a compile kustomize-built once, in parallel, through the render cache
-it shares with ``diff --render`` (`fleetgen.renders`).
+it shares with ``diff --render`` (`fleetgen.tools.renders`).
 
 The overlays and the inputs of every app base are laid out in a scratch directory as the
 repository holds them (nothing is written to the repository), so that every rendered object's
@@ -12,13 +12,14 @@ import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from fleetgen import api, renders
-from fleetgen.cache import Cache
-from fleetgen.kustomize import find_kustomize
-from fleetgen.plan import ClusterOverlay, EnvOverlay
-from fleetgen.progress import SILENT, Progress
-from fleetgen.renders import Builds, Rendered
-from fleetgen.workspace import filesystem_lister, filesystem_reader
+from fleetgen.inputs.workspace import filesystem_lister, filesystem_reader
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import ClusterOverlay, EnvOverlay
+from fleetgen.tools import renders
+from fleetgen.tools.kustomize import find_kustomize
+from fleetgen.tools.renders import Builds, Rendered
+from fleetgen.util.cache import Cache
+from fleetgen.util.progress import SILENT, Progress
 
 __all__ = ["Builds", "Rendered", "render"]
 
@@ -38,8 +39,8 @@ def render(
     directories: Collection[str] = (),
 ) -> Builds:
     """Build ``overlays`` (output-relative) and the plain ``directories``
-    (`fleetgen.renders.directory_unit`) as kustomize-controller does
-    (`fleetgen.renders.plain_directory`); reuse cached builds of identical inputs."""
+    (`fleetgen.tools.renders.directory_unit`) as kustomize-controller does
+    (`fleetgen.tools.renders.plain_directory`); reuse cached builds of identical inputs."""
     kustomize = find_kustomize()
     prefix = compiled.out_dir.resolve().relative_to(root).as_posix()
     plan = compiled.plan

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from fleetgen import scan, scanrules
-from fleetgen.k8s import Key, identity
+from fleetgen.inputs import scan
+from fleetgen.manifests.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
-from fleetgen.plan import Plan
-from fleetgen.policy import BY_ID, CHECKS, Severity
+from fleetgen.resolver.plan import Plan
+from fleetgen.rules import secrets as scanrules
+from fleetgen.rules.policy import BY_ID, CHECKS, Severity
 from fleetgen.validate.kubernetes import built_in
 from fleetgen.validate.render import Builds, Rendered
 from fleetgen.validate.report import Finding, Location

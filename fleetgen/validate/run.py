@@ -10,13 +10,14 @@ from typing import Any
 
 import yaml
 
-from fleetgen import api, cache, collector, errors
-from fleetgen.fields import release
-from fleetgen.load import load
-from fleetgen.progress import SILENT, Progress
-from fleetgen.renders import directory_unit
-from fleetgen.validate import charts as chart_renders
-from fleetgen.validate import rendered, schemas, scopes
+from fleetgen import errors
+from fleetgen.inputs.load import load
+from fleetgen.model.fields import release
+from fleetgen.pipeline import api
+from fleetgen.tools.renders import directory_unit
+from fleetgen.util import cache
+from fleetgen.util.progress import SILENT, Progress
+from fleetgen.validate import charts as chart_renders, rendered, schemas, scopes
 from fleetgen.validate.findings import (
     _base_secrets,
     _chart_failures,
@@ -30,8 +31,7 @@ from fleetgen.validate.findings import (
     _waive,
 )
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
-from fleetgen.validate.render import Builds
-from fleetgen.validate.render import render as build_overlays
+from fleetgen.validate.render import Builds, render as build_overlays
 from fleetgen.validate.report import BuildCounts, ChartCounts, Report, Summary
 from fleetgen.version import VERSION
 
@@ -43,7 +43,6 @@ class UsageError(errors.UsageError):
     ``--k8s-version``."""
 
 
-@collector.pausing
 def validate(
     spec: Path,
     *,

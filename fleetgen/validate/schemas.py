@@ -29,7 +29,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all
 
 __all__ = [
     "CORE",

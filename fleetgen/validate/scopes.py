@@ -15,8 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fleetgen.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.k8s import CLUSTER_SCOPED, CRD_SCOPES, crd_scope
+from fleetgen.manifests.yamlio import load_all
 
 GroupKind = tuple[str, str]
 Scopes = Mapping[GroupKind, bool]  # (group, kind) -> cluster-scoped

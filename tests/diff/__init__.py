@@ -1,1 +1,1 @@
-"""Tests of fleetgen.diff."""
+"""Tests of fleetgen.diffs."""

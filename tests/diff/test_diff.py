@@ -19,11 +19,11 @@ import jsonschema_rs
 import pytest
 
 import fleetgen
-from fleetgen import api
-from fleetgen.diff import formats
-from fleetgen.diff.compare import RefSpecError
-from fleetgen.diff.report import Report, json_schema
-from fleetgen.kustomize import Kustomize
+from fleetgen.diffs import formats
+from fleetgen.diffs.compare import RefSpecError
+from fleetgen.diffs.report import Report, json_schema
+from fleetgen.pipeline import api
+from fleetgen.tools.kustomize import Kustomize
 from tests.helpers import Ran, run_fleetgen
 
 FLEET = """

@@ -1,4 +1,5 @@
-"""diff reads a ref's stored compile (files and placements: `fleetgen.incremental`) that a build,
+"""diff reads a ref's stored compile (files and placements: `fleetgen.pipeline.incremental`) that a
+build,
 ``build --check`` or an earlier diff left: same report warm and cold, damaged entries ignored."""
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import api, incremental, renders
 from fleetgen import validate as validation
-from fleetgen.cache import CACHE_DIR
-from fleetgen.diff import facts, formats
-from fleetgen.diff.compare import RefSpecError
-from fleetgen.journal import RECORD
-from fleetgen.kustomize import Kustomize
-from fleetgen.plan import Plan
+from fleetgen.diffs import facts, formats
+from fleetgen.diffs.compare import RefSpecError
+from fleetgen.pipeline import api, incremental
+from fleetgen.resolver.plan import Plan
+from fleetgen.tools import renders
+from fleetgen.tools.kustomize import Kustomize
+from fleetgen.util.cache import CACHE_DIR
+from fleetgen.write.journal import RECORD
 from tests.diff.test_diff import FLEET, WEB_PROD_TAG, commit, edit, fleet_repo, state
 from tests.diff.test_diff_render_charts import CHART_FLEET
 from tests.test_validate_charts import ECHO
@@ -222,7 +224,7 @@ def test_render_builds_come_from_the_cache_the_second_time(
     repo: Path, kustomize: Kustomize, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """diff --render caches each kustomize build, like chart renders, under the head's output
-    folder (`fleetgen.renders`): keyed by the hash of every file the overlay's build reads and
+    folder (`fleetgen.tools.renders`): keyed by the hash of every file the overlay's build reads and
     the kustomize version."""
     spec = repo / "fleet.py"
     edit(repo / "apps/web/base/deployment.yaml", "replicas: 2", "replicas: 5")

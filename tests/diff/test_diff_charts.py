@@ -11,7 +11,7 @@ import jsonschema_rs
 import pytest
 
 import fleetgen
-from fleetgen.diff import formats
+from fleetgen.diffs import formats
 from tests.diff.test_diff import FLEET, PROD_B_FLUX, SCHEMA, commit, edit, fleet_repo
 
 CHART = 'HelmChart(repo="https://charts.example.com", name="cert-manager", version="v1.16.2")'

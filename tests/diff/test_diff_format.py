@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import fleetgen
-from fleetgen.diff import formats
-from fleetgen.diff.report import Report
+from fleetgen.diffs import formats
+from fleetgen.diffs.report import Report
 from tests.diff.test_diff import PROD_B_GOLD, WEB_PROD_TAG, edit, repo  # noqa: F401 (fixture)
 from tests.helpers import on_a_terminal, run_fleetgen
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fleetgen.diff.blast import workloads
-from fleetgen.diff.objects import (
+from fleetgen.diffs.blast import workloads
+from fleetgen.diffs.objects import (
     HUB,
     Field,
     Obj,
@@ -15,8 +15,8 @@ from fleetgen.diff.objects import (
     rename_key,
     scope_of,
 )
-from fleetgen.k8s import Key, identity
-from fleetgen.output import OutputFile
+from fleetgen.manifests.k8s import Key, identity
+from fleetgen.write.output import OutputFile
 
 
 def test_scope_comes_from_the_files_place() -> None:

@@ -13,9 +13,9 @@ import jsonschema_rs
 import pytest
 
 import fleetgen
-from fleetgen.diff import formats
-from fleetgen.diff.report import Report
-from fleetgen.kustomize import Kustomize
+from fleetgen.diffs import formats
+from fleetgen.diffs.report import Report
+from fleetgen.tools.kustomize import Kustomize
 from tests.diff.test_diff import FLEET, SCHEMA, commit, edit, fleet_repo, run_cli
 from tests.test_validate_charts import ECHO, chart_cache
 

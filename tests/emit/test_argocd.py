@@ -34,14 +34,14 @@ from fleetgen import (
     Step,
     SyncPolicy,
     SyncWindow,
-    api,
-    writer,
 )
 from fleetgen.emit import argocd
 from fleetgen.errors import Problem, SpecError
-from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
-from fleetgen.workspace import Base, Workspace
+from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.pipeline import api
+from fleetgen.resolver import resolve
+from fleetgen.resolver.plan import Plan
+from fleetgen.write import writer
 from tests.crd_schemas import errors
 from tests.helpers import run_fleetgen
 

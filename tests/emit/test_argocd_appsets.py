@@ -16,8 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fleetgen import (
     Environment,
@@ -29,8 +28,8 @@ from fleetgen import (
     SyncPolicy,
 )
 from fleetgen.emit.argocd.common import go_text
-from fleetgen.plan import Plan
-from fleetgen.yamlscalar import uncarriable
+from fleetgen.manifests.yamlscalar import uncarriable
+from fleetgen.resolver.plan import Plan
 from tests.crd_schemas import errors
 from tests.emit.test_argocd import compile_fleet, example, make_fleet, web
 from tests.gotemplate import render, render_tree
@@ -238,7 +237,7 @@ def assert_every_app_in_one_step(
 
 
 def test_example_applicationsets_generate_exactly_the_placements() -> None:
-    from fleetgen import api
+    from fleetgen.pipeline import api
     from tests.emit.test_argocd import ROOT
 
     assert_generates_the_plan(api.compile_spec(ROOT / "fleet.py").plan, example())

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen import ClusterVar, api
+from fleetgen import ClusterVar
 from fleetgen.emit.argocd.common import go_values_text, go_var
+from fleetgen.pipeline import api
 from tests.emit.test_argocd_gotemplate import go_render
 from tests.helpers import case_copy
 

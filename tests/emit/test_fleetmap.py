@@ -6,11 +6,11 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from fleetgen import api
 from fleetgen.emit import fleetmap
 from fleetgen.model import ExecAuth
-from fleetgen.plan import Plan
-from fleetgen.templating import md_cell
+from fleetgen.pipeline import api
+from fleetgen.resolver.plan import Plan
+from fleetgen.util.templating import md_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 

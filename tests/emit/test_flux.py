@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
-from fleetgen import api
 from fleetgen import emit as emitters
 from fleetgen.emit import flux
 from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL
-from fleetgen.kustomize import Kustomize, build_many
-from fleetgen.load import load
-from fleetgen.plan import Plan
-from fleetgen.resolve import resolve
+from fleetgen.inputs.load import load
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.pipeline import api
+from fleetgen.resolver import resolve
+from fleetgen.resolver.plan import Plan
+from fleetgen.tools.kustomize import Kustomize, build_many
 from fleetgen.validate import schemas as crd
-from fleetgen.writer import render
-from fleetgen.yamlio import load_all
+from fleetgen.write.writer import render
 from tests.crd_schemas import errors
 
 ROOT = Path(__file__).resolve().parents[2]

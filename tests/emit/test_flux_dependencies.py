@@ -9,7 +9,7 @@ What the controllers do, as read in their source:
   kstatus until Current (a HelmRelease is Current when Ready at its generation).
 - kustomize-controller ``deleteObjects`` (prune and finalize): only live objects labelled as the
   pruning Kustomization's (``Inclusions``) and not annotated ``prune: disabled``
-  (``Exclusions``) are deleted: `fleetgen.moves`.
+  (``Exclusions``) are deleted: `fleetgen.settle.moves`.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ import pytest
 import yaml
 
 from fleetgen.emit import flux
-from fleetgen.helm import render_chart
-from fleetgen.kustomize import Kustomize, build
-from fleetgen.resolve import resolve
-from fleetgen.yamlio import dump_documents, load_all
+from fleetgen.manifests.yamlio import dump_documents, load_all
+from fleetgen.resolver import resolve
+from fleetgen.tools.helm import render_chart
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.crd_schemas import errors, strict_errors
 from tests.emit.test_argocd import make_fleet, web
-from tests.emit.test_flux import build as build_fleet
-from tests.emit.test_flux import cel_errors
+from tests.emit.test_flux import build as build_fleet, cel_errors
 from tests.emit.test_flux_hub_tenant_charts import TENANT_FLEET
 from tests.test_charts_engines import WORKSPACE, compile_apps, echo, flux_releases
 

@@ -40,10 +40,9 @@ from typing import Any
 import pytest
 
 from fleetgen.emit.flux.hub import NAMESPACES_KUSTOMIZATION
-from fleetgen.kustomize import Kustomize
-from fleetgen.kustomize import build as kustomize_build
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.tools.kustomize import Kustomize, build as kustomize_build
 from fleetgen.validate import schemas as crd
-from fleetgen.yamlio import load_all
 from tests.crd_schemas import strict_errors
 from tests.emit.test_flux import HUB_FLEET, Built, build, cel_errors
 

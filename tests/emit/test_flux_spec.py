@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from fleetgen import api
 from fleetgen.emit import flux
 from fleetgen.errors import SpecError
-from fleetgen.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.pipeline import api
 from tests.crd_schemas import errors
 
 ROOT = Path(__file__).resolve().parents[2]

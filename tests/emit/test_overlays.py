@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import posixpath
 
-from fleetgen.landing import relative
+from fleetgen.inputs.landing import relative
 
 
 def test_relative_is_relpath_for_plan_paths() -> None:
-    """Overlays reach their environment's overlay and their base by `fleetgen.landing.relative`,
+    """Overlays reach their environment's overlay and their base by
+    `fleetgen.inputs.landing.relative`,
     which must say what ``posixpath.relpath`` says for normalized relative paths (shared
     prefixes, one inside the other, the same path)."""
     parts = ["overlays", "app", "clusters", "c1", "dev", "a"]

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen import api, scaffold
+from fleetgen import scaffold
 from fleetgen.errors import SpecError
-from fleetgen.kustomize import Kustomize, build
+from fleetgen.pipeline import api
 from fleetgen.scaffold import edit
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.helpers import Ran, run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen.kustomize import Kustomize, build
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.diff.test_diff import commit, git
 from tests.helpers import Ran, run_fleetgen
 from tests.scaffold.test_add import CA_PEM, LEGACY_DEPLOYMENT

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fleetgen.kustomize import Kustomize, build
 from fleetgen.scaffold import install, remote
+from fleetgen.tools.kustomize import Kustomize, build
 from tests.helpers import Ran, run_fleetgen
 
 

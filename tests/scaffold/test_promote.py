@@ -11,11 +11,11 @@ from pathlib import Path
 import git
 import pytest
 
-from fleetgen import api
+from fleetgen.emit.versions import Version
 from fleetgen.errors import SpecError
+from fleetgen.pipeline import api
 from fleetgen.scaffold import edit
 from fleetgen.scaffold.promote import Step, _written
-from fleetgen.versions import Version
 from tests.helpers import Ran, run_fleetgen, tree
 from tests.scaffold.test_add import added_lines
 

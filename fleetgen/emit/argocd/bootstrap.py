@@ -14,10 +14,10 @@ from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
-from fleetgen.layout import ARGOCD_DIR, BOOTSTRAP
 from fleetgen.model import IN_CLUSTER, ArgoInstance, Cluster, Fleet
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.resolver.plan import Plan
+from fleetgen.util.layout import ARGOCD_DIR, BOOTSTRAP
+from fleetgen.write.output import OutputFile
 
 ROOT = "fleetgen"  # fleetgen's own AppProject and the root Application
 # Why the root Application syncs in two waves and without PruneLast (gitops-engine

@@ -24,7 +24,14 @@ from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
 from fleetgen.model.apps import overrides_of
-from fleetgen.plan import TIMING_FIELDS, Placement, Plan, Settings, layer_object, sync_owner
+from fleetgen.resolver.plan import (
+    TIMING_FIELDS,
+    Placement,
+    Plan,
+    Settings,
+    layer_object,
+    sync_owner,
+)
 
 RESERVED_PROJECTS = {
     "default": "Argo CD's built-in project, which apps never use",

@@ -23,10 +23,10 @@ from fleetgen.emit.argocd.common import (
     server_url,
 )
 from fleetgen.emit.common import var_annotations
+from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
-from fleetgen.record import cluster_drain
+from fleetgen.resolver.plan import Plan
+from fleetgen.write.output import OutputFile
 
 IN_CLUSTER_NOTE = (
     "No secret material: Argo CD reaches it with its own ServiceAccount. The Secret\n"

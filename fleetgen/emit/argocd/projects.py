@@ -18,10 +18,10 @@ from fleetgen.emit.argocd.common import (
     metadata,
     server_url,
 )
+from fleetgen.inputs.record import project_drain
 from fleetgen.model import App, Destination, Project, SyncWindow
-from fleetgen.output import OutputFile
-from fleetgen.plan import Placement, Plan
-from fleetgen.record import project_drain
+from fleetgen.resolver.plan import Placement, Plan
+from fleetgen.write.output import OutputFile
 
 NAMESPACE_NOTE = (
     "Cluster-scoped kinds are denied unless listed; Namespace is allowed by name\n"

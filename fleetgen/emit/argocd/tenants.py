@@ -27,10 +27,10 @@ from fleetgen.emit.common import (
     tenant_bindings,
     tenant_placements,
 )
+from fleetgen.inputs.record import tenant_drain
 from fleetgen.model import NamespaceMeta
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan, namespace_metadata
-from fleetgen.record import tenant_drain
+from fleetgen.resolver.plan import Plan, namespace_metadata
+from fleetgen.write.output import OutputFile
 
 PROJECT = "fleetgen-tenants"
 DIRECTORY = "tenants"
@@ -96,7 +96,7 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
     bindings are kept while the placements of their project there delete: argo-cd
     ``finalizeApplicationDeletion`` deletes as the account (``applyImpersonationConfig``), which
     the ``<cluster>.tenants`` Application would otherwise prune in the same change
-    (`fleetgen.draining`)."""
+    (`fleetgen.settle.draining`)."""
     namespaces = sorted({name for by_namespace in homes.values() for name in by_namespace})
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:

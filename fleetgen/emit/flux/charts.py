@@ -10,7 +10,7 @@ the same namespace, each named after the app:
   Chart.yaml version changes (``Revision`` makes the version ``<version>+<commit>``, so every
   commit of the repository upgrades every release: hooks re-run, pods restart). Argo CD renders the
   chart at every revision instead, so a chart whose files change without a version bump is a
-  build error (`fleetgen.chartstamps`): both engines then deploy the same thing. The source,
+  build error (`fleetgen.settle.chartstamps`): both engines then deploy the same thing. The source,
   and the HelmChart Flux builds, are checked every ``HelmChart(interval=...)`` where set; an
   OCIRepository verifies the chart's signature by ``HelmChart(verify=...)``;
 - a ``HelmRelease`` (helm.toolkit.fluxcd.io/v2) with the release name (the app's), the app's
@@ -48,7 +48,7 @@ from typing import Any
 
 from fleetgen.emit.common import post_render, values_text
 from fleetgen.model import App, Fleet, HelmChart
-from fleetgen.plan import (
+from fleetgen.resolver.plan import (
     FLUX_DEFAULT,
     ChartSource,
     Placement,

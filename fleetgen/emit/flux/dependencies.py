@@ -15,7 +15,7 @@ own kind. So, on each cluster:
   HelmRelease being an object of the hub) — outside the bootstrap path, which
   kustomize-controller's generated kustomization would recurse into — that ``dependsOn`` those
   Kustomize apps and waits for the HelmRelease. Dependencies on other chart apps stay the
-  HelmRelease's own. An existing HelmRelease moves there in generations (`fleetgen.moves`):
+  HelmRelease's own. An existing HelmRelease moves there in generations (`fleetgen.settle.moves`):
   never uninstalled.
 
 The dotted names cannot clash with an app's (a DNS label).
@@ -30,10 +30,10 @@ from typing import Any
 from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL
 from fleetgen.emit.flux.charts import HELM_API
 from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kustomization
+from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
-from fleetgen.output import Wrapped
-from fleetgen.plan import Effective, Placement, Plan, flux_timing
-from fleetgen.record import release_move
+from fleetgen.resolver.plan import Effective, Placement, Plan, flux_timing
+from fleetgen.write.output import Wrapped
 
 
 def chart_apps(fleet: Fleet) -> set[str]:
@@ -154,7 +154,7 @@ def wrapper(
 
 def wrapped_as(placement: Placement, home: Home) -> Wrapped:
     """How the wrapped HelmRelease of ``placement`` would have lain unwrapped: in ``home``'s
-    file, which now holds its wrapper (`fleetgen.moves`)."""
+    file, which now holds its wrapper (`fleetgen.settle.moves`)."""
     return Wrapped(
         release_move(placement.cluster, placement.app), home.file, wrapper_name(placement.app)
     )

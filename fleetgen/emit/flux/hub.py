@@ -67,12 +67,12 @@ from fleetgen.emit.common import (
     APP_LABEL,
     CLUSTER_LABEL,
     ENV_LABEL,
+    KUSTOMIZATION as KUSTOMIZE_CONFIG,
     WAVE_LABEL,
     account_drains,
     service_account,
     tenants,
 )
-from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux.objects import (
     GATE_DIR,
     Home,
@@ -91,11 +91,11 @@ from fleetgen.emit.flux.objects import (
     tenant_file,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.fields import ROLE_ARN
+from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
-from fleetgen.record import cluster_drain
+from fleetgen.model.fields import ROLE_ARN
+from fleetgen.resolver.plan import Plan
+from fleetgen.write.output import OutputFile
 
 NAMESPACES_KUSTOMIZATION = "namespaces.fleetgen.io"
 KUBECONFIG = "kubeconfig"  # Secret or ConfigMap in each spoke namespace on the hub
@@ -283,7 +283,8 @@ def emit(plan: Plan) -> list[OutputFile]:
 @dataclass(frozen=True, slots=True)
 class _SpokeDrains:
     """What removing a spoke's placements needs while kustomize-controller ``finalize`` deletes
-    them through the kubeConfig (`fleetgen.draining`): the leading objects of its file on the hub
+    them through the kubeConfig (`fleetgen.settle.draining`): the leading objects of its file on
+    the hub
     (how the hub reaches it, its namespaces Kustomization, the tenants' accounts), its namespace
     on the hub and ``flux/spokes/<spoke>/`` (the RoleBindings the tenants delete with)."""
 

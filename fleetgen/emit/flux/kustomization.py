@@ -8,7 +8,7 @@ from typing import Any
 
 from fleetgen.emit.flux.sources import source_ref
 from fleetgen.model import Fleet
-from fleetgen.plan import Plan
+from fleetgen.resolver.plan import Plan
 
 KUSTOMIZE_API = "kustomize.toolkit.fluxcd.io/v1"
 GATE_DIR = "flux/gate"  # an empty kustomization, what gate Kustomizations apply

@@ -15,8 +15,12 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
-from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL, FLUX_IGNORE_SINCE
-from fleetgen.emit.common import KUSTOMIZATION as KUSTOMIZE_CONFIG
+from fleetgen.emit.common import (
+    CLUSTER_LABEL,
+    ENV_LABEL,
+    FLUX_IGNORE_SINCE,
+    KUSTOMIZATION as KUSTOMIZE_CONFIG,
+)
 from fleetgen.emit.flux import dependencies
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.emit.flux.kustomization import (
@@ -45,15 +49,15 @@ from fleetgen.emit.flux.sources import (
     source_ref,
 )
 from fleetgen.emit.flux.tenants import account_names, tenant_file
-from fleetgen.fields import release
 from fleetgen.model import App, Fleet, IgnoreDifference
-from fleetgen.output import LABEL_PREFIX, OutputFile, Wrapped
-from fleetgen.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
+from fleetgen.model.fields import release
+from fleetgen.resolver.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
+from fleetgen.write.output import LABEL_PREFIX, OutputFile, Wrapped
 
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
 
-Order = tuple[str, str, str, str]  # what `fleetgen.k8s.identity` orders by, but its scope
+Order = tuple[str, str, str, str]  # what `fleetgen.manifests.k8s.identity` orders by, but its scope
 
 
 def kustomization_files(
@@ -343,8 +347,8 @@ def _sync(fleet: Fleet, placement: Placement) -> dict[str, Any]:
     """interval, timeout, retryInterval and wait (`flux_timing`: each unless Flux's own
     default applies) and suspend, from the effective sync policy.
 
-    A Kustomization that waits always gets a timeout (`fleetgen.plan.WAIT_TIMEOUT` unless the
-    policy sets one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the
+    A Kustomization that waits always gets a timeout (`fleetgen.resolver.plan.WAIT_TIMEOUT` unless
+    the policy sets one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the
     health check max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30
     seconds.
     A failed one is retried after ``retryInterval`` (``GetRetryInterval``: else the interval)."""

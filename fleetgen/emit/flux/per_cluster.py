@@ -18,8 +18,8 @@ from fleetgen.emit.flux.objects import (
     tenant_file,
 )
 from fleetgen.model import Fleet
-from fleetgen.output import OutputFile
-from fleetgen.plan import Plan
+from fleetgen.resolver.plan import Plan
+from fleetgen.write.output import OutputFile
 
 
 def emit(plan: Plan) -> list[OutputFile]:

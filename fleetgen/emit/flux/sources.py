@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fleetgen.model import Fleet, OciSource, RemoteSource
-from fleetgen.output import OutputFile
+from fleetgen.write.output import OutputFile
 
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository

@@ -11,8 +11,8 @@ from fleetgen.emit.common import (
     service_account,
     tenant_bindings,
 )
-from fleetgen.output import OutputFile
-from fleetgen.record import tenant_drain
+from fleetgen.inputs.record import tenant_drain
+from fleetgen.write.output import OutputFile
 
 
 def account_names(by_project: Mapping[tuple[str, str], set[str]]) -> list[str]:
@@ -30,7 +30,7 @@ def tenant_file(
     """``path`` with the tenants' RoleBindings (and their ServiceAccounts in ``home`` when
     ``accounts_here``) on ``cluster``, or nothing without tenants. Each is kept while the
     placements of its project there delete (kustomize-controller ``finalize`` skips the deletion
-    when ``CanImpersonate`` finds no account: `fleetgen.draining`)."""
+    when ``CanImpersonate`` finds no account: `fleetgen.settle.draining`)."""
     kept_for = account_drains(by_project, cluster)
     accounts = account_names(by_project) if accounts_here else []
     docs = [service_account(account, home) for account in accounts]
