@@ -1,32 +1,37 @@
-"""The command line: a typer adapter over `fleetgen.cli.commands`, presentation only.
+"""The command line: typer commands that parse their arguments, call the API function of the
+command (the pipeline's `fleetgen.pipeline.api`, or the feature's) and present its result.
 
-Every command calls one function of ``commands`` through `_run`, the one place where errors
-become messages and exit codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError` or an
-``OSError`` is printed without a traceback and exits 2. `_run` and the other presentation helpers
-are in `fleetgen.cli.output`, ``--spec``/``--out`` in `fleetgen.cli.options`, ``init`` and ``add``
-in `fleetgen.cli.scaffolding`.
+Each calls its API function through `_run`, the one place where errors become messages and exit
+codes (DESIGN.md §4): a `fleetgen.errors.FleetgenError` or an ``OSError`` is printed without a
+traceback and exits 2. `_run` and the other presentation helpers are in `fleetgen.cli.output`,
+``--spec``/``--out`` and the checks of paths in `fleetgen.cli.options`, ``init`` and ``add`` in
+`fleetgen.cli.scaffolding`, ``promote`` and ``versions`` in `fleetgen.cli.promoting`.
 
 Start-up is kept short (``--version``, ``--help`` and each TAB of shell completion pay it): this
-module imports typer and fleetgen's light modules only; each command imports what it uses, and
-`fleetgen.cli.commands` imports the pipeline inside each function (benchmarks/startup.py).
+module imports typer and fleetgen's light modules only; each command imports the pipeline or the
+feature it runs inside its function (benchmarks/startup.py).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fleetgen.cli import commands
 from fleetgen.cli.importing import import_command
-from fleetgen.cli.options import OutOption, SpecOption, names_of
+from fleetgen.cli.options import OutOption, SpecOption, folder, names_of, writable_file
 from fleetgen.cli.output import _colour, _progress, _run, _working
 from fleetgen.cli.promoting import promote, versions
 from fleetgen.cli.scaffolding import add_group, init
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK, print_build, print_check
+from fleetgen.errors import UsageError
 from fleetgen.version import VERSION
+
+if TYPE_CHECKING:
+    from fleetgen.diffs.report import Report
+    from fleetgen.util.progress import Progress
 
 # `diff --max-chars`'s default: fleetgen.diffs.formats.DEFAULT_MAX_CHARS (a test holds them equal),
 # not imported here, as the diff package loads rich and Jinja2.
@@ -116,16 +121,20 @@ def build(
 def _build(
     spec: Path, out: Path | None, use_cache: bool, drained: list[str], all_drained: bool
 ) -> int:
+    from fleetgen.pipeline import api
+
+    folder(out, "--out")
     with _working(f"building {spec}"):
-        result = commands.build(
-            spec, out, use_cache=use_cache, drained=drained, all_drained=all_drained
-        )
+        result = api.build(spec, out, use_cache=use_cache, drained=drained, all_drained=all_drained)
     return print_build(result)
 
 
 def _check(spec: Path, out: Path | None, use_cache: bool) -> int:
+    from fleetgen.pipeline import api
+
+    folder(out, "--out")
     with _working(f"checking {spec}"):
-        result = commands.check(spec, out, use_cache=use_cache)
+        result = api.check(spec, out, use_cache=use_cache)
     return print_check(result)
 
 
@@ -196,13 +205,14 @@ def validate(
     """Check the spec, the emitted objects against schemas and their contracts, and (--render)
     what the overlays render. Exit 0 clean or warnings only, 1 errors, 2 spec or usage error.
     Writes nothing but its cache."""
+    from fleetgen import validate as validation
     from fleetgen.validate import formats as validate_formats
 
     with _progress("fleetgen validate", quiet=quiet, lines=render) as progress:
         report = _run(
-            lambda: commands.validate(
+            lambda: validation.validate(
                 spec,
-                crds or (),
+                crds=crds or (),
                 render=render,
                 k8s_version=k8s_version,
                 charts=charts,
@@ -284,20 +294,22 @@ def diff(
 ) -> None:
     """Report what the spec change does: blast radius, deletions, renames, field changes."""
 
-    from fleetgen.diffs import formats
+    from fleetgen.diffs import compare, formats
+
+    def compared(progress: Progress) -> Report:
+        if json_file is not None:
+            writable_file(json_file, "--json-file")
+        if charts is not None and not render:
+            raise UsageError("--charts: charts are rendered only with --render")
+        if charts is not None and not charts.is_dir():
+            raise UsageError(f"--charts {charts}: not a directory")
+        report = compare.diff(spec, base, head, render=render, charts_dir=charts, progress=progress)
+        if json_file is not None:
+            json_file.write_text(formats.to_json(report), encoding="utf-8")
+        return report
 
     with _progress("fleetgen diff", quiet=quiet, lines=render) as progress:
-        report = _run(
-            lambda: commands.diff(
-                spec,
-                base,
-                head,
-                render=render,
-                json_file=json_file,
-                charts=charts,
-                progress=progress,
-            )
-        )
+        report = _run(lambda: compared(progress))
     if output_format is DiffFormat.json:
         typer.echo(formats.to_json(report), nl=False)
     elif output_format is DiffFormat.markdown:
@@ -341,7 +353,7 @@ def explain_command(
     cluster, its apps and rollout waves."""
     from fleetgen.explain import explanation as explain
 
-    report = _run(lambda: commands.explain(spec, name))
+    report = _run(lambda: explain.explain(spec, name))
     typer.echo(
         report.to_json() if output_format is ExplainFormat.json else explain.text(report), nl=False
     )

@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
-from fleetgen.cli import commands
+from fleetgen.cli.options import folder
 from fleetgen.cli.output import _count, _err, _run, _shown
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK
+from fleetgen.errors import UsageError
 
 
 def import_command(
@@ -27,7 +28,15 @@ def import_command(
     FILE:LINE: what — what to do (also at the top of fleet.py); it builds the new fleet in a
     scratch folder and reports what it would deploy differently. Exit 0: all mapped; 1: mapped,
     with findings; 2: nothing importable, or an error."""
-    done = _run(lambda: commands.import_repo(directory, dry_run=dry_run), scaffolding=True)
+    from fleetgen import importer
+
+    def imported() -> importer.Imported:
+        folder(directory, "DIR")
+        if not directory.is_dir():
+            raise UsageError(f"{directory}: no such directory (DIR)")
+        return importer.import_repo(directory, dry_run=dry_run)
+
+    done = _run(imported, scaffolding=True)
     for finding in done.findings:
         _err(finding.render())
     if dry_run:

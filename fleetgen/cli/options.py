@@ -1,16 +1,19 @@
 """Options several commands share: ``--spec`` (fleet.py here or in the nearest parent folder)
-and ``--out``, and the shell completion of the names fleet.py defines (`names_of`)."""
+and ``--out``, the shell completion of the names fleet.py defines (`names_of`), and the checks of
+paths given on the command line, which refuse one that cannot be what the command needs
+(`UsageError`, naming the option, before any work)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from fleetgen.cli import locate
+from fleetgen.errors import UsageError
 
 
 def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
@@ -62,3 +65,40 @@ def names_of(*kinds: str) -> Callable[[typer.Context, str], list[str]]:
 def engines(incomplete: str) -> list[str]:
     """Shell completion of an engine."""
     return [engine for engine in ("argocd", "flux") if engine.startswith(incomplete)]
+
+
+def folder(path: Path | None, option: str) -> Path | None:
+    """``path``, refused (`UsageError`, naming ``option``) when a file stands where it or one
+    of its parents should be a folder."""
+    if path is not None:
+        _no_file_in(path, (path, *path.parents), option)
+    return path
+
+
+def writable_file(path: Path, option: str) -> Path:
+    """``path``, refused when it is a directory or its parent cannot hold a file."""
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory ({option} needs a file)")
+    _no_file_in(path, path.parents, option)
+    if not path.parent.exists():
+        raise UsageError(f"{path.parent}: no such directory ({option} {path})")
+    return path
+
+
+def in_repository(path: Path, spec: Path, option: str) -> str:
+    """``path`` (relative to the current folder) relative to the folder holding ``spec``, which
+    it must be inside: the spec refers to it, at every build and at other Git refs."""
+    root = spec.resolve().parent
+    found = path.resolve()
+    if not found.is_relative_to(root):
+        raise UsageError(
+            f"{option} {path}: not inside the repository ({root}); fleet.py refers to the "
+            "file, read at every build: copy it into the repository first"
+        )
+    return found.relative_to(root).as_posix()
+
+
+def _no_file_in(path: Path, folders: Sequence[Path], option: str) -> None:
+    for folder in folders:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"{folder}: not a directory ({option} {path})")

@@ -4,16 +4,21 @@ spec edit, and the matrix of what each environment runs. Each imports what it ru
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fleetgen.cli import commands
-from fleetgen.cli.options import OutOption, SpecOption, names_of
+from fleetgen.cli.options import OutOption, SpecOption, folder, names_of
 from fleetgen.cli.output import EXIT_SPEC, _err, _run, _shown
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK
+from fleetgen.errors import UsageError
+
+if TYPE_CHECKING:
+    from fleetgen.emit.versions import Row
+    from fleetgen.resolver.plan import Plan
 
 
 def promote(
@@ -75,21 +80,22 @@ def promote(
     differs), validated, and output/ is rebuilt; then the summary: each version from → to, the
     clusters it reaches in rollout order, the blast radius. Values and config are not promoted:
     they are environment-specific by design."""
-    promoted = _run(
-        lambda: commands.promote(
-            spec,
-            apps or (),
-            source=source,
-            target=target,
-            all_apps=all_apps,
-            cluster=cluster,
-            dry_run=dry_run,
-            branch=branch,
-            out=out,
-        ),
-        scaffolding=True,
-    )
     from fleetgen import scaffold
+
+    def promoted_() -> scaffold.Promoted:
+        if branch is not None and dry_run:
+            raise UsageError("--branch commits the promotion: not with --dry-run")
+        request = scaffold.PromoteRequest(tuple(apps or ()), source, target, all_apps, cluster)
+        return scaffold.promote(
+            spec,
+            request,
+            dry_run=dry_run,
+            out=folder(out, "--out"),
+            branch=branch,
+            blast=lambda before, after: _blast(spec, before, after),
+        )
+
+    promoted = _run(promoted_, scaffolding=True)
 
     added = promoted.added
     if added is not None and not added.written:
@@ -145,7 +151,7 @@ def versions(
     from fleetgen.emit import versions as versioning
 
     order = [env.strip() for env in (check_order or "").split(",") if env.strip()]
-    plan, rows, findings = _run(lambda: commands.versions(spec, apps or (), order))
+    plan, rows, findings = _run(lambda: _versions(spec, apps or (), order))
     shown = {
         VersionsFormat.json: versioning.to_json,
         VersionsFormat.markdown: versioning.markdown,
@@ -154,3 +160,38 @@ def versions(
     for finding in findings:
         _err(f"order: {finding}")
     raise typer.Exit(EXIT_CHANGED if findings else EXIT_OK)
+
+
+def _blast(spec: Path, before: str, after: str) -> list[str]:
+    """The blast radius of changing ``spec`` from ``before`` to ``after``, as ``diff`` reports
+    it; outside a Git repository, why there is none."""
+    from fleetgen.diffs import compare, formats
+    from fleetgen.diffs.refs import RefError
+
+    try:
+        return formats.blast(compare.edited(spec, before, after))
+    except RefError as error:
+        return [f"# blast radius: not computed ({error})"]
+
+
+def _versions(
+    spec: Path, apps: Sequence[str], check_order: Sequence[str]
+) -> tuple[Plan, list[Row], list[str]]:
+    """The Plan of ``spec``, the versions rows of ``apps`` (default: every app) and, for
+    ``check_order`` (environments, earliest first), where a later one runs a version no earlier
+    one runs; an app or environment the spec does not have is refused."""
+    from fleetgen.emit import versions as versioning
+    from fleetgen.pipeline import api
+
+    plan = api.compile_spec(spec).plan
+    unknown = sorted(set(apps) - {app.name for app in plan.fleet.apps})
+    if unknown:
+        raise UsageError(f"no such app: {', '.join(unknown)}")
+    envs = [env.name for env in plan.fleet.environments]
+    stray = [env for env in check_order if env not in envs]
+    if stray:
+        raise UsageError(
+            f"--check-order: no such environment: {', '.join(stray)} (known: {', '.join(envs)})"
+        )
+    rows = versioning.rows(plan, apps or None)
+    return plan, rows, versioning.order_findings(rows, check_order)

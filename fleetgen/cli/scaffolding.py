@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fleetgen.cli import commands
-from fleetgen.cli.options import OutOption, SpecOption, engines, names_of
+from fleetgen.cli.options import (
+    OutOption,
+    SpecOption,
+    engines,
+    folder,
+    in_repository,
+    names_of,
+)
 from fleetgen.cli.output import _count, _err, _run, _shown
 
 if TYPE_CHECKING:
@@ -40,7 +46,13 @@ def init(
     base in a new repository), README, .gitignore, pre-commit and CI examples. Never overwrites a
     file: an existing .gitignore gets fleetgen's missing lines, other existing files are skipped.
     Without --repo, the repo URL comes from the Git remote 'origin'."""
-    done = _run(lambda: commands.init(directory, name, repo, engine), scaffolding=True)
+    from fleetgen import scaffold
+
+    def initialized() -> scaffold.Initialized:
+        folder(directory, "DIR")
+        return scaffold.init(directory, name, repo, engine)
+
+    done = _run(initialized, scaffolding=True)
     for warning in done.warnings:
         _err(f"warning: {warning}")
     for path, action in done.files:
@@ -134,23 +146,21 @@ def add_cluster(
     """Add a Cluster(...) to fleet.py, rebuild output/, say what it runs and what to do next."""
     from fleetgen import scaffold
 
-    added = _run(
-        lambda: commands.add_cluster(
-            spec,
+    def added_() -> scaffold.Added:
+        request = scaffold.ClusterRequest(
             name,
-            env=env,
-            server=server,
-            labels=label or (),
-            credentials=credentials,
-            engine=engine,
-            ca_data=ca_data,
-            ca_file=ca_file,
-            cluster_vars=var or (),
-            dry_run=dry_run,
-            out=out,
-        ),
-        scaffolding=True,
-    )
+            env,
+            server,
+            scaffold.parse_pairs(label or ()),
+            credentials,
+            engine,
+            scaffold.read_ca_data(ca_data) if ca_data else None,
+            in_repository(ca_file, spec, "--ca-file") if ca_file else None,
+            scaffold.parse_pairs(var or (), "--var"),
+        )
+        return scaffold.add_cluster(spec, request, dry_run=dry_run, out=folder(out, "--out"))
+
+    added = _run(added_, scaffolding=True)
     _report_added(added, f"cluster {name}")
     joined = scaffold.rollout_step(added.compiled, name)
     if joined:
@@ -225,21 +235,13 @@ def add_app(
     apps/NAME/base/ or --path, or the existing base at --path as it is; with --chart, a chart app
     (no base)."""
 
+    from fleetgen import scaffold
+
     def attempt(extend: bool, image_name: str | None) -> scaffold.Added:
-        return commands.add_app(
-            spec,
-            name,
-            project=project,
-            namespace=namespace,
-            envs=envs or (),
-            image=image,
-            image_name=image_name,
-            chart=chart,
-            path=path,
-            extend_project=extend,
-            dry_run=dry_run,
-            out=out,
+        request = scaffold.AppRequest(
+            name, project, namespace, tuple(envs or ()), image, chart, path, extend, image_name
         )
+        return scaffold.add_app(spec, request, dry_run=dry_run, out=folder(out, "--out"))
 
     added = _run(lambda: _asking(attempt, extend_project, image_name), scaffolding=True)
     _report_added(added, f"app {name}")
@@ -304,8 +306,12 @@ def add_env(
     dry_run: DryRunOption = False,
 ) -> None:
     """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
+    from fleetgen import scaffold
+
     added = _run(
-        lambda: commands.add_env(spec, name, after=after, dry_run=dry_run, out=out),
+        lambda: scaffold.add_env(
+            spec, scaffold.EnvRequest(name, after), dry_run=dry_run, out=folder(out, "--out")
+        ),
         scaffolding=True,
     )
     _report_added(added, f"environment {name}")
@@ -335,7 +341,12 @@ def add_engine(
     from fleetgen import scaffold
 
     added = _run(
-        lambda: commands.add_engine(spec, engine, envs=envs or (), dry_run=dry_run, out=out),
+        lambda: scaffold.add_engine(
+            spec,
+            scaffold.EngineRequest(engine, tuple(envs or ())),
+            dry_run=dry_run,
+            out=folder(out, "--out"),
+        ),
         scaffolding=True,
     )
     _report_added(added, f"engine {engine}")
@@ -366,9 +377,14 @@ def add_project(
     dry_run: DryRunOption = False,
 ) -> None:
     """Add Project(name=NAME, namespaces=[...]) to fleet.py, rebuild output/."""
+    from fleetgen import scaffold
+
     added = _run(
-        lambda: commands.add_project(
-            spec, name, namespaces=namespace, description=description, dry_run=dry_run, out=out
+        lambda: scaffold.add_project(
+            spec,
+            scaffold.ProjectRequest(name, tuple(namespace), description),
+            dry_run=dry_run,
+            out=folder(out, "--out"),
         ),
         scaffolding=True,
     )
