@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from fleetgen import resolver
 from fleetgen.model import SyncPolicy
 from fleetgen.pipeline import api, incremental
 from fleetgen.util.cache import CACHE_DIR, Cache, code_identity, tree_digest
@@ -53,7 +54,7 @@ def _no_compile(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: Any) -> None:
         raise AssertionError("compiled although the cache holds this build")
 
-    monkeypatch.setattr(api, "resolve", refuse)
+    monkeypatch.setattr(resolver, "resolve", refuse)  # what the compile's stages call
 
 
 def test_noop_build_and_check_come_from_the_cache(

@@ -1,10 +1,11 @@
 """The public Python API of the pipeline: compile a spec, build output/, check it.
 
-Every compile is load → resolve → the emitters' checks → emit (`emit_loaded`); ``build`` writes
-the result (`fleetgen.write.writer`) and ``check`` compares it with the tree. Around both sits the
+``build`` is the whole pipeline: load (`fleetgen.inputs.load`), the compile's stages
+(`fleetgen.pipeline.stages`: resolve → stamp charts → check → emit → settle), then write
+(`fleetgen.write.writer`); ``check`` compares instead of writing. Around both sits the
 incremental check (`fleetgen.pipeline.incremental`): a spec whose inputs were built before into a
-tree that provably still holds that build is done without compiling. The command line reaches this
-module through `fleetgen.cli.commands`; features (diff, validate, scaffold, explain) compile through
+tree that provably still holds that build is done without compiling. The command line calls
+``build`` and ``check``; features (diff, validate, scaffold, explain) compile through
 `compile_spec`, `compile_loaded`, `emit_loaded` or `emit_stored`, never around them.
 """
 
@@ -15,19 +16,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fleetgen.errors import Problem, SpecError, in_order
+from fleetgen.errors import Problem
 from fleetgen.inputs import record
 from fleetgen.inputs.landing import Landing
 from fleetgen.inputs.load import Loaded, load
 from fleetgen.pipeline.incremental import CompileRecord, Emitted, Memo
+from fleetgen.pipeline.stages import compile_stages
 from fleetgen.resolver.placements import Placements
 from fleetgen.version import VERSION
 from fleetgen.write import writer
 from fleetgen.write.journal import RECORD
 
 if TYPE_CHECKING:
-    from fleetgen.inputs.workspace import Workspace
-    from fleetgen.model import Fleet
     from fleetgen.resolver.plan import Plan
     from fleetgen.write.output import OutputFile
 
@@ -99,7 +99,7 @@ def compile_loaded(spec: Path, loaded: Loaded, out: Path | None = None) -> Compi
 def _compiled(loaded: Loaded, out_dir: Path, landing: Landing) -> tuple[Compiled, Emitted]:
     """The compile of ``loaded`` for files landing in ``out_dir`` (as ``landing`` says) and its
     files by emitter (what `Memo.store` keeps)."""
-    plan, emitted = _emit_each(loaded, landing=landing)
+    plan, emitted = compile_stages(loaded, landing=landing)
     rendered = writer.render(_flat(emitted))
     return Compiled(loaded, plan, rendered, out_dir, _warnings(plan)), emitted
 
@@ -111,38 +111,8 @@ def emit_loaded(loaded: Loaded, without: Collection[str] = ()) -> tuple[Plan, li
     Raises SpecError with every problem found. The files are data, not yet serialized (``diff``
     compares them as such).
     """
-    plan, emitted = _emit_each(loaded, without)
+    plan, emitted = compile_stages(loaded, without)
     return plan, _flat(emitted)
-
-
-def resolve(fleet: Fleet, workspace: Workspace, landing: Landing | None = None) -> Plan:
-    """`fleetgen.resolver.resolve`, the compile's first step, imported when a compile runs (the
-    emitters too: a no-op build loads neither)."""
-    from fleetgen.resolver import resolve as resolving
-
-    return resolving(fleet, workspace, landing)
-
-
-def _emit_each(
-    loaded: Loaded, without: Collection[str] = (), landing: Landing | None = None
-) -> tuple[Plan, Emitted]:
-    """The Plan of ``loaded`` and its files by emitter, for files landing as ``landing`` says
-    (default: in the fleet's output_dir), with what draining removals keep and the record to
-    commit (`fleetgen.settle.draining`); raises SpecError with every problem of resolve, the
-    emitters or the committed record."""
-    from fleetgen import emit as emitters
-    from fleetgen.settle.chartstamps import chart_stamps
-    from fleetgen.settle.draining import settle
-
-    plan = resolve(loaded.fleet, loaded.workspace, landing)
-    stamps, stale = chart_stamps(loaded)
-    problems = in_order([*emitters.check(plan), *stale])
-    if problems:
-        raise SpecError(problems)
-    emitted = settle(
-        loaded, emitters.emit_each(plan, without), plan.fleet.cascades_anywhere, stamps
-    )
-    return plan, [(name, files) for name, files in emitted if name not in without]
 
 
 def _warnings(plan: Plan) -> list[Problem]:
@@ -166,7 +136,7 @@ def emit_stored(
     stored = memo.stored(without)
     if stored is not None:
         return None, stored.files, stored.placements
-    plan, emitted = _emit_each(loaded, without)
+    plan, emitted = compile_stages(loaded, without)
     placements = Placements.of(plan)
     memo.store(emitted, placements, without)
     return plan, by_path(_flat(emitted)), placements

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import fleetgen
-from fleetgen import validate as validation
+from fleetgen import resolver, validate as validation
 from fleetgen.diffs import facts, formats
 from fleetgen.diffs.compare import RefSpecError
 from fleetgen.pipeline import api, incremental
@@ -88,8 +88,8 @@ def resolves(monkeypatch: pytest.MonkeyPatch) -> list[Plan]:
         plans.append(resolve(*args))
         return plans[-1]
 
-    resolve = api.resolve
-    for module in (api, facts):
+    resolve = resolver.resolve
+    for module in (resolver, facts):  # what the compile's stages and diff's facts call
         monkeypatch.setattr(module, "resolve", counted)
     return plans
 
