@@ -31,9 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fleetgen.emit.common import post_render
+from fleetgen.manifests.yamlio import dump, dump_documents, load_all
 from fleetgen.model import Fleet
 from fleetgen.resolver.plan import ChartSource, Placement
 from fleetgen.tools import helm
@@ -255,12 +254,12 @@ def _post_rendered(
     with tempfile.TemporaryDirectory(prefix="fleetgen-post-render-") as folder:
         root = Path(folder)
         (root / "helm-output.yaml").write_text(
-            yaml.safe_dump_all([doc for _, doc in templated]), encoding="utf-8"
+            dump_documents([doc for _, doc in templated]), encoding="utf-8"
         )
         (root / "kustomization.yaml").write_text(
-            yaml.safe_dump({"resources": ["helm-output.yaml"], **kustomization}), encoding="utf-8"
+            dump({"resources": ["helm-output.yaml"], **kustomization}), encoding="utf-8"
         )
-        built = [doc for doc in yaml.safe_load_all(build(root)) if isinstance(doc, dict)]
+        built = [doc for doc in load_all(build(root)) if isinstance(doc, dict)]
     return crds + [(origins.get(_identity(doc), ""), doc) for doc in built]
 
 

@@ -16,7 +16,7 @@ import yaml
 from fleetgen.errors import HasOrigin
 from fleetgen.inputs import scan
 from fleetgen.inputs.workspace import Workspace
-from fleetgen.manifests.yamlio import load_all, node_line
+from fleetgen.manifests.yamlio import document_nodes, load_all, node_line
 from fleetgen.model import Fleet
 from fleetgen.model.fields import placeholder_note, repo_path
 from fleetgen.pipeline import api
@@ -68,7 +68,7 @@ def _documents(data: bytes) -> dict[tuple[str, str], yaml.Node]:
     """(kind, name) -> the node of the first document of that kind and name."""
     lines: dict[tuple[str, str], yaml.Node] = {}
     try:
-        for node in yaml.compose_all(data, Loader=yaml.CSafeLoader):
+        for node in document_nodes(data):
             if isinstance(node, yaml.MappingNode):
                 fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
                 meta = fields.get("metadata")
