@@ -16,7 +16,7 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from fleetgen.cli.ci_report import MARKER
+from fleetgen.cli.ci_report import MARKER, main
 from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +137,22 @@ def test_a_spec_error_fails_and_is_shown(repo: Path) -> None:
     assert ran.returncode == 1
     comment = (repo / "report/comment.md").read_text()
     assert "- :x: `fleetgen diff` exited 2" in comment and "fleet.py:" in comment
+
+
+def test_the_command_line_needs_base_and_lists_its_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--out", "report"])
+    assert exited.value.code == 2  # a usage error: no --base
+    assert "--base" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["-h"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
+    for option in ("--base", "--out", "--spec", "--render", "--max-chars"):
+        assert option in shown
+    assert "[default: fleet-report]" in shown and "[default: 65000]" in shown
 
 
 def test_the_action_reviews_read_only_and_publishes_from_the_artifact() -> None:

@@ -214,6 +214,22 @@ def test_a_chart_helm_cannot_render_is_a_located_finding(
     assert failed["location"] == {"path": "fleet.py", "line": spec_line(repo, "# <- echo")}
 
 
+def test_a_template_that_renders_no_yaml_is_a_finding_in_go_yamls_words(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """The rendered text is read by libyaml, whose messages go-yaml (its Go port, which Helm and
+    kubectl parse with) shares: "mapping values are not allowed in this context", as
+    ``helm template`` says it."""
+    repo = chart_repo(tmp_path / "repo", echo_app())
+    (repo / "charts/echo/templates/broken.yaml").write_text("broken: yes: no\n")
+    data = report(repo, "--render", code=1)
+    (failed,) = (f for f in data["findings"] if f["rule"] == "helm-render")
+    assert failed["message"].startswith(
+        "echo/templates/broken.yaml: mapping values are not allowed in this context"
+    )
+    assert failed["clusters"] == ["dev-1", "prod-1", "prod-2"]
+
+
 def test_a_value_of_another_kind_than_the_charts_default_is_a_warning_at_the_app(
     tmp_path: Path, kustomize: Kustomize
 ) -> None:

@@ -291,6 +291,28 @@ def test_load_all_reads_every_document() -> None:
     assert load_all("a: 1\n---\n- x\n") == [{"a": 1}, ["x"]]
 
 
+def test_load_all_resolves_scalars_as_pyyamls_safe_loader() -> None:
+    """`load_all` (libyaml's parser) and ``yaml.safe_load_all`` (PyYAML's own) share PyYAML's
+    YAML 1.1 resolver and constructors: what Helm renders reads the same through either. Where
+    go-yaml v2 (Kubernetes) reads otherwise (``1e3`` a float, ``0o17`` 15, ``12:30`` a
+    string), both read alike."""
+    text = (
+        "bools: [yes, no, on, off, y, n, true, False]\n"
+        "ints: [012, 0o17, 0x1F, 0b11, 1_000, 12:30, -0]\n"
+        "floats: [1e3, 1.5e3, 1.5e+3, .inf, -.Inf, 1_000.5]\n"
+        "nulls: [~, null, '']\n"
+        "times: [2024-01-01, 2024-01-01T10:00:00Z]\n"
+        "strings: ['yes', \"012\", 1.2.3, v1, 'a: b']\n"
+        "---\n"
+        "- !!binary aGk=\n"
+    )
+    loaded = load_all(text)
+    assert loaded == list(yaml.safe_load_all(text))
+    assert loaded[0]["bools"] == [True, False, True, False, "y", "n", True, False]
+    assert loaded[0]["ints"] == [10, "0o17", 31, 3, 1000, 750, 0]
+    assert loaded[0]["floats"][:3] == ["1e3", "1.5e3", 1500.0]
+
+
 # --- needs_quotes -----------------------------------------------------------------------------
 
 

@@ -1,29 +1,26 @@
-"""The pull-request report of fleetgen's CI action (``action.yml``; docs/ci.md): runs ``build
---check``, ``validate --format sarif`` and ``diff --format markdown`` against the pull request's
-base, as a user would, and writes what the publishing job posts, into one folder:
+"""The pull-request report of fleetgen's CI action (``action.yml``; docs/ci.md): `report` runs
+``build --check``, ``validate`` and ``diff`` as a user would and writes the comment and the
+artifact; `main` is its command line, whose help (`_command`'s docstring) says what it writes and
+when it fails:
 
-- ``comment.md``: the pull-request comment, `MARKER` first (the publishing job finds its earlier
-  comment by it and updates that), within `COMMENT_CHARS` (the diff's sections cut to fit);
-- ``diff.md`` (uncut), ``diff.json``, ``validate.sarif``, ``check.txt``: the full report, kept
-  as the run's artifact.
+    python -m fleetgen.ci_report --base origin/main [--out fleet-report] [--spec fleet.py]
+        [--render] [--max-chars 65000]
 
-    python -m fleetgen.cli.ci_report --base origin/main [--out fleet-report] [--spec fleet.py]
-        [--render]
-
-Exit 1 when output/ is stale, validate finds an error or a ref does not compile; else 0 (a diff
-with changes is no failure). It runs the pull request's fleet.py: run it in a job whose token is
-read-only, and post the comment from another one.
+The comment starts with `MARKER` (the publishing job finds its earlier comment by it and updates
+that) and stays within `COMMENT_CHARS` (the diff's sections cut to fit).
 """
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+import typer
 
 MARKER = "<!-- fleetgen-report -->"
 COMMENT_CHARS = 65_000  # GitHub refuses comments over 65,536 characters
@@ -61,7 +58,7 @@ def report(
     limit: int = COMMENT_CHARS,
 ) -> int:
     """Run the three commands against ``base`` and write the comment (within ``limit``
-    characters) and the full report into ``out``; the exit code (module docstring)."""
+    characters) and the full report into ``out``; the exit code (`_command`'s docstring)."""
     out.mkdir(parents=True, exist_ok=True)
     where = ["--spec", spec] if spec else []
     check = fleetgen("build", "--check", *where)
@@ -119,20 +116,45 @@ def _failed(command: str, ran: Ran) -> str:
     )
 
 
+# One command, no subcommands; plain (click-style) help, as `fleetgen.cli.app`'s; `-h` kept.
+app = typer.Typer(
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.command()
+def _command(
+    base: Annotated[str, typer.Option("--base", help="the pull request's base ref")],
+    out: Annotated[Path, typer.Option("--out", help="the report's folder")] = Path("fleet-report"),
+    spec: Annotated[
+        str | None,
+        typer.Option("--spec", help="the fleet spec (default: fleet.py here or above)"),
+    ] = None,
+    render: Annotated[bool, typer.Option("--render", help="diff --render")] = False,
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", help="the comment's length at most")
+    ] = COMMENT_CHARS,
+) -> None:
+    """Run ``build --check``, ``validate --format sarif`` and ``diff --format markdown`` against
+    the pull request's base, as a user would, and write what the publishing job posts into one
+    folder: comment.md, the pull-request comment (a marker first, by which the publishing job
+    finds and updates its earlier comment; within --max-chars, the diff's sections cut to fit);
+    diff.md (uncut), diff.json, validate.sarif and check.txt, the full report, kept as the run's
+    artifact.
+
+    Exit 1 when output/ is stale, validate finds an error or a ref does not compile; else 0 (a
+    diff with changes is no failure). It runs the pull request's fleet.py: run it in a job whose
+    token is read-only, and post the comment from another one.
+    """
+    raise typer.Exit(report(base, out, spec, render=render, limit=max_chars))
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m fleetgen.cli.ci_report``: `report` with the command line's arguments."""
-    parser = argparse.ArgumentParser(prog="python -m fleetgen.cli.ci_report", description=__doc__)
-    parser.add_argument("--base", required=True, help="the pull request's base ref")
-    parser.add_argument("--out", default="fleet-report", type=Path, help="the report's folder")
-    parser.add_argument("--spec", help="the fleet spec (default: fleet.py here or above)")
-    parser.add_argument("--render", action="store_true", help="diff --render")
-    parser.add_argument(
-        "--max-chars", default=COMMENT_CHARS, type=int, help="the comment's length at most"
-    )
-    args = parser.parse_args(argv)
-    raise SystemExit(
-        report(args.base, args.out, args.spec, render=args.render, limit=args.max_chars)
-    )
+    app(args=argv, prog_name="python -m fleetgen.cli.ci_report")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The fleet's ``repo`` for ``init`` without ``--repo``: the Git remote ``origin`` of the folder,
 as the https:// URL the engines read it from; and whether that repository exists already
-(`has_commits`).
+(`has_commits`). Git is read through GitPython, as everywhere in fleetgen.
 
 An scp-style (``git@host:org/repo.git``) or ``ssh://`` remote becomes ``https://host/org/repo.git``;
 user info in an https:// remote (a token, a password) is dropped, never written into fleet.py.
@@ -10,9 +10,10 @@ Anything else falls back to a placeholder, with the reason.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+import git
 
 _SCP = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?!//)(?P<path>[^\s]+)")
 _SSH = re.compile(r"ssh://(?:[^@/\s]+@)?(?P<host>[^:/\s]+)(?::\d+)?/(?P<path>[^\s]+)")
@@ -34,33 +35,29 @@ def origin(directory: Path) -> Remote:
     """The https URL of the Git remote ``origin`` of the repository holding ``directory`` (or
     its nearest existing parent: init may create it), or why there is none."""
     try:
-        found = subprocess.run(
-            ["git", "-C", str(_existing(directory)), "remote", "get-url", "origin"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        with _repository(directory) as repo:
+            url: str = repo.git.remote("get-url", "origin")
+    except git.GitCommandNotFound:
         return Remote(None, "git is not available to read the remote 'origin'")
-    if found.returncode != 0:
+    except git.GitError:  # no repository, or git finds no remote 'origin' in it
         return Remote(None, "the folder has no Git remote 'origin'")
-    return https_url(found.stdout.strip())
+    return https_url(url.strip())
 
 
 def has_commits(directory: Path) -> bool:
     """Whether the Git repository holding ``directory`` (or its nearest existing parent) has a
     commit: an existing repository, as opposed to one just made with ``git init``."""
     try:
-        found = subprocess.run(
-            ["git", "-C", str(_existing(directory)), "rev-parse", "--verify", "--quiet", "HEAD"],
-            capture_output=True,
-            check=False,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        with _repository(directory) as repo:
+            return repo.head.is_valid()
+    except git.GitError:
         return False
-    return found.returncode == 0
+
+
+def _repository(directory: Path) -> git.Repo:
+    """The Git repository holding ``directory`` or its nearest existing parent (init may create
+    it). Raises git.GitError when there is none."""
+    return git.Repo(_existing(directory), search_parent_directories=True)
 
 
 def _existing(directory: Path) -> Path:

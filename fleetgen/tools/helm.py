@@ -3,7 +3,9 @@
 ``build`` never renders charts; tests (and ``validate --render``) do, to show that what each engine
 passes to Helm renders what the spec says. Values given as text are parsed by Helm's own values
 reader, as ``helm template -f`` (Argo CD) and helm-controller's ``valuesFrom`` read them.
-A chart is a directory or a ``.tgz`` archive (as ``helm pull`` writes it).
+A chart is a directory or a ``.tgz`` archive (as ``helm pull`` writes it). What Helm renders is
+read with `fleetgen.manifests.yamlio.load_all` (libyaml: its syntax errors read as go-yaml's, the
+port of libyaml that Helm and kubectl parse with).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from fleetgen.manifests.yamlio import load_all
 
 __all__ = [
     "HelmNotInstalled",
@@ -80,7 +84,7 @@ def render_chart(
     return [
         doc
         for _, text in sorted(rendered.items())
-        for doc in yaml.safe_load_all(text)
+        for doc in load_all(text)
         if isinstance(doc, dict)
     ]
 
@@ -129,7 +133,7 @@ def render_files(
         if not path.endswith((".yaml", ".yml", ".json")):
             continue  # NOTES.txt, partials
         try:
-            docs = list(yaml.safe_load_all(text))
+            docs = load_all(text)
         except yaml.YAMLError as error:
             raise RenderError(f"{path}: {' '.join(str(error).split())}") from None
         found += [(path.partition("/")[2], doc) for doc in docs if isinstance(doc, dict)]
