@@ -831,7 +831,8 @@ def test_chart_options_reach_the_flux_source_and_release() -> None:
 def test_chart_retries_win_over_the_sync_retry_on_flux() -> None:
     """``install_retries``/``upgrade_retries`` are helm-controller's ``remediation.retries`` of
     that action (-1 forever; 0 none: ``InstallRemediation.GetRetries``); an action the chart
-    leaves unset keeps the sync policy's ``retry`` limit (`fleetgen.resolver.plan.helm_retries`)."""
+    leaves unset keeps the sync policy's ``retry`` limit
+    (`fleetgen.resolver.timing.helm_retries`)."""
     from fleetgen import Retry
 
     environments = [

@@ -35,13 +35,8 @@ from fleetgen.resolver.inputs import (
     check_values_files,
     report_in_base,
 )
-from fleetgen.resolver.plan import (
-    cluster_layers,
-    label_conflicts,
-    label_layers,
-    label_matches,
-    remote_path,
-)
+from fleetgen.resolver.layering import cluster_layers, label_conflicts, label_layers, label_matches
+from fleetgen.resolver.plan import remote_path
 from fleetgen.rules import remotebase
 
 APPLICATION_NAME_LIMIT = 53

@@ -13,6 +13,7 @@ from fleetgen.inputs.workspace import Base, Workspace
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
 from fleetgen.model.apps import layer_inputs
 from fleetgen.model.fields import repo_path
+from fleetgen.resolver.layering import layered
 from fleetgen.resolver.plan import Settings
 from fleetgen.write.output import LABEL_PREFIX
 
@@ -57,9 +58,8 @@ class _Context:
                 common_annotations={} if chart else env.common_annotations,
                 sync=env.sync,
             )
-            self._shared[key] = (
-                Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
-            )
+            layers = [("fleet", fleet_layer), ("env", env_layer)]
+            self._shared[key] = layered(Settings(sync=SyncPolicy()), layers)
         return self._shared[key]
 
     def plain(self, app: App) -> bool:

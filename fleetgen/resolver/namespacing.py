@@ -94,3 +94,13 @@ def metadata_problems(fleet: Fleet) -> list[tuple[NamespaceMeta, str]]:
                     )
                 )
     return found
+
+
+def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
+    """Namespace -> the labels and annotations its project declares (`resolve` refuses two
+    declarations of one namespace)."""
+    return {
+        name: meta
+        for project in fleet.projects
+        for name, meta in project.namespace_metadata.items()
+    }

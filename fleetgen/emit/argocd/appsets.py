@@ -44,7 +44,8 @@ from fleetgen.model import (
     RemoteSource,
     Selector,
 )
-from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
+from fleetgen.resolver.namespacing import namespace_metadata
+from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, remote_path
 from fleetgen.write.output import OutputFile
 
 NAME = "{{ .name }}"
