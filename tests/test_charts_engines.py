@@ -32,7 +32,8 @@ from fleetgen import (
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.flux.charts import KEEP, KEEP_PATCH
 from fleetgen.errors import SpecError
-from fleetgen.inputs.workspace import Workspace, filesystem_lister, filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_lister, filesystem_reader
+from fleetgen.inputs.workspace import Workspace, scan
 from fleetgen.resolver import resolve
 from fleetgen.resolver.plan import Plan
 from fleetgen.tools.helm import parse_values, render_chart

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Mapping, Sequence
 
-from fleetgen.inputs.workspace import Base
+from fleetgen.inputs.bases import Base
 from fleetgen.manifests.k8s import image_matches, image_name
 from fleetgen.model import (
     App,

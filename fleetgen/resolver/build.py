@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from fleetgen.inputs.bases import Base
 from fleetgen.inputs.landing import Landing
-from fleetgen.inputs.workspace import Base
 from fleetgen.model import (
     App,
     AppSecret,

@@ -9,7 +9,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen.errors import Problem, at
-from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.workspace import Workspace
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
 from fleetgen.model.apps import layer_inputs
 from fleetgen.model.fields import repo_path
@@ -64,7 +65,7 @@ class _Context:
 
     def plain(self, app: App) -> bool:
         """Whether ``app`` reads a plain directory of this repository (a path without a
-        kustomization, `fleetgen.inputs.workspace.Base.plain`)."""
+        kustomization, `fleetgen.inputs.bases.Base.plain`)."""
         if app.base_path is None:
             return False
         base = self.workspace.bases.get(repo_path(app.base_path))

@@ -11,7 +11,8 @@ from typing import Any
 
 from fleetgen.errors import Problem
 from fleetgen.inputs import scan
-from fleetgen.inputs.workspace import Base, SecretFound
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.filesecrets import SecretFound
 from fleetgen.model import App, Cluster, HelmChart, Overrides
 from fleetgen.model.apps import overrides_of
 from fleetgen.model.fields import inside_repo, repo_path

@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 
-from fleetgen.inputs.workspace import Base
+from fleetgen.inputs.bases import Base
 from fleetgen.model import App, Fleet, NamespaceMeta, Project
 
 
