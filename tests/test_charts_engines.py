@@ -32,7 +32,8 @@ from fleetgen import (
 from fleetgen.emit import argocd, flux
 from fleetgen.emit.flux.charts import KEEP, KEEP_PATCH
 from fleetgen.errors import SpecError
-from fleetgen.inputs.workspace import Workspace, filesystem_lister, filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_lister, filesystem_reader
+from fleetgen.inputs.workspace import Workspace, scan
 from fleetgen.resolver import resolve
 from fleetgen.resolver.plan import Plan
 from fleetgen.tools.helm import parse_values, render_chart
@@ -831,7 +832,8 @@ def test_chart_options_reach_the_flux_source_and_release() -> None:
 def test_chart_retries_win_over_the_sync_retry_on_flux() -> None:
     """``install_retries``/``upgrade_retries`` are helm-controller's ``remediation.retries`` of
     that action (-1 forever; 0 none: ``InstallRemediation.GetRetries``); an action the chart
-    leaves unset keeps the sync policy's ``retry`` limit (`fleetgen.resolver.plan.helm_retries`)."""
+    leaves unset keeps the sync policy's ``retry`` limit
+    (`fleetgen.resolver.timing.helm_retries`)."""
     from fleetgen import Retry
 
     environments = [

@@ -11,7 +11,7 @@ from fleetgen import App, HelmChart, Image, Overrides
 from fleetgen.errors import SpecError
 from fleetgen.inputs.workspace import ChartDir, Workspace
 from fleetgen.resolver import resolve
-from fleetgen.resolver.plan import merge_values
+from fleetgen.resolver.values import merge_values
 from tests.test_resolve import BASE, make_fleet
 
 CHART_DIR = ChartDir(path="charts/hello", name="hello", version="0.3.0")

@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_reader
+from fleetgen.inputs.workspace import scan
 from fleetgen.manifests.k8s import BUILT_IN_GROUPS
 from fleetgen.manifests.yamlio import dump, dump_documents
 from fleetgen.pipeline import api

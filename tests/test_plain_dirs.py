@@ -30,7 +30,8 @@ from fleetgen import validate as validation
 from fleetgen.errors import SpecError
 from fleetgen.explain import explanation as explain
 from fleetgen.inputs.load import load
-from fleetgen.inputs.workspace import filesystem_lister, filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_lister, filesystem_reader
+from fleetgen.inputs.workspace import scan
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.pipeline import api
 from fleetgen.pipeline.incremental import inputs
@@ -223,7 +224,7 @@ def test_explain_says_the_app_reads_a_plain_directory() -> None:
 
 
 def test_secret_material_in_a_plain_directory_is_refused_at_its_line(tmp_path: Path) -> None:
-    """The secret scan reads a plain directory's files as a base's (`_Inventory._add_file`)."""
+    """The secret scan reads a plain directory's files as a base's (`Inventory._add_file`)."""
     repo = tmp_path / "repo"
     directory = repo / "apps" / "raw" / "nested"
     directory.mkdir(parents=True)

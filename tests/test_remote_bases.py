@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from fleetgen.inputs import workspace
+from fleetgen.inputs import reading, workspace
 from fleetgen.rules import remotebase
 from fleetgen.tools.kustomize import Kustomize, build
 from tests.helpers import run_fleetgen
@@ -363,7 +363,7 @@ def test_the_inventory_lists_remote_entries_at_their_lines_and_reads_none(tmp_pa
     )
     (base / "local/kustomization.yaml").write_text(f"# nested\nresources:\n  - {remote}\n")
     reads: list[str] = []
-    disk = workspace.filesystem_reader(tmp_path)
+    disk = reading.filesystem_reader(tmp_path)
 
     def read(path: str) -> bytes | None:
         reads.append(path)

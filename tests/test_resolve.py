@@ -23,7 +23,8 @@ from fleetgen import (
     SyncPolicy,
 )
 from fleetgen.errors import SpecError
-from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.workspace import Workspace
 from fleetgen.resolver import resolve
 from fleetgen.resolver.plan import Plan
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, Project, resolve
 from fleetgen.emit import emit
-from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_reader
+from fleetgen.inputs.workspace import scan
 from fleetgen.tools.kustomize import Kustomize, build
 from fleetgen.version import VERSION
 from fleetgen.write import writer

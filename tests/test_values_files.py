@@ -7,9 +7,10 @@ chart's values.yaml, HelmChart.values_files, each layer's values_files (per_env,
 per_cluster), then every values= layer. Helm's CLI chains -f files with ``mergeMaps``
 (pkg/cli/values/options.go: maps merge key by key, anything else replaces) and coalesces the
 result with the chart's defaults at render (pkg/chart/util/coalesce.go: a null deletes the key,
-the default included); fleetgen makes one document with `fleetgen.resolver.plan.merge_values`, which
-both engines pass inline (Argo CD ``valuesObject``/``values``, Flux ``spec.values`` or, holding
-a null, a generated ConfigMap it reads through ``valuesFrom``), never as Flux ``valuesFiles``.
+the default included); fleetgen makes one document with `fleetgen.resolver.values.merge_values`,
+which both engines pass inline (Argo CD ``valuesObject``/``values``, Flux ``spec.values`` or,
+holding a null, a generated ConfigMap it reads through ``valuesFrom``), never as Flux
+``valuesFiles``.
 The renders below go through Helm's Go SDK.
 """
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fleetgen.inputs.workspace import filesystem_reader, scan
+from fleetgen.inputs.reading import filesystem_reader
+from fleetgen.inputs.workspace import scan
 from fleetgen.manifests.k8s import image_matches, image_name
 from fleetgen.manifests.yamlio import dump, dump_documents, load_all
 from fleetgen.tools.kustomize import Kustomize, build_many

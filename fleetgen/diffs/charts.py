@@ -1,7 +1,7 @@
 """Chart apps in ``diff``: what changes for Helm, read from the two Plans, not from the files.
 
 A chart version change is one line per app and environment with the clusters it reaches; a values
-change is one line per value path (Helm's ``--set`` notation, `fleetgen.resolver.plan.value_path`)
+change is one line per value path (Helm's ``--set`` notation, `fleetgen.resolver.values.value_path`)
 with the
 clusters whose merged values change that way: the emitted objects carry values as a YAML text
 block where a document holds a null, which a field diff would show as a blob. Only placements
@@ -16,7 +16,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.resolver.plan import ChartSource, Placement, Plan, value_path
+from fleetgen.resolver.plan import ChartSource, Placement, Plan
+from fleetgen.resolver.values import value_path
 
 ABSENT = object()  # a value path not set at one ref
 

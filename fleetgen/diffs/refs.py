@@ -40,7 +40,7 @@ class Snapshot(Protocol):
         ...
 
     def read(self, path: str) -> bytes | None:
-        """The bytes of a file, or None when there is no such file (a ``workspace.Reader``)."""
+        """The bytes of a file, or None when there is no such file (a ``reading.Reader``)."""
         ...
 
     def files(self, directory: str) -> dict[str, str]:

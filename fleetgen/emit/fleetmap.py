@@ -37,7 +37,8 @@ from fleetgen.model import (
     Project,
 )
 from fleetgen.model.fields import VAR_PREFIX, placeholder_note, release
-from fleetgen.resolver.plan import ImageRef, Placement, Plan, merge_sync
+from fleetgen.resolver.layering import merge_sync
+from fleetgen.resolver.plan import ImageRef, Placement, Plan
 from fleetgen.util.layout import argocd_directory
 from fleetgen.util.templating import md_cell, render
 from fleetgen.write.output import OutputFile

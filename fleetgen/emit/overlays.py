@@ -14,13 +14,7 @@ from fleetgen.inputs.landing import Landing, relative
 from fleetgen.manifests.yamlio import configmap_literal, dump
 from fleetgen.model import Patch
 from fleetgen.resolver.confighash import ANNOTATION as CONFIG_HASH
-from fleetgen.resolver.plan import (
-    ClusterOverlay,
-    EnvOverlay,
-    ImageRef,
-    Plan,
-    SecretPlan,
-)
+from fleetgen.resolver.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
 from fleetgen.write.output import OutputFile
 
 SECRETS_FILE = "secrets.yaml"

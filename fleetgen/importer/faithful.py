@@ -22,7 +22,8 @@ from fleetgen.importer.repo import mapping, overlay_of
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.manifests.yamlio import dump, load_all
 from fleetgen.pipeline import api
-from fleetgen.resolver.plan import Placement, merge_values
+from fleetgen.resolver.plan import Placement
+from fleetgen.resolver.values import merge_values
 from fleetgen.tools import kustomize
 from fleetgen.util.templating import Call
 from fleetgen.version import VERSION

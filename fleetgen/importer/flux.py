@@ -20,7 +20,7 @@ from fleetgen.importer.sources import PIN, carries_credentials, git_source, oci_
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.model.fields import to_dns_label
-from fleetgen.resolver.plan import merge_values
+from fleetgen.resolver.values import merge_values
 from fleetgen.util.templating import Call
 
 KUSTOMIZE = "kustomize.toolkit.fluxcd.io"

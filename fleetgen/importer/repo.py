@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from fleetgen.importer.findings import Finding
-from fleetgen.inputs.workspace import KUSTOMIZATION_FILES
+from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.manifests.k8s import group_of, kustomize_config
 from fleetgen.manifests.yamlio import document_nodes, dump, load_all, node_line
 from fleetgen.tools import kustomize

@@ -21,15 +21,9 @@ import pydantic
 from fleetgen import model
 from fleetgen.errors import Problem, SpecError
 from fleetgen.inputs import scan as secrets
+from fleetgen.inputs.reading import Lister, Reader, filesystem_lister, filesystem_reader
 from fleetgen.inputs.record import Record, read_record
-from fleetgen.inputs.workspace import (
-    Lister,
-    Reader,
-    Workspace,
-    filesystem_lister,
-    filesystem_reader,
-    scan,
-)
+from fleetgen.inputs.workspace import Workspace, scan
 from fleetgen.model.apps import layer_inputs, values_files
 from fleetgen.model.fields import inside_repo, repo_path
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fleetgen.errors import Problem, SpecError, UsageError
-from fleetgen.inputs.workspace import Reader
+from fleetgen.inputs.reading import Reader
 from fleetgen.model.fields import repo_path
 from fleetgen.write.journal import RECORD
 

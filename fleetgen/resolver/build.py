@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from fleetgen.inputs.bases import Base
 from fleetgen.inputs.landing import Landing
-from fleetgen.inputs.workspace import Base
 from fleetgen.model import (
     App,
     AppSecret,
@@ -24,6 +24,7 @@ from fleetgen.model import (
 from fleetgen.model.fields import repo_path
 from fleetgen.resolver.confighash import config_hashes
 from fleetgen.resolver.context import Engines, _Context, _fill
+from fleetgen.resolver.layering import cascade_delete, cluster_layers, layered, with_values_files
 from fleetgen.resolver.plan import (
     ChartSource,
     ClusterOverlay,
@@ -33,26 +34,20 @@ from fleetgen.resolver.plan import (
     Remote,
     SecretPlan,
     Settings,
-    cascade_delete,
-    cluster_layers,
     remote_path,
-    with_values_files,
 )
 from fleetgen.resolver.vars import VarResolver
 
 
 def _env_settings(ctx: _Context, app: App, env: Environment) -> Settings:
     """Fleet, env, app and per_env layers (`_Context.shared_settings`)."""
-    return (
-        ctx.shared_settings(env, not ctx.overlaid(app))
-        .apply("app", app)
-        .apply("per_env", app.per_env.get(env.name))
-    )
+    shared = ctx.shared_settings(env, not ctx.overlaid(app))
+    return layered(shared, [("app", app), ("per_env", app.per_env.get(env.name))])
 
 
 def _cascades(ctx: _Context, app: App, env: str) -> bool:
     """Whether removing a placement of ``app`` in ``env`` deletes its workloads
-    (`fleetgen.resolver.plan.cascade_delete`)."""
+    (`fleetgen.resolver.layering.cascade_delete`)."""
     return cascade_delete(ctx.fleet, ctx.envs[env], app)[0]
 
 
@@ -158,10 +153,7 @@ def _layered_placements(
     by_env = _settings_by_env(ctx, app, clusters)
     found = []
     for cluster in clusters:
-        raw = by_env[cluster.env]
-        for name, layer in cluster_layers(app, cluster):
-            raw = raw.apply(name, layer)
-        raw = settle(raw)
+        raw = settle(layered(by_env[cluster.env], cluster_layers(app, cluster)))
         settings = resolver.settings(app, cluster, raw)
         template = raw if app.targets.runtime and raw is not settings else None
         found.append(
@@ -284,10 +276,7 @@ def _cluster_overlay(
     layers = cluster_layers(app, cluster)
     if not layers and not cluster_secrets and not env_settings.var_names():
         return None
-    settings = env_settings
-    for name, layer in layers:
-        settings = settings.apply(name, layer)
-    settings = resolver.settings(app, cluster, settings)
+    settings = resolver.settings(app, cluster, layered(env_settings, layers))
     hashes = config_hashes(base, settings.config)
     return ClusterOverlay(
         app=app.name,

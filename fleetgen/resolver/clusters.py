@@ -23,7 +23,7 @@ from fleetgen.resolver.context import (
     _duplicates,
     _fill,
 )
-from fleetgen.resolver.plan import label_matches, merge_sync
+from fleetgen.resolver.layering import label_matches, merge_sync
 
 RESERVED_ENV_NAMES = frozenset({"clusters"})  # overlays/<app>/clusters/ holds cluster layers
 LISTED = 5  # names listed in one message

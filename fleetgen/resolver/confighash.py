@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 
-from fleetgen.inputs.workspace import Base
+from fleetgen.inputs.bases import Base
 
 ANNOTATION = "fleetgen.io/config-hash"
 HASH_LENGTH = 16  # hex digits of the sha256 kept

@@ -9,10 +9,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fleetgen.errors import Problem, at
-from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.workspace import Workspace
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
 from fleetgen.model.apps import layer_inputs
 from fleetgen.model.fields import repo_path
+from fleetgen.resolver.layering import layered
 from fleetgen.resolver.plan import Settings
 from fleetgen.write.output import LABEL_PREFIX
 
@@ -57,14 +59,13 @@ class _Context:
                 common_annotations={} if chart else env.common_annotations,
                 sync=env.sync,
             )
-            self._shared[key] = (
-                Settings(sync=SyncPolicy()).apply("fleet", fleet_layer).apply("env", env_layer)
-            )
+            layers = [("fleet", fleet_layer), ("env", env_layer)]
+            self._shared[key] = layered(Settings(sync=SyncPolicy()), layers)
         return self._shared[key]
 
     def plain(self, app: App) -> bool:
         """Whether ``app`` reads a plain directory of this repository (a path without a
-        kustomization, `fleetgen.inputs.workspace.Base.plain`)."""
+        kustomization, `fleetgen.inputs.bases.Base.plain`)."""
         if app.base_path is None:
             return False
         base = self.workspace.bases.get(repo_path(app.base_path))

@@ -11,13 +11,15 @@ from typing import Any
 
 from fleetgen.errors import Problem
 from fleetgen.inputs import scan
-from fleetgen.inputs.workspace import Base, SecretFound
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.filesecrets import SecretFound
 from fleetgen.model import App, Cluster, HelmChart, Overrides
 from fleetgen.model.apps import overrides_of
 from fleetgen.model.fields import inside_repo, repo_path
 from fleetgen.resolver import namespacing
 from fleetgen.resolver.context import _Context
-from fleetgen.resolver.plan import label_conflicts, leaf_items, merge_values, value_path
+from fleetgen.resolver.layering import label_conflicts
+from fleetgen.resolver.values import leaf_items, merge_values, value_path
 
 COMPONENT_API = "kustomize.config.k8s.io/v1alpha1"  # kustomize's types.ComponentVersion
 
@@ -144,7 +146,7 @@ def check_values_files(ctx: _Context, app: App, chart: HelmChart) -> None:
 def check_label_values_files(ctx: _Context, app: App, placed: Iterable[Cluster]) -> None:
     """Two per_label layers that one cluster matches may not set one value differently through
     their values files: both come before every values=, in an order no reader sees
-    (`fleetgen.resolver.plan.label_conflicts`)."""
+    (`fleetgen.resolver.layering.label_conflicts`)."""
     files = ctx.workspace.values_files
 
     def file_values(layer: Overrides) -> dict[str, Any]:

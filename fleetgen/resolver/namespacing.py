@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 
-from fleetgen.inputs.workspace import Base
+from fleetgen.inputs.bases import Base
 from fleetgen.model import App, Fleet, NamespaceMeta, Project
 
 
@@ -94,3 +94,13 @@ def metadata_problems(fleet: Fleet) -> list[tuple[NamespaceMeta, str]]:
                     )
                 )
     return found
+
+
+def namespace_metadata(fleet: Fleet) -> dict[str, NamespaceMeta]:
+    """Namespace -> the labels and annotations its project declares (`resolve` refuses two
+    declarations of one namespace)."""
+    return {
+        name: meta
+        for project in fleet.projects
+        for name, meta in project.namespace_metadata.items()
+    }

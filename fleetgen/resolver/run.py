@@ -9,12 +9,7 @@ from fleetgen.inputs.landing import Landing
 from fleetgen.inputs.workspace import Workspace
 from fleetgen.model import Fleet, Spec
 from fleetgen.resolver import namespacing
-from fleetgen.resolver.apps import (
-    _check_app,
-    _check_dependency_cycles,
-    check_release_names,
-    check_tenant_projects,
-)
+from fleetgen.resolver.apps import _check_app, _check_dependency_cycles, check_tenant_projects
 from fleetgen.resolver.build import _build_plan
 from fleetgen.resolver.clusters import (
     _ca_bundles,
@@ -29,6 +24,7 @@ from fleetgen.resolver.clusters import (
 )
 from fleetgen.resolver.context import _Context
 from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.sources import check_release_names
 from fleetgen.resolver.vars import check_vars
 
 

@@ -11,7 +11,8 @@ from fleetgen.model import App, Cluster, ClusterVar, Layer, Overrides
 from fleetgen.model.fields import VAR_PREFIX, dns_label, repo_path
 from fleetgen.resolver import namespacing
 from fleetgen.resolver.context import _Context
-from fleetgen.resolver.plan import Settings, vars_in
+from fleetgen.resolver.plan import Settings
+from fleetgen.resolver.values import vars_in
 
 
 def _layers(app: App) -> Iterator[tuple[str, Layer]]:

@@ -13,7 +13,8 @@ from fleetgen.emit.argocd.charts import repo_url
 from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.inputs.load import load_source, read_spec, run_spec
-from fleetgen.inputs.workspace import Lister, Reader, filesystem_lister, filesystem_reader, scan
+from fleetgen.inputs.reading import Lister, Reader, filesystem_lister, filesystem_reader
+from fleetgen.inputs.workspace import scan
 from fleetgen.manifests.k8s import image_name
 from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.pipeline import api

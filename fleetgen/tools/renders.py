@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from fleetgen.inputs.workspace import FLUX_SUFFIXES, Lister, Reader, base_deps
+from fleetgen.inputs.plaindirs import FLUX_SUFFIXES
+from fleetgen.inputs.reading import Lister, Reader
+from fleetgen.inputs.workspace import base_deps
 from fleetgen.manifests.yamlio import dump, load_all
 from fleetgen.tools.kustomize import Kustomize, KustomizeBuildError, build_many
 from fleetgen.util.cache import Cache, key

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from fleetgen.inputs.workspace import filesystem_lister, filesystem_reader
+from fleetgen.inputs.reading import filesystem_lister, filesystem_reader
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import ClusterOverlay, EnvOverlay
 from fleetgen.tools import renders

@@ -37,7 +37,8 @@ from fleetgen import (
 )
 from fleetgen.emit import argocd
 from fleetgen.errors import Problem, SpecError
-from fleetgen.inputs.workspace import Base, Workspace
+from fleetgen.inputs.bases import Base
+from fleetgen.inputs.workspace import Workspace
 from fleetgen.pipeline import api
 from fleetgen.resolver import resolve
 from fleetgen.resolver.plan import Plan

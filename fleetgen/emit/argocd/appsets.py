@@ -44,7 +44,8 @@ from fleetgen.model import (
     RemoteSource,
     Selector,
 )
-from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
+from fleetgen.resolver.namespacing import namespace_metadata
+from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, remote_path
 from fleetgen.write.output import OutputFile
 
 NAME = "{{ .name }}"
@@ -510,7 +511,7 @@ def remote_source(app: App, path: str, fleet: Fleet) -> dict[str, Any] | None:
     the tag or digest as ``targetRevision``. A plain directory of this repository as a directory
     source with ``recurse``: reposerver ``findManifests`` then reads every manifest file in every
     folder below it, as kustomize-controller's generated kustomization does
-    (`fleetgen.inputs.workspace.ARGO_SUFFIXES`); ``directory`` makes the type explicit
+    (`fleetgen.inputs.plaindirs.ARGO_SUFFIXES`); ``directory`` makes the type explicit
     (``ApplicationSource.ExplicitType``), so no file in it turns it into another kind of app.
     """
     if not path:

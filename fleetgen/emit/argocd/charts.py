@@ -20,7 +20,8 @@ from typing import Any
 
 from fleetgen.emit.argocd.common import go_text, go_tree, go_values_text
 from fleetgen.model import App, ClusterVar, Fleet
-from fleetgen.resolver.plan import Placement, holds_null
+from fleetgen.resolver.plan import Placement
+from fleetgen.resolver.values import holds_null
 
 CHART_VERSION = "{{ .values.chartVersion }}"
 HELM_VALUES = "{{ .values.helmValues }}"

@@ -24,14 +24,9 @@ from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
 from fleetgen.model.apps import overrides_of
-from fleetgen.resolver.plan import (
-    TIMING_FIELDS,
-    Placement,
-    Plan,
-    Settings,
-    layer_object,
-    sync_owner,
-)
+from fleetgen.resolver.layering import layer_object, sync_owner
+from fleetgen.resolver.plan import Placement, Plan, Settings
+from fleetgen.resolver.timing import TIMING_FIELDS
 
 RESERVED_PROJECTS = {
     "default": "Argo CD's built-in project, which apps never use",

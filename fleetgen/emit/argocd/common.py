@@ -15,7 +15,8 @@ from typing import Any
 from fleetgen.emit.common import cluster_labels, values_text
 from fleetgen.model import Cluster, ClusterVar
 from fleetgen.model.fields import VAR_PREFIX
-from fleetgen.resolver.plan import Plan, replace_vars, vars_in
+from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.values import replace_vars, vars_in
 
 API_VERSION = "argoproj.io/v1alpha1"
 SECRET_TYPE = "argocd.argoproj.io/secret-type"

@@ -29,7 +29,8 @@ from fleetgen.emit.common import (
 )
 from fleetgen.inputs.record import tenant_drain
 from fleetgen.model import NamespaceMeta
-from fleetgen.resolver.plan import Plan, namespace_metadata
+from fleetgen.resolver.namespacing import namespace_metadata
+from fleetgen.resolver.plan import Plan
 from fleetgen.write.output import OutputFile
 
 PROJECT = "fleetgen-tenants"

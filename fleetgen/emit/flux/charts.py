@@ -21,7 +21,7 @@ the same namespace, each named after the app:
   ``ignore_differences``' JSON pointers, ``suspend`` where sync is manual, ``dependsOn`` other chart
   apps of the cluster, ``test.enable`` by ``HelmChart(test=True)``; ``install``/
   ``upgrade.remediation.retries`` by ``HelmChart(install_retries/upgrade_retries)``, else the
-  sync policy's ``retry`` (``limit``; -1 retries forever on both engines; `plan.helm_retries`),
+  sync policy's ``retry`` (``limit``; -1 retries forever on both engines; `timing.helm_retries`),
   with the ``RemediateOnFailure`` strategy named: helm-controller remediates between attempts
   (uninstalls a failed install, rolls back a failed upgrade) where Argo CD re-applies, and the
   backoff has no HelmRelease equivalent;
@@ -48,14 +48,9 @@ from typing import Any
 
 from fleetgen.emit.common import post_render, values_text
 from fleetgen.model import App, Fleet, HelmChart
-from fleetgen.resolver.plan import (
-    FLUX_DEFAULT,
-    ChartSource,
-    Placement,
-    flux_timing,
-    helm_retries,
-    holds_null,
-)
+from fleetgen.resolver.plan import ChartSource, Placement
+from fleetgen.resolver.timing import FLUX_DEFAULT, flux_timing, helm_retries
+from fleetgen.resolver.values import holds_null
 
 HELM_API = "helm.toolkit.fluxcd.io/v2"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"

@@ -12,7 +12,8 @@ from fleetgen.emit.flux import hub
 from fleetgen.emit.flux.objects import supports_ignore, unmirrored
 from fleetgen.errors import Problem, at
 from fleetgen.model import GitSource, Spec
-from fleetgen.resolver.plan import Plan, cascade_delete, sync_owner
+from fleetgen.resolver.layering import cascade_delete, sync_owner
+from fleetgen.resolver.plan import Plan
 
 BOOTSTRAP_NAMESPACE = "flux-system"
 _LISTED = 5  # clusters named in one message

@@ -32,7 +32,8 @@ from fleetgen.emit.flux.charts import HELM_API
 from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kustomization
 from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
-from fleetgen.resolver.plan import Effective, Placement, Plan, flux_timing
+from fleetgen.resolver.plan import Placement, Plan
+from fleetgen.resolver.timing import Effective, flux_timing
 from fleetgen.write.output import Wrapped
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from fleetgen.emit.common import namespace_object, tenants
 from fleetgen.model import Fleet, NamespaceMeta
-from fleetgen.resolver.plan import Plan, namespace_metadata
+from fleetgen.resolver.namespacing import namespace_metadata
+from fleetgen.resolver.plan import Plan
 from fleetgen.write.output import OutputFile
 
 PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}

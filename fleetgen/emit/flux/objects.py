@@ -51,7 +51,8 @@ from fleetgen.emit.flux.sources import (
 from fleetgen.emit.flux.tenants import account_names, tenant_file
 from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.model.fields import release
-from fleetgen.resolver.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
+from fleetgen.resolver.plan import Placement, Plan
+from fleetgen.resolver.timing import FLUX_DEFAULT, flux_timing
 from fleetgen.write.output import LABEL_PREFIX, OutputFile, Wrapped
 
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
@@ -347,7 +348,7 @@ def _sync(fleet: Fleet, placement: Placement) -> dict[str, Any]:
     """interval, timeout, retryInterval and wait (`flux_timing`: each unless Flux's own
     default applies) and suspend, from the effective sync policy.
 
-    A Kustomization that waits always gets a timeout (`fleetgen.resolver.plan.WAIT_TIMEOUT` unless
+    A Kustomization that waits always gets a timeout (`fleetgen.resolver.timing.WAIT_TIMEOUT` unless
     the policy sets one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the
     health check max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30
     seconds.
