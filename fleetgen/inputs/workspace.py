@@ -27,7 +27,7 @@ from fleetgen.inputs.reading import (
     find_kustomization,
     folder_digest,
 )
-from fleetgen.manifests.yamlio import load_all
+from fleetgen.manifests.yamlio import load_all, load_one
 from fleetgen.model.fields import ca_bundle, values_problem
 
 
@@ -155,7 +155,7 @@ def _scan_chart(read: Reader, files: Lister, path: str) -> ChartDir:
     if data is None:
         return ChartDir(path, digest=digest)
     try:
-        doc = yaml.load(data, Loader=yaml.CSafeLoader)
+        doc = load_one(data)
     except yaml.YAMLError as error:
         return ChartDir(
             path,

@@ -176,6 +176,12 @@ def load_all(text: str | bytes) -> list[Any]:
     return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
 
 
+def load_one(text: str | bytes) -> Any:
+    """The one document of ``text`` (`load_all`'s rules); raises yaml.YAMLError, also when
+    ``text`` holds several."""
+    return yaml.load(text, Loader=yaml.CSafeLoader)
+
+
 def document_nodes(text: str | bytes) -> list[yaml.Node | None]:
     """The node of every document of ``text``, in `load_all`'s order (to find lines in).
     Raises yaml.YAMLError."""
