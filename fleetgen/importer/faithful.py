@@ -17,7 +17,7 @@ from fleetgen.errors import SpecError
 from fleetgen.importer.apps import Folded
 from fleetgen.importer.draft import Engine, Instance
 from fleetgen.importer.findings import Finding
-from fleetgen.importer.flux import added_fields
+from fleetgen.importer.flux.kustomizations import added_fields
 from fleetgen.importer.repo import mapping, overlay_of
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.manifests.yamlio import dump, load_all

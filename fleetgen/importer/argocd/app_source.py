@@ -1,0 +1,176 @@
+"""An Argo CD Application's source as an app's: a chart of a repository (pinned), a folder of this
+repository (a chart kept here, a kustomize or plain folder, with the options mapped) or a folder
+of another Git repository."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.draft import ChartRef, Instance
+from fleetgen.importer.findings import BY_HAND
+from fleetgen.importer.repo import Doc, mapping, relative_path, strings
+from fleetgen.importer.sources import PIN, carries_credentials, pinned
+from fleetgen.manifests.k8s import image_name
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.util.templating import Call
+
+
+def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> bool:
+    """The instance's source: a chart, a folder of this repository (kustomize, plain or a
+    chart) or another Git repository; False (a finding) when it cannot be one."""
+    url = str(source.get("repoURL", ""))
+    if carries_credentials(url):
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: its source URL carries credentials",
+                "not copied: give the engines the credentials, not the URL",
+            )
+        )
+        return False
+    path = relative_path(str(source.get("path") or "."))
+    if source.get("chart") and not pinned(str(source.get("targetRevision") or "")):
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: chart version {source.get('targetRevision')!r} is not pinned",
+                PIN,
+            )
+        )
+        return False
+    if source.get("chart"):
+        _chart(reader, origin, instance, source)
+    elif path is not None and (reader.repo.root / path).is_dir():
+        reader.urls[url] += 1
+        _local(reader, origin, instance, source, path)
+    elif url.startswith("https://"):
+        instance.source, instance.path = _git(url, source.get("targetRevision")), path
+        instance.namespace = None
+    else:
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: source {url!r} not mapped",
+                "add it by hand (fleetgen reads other sources over https://)",
+            )
+        )
+        return False
+    return True
+
+
+def _chart(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:
+    """A chart of a repository (an OCI one when its URL has no scheme) at a pinned version."""
+    url = str(source.get("repoURL", ""))
+    helm = mapping(source.get("helm"))
+    repo = url if "://" in url else f"oci://{url}"
+    release = _release(helm, instance.name)
+    instance.chart = ChartRef(repo.rstrip("/"), str(source["chart"]), release_name=release)
+    instance.chart_version = str(source.get("targetRevision") or "") or None
+    _values(reader, origin, instance, helm)
+
+
+def _local(
+    reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any], path: str
+) -> None:
+    """A folder of this repository: a chart kept here, else a kustomize or plain folder."""
+    helm = mapping(source.get("helm"))
+    if (reader.repo.root / path / "Chart.yaml").is_file():
+        files = [f"{path}/{name}" for name in strings(helm.get("valueFiles"))]
+        options = (("values_files", tuple(files)),) if files else ()
+        release = _release(helm, instance.name)
+        instance.chart = ChartRef(path=path, release_name=release, options=options)
+        _values(reader, origin, instance, helm)
+    else:
+        instance.path = path
+        _kustomize(reader, origin, instance, source)
+
+
+def _kustomize(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:
+    """A folder's kustomize options (images mapped, the rest findings); a plain folder
+    read without ``recurse`` while it has folders with manifests (fleetgen reads them)."""
+    findings = reader.draft.findings
+    kustomize = mapping(source.get("kustomize"))
+    images = [_image(image) for image in strings(kustomize.get("images"))]
+    if images:
+        instance.app_fields = (("images", images),)
+    for key in sorted(set(kustomize) - {"images"}):
+        findings.append(
+            origin.finding(
+                f"{instance.name}: source.kustomize.{key} not mapped",
+                "put it in the folder's kustomization.yaml",
+            )
+        )
+    directory = mapping(source.get("directory"))
+    path = str(instance.path)
+    prefix = "" if path == "." else f"{path}/"
+    nested = [d for d in reader.repo.under(path) if "/" in d.file[len(prefix) :]]
+    if not reader.repo.has_kustomization(path) and nested and not directory.get("recurse"):
+        findings.append(
+            origin.finding(
+                f"{instance.name}: a plain folder read without directory.recurse",
+                f"fleetgen reads its subfolders too ({nested[0].file}): move them out, or "
+                "check they belong to the app",
+            )
+        )
+    for key in sorted(set(directory) - {"recurse"}):
+        findings.append(
+            origin.finding(
+                f"{instance.name}: source.directory.{key} not mapped",
+                "fleetgen reads every manifest of a plain folder: move the others out",
+            )
+        )
+
+
+def _values(reader: Reader, origin: Doc, instance: Instance, helm: Mapping[str, Any]) -> None:
+    """A chart's values: ``valuesObject``, else the ``values`` text."""
+    values = helm.get("valuesObject")
+    if values is None and isinstance(helm.get("values"), str):
+        docs = load_all(helm["values"])
+        values = docs[0] if docs else {}
+    instance.values = dict(mapping(values))
+    for key in sorted(set(helm) - {"valuesObject", "values", "valueFiles", "releaseName"}):
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: helm.{key} not mapped",
+                "write them into values=" if "arameters" in key else BY_HAND,
+            )
+        )
+    if helm.get("valueFiles") and instance.chart is not None and instance.chart.path is None:
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: helm.valueFiles of a chart repository",
+                "copy them into values=",
+            )
+        )
+
+
+def _git(url: str, revision: Any) -> Call:
+    """``GitSource(...)`` of a repository at ``targetRevision``: a tag or commit pinned, any
+    other name a branch."""
+    fields: dict[str, Any] = {"url": url}
+    text = str(revision or "")
+    if re.fullmatch(r"[0-9a-f]{40}|v?\d+(\.\d+)+\S*", text):
+        fields["revision"] = text
+    elif text not in ("", "HEAD", "main"):
+        fields["branch"] = text
+    return Call("GitSource", fields)
+
+
+def _release(helm: Mapping[str, Any], app: str) -> str | None:
+    """The release name when it is not the app's name (fleetgen's default)."""
+    name = helm.get("releaseName")
+    return str(name) if name and name != app else None
+
+
+def _image(text: str) -> Call:
+    """``Image(...)`` of an Argo CD kustomize image override: ``name=new[:tag][@digest]`` or
+    ``name[:tag][@digest]``."""
+    name, _, new = text.partition("=")
+    target = new or name
+    fields = {"name": image_name(name)}
+    if new and image_name(target) != fields["name"]:
+        fields["new_name"] = image_name(target)
+    rest = target[len(image_name(target)) :]
+    tag, _, digest = rest.removeprefix(":").partition("@")
+    fields |= {key: value for key, value in (("tag", tag), ("digest", digest)) if value}
+    return Call("Image", fields)

@@ -1,0 +1,67 @@
+"""Argo CD's ApplicationSets: each Application a set's generators make is imported as an
+Application, named as the set names it with the cluster's part left out (one app across
+clusters)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from fleetgen.importer.argocd.applications import application
+from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
+from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render
+from fleetgen.importer.findings import unmapped
+from fleetgen.importer.repo import Doc, at, mapping, mappings
+from fleetgen.model.fields import to_dns_label
+
+_SET_MAPPED: dict[str, tuple[str, ...]] = {
+    "generators": (),
+    "template": (),
+    "goTemplate": (),
+    "goTemplateOptions": (),
+}
+_SET_TODO = {
+    "strategy": "roll changes through clusters with Environment(rollout=Rollout(steps=...))",
+    "syncPolicy": "fleetgen's ApplicationSets keep their Applications' resources as "
+    "Fleet(cascade_delete=...) says",
+}
+
+
+def application_set(reader: Reader, doc: Doc) -> None:
+    """Each Application the set's generators make, named as the set names it with the
+    cluster's part left out (one app across clusters)."""
+    spec = doc.spec
+    template = mapping(spec.get("template"))
+    reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
+    try:
+        made = [p for g in mappings(spec.get("generators")) for p in parameter_sets(reader, doc, g)]
+        rendered = [(params, render(template, params)) for params in made]
+    except Unresolved as error:
+        reader.draft.findings.append(
+            doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
+        )
+        return
+    for params, app in rendered:
+        name = _app_name(reader, doc, template, params)
+        application(reader, doc, app, name)
+
+
+def _app_name(
+    reader: Reader, doc: Doc, template: Mapping[str, Any], params: Mapping[str, str]
+) -> str:
+    """The app's name: the template's, rendered with every parameter that names the cluster
+    left empty."""
+    clusters = reader.clusters
+    clusterish = {
+        key
+        for key, value in params.items()
+        if key in CLUSTER_PARAMS
+        or key.startswith(("metadata.", "values."))
+        or value in {c.name for c in clusters.values()}
+        or value in {c.draft.name for c in clusters.values()}
+        or value.rstrip("/") in clusters
+    }
+    masked = {key: "" if key in clusterish else value for key, value in params.items()}
+    name = str(render(at(template, "metadata", "name") or "", masked))
+    return to_dns_label(re.sub(r"-+", "-", name), to_dns_label(doc.name, "app"))

@@ -1,0 +1,168 @@
+"""ApplicationSet generators evaluated as the controller does, against the repository's clusters
+and folders: list, cluster, git-directory, matrix and merge generators, each set of parameters
+flat as fasttemplate names them, and templates rendered with them."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
+from typing import Any
+
+from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
+from fleetgen.manifests.k8s import selector_matches
+
+_EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
+
+
+class Unresolved(Exception):
+    """A template expression import cannot evaluate."""
+
+
+def parameter_sets(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A generator's parameter sets its ``selector`` keeps (matched against the sets)."""
+    if any(mapping(value).get("template") for value in generator.values()):
+        raise Unresolved("a generator's own template is not mapped")
+    selector = mapping(generator.get("selector"))
+    return [p for p in _generate(reader, doc, generator) if selector_matches(selector, p)]
+
+
+def render(value: Any, params: Mapping[str, str]) -> Any:
+    """``value`` with every ``{{...}}`` replaced from ``params``."""
+    if isinstance(value, Mapping):
+        return {render(k, params): render(v, params) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render(item, params) for item in value]
+    if not isinstance(value, str) or "{{" not in value:
+        return value
+
+    def one(match: re.Match[str]) -> str:
+        key = f"{match[1]}.{match[2]}" if match[1] else str(match[3])
+        if key not in params:
+            raise Unresolved(f"template value {match[0]!r} not known here")
+        return params[key]
+
+    done = _EXPR.sub(one, value)
+    if "{{" in done:
+        raise Unresolved(f"template expression in {value!r} not evaluated")
+    return done
+
+
+def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The parameter sets a generator makes, flat as fasttemplate names them."""
+    if "list" in generator:
+        return [_flat(mapping(e)) for e in mappings(at(generator, "list", "elements"))]
+    if "clusters" in generator:
+        return _clusters(reader, mapping(generator["clusters"]))
+    if "git" in generator:
+        return _directories(reader, mapping(generator["git"]))
+    if "matrix" in generator:
+        children = mappings(at(generator, "matrix", "generators"))
+        if len(children) != 2:
+            raise Unresolved("a matrix generator without exactly two generators")
+        first, second = (parameter_sets(reader, doc, child) for child in children)
+        return [{**b, **a} for a, b in itertools.product(first, second)]
+    if "merge" in generator:
+        return _merged(reader, doc, mapping(generator["merge"]))
+    raise Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
+
+
+def _clusters(reader: Reader, clusters: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The cluster generator's parameters of each cluster its ``selector`` picks, with its
+    ``values`` rendered for each."""
+    selector = mapping(clusters.get("selector"))
+    values = mapping(clusters.get("values"))
+    chosen = [c for c in reader.clusters.values() if selector_matches(selector, c.labels)]
+    made = []
+    for cluster in chosen:
+        params = cluster.params()
+        params |= {f"values.{k}": str(render(str(v), params)) for k, v in values.items()}
+        made.append(params)
+    return made
+
+
+def _merged(reader: Reader, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A merge generator's parameter sets as the controller makes them (applicationset
+    generators/merge.go ``GenerateParams``): the first generator's sets, each overridden by
+    the set of every later generator with the same values of ``mergeKeys``; two sets of one
+    generator with the same values are an error there, and here."""
+    keys = strings(merge.get("mergeKeys"))
+    children = mappings(merge.get("generators"))
+    if not keys or len(children) < 2:
+        raise Unresolved("a merge generator without mergeKeys or two generators")
+    base, *others = (_by_merge_key(reader, doc, child, keys) for child in children)
+    for other in others:
+        for key, params in base.items():
+            params.update(other.get(key, {}))
+    return list(base.values())
+
+
+def _by_merge_key(
+    reader: Reader, doc: Doc, generator: Mapping[str, Any], keys: list[str]
+) -> dict[tuple[str | None, ...], dict[str, str]]:
+    """A merge generator's child's parameter sets by the values of ``keys``
+    (``getParamSetsByMergeKey``)."""
+    found: dict[tuple[str | None, ...], dict[str, str]] = {}
+    for params in parameter_sets(reader, doc, generator):
+        key = tuple(params.get(name) for name in keys)
+        if key in found:
+            raise Unresolved(
+                f"a merge generator whose generators make two parameter sets with the same "
+                f"{', '.join(keys)} (Argo CD refuses it too)"
+            )
+        found[key] = dict(params)
+    return found
+
+
+def _directories(reader: Reader, git: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The git generator's parameters of each folder of this repository its directories
+    select."""
+    if git.get("files"):
+        raise Unresolved("a git files generator is not mapped")
+    rules = [
+        (str(d.get("path", "")), bool(d.get("exclude"))) for d in mappings(git.get("directories"))
+    ]
+    root = reader.repo.root
+    folders = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_dir() and ".git" not in p.relative_to(root).parts
+    )
+    chosen = [
+        f
+        for f in folders
+        if any(_glob(f, p) for p, ex in rules if not ex)
+        and not any(_glob(f, p) for p, ex in rules if ex)
+    ]
+    reader.urls[str(git.get("repoURL", ""))] += 1
+    return [_path_params(folder) for folder in chosen]
+
+
+def _glob(folder: str, pattern: str) -> bool:
+    """Go's path.Match of a whole path: ``*`` within one segment."""
+    parts, wanted = folder.split("/"), pattern.strip("/").split("/")
+    return len(parts) == len(wanted) and all(
+        fnmatchcase(p, w) for p, w in zip(parts, wanted, strict=True)
+    )
+
+
+def _path_params(folder: str) -> dict[str, str]:
+    """The git directory generator's parameters of one folder."""
+    base = folder.rsplit("/", 1)[-1]
+    params = {"path": folder, "path.path": folder, "path.basename": base}
+    params["path.basenameNormalized"] = re.sub(r"[^-a-z0-9.]", "-", base.lower())
+    params |= {f"path[{i}]": part for i, part in enumerate(folder.split("/"))}
+    return params
+
+
+def _flat(element: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
+    """A list generator's element as flat parameters (nested keys joined with dots)."""
+    found: dict[str, str] = {}
+    for key, value in element.items():
+        if isinstance(value, Mapping):
+            found |= _flat(value, f"{prefix}{key}.")
+        else:
+            found[f"{prefix}{key}"] = str(value)
+    return found

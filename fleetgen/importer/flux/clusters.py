@@ -1,0 +1,33 @@
+"""Flux's cluster folders: the path of each ``flux-system`` Kustomization bootstrap wrote, or a
+``clusters/NAME/`` folder of Flux objects; and the repository bootstrap's GitRepository reads."""
+
+from __future__ import annotations
+
+from fleetgen.importer.flux.common import KUSTOMIZE, ROOT, SOURCE, is_flux
+from fleetgen.importer.repo import Doc, Repo, relative_path
+
+
+def cluster_folders(repo: Repo) -> dict[str, Doc]:
+    """Cluster folder -> what shows it is one: the ``flux-system`` Kustomization bootstrap wrote
+    (its path), or the first Flux object of a ``clusters/NAME/`` folder."""
+    found: dict[str, Doc] = {}
+    for doc in repo.docs:
+        if _is_root(doc) and (folder := relative_path(str(doc.spec.get("path", "")))):
+            found.setdefault(folder, doc)
+    for doc in repo.docs:
+        parts = doc.file.split("/")
+        if parts[0] == "clusters" and len(parts) > 2 and is_flux(doc):
+            folder = "/".join(parts[:2])
+            if not any(folder == f or folder.startswith(f + "/") for f in found):
+                found[folder] = doc
+    return dict(sorted(found.items()))
+
+
+def fleet_repo(repo: Repo) -> str | None:
+    """The URL of the ``flux-system`` GitRepository: the repository Flux reads."""
+    roots = (d for d in repo.docs if d.is_(SOURCE, "GitRepository") and d.name == ROOT)
+    return next((str(d.spec.get("url")) for d in roots if d.spec.get("url")), None)
+
+
+def _is_root(doc: Doc) -> bool:
+    return doc.is_(KUSTOMIZE, "Kustomization") and doc.name == ROOT

@@ -1,0 +1,87 @@
+"""What following a Flux cluster folder keeps while the object kinds are read: the cluster, the
+sources applied beside its objects, which Kustomization made what, and what it found in the order
+applied; the API groups and names the kinds share."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fleetgen.importer.draft import Draft, Instance
+from fleetgen.importer.repo import Doc, Repo, Unreadable, mappings
+
+KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
+HELM = "helm.toolkit.fluxcd.io"
+SOURCE = "source.toolkit.fluxcd.io"
+ROOT = "flux-system"
+SOURCES = ("GitRepository", "OCIRepository", "HelmRepository")
+REMOTE = "a remote cluster: import its folder as a cluster, or use FluxOptions(mode='hub')"
+
+
+def is_flux(doc: Doc) -> bool:
+    """Whether ``doc`` is a Flux Kustomization or HelmRelease."""
+    return doc.is_(KUSTOMIZE, "Kustomization") or doc.is_(HELM, "HelmRelease")
+
+
+def dependencies(items: Any) -> list[str]:
+    """The ``name`` of each ``dependsOn`` entry."""
+    return [str(item["name"]) for item in mappings(items) if item.get("name")]
+
+
+@dataclass(slots=True)
+class Applied:
+    """An object a cluster applies and the Kustomization that applies it (None: the root)."""
+
+    doc: Doc
+    parent: Doc | None
+
+
+@dataclass(slots=True)
+class Walk:
+    """One cluster folder followed through what it applies."""
+
+    repo: Repo
+    draft: Draft
+    cluster: str
+    sources: dict[tuple[str, str], Doc] = field(default_factory=dict)
+    produced: dict[str, list[str]] = field(default_factory=dict)  # Kustomization -> instances
+    found: list[Instance | Applied] = field(default_factory=list)  # in the order applied
+    parent_of: dict[str, Doc | None] = field(default_factory=dict)  # followed Kustomizations
+    tenancy: list[Doc] = field(default_factory=list)
+    configmaps: dict[tuple[str, str], Doc] = field(default_factory=dict)  # releases' values
+
+    def deployed(
+        self, folder: str, by: Doc | None, added: Mapping[str, Any] | None = None
+    ) -> list[Doc]:
+        """What ``folder`` deploys (with a Kustomization's ``added`` fields); nothing (a
+        finding at ``by``) when kustomize fails."""
+        try:
+            return self.repo.deployed(folder, added)
+        except Unreadable as error:
+            where = by or Doc(folder, 0, {})
+            self.draft.findings.append(
+                where.finding(f"kustomize cannot build {folder} ({error})", "fix it, rerun import")
+            )
+            return []
+
+    def source(self, kind: str, name: str) -> Doc | None:
+        """The source of ``kind`` and ``name``: applied beside, else anywhere in the repository."""
+        return self.sources.get((kind, name)) or next(
+            (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
+        )
+
+    def made(self, name: str, parent: Doc | None) -> None:
+        """``name`` is made by each followed Kustomization from ``parent`` up: what depends on
+        them depends on it."""
+        while parent is not None:
+            self.produced.setdefault(parent.name, []).append(name)
+            parent = self.parent_of.get(parent.name)
+
+    def inherited(self, parent: Doc | None) -> list[str]:
+        """The dependsOn of each followed Kustomization from ``parent`` up."""
+        found: list[str] = []
+        while parent is not None:
+            found += dependencies(parent.spec.get("dependsOn"))
+            parent = self.parent_of.get(parent.name)
+        return found

@@ -1,0 +1,195 @@
+"""Flux Kustomizations as apps: of a folder of this repository (used as it is, with the patches
+and images the Kustomization adds) or of a folder of another source (a GitRepository or
+OCIRepository), with the Kustomization's sync settings and dependencies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from fleetgen.importer.draft import Instance
+from fleetgen.importer.findings import Finding, unmapped
+from fleetgen.importer.flux.common import REMOTE, Walk, dependencies
+from fleetgen.importer.repo import Doc, mappings
+from fleetgen.importer.sources import git_source, oci_source
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.model.fields import to_dns_label
+from fleetgen.util.templating import Call
+
+# The fields import maps (at the top of a spec, and below: their parts it reads).
+_KUSTOMIZATION_MAPPED = {
+    "sourceRef": (),
+    "path": (),
+    "interval": (),
+    "timeout": (),
+    "retryInterval": (),
+    "prune": (),
+    "wait": (),
+    "suspend": (),
+    "dependsOn": (),
+    "targetNamespace": (),
+    "patches": (),
+    "images": (),
+    "serviceAccountName": (),
+}
+# Kustomization fields with no fleetgen equivalent: what the finding says to do.
+_UNMAPPED = {
+    "postBuild": "fleetgen has no variable substitution: write the values into the manifests, "
+    "or per cluster as a layer's config= / patches=",
+    "components": "list them in the folder's kustomization.yaml, or a layer's components=",
+    "healthChecks": "fleetgen's Kustomizations wait for what they apply (SyncPolicy(wait=True))",
+    "kubeConfig": REMOTE,
+    "decryption": "fleetgen does not decrypt SOPS: keep the secrets in a store and use "
+    "App(secrets=[AppSecret(...)])",
+    "commonMetadata": "set common_labels= / common_annotations= on the app",
+    "namePrefix": "set Overrides(name_prefix=...) on the app",
+    "nameSuffix": "rename in the folder's kustomization.yaml",
+}
+
+
+def unmapped_fields(doc: Doc) -> list[Finding]:
+    """A finding for each field of a Kustomization that fleetgen does not have."""
+    return unmapped(doc, _KUSTOMIZATION_MAPPED, _UNMAPPED)
+
+
+def local_app(walk: Walk, doc: Doc, path: str, deployed: list[Doc]) -> Instance:
+    """An app of a folder of this repository, whose objects are ``deployed``."""
+    instance = _app(walk, doc)
+    target = doc.spec.get("targetNamespace")
+    instance.path = path
+    instance.namespace = str(target) if target else None
+    instance.uses = {str(target)} if target else _namespaces(deployed)
+    instance.app_fields = tuple(_overlay_fields(walk, doc, path))
+    return instance
+
+
+def source_app(walk: Walk, doc: Doc, path: str, ref: Mapping[str, Any]) -> Instance | None:
+    """An app of a folder of another source, None when the source cannot be one."""
+    source = _source(walk, doc, ref)
+    if source is None:
+        return None
+    instance = _app(walk, doc)
+    instance.source, instance.path = source, path
+    if doc.spec.get("targetNamespace"):
+        walk.draft.findings.append(
+            doc.finding(
+                f"Kustomization {doc.name!r}: targetNamespace of another source's manifests",
+                "fleetgen does not rewrite another source's namespaces: set them in its manifests",
+                ("spec", "targetNamespace"),
+            )
+        )
+    return instance
+
+
+def added_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The kustomization fields a Kustomization adds to its folder (kustomize-controller puts
+    ``targetNamespace``, ``patches`` and ``images`` into its kustomization.yaml)."""
+    added = {"namespace": spec.get("targetNamespace")}
+    added |= {key: spec.get(key) for key in ("patches", "images")}
+    return {key: value for key, value in added.items() if value}
+
+
+def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """SyncPolicy fields of a Kustomization's spec (Flux's defaults where it says nothing:
+    no prune, no wait)."""
+    sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
+    sync["prune"] = bool(spec.get("prune", False))
+    sync["wait"] = bool(spec.get("wait", False))
+    for key, name in (
+        ("interval", "interval"),
+        ("timeout", "timeout"),
+        ("retryInterval", "retry_interval"),
+    ):
+        if spec.get(key):
+            sync[name] = str(spec[key])
+    return sync
+
+
+def _app(walk: Walk, doc: Doc) -> Instance:
+    """The instance of a Kustomization: its name, sync settings and dependencies, and a
+    finding for each field it has that fleetgen does not."""
+    spec = doc.spec
+    walk.draft.findings += unmapped_fields(doc)
+    instance = Instance(to_dns_label(doc.name, "app"), walk.cluster, doc, sync=ks_sync(spec))
+    instance.depends_on = dependencies(spec.get("dependsOn"))
+    return instance
+
+
+def _overlay_fields(walk: Walk, doc: Doc, path: str) -> list[tuple[str, Any]]:
+    """``patches=`` and ``images=`` of a Kustomization (on a plain folder: findings)."""
+    spec = doc.spec
+    wanted = [key for key in ("patches", "images") if spec.get(key)]
+    if not wanted:
+        return []
+    if not walk.repo.has_kustomization(path):
+        for key in wanted:
+            walk.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: spec.{key} on a plain folder",
+                    "fleetgen applies a plain folder as it is: add a kustomization.yaml "
+                    f"to {path} and rerun import, or move the {key} into the manifests",
+                    ("spec", key),
+                )
+            )
+        return []
+    fields: list[tuple[str, Any]] = []
+    found = spec.get("patches")
+    listed: list[Any] = found if isinstance(found, list) else []
+    patches = [p for p in (_patch(item) for item in listed) if p]
+    if patches:
+        fields.append(("patches", patches))
+    if len(patches) != len(listed):
+        walk.draft.findings.append(
+            doc.finding(
+                f"Kustomization {doc.name!r}: a patch without a target kind",
+                "add it to the folder's kustomization.yaml",
+                ("spec", "patches"),
+            )
+        )
+    images = [_image(item) for item in mappings(spec.get("images"))]
+    if images:
+        fields.append(("images", images))
+    return fields
+
+
+def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
+    """``GitSource``/``OciSource`` of a Kustomization's source, None (a finding) if none."""
+    kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
+    found = walk.source(kind, name)
+    mapped = {"GitRepository": git_source, "OCIRepository": oci_source}.get(kind)
+    made = mapped(found) if found and mapped else None
+    if made is None or isinstance(made, str):
+        why = made if isinstance(made, str) else f"{kind} {name!r} not found in the repository"
+        walk.draft.findings.append(
+            doc.finding(
+                f"Kustomization {doc.name!r}: source not mapped ({why})",
+                "add the app by hand with App(source=GitSource(...) | OciSource(...))",
+                ("spec", "sourceRef"),
+            )
+        )
+        return None
+    return made
+
+
+def _namespaces(docs: Iterable[Doc]) -> set[str]:
+    """The namespaces objects are put in, and the Namespaces among them."""
+    found = {doc.namespace for doc in docs if doc.namespace}
+    return found | {doc.name for doc in docs if doc.kind == "Namespace" and doc.group == ""}
+
+
+def _patch(item: Any) -> Call | None:
+    """``Patch(target=..., patch=...)`` of a Kustomization's patch, None without a target kind."""
+    if not isinstance(item, Mapping) or not isinstance(item.get("target"), Mapping):
+        return None
+    target = {str(k): str(v) for k, v in item["target"].items()}
+    if "kind" not in target:
+        return None
+    body = load_all(str(item.get("patch", "")))
+    patch = body[0] if body else {}
+    return Call("Patch", {"target": target, "patch": patch})
+
+
+def _image(item: Mapping[str, Any]) -> Call:
+    """``Image(...)`` of a Kustomization's ``images`` entry."""
+    keys = (("name", "name"), ("newName", "new_name"), ("newTag", "tag"), ("digest", "digest"))
+    return Call("Image", {name: str(item[key]) for key, name in keys if item.get(key)})

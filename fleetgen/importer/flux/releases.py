@@ -1,0 +1,203 @@
+"""Flux HelmReleases as chart apps: the chart (of a HelmRepository, an OCIRepository or a folder
+of this repository) at a pinned version, the values helm-controller merges, the release's name,
+sync settings, retries and tests."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from fleetgen.importer.draft import ChartRef, Instance
+from fleetgen.importer.findings import unmapped
+from fleetgen.importer.flux.common import REMOTE, ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.kustomizations import ks_sync
+from fleetgen.importer.flux.tenancy import tenant
+from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path
+from fleetgen.importer.sources import PIN, carries_credentials, pinned
+from fleetgen.manifests.yamlio import load_all
+from fleetgen.model.fields import to_dns_label
+from fleetgen.resolver.values import merge_values
+
+# The fields import maps (at the top of a spec, and below: their parts it reads).
+_RELEASE_MAPPED = {
+    "chart": (),
+    "chartRef": (),
+    "interval": (),
+    "timeout": (),
+    "values": (),
+    "valuesFrom": (),
+    "releaseName": (),
+    "targetNamespace": (),
+    "install": ("remediation", "disableWait"),
+    "upgrade": ("remediation",),
+    "test": ("enable",),
+    "dependsOn": (),
+    "serviceAccountName": (),
+    "suspend": (),
+}
+_RELEASE_TODO = {
+    "install": "fleetgen's releases install CRDs (Create) and retry as HelmChart(install_retries) "
+    "says: set what else matters by hand",
+    "upgrade": "fleetgen's releases replace CRDs (CreateReplace) and retry as "
+    "HelmChart(upgrade_retries) says: set what else matters by hand",
+    "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
+    "chart's existingSecret settings",
+    "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
+    "kubeConfig": REMOTE,
+    "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
+}
+
+
+def release(walk: Walk, item: Applied) -> Instance | None:
+    """A HelmRelease's chart app, None (a finding) when its chart cannot be said."""
+    doc, spec = item.doc, item.doc.spec
+    chart = _release_chart(walk, doc)
+    if isinstance(chart, str):
+        walk.draft.findings.append(
+            doc.finding(
+                f"HelmRelease {doc.name!r}: chart not mapped ({chart})",
+                "add it by hand as App(chart=HelmChart(...))",
+                ("spec", "chart"),
+            )
+        )
+        return None
+    ref, version = chart
+    if ref.path is None and not pinned(version):
+        walk.draft.findings.append(
+            doc.finding(
+                f"HelmRelease {doc.name!r}: chart version {version!r} is not pinned",
+                PIN,
+                ("spec", "chart", "spec", "version"),
+            )
+        )
+        return None
+    name = to_dns_label(doc.name, "app")
+    target = spec.get("targetNamespace") or doc.namespace or None
+    sync = release_sync(spec)
+    # what deleting it does: its Kustomization's pruning (flux-system's: prune)
+    sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
+    options = _chart_options(spec)
+    instance = Instance(
+        name,
+        walk.cluster,
+        doc,
+        namespace=str(target) if target else None,
+        chart=ChartRef(ref.repo, ref.name, ref.path, _release_name(doc, name), options),
+        values=dict(_values(walk, doc)),
+        chart_version=version,
+        sync=sync,
+    )
+    instance.uses = {str(target)} if target else set()
+    instance.depends_on = [*dependencies(spec.get("dependsOn")), *walk.inherited(item.parent)]
+    walk.draft.findings += unmapped(doc, _RELEASE_MAPPED, _RELEASE_TODO)
+    tenant(walk, instance, doc)
+    return instance
+
+
+def release_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """SyncPolicy fields of a HelmRelease's spec."""
+    sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
+    install = mapping(spec.get("install"))
+    sync["wait"] = not install.get("disableWait", False)
+    for key in ("interval", "timeout"):
+        if spec.get(key):
+            sync[key] = str(spec[key])
+    return sync
+
+
+def values_maps(release: Doc) -> list[tuple[str, str, str, str]]:
+    """(group, kind, namespace, name) of each ConfigMap a HelmRelease reads values from."""
+    return [
+        ("", "ConfigMap", release.namespace, str(ref.get("name")))
+        for ref in mappings(release.spec.get("valuesFrom"))
+        if ref.get("kind") == "ConfigMap"
+    ]
+
+
+def _values(walk: Walk, doc: Doc) -> dict[str, Any]:
+    """A HelmRelease's values as helm-controller merges them: each ``valuesFrom`` ConfigMap
+    applied beside it, in order (a Secret's, never read, a finding), then ``values``."""
+    merged: dict[str, Any] = {}
+    for index, ref in enumerate(mappings(doc.spec.get("valuesFrom"))):
+        found = walk.configmaps.get((doc.namespace, str(ref.get("name"))))
+        text = (
+            mapping(found.obj.get("data")).get(str(ref.get("valuesKey") or "values.yaml"))
+            if found
+            else None
+        )
+        if ref.get("kind") != "ConfigMap" or not isinstance(text, str) or ref.get("targetPath"):
+            walk.draft.findings.append(
+                doc.finding(
+                    f"HelmRelease {doc.name!r}: valuesFrom {ref.get('kind')} "
+                    f"{ref.get('name')!r} not mapped",
+                    _RELEASE_TODO["valuesFrom"],
+                    ("spec", "valuesFrom", index),
+                )
+            )
+            continue
+        try:
+            docs = load_all(text)
+        except yaml.YAMLError:
+            docs = [None]  # not a mapping: the build says so
+        merged = merge_values(merged, dict(mapping(docs[0] if docs else {})), "", {})
+    return merge_values(merged, dict(mapping(doc.spec.get("values"))), "", {})
+
+
+def _chart_options(spec: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """HelmChart fields of a HelmRelease: remediation retries and Helm tests."""
+    options: list[tuple[str, Any]] = []
+    for section, key in (("install", "install_retries"), ("upgrade", "upgrade_retries")):
+        retries = at(spec, section, "remediation", "retries")
+        if isinstance(retries, int):
+            options.append((key, retries))
+    if at(spec, "test", "enable") is True:
+        options.append(("test", True))
+    return tuple(options)
+
+
+def _release_name(doc: Doc, app: str) -> str | None:
+    """The release name when Flux's (``releaseName``, else ``[targetNamespace-]name``) is not
+    the app's name, which fleetgen uses by default."""
+    spec = doc.spec
+    target = spec.get("targetNamespace")
+    name = str(spec.get("releaseName") or (f"{target}-{doc.name}" if target else doc.name))
+    return None if name == app else name
+
+
+def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
+    """(the chart, its version) a HelmRelease installs, or why it cannot be said."""
+    spec = doc.spec
+    chart_ref = spec.get("chartRef")
+    if isinstance(chart_ref, Mapping):
+        return _oci_chart(walk, chart_ref)
+    template = at(spec, "chart", "spec")
+    if not isinstance(template, Mapping):
+        return "no spec.chart.spec or spec.chartRef"
+    ref = mapping(template.get("sourceRef"))
+    chart, version = str(template.get("chart", "")), template.get("version")
+    if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
+        path = relative_path(chart)
+        return (ChartRef(path=path), None) if path else "its chart path leaves the repository"
+    found = walk.source(str(ref.get("kind")), str(ref.get("name")))
+    if found is None or not found.is_(SOURCE, "HelmRepository"):
+        return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
+    url = str(found.spec.get("url", "")).rstrip("/")
+    if carries_credentials(url):
+        return "its HelmRepository's url carries credentials"
+    if found.spec.get("type") == "oci" and not url.startswith("oci://"):
+        url = f"oci://{url}"
+    return ChartRef(url, chart), str(version) if version else None
+
+
+def _oci_chart(walk: Walk, chart_ref: Mapping[str, Any]) -> tuple[ChartRef, str | None] | str:
+    """(the chart, its tag) of a ``chartRef`` to an OCIRepository, or why it cannot be said."""
+    found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")))
+    if found is None or not found.is_(SOURCE, "OCIRepository"):
+        return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
+    url, _, chart = str(found.spec.get("url", "")).rpartition("/")
+    if carries_credentials(url):
+        return "its OCIRepository's url carries credentials"
+    tag = at(found.spec, "ref", "tag")
+    return (ChartRef(url, chart), str(tag)) if tag else "its OCIRepository names no tag"
