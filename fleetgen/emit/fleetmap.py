@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypedDict, get_args
 
 from fleetgen.emit import pictures, versions
@@ -23,7 +23,6 @@ from fleetgen.emit.common import (
     flux_bootstrap,
 )
 from fleetgen.errors import Problem, at
-from fleetgen.inputs.record import done_when
 from fleetgen.model import (
     App,
     ArgoOptions,
@@ -245,15 +244,6 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     )
     matrix = [line for _, row in apps for line in row["versions"]]
     return [OutputFile(PATH, text=text + versions_section(plan, matrix))]
-
-
-def with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
-    """The fleet map ``file`` with a section listing what drains or moves (`Record.pending`;
-    none: unchanged)."""
-    if file.path != PATH or not pending or file.text is None:
-        return file
-    rows = [(name, kept, done_when(name)) for name, kept in sorted(pending.items())]
-    return replace(file, text=file.text + render("draining.md.j2", rows=rows))
 
 
 def _common_metadata(plan: Plan) -> bool:
