@@ -18,13 +18,9 @@ from fleetgen.model import App, ArgoInstance, Cluster, Fleet, NamespaceMeta, Pat
 from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import ImageRef, Placement, Plan, Settings
 from fleetgen.util.layout import BOOTSTRAP
-from fleetgen.write.output import LABEL_PREFIX
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
-APP_LABEL = f"{LABEL_PREFIX}app"
-CLUSTER_LABEL = f"{LABEL_PREFIX}cluster"
-ENV_LABEL = f"{LABEL_PREFIX}env"
-WAVE_LABEL = f"{LABEL_PREFIX}wave"
 
 # Output fields newer than a supported controller floor, by engine: (release, what fleetgen emits
 # from that release on). An emitter uses one only when the engine's min_version reaches the

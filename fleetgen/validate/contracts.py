@@ -28,9 +28,9 @@ from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import Plan
 from fleetgen.rules.argoproject import GLOB_CHARS, destination_permitted, source_permitted
+from fleetgen.write.output import APP_LABEL
 
 SECRET_TYPE = "argocd.argoproj.io/secret-type"
-APP_LABEL = "fleetgen.io/app"
 _IN_CLUSTER = ("in-cluster", "https://kubernetes.default.svc")
 _TEMPLATE = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 _READ = re.compile(

@@ -17,10 +17,9 @@ from typing import Any
 from fleetgen.emit.argocd.application import template
 from fleetgen.emit.argocd.common import API_VERSION, go_text, metadata, registration_labels
 from fleetgen.emit.argocd.generators import NAMESPACE, SOURCE_PATH, generator, groups
-from fleetgen.emit.common import APP_LABEL, ENV_LABEL, WAVE_LABEL
 from fleetgen.model import App, Environment, OciSource, RemoteSource
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan
-from fleetgen.write.output import OutputFile
+from fleetgen.write.output import APP_LABEL, ENV_LABEL, WAVE_LABEL, OutputFile
 
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"
 DEPENDS_ON_NOTE = (

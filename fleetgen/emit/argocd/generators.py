@@ -18,9 +18,9 @@ from typing import Any
 
 from fleetgen.emit.argocd.charts import ChartParts, chart_generator_values, chart_parts
 from fleetgen.emit.argocd.common import go_text, go_var
-from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL
 from fleetgen.model import CREATE_NAMESPACE, App, ClusterVar, Environment, Fleet, Selector
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, namespace_metadata, remote_path
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL
 
 # What a cluster generator passes the template: the registration's name and server, and values.
 NAME = "{{ .name }}"

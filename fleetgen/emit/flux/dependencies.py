@@ -27,13 +27,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL
 from fleetgen.emit.flux.charts import HELM_API
 from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kustomization
 from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
 from fleetgen.resolver.plan import Effective, Placement, Plan, flux_timing
-from fleetgen.write.output import Wrapped
+from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, Wrapped
 
 
 def chart_apps(fleet: Fleet) -> set[str]:

@@ -15,12 +15,7 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
-from fleetgen.emit.common import (
-    CLUSTER_LABEL,
-    ENV_LABEL,
-    FLUX_IGNORE_SINCE,
-    KUSTOMIZATION as KUSTOMIZE_CONFIG,
-)
+from fleetgen.emit.common import FLUX_IGNORE_SINCE, KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux import dependencies
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.emit.flux.kustomization import (
@@ -52,7 +47,7 @@ from fleetgen.emit.flux.tenants import account_names, tenant_file
 from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.model.fields import release
 from fleetgen.resolver.plan import FLUX_DEFAULT, Placement, Plan, flux_timing
-from fleetgen.write.output import LABEL_PREFIX, OutputFile, Wrapped
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL, LABEL_PREFIX, OutputFile, Wrapped
 
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
