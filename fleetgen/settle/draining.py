@@ -37,6 +37,7 @@ from fleetgen.inputs.record import (
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
+from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
 from fleetgen.util.templating import render
@@ -236,7 +237,7 @@ def annotated(document: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-_REGISTRATION_LABEL = {"argocd.argoproj.io/secret-type": "cluster"}
+_REGISTRATION_LABEL = {SECRET_TYPE: "cluster"}
 _MARK = {DRAINING: "true"}
 
 

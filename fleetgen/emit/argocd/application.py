@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from fleetgen.emit.argocd.charts import ChartParts, chart_source
-from fleetgen.emit.argocd.common import GENERATE_PATHS, RESOURCES_FINALIZER, go_text, go_tree
+from fleetgen.emit.argocd.common import go_text, go_tree
 from fleetgen.emit.argocd.generators import NAME, SERVER
 from fleetgen.model import App, Environment, Fleet, IgnoreDifference
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import GENERATE_PATHS, RESOURCES_FINALIZER
 from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 
 WAVE = '{{ index .metadata.labels "' + WAVE_LABEL + '" }}'

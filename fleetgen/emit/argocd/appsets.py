@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fleetgen.emit.argocd.application import template
-from fleetgen.emit.argocd.common import API_VERSION, go_text, metadata, registration_labels
+from fleetgen.emit.argocd.common import go_text, metadata, registration_labels
 from fleetgen.emit.argocd.generators import NAMESPACE, SOURCE_PATH, generator, groups
 from fleetgen.model import App, Environment, OciSource, RemoteSource
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan
+from fleetgen.rules.argocd import API_VERSION
 from fleetgen.write.output import APP_LABEL, ENV_LABEL, WAVE_LABEL, OutputFile
 
 SYNC_PATCH = "spec:\n  syncPolicy: {{ .values.syncPolicy }}\n"

@@ -15,17 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetgen.emit.argocd.common import (
-    go_text,
-    go_tree,
-    metadata,
-    registration_labels,
-    server_url,
-)
+from fleetgen.emit.argocd.common import go_text, go_tree, metadata, registration_labels
 from fleetgen.emit.common import var_annotations
 from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import server_url
 from fleetgen.write.output import OutputFile
 
 IN_CLUSTER_NOTE = (
@@ -108,7 +103,7 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth | None
     password or bearer token connects with its own in-cluster ServiceAccount
     (``Cluster.RawRestConfig``).
     """
-    data = {"name": cluster.name, "server": server_url(cluster)}
+    data = {"name": cluster.name, "server": server_url(cluster.server)}
     if credentials is not None:
         config = _config(cluster, credentials, plan.ca_data.get(cluster.name))
         data["config"] = json.dumps(config, indent=2, sort_keys=True)
@@ -168,7 +163,7 @@ def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> di
         ),
         "data": {
             "name": go_text(cluster.name),
-            "server": go_text(server_url(cluster)),
+            "server": go_text(server_url(cluster.server)),
             "config": "{{ .config }}",
         },
     }
