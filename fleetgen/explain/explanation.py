@@ -21,7 +21,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from fleetgen.emit.flux.dependencies import gate_name, wrapper_name
 from fleetgen.errors import UsageError
 from fleetgen.model import (
     App,
@@ -46,6 +45,7 @@ from fleetgen.resolver.plan import (
     remote_path,
     value_path,
 )
+from fleetgen.rules.flux import gate_name, wrapper_name
 
 DEFAULT_LAYER = "default"
 

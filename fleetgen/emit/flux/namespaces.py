@@ -10,9 +10,8 @@ from typing import Any
 from fleetgen.emit.common import namespace_object, tenants
 from fleetgen.model import Fleet, NamespaceMeta
 from fleetgen.resolver.plan import Plan, namespace_metadata
+from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.write.output import OutputFile
-
-PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 
 
 def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> dict[str, Any]:

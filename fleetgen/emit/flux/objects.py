@@ -29,7 +29,6 @@ from fleetgen.emit.flux.kustomization import (
     releases_dir,
 )
 from fleetgen.emit.flux.namespaces import (
-    PRUNE_DISABLED,
     NamespaceFiles,
     app_namespaces,
     created,
@@ -423,7 +422,6 @@ __all__ = [
     "GATE_DIR",
     "IGNORE_SINCE",
     "KUSTOMIZE_API",
-    "PRUNE_DISABLED",
     "SOURCE_API",
     "SOURCE_INTERVAL",
     "Home",
