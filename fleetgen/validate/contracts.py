@@ -22,8 +22,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.emit.argocd.common import registration_labels
-from fleetgen.emit.common import var_annotations
+from fleetgen.emit.common import registration_labels, var_annotations
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import Plan

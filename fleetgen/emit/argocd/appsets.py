@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fleetgen.emit.argocd.application import template
-from fleetgen.emit.argocd.common import go_text, metadata, registration_labels
+from fleetgen.emit.argocd.common import go_text, metadata
 from fleetgen.emit.argocd.generators import NAMESPACE, SOURCE_PATH, generator, groups
+from fleetgen.emit.common import registration_labels
 from fleetgen.model import App, Environment, OciSource, RemoteSource
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan
 from fleetgen.rules.argocd import API_VERSION

@@ -10,9 +10,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from fleetgen.emit.argocd.bootstrap import ROOT, _registered
-from fleetgen.emit.argocd.clusters import ca_command
 from fleetgen.emit.argocd.projects import app_destinations, chart_repos, reads_fleet_repo
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
+from fleetgen.emit.common import ca_command
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
 from fleetgen.model.apps import overrides_of

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetgen.emit.argocd.common import go_text, go_tree, metadata, registration_labels
-from fleetgen.emit.common import var_annotations
+from fleetgen.emit.argocd.common import go_text, go_tree, metadata
+from fleetgen.emit.common import registration_labels, var_annotations
 from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.resolver.plan import Plan
@@ -62,29 +62,6 @@ def _registration(plan: Plan, cluster: Cluster) -> OutputFile:
         path,
         (_secret(plan, cluster, credentials),),
         comment=f"{what}.\nNo secret material: {_auth_note(credentials)}.{insecure}",
-    )
-
-
-def ca_command(credentials: AwsAuth | ExecAuth) -> str:
-    """A command that prints the cluster's CA bundle as ``ca_data`` takes it (base64 PEM)."""
-    if isinstance(credentials, AwsAuth):
-        return (
-            f"aws eks describe-cluster --name {credentials.cluster_name} "
-            "--query cluster.certificateAuthority.data --output text"
-        )
-    if credentials.args[:1] == ["gcp"]:
-        return (
-            "gcloud container clusters describe NAME --location LOCATION "
-            "--format='value(masterAuth.clusterCaCertificate)'"
-        )
-    if credentials.args[:1] == ["azure"]:
-        return (
-            "az aks get-credentials --resource-group GROUP --name NAME --file - | "
-            "sed -n 's/^ *certificate-authority-data: //p'"
-        )
-    return (
-        "kubectl config view --raw --minify "
-        "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'"
     )
 
 

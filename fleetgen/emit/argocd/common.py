@@ -1,5 +1,5 @@
-"""What the Argo CD emitter modules share: Go-template escaping, registration labels,
-ObjectMeta (the names Argo CD defines are `fleetgen.rules.argocd`'s).
+"""What the Argo CD emitter modules share: Go-template escaping, the early sync wave, ObjectMeta
+(the names Argo CD defines are `fleetgen.rules.argocd`'s).
 
 Argo CD (ApplicationSet templates) and External Secrets (``target.template``) render strings as
 Go ``text/template``; every literal fleetgen puts there goes through `go_text` or `go_tree`.
@@ -13,11 +13,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fleetgen.emit.common import cluster_labels, values_text
-from fleetgen.model import Cluster, ClusterVar
+from fleetgen.emit.common import values_text
+from fleetgen.model import ClusterVar
 from fleetgen.model.fields import VAR_PREFIX
-from fleetgen.resolver.plan import Plan, replace_vars, vars_in
-from fleetgen.rules.argocd import SECRET_TYPE, SYNC_WAVE
+from fleetgen.resolver.plan import replace_vars, vars_in
+from fleetgen.rules.argocd import SYNC_WAVE
 
 # AppProjects, which ApplicationSets name, sync before them (root app sync wave). Nothing else
 # does: an object of an earlier wave that is not healthy stops the root's sync there.
@@ -97,11 +97,6 @@ def go_tree(value: Any) -> Any:
     if isinstance(value, list):
         return [go_tree(item) for item in value]
     return value
-
-
-def registration_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
-    """Labels of a cluster's registration Secret: secret type, the cluster's, fleetgen's."""
-    return dict(sorted({SECRET_TYPE: "cluster", **cluster_labels(plan, cluster)}.items()))
 
 
 def metadata(name: str, namespace: str, **fields: Any) -> dict[str, Any]:
