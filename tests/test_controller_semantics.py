@@ -26,7 +26,6 @@ from fleetgen import (
     emit,
 )
 from fleetgen.emit import argocd, flux
-from fleetgen.emit.argocd.common import SYNC_WAVE
 from fleetgen.errors import SpecError
 from fleetgen.explain.explanation import placement_view
 from fleetgen.inputs import scan
@@ -34,6 +33,7 @@ from fleetgen.inputs.workspace import scan as scan_workspace
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.pipeline import api
 from fleetgen.resolver import resolve
+from fleetgen.rules.argocd import SYNC_WAVE
 from fleetgen.scaffold import init_files
 from fleetgen.tools.kustomize import Kustomize, build as kustomize_build
 from fleetgen.validate import schemas as crd

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL
 from fleetgen.explain import explanation as explain
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.pipeline import api
-from fleetgen.resolver.timing import FLUX_DEFAULT, TIMING_FIELDS
+from fleetgen.resolver.plan import FLUX_DEFAULT, TIMING_FIELDS
+from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL
 from tests.helpers import Ran, run_fleetgen
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,7 +137,7 @@ def test_a_chart_app_shows_which_layer_set_each_value_path() -> None:
     assert "  staging — chart charts/status-page (status-page 0.1.0)\n" in text
     assert "    values/resources.requests  per_env            null\n" in text  # None in dev
     # A Flux chart app's remediation retries: the sync policy's retry, as HelmChart sets none
-    # (`fleetgen.resolver.timing.helm_retries`); its Argo CD placement (staging) has none.
+    # (`fleetgen.resolver.plan.helm_retries`); its Argo CD placement (staging) has none.
     assert "    chart/install_retries      fleet, from retry  5\n" in text
     assert text.count("chart/upgrade_retries") == 1
 

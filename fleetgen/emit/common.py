@@ -1,9 +1,15 @@
-"""What more than one emitter writes: the kustomization header, fleetgen's own label keys, the
-output fields newer than a controller floor, the engines' bootstrap commands, the text of a
-chart app's values, and kustomize's image and patch entries (an overlay's, or a chart app's
-post-render).
+"""What more than one emitter writes, and what code above the emitters borrows of how they write
+it: the kustomization header, the output fields newer than a controller floor, the engines'
+bootstrap commands, the text of a chart app's values, kustomize's image and patch entries (an
+overlay's, or a chart app's post-render, which validate and diff render too), a cluster's
+registration labels and var annotations (validate's contracts check the ApplicationSets against
+them), the command that prints a cluster's CA (Argo CD's check and ``add cluster`` name it), the
+tenants' accounts and bindings.
 
-Emitters never import from one another; what two of them share lives here.
+Emitters never import from one another; what two of them share lives here. This is the one module
+of emitter knowledge that settle and the features may import: what it holds needs the spec or the
+Plan. The names and patterns of the engines that need neither are in `fleetgen.rules.argocd`,
+`fleetgen.rules.flux` and `fleetgen.write.output` (fleetgen's labels).
 """
 
 from __future__ import annotations
@@ -14,17 +20,23 @@ from typing import Any
 
 from fleetgen.inputs.record import tenant_drain
 from fleetgen.manifests.yamlio import dump
-from fleetgen.model import App, ArgoInstance, Cluster, Fleet, NamespaceMeta, Patch
+from fleetgen.model import (
+    App,
+    ArgoInstance,
+    AwsAuth,
+    Cluster,
+    ExecAuth,
+    Fleet,
+    NamespaceMeta,
+    Patch,
+)
 from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import ImageRef, Placement, Plan, Settings
+from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.util.layout import BOOTSTRAP
-from fleetgen.write.output import LABEL_PREFIX
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL
 
 KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}
-APP_LABEL = f"{LABEL_PREFIX}app"
-CLUSTER_LABEL = f"{LABEL_PREFIX}cluster"
-ENV_LABEL = f"{LABEL_PREFIX}env"
-WAVE_LABEL = f"{LABEL_PREFIX}wave"
 
 # Output fields newer than a supported controller floor, by engine: (release, what fleetgen emits
 # from that release on). An emitter uses one only when the engine's min_version reaches the
@@ -128,6 +140,34 @@ def cluster_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
         if cluster.name in clusters:
             labels[WAVE_LABEL] = str(number)
     return dict(sorted(labels.items()))
+
+
+def registration_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
+    """Labels of a cluster's registration Secret: secret type, the cluster's, fleetgen's."""
+    return dict(sorted({SECRET_TYPE: "cluster", **cluster_labels(plan, cluster)}.items()))
+
+
+def ca_command(credentials: AwsAuth | ExecAuth) -> str:
+    """A command that prints the cluster's CA bundle as ``ca_data`` takes it (base64 PEM)."""
+    if isinstance(credentials, AwsAuth):
+        return (
+            f"aws eks describe-cluster --name {credentials.cluster_name} "
+            "--query cluster.certificateAuthority.data --output text"
+        )
+    if credentials.args[:1] == ["gcp"]:
+        return (
+            "gcloud container clusters describe NAME --location LOCATION "
+            "--format='value(masterAuth.clusterCaCertificate)'"
+        )
+    if credentials.args[:1] == ["azure"]:
+        return (
+            "az aks get-credentials --resource-group GROUP --name NAME --file - | "
+            "sed -n 's/^ *certificate-authority-data: //p'"
+        )
+    return (
+        "kubectl config view --raw --minify "
+        "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'"
+    )
 
 
 # Tenants (`Project.service_account`): the ServiceAccount an engine applies a project's apps as is

@@ -5,11 +5,11 @@ Built from the Plan alone: ``Settings.provenance`` names the layer of every valu
 layer sets is reported as ``default``; a value a `ClusterVar` set also names the var and the
 cluster whose value it is (``Settings.resolved``). Flux's timing fields (interval, timeout,
 retry_interval, wait) show what the placement's Flux object says, or what Flux does where it
-says nothing (`fleetgen.resolver.timing.flux_timing`); an Argo CD placement shows them only where a
+says nothing (`fleetgen.resolver.plan.flux_timing`); an Argo CD placement shows them only where a
 layer
 sets them (Argo CD has none of them, and a build warns). A Flux chart app's install and upgrade
 retries show whether ``HelmChart`` or the sync policy's ``retry`` set them
-(`fleetgen.resolver.timing.helm_retries`).
+(`fleetgen.resolver.plan.helm_retries`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from fleetgen.emit.flux.dependencies import gate_name, wrapper_name
 from fleetgen.errors import UsageError
 from fleetgen.model import (
     App,
@@ -38,6 +37,7 @@ from fleetgen.resolver.layering import cascade_delete
 from fleetgen.resolver.plan import ChartSource, Placement, Plan, Settings, remote_path
 from fleetgen.resolver.timing import TIMING_FIELDS, flux_timing, helm_retries
 from fleetgen.resolver.values import value_path
+from fleetgen.rules.flux import gate_name, wrapper_name
 
 DEFAULT_LAYER = "default"
 
@@ -190,7 +190,7 @@ def _resolved(value: Value, placement: Placement) -> Value:
 
 def _cascade_layer(plan: Plan, placement: Placement) -> str:
     """Which layer decides the placement's ``cascade_delete``
-    (`fleetgen.resolver.layering.cascade_delete`)."""
+    (`fleetgen.resolver.plan.cascade_delete`)."""
     fleet = plan.fleet
     app = next(a for a in fleet.apps if a.name == placement.app)
     env = next(e for e in fleet.environments if e.name == placement.env)

@@ -1,2 +1,2 @@
 """Rules fleetgen checks against, as data and small functions: secret formats, validate's policy
-table, Argo CD's project matching, remote bases."""
+table, what Argo CD names and how it matches a project's patterns, remote bases."""

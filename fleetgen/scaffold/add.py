@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fleetgen.emit.argocd.charts import repo_url
-from fleetgen.emit.argocd.projects import repo_permitted
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.inputs.load import load_source, read_spec, run_spec
 from fleetgen.inputs.reading import Lister, Reader, filesystem_lister, filesystem_reader
@@ -19,6 +17,7 @@ from fleetgen.manifests.k8s import image_name
 from fleetgen.model import App, Environment, Fleet, Project
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Placement
+from fleetgen.rules.argocd import repo_permitted, repo_url
 from fleetgen.scaffold import edit
 from fleetgen.scaffold.requests import (
     AppRequest,

@@ -3,7 +3,7 @@ next for the engines of its placements) and after ``add engine``."""
 
 from __future__ import annotations
 
-from fleetgen.emit.argocd.clusters import ca_command
+from fleetgen.emit.common import ca_command
 from fleetgen.model import AwsAuth, CaFile, Credentials, ExecAuth, ExternalSecretRef, Fleet
 from fleetgen.model.fields import placeholder_note
 from fleetgen.pipeline import api

@@ -22,15 +22,25 @@ from typing import Any
 
 from yaml import YAMLError
 
-from fleetgen.emit import fleetmap
 from fleetgen.errors import Problem, SpecError
 from fleetgen.inputs.load import Loaded
-from fleetgen.inputs.record import ChartStamp, Drain, Items, Kept, Record, digest, ref
+from fleetgen.inputs.record import (
+    ChartStamp,
+    Drain,
+    Items,
+    Kept,
+    Record,
+    digest,
+    done_when,
+    ref,
+)
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
+from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
+from fleetgen.util.templating import render
 from fleetgen.write.journal import RECORD
 from fleetgen.write.output import OutputFile
 
@@ -85,12 +95,21 @@ def _recorded(emitted: Emitted, record: Record) -> Emitted:
     if record.empty:
         return emitted
     groups = [
-        (name, [fleetmap.with_draining(f, record.pending) for f in files])
+        (name, [_with_draining(f, record.pending) for f in files])
         if name == "fleetmap"
         else (name, files)
         for name, files in emitted
     ]
     return [*groups, ("record", [OutputFile(RECORD, text=record.to_text())])]
+
+
+def _with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
+    """The fleet map ``file`` (the one file of the emitter ``fleetmap``) with a section listing
+    what drains or moves (`Record.pending`; none: unchanged)."""
+    if not pending or file.text is None:
+        return file
+    rows = [(name, kept, done_when(name)) for name, kept in sorted(pending.items())]
+    return replace(file, text=file.text + render("draining.md.j2", rows=rows))
 
 
 def _not_emitted(draining: dict[str, Drain], emitted: Emitted) -> dict[str, Drain]:
@@ -218,7 +237,7 @@ def annotated(document: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-_REGISTRATION_LABEL = {"argocd.argoproj.io/secret-type": "cluster"}
+_REGISTRATION_LABEL = {SECRET_TYPE: "cluster"}
 _MARK = {DRAINING: "true"}
 
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fleetgen.emit.argocd.common import RESOURCES_FINALIZER
-from fleetgen.emit.common import ENV_LABEL
 from fleetgen.errors import Problem, at
 from fleetgen.model import Fleet
+from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.settle.moves import Documents
 from fleetgen.util.layout import BOOTSTRAP, argocd_directory, argocd_part
-from fleetgen.write.output import OutputFile
+from fleetgen.write.output import ENV_LABEL, OutputFile
 
 
 def handover_problems(

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from fleetgen.emit.flux.namespaces import PRUNE_DISABLED
 from fleetgen.inputs.record import Record
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
+from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.write.output import OutputFile, Wrapped
 
 MARKED, MOVED = "marked", "moved"

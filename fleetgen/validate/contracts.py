@@ -22,15 +22,14 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.emit.argocd.common import registration_labels, server_url
-from fleetgen.emit.common import var_annotations
+from fleetgen.emit.common import registration_labels, var_annotations
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import SECRET_TYPE, server_url
 from fleetgen.rules.argoproject import GLOB_CHARS, destination_permitted, source_permitted
+from fleetgen.write.output import APP_LABEL
 
-SECRET_TYPE = "argocd.argoproj.io/secret-type"
-APP_LABEL = "fleetgen.io/app"
 _IN_CLUSTER = ("in-cluster", "https://kubernetes.default.svc")
 _TEMPLATE = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 _READ = re.compile(
@@ -97,7 +96,7 @@ def external_registrations(plan: Plan, envs: Collection[str]) -> list[Registrati
     return [
         Registration(
             cluster.name,
-            server_url(cluster),
+            server_url(cluster.server),
             registration_labels(plan, cluster),
             {**cluster.annotations, **var_annotations(cluster)},
         )

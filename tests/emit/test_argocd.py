@@ -669,7 +669,7 @@ def test_check_points_at_the_line_of_the_offending_object() -> None:
 
 
 def test_repo_patterns_follow_argo_cd_normalization_and_negation() -> None:
-    from fleetgen.emit.argocd.projects import repo_permitted
+    from fleetgen.rules.argocd import repo_permitted
 
     assert repo_permitted(["HTTPS://git.example.com/Fleet"], REPO)
     assert repo_permitted(["!https://other.example.com/*"], REPO)

@@ -7,6 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from fleetgen.emit import fleetmap
+from fleetgen.emit.fleetmap.clusters import credential_kind
+from fleetgen.emit.fleetmap.readme import emit_rows
+from fleetgen.emit.fleetmap.rows import AppRows, rows as fleet_rows
 from fleetgen.model import ExecAuth
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Plan
@@ -325,7 +328,7 @@ def test_project_boundaries_are_said_to_hold_on_argo_cd_placements_only() -> Non
 
 
 def test_exec_credentials_show_their_plugin_not_their_environment() -> None:
-    assert fleetmap.credential_kind(ExecAuth(args=["gcp"], env={"TOKEN_FILE": "/var/x"})) == (
+    assert credential_kind(ExecAuth(args=["gcp"], env={"TOKEN_FILE": "/var/x"})) == (
         "exec (argocd-k8s-auth gcp)"
     )
 
@@ -380,9 +383,9 @@ def mixed_plan(root: Path, *edits: tuple[str, str]) -> Plan:
     return api.compile_spec(root / "fleet.py").plan
 
 
-def rows_of(plan: Plan) -> dict[str, fleetmap.AppRows]:
+def rows_of(plan: Plan) -> dict[str, AppRows]:
     """Each placed app's rows of the fleet map."""
-    return fleetmap.rows(plan)
+    return fleet_rows(plan)
 
 
 def test_the_apps_rows_are_what_the_fleet_map_shows(tmp_path: Path) -> None:
@@ -395,7 +398,7 @@ def test_the_apps_rows_are_what_the_fleet_map_shows(tmp_path: Path) -> None:
     assert {engine for row in rows.values() for engine in row["clusters"]} == {"argocd", "flux"}
     shared = replace(plan, placements=(), env_overlays=(), cluster_overlays=())
     expected = fleetmap.emit(plan)
-    assert fleetmap.emit_rows(shared, rows) == expected
+    assert emit_rows(shared, rows) == expected
     assert "prod-c | https://prod-c.example.com | fleetgen.io/cluster=prod-c" in (
         expected[0].text or ""
     )
@@ -415,4 +418,4 @@ def test_one_apps_image_tag_changes_only_its_rows(tmp_path: Path) -> None:
             ),
         ),
     )
-    assert fleetmap.emit_rows(edited, {**before, "web": after["web"]}) == fleetmap.emit(edited)
+    assert emit_rows(edited, {**before, "web": after["web"]}) == fleetmap.emit(edited)

@@ -15,7 +15,6 @@ import pytest
 
 from fleetgen import emit as emitters
 from fleetgen.emit import flux
-from fleetgen.emit.common import CLUSTER_LABEL, ENV_LABEL
 from fleetgen.inputs.load import load
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.pipeline import api
@@ -23,6 +22,7 @@ from fleetgen.resolver import resolve
 from fleetgen.resolver.plan import Plan
 from fleetgen.tools.kustomize import Kustomize, build_many
 from fleetgen.validate import schemas as crd
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL
 from fleetgen.write.writer import render
 from tests.crd_schemas import errors
 

@@ -10,12 +10,13 @@ from typing import Any
 
 from fleetgen.emit.argocd.appsets import application_sets
 from fleetgen.emit.argocd.clusters import registration
-from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata
+from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
 from fleetgen.model import IN_CLUSTER, ArgoInstance, Cluster, Fleet
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import API_VERSION
 from fleetgen.util.layout import ARGOCD_DIR, BOOTSTRAP
 from fleetgen.write.output import OutputFile
 

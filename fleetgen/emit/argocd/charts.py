@@ -22,6 +22,7 @@ from fleetgen.emit.argocd.common import go_text, go_tree, go_values_text
 from fleetgen.model import App, ClusterVar, Fleet
 from fleetgen.resolver.plan import Placement
 from fleetgen.resolver.values import holds_null
+from fleetgen.rules.argocd import repo_url
 
 CHART_VERSION = "{{ .values.chartVersion }}"
 HELM_VALUES = "{{ .values.helmValues }}"
@@ -55,12 +56,6 @@ def chart_parts(placement: Placement) -> ChartParts:
     values = (placement.template or placement.settings).values
     text = json.dumps(values, default=lambda var: {_VAR: var.name})
     return ChartParts(chart.version if chart.repo else "", text)
-
-
-def repo_url(repo: str) -> str:
-    """A chart repository as Argo CD's ``repoURL`` takes it: an OCI registry path without the
-    ``oci://`` scheme (Argo CD treats a scheme-less URL as OCI: ``helm.IsHelmOciRepo``)."""
-    return repo.removeprefix("oci://")
 
 
 def chart_generator_values(group: ChartParts, charts: Sequence[ChartParts]) -> dict[str, str]:

@@ -10,23 +10,24 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from fleetgen.emit.argocd.bootstrap import ROOT, _registered
-from fleetgen.emit.argocd.clusters import ca_command
-from fleetgen.emit.argocd.common import GENERATE_PATHS, SECRET_TYPE, SYNC_WAVE, server_url
-from fleetgen.emit.argocd.projects import (
-    app_destinations,
-    chart_repos,
-    permitted,
-    reads_fleet_repo,
-    repo_permitted,
-    written_repos,
-)
+from fleetgen.emit.argocd.projects import app_destinations, chart_repos, reads_fleet_repo
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
+from fleetgen.emit.common import ca_command
 from fleetgen.errors import HasOrigin, Problem, at
 from fleetgen.model import App, Cluster, ExternalSecretRef, Spec, SyncPolicy
 from fleetgen.model.apps import overrides_of
 from fleetgen.resolver.layering import layer_object, sync_owner
 from fleetgen.resolver.plan import Placement, Plan, Settings
 from fleetgen.resolver.timing import TIMING_FIELDS
+from fleetgen.rules.argocd import (
+    GENERATE_PATHS,
+    SECRET_TYPE,
+    SYNC_WAVE,
+    permitted,
+    repo_permitted,
+    server_url,
+    written_repos,
+)
 
 RESERVED_PROJECTS = {
     "default": "Argo CD's built-in project, which apps never use",
@@ -265,7 +266,7 @@ def _clashes(names: Iterable[tuple[str, str, str]], what: str, plan: Plan) -> It
 def _cluster_problems(plan: Plan) -> Iterator[Problem]:
     seen: dict[str, str] = {}
     for cluster in _registered(plan):
-        server = server_url(cluster)
+        server = server_url(cluster.server)
         if server in seen:
             yield at(
                 cluster,
@@ -467,7 +468,9 @@ def _access_problems(plan: Plan) -> Iterator[Problem]:
     }
     allowed = functools.cache(
         lambda project, cluster, namespace: permitted(
-            projects_by_name[project].destinations or (), server_url(clusters[cluster]), namespace
+            projects_by_name[project].destinations or (),
+            server_url(clusters[cluster].server),
+            namespace,
         )
     )
     refused: dict[tuple[str, str], list[str]] = defaultdict(list)

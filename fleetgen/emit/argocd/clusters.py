@@ -15,17 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetgen.emit.argocd.common import (
-    go_text,
-    go_tree,
-    metadata,
-    registration_labels,
-    server_url,
-)
-from fleetgen.emit.common import var_annotations
+from fleetgen.emit.argocd.common import go_text, go_tree, metadata
+from fleetgen.emit.common import registration_labels, var_annotations
 from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import server_url
 from fleetgen.write.output import OutputFile
 
 IN_CLUSTER_NOTE = (
@@ -70,29 +65,6 @@ def _registration(plan: Plan, cluster: Cluster) -> OutputFile:
     )
 
 
-def ca_command(credentials: AwsAuth | ExecAuth) -> str:
-    """A command that prints the cluster's CA bundle as ``ca_data`` takes it (base64 PEM)."""
-    if isinstance(credentials, AwsAuth):
-        return (
-            f"aws eks describe-cluster --name {credentials.cluster_name} "
-            "--query cluster.certificateAuthority.data --output text"
-        )
-    if credentials.args[:1] == ["gcp"]:
-        return (
-            "gcloud container clusters describe NAME --location LOCATION "
-            "--format='value(masterAuth.clusterCaCertificate)'"
-        )
-    if credentials.args[:1] == ["azure"]:
-        return (
-            "az aks get-credentials --resource-group GROUP --name NAME --file - | "
-            "sed -n 's/^ *certificate-authority-data: //p'"
-        )
-    return (
-        "kubectl config view --raw --minify "
-        "-o jsonpath='{.clusters[0].cluster.certificate-authority-data}'"
-    )
-
-
 def _secret_name(cluster: Cluster) -> str:
     """Name of the registration Secret (and of the ExternalSecret that makes it)."""
     return f"cluster-{cluster.name}"
@@ -108,7 +80,7 @@ def _secret(plan: Plan, cluster: Cluster, credentials: AwsAuth | ExecAuth | None
     password or bearer token connects with its own in-cluster ServiceAccount
     (``Cluster.RawRestConfig``).
     """
-    data = {"name": cluster.name, "server": server_url(cluster)}
+    data = {"name": cluster.name, "server": server_url(cluster.server)}
     if credentials is not None:
         config = _config(cluster, credentials, plan.ca_data.get(cluster.name))
         data["config"] = json.dumps(config, indent=2, sort_keys=True)
@@ -168,7 +140,7 @@ def _external_secret(plan: Plan, cluster: Cluster, ref: ExternalSecretRef) -> di
         ),
         "data": {
             "name": go_text(cluster.name),
-            "server": go_text(server_url(cluster)),
+            "server": go_text(server_url(cluster.server)),
             "config": "{{ .config }}",
         },
     }

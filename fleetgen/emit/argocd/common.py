@@ -1,4 +1,5 @@
-"""What the Argo CD emitter modules share: label keys, Go-template escaping, registration labels.
+"""What the Argo CD emitter modules share: Go-template escaping, the early sync wave, ObjectMeta
+(the names Argo CD defines are `fleetgen.rules.argocd`'s).
 
 Argo CD (ApplicationSet templates) and External Secrets (``target.template``) render strings as
 Go ``text/template``; every literal fleetgen puts there goes through `go_text` or `go_tree`.
@@ -12,18 +13,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fleetgen.emit.common import cluster_labels, values_text
-from fleetgen.model import Cluster, ClusterVar
+from fleetgen.emit.common import values_text
+from fleetgen.model import ClusterVar
 from fleetgen.model.fields import VAR_PREFIX
-from fleetgen.resolver.plan import Plan
 from fleetgen.resolver.values import replace_vars, vars_in
+from fleetgen.rules.argocd import SYNC_WAVE
 
-API_VERSION = "argoproj.io/v1alpha1"
-SECRET_TYPE = "argocd.argoproj.io/secret-type"
-SYNC_WAVE = "argocd.argoproj.io/sync-wave"
-GENERATE_PATHS = "argocd.argoproj.io/manifest-generate-paths"
-# Argo CD deletes an Application's (or waits for an AppProject's) resources before the object.
-RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
 # AppProjects, which ApplicationSets name, sync before them (root app sync wave). Nothing else
 # does: an object of an earlier wave that is not healthy stops the root's sync there.
 EARLY_WAVE = {SYNC_WAVE: "-1"}
@@ -102,16 +97,6 @@ def go_tree(value: Any) -> Any:
     if isinstance(value, list):
         return [go_tree(item) for item in value]
     return value
-
-
-def server_url(cluster: Cluster) -> str:
-    """The cluster's API URL as Argo CD's controller keys it (no trailing ``/``)."""
-    return cluster.server.rstrip("/")
-
-
-def registration_labels(plan: Plan, cluster: Cluster) -> dict[str, str]:
-    """Labels of a cluster's registration Secret: secret type, the cluster's, fleetgen's."""
-    return dict(sorted({SECRET_TYPE: "cluster", **cluster_labels(plan, cluster)}.items()))
 
 
 def metadata(name: str, namespace: str, **fields: Any) -> dict[str, Any]:

@@ -1,26 +1,22 @@
-"""AppProjects ``argocd/projects/<project>.yaml`` and Argo CD's project permission rules.
-
-`permitted` and `repo_permitted` follow Argo CD's matching (glob patterns, ``!`` denies) with
-`fnmatch` standing in for its glob library.
-"""
+"""AppProjects ``argocd/projects/<project>.yaml``: a project's boundary as Argo CD enforces it
+(what Argo CD permits by them: `fleetgen.rules.argocd`)."""
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from fleetgen.emit.argocd.charts import repo_url
-from fleetgen.emit.argocd.common import (
-    API_VERSION,
-    EARLY_WAVE,
-    RESOURCES_FINALIZER,
-    metadata,
-    server_url,
-)
+from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
 from fleetgen.inputs.record import project_drain
-from fleetgen.model import App, Destination, Project, SyncWindow
+from fleetgen.model import App, Project, SyncWindow
 from fleetgen.resolver.plan import Placement, Plan
+from fleetgen.rules.argocd import (
+    API_VERSION,
+    RESOURCES_FINALIZER,
+    repo_url,
+    server_url,
+    written_repos,
+)
 from fleetgen.write.output import OutputFile
 
 NAMESPACE_NOTE = (
@@ -64,7 +60,7 @@ def _destinations(
         }
     )
     return [
-        {"server": server_url(clusters[name]), "name": name, "namespace": namespace}
+        {"server": server_url(clusters[name].server), "name": name, "namespace": namespace}
         for name, namespace in pairs
     ]
 
@@ -210,7 +206,7 @@ def _sync_window(plan: Plan, window: SyncWindow, placements: Sequence[Placement]
     applications: dict[str, list[str]] = {}
     for placement in placements:
         applications.setdefault(placement.app, []).append(f"{placement.app}-{placement.cluster}")
-    servers = {c.name: [server_url(c)] for c in plan.fleet.clusters}
+    servers = {c.name: [server_url(c.server)] for c in plan.fleet.clusters}
     entry = {
         "kind": window.kind,
         "schedule": window.schedule,
@@ -233,58 +229,3 @@ def _expand(names: Sequence[str], meaning: Mapping[str, Sequence[str]]) -> list[
 
 def _drop_empty(entry: dict[str, Any], keep: Sequence[str] = ()) -> dict[str, Any]:
     return {key: value for key, value in entry.items() if value or key in keep}
-
-
-def permitted(destinations: Sequence[Destination], server: str, namespace: str) -> bool:
-    """Whether Argo CD lets an app of a project with ``destinations`` deploy there."""
-    allowed = False
-    for destination in destinations:
-        server_ok = _glob(destination.server, server)
-        namespace_ok = _glob(destination.namespace, namespace)
-        if server_ok and namespace_ok:
-            allowed = True
-        elif any(
-            pattern.startswith("!") and not ok
-            for pattern, ok in (
-                (destination.server, server_ok),
-                (destination.namespace, namespace_ok),
-            )
-        ):
-            return False
-    return allowed
-
-
-def written_repos(patterns: Sequence[str]) -> list[str]:
-    """``Project.source_repos`` as the AppProject holds them: as written, and after an
-    ``oci://`` one its form without the scheme, which is how an Application spells a Helm OCI
-    chart's ``repoURL`` (`repo_url`) and which argo-cd ``IsSourcePermitted`` compares
-    (``git.NormalizeGitURL`` keeps a scheme)."""
-    found: list[str] = []
-    for pattern in patterns:
-        found.append(pattern)
-        if pattern.startswith("oci://"):
-            found.append(repo_url(pattern))
-    return list(dict.fromkeys(found))
-
-
-def repo_permitted(patterns: Sequence[str], repo: str) -> bool:
-    """Whether ``sourceRepos`` ``patterns`` let an app source from ``repo`` (URLs normalized)."""
-    allowed = False
-    for pattern in patterns:
-        if _glob(_normal_repo(pattern), _normal_repo(repo)):
-            allowed = True
-        elif pattern.startswith("!"):
-            return False
-    return allowed
-
-
-def _normal_repo(url: str) -> str:
-    """Roughly Argo CD's NormalizeGitURL: case, a ``.git`` suffix and a final ``/`` ignored."""
-    return url.strip().lower().removesuffix(".git").removesuffix("/")
-
-
-def _glob(pattern: str, value: str) -> bool:
-    """Argo CD's glob match; a ``!`` pattern matches what the rest does not."""
-    if pattern.startswith("!"):
-        return not fnmatch.fnmatchcase(value, pattern[1:])
-    return fnmatch.fnmatchcase(value, pattern)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from fleetgen.emit.argocd.common import API_VERSION, EARLY_WAVE, metadata, server_url
+from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
 from fleetgen.emit.common import (
     TENANT_ROLE,
     account_drains,
@@ -31,6 +31,7 @@ from fleetgen.inputs.record import tenant_drain
 from fleetgen.model import NamespaceMeta
 from fleetgen.resolver.namespacing import namespace_metadata
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.argocd import API_VERSION, server_url
 from fleetgen.write.output import OutputFile
 
 PROJECT = "fleetgen-tenants"
@@ -49,7 +50,7 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
     files = [_cluster_file(plan, name, by_project) for name, by_project in sorted(found.items())]
     destinations = sorted(
         {
-            (server_url(clusters[name]), namespace)
+            (server_url(clusters[name].server), namespace)
             for name, by_project in found.items()
             for names in by_project.values()
             for namespace in names
@@ -61,7 +62,7 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
             _application(
                 plan,
                 name,
-                server_url(clusters[name]),
+                server_url(clusters[name].server),
                 min(namespace for names in found[name].values() for namespace in names),
             )
             for name in sorted(found)

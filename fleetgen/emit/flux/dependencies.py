@@ -27,14 +27,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from fleetgen.emit.common import APP_LABEL, CLUSTER_LABEL, ENV_LABEL
 from fleetgen.emit.flux.charts import HELM_API
 from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kustomization
 from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
 from fleetgen.resolver.plan import Placement, Plan
 from fleetgen.resolver.timing import Effective, flux_timing
-from fleetgen.write.output import Wrapped
+from fleetgen.rules.flux import gate_name, wrapper_name
+from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, Wrapped
 
 
 def chart_apps(fleet: Fleet) -> set[str]:
@@ -65,16 +65,6 @@ def gated(plan: Plan) -> set[tuple[str, str]]:
         for dependency in apps[placement.app].depends_on
         if dependency in charts
     }
-
-
-def gate_name(app: str) -> str:
-    """The gate Kustomization that is Ready when the HelmRelease of ``app`` is."""
-    return f"{app}.ready"
-
-
-def wrapper_name(app: str) -> str:
-    """The Kustomization that applies the HelmRelease of ``app``."""
-    return f"{app}.release"
 
 
 def release_dir(home: Home, app: str) -> str:

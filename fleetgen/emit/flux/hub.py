@@ -64,11 +64,7 @@ from itertools import pairwise
 from typing import Any
 
 from fleetgen.emit.common import (
-    APP_LABEL,
-    CLUSTER_LABEL,
-    ENV_LABEL,
     KUSTOMIZATION as KUSTOMIZE_CONFIG,
-    WAVE_LABEL,
     account_drains,
     service_account,
     tenants,
@@ -95,7 +91,7 @@ from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
 from fleetgen.model.fields import ROLE_ARN
 from fleetgen.resolver.plan import Plan
-from fleetgen.write.output import OutputFile
+from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL, ENV_LABEL, WAVE_LABEL, OutputFile
 
 NAMESPACES_KUSTOMIZATION = "namespaces.fleetgen.io"
 KUBECONFIG = "kubeconfig"  # Secret or ConfigMap in each spoke namespace on the hub

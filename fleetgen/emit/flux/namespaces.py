@@ -11,9 +11,8 @@ from fleetgen.emit.common import namespace_object, tenants
 from fleetgen.model import Fleet, NamespaceMeta
 from fleetgen.resolver.namespacing import namespace_metadata
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.write.output import OutputFile
-
-PRUNE_DISABLED = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
 
 
 def namespace(name: str, meta: NamespaceMeta | None, cascade_delete: bool) -> dict[str, Any]:

@@ -15,12 +15,7 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from typing import Any
 
-from fleetgen.emit.common import (
-    CLUSTER_LABEL,
-    ENV_LABEL,
-    FLUX_IGNORE_SINCE,
-    KUSTOMIZATION as KUSTOMIZE_CONFIG,
-)
+from fleetgen.emit.common import FLUX_IGNORE_SINCE, KUSTOMIZATION as KUSTOMIZE_CONFIG
 from fleetgen.emit.flux import dependencies
 from fleetgen.emit.flux.charts import chart_objects
 from fleetgen.emit.flux.kustomization import (
@@ -34,7 +29,6 @@ from fleetgen.emit.flux.kustomization import (
     releases_dir,
 )
 from fleetgen.emit.flux.namespaces import (
-    PRUNE_DISABLED,
     NamespaceFiles,
     app_namespaces,
     created,
@@ -53,7 +47,7 @@ from fleetgen.model import App, Fleet, IgnoreDifference
 from fleetgen.model.fields import release
 from fleetgen.resolver.plan import Placement, Plan
 from fleetgen.resolver.timing import FLUX_DEFAULT, flux_timing
-from fleetgen.write.output import LABEL_PREFIX, OutputFile, Wrapped
+from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL, LABEL_PREFIX, OutputFile, Wrapped
 
 IGNORE_SINCE = release(FLUX_IGNORE_SINCE)  # the Flux release whose Kustomization has spec.ignore
 ARGO_DOMAIN = "argoproj.io"  # metadata keys under it are Argo CD's alone
@@ -348,7 +342,7 @@ def _sync(fleet: Fleet, placement: Placement) -> dict[str, Any]:
     """interval, timeout, retryInterval and wait (`flux_timing`: each unless Flux's own
     default applies) and suspend, from the effective sync policy.
 
-    A Kustomization that waits always gets a timeout (`fleetgen.resolver.timing.WAIT_TIMEOUT` unless
+    A Kustomization that waits always gets a timeout (`fleetgen.resolver.plan.WAIT_TIMEOUT` unless
     the policy sets one): without it kustomize-controller's ``Kustomization.GetTimeout`` gives the
     health check max(interval - 30s, 30s), so a 1m interval fails any rollout slower than 30
     seconds.
@@ -429,7 +423,6 @@ __all__ = [
     "GATE_DIR",
     "IGNORE_SINCE",
     "KUSTOMIZE_API",
-    "PRUNE_DISABLED",
     "SOURCE_API",
     "SOURCE_INTERVAL",
     "Home",
