@@ -11,7 +11,7 @@ import pytest
 from fleetgen.explain import explanation as explain
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.pipeline import api
-from fleetgen.resolver.plan import FLUX_DEFAULT, TIMING_FIELDS
+from fleetgen.resolver.timing import FLUX_DEFAULT, TIMING_FIELDS
 from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL
 from tests.helpers import Ran, run_fleetgen
 
