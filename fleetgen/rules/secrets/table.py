@@ -9,7 +9,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from fleetgen.rules.secrets.credentials import compiled
@@ -115,8 +115,8 @@ def _example(pair: list[Any]) -> tuple[str, Any]:
 
 
 def _table() -> tuple[Rule, ...]:
-    """The rules of secrets.toml, in its order."""
-    text = resources.files("fleetgen.rules").joinpath("secrets.toml").read_text("utf-8")
+    """The rules of secrets.toml, beside this package's folder, in its order."""
+    text = Path(__file__).parent.with_name("secrets.toml").read_text("utf-8")
     return tuple(_rule(entry) for entry in tomllib.loads(text)["rule"])
 
 
