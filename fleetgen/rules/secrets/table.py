@@ -120,7 +120,7 @@ def _table() -> tuple[Rule, ...]:
     return tuple(_rule(entry) for entry in tomllib.loads(text)["rule"])
 
 
-RULES = _table()
+RULES: tuple[Rule, ...] = _table()
 BY_ID: Mapping[str, Rule] = {rule.id: rule for rule in RULES}
 
 
