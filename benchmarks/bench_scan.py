@@ -42,7 +42,8 @@ from run import FLEET
 
 
 def _clear() -> None:
-    for module in (fleetgen.inputs.scan, fleetgen.rules.secrets):
+    rules = [name for name in sys.modules if name.startswith("fleetgen.rules.secrets")]
+    for module in (fleetgen.inputs.scan, *(sys.modules[name] for name in rules)):
         for value in list(vars(module).values()):
             if callable(getattr(value, "cache_clear", None)):
                 value.cache_clear()

@@ -1,4 +1,5 @@
-"""The secret scan: the rules table on its own examples, references, and every carrier of a spec.
+"""The secret scan: references, and every carrier of a spec (the rules table on its own examples:
+test_secret_rules.py).
 
 Secret-looking literals here are assembled by concatenation so that no secret scanner trips.
 """
@@ -29,30 +30,6 @@ from fleetgen.model import (
 
 GH = "ghp_" + "AbCdEf0123456789" * 2
 LITERAL = "Zq8v" + "T1xW0pLm3Kr9Bn"  # a literal password: refused under a credential key
-
-
-@pytest.mark.parametrize("rule", scan.RULES, ids=[rule.id for rule in scan.RULES])
-def test_rule_matches_its_positive_example_and_not_its_negative(rule: scan.Rule) -> None:
-    assert rule.match(*rule.positive), f"{rule.id} misses its positive example"
-    assert not rule.match(*rule.negative), f"{rule.id} flags its negative example"
-    # Through the table: its needles let the example through, and no rule before it takes it.
-    found = scan.find(*rule.positive)
-    assert found is not None and found.rule.id == rule.id, (rule.id, found)
-
-
-def test_rules_table_is_well_formed() -> None:
-    ids = [rule.id for rule in scan.RULES]
-    assert len(ids) == len(set(ids))
-    assert all(rule.description and rule.id.islower() for rule in scan.RULES)
-    # A negative example is not a secret to any rule, not only its own.
-    for rule in scan.RULES:
-        assert scan.find(*rule.negative) is None, rule.id
-    # `find` tries only the rules with mappings=True on a dict: the others never match one.
-    dicts = [rule.positive for rule in scan.RULES if not isinstance(rule.positive[1], str)]
-    assert dicts
-    for rule in scan.RULES:
-        if not rule.mappings:
-            assert all(rule.match(*example) is None for example in dicts), rule.id
 
 
 @pytest.mark.parametrize(
