@@ -77,6 +77,15 @@ def test_the_wheel_ships_the_py_typed_marker(installed: Path) -> None:
     assert (installed / "fleetgen" / "py.typed").is_file()
 
 
+def test_the_wheel_ships_the_package_data(installed: Path) -> None:
+    """What the package reads at run time besides its code: the secret rules, the CRD schemas,
+    the templates."""
+    package = installed / "fleetgen"
+    assert (package / "rules" / "secrets.toml").is_file()
+    assert list((package / "schemas").rglob("*.json"))
+    assert list((package / "templates").rglob("*.j2"))
+
+
 @pytest.mark.parametrize(
     "options",
     [("--strict",), ("--strict", "--config-file", "plugin.ini")],
