@@ -28,12 +28,13 @@ def _kustomization(root: Path, folder: str, resources: str = "[]") -> None:
 
 
 def test_the_layouts_of_overlay_repositories(tmp_path: Path) -> None:
-    """``APP/overlays/NAME/`` at any depth, ``APP/NAME/`` beside ``APP/base/``; an app folder
-    named where its manifests are (the root, ``deploy/``) takes the name above it."""
+    """``APP/overlays/NAME/`` (or ``envs/``) at any depth, ``APP/NAME/`` beside ``APP/base/``;
+    an app folder named where its manifests are (the root, ``deploy/``) takes the name above
+    it."""
     root = tmp_path / "platform"
     for folder in ("base", "overlays/dev", "overlays/prod", "apps/web/base", "apps/web/staging"):
         _kustomization(root, folder)
-    for folder in ("svc/api/overlays/eu", "svc/api/base", "deploy/base", "deploy/overlays/qa"):
+    for folder in ("svc/api/overlays/eu", "svc/api/envs/us", "deploy/base", "deploy/overlays/qa"):
         _kustomization(root, folder)
     _kustomization(root, "apps/web/components/debug")  # no overlay: a folder beside base only
     (root / "apps/web/components/debug/kustomization.yaml").write_text("kind: Component\n")
@@ -42,7 +43,7 @@ def test_the_layouts_of_overlay_repositories(tmp_path: Path) -> None:
         ("platform", "."): (("dev", "overlays/dev"), ("prod", "overlays/prod")),
         ("web", "apps/web"): (("staging", "apps/web/staging"),),
         ("deploy", "deploy"): (("qa", "deploy/overlays/qa"),),
-        ("api", "svc/api"): (("eu", "svc/api/overlays/eu"),),
+        ("api", "svc/api"): (("eu", "svc/api/overlays/eu"), ("us", "svc/api/envs/us")),
     }
     alone = tmp_path / "shop"
     _kustomization(alone, "deploy/overlays/prod")
@@ -64,7 +65,7 @@ def test_without_engine_the_message_names_the_overlays_and_the_command(tmp_path:
 REFUSAL = (
     "overlay folders not named after an environment: 'prod-eu' (shop/overlays/prod-eu), "
     "'prod-us' (shop/overlays/prod-us); say what each is with --env NAME=FOLDER or --cluster "
-    "[ENV/]NAME=FOLDER (if they are clusters: fleetgen import --engine flux --cluster "
+    "[ENV/]NAME=FOLDER (for instance: fleetgen import --engine flux --cluster "
     "prod/prod-eu=prod-eu --cluster prod/prod-us=prod-us), or run import on a terminal, which "
     "asks; nothing was written"
 )
@@ -72,12 +73,12 @@ REFUSAL = (
 
 def test_open_folders_without_a_terminal_are_refused_with_the_command(tmp_path: Path) -> None:
     """Off a terminal (CI), folders not named after an environment and not in the options are
-    listed with the command that says they are clusters; that command gives the golden fleet."""
+    listed with a command that says what they are; here it gives the golden fleet."""
     repo = _copy(CLUSTERS, tmp_path)
     ran = run_fleetgen(repo, "import", "--engine", "flux")
     assert (ran.returncode, ran.stderr.splitlines()) == (2, [REFUSAL])
     assert not (repo / "fleet.py").exists()
-    command = REFUSAL.split("(if they are clusters: ")[1].split(")")[0]
+    command = REFUSAL.split("(for instance: ")[1].split(")")[0]
     again = run_fleetgen(repo, *shlex.split(command)[1:])
     assert again.returncode == 1, again.stderr
     assert (repo / "fleet.py").read_text() == (CLUSTERS / "fleet.py").read_text()

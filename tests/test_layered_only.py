@@ -15,18 +15,8 @@ from fleetgen.errors import SpecError
 from fleetgen.pipeline import api
 from fleetgen.tools.kustomize import Kustomize, build_many
 from tests.helpers import run_fleetgen
+from tests.test_build_out import DEPLOYMENT
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: nginx:1.27}]}
-"""
 OVERLAY = """\
 namespace: web
 resources: [../../base]

@@ -21,6 +21,7 @@ from fleetgen.model.fields import to_dns_label
 _GENERIC = frozenset({"deploy", "deployment", "deployments", "k8s", "kubernetes", "kustomize"})
 _GENERIC |= {"manifests", "apps", "."}
 _LISTED = 5  # app folders a message names before "and N more"
+_OVERLAYS = frozenset({"overlays", "envs", "environments"})  # folders of an app's overlay folders
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +57,9 @@ class FoldersOpen(UsageError):
 
 
 def find(repo: Repo) -> list[OverlaySet]:
-    """The app folders of the repository with their overlay folders: ``APP/overlays/NAME/``,
-    or ``APP/NAME/`` beside ``APP/base/``, each holding a kustomization (not a Component)."""
+    """The app folders of the repository with their overlay folders: ``APP/overlays/NAME/``
+    (or ``APP/envs/NAME/``, ``APP/environments/NAME/``), or ``APP/NAME/`` beside ``APP/base/``,
+    each holding a kustomization (not a Component)."""
     folders = {
         posixpath.dirname(file) or "."
         for file, doc in repo.kustomizations.items()
@@ -67,9 +69,9 @@ def find(repo: Repo) -> list[OverlaySet]:
     for folder in sorted(folders):
         parent, name = posixpath.split(folder)
         above, last = posixpath.split(parent)
-        if last == "overlays" and parent:
+        if last in _OVERLAYS and parent:
             by_app.setdefault(above or ".", {})[name] = folder
-        elif name not in ("base", "overlays") and posixpath.join(parent, "base") in folders:
+        elif name != "base" and name not in _OVERLAYS and posixpath.join(parent, "base") in folders:
             by_app.setdefault(parent or ".", {})[name] = folder
     names = _app_names(by_app, to_dns_label(repo.root.name, "app"))
     return [
@@ -124,19 +126,22 @@ def _open(name: str, given: Mapping[str, Role]) -> bool:
 
 
 def _open_message(open_: Sequence[tuple[str, tuple[str, ...]]], command: str) -> str:
-    """Which folders are open, and the command that says they are clusters."""
+    """Which folders are open, and a command that says what they are: a folder whose name holds
+    an environment word (``prod-eu``) a cluster of that environment, any other an environment."""
     listed = ", ".join(
         f"{name!r} ({', '.join(paths[:2])}{', …' if paths[2:] else ''})" for name, paths in open_
     )
-    labels = [to_dns_label(name, "cluster") for name, _ in open_]
-    options = " ".join(
-        f"--cluster {env_name(label)}/{label}={name}"
-        for label, (name, _) in zip(labels, open_, strict=True)
-    )
+    options = []
+    for name, _ in open_:
+        label = to_dns_label(name, "overlay")
+        env = env_name(label)
+        options.append(
+            f"--env {label}={name}" if env == label else f"--cluster {env}/{label}={name}"
+        )
     return (
         f"overlay folders not named after an environment: {listed}; say what each is with "
-        f"--env NAME=FOLDER or --cluster [ENV/]NAME=FOLDER (if they are clusters: {command} "
-        f"{options}), or run import on a terminal, which asks"
+        f"--env NAME=FOLDER or --cluster [ENV/]NAME=FOLDER (for instance: {command} "
+        f"{' '.join(options)}), or run import on a terminal, which asks"
     )
 
 
