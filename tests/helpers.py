@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +115,30 @@ def on_a_terminal(cwd: Path, *args: str, report: bool = True, **env: str | None)
     with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
         while chunk := os.read(leader, 4096):
             output += chunk
+    os.close(leader)
+    return process.wait(timeout=120), output.decode(errors="replace")
+
+
+def answering(cwd: Path, answers: Sequence[tuple[bytes, bytes]], *args: str) -> tuple[int, str]:
+    """``python -m fleetgen ARGS`` on a terminal, typing each (prompt, answer) of ``answers`` in
+    turn once its prompt shows: its exit code and what it wrote there."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fleetgen", *args],
+        cwd=cwd,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm"},
+    )
+    os.close(follower)
+    output, left, seen = b"", list(answers), 0
+    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
+        while chunk := os.read(leader, 4096):
+            output += chunk
+            if left and left[0][0] in output[seen:]:
+                seen = len(output)
+                os.write(leader, left.pop(0)[1])
     os.close(leader)
     return process.wait(timeout=120), output.decode(errors="replace")
 

@@ -92,7 +92,7 @@ def test_fleet_and_env_common_labels_are_not_applied_to_chart_apps() -> None:
     ("fields", "message"),
     [
         ({"path": "apps/web/base"}, "exactly one of path= "),
-        ({"chart": None}, "this one sets neither"),
+        ({"chart": None}, "this one has none of them"),
     ],
 )
 def test_an_app_has_exactly_one_source(fields: dict[str, Any], message: str) -> None:

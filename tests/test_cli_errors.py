@@ -50,6 +50,8 @@ class Case:
 
 
 CORRUPT_MANIFEST = _write("output/.fleetgen/manifest.json", b"{not json")
+OVERLAYS = _write("svc/overlays/dev/kustomization.yaml", b"resources: []\n")
+IMPORT_OVERLAYS = ("import", "svc", "--engine", "argocd")
 CASES = {
     "build-missing-spec": Case(("build", "--spec", "missing.py"), "missing.py", spec=True),
     "build-dangling-spec": Case(
@@ -129,6 +131,20 @@ CASES = {
     "import-missing-dir": Case(("import", "nowhere"), "nowhere"),
     "import-existing-fleet": Case(("import", "."), "fleet.py"),
     "import-nothing-importable": Case(("import", "apps"), "nothing importable in apps"),
+    "import-unknown-engine": Case(("import", "apps", "--engine", "nope"), "--engine 'nope'"),
+    "import-env-without-engine": Case(("import", "apps", "--env", "dev=dev"), "--engine"),
+    "import-env-not-an-assignment": Case(
+        (*IMPORT_OVERLAYS, "--env", "dev"), "--env 'dev'", setup=OVERLAYS
+    ),
+    "import-env-unknown-folder": Case(
+        (*IMPORT_OVERLAYS, "--env", "dev=nowhere"), "'nowhere'", setup=OVERLAYS
+    ),
+    "import-cluster-bad-name": Case(
+        (*IMPORT_OVERLAYS, "--cluster", "Prod_EU=dev"), "'Prod_EU'", setup=OVERLAYS
+    ),
+    "import-folder-given-twice": Case(
+        (*IMPORT_OVERLAYS, "--env", "dev=dev", "--cluster", "a=dev"), "'dev'", setup=OVERLAYS
+    ),
 }
 COMMANDS = (
     "build",

@@ -2,9 +2,10 @@
 
 A case is a folder of ``tests/imports/``: ``repo/`` (a repository as a team has it, written for
 these tests in the shapes of public Flux and Argo CD example repositories), ``fleet.py`` (the
-fleet import must write) and ``findings.txt`` (what it must report, one line each; empty: a clean
-import, exit 0). Each is imported in a temporary copy, compared with its golden files
-(``FLEETGEN_UPDATE_GOLDEN=1`` rewrites them), and the written fleet must build and validate;
+fleet import must write), ``findings.txt`` (what it must report, one line each; empty: a clean
+import, exit 0) and, for a repository of overlays, ``args`` (import's options, one a line). Each
+is imported in a temporary copy, compared with its golden files (``FLEETGEN_UPDATE_GOLDEN=1``
+rewrites them), and the written fleet must build and validate;
 nothing it writes or prints may hold the secret material its inputs do (`SECRETS`).
 """
 
@@ -42,7 +43,8 @@ def imported(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     case: Path = request.param
     repo = tmp_path_factory.mktemp("import") / case.name
     shutil.copytree(case / "repo", repo)
-    ran = run_fleetgen(repo, "import")
+    args = (case / "args").read_text().splitlines() if (case / "args").exists() else []
+    ran = run_fleetgen(repo, "import", *args)
     assert "Traceback" not in ran.stderr, ran.stderr
     if os.environ.get("FLEETGEN_UPDATE_GOLDEN"):
         shutil.copyfile(repo / "fleet.py", case / "fleet.py")

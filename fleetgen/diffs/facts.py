@@ -83,11 +83,7 @@ class Facts:
             app_path={
                 a.name: repo_path(a.base_path) for a in fleet.apps if a.base_path is not None
             },
-            app_inputs={
-                a.name: tuple(layer_inputs(a))
-                for a in fleet.apps
-                if a.path is not None and a.source is None and a.chart is None
-            },
+            app_inputs={a.name: tuple(layer_inputs(a)) for a in fleet.apps if a.kustomize},
             project_namespaces={p.name: tuple(sorted(p.namespaces)) for p in fleet.projects},
             overlay_of=overlay_of,
             builds_on=builds_on,

@@ -212,4 +212,5 @@ def _render(
 def _bases(side: Side, app: str) -> list[str]:
     """The repo directories an overlay of ``app`` may read: its base and every directory its
     layers add (an overlay reads some of them; the render cache keys on them all)."""
-    return [side.facts.app_path[app], *side.facts.app_inputs.get(app, ())]
+    base = side.facts.app_path.get(app)  # none for an app whose layers add all it deploys
+    return [*([base] if base else []), *side.facts.app_inputs.get(app, ())]

@@ -48,7 +48,7 @@ def _env_overlay(overlay: EnvOverlay, landing: Landing) -> list[OutputFile]:
         **_namespace(overlay.namespace),
         **_name_prefix(settings.name_prefix),
         # From where the file lands (`build --out` included), so the overlay builds there.
-        "resources": [landing.to(overlay.base, overlay.path)],
+        "resources": [] if overlay.base is None else [landing.to(overlay.base, overlay.path)],
     }
     _add(doc, settings.resources, settings.components, overlay.path, landing)
     doc.update(_metadata(settings.labels, settings.annotations))

@@ -214,6 +214,7 @@ def _remote_text(placement: Placement) -> str:
 
 
 PLAIN = "plain directory "
+LAYERED = "no base: what its layers add"  # an app without a base (`App.layered_only`)
 
 
 def plain_text(path: str) -> str:
@@ -301,7 +302,7 @@ def _app_view(plan: Plan, name: str, views: list[PlacementView]) -> AppView:
             if chart and chart.path
             else f"chart {chart.name} from {chart.repo}"
             if chart
-            else ""
+            else LAYERED
         )
     )
     return AppView(
@@ -422,7 +423,7 @@ def _app_text(view: AppView) -> str:
         f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
         for p in view.placements
     )
-    source = view.path if view.path.startswith(("chart ", PLAIN)) else f"base {view.path}"
+    source = view.path if view.path.startswith(("chart ", PLAIN, LAYERED)) else f"base {view.path}"
     where = (
         f"namespace {view.namespace}"
         if view.namespace is not None

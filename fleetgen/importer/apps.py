@@ -119,7 +119,9 @@ def _app(
     first = group[0]
     by_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
     defaults = {"chart_version": first.chart_version} if first.chart_version else {}
-    layers = layered(by_cluster, where.env_of, where.labels_of, defaults)
+    layers = _with_folders(
+        layered(by_cluster, where.env_of, where.labels_of, defaults), group, where
+    )
     fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
     fields.update(_source(first, layers.shared))
     targets = _targets({instance.cluster for instance in group}, where)
@@ -144,6 +146,8 @@ def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:
     if first.source is not None:
         path = shared.pop("path", None)
         return {"source": first.source, **({"path": path} if path not in (None, ".") else {})}
+    if first.overlay is not None:  # its overlay folders are layers (`_with_folders`)
+        return {}
     return {"path": first.path}
 
 
@@ -162,11 +166,26 @@ def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, A
     return settings
 
 
+def _with_folders(layers: Layers, group: list[Instance], where: _Clusters) -> Layers:
+    """``layers`` with the overlay folder of each instance that has one where it is kept: an
+    environment's in its per_env layer, a cluster's in its per_cluster layer."""
+    per_env = {env: dict(settings) for env, settings in layers.per_env.items()}
+    per_cluster = {cluster: dict(settings) for cluster, settings in layers.per_cluster.items()}
+    for instance in group:
+        if instance.overlay == "per_env":
+            per_env.setdefault(where.env_of[instance.cluster], {})["resources"] = [instance.path]
+        elif instance.overlay == "per_cluster":
+            per_cluster.setdefault(instance.cluster, {})["resources"] = [instance.path]
+    return Layers(layers.shared, per_env, layers.per_label, dict(sorted(per_cluster.items())))
+
+
 def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
     """App or Overrides fields of one layer's settings."""
     fields: dict[str, Any] = {}
     if "path" in settings:  # in another source: Overrides(path=...)
         fields["path"] = settings["path"]
+    if "resources" in settings:  # an overlay folder: Overrides(resources=[...])
+        fields["resources"] = settings["resources"]
     if "chart_version" in settings:
         fields["chart_version"] = settings["chart_version"]
     if settings.get("values"):

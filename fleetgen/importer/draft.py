@@ -24,6 +24,11 @@ def env_name(cluster: str) -> str:
     return next((part for part in cluster.split("-") if part in _ENV_WORDS), cluster)
 
 
+def is_env_word(name: str) -> bool:
+    """Whether ``name`` is a word that names an environment (``dev``, ``prod`` …)."""
+    return name in _ENV_WORDS
+
+
 def env_rank(env: str) -> tuple[int, str]:
     """Where an environment goes in the fleet's list: the usual path to production first."""
     return (_ENV_WORDS.index(env) if env in _ENV_WORDS else len(_ENV_WORDS), env)
@@ -63,12 +68,15 @@ class Instance:
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
     cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
+    # ``path`` is an overlay folder kept as a layer (``Overrides(resources=[path])``): the layer
+    overlay: Literal["per_env", "per_cluster"] | None = None
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
-        another source is layered (``Overrides(path=...)``)."""
+        another source, and an overlay folder, are layered (``Overrides(path=...)``,
+        ``Overrides(resources=...)``)."""
         fields = py_literal(dict(self.app_fields))
-        path = self.path if self.source is None else None
+        path = self.path if self.source is None and self.overlay is None else None
         return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
 
 
@@ -84,6 +92,7 @@ class ClusterDraft:
     credentials: Call | None = None  # as `add cluster --credentials` takes them (no material)
     ca_data: str | None = None
     annotations: tuple[tuple[str, str], ...] = ()
+    registration: str = "fleetgen"  # 'external': another tool registers it in Argo CD
 
 
 @dataclass(slots=True)

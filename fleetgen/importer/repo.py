@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -127,6 +127,12 @@ class Repo:
             except kustomize.KustomizeBuildError as error:
                 return Unreadable(str(error).strip().splitlines()[-1])
         return [self.origin(obj, directory) for obj in load_all(text) if _is_object(obj)]
+
+
+def namespaces_of(docs: Iterable[Doc]) -> set[str]:
+    """The namespaces objects are put in, and the Namespaces among them."""
+    found = {doc.namespace for doc in docs if doc.namespace}
+    return found | {doc.name for doc in docs if doc.kind == "Namespace" and doc.group == ""}
 
 
 def overlay_of(resource: Path, folder: Path, added: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.errors import UsageError
-from fleetgen.importer import argocd, faithful, flux, material
+from fleetgen.importer import argocd, faithful, flux, material, overlaydraft, overlays
 from fleetgen.importer.apps import Folded, fleet_sync, fold, sync_call
-from fleetgen.importer.draft import ClusterDraft, Draft
+from fleetgen.importer.draft import ClusterDraft, Draft, Engine
 from fleetgen.importer.findings import Finding, in_order
-from fleetgen.importer.repo import read_repo
+from fleetgen.importer.repo import Repo, read_repo
 from fleetgen.importer.write import fleet_text
 from fleetgen.model.fields import to_dns_label
 from fleetgen.resolver.namespacing import allowed
@@ -21,6 +21,8 @@ from fleetgen.util.templating import Call
 
 SPEC = "fleet.py"
 _WHAT = {"flux": "the Flux repository it sits in", "argocd": "the Argo CD repository it sits in"}
+_OVERLAYS = "the Kustomize overlays of the repository it sits in"
+_ENGINES = {"flux": "Flux", "argocd": "Argo CD"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,31 +38,86 @@ class Imported:
     apps: int
 
 
-def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
-    """Import the repository at ``directory`` into ``directory/fleet.py`` (``dry_run``: write
-    nothing). Refuses when fleet.py exists or nothing is importable."""
+@dataclass(frozen=True, slots=True)
+class ImportRequest:
+    """What to import: the repository at ``directory`` (``dry_run``: write nothing); for a
+    repository of Kustomize overlays, the ``engine`` that is to deploy them and what its
+    overlay folders are (``envs``: ``NAME=FOLDER``, ``clusters``: ``[ENV/]NAME=FOLDER``)."""
+
+    directory: Path
+    dry_run: bool = False
+    engine: str | None = None
+    envs: tuple[str, ...] = ()
+    clusters: tuple[str, ...] = ()
+
+
+def import_repo(request: ImportRequest) -> Imported:
+    """Import the repository at ``request.directory`` into its fleet.py. Refuses when fleet.py
+    exists, nothing is importable, or (`overlays.FoldersOpen`) what overlay folders are is open."""
+    directory = request.directory
     spec = directory / SPEC
     if spec.exists() or spec.is_symlink():
         raise UsageError(f"{spec} already exists: import writes a first fleet.py, never over one")
     root = directory.resolve()
     repo = read_repo(root)
-    draft = flux.recognise(repo) or argocd.recognise(repo)
-    if draft is None or not draft.importable:
-        raise UsageError(
-            f"nothing importable in {directory}: no Flux cluster folder (a flux-system "
-            "Kustomization, or clusters/NAME/ with Kustomizations or HelmReleases) and no "
-            "Argo CD cluster Secret, Application or ApplicationSet"
-        )
+    draft = _recognised(request, repo)
     draft.in_order()
     findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
     fields, apps = _fleet(root, draft, findings)
-    checked = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
+    what = _OVERLAYS if any(i.overlay for i in draft.instances) else _WHAT[draft.engine]
+    checked = fleet_text(fields, what, in_order(findings))
     differences = faithful.check(root, checked, apps, draft.engine)
-    text, found = _with_findings(fields, _WHAT[draft.engine], findings, differences, checked)
-    if not dry_run:
+    text, found = _with_findings(fields, what, findings, differences, checked)
+    if not request.dry_run:
         with spec.open("x", encoding="utf-8") as handle:
             handle.write(text)
     return Imported(spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps))
+
+
+def _recognised(request: ImportRequest, repo: Repo) -> Draft:
+    """The draft of the repository's Flux or Argo CD objects, or with ``request.engine``, of
+    its Kustomize overlays."""
+    directory, engine = request.directory, request.engine
+    draft = flux.recognise(repo) or argocd.recognise(repo)
+    given = engine is not None or request.envs or request.clusters
+    if draft is not None and given:
+        raise UsageError(
+            f"--engine, --env and --cluster are for a repository of Kustomize overlays without "
+            f"engine objects; {directory} holds {_ENGINES[draft.engine]} objects, which import "
+            "reads as they are: run it without them"
+        )
+    sets = overlays.find(repo) if draft is None else []
+    command = f"fleetgen import{'' if str(directory) == '.' else f' {directory}'}"
+    if draft is None and engine is not None:
+        if engine not in _ENGINES:
+            raise UsageError(f"--engine {engine!r}: give argocd or flux")
+        if sets:
+            given_engine: Engine = "flux" if engine == "flux" else "argocd"
+            command += f" --engine {engine}"
+            roles = overlays.roles(sets, request.envs, request.clusters, command)
+            draft = overlaydraft.draft(repo, given_engine, sets, roles)
+    elif draft is None and (request.envs or request.clusters):
+        raise UsageError("--env and --cluster name overlay folders: give --engine argocd|flux")
+    if draft is not None and draft.importable:
+        return draft
+    found = (
+        f"; it holds Kustomize overlays ({overlays.described(sets)}): import them with "
+        f"`{command} --engine argocd` (or --engine flux), the engine that is to deploy them"
+        if sets and engine is None
+        else ""
+    )
+    raise UsageError(
+        f"nothing importable in {directory}: no Flux cluster folder (a flux-system "
+        "Kustomization, or clusters/NAME/ with Kustomizations or HelmReleases), no "
+        "Argo CD cluster Secret, Application or ApplicationSet"
+        + (
+            ""
+            if engine is None
+            else ", no Kustomize overlay folders (APP/overlays/NAME/, "
+            "or APP/NAME/ beside APP/base/)"
+        )
+        + found
+    )
 
 
 def _with_findings(
@@ -127,6 +184,8 @@ def _cluster(cluster: ClusterDraft) -> Call:
         fields["credentials"] = cluster.credentials
     if cluster.ca_data:
         fields["ca_data"] = cluster.ca_data
+    if cluster.registration != "fleetgen":
+        fields["registration"] = cluster.registration
     return Call("Cluster", fields)
 
 

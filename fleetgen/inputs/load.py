@@ -77,7 +77,7 @@ def load_source(
     """Run ``source`` as ``filename``; ``read`` reads repo files and ``files`` lists them;
     ``import_dir`` joins sys.path."""
     fleet = run_spec(source, filename, import_dir)
-    overlaid = [app for app in fleet.apps if app.path and app.source is None and not app.chart]
+    overlaid = [app for app in fleet.apps if app.kustomize]
     charted = [app for app in fleet.apps if app.chart is not None]
     workspace = scan(
         read,

@@ -357,7 +357,10 @@ class App(Layer):
             file only one reads, a folder holding a kustomization, and overlay settings at any
             layer are spec errors); with `source`, the directory in that source (relative to
             its root; None: the root, a `ClusterVar`: one per cluster), which a layer's
-            `Overrides(path=...)` replaces there.
+            `Overrides(path=...)` replaces there. None without `chart` or `source`: a
+            kustomize app without a base of its own, which deploys what its layers add
+            (`Overrides(resources=...)`; folders that build on a base themselves, such as the
+            overlay folders `fleetgen import` keeps): every cluster it runs on must get one.
         chart: The Helm chart it installs, instead of a kustomize base (path).
         source: Another Git repository or an OCI artifact holding its manifests: no overlay, so
             only settings that need none (sync, ignore_differences, depends_on, labels, and
@@ -424,13 +427,33 @@ class App(Layer):
                 "(source=GitSource(...) or OciSource(...)); a base in this repository is one "
                 "path for every cluster"
             )
-        if (self.path is None) == (self.chart is None):
-            which = "neither" if self.path is None else "both"
+        if self.path is not None and self.chart is not None:
             raise ValueError(
-                f"an app has exactly one of path= (a kustomize base in this "
-                f"repository) and chart=HelmChart(...); this one sets {which}"
+                "an app has exactly one of path= (a kustomize base in this repository) and "
+                "chart=HelmChart(...); this one sets both"
+            )
+        if self.path is None and self.chart is None and not self.layered_only:
+            raise ValueError(
+                "an app has one of path= (a kustomize base in this repository) and "
+                "chart=HelmChart(...), or layers that add the folders it deploys "
+                "(Overrides(resources=[...])); this one has none of them"
             )
         return self
+
+    @property
+    def kustomize(self) -> bool:
+        """Whether it is built by kustomize in overlays: a base in this repository (or a plain
+        directory there), or only what its layers add; not a chart or another source."""
+        return self.chart is None and self.source is None
+
+    @property
+    def layered_only(self) -> bool:
+        """Whether it is a kustomize app without a base: its layers add all it deploys."""
+        return (
+            self.path is None
+            and self.kustomize
+            and any(layer.resources for layer in overrides_of(self))
+        )
 
     @property
     def base_path(self) -> str | None:

@@ -102,7 +102,7 @@ def _check_source(ctx: _Context, app: App, placed: list[Cluster]) -> None:
         check_remote(ctx, app, app.source)
     elif app.chart is None:
         check_layer_paths(ctx, app)
-        check_base(ctx, app)
+        check_base(ctx, app, placed)
     else:
         check_layer_paths(ctx, app)
         check_chart(ctx, app, app.chart)

@@ -184,12 +184,11 @@ def _overlay_placements(
     """A kustomize app's placements (``on``: cluster -> engine), env overlays and cluster
     overlays. Config a `ClusterVar` sets is left out of the env overlay: each cluster's overlay
     writes it with the cluster's value."""
-    assert app.base_path is not None
     placements: list[Placement] = []
     env_overlays: list[EnvOverlay] = []
     cluster_overlays: list[ClusterOverlay] = []
     env_secrets, cluster_secrets = _per_cluster_secrets(app)
-    base = ctx.workspace.bases[repo_path(app.base_path)]
+    base = ctx.base(app)
     bases = ctx.workspace.bases
 
     def shipped(settings: Settings) -> frozenset[str]:
@@ -211,7 +210,7 @@ def _overlay_placements(
             app=app.name,
             env=env.name,
             path=f"overlays/{app.name}/{env.name}",
-            base=base.path,
+            base=None if app.base_path is None else base.path,
             settings=env_settings,
             base_configmaps=base.configmaps | shipped(env_settings),
             secrets=_secret_plans(env_secrets, {"env": env.name}),
@@ -387,9 +386,9 @@ def _build_plan(
             cluster_overlays += clusters
     resolver.report()
     bases = {
-        app.name: ctx.workspace.bases[repo_path(app.base_path)]
+        app.name: ctx.base(app)
         for app in ctx.apps.values()
-        if app.base_path is not None
+        if app.base_path is not None or app.layered_only
     }
     unplaced = {name: base for name, base in bases.items() if ctx.apps[name].namespace is None}
     objects = _namespace_objects(ctx, unplaced)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from fleetgen.inputs.bases import Base
 from fleetgen.manifests.k8s import image_matches, image_name
-from fleetgen.model import App
+from fleetgen.model import App, Cluster
 from fleetgen.model.fields import repo_path
 from fleetgen.resolver import namespacing
 from fleetgen.resolver.context import _Context
 from fleetgen.resolver.inputs import check_secrets, report_in_base
+from fleetgen.resolver.layering import cluster_layers
 from fleetgen.resolver.overrides import layers_of
 from fleetgen.resolver.sources import check_named_namespaces, check_no_overlay, in_repo
 from fleetgen.rules import remotebase
@@ -18,10 +19,14 @@ from fleetgen.rules import remotebase
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
 
 
-def check_base(ctx: _Context, app: App) -> None:
+def check_base(ctx: _Context, app: App, placed: list[Cluster]) -> None:
     """The base (or plain directory) of a kustomize app: inside the repository and there, its
-    problems, secret material, remote entries and namespaces, and what its layers name in it."""
-    assert app.base_path is not None
+    problems, secret material, remote entries and namespaces, and what its layers name in it;
+    for an app without a base, that its layers add something on every cluster it runs on."""
+    if app.base_path is None:
+        _check_layered_only(ctx, app, placed)
+        _check_named(ctx, app, ctx.layer_bases(app))
+        return
     path = in_repo(ctx, app, app, "path", app.base_path)
     if path is None:
         return
@@ -50,7 +55,36 @@ def check_base(ctx: _Context, app: App) -> None:
         _check_remote_config(ctx, app, base)
         if app.namespace is None:
             check_named_namespaces(ctx, app, "the remote resources of its base (namespace=None)")
-    inputs = [base, *ctx.layer_bases(app)]  # what an overlay of the app may hold
+    _check_named(ctx, app, [base, *ctx.layer_bases(app)])
+
+
+def _check_layered_only(ctx: _Context, app: App, placed: list[Cluster]) -> None:
+    """An app without a base deploys what its layers add: each cluster it runs on gets a
+    layer's resources (its per_env, a per_label or its per_cluster layer)."""
+    bare = [
+        cluster.name
+        for cluster in placed
+        if not any(
+            layer.resources
+            for layer in (
+                app.per_env.get(cluster.env),
+                *(o for _, o in cluster_layers(app, cluster)),
+            )
+            if layer is not None
+        )
+    ]
+    if bare:
+        ctx.report(
+            app,
+            f"app {app.name!r} has no path= and no layer adds resources on "
+            f"{', '.join(repr(name) for name in bare)}, so it would deploy nothing there: add "
+            "Overrides(resources=[...]) for them, or narrow its targets",
+        )
+
+
+def _check_named(ctx: _Context, app: App, inputs: list[Base]) -> None:
+    """The workloads and images the layers of ``app`` name are in what its overlays hold
+    (``inputs``: its base and what its layers add), when fleetgen can see all of it."""
     if not all(found.complete for found in inputs):
         return
     workloads = {

@@ -21,6 +21,7 @@ from fleetgen.write.output import LABEL_PREFIX
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 PLACEHOLDERS = ("cluster", "env")  # what remote keys of credentials and AppSecrets may use
 Engines = dict[str, dict[str, Engine]]  # app -> cluster -> the engine of that placement
+NO_BASE = Base(path="")  # the base of an app whose layers add all it deploys (`App.layered_only`)
 
 
 class _Context:
@@ -71,25 +72,30 @@ class _Context:
         base = self.workspace.bases.get(repo_path(app.base_path))
         return base is not None and base.plain
 
+    def base(self, app: App) -> Base:
+        """The inventory of a kustomize ``app``'s base (`NO_BASE` for an app without one), once
+        its checks have found it in the workspace."""
+        return NO_BASE if app.base_path is None else self.workspace.bases[repo_path(app.base_path)]
+
     def overlaid(self, app: App) -> bool:
         """Whether ``app``'s layers are written into overlays: a kustomize app, not a chart, an
         app from another source or a plain directory, which the engines read as they are."""
-        return app.chart is None and app.source is None and not self.plain(app)
+        return app.kustomize and not self.plain(app)
 
     def cluster_kinds(self, app: App) -> frozenset[tuple[str, str]]:
         """(group, kind) of the cluster-scoped objects the local base of a kustomize ``app``
         and what its layers add ship (workspace inventory); none for a chart or an app from
         another source."""
-        if app.base_path is None:
+        if not app.kustomize:
             return frozenset()
-        base = self.workspace.bases.get(repo_path(app.base_path))
+        base = self.workspace.bases.get(repo_path(app.base_path)) if app.base_path else None
         found = [*([base] if base is not None else []), *self.layer_bases(app)]
         return frozenset().union(*(item.cluster_kinds for item in found))
 
     def layer_bases(self, app: App) -> list[Base]:
         """The inventory of what the layers of a kustomize ``app`` add to its overlays
         (`fleetgen.model.apps.layer_inputs`), as far as it is in the repository."""
-        if app.chart is not None or app.source is not None:
+        if not app.kustomize:
             return []
         bases = self.workspace.bases
         return [bases[path] for path in layer_inputs(app) if path in bases]

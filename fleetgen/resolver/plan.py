@@ -163,7 +163,7 @@ class EnvOverlay:
     app: str
     env: str
     path: str
-    base: str  # repo-relative path of the user's base
+    base: str | None  # repo-relative path of the user's base; None: its layers add all
     settings: Settings
     base_configmaps: frozenset[str]  # the base's and those of what its layers add
     secrets: tuple[SecretPlan, ...] = ()

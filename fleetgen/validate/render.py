@@ -28,7 +28,7 @@ def _bases(overlay: EnvOverlay | ClusterOverlay) -> list[str]:
     """The repo directories the build of ``overlay`` reads: its app's base and what its layers
     add (``Overrides(resources=..., components=...)``)."""
     base = overlay.base if isinstance(overlay, EnvOverlay) else overlay.env_overlay.base
-    return [base, *overlay.settings.resources, *overlay.settings.components]
+    return [*([base] if base else []), *overlay.settings.resources, *overlay.settings.components]
 
 
 def render(

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import difflib
-import os
-import pty
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +14,7 @@ from fleetgen.errors import SpecError
 from fleetgen.pipeline import api
 from fleetgen.scaffold import edit
 from fleetgen.tools.kustomize import Kustomize, build
-from tests.helpers import Ran, run_fleetgen
+from tests.helpers import Ran, answering, run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -851,24 +846,7 @@ def test_a_chart_app_on_flux_needs_no_source_repos(tmp_path: Path) -> None:
 
 def _answering(cwd: Path, answer: bytes, *args: str, prompt: bytes = b"[y/N]") -> tuple[int, str]:
     """Run ``fleetgen ARGS`` on a terminal, typing ``answer`` when it asks (shows ``prompt``)."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "fleetgen", *args],
-        cwd=cwd,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env={**os.environ, "TERM": "xterm"},
-    )
-    os.close(follower)
-    output = b""
-    with contextlib.suppress(OSError):  # EIO once the process has closed the terminal
-        while chunk := os.read(leader, 4096):
-            output += chunk
-            if prompt in chunk:
-                os.write(leader, answer)
-    os.close(leader)
-    return process.wait(timeout=60), output.decode(errors="replace")
+    return answering(cwd, [(prompt, answer)], *args)
 
 
 @pytest.mark.parametrize(("answer", "code"), [(b"y\n", 0), (b"n\n", 2)])

@@ -366,7 +366,7 @@ def _app_problems(plan: Plan) -> Iterator[Problem]:
     bases = {o.app: o.base for o in plan.env_overlays}
     for app in _placed_apps(plan):
         yield from _reserved(app, app.annotations, GENERATE_PATHS, "annotation", plan)
-        if ";" in bases.get(app.name, ""):
+        if ";" in (bases.get(app.name) or ""):
             yield at(
                 app,
                 f"app {app.name!r}: path {app.path!r} contains ';', which separates "

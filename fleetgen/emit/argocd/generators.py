@@ -87,7 +87,8 @@ def _group(plan: Plan, app: App, env_overlay: EnvOverlay, placement: Placement) 
     # GetAppRefreshPaths): the overlays, the base and what the layers add to the overlays.
     settings = placement.settings
     added = [*settings.resources, *settings.components]
-    rest = "".join(f";/{path}" for path in [*below, env_overlay.base, *added])
+    base = [] if env_overlay.base is None else [env_overlay.base]
+    rest = "".join(f";/{path}" for path in [*below, *base, *added])
     sync = json.dumps(_sync_policy(placement, app, plan.fleet))
     return Group(
         per_cluster,

@@ -4,13 +4,13 @@ OCIRepository), with the Kustomization's sync settings and dependencies."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding, unmapped
 from fleetgen.importer.flux.common import REMOTE, Walk, dependencies
-from fleetgen.importer.repo import Doc, mappings
+from fleetgen.importer.repo import Doc, mappings, namespaces_of
 from fleetgen.importer.sources import git_source, oci_source
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import to_dns_label
@@ -58,7 +58,7 @@ def local_app(walk: Walk, doc: Doc, path: str, deployed: list[Doc]) -> Instance:
     target = doc.spec.get("targetNamespace")
     instance.path = path
     instance.namespace = str(target) if target else None
-    instance.uses = {str(target)} if target else _namespaces(deployed)
+    instance.uses = {str(target)} if target else namespaces_of(deployed)
     instance.app_fields = tuple(_overlay_fields(walk, doc, path))
     return instance
 
@@ -169,12 +169,6 @@ def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
         )
         return None
     return made
-
-
-def _namespaces(docs: Iterable[Doc]) -> set[str]:
-    """The namespaces objects are put in, and the Namespaces among them."""
-    found = {doc.namespace for doc in docs if doc.namespace}
-    return found | {doc.name for doc in docs if doc.kind == "Namespace" and doc.group == ""}
 
 
 def _patch(item: Any) -> Call | None:
