@@ -4,20 +4,25 @@ on a clean repository, every hook red on a broken one), and the
 scaffolded ``.pre-commit-config.yaml`` pointed at this working tree (each hook green on a clean
 repository, red on a stale or broken one).
 
-pre-commit installs the hooks' environment with pip from the repository (a minute or so).
-``try-repo`` installs it afresh on each run (in a store of its own); ``run`` reuses the session's
-store (``PRE_COMMIT_HOME``), so the working tree is snapshotted into one commit per session and
-the red and green runs share one environment.
+pre-commit installs the hooks' environment with pip from the repository (half a minute or
+more), keyed by the hooks' repository and rev. The working tree is snapshotted into one commit
+per session and every run names that path and commit, so all of them share one store
+(``PRE_COMMIT_HOME``) and the one environment installed in it: ``run`` uses that store itself;
+``try-repo`` would make a throwaway store per run (and install afresh), so it runs with its store
+pointed at the session's (``TRY_REPO``), its own work (reading the manifest, writing a config
+of every hook, running them) unchanged.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 import yaml
@@ -26,6 +31,18 @@ from tests.helpers import run_fleetgen
 
 ROOT = Path(__file__).resolve().parents[1]
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+# `pre-commit try-repo` with the store of PRE_COMMIT_HOME instead of the one it makes in a
+# temporary folder per run (pre_commit.commands.try_repo calls Store(tempdir)); the rest of it is
+# the real command. Should pre-commit stop calling Store there, this only costs time.
+TRY_REPO = [
+    sys.executable,
+    "-c",
+    "import importlib, sys\n"
+    "from pre_commit.main import main\n"
+    "from pre_commit.store import Store\n"
+    "importlib.import_module('pre_commit.commands.try_repo').Store = lambda *_: Store()\n"
+    "sys.exit(main(['try-repo', *sys.argv[1:]]))\n",
+]
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -68,10 +85,10 @@ def fleet_repo(tmp_path: Path) -> Path:
     return repo
 
 
-def pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def pre_commit(repo: Path, *args: str, command: list[str] = PRE_COMMIT) -> CompletedProcess[str]:
     """``pre-commit ARGS`` on every file of ``repo``, without colour."""
     return subprocess.run(
-        [*PRE_COMMIT, *args, "--all-files", "--color", "never"],
+        [*command, *args, "--all-files", "--color", "never"],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -79,12 +96,16 @@ def pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_hook(hooks_repo: Path, repo: Path, hook: str) -> subprocess.CompletedProcess[str]:
+def run_hook(hooks_repo: Path, repo: Path, hook: str) -> CompletedProcess[str]:
     """``pre-commit run`` of one published hook as the scaffolded config uses it, with the
-    snapshot for fleetgen's repository and its commit for the rev."""
+    snapshot for fleetgen's repository and its commit for the rev. The snapshot's path is
+    relative to ``repo``, as ``try-repo`` (run from the repository's top) names it in its config:
+    pre-commit keys an environment by that string and the rev, so every run shares one (every
+    test's ``repo`` is as deep under the session's temporary folder)."""
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     (hooks,) = config["repos"]
-    hooks.update(repo=str(hooks_repo), rev=git(hooks_repo, "rev-parse", "HEAD").strip())
+    relative = os.path.relpath(hooks_repo.resolve(), repo.resolve())
+    hooks.update(repo=relative, rev=git(hooks_repo, "rev-parse", "HEAD").strip())
     hooks["hooks"] = [{"id": hook}]
     path = repo.parent / f"{hook}.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -104,7 +125,7 @@ def test_the_published_hooks_run_on_every_commit() -> None:
 
 
 def test_try_repo_runs_every_hook_green_on_a_clean_repo(hooks_repo: Path, fleet_repo: Path) -> None:
-    ran = pre_commit(fleet_repo, "try-repo", str(hooks_repo))
+    ran = pre_commit(fleet_repo, str(hooks_repo), command=TRY_REPO)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     for name in ("fleetgen build --check", "fleetgen build", "fleetgen validate"):
         assert re.search(rf"^{re.escape(name)}\.+Passed", ran.stdout, re.M), ran.stdout
@@ -113,10 +134,10 @@ def test_try_repo_runs_every_hook_green_on_a_clean_repo(hooks_repo: Path, fleet_
 def test_try_repo_runs_every_hook_red_on_a_broken_repo(hooks_repo: Path, fleet_repo: Path) -> None:
     """A spec error (a cluster name that is no DNS label) fails all three hooks through
     ``try-repo``, each naming the line; what each does with stale output alone is tested below
-    with ``run`` (one environment install instead of one per ``try-repo``)."""
+    with ``run`` (one hook at a time, as the scaffolded config enables them)."""
     spec = fleet_repo / "fleet.py"
     spec.write_text(spec.read_text().replace('name="dev-1"', 'name="Dev_1"', 1))
-    ran = pre_commit(fleet_repo, "try-repo", str(hooks_repo))
+    ran = pre_commit(fleet_repo, str(hooks_repo), command=TRY_REPO)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     for name in ("fleetgen build --check", "fleetgen build", "fleetgen validate"):
         assert re.search(rf"^{re.escape(name)}\.+Failed", ran.stdout, re.M), ran.stdout

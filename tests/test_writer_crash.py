@@ -5,6 +5,8 @@ A driver subprocess runs ``write`` (or ``recover``) with the filesystem calls th
 ``os.rmdir``, ``os.mkdir``) counted, and exits at call N without making it (an ``os.write`` is
 torn in half first). Sweeping N over every step of a build shows that whatever the moment, the
 tree is the old one, the new one, or has a journal that ``recover`` completes into the new one.
+The sweeps run the driver as a server that forks a child per run (``Driver``); a random SIGKILL
+from outside hits a driver of its own.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,37 +34,61 @@ KILLED = 137
 PACKAGE = Path(fleetgen.__file__).parent
 
 DRIVER = """
-import json, os, sys, types
+import json, os, sys, traceback, types
 from pathlib import Path
 
-package, out, spec, version, mode, kill_at = sys.argv[1:]
 stub = types.ModuleType("fleetgen")  # the writer alone, without the package's heavy __init__
-stub.__path__ = [package]
+stub.__path__ = [sys.argv[1]]
 sys.modules["fleetgen"] = stub
 from fleetgen.write.writer import recover, write
 
+send, leave = os.write, os._exit  # the driver's own, never counted
 steps = 0
 
-def counted(name, call):
+def counted(name, call, kill_at):
     def step(*args, **kwargs):
         global steps
         if name != "open" or args[1] & os.O_CREAT:
             steps += 1
-            if steps == int(kill_at):
+            if steps == kill_at:
                 if name == "write":
                     call(args[0], args[1][: len(args[1]) // 2])
-                os._exit(137)
+                leave(137)
         return call(*args, **kwargs)
     return step
 
-for name in ("open", "write", "fsync", "replace", "unlink", "rmdir", "mkdir"):
-    setattr(os, name, counted(name, getattr(os, name)))
-if mode == "write":
-    files = json.loads(Path(spec).read_text())
-    write(Path(out), {path: text.encode() for path, text in files.items()}, version)
-else:
-    recover(Path(out))
-print(steps)
+def run(out, spec, version, mode, kill_at):
+    for name in ("open", "write", "fsync", "replace", "unlink", "rmdir", "mkdir"):
+        setattr(os, name, counted(name, getattr(os, name), int(kill_at)))
+    if mode == "write":
+        files = json.loads(Path(spec).read_text())
+        write(Path(out), {path: text.encode() for path, text in files.items()}, version)
+    else:
+        recover(Path(out))
+    return steps
+
+if sys.argv[2:]:  # one run, in this process: out spec version mode kill_at
+    print(run(*sys.argv[2:]))
+    sys.exit()
+# A server: one run per line of stdin (the five arguments as a JSON list), each in a child
+# forked from this process, which has imported the writer once; answers a JSON line of the
+# child's exit status and what it reported (its step count, or the traceback that stopped it).
+for line in sys.stdin:
+    answer, told = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(answer)
+        try:
+            text, status = str(run(*json.loads(line))), 0
+        except BaseException:
+            text, status = traceback.format_exc(), 1
+        send(told, text.encode())
+        leave(status)
+    os.close(told)
+    with os.fdopen(answer, "rb") as pipe:
+        text = pipe.read().decode()
+    status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+    print(json.dumps([status, text]), flush=True)
 """
 
 OLD = {
@@ -92,14 +119,47 @@ UNOWNED = {
 }
 
 
-def run_driver(
+def run_once(
     out: Path, spec: Path, mode: str, kill_at: int = 0
 ) -> subprocess.CompletedProcess[str]:
-    """Run the driver on ``out``; ``kill_at`` 0 lets it finish and print its step count."""
+    """Run the driver on ``out`` in a process of its own; ``kill_at`` 0 lets it finish and print
+    its step count."""
     argv = [sys.executable, str(spec.parent / "driver.py"), str(PACKAGE), str(out), str(spec)]
     return subprocess.run(
         [*argv, VERSION, mode, str(kill_at)], capture_output=True, text=True, check=False
     )
+
+
+class Driver:
+    """The driver as a server: each run is a child it forks, having imported the writer once, so
+    a run costs a fork instead of an interpreter's start (a third of a second, hundreds of runs)
+    and is otherwise ``run_once``: its exit status, and its step count (on stdout) or the error
+    that stopped it (on stderr)."""
+
+    def __init__(self, spec: Path) -> None:
+        self.spec = spec
+        self.process = subprocess.Popen(
+            [sys.executable, str(spec.parent / "driver.py"), str(PACKAGE)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def __call__(self, out: Path, mode: str, kill_at: int = 0) -> subprocess.CompletedProcess[str]:
+        args = [str(out), str(self.spec), VERSION, mode, str(kill_at)]
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(args) + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        assert answer, f"the driver server exited with {self.process.wait()}"
+        status, text = json.loads(answer)
+        stdout, stderr = (text, "") if status == 0 else ("", text)
+        return subprocess.CompletedProcess(args, status, stdout, stderr)
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        assert self.process.wait() == 0
 
 
 def encode(files: dict[str, str]) -> dict[str, bytes]:
@@ -160,27 +220,36 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
     return Scenario(tmp_path_factory.mktemp("crash"), OLD, NEW)
 
 
-def count_steps(scenario: Scenario, mode: str, out: Path) -> int:
-    done = run_driver(out, scenario.spec, mode)
+@pytest.fixture(scope="module")
+def driver(scenario: Scenario) -> Iterator[Driver]:
+    server = Driver(scenario.spec)
+    yield server
+    server.close()
+
+
+def count_steps(driver: Driver, mode: str, out: Path) -> int:
+    done = driver(out, mode)
     assert done.returncode == 0, done.stderr
     return int(done.stdout)
 
 
-def kill(scenario: Scenario, out: Path, mode: str, step: int) -> None:
-    result = run_driver(out, scenario.spec, mode, step)
+def kill(driver: Driver, out: Path, mode: str, step: int) -> None:
+    result = driver(out, mode, step)
     assert result.returncode == KILLED, result.stderr
 
 
-def test_killing_a_build_at_every_step_leaves_old_or_new_tree(scenario: Scenario) -> None:
-    total = count_steps(scenario, "write", scenario.fresh("count"))
+def test_killing_a_build_at_every_step_leaves_old_or_new_tree(
+    scenario: Scenario, driver: Driver
+) -> None:
+    total = count_steps(driver, "write", scenario.fresh("count"))
     assert total > 50
     outcomes = []
     for step in range(1, total + 1):
         out = scenario.fresh("killed")
-        kill(scenario, out, "write", step)
+        kill(driver, out, "write", step)
         if any((out / STATE / name).exists() for name in ("journal.json", "staging")):
             # A second crash, during recovery, at a step that moves with the first one.
-            result = run_driver(out, scenario.spec, "recover", 1 + step % 7)
+            result = driver(out, "recover", 1 + step % 7)
             assert result.returncode in (0, KILLED), result.stderr
         outcomes.append(scenario.assert_consistent(out))
     order = ["old", "journal", "new"]  # one step, the commit, separates old from new
@@ -188,29 +257,29 @@ def test_killing_a_build_at_every_step_leaves_old_or_new_tree(scenario: Scenario
     assert {"old", "journal"} <= set(outcomes)
 
 
-def test_killing_recovery_at_every_step_still_converges(scenario: Scenario) -> None:
-    committed = first_committed_state(scenario)
+def test_killing_recovery_at_every_step_still_converges(scenario: Scenario, driver: Driver) -> None:
+    committed = first_committed_state(scenario, driver)
     assert (committed / STATE / "journal.json").exists()
-    recovery_steps = count_steps(scenario, "recover", copy(committed, scenario.root / "count"))
+    recovery_steps = count_steps(driver, "recover", copy(committed, scenario.root / "count"))
     assert recovery_steps > 20
     for step in range(1, recovery_steps + 1):
         out = copy(committed, scenario.root / "recovering")
-        kill(scenario, out, "recover", step)
-        again = run_driver(out, scenario.spec, "recover", 1 + step % 5)
+        kill(driver, out, "recover", step)
+        again = driver(out, "recover", 1 + step % 5)
         assert again.returncode in (0, KILLED), again.stderr
         assert scenario.assert_consistent(out) in ("journal", "new")
 
 
-def first_committed_state(scenario: Scenario) -> Path:
+def first_committed_state(scenario: Scenario, driver: Driver) -> Path:
     """The tree left by a build killed at the first step after its commit point."""
     out = scenario.root / "committed"
 
     def committed(step: int) -> bool:
         copy(scenario.template, out)
-        kill(scenario, out, "write", step)
+        kill(driver, out, "write", step)
         return (out / STATE / "journal.json").exists() or tree(out) == scenario.new_tree
 
-    low, high = 1, count_steps(scenario, "write", scenario.fresh("count"))
+    low, high = 1, count_steps(driver, "write", scenario.fresh("count"))
     while low < high:  # committed(step) is False up to the commit point, True after it
         middle = (low + high) // 2
         low, high = (low, middle) if committed(middle) else (middle + 1, high)
@@ -261,8 +330,9 @@ def big_files(count: int, generation: int) -> dict[str, str]:
 def test_random_sigkills_during_a_large_write(tmp_path: Path) -> None:
     scenario = Scenario(tmp_path, big_files(2000, 0), big_files(2000, 1))
     started = time.perf_counter()
-    count_steps(scenario, "write", scenario.fresh("timing"))
+    done = run_once(scenario.fresh("timing"), scenario.spec, "write")
     duration = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
     rng = random.Random(2000)
     outcomes = []
     for attempt in range(5):
