@@ -58,7 +58,7 @@ def application(
     spec = mapping(obj.get("spec"))
     meta = mapping(obj.get("metadata"))
     app = name or to_dns_label(str(meta.get("name", "")), "app")
-    cluster = destination_cluster(reader, origin, mapping(spec.get("destination")))
+    cluster = destination_cluster(reader, origin, mapping(spec.get("destination"))).draft.name
     sources = mappings(spec.get("sources")) or [mapping(spec.get("source"))]
     if len(sources) > 1:
         reader.draft.findings.append(

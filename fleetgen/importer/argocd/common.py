@@ -20,12 +20,14 @@ CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 
 @dataclass(slots=True)
 class Cluster:
-    """A cluster as the cluster generator sees it: its Secret's name, server and metadata."""
+    """A cluster as the cluster generator sees it: its Secret's name, server and metadata;
+    ``listed``: the generator lists it (a Secret registers it, not only a destination)."""
 
     draft: ClusterDraft
     name: str  # as the Secret writes it (the generator's `name`)
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
+    listed: bool = True
 
     def params(self) -> dict[str, str]:
         """The cluster generator's parameters, flat as fasttemplate has them."""

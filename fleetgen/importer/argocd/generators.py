@@ -10,9 +10,11 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
+from fleetgen.importer.argocd.clusters import local_cluster
 from fleetgen.importer.argocd.common import Reader
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.manifests.k8s import selector_matches
+from fleetgen.model.clusters import IN_CLUSTER
 
 _EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
 
@@ -71,10 +73,16 @@ def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[di
 
 def _clusters(reader: Reader, clusters: Mapping[str, Any]) -> list[dict[str, str]]:
     """The cluster generator's parameters of each cluster its ``selector`` picks, with its
-    ``values`` rendered for each."""
+    ``values`` rendered for each: the cluster Secrets here it matches, without a selector also
+    the cluster Argo CD runs on unless a Secret registers it (applicationset generators/cluster.go
+    ``GenerateParams``)."""
     selector = mapping(clusters.get("selector"))
     values = mapping(clusters.get("values"))
-    chosen = [c for c in reader.clusters.values() if selector_matches(selector, c.labels)]
+    listed = [c for c in reader.clusters.values() if c.listed]
+    chosen = [c for c in listed if selector_matches(selector, c.labels)]
+    anything = not (selector.get("matchLabels") or selector.get("matchExpressions"))
+    if anything and not any(c.draft.server == IN_CLUSTER for c in listed):
+        chosen.append(local_cluster(reader))
     made = []
     for cluster in chosen:
         params = cluster.params()

@@ -1,0 +1,159 @@
+"""``fleetgen import`` of Argo CD clusters the repository does not register: destinations found
+as Argo CD finds them, the cluster Argo CD runs on as its cluster generator adds it. Each
+repository is written for the test; the imported fleet.py is loaded with fleetgen's own
+loader."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import fleetgen
+from fleetgen.importer import import_repo
+from fleetgen.model import Fleet, Selector
+
+_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {name}
+  namespace: argocd
+  labels:
+    argocd.argoproj.io/secret-type: cluster
+{labels}
+stringData:
+  name: {name}
+  server: {server}
+"""
+_APPLICATION = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://github.com/acme/fleet.git
+    targetRevision: main
+    path: apps/web
+  destination:
+{destination}
+    namespace: web
+"""
+_SET = """\
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+{generators}
+  template:
+    metadata:
+      name: "{name}-{{{{.name}}}}"
+    spec:
+      project: default
+      source:
+        repoURL: https://github.com/acme/fleet.git
+        targetRevision: main
+        path: apps/web
+      destination:
+        server: "{{{{.server}}}}"
+        namespace: {name}
+"""
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    """A repository of ``files`` and the kustomize folder ``apps/web`` they deploy."""
+    web = root / "apps" / "web"
+    web.mkdir(parents=True)
+    (web / "kustomization.yaml").write_text("resources: [config.yaml]\n")
+    (web / "config.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _secret(name: str, server: str, **labels: str) -> str:
+    lines = "".join(f"    {key}: {value!r}\n" for key, value in labels.items())
+    return _SECRET.format(name=name, server=server, labels=lines.rstrip("\n"))
+
+
+def _set(name: str, generators: str) -> str:
+    return _SET.format(name=name, generators=textwrap.indent(generators.strip(), "    "))
+
+
+def _imported(root: Path) -> tuple[Fleet, list[str]]:
+    """The fleet import writes for ``root`` (loaded as build loads it) and its findings."""
+    done = import_repo(root)
+    return fleetgen.load(done.spec).fleet, [finding.render() for finding in done.findings]
+
+
+def _placed(fleet: Fleet) -> dict[str, Selector]:
+    """Each app's targets."""
+    return {app.name: app.targets for app in fleet.apps}
+
+
+def test_a_destination_name_resolves_as_argo_cd_resolves_it(tmp_path: Path) -> None:
+    """argo-cd util/argo ``GetDestinationServer``: a name is the Secret of that name; ``in-cluster``
+    without such a Secret is https://kubernetes.default.svc (util/db ``GetClusterServersByName``),
+    here registered by the Secret ``hub``; a server is compared without its trailing slash."""
+    root = _repo(
+        tmp_path,
+        {
+            "clusters/hub.yaml": _secret("hub", "https://kubernetes.default.svc", env="mgmt"),
+            "apps/by-name.yaml": _APPLICATION.format(name="by-name", destination="    name: hub"),
+            "apps/in-cluster.yaml": _APPLICATION.format(
+                name="in-cluster-web", destination="    name: in-cluster"
+            ),
+            "apps/by-server.yaml": _APPLICATION.format(
+                name="by-server", destination="    server: https://kubernetes.default.svc/"
+            ),
+        },
+    )
+    fleet, _ = _imported(root)
+    assert [(c.name, c.server) for c in fleet.clusters] == [
+        ("hub", "https://kubernetes.default.svc")
+    ]
+    assert sorted(app.name for app in fleet.apps) == ["by-name", "by-server", "in-cluster-web"]
+
+
+def test_a_cluster_generator_without_selector_adds_the_in_cluster_cluster(
+    tmp_path: Path,
+) -> None:
+    """applicationset generators/cluster.go ``GenerateParams``: without a selector the cluster
+    Argo CD runs on is added as ``in-cluster`` unless a Secret registers its server; a selector,
+    even one its labels would satisfy, leaves it out."""
+    root = _repo(
+        tmp_path,
+        {
+            "clusters/prod.yaml": _secret("prod", "https://prod.example.com", env="prod"),
+            "sets/every.yaml": _set("every", "- clusters: {}"),
+            "sets/no-tier.yaml": _set(
+                "no-tier",
+                "- clusters:\n    selector:\n      matchExpressions:\n"
+                "        - {key: tier, operator: DoesNotExist}",
+            ),
+        },
+    )
+    fleet, _ = _imported(root)
+    assert sorted(c.name for c in fleet.clusters) == ["in-cluster", "prod"]
+    targets = _placed(fleet)
+    assert targets["every"].model_dump() == Selector().model_dump()  # every cluster
+    assert targets["no-tier"].envs == ["prod"]
+
+
+def test_an_in_cluster_secret_replaces_the_generators_in_cluster(tmp_path: Path) -> None:
+    root = _repo(
+        tmp_path,
+        {
+            "clusters/local.yaml": _secret("local", "https://kubernetes.default.svc"),
+            "sets/every.yaml": _set("every", "- clusters: {}"),
+        },
+    )
+    fleet, _ = _imported(root)
+    assert [c.name for c in fleet.clusters] == ["local"]
