@@ -1,7 +1,7 @@
 """``fleetgen import`` of Argo CD clusters the repository does not register: destinations found
-as Argo CD finds them, the cluster Argo CD runs on as its cluster generator adds it. Each
-repository is written for the test; the imported fleet.py is loaded with fleetgen's own
-loader."""
+as Argo CD finds them, the cluster Argo CD runs on as its cluster generator adds it, clusters
+another tool registers standing in for the selectors nothing here matches. Each repository is
+written for the test; the imported fleet.py is loaded with fleetgen's own loader."""
 
 from __future__ import annotations
 
@@ -157,3 +157,66 @@ def test_an_in_cluster_secret_replaces_the_generators_in_cluster(tmp_path: Path)
     )
     fleet, _ = _imported(root)
     assert [c.name for c in fleet.clusters] == ["local"]
+
+
+def test_selectors_that_match_no_secret_select_clusters_another_tool_registers(
+    tmp_path: Path,
+) -> None:
+    """No selector names an environment: one environment ``external`` and the cluster standing
+    for its clusters; the generator without a selector stays on the repository's clusters,
+    with a finding that it also selects the others."""
+    root = _repo(
+        tmp_path,
+        {
+            "clusters/hub.yaml": _secret("hub", "https://kubernetes.default.svc", role="hub"),
+            "sets/edge.yaml": _set(
+                "edge",
+                "- clusters:\n    selector:\n      matchLabels: {tier: edge}\n"
+                "      matchExpressions:\n        - {key: zone, operator: NotIn, values: [lab]}",
+            ),
+            "sets/every.yaml": _set("every", "- clusters: {}"),
+        },
+    )
+    fleet, findings = _imported(root)
+    external = {c.name: c for c in fleet.clusters if c.registration == "external"}
+    assert list(external) == ["external"]
+    assert (external["external"].env, external["external"].labels) == (
+        "external",
+        {"tier": "edge", "zone": "external"},
+    )
+    edge = _placed(fleet)["edge"]
+    assert (edge.runtime, edge.match_labels, edge.exclude) == (True, {"tier": "edge"}, [])
+    assert [(e.key, e.operator, e.values) for e in edge.match_expressions] == [
+        ("zone", "NotIn", ["lab"])
+    ]
+    every = _placed(fleet)["every"].model_dump()
+    assert every == Selector(envs=["hub"]).model_dump()  # the hub's own environment
+    assert (
+        "sets/every.yaml:9: ApplicationSet 'every': a cluster generator selects clusters "
+        "registered here ('hub') and would also select those another tool registers "
+        "('external'): imported on the first only — add an app for the others with "
+        "Selector(runtime=True)"
+    ) in findings
+
+
+def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
+    tmp_path: Path,
+) -> None:
+    """A selector only of NotIn terms matches a destination cluster no Secret registers (no
+    labels), which the cluster generator never lists: excluded by name."""
+    root = _repo(
+        tmp_path,
+        {
+            "apps/local.yaml": _APPLICATION.format(
+                name="local", destination="    server: https://kubernetes.default.svc"
+            ),
+            "sets/spokes.yaml": _set(
+                "spokes",
+                "- clusters:\n    selector:\n      matchExpressions:\n"
+                "        - {key: role, operator: NotIn, values: [hub]}",
+            ),
+        },
+    )
+    fleet, _ = _imported(root)
+    spokes = _placed(fleet)["spokes"]
+    assert (spokes.runtime, spokes.exclude) == (True, ["in-cluster"])

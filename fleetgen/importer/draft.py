@@ -63,13 +63,16 @@ class Instance:
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
     cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
+    # on clusters another tool registers: the label selector that picks them at run time
+    runtime: dict[str, Any] | None = None
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
         another source is layered (``Overrides(path=...)``)."""
         fields = py_literal(dict(self.app_fields))
         path = self.path if self.source is None else None
-        return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        found = (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        return (*found, py_literal(self.runtime))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,8 @@ class ClusterDraft:
     credentials: Call | None = None  # as `add cluster --credentials` takes them (no material)
     ca_data: str | None = None
     annotations: tuple[tuple[str, str], ...] = ()
+    registration: Literal["fleetgen", "external"] = "fleetgen"  # who writes its Argo CD Secret
+    vars: tuple[tuple[str, str], ...] = ()  # its values of the ClusterVars its apps read
 
 
 @dataclass(slots=True)

@@ -127,6 +127,10 @@ def _cluster(cluster: ClusterDraft) -> Call:
         fields["credentials"] = cluster.credentials
     if cluster.ca_data:
         fields["ca_data"] = cluster.ca_data
+    if cluster.registration != "fleetgen":
+        fields["registration"] = cluster.registration
+    if cluster.vars:
+        fields["vars"] = dict(cluster.vars)
     return Call("Cluster", fields)
 
 
@@ -153,6 +157,7 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
     """One ``Project(...)`` per project the apps name: the fields found for it, its apps'
     namespaces and the metadata of the Namespaces they ship."""
     namespaces: dict[str, set[str]] = {}
+    runtime = {i.project for app in apps for i in app.instances if i.runtime is not None}
     for app in apps:
         for instance in app.instances:
             used = namespaces.setdefault(instance.project, set())
@@ -166,6 +171,11 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
         globs = [pattern for pattern in listed if "*" in pattern]
         fields["namespaces"] = sorted(ns for ns in listed if ns in globs or not allowed(ns, globs))
         fields.update((k, v) for k, v in draft.projects.get(project, {}).items() if k not in fields)
+        if project in runtime:  # its apps reach clusters fleet.py does not list
+            fields["destinations"] = [
+                Call("Destination", {"server": "*", "namespace": ns})
+                for ns in fields["namespaces"] or ["*"]
+            ]
         meta = draft.namespace_meta.get(project)
         if meta:
             fields["namespace_metadata"] = {

@@ -14,6 +14,7 @@ from fleetgen.importer.argocd.appsets import application_set
 from fleetgen.importer.argocd.clusters import is_cluster_secret, register, store_credentials
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
+from fleetgen.importer.argocd.runtime import stand_ins, vars_of
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.repo import Repo
 
@@ -36,6 +37,7 @@ def recognise(repo: Repo) -> Draft | None:
     for doc in apps:
         if not is_parent(reader, doc):
             application(reader, doc, doc.obj)
+    stand_ins(reader, sets)
     for doc in sets:
         application_set(reader, doc)
     _finish(reader)
@@ -44,8 +46,9 @@ def recognise(repo: Repo) -> Draft | None:
 
 def _finish(reader: Reader) -> None:
     """The fleet-wide settings what was found implies: this repository's URL, namespace
-    creation, where credentials come from."""
+    creation, where credentials come from, the vars of the clusters another tool registers."""
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
     reader.draft.create_namespaces = any(reader.namespaces_created)
     store_credentials(reader)
+    vars_of(reader)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.errors import UsageError
-from fleetgen.importer.argocd.common import Cluster, Reader
+from fleetgen.importer.argocd.common import ENV_KEYS, Cluster, Reader
 from fleetgen.importer.draft import ClusterDraft, env_name
 from fleetgen.importer.repo import Doc, mapping
 from fleetgen.model.clusters import IN_CLUSTER
@@ -48,7 +48,8 @@ def register(reader: Reader, doc: Doc) -> None:
     kept = {k: v for k, v in labels.items() if not k.startswith("argocd.argoproj.io/")}
     notes = {k: v for k, v in annotations.items() if not k.startswith(_NOT_COPIED)}
     name = to_dns_label(raw or doc.name, "cluster")
-    env = to_dns_label(kept.get("env") or kept.get("environment") or env_name(name), name)
+    named = next((kept[key] for key in ENV_KEYS if kept.get(key)), None)
+    env = to_dns_label(named or env_name(name), name)
     credentials, ca_data = _identity(_secret_value(doc, "config"), name)
     cluster = ClusterDraft(
         name,
@@ -136,8 +137,8 @@ def local_cluster(reader: Reader) -> Cluster:
 
 def store_credentials(reader: Reader) -> None:
     """``Fleet(default_credentials=...)`` naming the store of the clusters whose credentials were
-    not copied, when there are any."""
-    drafts = [c.draft for c in reader.clusters.values()]
+    not copied, when there are any (another tool's registrations need none)."""
+    drafts = [c.draft for c in reader.clusters.values() if not c.external]
     if any(d.server != IN_CLUSTER and d.credentials is None for d in drafts):
         reader.draft.default_credentials = Call("ExternalSecretRef", {"store": STORE, "key": _KEY})
 
