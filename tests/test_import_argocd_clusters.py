@@ -1,16 +1,21 @@
 """``fleetgen import`` of Argo CD clusters the repository does not register: destinations found
 as Argo CD finds them, the cluster Argo CD runs on as its cluster generator adds it, clusters
-another tool registers standing in for the selectors nothing here matches. Each repository is
-written for the test; the imported fleet.py is loaded with fleetgen's own loader."""
+another tool registers standing in for the selectors nothing here matches, and the message when
+nothing is importable. Each repository is written for the test; the imported fleet.py is loaded
+with fleetgen's own loader."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import fleetgen
+from fleetgen.errors import UsageError
 from fleetgen.importer import import_repo
 from fleetgen.model import Fleet, Selector
+from tests.helpers import run_fleetgen
 
 _SECRET = """\
 apiVersion: v1
@@ -220,3 +225,37 @@ def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
     fleet, _ = _imported(root)
     spokes = _placed(fleet)["spokes"]
     assert (spokes.runtime, spokes.exclude) == (True, ["in-cluster"])
+
+
+def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
+    tmp_path: Path,
+) -> None:
+    root = _repo(
+        tmp_path,
+        {
+            "sets/previews.yaml": _set(
+                "previews", "- pullRequest:\n    github: {owner: acme, repo: web}"
+            ),
+            "sets/none-yet.yaml": _set("none-yet", "- list:\n    elements: []"),
+            "sets/tenants.yaml": _set(
+                "tenants",
+                "- git:\n    repoURL: https://github.com/acme/fleet.git\n"
+                "    files:\n      - path: tenants/*.json",
+            ),
+        },
+    )
+    with pytest.raises(UsageError) as raised:
+        import_repo(root)
+    assert str(raised.value).splitlines() == [
+        f"nothing importable in {root}: it holds 3 ApplicationSets of Argo CD, and import "
+        "could map none of them:",
+        "  sets/none-yet.yaml:9: ApplicationSet 'none-yet': its generators make no Application "
+        "from what the repository holds — add its apps by hand if it deploys any",
+        "  sets/previews.yaml:1: ApplicationSet 'previews': its 'pullRequest' generator is not "
+        "mapped — add its apps by hand",
+        "  sets/tenants.yaml:1: ApplicationSet 'tenants': a git files generator is not mapped "
+        "— add its apps by hand",
+    ]
+    ran = run_fleetgen(root, "import")
+    assert (ran.returncode, ran.stderr.splitlines()[-1]) == (2, "nothing was written")
+    assert not (root / "fleet.py").exists()

@@ -105,6 +105,7 @@ class Draft:
     create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    read: dict[str, int] = field(default_factory=dict)  # the engine's objects it read, by kind
 
     def in_order(self) -> None:
         """Clusters and instances by environment (the path to production first), then name."""

@@ -21,6 +21,7 @@ from fleetgen.util.templating import Call
 
 SPEC = "fleet.py"
 _WHAT = {"flux": "the Flux repository it sits in", "argocd": "the Argo CD repository it sits in"}
+_WHO = {"flux": "Flux", "argocd": "Argo CD"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +46,17 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
     root = directory.resolve()
     repo = read_repo(root)
     draft = flux.recognise(repo) or argocd.recognise(repo)
-    if draft is None or not draft.importable:
+    if draft is None:
         raise UsageError(
             f"nothing importable in {directory}: no Flux cluster folder (a flux-system "
             "Kustomization, or clusters/NAME/ with Kustomizations or HelmReleases) and no "
             "Argo CD cluster Secret, Application or ApplicationSet"
         )
+    findings = [*repo.findings, *draft.findings]
+    if not draft.importable:
+        raise UsageError(_nothing_mapped(directory, draft, findings))
     draft.in_order()
-    findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
+    findings += material.scrub(draft)
     fields, apps = _fleet(root, draft, findings)
     checked = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
     differences = faithful.check(root, checked, apps, draft.engine)
@@ -61,6 +65,19 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
         with spec.open("x", encoding="utf-8") as handle:
             handle.write(text)
     return Imported(spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps))
+
+
+def _nothing_mapped(directory: Path, draft: Draft, findings: list[Finding]) -> str:
+    """What the repository holds of the engine's objects, and why import could map none: a
+    line per finding."""
+    held = [f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in draft.read.items()]
+    what = ", ".join(held[:-1]) + f" and {held[-1]}" if len(held) > 1 else "".join(held)
+    lines = [
+        f"nothing importable in {directory}: it holds {what} of {_WHO[draft.engine]}, and "
+        "import could map none of them:",
+        *(f"  {finding.render()}" for finding in in_order(findings)),
+    ]
+    return "\n".join(lines)
 
 
 def _with_findings(

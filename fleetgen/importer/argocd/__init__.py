@@ -29,6 +29,8 @@ def recognise(repo: Repo) -> Draft | None:
     if not (secrets or apps or sets):
         return None
     reader = Reader(repo, Draft("argocd"))
+    found = {"cluster Secret": secrets, "Application": apps, "ApplicationSet": sets}
+    reader.draft.read = {kind: len(docs) for kind, docs in found.items() if docs}
     for doc in secrets:
         register(reader, doc)
     for doc in repo.docs:

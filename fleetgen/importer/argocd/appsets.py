@@ -49,6 +49,15 @@ def application_set(reader: Reader, doc: Doc) -> None:
             doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
         )
         return
+    if not made:
+        reader.draft.findings.append(
+            doc.finding(
+                f"ApplicationSet {doc.name!r}: its generators make no Application from what "
+                "the repository holds",
+                "add its apps by hand if it deploys any",
+                ("spec", "generators"),
+            )
+        )
     every = [params for params, _ in made]
     for params, app, picked in rendered:
         name = _app_name(reader, doc, template, params, every)
