@@ -204,6 +204,54 @@ def test_selectors_that_match_no_secret_select_clusters_another_tool_registers(
     ) in findings
 
 
+def test_selectors_that_exclude_each_other_get_clusters_of_their_own(tmp_path: Path) -> None:
+    """One add-on for AWS clusters (``aws Exists``), its twin for the others (``aws
+    DoesNotExist``): two stand-ins, each app on its own. A merge's later generator only
+    overrides the first's parameter sets: it makes no stand-in, and what it overrides on
+    clusters no stand-in is is a finding."""
+    enabled = "        - {key: enable_x, operator: In, values: ['true']}\n"
+    root = _repo(
+        tmp_path,
+        {
+            "sets/aws.yaml": _set(
+                "aws",
+                "- clusters:\n    selector:\n      matchExpressions:\n"
+                + enabled
+                + "        - {key: aws, operator: Exists}",
+            ),
+            "sets/oss.yaml": _set(
+                "oss",
+                "- clusters:\n    selector:\n      matchExpressions:\n"
+                + enabled
+                + "        - {key: aws, operator: DoesNotExist}",
+            ),
+            "sets/versions.yaml": _set(
+                "versions",
+                "- merge:\n    mergeKeys: [server]\n    generators:\n"
+                "      - clusters:\n          selector:\n"
+                "            matchLabels: {enable_x: 'true'}\n"
+                "      - clusters:\n          selector:\n"
+                "            matchLabels: {kubernetes_version: '1.28'}\n"
+                "          values: {tag: v1.28.0}",
+            ),
+        },
+    )
+    fleet, findings = _imported(root)
+    assert {c.name: c.labels for c in fleet.clusters} == {
+        "external": {"aws": "true", "enable_x": "true"},
+        "external-2": {"enable_x": "true"},
+    }
+    placed = _placed(fleet)
+    assert (placed["aws"].exclude, placed["oss"].exclude) == ([], [])
+    assert placed["versions"].match_labels == {"enable_x": "true"}
+    assert (
+        "sets/versions.yaml:9: ApplicationSet 'versions': its cluster generators for "
+        "kubernetes_version=1.28 select clusters no Secret here registers and no cluster of the "
+        "import stands for: what they generate or override is not imported — add it by hand "
+        "where it matters (per_env for an environment's clusters)"
+    ) in findings
+
+
 def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
     tmp_path: Path,
 ) -> None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from fleetgen.importer.argocd.applications import application, is_parent
 from fleetgen.importer.argocd.appsets import application_set
 from fleetgen.importer.argocd.clusters import is_cluster_secret, register, store_credentials
+from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
-from fleetgen.importer.argocd.runtime import stand_ins, vars_of
+from fleetgen.importer.argocd.standins import stand_ins
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.repo import Repo
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from fleetgen.importer.argocd.app_source import set_source
 from fleetgen.importer.argocd.clusters import destination_cluster
+from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
 from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, project_name
-from fleetgen.importer.argocd.runtime import settle
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path, strings
@@ -87,6 +87,8 @@ def application(
     instance.sync = _sync(reader, mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
     reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
+    if target.external and reads_elsewhere(reader, origin, app, spec, target):
+        return
     if not set_source(reader, origin, instance, sources[0]):
         return
     if target.external:

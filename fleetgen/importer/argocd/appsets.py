@@ -11,7 +11,7 @@ from typing import Any
 from fleetgen.importer.argocd.applications import application
 from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
 from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render
-from fleetgen.importer.argocd.runtime import selection
+from fleetgen.importer.argocd.standins import selection
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
 from fleetgen.model.fields import to_dns_label
@@ -38,6 +38,7 @@ def application_set(reader: Reader, doc: Doc) -> None:
     reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
     external = {c.draft.server for c in reader.clusters.values() if c.external}
     made: list[tuple[dict[str, str], dict[str, Any] | None]] = []
+    reader.missed = []
     try:
         for generator in mappings(spec.get("generators")):
             sets = parameter_sets(reader, doc, generator)
@@ -49,6 +50,17 @@ def application_set(reader: Reader, doc: Doc) -> None:
             doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
         )
         return
+    if reader.missed:
+        reader.draft.findings.append(
+            doc.finding(
+                f"ApplicationSet {doc.name!r}: its cluster generators for "
+                f"{'; '.join(sorted(set(reader.missed)))} select clusters no Secret here "
+                "registers and no cluster of the import stands for: what they generate or "
+                "override is not imported",
+                "add it by hand where it matters (per_env for an environment's clusters)",
+                ("spec", "generators"),
+            )
+        )
     if not made:
         reader.draft.findings.append(
             doc.finding(

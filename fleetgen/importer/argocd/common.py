@@ -63,6 +63,8 @@ class Reader:
     # ClusterVar -> (what of a cluster it is, the parameter templates read it as)
     reads: dict[str, tuple[str, str]] = field(default_factory=dict)
     said: set[str] = field(default_factory=set)  # the ClusterVars a finding explained
+    # the selectors of the ApplicationSet being read that select no cluster here or standing in
+    missed: list[str] = field(default_factory=list)
 
 
 def spec_call(kind: str, item: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> Call:

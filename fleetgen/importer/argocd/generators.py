@@ -11,8 +11,9 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from fleetgen.importer.argocd.clusters import local_cluster
+from fleetgen.importer.argocd.clustervars import metadata_params
 from fleetgen.importer.argocd.common import EXPR, Cluster, Reader, expr_key, texts
-from fleetgen.importer.argocd.runtime import metadata_params
+from fleetgen.importer.argocd.standins import shown
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.manifests.k8s import selector_matches
@@ -76,7 +77,7 @@ def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dic
     ``values`` rendered for each: the cluster Secrets here it matches, without a selector also
     the cluster Argo CD runs on unless a Secret registers it (applicationset generators/cluster.go
     ``GenerateParams``); a selector that matches no Secret here, the stand-ins for the clusters
-    another tool registers (`runtime`)."""
+    another tool registers (`standins`)."""
     selector = mapping(clusters.get("selector"))
     values = mapping(clusters.get("values"))
     listed = [c for c in reader.clusters.values() if c.listed]
@@ -88,6 +89,8 @@ def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dic
         chosen = secrets if local else [*secrets, local_cluster(reader)]
     elif not secrets:
         chosen, others = others, []
+        if not chosen:
+            reader.missed.append(shown(selector))
     if others:
         reader.draft.findings.append(_also(doc, chosen, others))
     reads = {expr_key(m) for _, text in texts(doc.spec) for m in EXPR.finditer(text)}

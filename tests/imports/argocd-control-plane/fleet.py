@@ -46,9 +46,9 @@ from are untouched: retire them once the engines read output/.
 #     values.serviceAccount.annotations.eks.amazonaws.com/role-arn reads the cluster within a
 #     string: left out — a ClusterVar is a whole value: give the clusters a var holding the whole
 #     value and write ClusterVar(...) there
-# appsets/karpenter.yaml:30: karpenter: its namespace reads the clusters selected at run time: not
-#     mapped — fleetgen reads a cluster's vars there only in Helm values and another source's path;
-#     add the app by hand (per_env for what differs by environment)
+# appsets/karpenter.yaml:30: karpenter: its spec.destination.namespace reads the clusters selected
+#     at run time: not mapped — fleetgen reads a cluster's vars only in Helm values and another
+#     source's path; add the app by hand (per_env for what differs by environment)
 
 from fleetgen import (
     App,
