@@ -285,6 +285,7 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
                 "previews", "- pullRequest:\n    github: {owner: acme, repo: web}"
             ),
             "sets/none-yet.yaml": _set("none-yet", "- list:\n    elements: []"),
+            "sets/at-once.yaml": _set("at-once", "- clusters:\n    flatList: true"),
             "sets/tenants.yaml": _set(
                 "tenants",
                 "- git:\n    repoURL: https://github.com/acme/fleet.git\n"
@@ -295,8 +296,10 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
     with pytest.raises(UsageError) as raised:
         import_repo(root)
     assert str(raised.value).splitlines() == [
-        f"nothing importable in {root}: it holds 3 ApplicationSets of Argo CD, and import "
+        f"nothing importable in {root}: it holds 4 ApplicationSets of Argo CD, and import "
         "could map none of them:",
+        "  sets/at-once.yaml:1: ApplicationSet 'at-once': a clusters generator's flatList (every "
+        "cluster in one set) is not mapped — add its apps by hand",
         "  sets/none-yet.yaml:9: ApplicationSet 'none-yet': its generators make no Application "
         "from what the repository holds — add its apps by hand if it deploys any",
         "  sets/previews.yaml:1: ApplicationSet 'previews': its 'pullRequest' generator is not "

@@ -78,6 +78,8 @@ def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dic
     the cluster Argo CD runs on unless a Secret registers it (applicationset generators/cluster.go
     ``GenerateParams``); a selector that matches no Secret here, the stand-ins for the clusters
     another tool registers (`standins`)."""
+    if clusters.get("flatList"):
+        raise Unresolved("a clusters generator's flatList (every cluster in one set) is not mapped")
     selector = mapping(clusters.get("selector"))
     values = mapping(clusters.get("values"))
     listed = [c for c in reader.clusters.values() if c.listed]
