@@ -14,7 +14,7 @@ import pytest
 import fleetgen
 from fleetgen.errors import UsageError
 from fleetgen.importer import import_repo
-from fleetgen.model import Fleet, Selector
+from fleetgen.model import ClusterVar, Fleet, Selector
 from tests.helpers import run_fleetgen
 
 _SECRET = """\
@@ -68,6 +68,32 @@ spec:
       destination:
         server: "{{{{.server}}}}"
         namespace: {name}
+"""
+
+
+_SITES = """\
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: {name}
+  namespace: argocd
+spec:
+  goTemplate: true
+  generators:
+    - clusters:
+        selector:
+          matchLabels: {{tier: edge}}
+  template:
+    metadata:
+      name: "{name}-{{{{.name}}}}"
+    spec:
+      project: default
+      source:
+        repoURL: https://github.com/acme/sites.git
+        targetRevision: v2.0.0
+        path: "{path}"
+      destination:
+        name: "{{{{.name}}}}"
 """
 
 
@@ -273,6 +299,27 @@ def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
     fleet, _ = _imported(root)
     spokes = _placed(fleet)["spokes"]
     assert (spokes.runtime, spokes.exclude) == (True, ["in-cluster"])
+
+
+def test_another_sources_folder_per_cluster_is_a_cluster_var(tmp_path: Path) -> None:
+    """A whole annotation read as another repository's path is a ``ClusterVar``; the cluster's
+    name within a path is a located finding and no app."""
+    root = _repo(
+        tmp_path,
+        {
+            "sets/sites.yaml": _SITES.format(name="sites", path="{{.metadata.annotations.site}}"),
+            "sets/named.yaml": _SITES.format(name="named", path="sites/{{.name}}"),
+        },
+    )
+    fleet, findings = _imported(root)
+    (app,) = fleet.apps
+    assert (app.name, app.path, app.targets.runtime) == ("sites", ClusterVar("site"), True)
+    assert [c.vars for c in fleet.clusters] == [{"site": "<its annotation 'site'>"}]
+    assert (
+        "sets/named.yaml:20: named: its folder 'sites/external' is the cluster's, for clusters "
+        "selected at run time: not mapped — add an app per folder by hand (per_env for what "
+        "differs by environment)"
+    ) in findings
 
 
 def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(

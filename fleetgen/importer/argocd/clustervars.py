@@ -31,12 +31,12 @@ from fleetgen.util.templating import Call
 _MARKER = re.compile(r"fleetgen-var\(([A-Za-z0-9._-]+)\)")
 
 
-def marker(var: str) -> str:
+def _marker(var: str) -> str:
     """What a template renders where it reads ``var`` of a cluster selected at run time."""
     return f"fleetgen-var({var})"
 
 
-def var_name(key: str) -> str:
+def _var_name(key: str) -> str:
     """The `ClusterVar` name of a label or annotation key (``example.com/x``:
     ``example.com.x``)."""
     name = re.sub(r"[^A-Za-z0-9._-]", ".", key).strip("._-")
@@ -57,9 +57,9 @@ def metadata_params(
     }
     for key in sorted(reads - params.keys()):
         kind, _, name = key.removeprefix("metadata.").partition(".")
-        var = var_name(name)
+        var = _var_name(name)
         reader.reads.setdefault(var, (f"{kind.removesuffix('s')} {name!r}", key))
-        params[key] = marker(var)
+        params[key] = _marker(var)
     return params
 
 
@@ -105,10 +105,12 @@ def reads_elsewhere(
 
 def settle(reader: Reader, origin: Doc, instance: Instance, cluster: Cluster) -> bool:
     """An instance on a stand-in: what its template read of the cluster as `ClusterVar`s in
-    its Helm values and another source's path (a whole value each); False (a finding) when it
-    reads it in the path of a folder here."""
+    its Helm values and another source's path (a whole value each); False (a finding) when
+    its path reads the cluster otherwise."""
     tokens = _tokens(reader, cluster)
-    if instance.source is None and _reads(str(instance.path), tokens):
+    left: list[str] = []
+    path = _vars(instance.path, "path", tokens, left) if instance.source is not None else None
+    if left or (instance.source is None and _reads(str(instance.path), tokens)):
         reader.draft.findings.append(
             origin.finding(
                 f"{instance.name}: its folder {instance.path!r} is the cluster's, for clusters "
@@ -118,10 +120,9 @@ def settle(reader: Reader, origin: Doc, instance: Instance, cluster: Cluster) ->
             )
         )
         return False
-    left: list[str] = []
+    if instance.source is not None:
+        instance.path = path
     instance.values = _vars(instance.values, "values", tokens, left)
-    if instance.source is not None and isinstance(instance.path, str):
-        instance.path = _vars(instance.path, "path", tokens, left)
     for where in left:
         reader.draft.findings.append(
             origin.finding(
