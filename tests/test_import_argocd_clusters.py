@@ -6,116 +6,98 @@ with fleetgen's own loader."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import fleetgen
 from fleetgen.errors import UsageError
 from fleetgen.importer import import_repo
+from fleetgen.manifests.yamlio import dump
 from fleetgen.model import ClusterVar, Fleet, Selector
 from tests.helpers import run_fleetgen
 
-_SECRET = """\
-apiVersion: v1
-kind: Secret
-metadata:
-  name: {name}
-  namespace: argocd
-  labels:
-    argocd.argoproj.io/secret-type: cluster
-{labels}
-stringData:
-  name: {name}
-  server: {server}
-"""
-_APPLICATION = """\
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: {name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: https://github.com/acme/fleet.git
-    targetRevision: main
-    path: apps/web
-  destination:
-{destination}
-    namespace: web
-"""
-_SET = """\
-apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: {name}
-  namespace: argocd
-spec:
-  goTemplate: true
-  generators:
-{generators}
-  template:
-    metadata:
-      name: "{name}-{{{{.name}}}}"
-    spec:
-      project: default
-      source:
-        repoURL: https://github.com/acme/fleet.git
-        targetRevision: main
-        path: apps/web
-      destination:
-        server: "{{{{.server}}}}"
-        namespace: {name}
-"""
+ARGO = "argoproj.io/v1alpha1"
+IN_CLUSTER = "https://kubernetes.default.svc"
+# This repository's folder apps/web, what the Applications below deploy unless one says.
+WEB = {"repoURL": "https://github.com/acme/fleet.git", "targetRevision": "main", "path": "apps/web"}
 
 
-_SITES = """\
-apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata:
-  name: {name}
-  namespace: argocd
-spec:
-  goTemplate: true
-  generators:
-    - clusters:
-        selector:
-          matchLabels: {{tier: edge}}
-  template:
-    metadata:
-      name: "{name}-{{{{.name}}}}"
-    spec:
-      project: default
-      source:
-        repoURL: https://github.com/acme/sites.git
-        targetRevision: v2.0.0
-        path: "{path}"
-      destination:
-        name: "{{{{.name}}}}"
-"""
-
-
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    """A repository of ``files`` and the kustomize folder ``apps/web`` they deploy."""
+def _repo(root: Path, files: dict[str, Any]) -> Path:
+    """A repository of ``files`` (objects, written as YAML) and the kustomize folder
+    ``apps/web``."""
     web = root / "apps" / "web"
     web.mkdir(parents=True)
     (web / "kustomization.yaml").write_text("resources: [config.yaml]\n")
     (web / "config.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n")
-    for name, text in files.items():
+    for name, obj in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
+        (root / name).write_text(dump(obj))
     return root
 
 
-def _secret(name: str, server: str, **labels: str) -> str:
-    lines = "".join(f"    {key}: {value!r}\n" for key, value in labels.items())
-    return _SECRET.format(name=name, server=server, labels=lines.rstrip("\n"))
+def _secret(name: str, server: str, **labels: str) -> dict[str, Any]:
+    """An Argo CD cluster Secret."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": name,
+            "namespace": "argocd",
+            "labels": {"argocd.argoproj.io/secret-type": "cluster", **labels},
+        },
+        "stringData": {"name": name, "server": server},
+    }
 
 
-def _set(name: str, generators: str) -> str:
-    return _SET.format(name=name, generators=textwrap.indent(generators.strip(), "    "))
+def _spec(name: str, destination: dict[str, str], source: dict[str, str]) -> dict[str, Any]:
+    return {
+        "project": "default",
+        "source": source,
+        "destination": {**destination, "namespace": name},
+    }
+
+
+def _application(name: str, /, **destination: str) -> dict[str, Any]:
+    """An Application of apps/web."""
+    return {
+        "apiVersion": ARGO,
+        "kind": "Application",
+        "metadata": {"name": name, "namespace": "argocd"},
+        "spec": _spec(name, destination, WEB),
+    }
+
+
+def _set(
+    name: str, /, *generators: dict[str, Any], source: dict[str, str] = WEB, **destination: str
+) -> dict[str, Any]:
+    """An ApplicationSet whose Applications deploy ``source`` (apps/web) to the server of each
+    parameter set (or ``destination``)."""
+    return {
+        "apiVersion": ARGO,
+        "kind": "ApplicationSet",
+        "metadata": {"name": name, "namespace": "argocd"},
+        "spec": {
+            "goTemplate": True,
+            "generators": list(generators),
+            "template": {
+                "metadata": {"name": f"{name}-{{{{.name}}}}"},
+                "spec": _spec(name, destination or {"server": "{{.server}}"}, source),
+            },
+        },
+    }
+
+
+def _clusters(*expressions: tuple[str, str, list[str]], **labels: str) -> dict[str, Any]:
+    """A cluster generator selecting by ``labels`` and (key, operator, values) expressions."""
+    selector: dict[str, Any] = {"matchLabels": labels} if labels else {}
+    if expressions:
+        selector["matchExpressions"] = [
+            {"key": key, "operator": operator, **({"values": values} if values else {})}
+            for key, operator, values in expressions
+        ]
+    return {"clusters": {"selector": selector} if selector else {}}
 
 
 def _imported(root: Path) -> tuple[Fleet, list[str]]:
@@ -136,14 +118,10 @@ def test_a_destination_name_resolves_as_argo_cd_resolves_it(tmp_path: Path) -> N
     root = _repo(
         tmp_path,
         {
-            "clusters/hub.yaml": _secret("hub", "https://kubernetes.default.svc", env="mgmt"),
-            "apps/by-name.yaml": _APPLICATION.format(name="by-name", destination="    name: hub"),
-            "apps/in-cluster.yaml": _APPLICATION.format(
-                name="in-cluster-web", destination="    name: in-cluster"
-            ),
-            "apps/by-server.yaml": _APPLICATION.format(
-                name="by-server", destination="    server: https://kubernetes.default.svc/"
-            ),
+            "clusters/hub.yaml": _secret("hub", IN_CLUSTER, env="mgmt"),
+            "apps/by-name.yaml": _application("by-name", name="hub"),
+            "apps/in-cluster.yaml": _application("in-cluster-web", name="in-cluster"),
+            "apps/by-server.yaml": _application("by-server", server=f"{IN_CLUSTER}/"),
         },
     )
     fleet, _ = _imported(root)
@@ -163,12 +141,8 @@ def test_a_cluster_generator_without_selector_adds_the_in_cluster_cluster(
         tmp_path,
         {
             "clusters/prod.yaml": _secret("prod", "https://prod.example.com", env="prod"),
-            "sets/every.yaml": _set("every", "- clusters: {}"),
-            "sets/no-tier.yaml": _set(
-                "no-tier",
-                "- clusters:\n    selector:\n      matchExpressions:\n"
-                "        - {key: tier, operator: DoesNotExist}",
-            ),
+            "sets/every.yaml": _set("every", _clusters()),
+            "sets/no-tier.yaml": _set("no-tier", _clusters(("tier", "DoesNotExist", []))),
         },
     )
     fleet, _ = _imported(root)
@@ -182,8 +156,8 @@ def test_an_in_cluster_secret_replaces_the_generators_in_cluster(tmp_path: Path)
     root = _repo(
         tmp_path,
         {
-            "clusters/local.yaml": _secret("local", "https://kubernetes.default.svc"),
-            "sets/every.yaml": _set("every", "- clusters: {}"),
+            "clusters/local.yaml": _secret("local", IN_CLUSTER),
+            "sets/every.yaml": _set("every", _clusters()),
         },
     )
     fleet, _ = _imported(root)
@@ -199,13 +173,9 @@ def test_selectors_that_match_no_secret_select_clusters_another_tool_registers(
     root = _repo(
         tmp_path,
         {
-            "clusters/hub.yaml": _secret("hub", "https://kubernetes.default.svc", role="hub"),
-            "sets/edge.yaml": _set(
-                "edge",
-                "- clusters:\n    selector:\n      matchLabels: {tier: edge}\n"
-                "      matchExpressions:\n        - {key: zone, operator: NotIn, values: [lab]}",
-            ),
-            "sets/every.yaml": _set("every", "- clusters: {}"),
+            "clusters/hub.yaml": _secret("hub", IN_CLUSTER, role="hub"),
+            "sets/edge.yaml": _set("edge", _clusters(("zone", "NotIn", ["lab"]), tier="edge")),
+            "sets/every.yaml": _set("every", _clusters()),
         },
     )
     fleet, findings = _imported(root)
@@ -235,30 +205,22 @@ def test_selectors_that_exclude_each_other_get_clusters_of_their_own(tmp_path: P
     DoesNotExist``): two stand-ins, each app on its own. A merge's later generator only
     overrides the first's parameter sets: it makes no stand-in, and what it overrides on
     clusters no stand-in is is a finding."""
-    enabled = "        - {key: enable_x, operator: In, values: ['true']}\n"
+    enabled = ("enable_x", "In", ["true"])
+    tag = _clusters(kubernetes_version="1.28")
+    tag["clusters"]["values"] = {"tag": "v1.28.0"}
     root = _repo(
         tmp_path,
         {
-            "sets/aws.yaml": _set(
-                "aws",
-                "- clusters:\n    selector:\n      matchExpressions:\n"
-                + enabled
-                + "        - {key: aws, operator: Exists}",
-            ),
-            "sets/oss.yaml": _set(
-                "oss",
-                "- clusters:\n    selector:\n      matchExpressions:\n"
-                + enabled
-                + "        - {key: aws, operator: DoesNotExist}",
-            ),
+            "sets/aws.yaml": _set("aws", _clusters(enabled, ("aws", "Exists", []))),
+            "sets/oss.yaml": _set("oss", _clusters(enabled, ("aws", "DoesNotExist", []))),
             "sets/versions.yaml": _set(
                 "versions",
-                "- merge:\n    mergeKeys: [server]\n    generators:\n"
-                "      - clusters:\n          selector:\n"
-                "            matchLabels: {enable_x: 'true'}\n"
-                "      - clusters:\n          selector:\n"
-                "            matchLabels: {kubernetes_version: '1.28'}\n"
-                "          values: {tag: v1.28.0}",
+                {
+                    "merge": {
+                        "mergeKeys": ["server"],
+                        "generators": [_clusters(enable_x="true"), tag],
+                    }
+                },
             ),
         },
     )
@@ -286,14 +248,8 @@ def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
     root = _repo(
         tmp_path,
         {
-            "apps/local.yaml": _APPLICATION.format(
-                name="local", destination="    server: https://kubernetes.default.svc"
-            ),
-            "sets/spokes.yaml": _set(
-                "spokes",
-                "- clusters:\n    selector:\n      matchExpressions:\n"
-                "        - {key: role, operator: NotIn, values: [hub]}",
-            ),
+            "apps/local.yaml": _application("local", server=IN_CLUSTER),
+            "sets/spokes.yaml": _set("spokes", _clusters(("role", "NotIn", ["hub"]))),
         },
     )
     fleet, _ = _imported(root)
@@ -304,11 +260,17 @@ def test_a_runtime_selector_leaves_out_the_clusters_argo_cd_would_not_select(
 def test_another_sources_folder_per_cluster_is_a_cluster_var(tmp_path: Path) -> None:
     """A whole annotation read as another repository's path is a ``ClusterVar``; the cluster's
     name within a path is a located finding and no app."""
+    sites = {"repoURL": "https://github.com/acme/sites.git", "targetRevision": "v2.0.0"}
+    edge, name = _clusters(tier="edge"), "{{.name}}"
     root = _repo(
         tmp_path,
         {
-            "sets/sites.yaml": _SITES.format(name="sites", path="{{.metadata.annotations.site}}"),
-            "sets/named.yaml": _SITES.format(name="named", path="sites/{{.name}}"),
+            "sets/sites.yaml": _set(
+                "sites", edge, source={**sites, "path": "{{.metadata.annotations.site}}"}, name=name
+            ),
+            "sets/named.yaml": _set(
+                "named", edge, source={**sites, "path": "sites/{{.name}}"}, name=name
+            ),
         },
     )
     fleet, findings = _imported(root)
@@ -316,7 +278,7 @@ def test_another_sources_folder_per_cluster_is_a_cluster_var(tmp_path: Path) -> 
     assert (app.name, app.path, app.targets.runtime) == ("sites", ClusterVar("site"), True)
     assert [c.vars for c in fleet.clusters] == [{"site": "<its annotation 'site'>"}]
     assert (
-        "sets/named.yaml:20: named: its folder 'sites/external' is the cluster's, for clusters "
+        "sets/named.yaml:21: named: its folder 'sites/external' is the cluster's, for clusters "
         "selected at run time: not mapped — add an app per folder by hand (per_env for what "
         "differs by environment)"
     ) in findings
@@ -329,14 +291,12 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
         tmp_path,
         {
             "sets/previews.yaml": _set(
-                "previews", "- pullRequest:\n    github: {owner: acme, repo: web}"
+                "previews", {"pullRequest": {"github": {"owner": "acme", "repo": "web"}}}
             ),
-            "sets/none-yet.yaml": _set("none-yet", "- list:\n    elements: []"),
-            "sets/at-once.yaml": _set("at-once", "- clusters:\n    flatList: true"),
+            "sets/none-yet.yaml": _set("none-yet", {"list": {"elements": []}}),
+            "sets/at-once.yaml": _set("at-once", {"clusters": {"flatList": True}}),
             "sets/tenants.yaml": _set(
-                "tenants",
-                "- git:\n    repoURL: https://github.com/acme/fleet.git\n"
-                "    files:\n      - path: tenants/*.json",
+                "tenants", {"git": {"repoURL": WEB["repoURL"], "files": [{"path": "t/*.json"}]}}
             ),
         },
     )
