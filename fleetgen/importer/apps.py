@@ -10,6 +10,7 @@ from typing import Any
 
 from fleetgen.importer.draft import ChartRef, Draft, Instance
 from fleetgen.importer.layers import Layers, common, layered, residual
+from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model import SyncPolicy
 from fleetgen.util.templating import Call
 
@@ -124,7 +125,9 @@ def _app(
     )
     fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
     fields.update(_source(first, layers.shared))
-    targets = _targets({instance.cluster for instance in group}, where)
+    placed = {instance.cluster for instance in group}
+    runtime = first.runtime
+    targets = _targets(placed, where) if runtime is None else _runtime(runtime, placed, where)
     if targets is not None:
         fields["targets"] = targets
     depends = {renamed.get((dep, i.cluster)) for i in group for dep in i.depends_on}
@@ -221,6 +224,40 @@ def _chart(chart: ChartRef, version: str | None) -> Call:
     }
     kept = {key: value for key, value in fields.items() if value is not None}
     return Call("HelmChart", {**kept, **dict(chart.options)})
+
+
+def _runtime(selector: Mapping[str, Any], placed: set[str], where: _Clusters) -> Call:
+    """``Selector(runtime=True)`` of a generator's label selector, which picks clusters another
+    tool registers when the ApplicationSet runs; the clusters of the fleet it matches that the
+    app does not run on excluded (Argo CD selects no cluster without a Secret)."""
+    fields: dict[str, Any] = {}
+    written = selector.get("matchExpressions", [])
+    envs = [e for e in written if e["operator"] == "In" and _names_env(e["key"], where)]
+    if envs:  # an environment label's values: its ApplicationSets select per environment
+        fields["envs"] = [env for env in where.envs if all(env in e["values"] for e in envs)]
+    if selector.get("matchLabels"):
+        fields["match_labels"] = dict(selector["matchLabels"])
+    expressions = [
+        Call("Expr", {k: e[k] for k in ("key", "operator", "values") if e.get(k)})
+        for e in written
+        if e not in envs
+    ]
+    if expressions:
+        fields["match_expressions"] = expressions
+    others = [
+        cluster
+        for cluster, labels in where.labels_of.items()
+        if cluster not in placed and selector_matches(selector, labels)
+    ]
+    if others:
+        fields["exclude"] = sorted(others)
+    return Call("Selector", {**fields, "runtime": True})
+
+
+def _names_env(key: str, where: _Clusters) -> bool:
+    """Whether label ``key`` holds each cluster's environment wherever a cluster has it."""
+    carry = [(cluster, labels[key]) for cluster, labels in where.labels_of.items() if key in labels]
+    return bool(carry) and all(where.env_of[cluster] == value for cluster, value in carry)
 
 
 def _targets(clusters: set[str], where: _Clusters) -> Call | None:

@@ -70,6 +70,8 @@ class Instance:
     cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
     # ``path`` is an overlay folder kept as a layer (``Overrides(resources=[path])``): the layer
     overlay: Literal["per_env", "per_cluster"] | None = None
+    # on clusters another tool registers: the label selector that picks them at run time
+    runtime: dict[str, Any] | None = None
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
@@ -77,7 +79,8 @@ class Instance:
         ``Overrides(resources=...)``)."""
         fields = py_literal(dict(self.app_fields))
         path = self.path if self.source is None and self.overlay is None else None
-        return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        found = (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        return (*found, py_literal(self.runtime))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,8 @@ class ClusterDraft:
     credentials: Call | None = None  # as `add cluster --credentials` takes them (no material)
     ca_data: str | None = None
     annotations: tuple[tuple[str, str], ...] = ()
-    registration: str = "fleetgen"  # 'external': another tool registers it in Argo CD
+    registration: Literal["fleetgen", "external"] = "fleetgen"  # who writes its Argo CD Secret
+    vars: tuple[tuple[str, str], ...] = ()  # its values of the ClusterVars its apps read
 
 
 @dataclass(slots=True)
@@ -109,6 +113,7 @@ class Draft:
     create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    read: dict[str, int] = field(default_factory=dict)  # the engine's objects it read, by kind
 
     def in_order(self) -> None:
         """Clusters and instances by environment (the path to production first), then name."""

@@ -21,6 +21,7 @@ from fleetgen.importer.flux.kustomizations import added_fields
 from fleetgen.importer.repo import mapping, overlay_of
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.manifests.yamlio import dump, load_all
+from fleetgen.model import ClusterVar
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Placement
 from fleetgen.resolver.values import merge_values
@@ -83,8 +84,10 @@ def _chart(root: Path, name: str, instance: Instance, placement: Placement) -> l
     if original != imported:
         found.append(instance.origin.finding(f"{where}: another chart or version", _TODO))
     values = _set(_effective(root, instance))
-    if values != _set(placement.settings.values):
-        fields = sorted(_differing(values, _set(placement.settings.values)))
+    settings = placement.settings if placement.template is None else placement.template
+    written = _set(_written(settings.values))
+    if values != written:
+        fields = sorted(_differing(values, written))
         found.append(
             instance.origin.finding(f"{where}: the values differ at {', '.join(fields)}", _TODO)
         )
@@ -234,6 +237,18 @@ def _effective(root: Path, instance: Instance) -> dict[str, Any]:
         docs = load_all((root / path).read_bytes()) if (root / path).is_file() else []
         merged = merge_values(merged, mapping(docs[0]) if docs else {}, "", {})
     return merge_values(merged, instance.values, "", {})
+
+
+def _written(value: Any) -> Any:
+    """Values with each `ClusterVar` as fleet.py writes it (a placement that selects its
+    clusters at run time keeps them: its template reads each cluster's annotation)."""
+    if isinstance(value, ClusterVar):
+        return Call("ClusterVar", args=(value.name,))
+    if isinstance(value, Mapping):
+        return {key: _written(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_written(item) for item in value]
+    return value
 
 
 def _set(values: Mapping[str, Any]) -> dict[str, Any]:

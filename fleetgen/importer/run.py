@@ -100,6 +100,8 @@ def _recognised(request: ImportRequest, repo: Repo) -> Draft:
         raise UsageError("--env and --cluster name overlay folders: give --engine argocd|flux")
     if draft is not None and draft.importable:
         return draft
+    if draft is not None and draft.read:
+        raise UsageError(_nothing_mapped(directory, draft, [*repo.findings, *draft.findings]))
     found = (
         f"; it holds Kustomize overlays ({overlays.described(sets)}): import them with "
         f"`{command} --engine argocd` (or --engine flux), the engine that is to deploy them"
@@ -118,6 +120,19 @@ def _recognised(request: ImportRequest, repo: Repo) -> Draft:
         )
         + found
     )
+
+
+def _nothing_mapped(directory: Path, draft: Draft, findings: list[Finding]) -> str:
+    """What the repository holds of the engine's objects, and why import could map none: a
+    line per finding."""
+    held = [f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in draft.read.items()]
+    what = ", ".join(held[:-1]) + f" and {held[-1]}" if len(held) > 1 else "".join(held)
+    lines = [
+        f"nothing importable in {directory}: it holds {what} of {_ENGINES[draft.engine]}, and "
+        "import could map none of them:",
+        *(f"  {finding.render()}" for finding in in_order(findings)),
+    ]
+    return "\n".join(lines)
 
 
 def _with_findings(
@@ -186,6 +201,8 @@ def _cluster(cluster: ClusterDraft) -> Call:
         fields["ca_data"] = cluster.ca_data
     if cluster.registration != "fleetgen":
         fields["registration"] = cluster.registration
+    if cluster.vars:
+        fields["vars"] = dict(cluster.vars)
     return Call("Cluster", fields)
 
 
@@ -212,6 +229,7 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
     """One ``Project(...)`` per project the apps name: the fields found for it, its apps'
     namespaces and the metadata of the Namespaces they ship."""
     namespaces: dict[str, set[str]] = {}
+    runtime = {i.project for app in apps for i in app.instances if i.runtime is not None}
     for app in apps:
         for instance in app.instances:
             used = namespaces.setdefault(instance.project, set())
@@ -225,6 +243,11 @@ def _projects(draft: Draft, apps: list[Folded]) -> list[Call]:
         globs = [pattern for pattern in listed if "*" in pattern]
         fields["namespaces"] = sorted(ns for ns in listed if ns in globs or not allowed(ns, globs))
         fields.update((k, v) for k, v in draft.projects.get(project, {}).items() if k not in fields)
+        if project in runtime:  # its apps reach clusters fleet.py does not list
+            fields["destinations"] = [
+                Call("Destination", {"server": "*", "namespace": ns})
+                for ns in fields["namespaces"] or ["*"]
+            ]
         meta = draft.namespace_meta.get(project)
         if meta:
             fields["namespace_metadata"] = {

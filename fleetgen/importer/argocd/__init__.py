@@ -12,8 +12,10 @@ from __future__ import annotations
 from fleetgen.importer.argocd.applications import application, is_parent
 from fleetgen.importer.argocd.appsets import application_set
 from fleetgen.importer.argocd.clusters import is_cluster_secret, register, store_credentials
+from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
+from fleetgen.importer.argocd.standins import stand_ins
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.repo import Repo
 
@@ -28,6 +30,8 @@ def recognise(repo: Repo) -> Draft | None:
     if not (secrets or apps or sets):
         return None
     reader = Reader(repo, Draft("argocd"))
+    found = {"cluster Secret": secrets, "Application": apps, "ApplicationSet": sets}
+    reader.draft.read = {kind: len(docs) for kind, docs in found.items() if docs}
     for doc in secrets:
         register(reader, doc)
     for doc in repo.docs:
@@ -36,6 +40,7 @@ def recognise(repo: Repo) -> Draft | None:
     for doc in apps:
         if not is_parent(reader, doc):
             application(reader, doc, doc.obj)
+    stand_ins(reader, sets)
     for doc in sets:
         application_set(reader, doc)
     _finish(reader)
@@ -44,8 +49,9 @@ def recognise(repo: Repo) -> Draft | None:
 
 def _finish(reader: Reader) -> None:
     """The fleet-wide settings what was found implies: this repository's URL, namespace
-    creation, where credentials come from."""
+    creation, where credentials come from, the vars of the clusters another tool registers."""
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
     reader.draft.create_namespaces = any(reader.namespaces_created)
     store_credentials(reader)
+    vars_of(reader)

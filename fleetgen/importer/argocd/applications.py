@@ -9,6 +9,7 @@ from typing import Any
 
 from fleetgen.importer.argocd.app_source import set_source
 from fleetgen.importer.argocd.clusters import destination_cluster
+from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
 from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, project_name
 from fleetgen.importer.draft import Instance
@@ -52,13 +53,19 @@ def is_parent(reader: Reader, doc: Doc) -> bool:
 
 
 def application(
-    reader: Reader, origin: Doc, obj: Mapping[str, Any], name: str | None = None
+    reader: Reader,
+    origin: Doc,
+    obj: Mapping[str, Any],
+    name: str | None = None,
+    runtime: dict[str, Any] | None = None,
 ) -> None:
-    """An Application (or one an ApplicationSet generated, located at ``origin``)."""
+    """An Application (or one an ApplicationSet generated, located at ``origin``, whose
+    generator selects clusters another tool registers by the ``runtime`` selector)."""
     spec = mapping(obj.get("spec"))
     meta = mapping(obj.get("metadata"))
     app = name or to_dns_label(str(meta.get("name", "")), "app")
-    cluster = destination_cluster(reader, origin, mapping(spec.get("destination")))
+    target = destination_cluster(reader, origin, mapping(spec.get("destination")))
+    cluster = target.draft.name
     sources = mappings(spec.get("sources")) or [mapping(spec.get("source"))]
     if len(sources) > 1:
         reader.draft.findings.append(
@@ -80,8 +87,14 @@ def application(
     instance.sync = _sync(reader, mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
     reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
+    if target.external and reads_elsewhere(reader, origin, app, spec, target):
+        return
     if not set_source(reader, origin, instance, sources[0]):
         return
+    if target.external:
+        instance.runtime = runtime or {}
+        if not settle(reader, origin, instance, target):
+            return
     _kept(reader, origin, instance, obj)
     reader.draft.instances.append(instance)
 

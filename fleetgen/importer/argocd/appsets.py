@@ -11,6 +11,7 @@ from typing import Any
 from fleetgen.importer.argocd.applications import application
 from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
 from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render
+from fleetgen.importer.argocd.standins import selection
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
 from fleetgen.model.fields import to_dns_label
@@ -30,34 +31,67 @@ _SET_TODO = {
 
 def application_set(reader: Reader, doc: Doc) -> None:
     """Each Application the set's generators make, named as the set names it with the
-    cluster's part left out (one app across clusters)."""
+    cluster's part left out (one app across clusters); those on clusters another tool
+    registers select them at run time by the generator's selector."""
     spec = doc.spec
     template = mapping(spec.get("template"))
     reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
+    external = {c.draft.server for c in reader.clusters.values() if c.external}
+    made: list[tuple[dict[str, str], dict[str, Any] | None]] = []
+    reader.missed = []
     try:
-        made = [p for g in mappings(spec.get("generators")) for p in parameter_sets(reader, doc, g)]
-        rendered = [(params, render(template, params)) for params in made]
+        for generator in mappings(spec.get("generators")):
+            sets = parameter_sets(reader, doc, generator)
+            runtime = any(p.get("server") in external for p in sets)
+            made += [(p, selection(generator) if runtime else None) for p in sets]
+        rendered = [(params, render(template, params), picked) for params, picked in made]
     except Unresolved as error:
         reader.draft.findings.append(
             doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
         )
         return
-    for params, app in rendered:
-        name = _app_name(reader, doc, template, params)
-        application(reader, doc, app, name)
+    if reader.missed:
+        reader.draft.findings.append(
+            doc.finding(
+                f"ApplicationSet {doc.name!r}: its cluster generators for "
+                f"{'; '.join(sorted(set(reader.missed)))} select clusters no Secret here "
+                "registers and no cluster of the import stands for: what they generate or "
+                "override is not imported",
+                "add it by hand where it matters (per_env for an environment's clusters)",
+                ("spec", "generators"),
+            )
+        )
+    if not made:
+        reader.draft.findings.append(
+            doc.finding(
+                f"ApplicationSet {doc.name!r}: its generators make no Application from what "
+                "the repository holds",
+                "add its apps by hand if it deploys any",
+                ("spec", "generators"),
+            )
+        )
+    every = [params for params, _ in made]
+    for params, app, picked in rendered:
+        name = _app_name(reader, doc, template, params, every)
+        application(reader, doc, app, name, picked)
 
 
 def _app_name(
-    reader: Reader, doc: Doc, template: Mapping[str, Any], params: Mapping[str, str]
+    reader: Reader,
+    doc: Doc,
+    template: Mapping[str, Any],
+    params: Mapping[str, str],
+    every: list[dict[str, str]],
 ) -> str:
     """The app's name: the template's, rendered with every parameter that names the cluster
-    left empty."""
+    left empty (a generator's ``values`` where they differ between ``every`` parameter set)."""
     clusters = reader.clusters
     clusterish = {
         key
         for key, value in params.items()
         if key in CLUSTER_PARAMS
-        or key.startswith(("metadata.", "values."))
+        or key.startswith("metadata.")
+        or (key.startswith("values.") and any(other.get(key) != value for other in every))
         or value in {c.name for c in clusters.values()}
         or value in {c.draft.name for c in clusters.values()}
         or value.rstrip("/") in clusters

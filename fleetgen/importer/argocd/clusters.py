@@ -11,15 +11,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.errors import UsageError
-from fleetgen.importer.argocd.common import Cluster, Reader
+from fleetgen.importer.argocd.common import ENV_KEYS, Cluster, Reader
 from fleetgen.importer.draft import ClusterDraft, env_name
 from fleetgen.importer.repo import Doc, mapping
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.model.fields import ca_bundle, to_dns_label
+from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.util.templating import Call
 
-SECRET_TYPE = "argocd.argoproj.io/secret-type"
+IN_CLUSTER_NAME = "in-cluster"  # Argo CD's name of the cluster it runs on (KubernetesInClusterName)
 STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
 _KEY = "clusters/{cluster}"  # ... and the key of each cluster's config in it
 # Annotations of a cluster Secret not kept: Argo CD's and kubectl's own.
@@ -47,7 +48,8 @@ def register(reader: Reader, doc: Doc) -> None:
     kept = {k: v for k, v in labels.items() if not k.startswith("argocd.argoproj.io/")}
     notes = {k: v for k, v in annotations.items() if not k.startswith(_NOT_COPIED)}
     name = to_dns_label(raw or doc.name, "cluster")
-    env = to_dns_label(kept.get("env") or kept.get("environment") or env_name(name), name)
+    named = next((kept[key] for key in ENV_KEYS if kept.get(key)), None)
+    env = to_dns_label(named or env_name(name), name)
     credentials, ca_data = _identity(_secret_value(doc, "config"), name)
     cluster = ClusterDraft(
         name,
@@ -80,37 +82,63 @@ def register(reader: Reader, doc: Doc) -> None:
         )
 
 
-def destination_cluster(reader: Reader, origin: Doc, destination: Mapping[str, Any]) -> str:
-    """The cluster a destination names (a cluster of its own when no Secret registers it)."""
-    server = str(destination.get("server") or "").rstrip("/")
-    name = str(destination.get("name") or "")
-    for found in reader.clusters.values():
-        if found.draft.server == server or (name and found.name == name):
-            return found.draft.name
-    if not server and name != "in-cluster":
-        server = f"https://{to_dns_label(name, 'cluster')}.invalid"
-        reader.draft.findings.append(
-            origin.finding(
-                f"destination cluster {name!r} has no cluster Secret here",
-                "set its server in fleet.py",
-            )
-        )
-    server = server or IN_CLUSTER
-    cluster_name = (
-        "in-cluster"
+def destination_cluster(reader: Reader, origin: Doc, destination: Mapping[str, Any]) -> Cluster:
+    """The cluster a destination names, found as Argo CD finds it (a cluster of its own when
+    no Secret registers it): by its server, else by its name (argo-cd util/argo
+    ``GetDestinationServer``), ``in-cluster`` being the cluster Argo CD runs on while no Secret
+    takes that name (util/db ``GetClusterServersByName``)."""
+    server = _destination_server(reader, origin, destination)
+    found = reader.clusters.get(server)
+    if found is not None:
+        return found
+    name = (
+        IN_CLUSTER_NAME
         if server == IN_CLUSTER
         else to_dns_label(server.removeprefix("https://").split(".")[0].split(":")[0], "cluster")
     )
-    made = ClusterDraft(cluster_name, env_name(cluster_name), server, origin)
-    reader.clusters[server] = Cluster(made, name or cluster_name, {}, {})
-    reader.draft.clusters.append(made)
-    return made.name
+    called = str(destination.get("name") or name)
+    made = Cluster(ClusterDraft(name, env_name(name), server, origin), called, {}, {}, listed=False)
+    reader.clusters[server] = made
+    reader.draft.clusters.append(made.draft)
+    return made
+
+
+def _destination_server(reader: Reader, origin: Doc, destination: Mapping[str, Any]) -> str:
+    """The API server a destination names: its ``server``; else that of the Secret of its
+    ``name``, the in-cluster server for ``in-cluster`` (or no destination), a placeholder (a
+    finding) for a name no Secret here has."""
+    server = str(destination.get("server") or "").rstrip("/")
+    name = str(destination.get("name") or "")
+    if server:
+        return server
+    named = next((c for c in reader.clusters.values() if c.name == name), None)
+    if named is not None:
+        return named.draft.server
+    if name in ("", IN_CLUSTER_NAME):
+        return IN_CLUSTER
+    reader.draft.findings.append(
+        origin.finding(
+            f"destination cluster {name!r} has no cluster Secret here", "set its server in fleet.py"
+        )
+    )
+    return f"https://{to_dns_label(name, 'cluster')}.invalid"
+
+
+def local_cluster(reader: Reader) -> Cluster:
+    """The cluster Argo CD runs on as the cluster generator adds it without a Secret
+    (applicationset generators/cluster.go ``GenerateParams``: name ``in-cluster``, no
+    metadata)."""
+    found = reader.clusters.get(IN_CLUSTER)
+    if found is not None:
+        return found
+    draft = ClusterDraft(IN_CLUSTER_NAME, env_name(IN_CLUSTER_NAME), IN_CLUSTER, Doc(".", 0, {}))
+    return Cluster(draft, IN_CLUSTER_NAME, {}, {}, listed=False)
 
 
 def store_credentials(reader: Reader) -> None:
     """``Fleet(default_credentials=...)`` naming the store of the clusters whose credentials were
-    not copied, when there are any."""
-    drafts = [c.draft for c in reader.clusters.values()]
+    not copied, when there are any (another tool's registrations need none)."""
+    drafts = [c.draft for c in reader.clusters.values() if not c.external]
     if any(d.server != IN_CLUSTER and d.credentials is None for d in drafts):
         reader.draft.default_credentials = Call("ExternalSecretRef", {"store": STORE, "key": _KEY})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,17 +15,27 @@ from fleetgen.importer.repo import Repo
 from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
+# A template expression: ``{{index .metadata.labels "x"}}`` or ``{{.path.basename}}``/``{{name}}``.
+EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
+Path = tuple[str | int, ...]
 CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
+ENV_KEYS = ("env", "environment")  # the labels that name a cluster's environment
 
 
 @dataclass(slots=True)
 class Cluster:
-    """A cluster as the cluster generator sees it: its Secret's name, server and metadata."""
+    """A cluster as the cluster generator sees it: its Secret's name, server and metadata.
+
+    ``listed``: the generator lists it (a Secret registers it, here or, for an ``external``
+    one standing for the clusters another tool registers, elsewhere); a destination no Secret
+    registers is not listed."""
 
     draft: ClusterDraft
     name: str  # as the Secret writes it (the generator's `name`)
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
+    listed: bool = True
+    external: bool = False
 
     def params(self) -> dict[str, str]:
         """The cluster generator's parameters, flat as fasttemplate has them."""
@@ -50,8 +60,30 @@ class Reader:
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
     namespaces_created: list[bool] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
+    # ClusterVar -> (what of a cluster it is, the parameter templates read it as)
+    reads: dict[str, tuple[str, str]] = field(default_factory=dict)
+    said: set[str] = field(default_factory=set)  # the ClusterVars a finding explained
+    # the selectors of the ApplicationSet being read that select no cluster here or standing in
+    missed: list[str] = field(default_factory=list)
 
 
 def spec_call(kind: str, item: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> Call:
     """``kind(...)`` of the fields ``item`` sets, named as ``keys`` say."""
     return Call(kind, {name: item[key] for key, name in keys if item.get(key)})
+
+
+def expr_key(match: re.Match[str]) -> str:
+    """The flat parameter a template expression reads (``metadata.labels.x``)."""
+    return f"{match[1]}.{match[2]}" if match[1] else str(match[3])
+
+
+def texts(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    """(where, text) of every string in ``value``, in document order."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from texts(item, (*path, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from texts(item, (*path, index))
+    elif isinstance(value, str):
+        yield path, value

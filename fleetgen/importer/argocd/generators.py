@@ -10,11 +10,14 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
-from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.argocd.clusters import local_cluster
+from fleetgen.importer.argocd.clustervars import metadata_params
+from fleetgen.importer.argocd.common import EXPR, Cluster, Reader, expr_key, texts
+from fleetgen.importer.argocd.standins import shown
+from fleetgen.importer.findings import Finding
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.manifests.k8s import selector_matches
-
-_EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
+from fleetgen.model.clusters import IN_CLUSTER
 
 
 class Unresolved(Exception):
@@ -39,12 +42,12 @@ def render(value: Any, params: Mapping[str, str]) -> Any:
         return value
 
     def one(match: re.Match[str]) -> str:
-        key = f"{match[1]}.{match[2]}" if match[1] else str(match[3])
+        key = expr_key(match)
         if key not in params:
             raise Unresolved(f"template value {match[0]!r} not known here")
         return params[key]
 
-    done = _EXPR.sub(one, value)
+    done = EXPR.sub(one, value)
     if "{{" in done:
         raise Unresolved(f"template expression in {value!r} not evaluated")
     return done
@@ -55,7 +58,7 @@ def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[di
     if "list" in generator:
         return [_flat(mapping(e)) for e in mappings(at(generator, "list", "elements"))]
     if "clusters" in generator:
-        return _clusters(reader, mapping(generator["clusters"]))
+        return _clusters(reader, doc, mapping(generator["clusters"]))
     if "git" in generator:
         return _directories(reader, mapping(generator["git"]))
     if "matrix" in generator:
@@ -69,18 +72,54 @@ def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[di
     raise Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
 
 
-def _clusters(reader: Reader, clusters: Mapping[str, Any]) -> list[dict[str, str]]:
+def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dict[str, str]]:
     """The cluster generator's parameters of each cluster its ``selector`` picks, with its
-    ``values`` rendered for each."""
+    ``values`` rendered for each: the cluster Secrets here it matches, without a selector also
+    the cluster Argo CD runs on unless a Secret registers it (applicationset generators/cluster.go
+    ``GenerateParams``); a selector that matches no Secret here, the stand-ins for the clusters
+    another tool registers (`standins`)."""
+    if clusters.get("flatList"):
+        raise Unresolved("a clusters generator's flatList (every cluster in one set) is not mapped")
     selector = mapping(clusters.get("selector"))
     values = mapping(clusters.get("values"))
-    chosen = [c for c in reader.clusters.values() if selector_matches(selector, c.labels)]
+    listed = [c for c in reader.clusters.values() if c.listed]
+    secrets = [c for c in listed if not c.external and selector_matches(selector, c.labels)]
+    others = [c for c in listed if c.external and selector_matches(selector, c.labels)]
+    chosen = secrets
+    if not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        local = any(c.draft.server == IN_CLUSTER for c in listed)
+        chosen = secrets if local else [*secrets, local_cluster(reader)]
+    elif not secrets:
+        chosen, others = others, []
+        if not chosen:
+            reader.missed.append(shown(selector))
+    if others:
+        reader.draft.findings.append(_also(doc, chosen, others))
+    reads = {expr_key(m) for _, text in texts(doc.spec) for m in EXPR.finditer(text)}
+    reads = {key for key in reads if key.startswith("metadata.")}
     made = []
     for cluster in chosen:
-        params = cluster.params()
+        params = (
+            metadata_params(reader, cluster, reads, selector)
+            if cluster.external
+            else cluster.params()
+        )
         params |= {f"values.{k}": str(render(str(v), params)) for k, v in values.items()}
         made.append(params)
     return made
+
+
+def _also(doc: Doc, chosen: list[Cluster], others: list[Cluster]) -> Finding:
+    """A cluster generator that selects the repository's clusters and those another tool
+    registers: imported on the repository's."""
+    names = ", ".join(repr(c.draft.name) for c in chosen)
+    return doc.finding(
+        f"ApplicationSet {doc.name!r}: a cluster generator selects clusters registered here "
+        f"({names}) and would also select those another tool registers "
+        f"({', '.join(repr(c.draft.name) for c in others)}): imported on the first only",
+        "add an app for the others with Selector(runtime=True)",
+        ("spec", "generators"),
+    )
 
 
 def _merged(reader: Reader, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str, str]]:
