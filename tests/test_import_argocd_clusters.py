@@ -13,7 +13,7 @@ import pytest
 
 import fleetgen
 from fleetgen.errors import UsageError
-from fleetgen.importer import import_repo
+from fleetgen.importer import ImportRequest, import_repo
 from fleetgen.manifests.yamlio import dump
 from fleetgen.model import ClusterVar, Fleet, Selector
 from tests.helpers import run_fleetgen
@@ -102,7 +102,7 @@ def _clusters(*expressions: tuple[str, str, list[str]], **labels: str) -> dict[s
 
 def _imported(root: Path) -> tuple[Fleet, list[str]]:
     """The fleet import writes for ``root`` (loaded as build loads it) and its findings."""
-    done = import_repo(root)
+    done = import_repo(ImportRequest(root))
     return fleetgen.load(done.spec).fleet, [finding.render() for finding in done.findings]
 
 
@@ -301,7 +301,7 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
         },
     )
     with pytest.raises(UsageError) as raised:
-        import_repo(root)
+        import_repo(ImportRequest(root))
     assert str(raised.value).splitlines() == [
         f"nothing importable in {root}: it holds 4 ApplicationSets of Argo CD, and import "
         "could map none of them:",
