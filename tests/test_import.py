@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 
+from fleetgen.importer.flux.tenancy import FLUX_ACCOUNTS
 from fleetgen.importer.layers import layered
+from fleetgen.manifests.yamlio import load_all
 from tests.helpers import Ran, run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
@@ -129,6 +131,28 @@ def test_secret_material_never_reaches_fleet_py_messages_or_output(imported: Imp
     written.append((imported.repo / "fleet.py").read_text())
     for secret in held:
         assert not any(secret in text for text in written), secret
+
+
+def _output_objects(repo: Path, kind: str) -> list[tuple[str, str]]:
+    """(namespace, name) of each object of ``kind`` the build wrote under output/."""
+    found = []
+    for path, data in tree(repo).items():
+        if path.startswith("output/") and path.endswith(".yaml"):
+            for obj in load_all(data):
+                if isinstance(obj, dict) and obj.get("kind") == kind:
+                    meta = obj["metadata"]
+                    found.append((meta.get("namespace", ""), meta["name"]))
+    return sorted(found)
+
+
+def test_flux_own_accounts_never_become_tenants(imported: Imported) -> None:
+    """The platform's Kustomizations of flux-tenants run as Flux's own ``kustomize-controller``
+    (flux2 manifests/bases/kustomize-controller/account.yaml): the imported fleet writes no
+    ServiceAccount or binding of it, only the tenant's own account."""
+    accounts = _output_objects(imported.repo, "ServiceAccount")
+    assert not [account for account in accounts if account[1] in FLUX_ACCOUNTS], accounts
+    if imported.case.name == "flux-tenants":
+        assert [name for _, name in accounts] == ["dev-team", "dev-team"]  # on both clusters
 
 
 def _merged(*layers: dict[str, Any]) -> dict[str, Any]:

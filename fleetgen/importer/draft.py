@@ -38,7 +38,7 @@ class ChartRef:
     name: str | None = None
     path: str | None = None
     release_name: str | None = None
-    options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, test)
+    options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, verify …)
 
 
 @dataclass(slots=True)
@@ -69,7 +69,8 @@ class Instance:
         another source is layered (``Overrides(path=...)``)."""
         fields = py_literal(dict(self.app_fields))
         path = self.path if self.source is None else None
-        return (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        chart = repr(self.chart)  # its options may hold calls, which do not hash
+        return (self.project, self.namespace, path, chart, py_literal(self.source), fields)
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,11 +44,13 @@ class Walk:
     repo: Repo
     draft: Draft
     cluster: str
+    namespace: str = ROOT  # the Flux namespace: the flux-system Kustomization's
     sources: dict[tuple[str, str], Doc] = field(default_factory=dict)
     produced: dict[str, list[str]] = field(default_factory=dict)  # Kustomization -> instances
     found: list[Instance | Applied] = field(default_factory=list)  # in the order applied
     parent_of: dict[str, Doc | None] = field(default_factory=dict)  # followed Kustomizations
-    tenancy: list[Doc] = field(default_factory=list)
+    tenancy: list[tuple[Doc, str]] = field(default_factory=list)  # and the cluster it is on
+    runs_as: list[tuple[Instance, Doc]] = field(default_factory=list)  # serviceAccountName
     configmaps: dict[tuple[str, str], Doc] = field(default_factory=dict)  # releases' values
 
     def deployed(

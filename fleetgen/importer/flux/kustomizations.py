@@ -10,6 +10,7 @@ from typing import Any
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding, unmapped
 from fleetgen.importer.flux.common import REMOTE, Walk, dependencies
+from fleetgen.importer.flux.sources import app_source_findings
 from fleetgen.importer.repo import Doc, mappings
 from fleetgen.importer.sources import git_source, oci_source
 from fleetgen.manifests.yamlio import load_all
@@ -158,7 +159,7 @@ def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
     found = walk.source(kind, name)
     mapped = {"GitRepository": git_source, "OCIRepository": oci_source}.get(kind)
     made = mapped(found) if found and mapped else None
-    if made is None or isinstance(made, str):
+    if found is None or made is None or isinstance(made, str):
         why = made if isinstance(made, str) else f"{kind} {name!r} not found in the repository"
         walk.draft.findings.append(
             doc.finding(
@@ -168,6 +169,7 @@ def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
             )
         )
         return None
+    walk.draft.findings += app_source_findings(found)
     return made
 
 

@@ -13,6 +13,7 @@ from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.flux.common import REMOTE, ROOT, SOURCE, Applied, Walk, dependencies
 from fleetgen.importer.flux.kustomizations import ks_sync
+from fleetgen.importer.flux.sources import chart_fields
 from fleetgen.importer.flux.tenancy import tenant
 from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path
 from fleetgen.importer.sources import PIN, carries_credentials, pinned
@@ -63,7 +64,7 @@ def release(walk: Walk, item: Applied) -> Instance | None:
             )
         )
         return None
-    ref, version = chart
+    ref, version, source = chart
     if ref.path is None and not pinned(version):
         walk.draft.findings.append(
             doc.finding(
@@ -78,7 +79,9 @@ def release(walk: Walk, item: Applied) -> Instance | None:
     sync = release_sync(spec)
     # what deleting it does: its Kustomization's pruning (flux-system's: prune)
     sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
-    options = _chart_options(spec)
+    from_source, found = chart_fields(doc, source)
+    walk.draft.findings += found
+    options = (*_chart_options(spec), *from_source)
     instance = Instance(
         name,
         walk.cluster,
@@ -166,8 +169,9 @@ def _release_name(doc: Doc, app: str) -> str | None:
     return None if name == app else name
 
 
-def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
-    """(the chart, its version) a HelmRelease installs, or why it cannot be said."""
+def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | None] | str:
+    """(the chart, its version, its source: None for a chart kept here) a HelmRelease
+    installs, or why it cannot be said."""
     spec = doc.spec
     chart_ref = spec.get("chartRef")
     if isinstance(chart_ref, Mapping):
@@ -179,7 +183,7 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
     chart, version = str(template.get("chart", "")), template.get("version")
     if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
         path = relative_path(chart)
-        return (ChartRef(path=path), None) if path else "its chart path leaves the repository"
+        return (ChartRef(path=path), None, None) if path else "its chart path leaves the repository"
     found = walk.source(str(ref.get("kind")), str(ref.get("name")))
     if found is None or not found.is_(SOURCE, "HelmRepository"):
         return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
@@ -188,11 +192,14 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
         return "its HelmRepository's url carries credentials"
     if found.spec.get("type") == "oci" and not url.startswith("oci://"):
         url = f"oci://{url}"
-    return ChartRef(url, chart), str(version) if version else None
+    return ChartRef(url, chart), str(version) if version else None, found
 
 
-def _oci_chart(walk: Walk, chart_ref: Mapping[str, Any]) -> tuple[ChartRef, str | None] | str:
-    """(the chart, its tag) of a ``chartRef`` to an OCIRepository, or why it cannot be said."""
+def _oci_chart(
+    walk: Walk, chart_ref: Mapping[str, Any]
+) -> tuple[ChartRef, str | None, Doc | None] | str:
+    """(the chart, its tag, the OCIRepository) of a ``chartRef`` to an OCIRepository, or why
+    it cannot be said."""
     found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")))
     if found is None or not found.is_(SOURCE, "OCIRepository"):
         return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
@@ -200,4 +207,4 @@ def _oci_chart(walk: Walk, chart_ref: Mapping[str, Any]) -> tuple[ChartRef, str 
     if carries_credentials(url):
         return "its OCIRepository's url carries credentials"
     tag = at(found.spec, "ref", "tag")
-    return (ChartRef(url, chart), str(tag)) if tag else "its OCIRepository names no tag"
+    return (ChartRef(url, chart), str(tag), found) if tag else "its OCIRepository names no tag"

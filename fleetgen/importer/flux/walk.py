@@ -26,7 +26,7 @@ from fleetgen.importer.flux.kustomizations import (
     unmapped_fields,
 )
 from fleetgen.importer.flux.releases import release, values_maps
-from fleetgen.importer.flux.tenancy import is_tenancy_kind, tenancy, tenant
+from fleetgen.importer.flux.tenancy import default_account, is_tenancy_kind, tenancy, tenant
 from fleetgen.importer.repo import Doc, mapping, relative_path
 from fleetgen.model.fields import to_dns_label
 
@@ -78,6 +78,7 @@ def _controller_patches(walk: Walk, folder: str) -> None:
                     ("patches",),
                 )
             )
+            walk.draft.findings += default_account(doc)
 
 
 def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None) -> None:
@@ -91,7 +92,7 @@ def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None) -> None:
         elif any(doc.is_(SOURCE, kind) for kind in SOURCES):
             walk.sources.setdefault((doc.kind, doc.name), doc)
         elif is_tenancy_kind(doc):
-            walk.tenancy.append(doc)
+            walk.tenancy.append((doc, walk.cluster))
         elif doc.kind == "ConfigMap" and doc.group == "" and parent is not None:
             walk.configmaps[(doc.namespace, doc.name)] = doc  # values of a release there
         else:

@@ -68,7 +68,7 @@ fleet = Fleet(
             sync=SyncPolicy(interval="10m", wait=False)),
         App(name="postgresql", project="apps", namespace="db",
             chart=HelmChart(repo="oci://registry-1.docker.io/bitnamicharts", name="postgresql",
-                            version="16.4.5"),
+                            version="16.4.5", interval="12h"),
             values={"auth": {"username": "shop"}, "primary": {"persistence": {"size": "20Gi"}}},
             sync=SyncPolicy(interval="1h", wait=True)),
     ],
