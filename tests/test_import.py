@@ -155,6 +155,44 @@ def test_flux_own_accounts_never_become_tenants(imported: Imported) -> None:
         assert [name for _, name in accounts] == ["dev-team", "dev-team"]  # on both clusters
 
 
+def test_a_hubs_spokes_are_reached_as_the_original_reaches_them(imported: Imported) -> None:
+    """flux-hub-spoke's hub applies to each spoke through a kubeConfig Secret in the spoke's
+    namespace on the hub (kustomize-controller ``KustomizationReconciler.reconcile``:
+    ``runtimeClient.WithKubeConfig(..., obj.GetNamespace(), ...)``; helm-controller alike). The
+    imported fleet's output does the same: every release and every Kustomization applying to a
+    spoke sits in its namespace on the hub with a kubeConfig (those applying the hub's own
+    objects, a release or a gate, have none), the tenant's release runs as its account there,
+    the cluster-wide account is nobody's, and each spoke's release has its own values."""
+    spokes: dict[str, list[Any]] = {}
+    for path, data in tree(imported.repo).items():
+        parts = path.split("/")
+        if path.startswith(("output/flux/clusters/hub/spokes/", "output/flux/releases/hub/")) and (
+            not path.endswith("/kustomization.yaml")  # kustomize's own
+        ):
+            spoke = parts[5].removesuffix(".yaml") if parts[2] == "clusters" else parts[4]
+            spokes.setdefault(spoke, []).extend(load_all(data))
+    if imported.case.name != "flux-hub-spoke":
+        assert not spokes
+        return
+    assert sorted(spokes) == ["production", "staging"]
+    hub_side = ("./output/flux/releases/", "./output/flux/gate")
+    for spoke, objects in spokes.items():
+        assert {obj["metadata"]["namespace"] for obj in objects} == {spoke}
+        remote = [
+            o
+            for o in objects
+            if o["kind"] == "HelmRelease"
+            or (o["kind"] == "Kustomization" and not o["spec"]["path"].startswith(hub_side))
+        ]
+        assert all(o["spec"]["kubeConfig"]["secretRef"]["name"] == "kubeconfig" for o in remote)
+        releases = {o["metadata"]["name"]: o["spec"] for o in remote if o["kind"] == "HelmRelease"}
+        assert releases["podinfo"]["serviceAccountName"] == "flux-restricted"
+        assert "serviceAccountName" not in releases["cert-manager"]
+        assert releases["podinfo"]["values"]["ui"]["message"] == f"Hello from {spoke}"
+    accounts = _output_objects(imported.repo, "ServiceAccount")
+    assert accounts == [("production", "flux-restricted"), ("staging", "flux-restricted")]
+
+
 def _merged(*layers: dict[str, Any]) -> dict[str, Any]:
     """Layers merged as Helm chains values files (mappings deeply, anything else replaced)."""
     out: dict[str, Any] = {}

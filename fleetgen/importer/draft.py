@@ -12,6 +12,8 @@ from fleetgen.importer.repo import Doc
 from fleetgen.util.templating import Call, py_literal
 
 Engine = Literal["argocd", "flux"]
+STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
+STORE_KEY = "clusters/{cluster}"  # ... and the key of each cluster's credentials in it
 DEFAULT_PROJECT = "apps"  # the project of apps outside any tenant or AppProject of their own
 # Words naming an environment, in the order changes usually go through them.
 _ENV_WORDS: tuple[str, ...] = ("sandbox", "dev", "development", "test", "qa", "preview", "uat")
@@ -62,6 +64,9 @@ class Instance:
     values: dict[str, Any] = field(default_factory=dict)
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
+    config: dict[str, dict[str, str]] = field(default_factory=dict)  # ConfigMap -> key -> value
+    # (group, kind, name) -> JSON pointer -> the value a JSON patch ``replace`` puts there
+    replaced: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
 
     def identity(self) -> tuple[Any, ...]:
@@ -98,6 +103,7 @@ class Draft:
     instances: list[Instance] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     default_credentials: Call | None = None
+    flux: Call | None = None  # FluxOptions(...), a hub's
     create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -107,6 +113,11 @@ class Draft:
         rank = {c.name: (env_rank(c.env), c.name) for c in self.clusters}
         self.clusters.sort(key=lambda c: rank[c.name])
         self.instances.sort(key=lambda i: rank.get(i.cluster, ((0, ""), "")))
+
+    def from_store(self) -> None:
+        """Clusters without credentials read them from `STORE`: ``Fleet(default_credentials=
+        ExternalSecretRef(...))``."""
+        self.default_credentials = Call("ExternalSecretRef", {"store": STORE, "key": STORE_KEY})
 
     @property
     def envs(self) -> list[str]:

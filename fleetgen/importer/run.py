@@ -52,8 +52,9 @@ def import_repo(directory: Path, *, dry_run: bool = False) -> Imported:
             "Argo CD cluster Secret, Application or ApplicationSet"
         )
     draft.in_order()
-    findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
+    findings = [*repo.findings, *material.scrub(draft)]
     fields, apps = _fleet(root, draft, findings)
+    findings += draft.findings  # folding the apps adds to them
     checked = fleet_text(fields, _WHAT[draft.engine], in_order(findings))
     differences = faithful.check(root, checked, apps, draft.engine)
     text, found = _with_findings(fields, _WHAT[draft.engine], findings, differences, checked)
@@ -101,6 +102,8 @@ def _fleet(
         "repo": _repo_url(root, draft, findings, name),
         "engines": [draft.engine],
     }
+    if draft.flux is not None:
+        fields["flux"] = draft.flux
     if shared:
         fields["sync"] = sync_call(shared)
     if draft.cascade:

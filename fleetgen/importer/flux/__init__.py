@@ -13,6 +13,7 @@ from __future__ import annotations
 from fleetgen.importer.draft import ClusterDraft, Draft, env_name
 from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo
 from fleetgen.importer.flux.common import ROOT, Walk
+from fleetgen.importer.flux.hub import other_clusters
 from fleetgen.importer.flux.walk import follow
 from fleetgen.importer.repo import Repo
 from fleetgen.model.clusters import IN_CLUSTER
@@ -31,6 +32,7 @@ def recognise(repo: Repo) -> Draft | None:
         name = to_dns_label(folder.rsplit("/", 1)[-1], "cluster")
         draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
         follow(Walk(repo, draft, name, origin.namespace or ROOT), folder)
+    other_clusters(draft, folders)
     draft.repo = fleet_repo(repo)
     for instance in draft.instances:  # Flux deletes what a pruning Kustomization applied
         instance.cascade = bool(instance.sync.get("prune"))

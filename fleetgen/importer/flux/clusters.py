@@ -9,18 +9,31 @@ from fleetgen.importer.repo import Doc, Repo, relative_path
 
 def cluster_folders(repo: Repo) -> dict[str, Doc]:
     """Cluster folder -> what shows it is one: the ``flux-system`` Kustomization bootstrap wrote
-    (its path), or the first Flux object of a ``clusters/NAME/`` folder."""
+    (its path), or the first Flux object of a ``clusters/NAME/`` folder that no Kustomization
+    outside it applies (a hub's per-spoke folders are that hub's)."""
     found: dict[str, Doc] = {}
     for doc in repo.docs:
         if _is_root(doc) and (folder := relative_path(str(doc.spec.get("path", "")))):
             found.setdefault(folder, doc)
+    applied = [
+        (doc.file, path)
+        for doc in repo.docs
+        if doc.is_(KUSTOMIZE, "Kustomization") and not _is_root(doc)
+        if (path := relative_path(str(doc.spec.get("path", "") or ".")))
+    ]
     for doc in repo.docs:
         parts = doc.file.split("/")
         if parts[0] == "clusters" and len(parts) > 2 and is_flux(doc):
             folder = "/".join(parts[:2])
-            if not any(folder == f or folder.startswith(f + "/") for f in found):
+            taken = [*found, *(path for file, path in applied if not _under(file, folder))]
+            if not any(_under(folder, f) or _under(f, folder) for f in taken):
                 found[folder] = doc
     return dict(sorted(found.items()))
+
+
+def _under(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or inside it."""
+    return path == folder or path.startswith(folder + "/")
 
 
 def fleet_repo(repo: Repo) -> str | None:

@@ -11,7 +11,8 @@ import yaml
 
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import unmapped
-from fleetgen.importer.flux.common import REMOTE, ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.common import ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.hub import cluster_of
 from fleetgen.importer.flux.kustomizations import ks_sync
 from fleetgen.importer.flux.sources import chart_fields
 from fleetgen.importer.flux.tenancy import tenant
@@ -37,6 +38,8 @@ _RELEASE_MAPPED = {
     "dependsOn": (),
     "serviceAccountName": (),
     "suspend": (),
+    "kubeConfig": (),  # a hub's spoke: `hub.cluster_of`
+    "storageNamespace": (),  # `_storage`
 }
 _RELEASE_TODO = {
     "install": "fleetgen's releases install CRDs (Create) and retry as HelmChart(install_retries) "
@@ -46,7 +49,6 @@ _RELEASE_TODO = {
     "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
     "chart's existingSecret settings",
     "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
-    "kubeConfig": REMOTE,
     "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
 }
 
@@ -54,6 +56,9 @@ _RELEASE_TODO = {
 def release(walk: Walk, item: Applied) -> Instance | None:
     """A HelmRelease's chart app, None (a finding) when its chart cannot be said."""
     doc, spec = item.doc, item.doc.spec
+    cluster = cluster_of(walk, doc)
+    if cluster is None:
+        return None
     chart = _release_chart(walk, doc)
     if isinstance(chart, str):
         walk.draft.findings.append(
@@ -82,9 +87,10 @@ def release(walk: Walk, item: Applied) -> Instance | None:
     from_source, found = chart_fields(doc, source)
     walk.draft.findings += found
     options = (*_chart_options(spec), *from_source)
+    _storage(walk, doc, str(target or ""))
     instance = Instance(
         name,
-        walk.cluster,
+        cluster,
         doc,
         namespace=str(target) if target else None,
         chart=ChartRef(ref.repo, ref.name, ref.path, _release_name(doc, name), options),
@@ -93,7 +99,7 @@ def release(walk: Walk, item: Applied) -> Instance | None:
         sync=sync,
     )
     instance.uses = {str(target)} if target else set()
-    instance.depends_on = [*dependencies(spec.get("dependsOn")), *walk.inherited(item.parent)]
+    instance.depends_on = [*dependencies(doc), *walk.inherited(item.parent)]
     walk.draft.findings += unmapped(doc, _RELEASE_MAPPED, _RELEASE_TODO)
     tenant(walk, instance, doc)
     return instance
@@ -108,6 +114,26 @@ def release_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
         if spec.get(key):
             sync[key] = str(spec[key])
     return sync
+
+
+def _storage(walk: Walk, doc: Doc, target: str) -> None:
+    """A finding when Helm keeps the release's history elsewhere than fleetgen does, in the
+    release's namespace: helm-controller keeps it in ``storageNamespace``, by default the
+    HelmRelease's own namespace, and on a changed one finds no release and installs anew."""
+    storage = str(doc.spec.get("storageNamespace") or doc.namespace)
+    if target and storage != target:
+        walk.draft.findings.append(
+            doc.finding(
+                f"HelmRelease {doc.name!r}: Helm keeps its history in namespace {storage!r}, "
+                f"fleetgen's release in {target!r}",
+                "helm-controller will install the release anew there: set "
+                f"spec.storageNamespace: {target} first and let Flux move it, then import",
+                (
+                    "spec",
+                    "storageNamespace" if "storageNamespace" in doc.spec else "targetNamespace",
+                ),
+            )
+        )
 
 
 def values_maps(release: Doc) -> list[tuple[str, str, str, str]]:
@@ -175,7 +201,7 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | No
     spec = doc.spec
     chart_ref = spec.get("chartRef")
     if isinstance(chart_ref, Mapping):
-        return _oci_chart(walk, chart_ref)
+        return _oci_chart(walk, chart_ref, str(chart_ref.get("namespace") or doc.namespace))
     template = at(spec, "chart", "spec")
     if not isinstance(template, Mapping):
         return "no spec.chart.spec or spec.chartRef"
@@ -184,7 +210,9 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | No
     if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
         path = relative_path(chart)
         return (ChartRef(path=path), None, None) if path else "its chart path leaves the repository"
-    found = walk.source(str(ref.get("kind")), str(ref.get("name")))
+    found = walk.source(
+        str(ref.get("kind")), str(ref.get("name")), str(ref.get("namespace") or doc.namespace)
+    )
     if found is None or not found.is_(SOURCE, "HelmRepository"):
         return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
     url = str(found.spec.get("url", "")).rstrip("/")
@@ -196,11 +224,11 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | No
 
 
 def _oci_chart(
-    walk: Walk, chart_ref: Mapping[str, Any]
+    walk: Walk, chart_ref: Mapping[str, Any], namespace: str
 ) -> tuple[ChartRef, str | None, Doc | None] | str:
     """(the chart, its tag, the OCIRepository) of a ``chartRef`` to an OCIRepository, or why
     it cannot be said."""
-    found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")))
+    found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")), namespace)
     if found is None or not found.is_(SOURCE, "OCIRepository"):
         return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
     url, _, chart = str(found.spec.get("url", "")).rpartition("/")

@@ -18,9 +18,10 @@ with ``obj.GetNamespace()``; helm-controller alike). Three kinds of account are 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from fleetgen.importer.draft import Instance
-from fleetgen.importer.findings import Finding
+from fleetgen.importer.findings import BY_HAND, Finding
 from fleetgen.importer.flux.common import Walk
 from fleetgen.importer.repo import Doc, at, mapping, mappings
 from fleetgen.model.fields import to_dns_label
@@ -78,8 +79,22 @@ def tenancy(walk: Walk, instances: list[Instance]) -> None:
     created = {_account(doc) for doc, _ in walk.tenancy if _is(doc, "", "ServiceAccount")}
     for account in sorted(tenants - created):
         _not_created(walk, account)
+    accounts = _Accounts(tenants, bound)
     for doc, cluster in walk.tenancy:
-        _applied(walk, doc, cluster, tenants, bound, instances)
+        _applied(walk, doc, cluster, accounts, instances)
+
+
+@dataclass(frozen=True, slots=True)
+class _Accounts:
+    """The accounts Flux objects run as: the tenants', and those bound cluster-wide (with the
+    binding)."""
+
+    tenants: set[Account]
+    bound: dict[Account, Doc]
+
+    @property
+    def namespaces(self) -> set[str]:
+        return {namespace for namespace, _ in self.tenants | self.bound.keys()}
 
 
 def default_account(bootstrap: Doc) -> list[Finding]:
@@ -109,7 +124,9 @@ def _project(walk: Walk, instance: Instance, doc: Doc, account: str) -> None:
     """The instance is a tenant's: a project of its account (``Project(service_account=...)``)."""
     project = to_dns_label(account, "tenant")
     instance.project = project
-    if instance.namespace is not None and doc.namespace and instance.namespace != doc.namespace:
+    spoke = walk.spokes.get(instance.cluster)
+    kept = spoke is not None and spoke[0] == doc.namespace  # where fleetgen's hub keeps it
+    if instance.namespace not in (None, doc.namespace) and doc.namespace and not kept:
         walk.draft.findings.append(
             doc.finding(
                 f"{doc.kind} {doc.name!r}: a tenant's object outside the namespace "
@@ -138,28 +155,22 @@ def _not_created(walk: Walk, account: Account) -> None:
 
 
 def _applied(
-    walk: Walk,
-    doc: Doc,
-    cluster: str,
-    tenants: set[Account],
-    bound: dict[Account, Doc],
-    instances: list[Instance],
+    walk: Walk, doc: Doc, cluster: str, accounts: _Accounts, instances: list[Instance]
 ) -> None:
     """A Namespace, ServiceAccount or (Cluster)RoleBinding applied beside Flux objects: a
     tenant's (fleetgen writes those of its projects), a cluster-wide account's, or a finding."""
+    bound = accounts.bound
     if doc.kind == "Namespace":
-        _namespace(walk, doc, cluster, instances)
-    elif doc.kind == "ServiceAccount" and _account(doc) in tenants:
-        return
-    elif doc.kind == "ServiceAccount" and _account(doc) in bound:
-        return  # said at its ClusterRoleBinding
-    elif doc.kind == "RoleBinding" and _subjects(doc) & tenants:
-        _tenant_binding(walk, doc, tenants)
+        _namespace(walk, doc, cluster, accounts, instances)
+    elif doc.kind == "ServiceAccount" and _account(doc) in accounts.tenants | bound.keys():
+        return  # written by fleetgen for a tenant; else said at its ClusterRoleBinding
+    elif doc.kind == "RoleBinding" and _subjects(doc) & accounts.tenants:
+        _tenant_binding(walk, doc, accounts.tenants)
     elif doc.kind == "ClusterRoleBinding" and _subjects(doc) & bound.keys():
-        accounts = ", ".join(repr(name) for _, name in sorted(_subjects(doc) & bound.keys()))
+        names = ", ".join(repr(name) for _, name in sorted(_subjects(doc) & bound.keys()))
         walk.draft.findings.append(
             doc.finding(
-                f"ClusterRoleBinding {doc.name!r} binds {accounts} cluster-wide, which Flux "
+                f"ClusterRoleBinding {doc.name!r} binds {names} cluster-wide, which Flux "
                 "objects run as: no tenant",
                 "their apps run as the controller (no project service_account), on a hub's "
                 "spoke as its kubeconfig's user: check that may do what the account could",
@@ -203,9 +214,12 @@ def _tenant_binding(walk: Walk, doc: Doc, tenants: set[Account]) -> None:
         )
 
 
-def _namespace(walk: Walk, doc: Doc, cluster: str, instances: list[Instance]) -> None:
+def _namespace(
+    walk: Walk, doc: Doc, cluster: str, accounts: _Accounts, instances: list[Instance]
+) -> None:
     """A Namespace beside a tenant's objects: its metadata is the project's
-    ``namespace_metadata`` (fleetgen creates the Namespace)."""
+    ``namespace_metadata`` (fleetgen creates the Namespace); a hub's namespace of a spoke,
+    which fleetgen writes too; or a finding."""
     meta = {key: dict(mapping(doc.meta.get(key))) for key in ("labels", "annotations")}
     meta = {key: value for key, value in meta.items() if value}
     for instance in instances:
@@ -215,13 +229,25 @@ def _namespace(walk: Walk, doc: Doc, cluster: str, instances: list[Instance]) ->
             if meta:
                 walk.draft.namespace_meta.setdefault(instance.project, {})[doc.name] = meta
             return
-    walk.draft.findings.append(
-        doc.finding(
-            f"Namespace {doc.name!r}: no app deploys into it",
-            "fleetgen creates the namespaces of its apps: add an app there, or "
-            "create it in an app's folder",
+    spoke = cluster == walk.cluster and doc.name in {ns for ns, _ in walk.spokes.values()}
+    if spoke and not meta:
+        return  # fleetgen's hub writes a namespace for each spoke
+    if spoke:
+        what, todo = "a spoke's namespace on the hub: its labels and annotations", BY_HAND
+    elif doc.name in accounts.namespaces:
+        what = "holds only ServiceAccounts Flux runs as"
+        todo = (
+            "fleetgen writes a tenant's account where Flux impersonates it (a hub's: in the "
+            "spoke's namespace on the hub) and needs no such Namespace: create it in an app's "
+            "folder if anything else uses it"
         )
-    )
+    else:
+        what = "no app deploys into it"
+        todo = (
+            "fleetgen creates the namespaces of its apps: add an app there, or create it in "
+            "an app's folder"
+        )
+    walk.draft.findings.append(doc.finding(f"Namespace {doc.name!r}: {what}", todo))
 
 
 def _cluster_bound(walk: Walk) -> dict[Account, Doc]:
