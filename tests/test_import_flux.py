@@ -157,3 +157,32 @@ def test_a_dependency_on_some_of_an_apps_clusters_is_a_finding(tmp_path: Path) -
         "clusters — fleetgen's depends_on holds on every cluster of an app"
     ) in ran.stderr
     assert "does not build" not in ran.stderr
+
+
+def test_a_bootstrap_folder_is_a_cluster_before_bootstrap_writes_its_sync(
+    tmp_path: Path,
+) -> None:
+    """A repository committed before ``flux bootstrap`` runs holds ``hub/flux-system/`` with a
+    kustomization listing ``gotk-sync.yaml`` but not the file's objects yet: ``hub`` is still
+    the cluster folder (the hub), its repository URL a placeholder."""
+    sync = (IMPORTS / "flux-hub-spoke/repo/hub/flux-system/gotk-sync.yaml").read_text()
+    ran = _imported(
+        tmp_path,
+        "flux-hub-spoke",
+        {"hub/flux-system/gotk-sync.yaml": (sync, "# written by flux bootstrap\n")},
+    )
+    assert 'flux=FluxOptions(mode="hub", hub="hub")' in ran.stdout
+    assert "fleet.py: the fleet's repo is a placeholder" in ran.stderr
+
+
+def test_an_account_a_release_not_mapped_runs_as_stays_a_tenants(tmp_path: Path) -> None:
+    """The accounts folder of a hub is the tenant's even when the release running as its
+    account cannot be mapped (a finding of its own): its objects are not findings too."""
+    ran = _imported(
+        tmp_path,
+        "flux-hub-spoke",
+        {"deploy/apps/podinfo.yaml": ("        name: podinfo\n", "        name: missing\n")},
+    )
+    assert "HelmRelease 'podinfo': chart not mapped" in ran.stderr
+    assert "'flux-restricted'" not in ran.stderr  # created, and consumed as the tenant's
+    assert 'App(name="tenants' not in ran.stdout

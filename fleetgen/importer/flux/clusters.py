@@ -4,16 +4,24 @@
 from __future__ import annotations
 
 from fleetgen.importer.flux.common import KUSTOMIZE, ROOT, SOURCE, is_flux
-from fleetgen.importer.repo import Doc, Repo, relative_path
+from fleetgen.importer.repo import Doc, Repo, relative_path, strings
 
 
 def cluster_folders(repo: Repo) -> dict[str, Doc]:
     """Cluster folder -> what shows it is one: the ``flux-system`` Kustomization bootstrap wrote
-    (its path), or the first Flux object of a ``clusters/NAME/`` folder that no Kustomization
-    outside it applies (a hub's per-spoke folders are that hub's)."""
+    (its path), the kustomization of a ``NAME/flux-system/`` folder that lists bootstrap's
+    ``gotk-sync.yaml`` (committed before bootstrap writes it), or the first Flux object of a
+    ``clusters/NAME/`` folder that no Kustomization outside it applies (a hub's per-spoke
+    folders are that hub's)."""
     found: dict[str, Doc] = {}
     for doc in repo.docs:
         if _is_root(doc) and (folder := relative_path(str(doc.spec.get("path", "")))):
+            found.setdefault(folder, doc)
+    for file, doc in repo.kustomizations.items():  # bootstrap's, its gotk-sync.yaml yet to come
+        folder, _, name = file.rpartition(f"/{ROOT}/")
+        if name.startswith("kustomization.") and "gotk-sync.yaml" in strings(
+            doc.obj.get("resources")
+        ):
             found.setdefault(folder, doc)
     applied = [
         (doc.file, path)

@@ -79,6 +79,7 @@ class Walk:
     parent_of: dict[Key, Doc | None] = field(default_factory=dict)  # followed Kustomizations
     tenancy: list[tuple[Doc, str]] = field(default_factory=list)  # and the cluster it is on
     runs_as: list[tuple[Instance, Doc]] = field(default_factory=list)  # serviceAccountName
+    named: dict[Key, Doc] = field(default_factory=dict)  # account -> the first object naming it
     configmaps: dict[Key, Doc] = field(default_factory=dict)  # releases' values
     pending: list[Pending] = field(default_factory=list)
     loose: list[Doc] = field(default_factory=list)  # applied objects import does not follow
@@ -104,6 +105,13 @@ class Walk:
         return self.sources.get((kind, namespace, name)) or next(
             (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
         )
+
+    def applies(self, doc: Doc) -> None:
+        """``doc``, a Kustomization or HelmRelease, is applied: the account it runs as (if it
+        names one) is named, whether or not it becomes an app."""
+        account = doc.spec.get("serviceAccountName")
+        if account:
+            self.named.setdefault((doc.namespace, str(account)), doc)
 
     def made(self, name: str, parent: Doc | None) -> None:
         """``name`` is made by each followed Kustomization from ``parent`` up: what depends on

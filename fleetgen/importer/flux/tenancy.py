@@ -68,14 +68,15 @@ def tenancy(walk: Walk, instances: list[Instance]) -> None:
     cluster-wide; then what the Namespaces, ServiceAccounts and RoleBindings applied beside
     Flux objects become."""
     bound = _cluster_bound(walk)
-    tenants: set[Account] = set()
+    tenants = {
+        account
+        for account in walk.named
+        if account not in bound  # the platform's: Flux's own account, as fleetgen's apps run
+        and not (account[1] in FLUX_ACCOUNTS and account[0] == walk.namespace)
+    }
     for instance, doc in walk.runs_as:
-        account = (doc.namespace, str(doc.spec["serviceAccountName"]))
-        if account[1] in FLUX_ACCOUNTS and account[0] == walk.namespace:
-            continue  # the platform's: run as Flux's own account, as fleetgen's apps do
-        if account not in bound:
-            tenants.add(account)
-            _project(walk, instance, doc, account[1])
+        if _named(doc) in tenants:
+            _project(walk, instance, doc, _named(doc)[1])
     created = {_account(doc) for doc, _ in walk.tenancy if _is(doc, "", "ServiceAccount")}
     for account in sorted(tenants - created):
         _not_created(walk, account)
@@ -142,7 +143,7 @@ def _project(walk: Walk, instance: Instance, doc: Doc, account: str) -> None:
 
 def _not_created(walk: Walk, account: Account) -> None:
     """A finding for a tenant's account the repository does not create."""
-    doc = next(d for _, d in walk.runs_as if _named(d) == account)
+    doc = walk.named[account]
     walk.draft.findings.append(
         doc.finding(
             f"ServiceAccount {account[1]!r} (namespace {account[0]!r}) that {doc.kind} "

@@ -90,6 +90,8 @@ def _controller_patches(walk: Walk, folder: str) -> None:
 def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None, cluster: str) -> None:
     """Each object ``parent`` (None: the cluster folder) applies on ``cluster``, by kind."""
     for doc in docs:
+        if is_flux(doc):
+            walk.applies(doc)
         if doc.is_(KUSTOMIZE, "Kustomization"):
             _kustomization(walk, doc, parent)
         elif doc.is_(HELM, "HelmRelease"):
@@ -162,10 +164,9 @@ def _follow(walk: Walk, doc: Doc, parent: Doc | None, deployed: list[Doc], clust
 def _settle(walk: Walk) -> list[Instance]:
     """The Kustomizations of folders of accounts only: a tenant's accounts where a Flux object
     runs as one of them (applied where the Kustomization applies), else apps."""
-    named = {(doc.namespace, str(doc.spec["serviceAccountName"])) for _, doc in walk.runs_as}
     apps = []
     for item in walk.pending:
-        if named & {key(doc) for doc in item.deployed if doc.kind == "ServiceAccount"}:
+        if walk.named.keys() & {key(doc) for doc in item.deployed if doc.kind == "ServiceAccount"}:
             walk.draft.findings += unmapped_fields(item.doc)
             walk.tenancy += [(doc, item.cluster) for doc in item.deployed]
             continue
@@ -188,6 +189,7 @@ def _found(walk: Walk, instance: Instance, doc: Doc, parent: Doc | None) -> None
 def _depends(walk: Walk, instance: Instance, instances: list[Instance]) -> list[str]:
     """The instances on its cluster an instance's dependsOn names (``namespace/name``; a
     Kustomization: what it made)."""
+    names = {i.name for i in instances}
     here = {i.name for i in instances if i.cluster == instance.cluster}
     found: list[str] = []
     for ref in instance.depends_on:
@@ -195,7 +197,8 @@ def _depends(walk: Walk, instance: Instance, instances: list[Instance]) -> list[
         label = to_dns_label(name, "app")
         made = walk.produced.get((namespace, name), [label] if label in here else None)
         kept = [m for m in made or [] if m in here]
-        if made is None or (made and not kept):
+        elsewhere = not kept and any(m in names for m in made or [])  # else: not mapped, said
+        if made is None or elsewhere:
             where = "nothing of that name is" if made is None else "what it makes is not"
             what = f"dependsOn {name!r}: {where} applied on {instance.cluster!r}"
             walk.draft.findings.append(instance.origin.finding(what, "add depends_on by hand"))
