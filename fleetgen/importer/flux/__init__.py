@@ -5,8 +5,12 @@ Kustomizations, a tenant's accounts) is followed into them; any other is an app 
 its folder, used as it is. A HelmRelease is a chart app; a Kustomization reading another
 repository an app from that source.
 
+A Kustomization or HelmRelease with ``kubeConfig`` makes its cluster a hub and its namespace a
+spoke (``FluxOptions(mode="hub")``); ``postBuild.substitute`` is evaluated per cluster.
+
 `clusters` finds the cluster folders, `walk` follows each through what it applies, one module
-a kind: `kustomizations`, `releases`, `tenancy`; `common` holds what they share."""
+a kind: `kustomizations`, `releases` (and their `sources`), `tenancy`; `hub` the spokes,
+`substitute` Flux's post-build substitution; `common` holds what they share."""
 
 from __future__ import annotations
 
