@@ -186,3 +186,51 @@ def test_an_account_a_release_not_mapped_runs_as_stays_a_tenants(tmp_path: Path)
     assert "HelmRelease 'podinfo': chart not mapped" in ran.stderr
     assert "'flux-restricted'" not in ran.stderr  # created, and consumed as the tenant's
     assert 'App(name="tenants' not in ran.stdout
+
+
+EDGE = """---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: edge-policies
+  namespace: edge
+spec:
+  interval: 1h
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+    namespace: flux-system
+  path: ./infrastructure/kyverno-policies
+  prune: true
+  kubeConfig:
+    secretRef:
+      name: edge-kubeconfig
+"""
+
+
+def test_one_hub_per_fleet(tmp_path: Path) -> None:
+    """The first cluster folder reaching a spoke makes its cluster the hub; a second folder
+    doing so is a finding (fleetgen's fleet has one hub), and a cluster with its own folder
+    beside the hub is told it becomes a spoke of it."""
+    ran = _imported(
+        tmp_path,
+        "flux-tenants",
+        {
+            "clusters/production/tenants.yaml": ("  timeout: 5m\n", "  timeout: 5m\n" + EDGE),
+            "clusters/staging/tenants.yaml": ("  timeout: 5m\n", "  timeout: 5m\n" + EDGE),
+        },
+    )
+    assert 'flux=FluxOptions(mode="hub", hub="production")' in ran.stdout
+    assert 'Cluster(name="edge", env="edge", server="https://edge.invalid")' in ran.stdout
+    assert (
+        "clusters/staging/tenants.yaml:33: Kustomization 'edge-policies': kubeConfig not mapped "
+        "(the hub is 'production', and fleetgen's fleet has one hub)"
+    ) in ran.stderr
+    assert (
+        "clusters/staging/flux-system/gotk-sync.yaml:16: cluster 'staging' runs its own Flux "
+        "(its folder clusters/staging) beside the hub 'production'"
+    ) in ran.stderr
+    assert 'Cluster(name="staging", env="staging", server="https://staging.invalid")' in (
+        ran.stdout
+    )
+    assert "does not build" not in ran.stderr

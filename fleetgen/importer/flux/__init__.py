@@ -15,8 +15,8 @@ a kind: `kustomizations`, `releases` (and their `sources`), `tenancy`; `hub` the
 from __future__ import annotations
 
 from fleetgen.importer.draft import ClusterDraft, Draft, env_name
-from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo
-from fleetgen.importer.flux.common import ROOT, Walk
+from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo, flux_namespace
+from fleetgen.importer.flux.common import Walk
 from fleetgen.importer.flux.hub import other_clusters
 from fleetgen.importer.flux.walk import follow
 from fleetgen.importer.repo import Repo
@@ -35,7 +35,7 @@ def recognise(repo: Repo) -> Draft | None:
     for folder, origin in folders.items():
         name = to_dns_label(folder.rsplit("/", 1)[-1], "cluster")
         draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
-        follow(Walk(repo, draft, name, origin.namespace or ROOT), folder)
+        follow(Walk(repo, draft, name, flux_namespace(origin)), folder)
     other_clusters(draft, folders)
     draft.repo = fleet_repo(repo)
     for instance in draft.instances:  # Flux deletes what a pruning Kustomization applied

@@ -50,5 +50,11 @@ def fleet_repo(repo: Repo) -> str | None:
     return next((str(d.spec.get("url")) for d in roots if d.spec.get("url")), None)
 
 
+def flux_namespace(origin: Doc) -> str:
+    """The namespace Flux runs in on a cluster: its ``flux-system`` Kustomization's, else
+    bootstrap's default."""
+    return (origin.namespace if _is_root(origin) else "") or ROOT
+
+
 def _is_root(doc: Doc) -> bool:
     return doc.is_(KUSTOMIZE, "Kustomization") and doc.name == ROOT

@@ -20,6 +20,7 @@ its kubeconfig, never in the repository: a placeholder (a finding)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from fleetgen.emit.flux.hub import KUBECONFIG_PROPERTY
@@ -75,22 +76,26 @@ def is_kubeconfig(walk: Walk, doc: Doc) -> bool:
 
 
 def other_clusters(draft: Draft, folders: Mapping[str, Doc]) -> None:
-    """A finding for each cluster of a folder of its own beside a hub: fleetgen's hub drives it
-    as a spoke."""
+    """The clusters of a folder of their own beside a hub, which fleetgen's hub drives as
+    spokes: reached with the store's credentials at a placeholder server, a finding each."""
     if draft.flux is None:
         return
     hub = draft.flux.kwargs["hub"]
-    for folder, origin in folders.items():
-        name = to_dns_label(folder.rsplit("/", 1)[-1], "cluster")
-        if name != hub:
-            draft.findings.append(
-                origin.finding(
-                    f"cluster {name!r} runs its own Flux (its folder {folder}) beside the hub "
-                    f"{hub!r}",
-                    "in hub mode fleetgen's hub applies to every cluster: give it credentials "
-                    "the hub reaches it with, or import its folder on its own",
-                )
+    for index, cluster in enumerate(draft.clusters):
+        folder = next((f for f, doc in folders.items() if doc is cluster.origin), None)
+        if folder is None or cluster.name == hub:
+            continue
+        draft.clusters[index] = replace(cluster, server=f"https://{cluster.name}.invalid")
+        draft.from_store()
+        draft.findings.append(
+            cluster.origin.finding(
+                f"cluster {cluster.name!r} runs its own Flux (its folder {folder}) beside the "
+                f"hub {hub!r}",
+                "in hub mode fleetgen's hub applies to every cluster: put its kubeconfig in the "
+                f"store {STORE!r} under {STORE_KEY.format(cluster=cluster.name)!r}, property "
+                f"{KUBECONFIG_PROPERTY!r}, and {_SERVER}; or import its folder on its own",
             )
+        )
 
 
 def _spoke(walk: Walk, doc: Doc, kube: Mapping[str, Any]) -> str:

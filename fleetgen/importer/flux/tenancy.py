@@ -234,7 +234,8 @@ def _namespace(
     if spoke and not meta:
         return  # fleetgen's hub writes a namespace for each spoke
     if spoke:
-        what, todo = "a spoke's namespace on the hub: its labels and annotations", BY_HAND
+        what = "a spoke's namespace on the hub, which fleetgen writes without its labels"
+        what, todo = what + " and annotations", BY_HAND
     elif doc.name in accounts.namespaces:
         what = "holds only ServiceAccounts Flux runs as"
         todo = (

@@ -18,7 +18,9 @@ untouched: retire them once the engines read output/.
 #     what the account could
 # hub/production.yaml:23: spoke 'production': its API server is in its kubeconfig — set
 #     Cluster(server=...) to its API server (a placeholder now)
-# hub/staging.yaml:23: spoke 'staging': its kubeconfig Secret 'spoke-kubeconfig' is made outside
+# hub/staging.yaml:1: Namespace 'staging': a spoke's namespace on the hub, which fleetgen writes
+#     without its labels and annotations — fleetgen has no equivalent: add it by hand if it matters
+# hub/staging.yaml:25: spoke 'staging': its kubeconfig Secret 'spoke-kubeconfig' is made outside
 #     the repository — put its kubeconfig in the store 'cluster-secrets' under 'clusters/staging',
 #     property 'kubeconfig', as Fleet(default_credentials=...) says, or set
 #     Cluster(credentials=...); and set Cluster(server=...) to its API server (a placeholder now)
