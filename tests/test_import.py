@@ -116,6 +116,8 @@ SECRETS = (
     "ghp_R4nd0mT0k3nV4lu3F0rT3st5Onlyxyz1234",  # a token in an Application's repoURL
     "dGVzdC1zaWduYXR1cmUtb25seQ",  # a token in an annotation of a cluster Secret
     "Zq7!mP2#vL9xR4tW",  # a password a Flux Kustomization's patch sets
+    "glpat-Hs9Kd2Lm4Np6Qr8St0Uv",  # a token a hub's Kustomization substitutes (staging)
+    "glpat-Wx3Yz5Ab7Cd9Ef1Gh2Jk",  # ... and production's
 )
 
 

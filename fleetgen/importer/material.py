@@ -44,8 +44,8 @@ def _substituted(instance: Instance) -> list[Finding]:
     findings = [_finding(instance, at, "config", path) for path in found]
     for target, values in list(instance.replaced.items()):
         instance.replaced[target], found = _without(values)
-        shown = f"patches of {target[1]} {target[2]!r}"
-        findings += [_finding(instance, at, shown, path) for path in found]
+        shown = f"patches of {target[1]} {target[2]!r} at"  # each path starts with its pointer
+        findings += [_finding(instance, at, f"{shown} {path[0]}", path[1:]) for path in found]
     return findings
 
 

@@ -18,12 +18,25 @@ untouched: retire them once the engines read output/.
 #     what the account could
 # hub/production.yaml:23: spoke 'production': its API server is in its kubeconfig — set
 #     Cluster(server=...) to its API server (a placeholder now)
+# hub/production.yaml:61: infra-configs on 'production': ConfigMap cert-manager/cluster-settings
+#     differs at data.alert_webhook_token — check the app's settings in fleet.py against the
+#     original
+# hub/production.yaml:84: infra-configs: patches of ConfigMap 'cluster-settings' at
+#     /data/alert_webhook_token looks like secret material — not copied: keep it in a Secret
+#     (App(secrets=[AppSecret(...)]) from your store) and point the chart or manifests at it
+#     (existingSecret, secretKeyRef)
 # hub/staging.yaml:1: Namespace 'staging': a spoke's namespace on the hub, which fleetgen writes
 #     without its labels and annotations — fleetgen has no equivalent: add it by hand if it matters
 # hub/staging.yaml:25: spoke 'staging': its kubeconfig Secret 'spoke-kubeconfig' is made outside
 #     the repository — put its kubeconfig in the store 'cluster-secrets' under 'clusters/staging',
 #     property 'kubeconfig', as Fleet(default_credentials=...) says, or set
 #     Cluster(credentials=...); and set Cluster(server=...) to its API server (a placeholder now)
+# hub/staging.yaml:63: infra-configs on 'staging': ConfigMap cert-manager/cluster-settings differs
+#     at data.alert_webhook_token — check the app's settings in fleet.py against the original
+# hub/staging.yaml:86: infra-configs: patches of ConfigMap 'cluster-settings' at
+#     /data/alert_webhook_token looks like secret material — not copied: keep it in a Secret
+#     (App(secrets=[AppSecret(...)]) from your store) and point the chart or manifests at it
+#     (existingSecret, secretKeyRef)
 
 from fleetgen import (
     App,
