@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
+from fleetgen.importer.flux.tenancy import FLUX_ACCOUNTS
 from fleetgen.importer.layers import layered
+from fleetgen.manifests.yamlio import load_all
 from tests.helpers import Ran, run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
@@ -116,6 +118,8 @@ SECRETS = (
     "ghp_R4nd0mT0k3nV4lu3F0rT3st5Onlyxyz1234",  # a token in an Application's repoURL
     "dGVzdC1zaWduYXR1cmUtb25seQ",  # a token in an annotation of a cluster Secret
     "Zq7!mP2#vL9xR4tW",  # a password a Flux Kustomization's patch sets
+    "glpat-Hs9Kd2Lm4Np6Qr8St0Uv",  # a token a hub's Kustomization substitutes (staging)
+    "glpat-Wx3Yz5Ab7Cd9Ef1Gh2Jk",  # ... and production's
 )
 
 
@@ -131,6 +135,66 @@ def test_secret_material_never_reaches_fleet_py_messages_or_output(imported: Imp
     written.append((imported.repo / "fleet.py").read_text())
     for secret in held:
         assert not any(secret in text for text in written), secret
+
+
+def _output_objects(repo: Path, kind: str) -> list[tuple[str, str]]:
+    """(namespace, name) of each object of ``kind`` the build wrote under output/."""
+    found = []
+    for path, data in tree(repo).items():
+        if path.startswith("output/") and path.endswith(".yaml"):
+            for obj in load_all(data):
+                if isinstance(obj, dict) and obj.get("kind") == kind:
+                    meta = obj["metadata"]
+                    found.append((meta.get("namespace", ""), meta["name"]))
+    return sorted(found)
+
+
+def test_flux_own_accounts_never_become_tenants(imported: Imported) -> None:
+    """The platform's Kustomizations of flux-tenants run as Flux's own ``kustomize-controller``
+    (flux2 manifests/bases/kustomize-controller/account.yaml): the imported fleet writes no
+    ServiceAccount or binding of it, only the tenant's own account."""
+    accounts = _output_objects(imported.repo, "ServiceAccount")
+    assert not [account for account in accounts if account[1] in FLUX_ACCOUNTS], accounts
+    if imported.case.name == "flux-tenants":
+        assert [name for _, name in accounts] == ["dev-team", "dev-team"]  # on both clusters
+
+
+def test_a_hubs_spokes_are_reached_as_the_original_reaches_them(imported: Imported) -> None:
+    """flux-hub-spoke's hub applies to each spoke through a kubeConfig Secret in the spoke's
+    namespace on the hub (kustomize-controller ``KustomizationReconciler.reconcile``:
+    ``runtimeClient.WithKubeConfig(..., obj.GetNamespace(), ...)``; helm-controller alike). The
+    imported fleet's output does the same: every release and every Kustomization applying to a
+    spoke sits in its namespace on the hub with a kubeConfig (those applying the hub's own
+    objects, a release or a gate, have none), the tenant's release runs as its account there,
+    the cluster-wide account is nobody's, and each spoke's release has its own values."""
+    spokes: dict[str, list[Any]] = {}
+    for path, data in tree(imported.repo).items():
+        parts = path.split("/")
+        if path.startswith(("output/flux/clusters/hub/spokes/", "output/flux/releases/hub/")) and (
+            not path.endswith("/kustomization.yaml")  # kustomize's own
+        ):
+            spoke = parts[5].removesuffix(".yaml") if parts[2] == "clusters" else parts[4]
+            spokes.setdefault(spoke, []).extend(load_all(data))
+    if imported.case.name != "flux-hub-spoke":
+        assert not spokes
+        return
+    assert sorted(spokes) == ["production", "staging"]
+    hub_side = ("./output/flux/releases/", "./output/flux/gate")
+    for spoke, objects in spokes.items():
+        assert {obj["metadata"]["namespace"] for obj in objects} == {spoke}
+        remote = [
+            o
+            for o in objects
+            if o["kind"] == "HelmRelease"
+            or (o["kind"] == "Kustomization" and not o["spec"]["path"].startswith(hub_side))
+        ]
+        assert all(o["spec"]["kubeConfig"]["secretRef"]["name"] == "kubeconfig" for o in remote)
+        releases = {o["metadata"]["name"]: o["spec"] for o in remote if o["kind"] == "HelmRelease"}
+        assert releases["podinfo"]["serviceAccountName"] == "flux-restricted"
+        assert "serviceAccountName" not in releases["cert-manager"]
+        assert releases["podinfo"]["values"]["ui"]["message"] == f"Hello from {spoke}"
+    accounts = _output_objects(imported.repo, "ServiceAccount")
+    assert accounts == [("production", "flux-restricted"), ("staging", "flux-restricted")]
 
 
 def _merged(*layers: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetgen.importer.draft import ChartRef, Draft, Instance
+from fleetgen.importer.findings import Finding
 from fleetgen.importer.layers import Layers, common, layered, residual
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model import SyncPolicy
@@ -52,6 +53,7 @@ def fold(draft: Draft, shared_sync: Mapping[str, Any]) -> list[Folded]:
         Folded(name, tuple(group), _app(name, group, where, renamed, shared_sync))
         for name, group in apps
     ]
+    draft.findings += [f for name, group in apps for f in _partial(name, group, renamed)]
     return _dependencies_first(folded)
 
 
@@ -130,15 +132,41 @@ def _app(
     targets = _targets(placed, where) if runtime is None else _runtime(runtime, placed, where)
     if targets is not None:
         fields["targets"] = targets
-    depends = {renamed.get((dep, i.cluster)) for i in group for dep in i.depends_on}
-    if depends - {None}:
-        fields["depends_on"] = sorted(depends - {None})
+    depends = set.intersection(*(_depends(i, renamed) for i in group))
+    if depends:
+        fields["depends_on"] = sorted(depends)
     fields.update(_layer_fields(layers.shared))
     fields.update(_layers(layers, where.envs))
-    fields.update(first.app_fields)
+    own = dict(first.app_fields)
+    if "patches" in own and "patches" in fields:  # the Kustomization's, then substitution's
+        own["patches"] = [*own["patches"], *fields.pop("patches")]
+    fields.update(own)
     if all(i.cascade for i in group) and not where.cascade:
         fields["cascade_delete"] = True
     return Call("App", fields)
+
+
+def _depends(instance: Instance, renamed: Mapping[tuple[str, str], str]) -> set[str]:
+    """The apps an instance depends on (on its cluster)."""
+    found = {renamed.get((dep, instance.cluster)) for dep in instance.depends_on}
+    return {name for name in found if name is not None}
+
+
+def _partial(
+    name: str, group: list[Instance], renamed: Mapping[tuple[str, str], str]
+) -> list[Finding]:
+    """A finding for each dependency of an app on some of its clusters only (an app's
+    ``depends_on`` holds on all of them)."""
+    everywhere = set.intersection(*(_depends(i, renamed) for i in group))
+    return [
+        instance.origin.finding(
+            f"{name} depends on {dep!r} on {instance.cluster!r}, not on all its clusters",
+            "fleetgen's depends_on holds on every cluster of an app: that order is not kept; "
+            "order it by hand if it matters",
+        )
+        for instance in group
+        for dep in sorted(_depends(instance, renamed) - everywhere)
+    ]
 
 
 def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:
@@ -163,6 +191,10 @@ def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, A
         settings["chart_version"] = instance.chart_version
     if instance.values:
         settings["values"] = instance.values
+    if instance.config:
+        settings["config"] = instance.config
+    if instance.replaced:
+        settings["replaced"] = instance.replaced
     sync = residual(instance.sync, shared_sync)
     if sync:
         settings["sync"] = sync
@@ -193,6 +225,10 @@ def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
         fields["chart_version"] = settings["chart_version"]
     if settings.get("values"):
         fields["values"] = settings["values"]
+    if settings.get("config"):
+        fields["config"] = settings["config"]
+    if settings.get("replaced"):
+        fields["patches"] = [_replace(target, ops) for target, ops in settings["replaced"].items()]
     if settings.get("sync"):
         fields["sync"] = sync_call(settings["sync"])
     return fields
@@ -211,6 +247,15 @@ def _layers(layers: Layers, envs: list[str]) -> dict[str, Any]:
         for field, layer in found.items()
         if layer
     }
+
+
+def _replace(target: tuple[str, str, str], values: Mapping[str, Any]) -> Call:
+    """``Patch(...)`` replacing the value at each JSON pointer of the object ``target`` (group,
+    kind, name)."""
+    group, kind, name = target
+    selector = {"group": group} if group else {}
+    operations = [{"op": "replace", "path": path, "value": v} for path, v in values.items()]
+    return Call("Patch", {"target": {**selector, "kind": kind, "name": name}, "patch": operations})
 
 
 def _chart(chart: ChartRef, version: str | None) -> Call:

@@ -12,6 +12,8 @@ from fleetgen.importer.repo import Doc
 from fleetgen.util.templating import Call, py_literal
 
 Engine = Literal["argocd", "flux"]
+STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
+STORE_KEY = "clusters/{cluster}"  # ... and the key of each cluster's credentials in it
 DEFAULT_PROJECT = "apps"  # the project of apps outside any tenant or AppProject of their own
 # Words naming an environment, in the order changes usually go through them.
 _ENV_WORDS: tuple[str, ...] = ("sandbox", "dev", "development", "test", "qa", "preview", "uat")
@@ -43,7 +45,7 @@ class ChartRef:
     name: str | None = None
     path: str | None = None
     release_name: str | None = None
-    options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, test)
+    options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, verify …)
 
 
 @dataclass(slots=True)
@@ -67,6 +69,9 @@ class Instance:
     values: dict[str, Any] = field(default_factory=dict)
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
+    config: dict[str, dict[str, str]] = field(default_factory=dict)  # ConfigMap -> key -> value
+    # (group, kind, name) -> JSON pointer -> the value a JSON patch ``replace`` puts there
+    replaced: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     cascade: bool = False  # removing it deletes what it deployed (App(cascade_delete=True))
     # ``path`` is an overlay folder kept as a layer (``Overrides(resources=[path])``): the layer
     overlay: Literal["per_env", "per_cluster"] | None = None
@@ -79,7 +84,8 @@ class Instance:
         ``Overrides(resources=...)``)."""
         fields = py_literal(dict(self.app_fields))
         path = self.path if self.source is None and self.overlay is None else None
-        found = (self.project, self.namespace, path, self.chart, py_literal(self.source), fields)
+        chart = repr(self.chart)  # its options may hold calls, which do not hash
+        found = (self.project, self.namespace, path, chart, py_literal(self.source), fields)
         return (*found, py_literal(self.runtime))
 
 
@@ -110,6 +116,7 @@ class Draft:
     instances: list[Instance] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     default_credentials: Call | None = None
+    flux: Call | None = None  # FluxOptions(...), a hub's
     create_namespaces: bool = True  # the engines create the apps' namespaces
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -120,6 +127,11 @@ class Draft:
         rank = {c.name: (env_rank(c.env), c.name) for c in self.clusters}
         self.clusters.sort(key=lambda c: rank[c.name])
         self.instances.sort(key=lambda i: rank.get(i.cluster, ((0, ""), "")))
+
+    def from_store(self) -> None:
+        """Clusters without credentials read them from `STORE`: ``Fleet(default_credentials=
+        ExternalSecretRef(...))``."""
+        self.default_credentials = Call("ExternalSecretRef", {"store": STORE, "key": STORE_KEY})
 
     @property
     def envs(self) -> list[str]:

@@ -18,6 +18,7 @@ from fleetgen.importer.apps import Folded
 from fleetgen.importer.draft import Engine, Instance
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.flux.kustomizations import added_fields
+from fleetgen.importer.flux.substitute import applied, variables
 from fleetgen.importer.repo import mapping, overlay_of
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.manifests.yamlio import dump, load_all
@@ -124,7 +125,8 @@ def _objects(
     found = []
     for index, (name, instance, _) in enumerate(builds):
         namespace = instance.namespace if engine == "argocd" else None
-        before = _keyed(rendered[theirs[index]], namespace)
+        values = variables(instance.origin.spec) if engine == "flux" else {}
+        before = _keyed(rendered[theirs[index]], namespace, values)
         after = _keyed(rendered[ours[index]])
         found += _compared(f"{name} on {instance.cluster!r}", instance, before, after)
     return found
@@ -144,12 +146,16 @@ def _engine_kustomization(
     return overlay_of(copy / str(instance.path), folder, {k: v for k, v in added.items() if v})
 
 
-def _keyed(text: str, default_namespace: str | None = None) -> dict[Key, dict[str, Any]]:
+def _keyed(
+    text: str, default_namespace: str | None = None, values: Mapping[str, str] | None = None
+) -> dict[Key, dict[str, Any]]:
     """The objects of a build by identity; ``default_namespace`` put on namespaced objects
-    without one (as Argo CD does with its destination namespace)."""
+    without one (as Argo CD does with its destination namespace), Flux's post-build
+    ``values`` substituted."""
     found = {}
     for obj in load_all(text):
         if isinstance(obj, Mapping):
+            obj = applied(obj, values or {})[0]
             scope = (group_of(obj.get("apiVersion")), str(obj.get("kind")))
             meta = mapping(obj.get("metadata"))
             if default_namespace and not meta.get("namespace") and scope not in CLUSTER_SCOPED:

@@ -39,11 +39,12 @@ def unmapped(
     todo: Mapping[str, str],
     spec: Mapping[str, Any] | None = None,
     at: tuple[str, ...] = ("spec",),
+    label: str | None = None,
 ) -> list[Finding]:
     """A finding at ``doc`` for each field of a spec (``doc``'s, else ``spec``, found at ``at``
-    in it) that import does not map: not a key of ``mapped``, or below one a key its value does
-    not list (an empty list: all of it is read). ``todo`` says what to do for some keys; the
-    others get a generic advice."""
+    in it, named ``label``, by default the last key of ``at``) that import does not map: not a
+    key of ``mapped``, or below one a key its value does not list (an empty list: all of it is
+    read). ``todo`` says what to do for some keys; the others get a generic advice."""
     found = []
     for key, value in (doc.spec if spec is None else spec).items():
         parts = mapped.get(key)
@@ -58,7 +59,7 @@ def unmapped(
             shown = ".".join(path)
             found.append(
                 doc.finding(
-                    f"{doc.kind} {doc.name!r}: {at[-1]}.{shown} not mapped",
+                    f"{doc.kind} {doc.name!r}: {label or at[-1]}.{shown} not mapped",
                     todo.get(path[0], BY_HAND),
                     (*at, *path),
                 )

@@ -32,6 +32,20 @@ def scrub(draft: Draft) -> list[Finding]:
             else:
                 kept.append((key, value))
         instance.app_fields = tuple(kept)
+        findings += _substituted(instance)
+    return findings
+
+
+def _substituted(instance: Instance) -> list[Finding]:
+    """Leave out the values substitution puts into an app's manifests (its ``config`` and
+    ``replace`` patches) that the rules find something in; one finding each."""
+    at = ("spec", "postBuild", "substitute")
+    instance.config, found = _without(instance.config)
+    findings = [_finding(instance, at, "config", path) for path in found]
+    for target, values in list(instance.replaced.items()):
+        instance.replaced[target], found = _without(values)
+        shown = f"patches of {target[1]} {target[2]!r} at"  # each path starts with its pointer
+        findings += [_finding(instance, at, f"{shown} {path[0]}", path[1:]) for path in found]
     return findings
 
 

@@ -62,8 +62,9 @@ def import_repo(request: ImportRequest) -> Imported:
     repo = read_repo(root)
     draft = _recognised(request, repo)
     draft.in_order()
-    findings = [*repo.findings, *draft.findings, *material.scrub(draft)]
+    findings = [*repo.findings, *material.scrub(draft)]
     fields, apps = _fleet(root, draft, findings)
+    findings += draft.findings  # folding the apps adds to them
     what = _OVERLAYS if any(i.overlay for i in draft.instances) else _WHAT[draft.engine]
     checked = fleet_text(fields, what, in_order(findings))
     differences = faithful.check(root, checked, apps, draft.engine)
@@ -173,6 +174,8 @@ def _fleet(
         "repo": _repo_url(root, draft, findings, name),
         "engines": [draft.engine],
     }
+    if draft.flux is not None:
+        fields["flux"] = draft.flux
     if shared:
         fields["sync"] = sync_call(shared)
     if draft.cascade:

@@ -33,9 +33,8 @@ def layout(value: Any, column: int, indent: int) -> str:
         return flat
     if isinstance(value, Call):
         return _call(value, column)
-    if isinstance(value, str) and flat == f'"{value}"' and WIDTH - column > 20:
-        width = WIDTH - column - 4  # the quotes, the parenthesis and a comma
-        parts = [f'"{value[i : i + width]}"' for i in range(0, len(value), width)]
+    if isinstance(value, str) and WIDTH - column > 20:
+        parts = _pieces(value, WIDTH - column - 2)  # the parenthesis and a comma
         return "(" + ("\n" + " " * (column + 1)).join(parts) + ")"
     deeper = indent + len(_INDENT)
     if isinstance(value, Mapping) and value:
@@ -49,6 +48,19 @@ def layout(value: Any, column: int, indent: int) -> str:
         f"{' ' * deeper}{lead}{layout(item, deeper + len(lead), deeper)},\n" for lead, item in items
     )
     return f"{open_}\n{body}{' ' * indent}{close}"
+
+
+def _pieces(value: str, width: int) -> list[str]:
+    """``value`` as string literals of at most ``width`` characters each, which Python joins
+    back into it (an escape sequence never split)."""
+    parts: list[str] = []
+    piece = ""
+    for char in value:
+        if piece and len(py_literal(piece + char)) > width:
+            parts.append(py_literal(piece))
+            piece = ""
+        piece += char
+    return [*parts, py_literal(piece)]
 
 
 def _call(call: Call, column: int) -> str:
@@ -86,7 +98,7 @@ def fleet_text(fleet: Mapping[str, Any], what: str, findings: Sequence[Finding])
         lines += ["# fleetgen import could not map everything; fix each, then delete its lines:"]
         lines += [_comment(finding.render()) for finding in findings]
         lines += [""]
-    names = sorted({"Fleet"} | _names(fleet))
+    names = sorted({"Fleet"} | _names(fleet), key=lambda name: (name.lower(), name))  # isort's
     lines += ["from fleetgen import (", *(f"{_INDENT}{name}," for name in names), ")", ""]
     lines += ["fleet = Fleet(", *(_argument(key, value) for key, value in fleet.items()), ")"]
     return "\n".join(lines) + "\n"

@@ -12,7 +12,7 @@ from typing import Any
 
 from fleetgen.errors import UsageError
 from fleetgen.importer.argocd.common import ENV_KEYS, Cluster, Reader
-from fleetgen.importer.draft import ClusterDraft, env_name
+from fleetgen.importer.draft import STORE, STORE_KEY, ClusterDraft, env_name
 from fleetgen.importer.repo import Doc, mapping
 from fleetgen.model.clusters import IN_CLUSTER
 from fleetgen.model.fields import ca_bundle, to_dns_label
@@ -21,8 +21,6 @@ from fleetgen.scaffold.snippets import credentials_call
 from fleetgen.util.templating import Call
 
 IN_CLUSTER_NAME = "in-cluster"  # Argo CD's name of the cluster it runs on (KubernetesInClusterName)
-STORE = "cluster-secrets"  # the store default_credentials names, for the user to fill in
-_KEY = "clusters/{cluster}"  # ... and the key of each cluster's config in it
 # Annotations of a cluster Secret not kept: Argo CD's and kubectl's own.
 _NOT_COPIED = ("argocd.argoproj.io/", "kubectl.kubernetes.io/")
 
@@ -76,7 +74,7 @@ def register(reader: Reader, doc: Doc) -> None:
             doc.finding(
                 f"cluster Secret {doc.name!r}: its credentials are not copied",
                 f"put its connection config (Argo CD's cluster config JSON) in the store "
-                f"{STORE!r} under {_KEY.format(cluster=name)!r}, as "
+                f"{STORE!r} under {STORE_KEY.format(cluster=name)!r}, as "
                 "Fleet(default_credentials=...) says, or set Cluster(credentials=...)",
             )
         )
@@ -140,7 +138,7 @@ def store_credentials(reader: Reader) -> None:
     not copied, when there are any (another tool's registrations need none)."""
     drafts = [c.draft for c in reader.clusters.values() if not c.external]
     if any(d.server != IN_CLUSTER and d.credentials is None for d in drafts):
-        reader.draft.default_credentials = Call("ExternalSecretRef", {"store": STORE, "key": _KEY})
+        reader.draft.from_store()
 
 
 def _identity(config: str | None, cluster: str) -> tuple[Call | None, str | None]:

@@ -5,14 +5,19 @@ Kustomizations, a tenant's accounts) is followed into them; any other is an app 
 its folder, used as it is. A HelmRelease is a chart app; a Kustomization reading another
 repository an app from that source.
 
+A Kustomization or HelmRelease with ``kubeConfig`` makes its cluster a hub and its namespace a
+spoke (``FluxOptions(mode="hub")``); ``postBuild.substitute`` is evaluated per cluster.
+
 `clusters` finds the cluster folders, `walk` follows each through what it applies, one module
-a kind: `kustomizations`, `releases`, `tenancy`; `common` holds what they share."""
+a kind: `kustomizations`, `releases` (and their `sources`), `tenancy`; `hub` the spokes,
+`substitute` Flux's post-build substitution; `common` holds what they share."""
 
 from __future__ import annotations
 
 from fleetgen.importer.draft import ClusterDraft, Draft, env_name
-from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo
+from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo, flux_namespace
 from fleetgen.importer.flux.common import Walk
+from fleetgen.importer.flux.hub import other_clusters
 from fleetgen.importer.flux.walk import follow
 from fleetgen.importer.repo import Repo
 from fleetgen.model.clusters import IN_CLUSTER
@@ -30,7 +35,8 @@ def recognise(repo: Repo) -> Draft | None:
     for folder, origin in folders.items():
         name = to_dns_label(folder.rsplit("/", 1)[-1], "cluster")
         draft.clusters.append(ClusterDraft(name, env_name(name), IN_CLUSTER, origin))
-        follow(Walk(repo, draft, name), folder)
+        follow(Walk(repo, draft, name, flux_namespace(origin)), folder)
+    other_clusters(draft, folders)
     draft.repo = fleet_repo(repo)
     for instance in draft.instances:  # Flux deletes what a pruning Kustomization applied
         instance.cascade = bool(instance.sync.get("prune"))

@@ -1,6 +1,11 @@
 """What following a Flux cluster folder keeps while the object kinds are read: the cluster, the
 sources applied beside its objects, which Kustomization made what, and what it found in the order
-applied; the API groups and names the kinds share."""
+applied; the API groups and names the kinds share.
+
+Flux objects are named within their namespace (a hub keeps one namespace per spoke, each with
+Kustomizations of the same names), so what the walk keeps of them is keyed by ``(namespace,
+name)``, and a ``dependsOn`` entry is kept as ``namespace/name`` (its namespace defaults to the
+object's own) until the instances it names are known."""
 
 from __future__ import annotations
 
@@ -16,7 +21,8 @@ HELM = "helm.toolkit.fluxcd.io"
 SOURCE = "source.toolkit.fluxcd.io"
 ROOT = "flux-system"
 SOURCES = ("GitRepository", "OCIRepository", "HelmRepository")
-REMOTE = "a remote cluster: import its folder as a cluster, or use FluxOptions(mode='hub')"
+
+Key = tuple[str, str]  # namespace, name
 
 
 def is_flux(doc: Doc) -> bool:
@@ -24,9 +30,18 @@ def is_flux(doc: Doc) -> bool:
     return doc.is_(KUSTOMIZE, "Kustomization") or doc.is_(HELM, "HelmRelease")
 
 
-def dependencies(items: Any) -> list[str]:
-    """The ``name`` of each ``dependsOn`` entry."""
-    return [str(item["name"]) for item in mappings(items) if item.get("name")]
+def key(doc: Doc) -> Key:
+    """The namespace and name of ``doc``."""
+    return (doc.namespace, doc.name)
+
+
+def dependencies(doc: Doc) -> list[str]:
+    """``namespace/name`` of each ``dependsOn`` entry of ``doc`` (its namespace by default)."""
+    return [
+        f"{item.get('namespace') or doc.namespace}/{item['name']}"
+        for item in mappings(doc.spec.get("dependsOn"))
+        if item.get("name")
+    ]
 
 
 @dataclass(slots=True)
@@ -38,18 +53,37 @@ class Applied:
 
 
 @dataclass(slots=True)
+class Pending:
+    """A Kustomization whose folder holds only accounts, their bindings and Namespaces: a
+    tenant's accounts if a Flux object runs as one of them, else an app (`walk.settle`)."""
+
+    doc: Doc
+    parent: Doc | None
+    path: str
+    built: list[Doc]  # as kustomize builds it
+    deployed: list[Doc]  # as Flux applies it (substituted)
+    cluster: str
+
+
+@dataclass(slots=True)
 class Walk:
     """One cluster folder followed through what it applies."""
 
     repo: Repo
     draft: Draft
     cluster: str
-    sources: dict[tuple[str, str], Doc] = field(default_factory=dict)
-    produced: dict[str, list[str]] = field(default_factory=dict)  # Kustomization -> instances
+    namespace: str = ROOT  # the Flux namespace: the flux-system Kustomization's
+    sources: dict[tuple[str, str, str], Doc] = field(default_factory=dict)  # kind, ns, name
+    produced: dict[Key, list[str]] = field(default_factory=dict)  # Kustomization -> instances
     found: list[Instance | Applied] = field(default_factory=list)  # in the order applied
-    parent_of: dict[str, Doc | None] = field(default_factory=dict)  # followed Kustomizations
-    tenancy: list[Doc] = field(default_factory=list)
-    configmaps: dict[tuple[str, str], Doc] = field(default_factory=dict)  # releases' values
+    parent_of: dict[Key, Doc | None] = field(default_factory=dict)  # followed Kustomizations
+    tenancy: list[tuple[Doc, str]] = field(default_factory=list)  # and the cluster it is on
+    runs_as: list[tuple[Instance, Doc]] = field(default_factory=list)  # serviceAccountName
+    named: dict[Key, Doc] = field(default_factory=dict)  # account -> the first object naming it
+    configmaps: dict[Key, Doc] = field(default_factory=dict)  # releases' values
+    pending: list[Pending] = field(default_factory=list)
+    loose: list[Doc] = field(default_factory=list)  # applied objects import does not follow
+    spokes: dict[str, Key] = field(default_factory=dict)  # spoke -> its kubeconfig Secret
 
     def deployed(
         self, folder: str, by: Doc | None, added: Mapping[str, Any] | None = None
@@ -65,23 +99,31 @@ class Walk:
             )
             return []
 
-    def source(self, kind: str, name: str) -> Doc | None:
-        """The source of ``kind`` and ``name``: applied beside, else anywhere in the repository."""
-        return self.sources.get((kind, name)) or next(
+    def source(self, kind: str, name: str, namespace: str) -> Doc | None:
+        """The source of ``kind``, ``name`` and ``namespace``: applied beside, else of that
+        kind and name anywhere in the repository."""
+        return self.sources.get((kind, namespace, name)) or next(
             (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
         )
+
+    def applies(self, doc: Doc) -> None:
+        """``doc``, a Kustomization or HelmRelease, is applied: the account it runs as (if it
+        names one) is named, whether or not it becomes an app."""
+        account = doc.spec.get("serviceAccountName")
+        if account:
+            self.named.setdefault((doc.namespace, str(account)), doc)
 
     def made(self, name: str, parent: Doc | None) -> None:
         """``name`` is made by each followed Kustomization from ``parent`` up: what depends on
         them depends on it."""
         while parent is not None:
-            self.produced.setdefault(parent.name, []).append(name)
-            parent = self.parent_of.get(parent.name)
+            self.produced.setdefault(key(parent), []).append(name)
+            parent = self.parent_of.get(key(parent))
 
     def inherited(self, parent: Doc | None) -> list[str]:
         """The dependsOn of each followed Kustomization from ``parent`` up."""
         found: list[str] = []
         while parent is not None:
-            found += dependencies(parent.spec.get("dependsOn"))
-            parent = self.parent_of.get(parent.name)
+            found += dependencies(parent)
+            parent = self.parent_of.get(key(parent))
         return found

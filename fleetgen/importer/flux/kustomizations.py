@@ -9,7 +9,9 @@ from typing import Any
 
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding, unmapped
-from fleetgen.importer.flux.common import REMOTE, Walk, dependencies
+from fleetgen.importer.flux.common import Walk, dependencies
+from fleetgen.importer.flux.sources import app_source_findings
+from fleetgen.importer.flux.substitute import per_cluster
 from fleetgen.importer.repo import Doc, mappings, namespaces_of
 from fleetgen.importer.sources import git_source, oci_source
 from fleetgen.manifests.yamlio import load_all
@@ -31,14 +33,16 @@ _KUSTOMIZATION_MAPPED = {
     "patches": (),
     "images": (),
     "serviceAccountName": (),
+    "kubeConfig": (),  # a hub's spoke: `hub.cluster_of`
+    "postBuild": ("substitute",),  # of this repository's folders: `substitute`
 }
 # Kustomization fields with no fleetgen equivalent: what the finding says to do.
 _UNMAPPED = {
-    "postBuild": "fleetgen has no variable substitution: write the values into the manifests, "
-    "or per cluster as a layer's config= / patches=",
+    "postBuild": "fleetgen has no variable substitution (import substitutes the values "
+    "postBuild.substitute writes into this repository's folders): write the values into the "
+    "manifests, or per cluster as a layer's config= / patches=",
     "components": "list them in the folder's kustomization.yaml, or a layer's components=",
     "healthChecks": "fleetgen's Kustomizations wait for what they apply (SyncPolicy(wait=True))",
-    "kubeConfig": REMOTE,
     "decryption": "fleetgen does not decrypt SOPS: keep the secrets in a store and use "
     "App(secrets=[AppSecret(...)])",
     "commonMetadata": "set common_labels= / common_annotations= on the app",
@@ -47,28 +51,40 @@ _UNMAPPED = {
 }
 
 
-def unmapped_fields(doc: Doc) -> list[Finding]:
-    """A finding for each field of a Kustomization that fleetgen does not have."""
-    return unmapped(doc, _KUSTOMIZATION_MAPPED, _UNMAPPED)
+def unmapped_fields(doc: Doc, remote: bool = False) -> list[Finding]:
+    """A finding for each field of a Kustomization that fleetgen does not have (``remote``:
+    of another source's manifests, which import does not substitute)."""
+    mapped = dict(_KUSTOMIZATION_MAPPED)
+    if remote:
+        del mapped["postBuild"]
+    return unmapped(doc, mapped, _UNMAPPED)
 
 
-def local_app(walk: Walk, doc: Doc, path: str, deployed: list[Doc]) -> Instance:
-    """An app of a folder of this repository, whose objects are ``deployed``."""
-    instance = _app(walk, doc)
+def local_app(
+    walk: Walk, doc: Doc, path: str, built: list[Doc], deployed: list[Doc], cluster: str
+) -> Instance:
+    """An app on ``cluster`` of a folder of this repository, whose objects are ``built`` by
+    kustomize and ``deployed`` substituted."""
+    instance = _app(walk, doc, cluster, unmapped_fields(doc))
     target = doc.spec.get("targetNamespace")
     instance.path = path
     instance.namespace = str(target) if target else None
     instance.uses = {str(target)} if target else namespaces_of(deployed)
     instance.app_fields = tuple(_overlay_fields(walk, doc, path))
+    if any(before.obj != after.obj for before, after in zip(built, deployed, strict=True)):
+        per_cluster(walk, doc, instance, built, deployed)
     return instance
 
 
-def source_app(walk: Walk, doc: Doc, path: str, ref: Mapping[str, Any]) -> Instance | None:
-    """An app of a folder of another source, None when the source cannot be one."""
+def source_app(
+    walk: Walk, doc: Doc, path: str, ref: Mapping[str, Any], cluster: str
+) -> Instance | None:
+    """An app on ``cluster`` of a folder of another source, None when the source cannot be
+    one."""
     source = _source(walk, doc, ref)
     if source is None:
         return None
-    instance = _app(walk, doc)
+    instance = _app(walk, doc, cluster, unmapped_fields(doc, remote=True))
     instance.source, instance.path = source, path
     if doc.spec.get("targetNamespace"):
         walk.draft.findings.append(
@@ -105,13 +121,12 @@ def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
     return sync
 
 
-def _app(walk: Walk, doc: Doc) -> Instance:
-    """The instance of a Kustomization: its name, sync settings and dependencies, and a
-    finding for each field it has that fleetgen does not."""
-    spec = doc.spec
-    walk.draft.findings += unmapped_fields(doc)
-    instance = Instance(to_dns_label(doc.name, "app"), walk.cluster, doc, sync=ks_sync(spec))
-    instance.depends_on = dependencies(spec.get("dependsOn"))
+def _app(walk: Walk, doc: Doc, cluster: str, findings: list[Finding]) -> Instance:
+    """The instance of a Kustomization on ``cluster``: its name, sync settings and
+    dependencies; ``findings`` for the fields it has that fleetgen does not."""
+    walk.draft.findings += findings
+    instance = Instance(to_dns_label(doc.name, "app"), cluster, doc, sync=ks_sync(doc.spec))
+    instance.depends_on = dependencies(doc)
     return instance
 
 
@@ -155,10 +170,10 @@ def _overlay_fields(walk: Walk, doc: Doc, path: str) -> list[tuple[str, Any]]:
 def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
     """``GitSource``/``OciSource`` of a Kustomization's source, None (a finding) if none."""
     kind, name = str(ref.get("kind", "")), str(ref.get("name", ""))
-    found = walk.source(kind, name)
+    found = walk.source(kind, name, str(ref.get("namespace") or doc.namespace))
     mapped = {"GitRepository": git_source, "OCIRepository": oci_source}.get(kind)
     made = mapped(found) if found and mapped else None
-    if made is None or isinstance(made, str):
+    if found is None or made is None or isinstance(made, str):
         why = made if isinstance(made, str) else f"{kind} {name!r} not found in the repository"
         walk.draft.findings.append(
             doc.finding(
@@ -168,6 +183,7 @@ def _source(walk: Walk, doc: Doc, ref: Mapping[str, Any]) -> Call | None:
             )
         )
         return None
+    walk.draft.findings += app_source_findings(found)
     return made
 
 

@@ -11,8 +11,10 @@ import yaml
 
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import unmapped
-from fleetgen.importer.flux.common import REMOTE, ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.common import ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.hub import cluster_of
 from fleetgen.importer.flux.kustomizations import ks_sync
+from fleetgen.importer.flux.sources import chart_fields
 from fleetgen.importer.flux.tenancy import tenant
 from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path
 from fleetgen.importer.sources import PIN, carries_credentials, pinned
@@ -36,6 +38,8 @@ _RELEASE_MAPPED = {
     "dependsOn": (),
     "serviceAccountName": (),
     "suspend": (),
+    "kubeConfig": (),  # a hub's spoke: `hub.cluster_of`
+    "storageNamespace": (),  # `_storage`
 }
 _RELEASE_TODO = {
     "install": "fleetgen's releases install CRDs (Create) and retry as HelmChart(install_retries) "
@@ -45,7 +49,6 @@ _RELEASE_TODO = {
     "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
     "chart's existingSecret settings",
     "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
-    "kubeConfig": REMOTE,
     "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
 }
 
@@ -53,6 +56,9 @@ _RELEASE_TODO = {
 def release(walk: Walk, item: Applied) -> Instance | None:
     """A HelmRelease's chart app, None (a finding) when its chart cannot be said."""
     doc, spec = item.doc, item.doc.spec
+    cluster = cluster_of(walk, doc)
+    if cluster is None:
+        return None
     chart = _release_chart(walk, doc)
     if isinstance(chart, str):
         walk.draft.findings.append(
@@ -63,7 +69,7 @@ def release(walk: Walk, item: Applied) -> Instance | None:
             )
         )
         return None
-    ref, version = chart
+    ref, version, source = chart
     if ref.path is None and not pinned(version):
         walk.draft.findings.append(
             doc.finding(
@@ -78,10 +84,13 @@ def release(walk: Walk, item: Applied) -> Instance | None:
     sync = release_sync(spec)
     # what deleting it does: its Kustomization's pruning (flux-system's: prune)
     sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
-    options = _chart_options(spec)
+    from_source, found = chart_fields(doc, source)
+    walk.draft.findings += found
+    options = (*_chart_options(spec), *from_source)
+    _storage(walk, doc, str(target or ""))
     instance = Instance(
         name,
-        walk.cluster,
+        cluster,
         doc,
         namespace=str(target) if target else None,
         chart=ChartRef(ref.repo, ref.name, ref.path, _release_name(doc, name), options),
@@ -90,7 +99,7 @@ def release(walk: Walk, item: Applied) -> Instance | None:
         sync=sync,
     )
     instance.uses = {str(target)} if target else set()
-    instance.depends_on = [*dependencies(spec.get("dependsOn")), *walk.inherited(item.parent)]
+    instance.depends_on = [*dependencies(doc), *walk.inherited(item.parent)]
     walk.draft.findings += unmapped(doc, _RELEASE_MAPPED, _RELEASE_TODO)
     tenant(walk, instance, doc)
     return instance
@@ -105,6 +114,26 @@ def release_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
         if spec.get(key):
             sync[key] = str(spec[key])
     return sync
+
+
+def _storage(walk: Walk, doc: Doc, target: str) -> None:
+    """A finding when Helm keeps the release's history elsewhere than fleetgen does, in the
+    release's namespace: helm-controller keeps it in ``storageNamespace``, by default the
+    HelmRelease's own namespace, and on a changed one finds no release and installs anew."""
+    storage = str(doc.spec.get("storageNamespace") or doc.namespace)
+    if target and storage != target:
+        walk.draft.findings.append(
+            doc.finding(
+                f"HelmRelease {doc.name!r}: Helm keeps its history in namespace {storage!r}, "
+                f"fleetgen's release in {target!r}",
+                "helm-controller will install the release anew there: set "
+                f"spec.storageNamespace: {target} first and let Flux move it, then import",
+                (
+                    "spec",
+                    "storageNamespace" if "storageNamespace" in doc.spec else "targetNamespace",
+                ),
+            )
+        )
 
 
 def values_maps(release: Doc) -> list[tuple[str, str, str, str]]:
@@ -166,12 +195,13 @@ def _release_name(doc: Doc, app: str) -> str | None:
     return None if name == app else name
 
 
-def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
-    """(the chart, its version) a HelmRelease installs, or why it cannot be said."""
+def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | None] | str:
+    """(the chart, its version, its source: None for a chart kept here) a HelmRelease
+    installs, or why it cannot be said."""
     spec = doc.spec
     chart_ref = spec.get("chartRef")
     if isinstance(chart_ref, Mapping):
-        return _oci_chart(walk, chart_ref)
+        return _oci_chart(walk, chart_ref, str(chart_ref.get("namespace") or doc.namespace))
     template = at(spec, "chart", "spec")
     if not isinstance(template, Mapping):
         return "no spec.chart.spec or spec.chartRef"
@@ -179,8 +209,10 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
     chart, version = str(template.get("chart", "")), template.get("version")
     if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
         path = relative_path(chart)
-        return (ChartRef(path=path), None) if path else "its chart path leaves the repository"
-    found = walk.source(str(ref.get("kind")), str(ref.get("name")))
+        return (ChartRef(path=path), None, None) if path else "its chart path leaves the repository"
+    found = walk.source(
+        str(ref.get("kind")), str(ref.get("name")), str(ref.get("namespace") or doc.namespace)
+    )
     if found is None or not found.is_(SOURCE, "HelmRepository"):
         return f"sourceRef {ref.get('kind')} {ref.get('name')!r} not found"
     url = str(found.spec.get("url", "")).rstrip("/")
@@ -188,16 +220,19 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None] | str:
         return "its HelmRepository's url carries credentials"
     if found.spec.get("type") == "oci" and not url.startswith("oci://"):
         url = f"oci://{url}"
-    return ChartRef(url, chart), str(version) if version else None
+    return ChartRef(url, chart), str(version) if version else None, found
 
 
-def _oci_chart(walk: Walk, chart_ref: Mapping[str, Any]) -> tuple[ChartRef, str | None] | str:
-    """(the chart, its tag) of a ``chartRef`` to an OCIRepository, or why it cannot be said."""
-    found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")))
+def _oci_chart(
+    walk: Walk, chart_ref: Mapping[str, Any], namespace: str
+) -> tuple[ChartRef, str | None, Doc | None] | str:
+    """(the chart, its tag, the OCIRepository) of a ``chartRef`` to an OCIRepository, or why
+    it cannot be said."""
+    found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")), namespace)
     if found is None or not found.is_(SOURCE, "OCIRepository"):
         return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
     url, _, chart = str(found.spec.get("url", "")).rpartition("/")
     if carries_credentials(url):
         return "its OCIRepository's url carries credentials"
     tag = at(found.spec, "ref", "tag")
-    return (ChartRef(url, chart), str(tag)) if tag else "its OCIRepository names no tag"
+    return (ChartRef(url, chart), str(tag), found) if tag else "its OCIRepository names no tag"

@@ -16,9 +16,12 @@ from fleetgen.importer.flux.common import (
     SOURCE,
     SOURCES,
     Applied,
+    Pending,
     Walk,
     is_flux,
+    key,
 )
+from fleetgen.importer.flux.hub import cluster_of, is_kubeconfig
 from fleetgen.importer.flux.kustomizations import (
     added_fields,
     local_app,
@@ -26,7 +29,8 @@ from fleetgen.importer.flux.kustomizations import (
     unmapped_fields,
 )
 from fleetgen.importer.flux.releases import release, values_maps
-from fleetgen.importer.flux.tenancy import is_tenancy_kind, tenancy, tenant
+from fleetgen.importer.flux.substitute import left_findings, substituted, variables
+from fleetgen.importer.flux.tenancy import default_account, is_tenancy_kind, tenancy, tenant
 from fleetgen.importer.repo import Doc, mapping, relative_path
 from fleetgen.model.fields import to_dns_label
 
@@ -55,12 +59,14 @@ def follow(walk: Walk, folder: str) -> None:
     inside = f"{folder}/{ROOT}/"
     _controller_patches(walk, f"{folder}/{ROOT}")
     docs = [d for d in walk.deployed(folder, None) if not d.file.startswith(inside)]
-    _apply(walk, docs, None)
+    _apply(walk, docs, None, walk.cluster)
     made = [item if isinstance(item, Instance) else release(walk, item) for item in walk.found]
     mine = [instance for instance in made if instance is not None]
+    mine += _settle(walk)
     tenancy(walk, mine)
+    walk.draft.findings += [_loose(doc) for doc in walk.loose if not is_kubeconfig(walk, doc)]
     for instance in mine:
-        instance.depends_on = _depends(walk, instance, {i.name for i in mine})
+        instance.depends_on = _depends(walk, instance, mine)
     walk.draft.instances += mine
 
 
@@ -78,77 +84,134 @@ def _controller_patches(walk: Walk, folder: str) -> None:
                     ("patches",),
                 )
             )
+            walk.draft.findings += default_account(doc)
 
 
-def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None) -> None:
-    """Each object ``parent`` (None: the cluster folder) applies, by kind."""
+def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None, cluster: str) -> None:
+    """Each object ``parent`` (None: the cluster folder) applies on ``cluster``, by kind."""
     for doc in docs:
+        if is_flux(doc):
+            walk.applies(doc)
         if doc.is_(KUSTOMIZE, "Kustomization"):
             _kustomization(walk, doc, parent)
         elif doc.is_(HELM, "HelmRelease"):
             walk.found.append(Applied(doc, parent))
             walk.made(to_dns_label(doc.name, "app"), parent)
         elif any(doc.is_(SOURCE, kind) for kind in SOURCES):
-            walk.sources.setdefault((doc.kind, doc.name), doc)
+            walk.sources.setdefault((doc.kind, doc.namespace, doc.name), doc)
         elif is_tenancy_kind(doc):
-            walk.tenancy.append(doc)
+            walk.tenancy.append((doc, cluster))
         elif doc.kind == "ConfigMap" and doc.group == "" and parent is not None:
-            walk.configmaps[(doc.namespace, doc.name)] = doc  # values of a release there
+            walk.configmaps[key(doc)] = doc  # values of a release there
         else:
-            walk.draft.findings.append(_loose(doc))
+            walk.loose.append(doc)
 
 
 def _kustomization(walk: Walk, doc: Doc, parent: Doc | None) -> None:
     """A Kustomization: followed into its folder, or an app of its folder or source."""
     if doc.name == ROOT:
         return
-    ref = mapping(doc.spec.get("sourceRef"))
+    cluster = cluster_of(walk, doc)
     path = relative_path(str(doc.spec.get("path", "") or "."))
-    if path is None:
+    if path is None or cluster is None:
+        if path is None:
+            walk.draft.findings.append(
+                doc.finding(
+                    f"Kustomization {doc.name!r}: path leaves the repository",
+                    "point it inside the repository",
+                    ("spec", "path"),
+                )
+            )
+        return
+    ref = mapping(doc.spec.get("sourceRef"))
+    if ref.get("kind") != "GitRepository" or ref.get("name") != ROOT:
+        instance = source_app(walk, doc, path, ref, cluster)
+        if instance is not None:
+            _found(walk, instance, doc, parent)
+        return
+    added = added_fields(doc.spec)
+    built = walk.deployed(path, doc, added)
+    done = substituted(built, variables(doc.spec))
+    walk.draft.findings += left_findings(doc, done)
+    if _only_flux(done.docs) and (walk.repo.has_kustomization(path) or not added):
+        _follow(walk, doc, parent, done.docs, cluster)
+    elif _only_accounts(done.docs):
+        walk.produced.setdefault(key(doc), [])
+        walk.pending.append(Pending(doc, parent, path, built, done.docs, cluster))
+    else:
+        _found(walk, local_app(walk, doc, path, built, done.docs, cluster), doc, parent)
+
+
+def _follow(walk: Walk, doc: Doc, parent: Doc | None, deployed: list[Doc], cluster: str) -> None:
+    """A Kustomization whose folder holds only Flux objects: followed into them (on a spoke,
+    they would be its own Flux's: a finding)."""
+    if cluster != walk.cluster:
         walk.draft.findings.append(
             doc.finding(
-                f"Kustomization {doc.name!r}: path leaves the repository",
-                "point it inside the repository",
-                ("spec", "path"),
+                f"Kustomization {doc.name!r} applies Flux objects on the spoke {cluster!r}, "
+                "which its own Flux reconciles",
+                "import that cluster's folder on its own, or move them to the hub",
+                ("spec", "kubeConfig"),
             )
         )
         return
-    if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
-        added = added_fields(doc.spec)
-        deployed = walk.deployed(path, doc, added)
-        if _only_flux(deployed) and (walk.repo.has_kustomization(path) or not added):
-            walk.draft.findings += unmapped_fields(doc)
-            walk.parent_of[doc.name] = parent
-            _apply(walk, deployed, doc)
-            return
-        instance: Instance | None = local_app(walk, doc, path, deployed)
-    else:
-        instance = source_app(walk, doc, path, ref)
-    if instance is not None:
-        _found(walk, instance, doc, parent)
+    walk.draft.findings += unmapped_fields(doc)
+    walk.parent_of[key(doc)] = parent
+    walk.produced.setdefault(key(doc), [])
+    _apply(walk, deployed, doc, cluster)
+
+
+def _settle(walk: Walk) -> list[Instance]:
+    """The Kustomizations of folders of accounts only: a tenant's accounts where a Flux object
+    runs as one of them (applied where the Kustomization applies), else apps."""
+    apps = []
+    for item in walk.pending:
+        if walk.named.keys() & {key(doc) for doc in item.deployed if doc.kind == "ServiceAccount"}:
+            walk.draft.findings += unmapped_fields(item.doc)
+            walk.tenancy += [(doc, item.cluster) for doc in item.deployed]
+            continue
+        instance = local_app(walk, item.doc, item.path, item.built, item.deployed, item.cluster)
+        _found(walk, instance, item.doc, item.parent)
+        apps.append(instance)
+    return apps
 
 
 def _found(walk: Walk, instance: Instance, doc: Doc, parent: Doc | None) -> None:
     """The app of a Kustomization ``parent`` applies: made by both, depending on what they
     depend on, a tenant's if it runs as a ServiceAccount."""
-    walk.produced.setdefault(doc.name, []).append(instance.name)
+    walk.produced.setdefault(key(doc), []).append(instance.name)
     walk.made(instance.name, parent)
     instance.depends_on += walk.inherited(parent)
     tenant(walk, instance, doc)
     walk.found.append(instance)
 
 
-def _depends(walk: Walk, instance: Instance, names: set[str]) -> list[str]:
-    """The instances an instance's dependsOn names (a Kustomization: what it made)."""
+def _depends(walk: Walk, instance: Instance, instances: list[Instance]) -> list[str]:
+    """The instances on its cluster an instance's dependsOn names (``namespace/name``; a
+    Kustomization: what it made)."""
+    names = {i.name for i in instances}
+    here = {i.name for i in instances if i.cluster == instance.cluster}
     found: list[str] = []
-    for name in instance.depends_on:
+    for ref in instance.depends_on:
+        namespace, _, name = ref.partition("/")
         label = to_dns_label(name, "app")
-        made = walk.produced.get(name) or ([label] if label in names else [])
-        if not made:
-            what = f"dependsOn {name!r}: nothing of that name is applied on {walk.cluster!r}"
+        made = walk.produced.get((namespace, name), [label] if label in here else None)
+        kept = [m for m in made or [] if m in here]
+        elsewhere = not kept and any(m in names for m in made or [])  # else: not mapped, said
+        if made is None or elsewhere:
+            where = "nothing of that name is" if made is None else "what it makes is not"
+            what = f"dependsOn {name!r}: {where} applied on {instance.cluster!r}"
             walk.draft.findings.append(instance.origin.finding(what, "add depends_on by hand"))
-        found += [m for m in made if m != instance.name]
+        found += [m for m in kept if m != instance.name]
     return sorted(set(found))
+
+
+def _only_accounts(docs: list[Doc]) -> bool:
+    """Whether a folder holds only Namespaces, ServiceAccounts and their bindings, and at least
+    one ServiceAccount (which Flux objects may run as)."""
+    return all(is_tenancy_kind(doc) for doc in docs) and any(
+        doc.kind == "ServiceAccount" for doc in docs
+    )
 
 
 def _only_flux(docs: list[Doc]) -> bool:

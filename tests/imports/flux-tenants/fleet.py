@@ -7,21 +7,41 @@ untouched: retire them once the engines read output/.
 # clusters/production/flux-system/kustomization.yaml:6: patches of Flux's own controllers
 #     (bootstrap's kustomization) — kept where they are: fleetgen leaves Flux's installation to
 #     flux bootstrap, which keeps this file
+# clusters/production/flux-system/kustomization.yaml:13: Flux's controllers run with --default-
+#     service-account=default: fleetgen's apps outside a tenant project name no account, so they
+#     would run as 'default', not as Flux's own account as the platform's objects here do —
+#     fleetgen has no setting for the platform's account: drop the flag, or give that account the
+#     rights the platform's apps need
 # clusters/staging/flux-system/kustomization.yaml:6: patches of Flux's own controllers (bootstrap's
 #     kustomization) — kept where they are: fleetgen leaves Flux's installation to flux bootstrap,
 #     which keeps this file
+# clusters/staging/flux-system/kustomization.yaml:13: Flux's controllers run with --default-
+#     service-account=default: fleetgen's apps outside a tenant project name no account, so they
+#     would run as 'default', not as Flux's own account as the platform's objects here do —
+#     fleetgen has no setting for the platform's account: drop the flag, or give that account the
+#     rights the platform's apps need
+# infrastructure/policy-library/source.yaml:7: OCIRepository 'baseline-policies': spec.interval not
+#     mapped — fleetgen checks an app's source every 1m (GitSource and OciSource have no interval)
+# infrastructure/policy-library/source.yaml:13: OCIRepository 'baseline-policies': spec.verify not
+#     mapped — fleetgen verifies no signature of an app's source (GitSource and OciSource have no
+#     verify): keep the check in a policy, or verify where the artifact is pushed
 # tenants/base/dev-team/rbac.yaml:14: RoleBinding 'dev-team-reconciler' grants a tenant ClusterRole
 #     'cluster-admin' — fleetgen binds a tenant's ServiceAccount to ClusterRole admin in its
 #     project's namespaces: check that is enough
+# tenants/base/dev-team/sync.yaml:7: GitRepository 'dev-team': spec.interval not mapped — fleetgen
+#     checks an app's source every 1m (GitSource and OciSource have no interval)
 
 from fleetgen import (
     App,
+    ChartVerify,
     Cluster,
     Environment,
     Fleet,
     GitSource,
     HelmChart,
     NamespaceMeta,
+    OciSource,
+    OIDCIdentity,
     Overrides,
     Project,
     SyncPolicy,
@@ -52,8 +72,15 @@ fleet = Fleet(
     ],
     apps=[
         App(name="kyverno", project="apps", namespace="kyverno",
-            chart=HelmChart(repo="https://kyverno.github.io/kyverno", name="kyverno",
-                            version="3.3.4", install_retries=3, upgrade_retries=3),
+            chart=HelmChart(repo="oci://ghcr.io/kyverno/charts", name="kyverno", version="3.3.4",
+                            install_retries=3, upgrade_retries=3, interval="12h",
+                            verify=ChartVerify(match_oidc_identity=[
+                                                   OIDCIdentity(issuer=("^https://token\\.actions"
+                                                                        "\\.githubusercontent\\.co"
+                                                                        "m$"),
+                                                                subject=("^https://github\\.com/ky"
+                                                                         "verno/kyverno/.*$")),
+                                               ])),
             values={
                 "admissionController": {
                     "replicas": 1,
@@ -64,6 +91,10 @@ fleet = Fleet(
             sync=SyncPolicy(interval="30m", wait=True)),
         App(name="kyverno-policies", project="apps", namespace=None,
             path="infrastructure/kyverno-policies",
+            depends_on=["kyverno"],
+            sync=SyncPolicy(interval="1h", timeout="5m", wait=True)),
+        App(name="baseline-policies", project="apps", namespace=None,
+            source=OciSource(url="oci://ghcr.io/acme/policies/baseline", tag="v1.4.0"),
             depends_on=["kyverno"],
             sync=SyncPolicy(interval="1h", timeout="5m", wait=True)),
         App(name="dev-team", project="dev-team", namespace=None,

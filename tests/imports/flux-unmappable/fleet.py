@@ -23,9 +23,9 @@ untouched: retire them once the engines read output/.
 #     App(chart=HelmChart(...))
 # clusters/prod-eu/apps.yaml:13: Kustomization 'web': spec.force not mapped — fleetgen has no
 #     equivalent: add it by hand if it matters
-# clusters/prod-eu/apps.yaml:15: Kustomization 'web': spec.postBuild not mapped — fleetgen has no
-#     variable substitution: write the values into the manifests, or per cluster as a layer's
-#     config= / patches=
+# clusters/prod-eu/apps.yaml:15: Kustomization 'web': postBuild.substitute on a plain folder —
+#     fleetgen applies a plain folder as it is: add a kustomization.yaml to apps/web and rerun
+#     import, or write the values into the manifests
 # clusters/prod-eu/apps.yaml:18: Kustomization 'web': spec.decryption not mapped — fleetgen does
 #     not decrypt SOPS: keep the secrets in a store and use App(secrets=[AppSecret(...)])
 # clusters/prod-eu/artifacts.yaml:1: Flux ArtifactGenerator 'apps' not mapped — fleetgen reads the
@@ -68,7 +68,7 @@ fleet = Fleet(
             sync=SyncPolicy(interval="10m", wait=False)),
         App(name="postgresql", project="apps", namespace="db",
             chart=HelmChart(repo="oci://registry-1.docker.io/bitnamicharts", name="postgresql",
-                            version="16.4.5"),
+                            version="16.4.5", interval="12h"),
             values={"auth": {"username": "shop"}, "primary": {"persistence": {"size": "20Gi"}}},
             sync=SyncPolicy(interval="1h", wait=True)),
     ],
