@@ -6,6 +6,7 @@ which a Waiver silences. Rendering ranges from a chart cache: `tests.test_chart_
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,46 @@ def test_a_range_with_build_metadata_on_an_oci_chart_warns(tmp_path: Path) -> No
         "and Flux may each pick another; drop the build metadata, and give releases versions "
         "that differ before it"
     ]
+
+
+def test_versions_and_the_fleet_map_show_a_range_as_written_and_say_what_it_means(
+    tmp_path: Path,
+) -> None:
+    waiver = Waiver(rule="chart-range", reason="follows 0.x")
+    repo = _range_repo(
+        tmp_path / "repo",
+        f', per_env={{"prod": Overrides(chart_version="0.3.0 || ~0.4")}}, waivers=[{waiver!r}]',
+    )
+    text = run_fleetgen(repo, "versions").stdout.splitlines()
+    assert text[1].split() == [
+        *("echo", "chart", "echo"),
+        *(">=0.3.0", "(range)"),
+        *("0.3.0", "||", "~0.4", "(range)", "*"),
+    ]
+    assert text[-1].endswith(
+        "`(range)`: a chart version range, which Argo CD and Flux each resolve on their own at "
+        "sync time to the highest chart version it allows: what runs is not pinned, and the "
+        "engines may run different versions while a release reaches them."
+    )
+    document = json.loads(run_fleetgen(repo, "versions", "--format", "json").stdout)
+    (row,) = document["rows"]
+    assert [(v["version"], v["range"]) for c in row["environments"] for v in c["versions"]] == [
+        (">=0.3.0", True),
+        ("0.3.0 || ~0.4", True),
+    ]
+    assert run_fleetgen(repo, "build").returncode == 0
+    fleet_map = (repo / "output/README.md").read_text()
+    assert (
+        "| echo | echo from https://charts.example.com | >=0.3.0 (range) | 0.3.0 \\|\\| ~0.4 "
+        "(range) |"
+    ) in fleet_map
+    assert "A version marked `(range)` is a range: Argo CD and Flux each resolve it" in fleet_map
+    assert fleet_map.count("`(range)`: a chart version range") == 1  # the versions legend
+
+
+def test_the_fleet_map_says_nothing_of_ranges_without_one(tmp_path: Path) -> None:
+    repo = _range_repo(tmp_path / "repo").joinpath("fleet.py")
+    repo.write_text(repo.read_text().replace(">=0.3.0", "0.3.0"))
+    assert run_fleetgen(repo.parent, "build").returncode == 0
+    assert "range" not in (repo.parent / "output/README.md").read_text()
+    assert "range" not in run_fleetgen(repo.parent, "versions").stdout

@@ -66,6 +66,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     on = clusters_by_engine(plan, rows)
     engines = cluster_engines(plan, on)
     views = pictures.env_views(plan.fleet)
+    ranged = any(row["ranged"] for _, row in apps)
     text = render(
         "fleetmap.md.j2",
         fleet=plan.fleet,
@@ -77,6 +78,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         pictures=(pictures.environments(views, engines), pictures.rollouts(views)),
         placements=sum(row["placements"] for _, row in apps),
         charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
+        ranged=ranged,
         common_metadata=_common_metadata(plan),
         images=[
             ImageRow(app, image, versions) for app, row in apps for image, versions in row["images"]
@@ -100,7 +102,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         tenants=any(project.service_account for project in plan.fleet.projects),
     )
     matrix = [line for _, row in apps for line in row["versions"]]
-    return [OutputFile(PATH, text=text + versions_section(plan, matrix))]
+    return [OutputFile(PATH, text=text + versions_section(plan, matrix, ranged))]
 
 
 def _common_metadata(plan: Plan) -> bool:
@@ -115,8 +117,9 @@ def _annotation_keys(names: Iterable[str]) -> str:
     return ", ".join(VAR_PREFIX + name for name in names)
 
 
-def versions_section(plan: Plan, lines: Sequence[str]) -> str:
+def versions_section(plan: Plan, lines: Sequence[str], ranged: bool = False) -> str:
     """The versions matrix of ``lines`` (every app's `AppRows` ``versions``, as ``fleetgen
-    versions --format markdown`` prints them) under its heading; empty without lines."""
-    table = versions.markdown_table(plan, lines)
+    versions --format markdown`` prints them) under its heading, its legend explaining chart
+    version ranges where ``ranged``; empty without lines."""
+    table = versions.markdown_table(plan, lines, ranged)
     return render("versions.md.j2", table=table) if table else ""
