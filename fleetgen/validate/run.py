@@ -186,6 +186,11 @@ def check(
             built=charted.built,
             cached=charted.cached,
             not_rendered=dict(charted.not_rendered),
+            ranges={
+                f"chart {p.chart.name} {p.chart.version}": charted.versions[chart_renders.unit(p)]
+                for p in placements
+                if p.chart is not None and chart_renders.unit(p) in charted.versions
+            },
         )
     kept, waived = _waive(fleet, _merge(findings), locate, render)
     kept.sort(key=_order)
