@@ -164,6 +164,30 @@ def test_promote_a_chart_app_pins_its_chart_version(repo: Path) -> None:
     assert "v1.17.0" in application_set
 
 
+def test_promote_copies_a_chart_version_range_as_written(repo: Path) -> None:
+    """A range is promoted as the text it is (each engine resolves it on its own); the summary
+    marks it."""
+    _plant(
+        repo,
+        (
+            CERT_MANAGER_PER_ENV,
+            'per_env={"staging": Overrides(chart_version=">=1.16.0 <1.18.0"),\n'
+            '                     "prod": Overrides(values={',
+        ),
+    )
+    before = (repo / "fleet.py").read_text()
+    done = promote(repo, "cert-manager", "--from", "staging", "--to", "prod")
+    assert done.returncode == 0, done.stderr
+    assert "  chart cert-manager: v1.16.2 → >=1.16.0 <1.18.0 (range)\n" in done.stdout
+    assert added_lines(before, (repo / "fleet.py").read_text()) == (
+        ["            })},"],
+        ['            }, chart_version=">=1.16.0 <1.18.0")},'],
+    )
+    assert versions_of(repo, "cert-manager")["prod"] == [(">=1.16.0 <1.18.0", None)]
+    application_set = (repo / "output/argocd/applicationsets/cert-manager.yaml").read_text()
+    assert "targetRevision: '>=1.16.0 <1.18.0'" in application_set
+
+
 PROD_WEST_PIN = (
     API_SERVICE_LABELS,
     'per_cluster={"prod-west": Overrides(images=[Image(name="api-service", tag="3.1.9")])},\n'
