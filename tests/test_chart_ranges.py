@@ -2,7 +2,9 @@
 line, both engines get the range as their own field takes it (checked against the shipped CRD
 schemas of the oldest and the newest release), ``build`` warns of an unwaived range, and
 ``validate`` reports it by the rule ``chart-range`` per environment (an error in production),
-which a Waiver silences. Rendering ranges from a chart cache: `tests.test_chart_range_renders`."""
+which a Waiver silences; versions and the fleet map show it; import writes what each engine reads.
+Rendering ranges from a chart cache: `tests.test_chart_range_renders`; import's golden
+repositories: ``tests/imports/*-chart-ranges``."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import pytest
 
 from fleetgen import App, HelmChart, Overrides, Policy, Waiver
 from fleetgen.emit.flux.charts import oci_ref
+from fleetgen.importer.draft import Engine
+from fleetgen.importer.sources import chart_version
 from tests.crd_schemas import errors
 from tests.emit.test_argocd_appsets import applications
 from tests.helpers import run_fleetgen
@@ -260,3 +264,24 @@ def test_the_fleet_map_says_nothing_of_ranges_without_one(tmp_path: Path) -> Non
     assert run_fleetgen(repo.parent, "build").returncode == 0
     assert "range" not in (repo.parent / "output/README.md").read_text()
     assert "range" not in run_fleetgen(repo.parent, "versions").stdout
+
+
+@pytest.mark.parametrize(
+    ("version", "engine", "written", "ranged"),
+    [
+        ("v1.16.2", "argocd", "v1.16.2", False),
+        (">=1.0.0 <2.0.0", "argocd", ">=1.0.0 <2.0.0", True),
+        ("*", "flux", "*", True),
+        ("7.4", "flux", "7.4.x", True),  # getChartVersion: no exact match, then NewConstraint
+        ("v6", "flux", "6.x", True),
+        ("7.4", "argocd", None, False),  # versions.IsVersion: Argo CD asks for the tag "7.4"
+        ("01.2.3", "flux", None, False),
+        ("latest", "flux", None, False),
+    ],
+)
+def test_import_writes_a_chart_version_as_its_engine_reads_it(
+    version: str, engine: Engine, written: str | None, ranged: bool
+) -> None:
+    found = chart_version(version, engine)
+    said = ranged or written is None
+    assert (found.written, found.range, bool(found.what)) == (written, ranged, said)

@@ -10,7 +10,9 @@ from typing import Any
 
 from fleetgen.importer.draft import ChartRef, Draft, Instance
 from fleetgen.importer.layers import Layers, common, layered, residual
+from fleetgen.importer.sources import RANGE_WAIVER
 from fleetgen.model import SyncPolicy
+from fleetgen.rules.chartversions import is_range
 from fleetgen.util.templating import Call
 
 
@@ -133,6 +135,8 @@ def _app(
     fields.update(first.app_fields)
     if all(i.cascade for i in group) and not where.cascade:
         fields["cascade_delete"] = True
+    if any(i.chart_version and is_range(i.chart_version) for i in group):
+        fields["waivers"] = [RANGE_WAIVER]  # said in a finding where the version was read
     return Call("App", fields)
 
 
