@@ -100,12 +100,6 @@ def test_an_app_has_exactly_one_source(fields: dict[str, Any], message: str) -> 
         chart_app(**fields)
 
 
-@pytest.mark.parametrize("version", ["^1.2", "1.x", "~1.2.3", ">=1.0.0", "1.2", "latest", "*"])
-def test_chart_versions_are_pinned(version: str) -> None:
-    with pytest.raises(pydantic.ValidationError, match="is not pinned"):
-        HelmChart(repo="https://charts.example.com", name="x", version=version)
-
-
 @pytest.mark.parametrize(
     "repo",
     ["http://charts.example.com", "charts.example.com", "https://user:pw@charts.example.com"],

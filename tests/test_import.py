@@ -23,7 +23,9 @@ import pytest
 
 from fleetgen.importer.flux.tenancy import FLUX_ACCOUNTS
 from fleetgen.importer.layers import layered
+from fleetgen.importer.write import WIDTH, fleet_text
 from fleetgen.manifests.yamlio import load_all
+from fleetgen.util.templating import Call
 from tests.helpers import Ran, run_fleetgen, tree
 
 CASES = sorted(p for p in (Path(__file__).parent / "imports").iterdir() if p.is_dir())
@@ -341,3 +343,14 @@ def test_a_bootstrap_kustomization_is_read_once_with_the_repository(
         assert ran.stderr.startswith(
             "clusters/staging/flux-system/kustomization.yaml:2: YAML that cannot be read"
         ), ran.stderr
+
+
+def test_fleet_text_keeps_a_calls_closing_parentheses_within_the_width() -> None:
+    """A call's last argument is followed by the call's parenthesis and what follows the call
+    (a comma, the parenthesis of the call around it): the line still fits."""
+    for size in range(30, 80):
+        chart = Call("HelmChart", {"repo": "oci://" + "r" * size, "name": "app", "version": "6.x"})
+        waiver = Call("Waiver", {"rule": "chart-range", "reason": "x" * (size // 2)})
+        app = Call("App", {"name": "app", "chart": chart, "waivers": [waiver]})
+        text = fleet_text({"name": "t", "apps": [app]}, "a test", [])
+        assert max(len(line) for line in text.splitlines()) <= WIDTH, text

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fleetgen import Environment, Fleet, Policy
+from fleetgen.resolver.severity import severity
 from fleetgen.rules import secrets as scanrules
 from fleetgen.rules.policy import (
     BY_ID,
@@ -19,7 +20,6 @@ from fleetgen.rules.policy import (
     pod_spec,
     waivable_problem,
 )
-from fleetgen.validate.rendered import severity
 
 Doc = dict[str, Any]
 

@@ -88,7 +88,14 @@ def test_a_local_chart_is_rendered_with_each_placements_values_and_checked(
     assert (schema["object"], schema["field"]) == ("Deployment shared/echo", "spec/replicas")
     charts = data["summary"]["charts"]
     # dev-1 and prod-1 share their values: one render; prod-2 has its own.
-    assert charts == {"placements": 3, "distinct": 2, "built": 2, "cached": 0, "not_rendered": {}}
+    assert charts == {
+        "placements": 3,
+        "distinct": 2,
+        "built": 2,
+        "cached": 0,
+        "not_rendered": {},
+        "ranges": {},
+    }
     assert data["summary"]["rendered_checked"] == 6  # a Deployment and a ConfigMap each
 
 

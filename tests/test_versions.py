@@ -113,6 +113,7 @@ def test_json_follows_the_committed_schema(example: Path) -> None:
                 "version": None,
                 "digest": "sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
                 "clusters": ["prod-east", "prod-west", "dr"],
+                "range": False,
             }
         ],
         "differs_from": "staging",

@@ -199,7 +199,7 @@ def add_app(
         typer.Option(
             "--chart",
             help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
-            "pinned version) instead of a kustomize base.",
+            "an exact version, or a range such as >=1.0.0) instead of a kustomize base.",
         ),
     ] = None,
     path: Annotated[

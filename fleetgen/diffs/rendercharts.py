@@ -203,8 +203,10 @@ def _objects(
         return {}
     placement = placed[min(members)]
     assert placement.chart is not None
-    fallback = placement.chart.path or chart_renders.archive_name(placement.chart)
-    rendered = built.objects[chart_renders.unit(placement)]
+    name = chart_renders.unit(placement)
+    version = built.versions.get(name, placement.chart.version)
+    fallback = placement.chart.path or chart_renders.archive_name(placement.chart.name, version)
+    rendered = built.objects[name]
     keyed = objects(RENDERED, "", [r.doc for r in rendered])  # objects() skips no dict
     return {
         obj.key: Obj(obj.key, r.origin or fallback, obj.doc)

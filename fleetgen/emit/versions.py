@@ -5,7 +5,9 @@ where an environment differs from the one before it (`Row.lagging`); the drift g
 Markdown tables. ``fleetgen promote``, ``fleetgen versions`` and the fleet map read them here.
 
 A version is an image's tag and digest (set as a unit by a layer) or a chart's version; an
-image's repository (``new_name``) is no part of it: registries may differ by environment.
+image's repository (``new_name``) is no part of it: registries may differ by environment. A
+chart version may be a range, shown as written and marked: Argo CD and Flux each resolve it on
+their own at sync time (`RANGE_NOTE`).
 """
 
 from __future__ import annotations
@@ -24,20 +26,31 @@ Kind = Literal["image", "chart"]
 BASE = "base"  # the text of an image version no layer sets: the one its base writes
 
 
+RANGE_NOTE = (
+    "`(range)`: a chart version range, which Argo CD and Flux each resolve on their own at sync "
+    "time to the highest chart version it allows: what runs is not pinned, and the engines may "
+    "run different versions while a release reaches them."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Version:
-    """An image's tag and digest, or a chart's version (``tag``); neither: the base's own."""
+    """An image's tag and digest, or a chart's version (``tag``: exact, or a ``range``);
+    neither: the base's own."""
 
     tag: str | None = None
     digest: str | None = None
+    range: bool = False
 
     @property
     def text(self) -> str:
         """``1.8.2``, ``1.8.2@sha256:4f53cda18c2b…``, ``sha256:4f53cda18c2b…`` (a digest cut to
-        12 hex digits, as the fleet map's images) or `BASE`."""
+        12 hex digits, as the fleet map's images), ``>=1.0.0 (range)`` or `BASE`."""
         digest = short_digest(self.digest) if self.digest else ""
         if self.tag and digest:
             return f"{self.tag}@{digest}"
+        if self.range:
+            return f"{self.tag} (range)"
         return self.tag or digest or BASE
 
 
@@ -123,7 +136,8 @@ def _runs(placement: Placement) -> dict[tuple[Kind, str], Version]:
     """What ``placement`` runs: its chart's version, each image a layer versions."""
     found: dict[tuple[Kind, str], Version] = {}
     if placement.chart is not None:
-        found["chart", placement.chart.name] = Version(placement.chart.version)
+        chart = placement.chart
+        found["chart", chart.name] = Version(chart.version, range=chart.range)
     for name, ref in placement.settings.images.items():
         if ref.tag is not None or ref.digest is not None:
             found["image", name] = Version(ref.tag, ref.digest)
@@ -169,6 +183,11 @@ class VersionJSON(_Contract):
     version: str | None = Field(description="the image tag or the chart version; null: none")
     digest: str | None = Field(description="the image digest (sha256:...); null: none")
     clusters: list[str]
+    range: bool = Field(
+        default=False,
+        description="the chart version is a range, which Argo CD and Flux each resolve on "
+        "their own at sync time: what runs is not pinned",
+    )
 
 
 class CellJSON(_Contract):
@@ -224,6 +243,7 @@ def _row_json(row: Row) -> RowJSON:
                         version=version.tag,
                         digest=version.digest,
                         clusters=[c for c, v in cell.clusters.items() if v == version],
+                        range=version.range,
                     )
                     for version in cell.versions
                 ],
@@ -244,6 +264,16 @@ LEGEND = (
     "`fleetgen promote APP --from BEFORE --to ENV` brings it over; `·`: the app does not run "
     "there; `base`: no layer sets the image's version (its base's own)."
 )
+
+
+def ranged(table: Sequence[Row]) -> bool:
+    """Whether a row of ``table`` runs a chart version range somewhere."""
+    return any(v.range for row in table for cell in row.cells for v in cell.versions)
+
+
+def legend(ranges: bool) -> str:
+    """`LEGEND`, and `RANGE_NOTE` where the table shows ``ranges``."""
+    return f"{LEGEND} {RANGE_NOTE}" if ranges else LEGEND
 
 
 def cells(plan: Plan, row: Row) -> list[str]:
@@ -268,12 +298,12 @@ def text(plan: Plan, table: Sequence[Row]) -> str:
         "  ".join(part.ljust(width) for part, width in zip(line, widths, strict=True)).rstrip()
         for line in lines
     ]
-    return "\n".join([*body, "", LEGEND]) + "\n"
+    return "\n".join([*body, "", legend(ranged(table))]) + "\n"
 
 
 def markdown(plan: Plan, table: Sequence[Row]) -> str:
     """The matrix as a Markdown table, then the legend (empty when no app is versioned)."""
-    return markdown_table(plan, markdown_rows(plan, table))
+    return markdown_table(plan, markdown_rows(plan, table), ranged(table))
 
 
 def markdown_rows(plan: Plan, table: Sequence[Row]) -> list[str]:
@@ -285,9 +315,9 @@ def markdown_rows(plan: Plan, table: Sequence[Row]) -> list[str]:
     ]
 
 
-def markdown_table(plan: Plan, lines: Sequence[str]) -> str:
+def markdown_table(plan: Plan, lines: Sequence[str], ranges: bool = False) -> str:
     """`markdown_rows` ``lines`` under the table's header, then the legend (empty without
-    lines)."""
+    lines), which explains ranges where ``ranges`` says a row shows one."""
     if not lines:
         return ""
     envs = [env.name for env in plan.fleet.environments]
@@ -295,4 +325,4 @@ def markdown_table(plan: Plan, lines: Sequence[str]) -> str:
         f"| app | image or chart | {' | '.join(envs)} |",
         f"| --- | --- |{' --- |' * len(envs)}",
     ]
-    return "\n".join([*header, *lines, "", LEGEND]) + "\n"
+    return "\n".join([*header, *lines, "", legend(ranges)]) + "\n"

@@ -11,8 +11,10 @@ from typing import Any
 from fleetgen.importer.draft import ChartRef, Draft, Instance
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.layers import Layers, common, layered, residual
+from fleetgen.importer.sources import RANGE_WAIVER
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model import SyncPolicy
+from fleetgen.rules.chartversions import is_range
 from fleetgen.util.templating import Call
 
 
@@ -143,6 +145,8 @@ def _app(
     fields.update(own)
     if all(i.cascade for i in group) and not where.cascade:
         fields["cascade_delete"] = True
+    if any(i.chart_version and is_range(i.chart_version) for i in group):
+        fields["waivers"] = [RANGE_WAIVER]  # said in a finding where the version was read
     return Call("App", fields)
 
 

@@ -24,15 +24,16 @@ _HEADS = {
 _INDENT = "    "
 
 
-def layout(value: Any, column: int, indent: int) -> str:
+def layout(value: Any, column: int, indent: int, tail: int = 1) -> str:
     """``value`` as Python text starting at ``column`` on a line indented by ``indent``, broken
-    over lines to fit `WIDTH`: calls aligned after their parenthesis, dicts and lists with their
-    items indented a level deeper."""
+    over lines to fit `WIDTH` with the ``tail`` characters that follow it (its comma, the
+    parentheses of the calls it ends): calls aligned after their parenthesis, dicts and lists
+    with their items indented a level deeper."""
     flat = py_literal(value)
-    if column + len(flat) < WIDTH:
+    if column + len(flat) + tail <= WIDTH:
         return flat
     if isinstance(value, Call):
-        return _call(value, column)
+        return _call(value, column, tail)
     if isinstance(value, str) and WIDTH - column > 20:
         parts = _pieces(value, WIDTH - column - 2)  # the parenthesis and a comma
         return "(" + ("\n" + " " * (column + 1)).join(parts) + ")"
@@ -63,19 +64,23 @@ def _pieces(value: str, width: int) -> list[str]:
     return [*parts, py_literal(piece)]
 
 
-def _call(call: Call, column: int) -> str:
+def _call(call: Call, column: int, tail: int) -> str:
     """``Name(...)``: the arguments of `_HEADS` first on its line, each further one on a line of
-    its own (other calls: packed while they fit), aligned after the parenthesis."""
+    its own (other calls: packed while they fit), aligned after the parenthesis; the last one
+    followed by the parenthesis and ``tail``."""
     inner = column + len(call.name) + 1
     head = _HEADS.get(call.name)
+    count = len(call.args) + len(call.kwargs)
+    ends = [1] * (count - 1) + [tail + 1]  # what follows each argument: ",", or ")" and tail
     texts = [py_literal(arg) for arg in call.args]
     texts += [
-        f"{key}=" + layout(value, inner + len(key) + 1, inner) for key, value in call.kwargs.items()
+        f"{key}=" + layout(value, inner + len(key) + 1, inner, ends[len(call.args) + index])
+        for index, (key, value) in enumerate(call.kwargs.items())
     ]
     keys = [""] * len(call.args) + list(call.kwargs)
     lines: list[str] = []
-    for key, text in zip(keys, texts, strict=True):
-        fits = bool(lines) and inner + len(lines[-1]) + 2 + len(text) < WIDTH
+    for key, text, end in zip(keys, texts, ends, strict=True):
+        fits = bool(lines) and inner + len(lines[-1]) + 2 + len(text) + end <= WIDTH
         packs = head is None or not key or key in head
         if fits and packs and "\n" not in lines[-1] + text:
             lines[-1] += ", " + text

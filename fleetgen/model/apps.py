@@ -171,13 +171,19 @@ class ChartVerify(Spec):
 
 class HelmChart(Spec):
     """A Helm chart: ``repo`` (``https://`` Helm repository or ``oci://`` registry path) with
-    ``name`` and a pinned ``version``, or ``path``, a chart kept in this repository (its
-    Chart.yaml names it and gives its version).
+    ``name`` and ``version``, or ``path``, a chart kept in this repository (its Chart.yaml names
+    it and gives its version; no range).
 
     Attributes:
         repo: The https:// Helm repository or oci:// registry path of the chart.
         name: The chart's name in that repository.
-        version: The exact chart version (pinned, SemVer).
+        version: The chart version: exact ('1.2.3', SemVer), or a range ('>=1.0.0', '6.x',
+            '~1.2', '^1.2', '*'; Masterminds semver, as both engines read it) that Argo CD and
+            Flux each resolve on their own at sync time to the highest version it allows
+            (pre-releases only where the range names one, '>=1.0.0-0'): what runs is then not
+            pinned, which validate's rule chart-range reports (an error in production; waive it
+            with Waiver(rule='chart-range', reason=...)). A partial version ('1.2', '6', 'v1')
+            is refused: Argo CD reads it as an exact tag, Flux as a range.
         path: A chart kept in this repository, relative to the folder holding fleet.py.
         release_name: The Helm release name (default: the app's name), on both engines: Argo
             CD's `spec.source.helm.releaseName`, Flux's HelmRelease `releaseName`, and what
@@ -238,7 +244,7 @@ class HelmChart(Spec):
         missing = [key for key, value in remote.items() if value is None]
         if missing:
             raise ValueError(
-                f"a chart needs repo=, name= and a pinned version= (missing "
+                f"a chart needs repo=, name= and version= (missing "
                 f"{', '.join(missing)}), or path= for a chart kept in the "
                 "repository"
             )

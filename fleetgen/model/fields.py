@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator
 
 from fleetgen.manifests.k8s import configmap_key_problem
+from fleetgen.rules import chartversions
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -305,23 +306,37 @@ def version(value: str) -> str:
     return value
 
 
-_CHART_VERSION = re.compile(
-    r"v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
-    r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?"
-)
 _CHART_REPO = re.compile(r"(https|oci)://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[^\s]*)?")
 
 
 def chart_version(value: str) -> str:
-    """An exact chart version (SemVer 2, optional ``v``): both engines then install the same
-    release; a range would let each pick its own newest match."""
-    if not _CHART_VERSION.fullmatch(value):
+    """An exact chart version (SemVer 2, optional ``v``) or a range both engines resolve alike
+    (`fleetgen.rules.chartversions`); a partial version such as ``1.2`` is refused: Argo CD
+    reads it as an exact tag, Flux as a range."""
+    found = chartversions.kind(value)
+    if found == "partial":
         raise ValueError(
-            f"chart version {value!r} is not pinned: use an exact version such as "
-            "'1.2.3' (ranges like '^1.2', '~1.2' or '1.x' let each engine pick a "
-            "different release)"
+            f"chart version {value!r} is partial: Argo CD reads it as the exact tag "
+            f"{value!r}, Flux as a range; write {_spelled(value)}"
+        )
+    if found is None:
+        raise ValueError(
+            f"chart version {value!r} is neither an exact version such as '1.2.3' nor a "
+            "range such as '>=1.0.0', '1.2.x', '~1.2', '^1.2' or '*' (as Argo CD and Flux read "
+            "them: Masterminds semver)"
         )
     return value
+
+
+def _spelled(partial: str) -> str:
+    """What to write for a partial version: its range both ways, or the exact version."""
+    version = chartversions.loose(partial)
+    assert version is not None
+    if partial.count(".") >= 2:  # complete but with leading zeros: the exact version
+        return repr(f"{version.major}.{version.minor}.{version.patch}")
+    if "." in partial:
+        return f"'{version.major}.{version.minor}.x' or '~{version.major}.{version.minor}'"
+    return f"'{version.major}.x' or '^{version.major}'"
 
 
 def chart_repo(value: str) -> str:

@@ -171,7 +171,8 @@ class Overrides(Layer):
     """The settings of one environment or cluster for an app; deeper layers win.
 
     Attributes:
-        chart_version: Chart apps only: the chart version here (pinned), instead of the app's.
+        chart_version: Chart apps only: the chart version here, instead of the app's (exact or
+            a range, as HelmChart.version); not for a chart kept in the repository.
         path: Apps from another source (App(source=...)) only: the directory in that source
             read here, instead of App.path (a tenant repository's ./staging and ./production);
             relative to the source's root, a deeper layer's wins; a `ClusterVar` for a
@@ -215,7 +216,7 @@ class Overrides(Layer):
             (see Layer.values); passed inline to both engines.
     """
 
-    chart_version: ChartVersion | None = None  # chart apps only: pins the chart version here
+    chart_version: ChartVersion | None = None  # chart apps only: the chart version here
     path: SourcePath | None = None  # source apps only: App.path here
     resources: list[RepoPath] = []  # kustomize apps only: added to this layer's overlay
     components: list[RepoPath] = []  # kustomize apps only: Components this layer's overlay uses

@@ -86,9 +86,9 @@ def check_layer_kinds(ctx: _Context, app: App) -> None:
         if app.chart.path is not None and isinstance(layer, Overrides) and layer.chart_version:
             ctx.report(
                 layer,
-                f"app {app.name!r}: chart_version pins a chart from a "
+                f"app {app.name!r}: chart_version is for a chart from a "
                 f"repository; the chart at {app.chart.path!r} is the one in this "
-                "revision of the repository (its Chart.yaml's version)",
+                "revision of the repository (its Chart.yaml's version, never a range)",
             )
     if app.chart is not None and app.secrets:
         ctx.report(

@@ -27,6 +27,7 @@ from fleetgen.model import (
 )
 from fleetgen.model.fields import repo_path
 from fleetgen.resolver.values import filled, filled_values, vars_in
+from fleetgen.rules.chartversions import is_range
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ class ChartSource:
     """The chart of a chart app's placement: from a repository, or kept in this repository."""
 
     name: str
-    version: str  # exact; for a chart kept in the repository, its Chart.yaml's
+    version: str  # exact or a range; for a chart kept in the repository, its Chart.yaml's
     repo: str | None = None  # https:// Helm repository or oci:// registry path, as written
     path: str | None = None  # repo-relative directory of a chart kept in the repository
 
@@ -208,6 +209,12 @@ class ChartSource:
     def oci(self) -> bool:
         """Whether the chart comes from an OCI registry."""
         return self.repo is not None and self.repo.startswith("oci://")
+
+    @property
+    def range(self) -> bool:
+        """Whether its version is a range each engine resolves on its own (a repository's
+        chart only: a chart kept here has its Chart.yaml's version)."""
+        return self.repo is not None and is_range(self.version)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 Rules with a ``check`` run on every rendered object (``validate --render``); a check yields
 ``(field path, message)`` per violation. The others name findings that validate makes across
-objects (schemas, ownership, contracts); they cannot be configured. ``Policy(rules={id:
+objects (schemas, ownership, contracts) or of the spec itself (``chart-range``,
+``placeholder-repo``); some of them can be configured (`_CONFIGURABLE_OTHERS`). ``Policy(rules={id:
 severity})`` at ``Fleet`` and ``Environment`` level sets the severity of configurable rules
 (the environment's wins), ``App(waivers=[Waiver(rule, reason)])`` silences one rule for one app.
 The secret rules (``secret``: one per format of `fleetgen.rules.secrets`, plain-secret among them)
@@ -51,7 +52,7 @@ class Rule:
     @property
     def configurable(self) -> bool:
         """Policies and waivers may name only rules that run on rendered objects."""
-        return self.check is not None or self.id in _CONFIGURABLE_CROSS_OBJECT
+        return self.check is not None or self.id in _CONFIGURABLE_OTHERS
 
     @property
     def waivable(self) -> bool:
@@ -192,8 +193,14 @@ def _probes(obj: Mapping[str, Any]) -> Iterator[Violation]:
             yield path, f"container {container.get('name')} has no {' or '.join(missing)}"
 
 
-_CONFIGURABLE_CROSS_OBJECT = frozenset(
-    {"base-namespace", "foreign-namespace", "cluster-scoped-namespace", "unplaced-object"}
+_CONFIGURABLE_OTHERS = frozenset(
+    {
+        "base-namespace",
+        "foreign-namespace",
+        "cluster-scoped-namespace",
+        "unplaced-object",
+        "chart-range",
+    }
 )
 
 RULES: tuple[Rule, ...] = (
@@ -354,6 +361,15 @@ RULES: tuple[Rule, ...] = (
         "error",
         "an Application whose source repo its AppProject refuses",
         "add the repo to Project(source_repos=...)",
+    ),
+    Rule(
+        "chart-range",
+        "warning",
+        "a chart version that is a range: each engine resolves it on its own, what runs is not "
+        "pinned",
+        "pin an exact version (HelmChart(version=...), Overrides(chart_version=...)), or waive "
+        "it for the app with a reason: Waiver(rule='chart-range', reason=...)",
+        production="error",
     ),
     Rule(
         "placeholder-repo",

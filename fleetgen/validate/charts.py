@@ -6,8 +6,10 @@ Where the chart comes from:
 - a chart kept in the repository (``HelmChart(path=…)``): that directory;
 - a chart from a repository: ``--charts DIR``, a local chart cache holding
   ``DIR/<name>-<version>.tgz``, as ``helm pull REPO/NAME --version VERSION -d DIR`` (or ``helm pull
-  oci://…/NAME --version VERSION -d DIR``) writes it. The archive's Chart.yaml must name that chart
-  and version. fleetgen never downloads a chart.
+  oci://…/NAME --version VERSION -d DIR``) writes it. For a version range, the archive of the
+  highest version there that it allows, as both engines pick one from a repository
+  (`fleetgen.rules.chartversions.highest`; `ChartBuilds.versions` says which). The archive's
+  Chart.yaml must name that chart and version. fleetgen never downloads a chart.
 
 A chart app's ``images`` and ``patches`` then post-render the templates' objects with a real
 kustomize, as helm-controller's kustomize post-renderer does (`fleetgen.emit.common.post_render`;
@@ -23,6 +25,7 @@ the same inputs share one render, and an unchanged one is read from the content-
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import tempfile
@@ -35,6 +38,7 @@ from fleetgen.emit.common import post_render
 from fleetgen.manifests.yamlio import dump, dump_documents, load_all
 from fleetgen.model import Fleet
 from fleetgen.resolver.plan import ChartSource, Placement
+from fleetgen.rules.chartversions import highest, strict
 from fleetgen.tools import helm
 from fleetgen.tools.kustomize import KustomizeBuildError, build
 from fleetgen.util import cache
@@ -55,9 +59,9 @@ def releases(fleet: Fleet) -> dict[str, str]:
     return {app.name: app.release_name for app in fleet.apps if app.release_name is not None}
 
 
-def archive_name(chart: ChartSource) -> str:
-    """The file a remote chart is looked up as in ``--charts DIR``."""
-    return f"{chart.name}-{chart.version}.tgz"
+def archive_name(name: str, version: str) -> str:
+    """The file a remote chart of that exact version is looked up as in ``--charts DIR``."""
+    return f"{name}-{version}.tgz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ class ChartBuilds:
     cached: int  # distinct inputs served from the cache
     inputs: Mapping[str, str] = field(default_factory=dict)  # unit -> its render's cache key
     skipped: Mapping[str, str] = field(default_factory=dict)  # unit -> its not_rendered label
+    versions: Mapping[str, str] = field(default_factory=dict)  # unit -> a range's version rendered
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +86,7 @@ class _Source:
     path: Path  # directory or archive
     origin: str | None  # repo-relative directory of a chart kept in the repository
     content: str  # hash of the chart's content
+    version: str | None = None  # the version of the archive a range picked
 
 
 def render(
@@ -101,6 +107,7 @@ def render(
     keys: dict[str, tuple[str, Placement]] = {}  # unit -> (cache key, placement)
     not_rendered: dict[str, int] = {}
     skipped: dict[str, str] = {}
+    picked: dict[str, str] = {}
     version = _sdk_version()
     for placement in charts:
         chart = placement.chart
@@ -113,6 +120,8 @@ def render(
             not_rendered[label] = not_rendered.get(label, 0) + 1
             skipped[unit(placement)] = label
             continue
+        if source.version is not None:
+            picked[unit(placement)] = source.version
         keys[unit(placement)] = (
             cache.key(
                 {
@@ -179,6 +188,7 @@ def render(
         distinct - built,
         {name: entry for name, (entry, _) in keys.items()},
         skipped,
+        picked,
     )
 
 
@@ -198,16 +208,40 @@ def _source(chart: ChartSource, root: Path, charts_dir: Path | None) -> _Source 
         return _Source(directory, chart.path, cache.key(content))
     if charts_dir is None:
         return "a chart from a repository; give a local chart cache with --charts DIR"
-    archive = charts_dir / archive_name(chart)
-    if not archive.is_file():
-        return f"{archive} not found"
+    found = _archive(chart, charts_dir)
+    if isinstance(found, str):
+        return found
+    archive, version = found
     try:
-        found = helm.chart_id(archive)
+        held = helm.chart_id(archive)
     except helm.RenderError as error:
         return f"{archive}: {error}"
-    if found != (chart.name, chart.version):
-        return f"{archive} holds chart {found[0]} {found[1]}"
-    return _Source(archive, None, _sha256(archive))
+    if held != (chart.name, version):
+        return f"{archive} holds chart {held[0]} {held[1]}"
+    return _Source(archive, None, _sha256(archive), version if chart.range else None)
+
+
+def _archive(chart: ChartSource, charts_dir: Path) -> tuple[Path, str] | str:
+    """The archive of ``chart`` in the cache and its version, or why there is none: for a
+    range, the highest version among the chart's archives (``<name>-<version>.tgz``) it
+    allows."""
+    if not chart.range:
+        archive = charts_dir / archive_name(chart.name, chart.version)
+        return (archive, chart.version) if archive.is_file() else f"{archive} not found"
+    prefix = f"{chart.name}-"
+    offered = sorted(
+        path.name[len(prefix) : -len(".tgz")]
+        for path in charts_dir.glob(f"{glob.escape(prefix)}*.tgz")
+        if path.is_file()
+    )
+    best = highest(chart.version, offered)
+    if best is None:
+        there = ", ".join(v for v in offered if strict(v) is not None) or "none"
+        return (
+            f"no archive in {charts_dir} satisfies the range (versions of {chart.name} there: "
+            f"{there})"
+        )
+    return charts_dir / archive_name(chart.name, best), best
 
 
 def _sha256(path: Path) -> str:

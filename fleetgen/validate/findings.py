@@ -20,6 +20,7 @@ from fleetgen.manifests.yamlio import document_nodes, load_all, node_line
 from fleetgen.model import Fleet
 from fleetgen.model.fields import placeholder_note, repo_path
 from fleetgen.pipeline import api
+from fleetgen.resolver import ranges
 from fleetgen.resolver.plan import Plan
 from fleetgen.rules import secrets as scanrules
 from fleetgen.validate import charts as chart_renders, contracts, rendered, schemas
@@ -164,6 +165,23 @@ def _placeholders(fleet: Fleet, locate: _Locator) -> Iterator[Finding]:
     note = placeholder_note(fleet.repo)
     if note:
         yield rendered.finding("placeholder-repo", "warning", note, location=locate.spec(fleet))
+
+
+def _chart_ranges(plan: Plan, locate: _Locator) -> Iterator[Finding]:
+    """``chart-range`` per app and environment whose chart version is a range
+    (`fleetgen.resolver.ranges`), at the HelmChart or Overrides that writes it, as severe as
+    the environment's policy says (a Waiver is applied with the others)."""
+    for use in ranges.uses(plan):
+        if use.level != "off":
+            yield rendered.finding(
+                ranges.RULE,
+                use.level,
+                f"chart version {use.version!r} is a range: Argo CD and Flux each resolve it on "
+                f"their own at sync time, so what runs in {use.env} is not pinned",
+                app=use.app.name,
+                clusters=list(use.clusters),
+                location=locate.spec(use.written),
+            )
 
 
 def _chart_failures(

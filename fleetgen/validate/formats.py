@@ -40,7 +40,7 @@ def text(report: Report) -> str:
             "overlay kustomizations checked against the fields fleetgen emits; "
             "--render also builds them with kustomize and checks what they render"
         )
-    lines += not_rendered(report)
+    lines += chart_lines(report)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
@@ -90,12 +90,20 @@ def summary(report: Report) -> str:
     return line
 
 
-def not_rendered(report: Report) -> list[str]:
-    """One line per chart that was not rendered, with its reason and placements."""
+def chart_lines(report: Report) -> list[str]:
+    """One line per chart version range rendered, with the version; one per chart that was not
+    rendered, with its reason and placements."""
     charts = report.summary.charts
     return [
-        f"not rendered: {reason} ({count} placement(s))"
-        for reason, count in (charts.not_rendered.items() if charts else ())
+        *(
+            f"rendered {chart} as {version}: the highest version in --charts it allows (Argo "
+            "CD and Flux each resolve the range on their own)"
+            for chart, version in (sorted(charts.ranges.items()) if charts else ())
+        ),
+        *(
+            f"not rendered: {reason} ({count} placement(s))"
+            for reason, count in (charts.not_rendered.items() if charts else ())
+        ),
     ]
 
 

@@ -16,6 +16,7 @@ from fleetgen.inputs import scan
 from fleetgen.manifests.k8s import Key, identity
 from fleetgen.model import Environment, Fleet
 from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.severity import severity
 from fleetgen.rules import secrets as scanrules
 from fleetgen.rules.policy import BY_ID, CHECKS, Severity
 from fleetgen.validate.kubernetes import built_in
@@ -33,14 +34,6 @@ class Lines(Protocol):
 
 
 SchemaErrors = Callable[[Mapping[str, Any]], "list[str] | None"]
-
-
-def severity(fleet: Fleet, env: Environment | None, rule: str) -> Severity:
-    """The severity of ``rule`` in ``env``: its Policy, else the fleet's, else the default."""
-    for policy in (env.policy if env else None, fleet.policy):
-        if policy is not None and rule in policy.rules:
-            return policy.rules[rule]
-    return BY_ID[rule].default(env.is_production if env else False)
 
 
 def finding(rule: str, level: Severity, message: str, **where: Any) -> Finding:

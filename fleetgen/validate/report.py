@@ -80,6 +80,11 @@ class ChartCounts(_Model):
     not_rendered: dict[str, int] = Field(
         description='"chart NAME VERSION: reason" -> placements not rendered (never passed)'
     )
+    ranges: dict[str, str] = Field(
+        default_factory=dict,
+        description='"chart NAME RANGE" -> the version rendered for a chart version range: '
+        "the highest in --charts it allows (each engine resolves it on its own)",
+    )
 
 
 class Summary(_Model):

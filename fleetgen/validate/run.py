@@ -21,6 +21,7 @@ from fleetgen.validate import charts as chart_renders, rendered, schemas, scopes
 from fleetgen.validate.findings import (
     _base_secrets,
     _chart_failures,
+    _chart_ranges,
     _check_emitted,
     _contracts,
     _emitted,
@@ -115,6 +116,7 @@ def check(
     findings, checked, unchecked = _check_emitted(emitted, schema_errors, locate)
     findings.extend(_contracts(compiled.plan, emitted, locate))
     findings.extend(_placeholders(fleet, locate))
+    findings.extend(_chart_ranges(compiled.plan, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if not render:  # rendered, the objects of the bases are checked as kustomize builds them
         findings.extend(_base_secrets(fleet, compiled.loaded.workspace))
@@ -184,6 +186,11 @@ def check(
             built=charted.built,
             cached=charted.cached,
             not_rendered=dict(charted.not_rendered),
+            ranges={
+                f"chart {p.chart.name} {p.chart.version}": charted.versions[chart_renders.unit(p)]
+                for p in placements
+                if p.chart is not None and chart_renders.unit(p) in charted.versions
+            },
         )
     kept, waived = _waive(fleet, _merge(findings), locate, render)
     kept.sort(key=_order)

@@ -141,27 +141,36 @@ def test_promote_all_promotes_what_differs_and_names_the_rest(repo: Path) -> Non
     assert "cluster-baseline" not in done.stdout  # runs no versioned image or chart
 
 
-def test_promote_a_chart_app_pins_its_chart_version(repo: Path) -> None:
+@pytest.mark.parametrize(
+    ("version", "shown"),
+    [("v1.17.0", "v1.17.0"), (">=1.16.0 <1.18.0", ">=1.16.0 <1.18.0 (range)")],
+    ids=["exact", "range"],
+)
+def test_promote_a_chart_app_copies_its_chart_version_as_written(
+    repo: Path, version: str, shown: str
+) -> None:
+    """An exact version or a range (which each engine resolves on its own) is written into the
+    target's layer as the text it is; the summary marks a range."""
     _plant(
         repo,
         (
             CERT_MANAGER_PER_ENV,
-            'per_env={"staging": Overrides(chart_version="v1.17.0"),\n'
+            f'per_env={{"staging": Overrides(chart_version="{version}"),\n'
             '                     "prod": Overrides(values={',
         ),
     )
     before = (repo / "fleet.py").read_text()
     done = promote(repo, "cert-manager", "--from", "staging", "--to", "prod")
     assert done.returncode == 0, done.stderr
-    assert "  chart cert-manager: v1.16.2 → v1.17.0\n" in done.stdout
+    assert f"  chart cert-manager: v1.16.2 → {shown}\n" in done.stdout
     removed, added = added_lines(before, (repo / "fleet.py").read_text())
     assert (removed, added) == (
         ["            })},"],
-        ['            }, chart_version="v1.17.0")},'],
+        [f'            }}, chart_version="{version}")}},'],
     )
-    assert versions_of(repo, "cert-manager")["prod"] == [("v1.17.0", None)]
+    assert versions_of(repo, "cert-manager")["prod"] == [(version, None)]
     application_set = (repo / "output/argocd/applicationsets/cert-manager.yaml").read_text()
-    assert "v1.17.0" in application_set
+    assert f"targetRevision: {version}" in application_set.replace("'", "")
 
 
 PROD_WEST_PIN = (

@@ -19,6 +19,7 @@ from fleetgen.emit.fleetmap.rows import AppRows, rows
 from fleetgen.emit.fleetmap.tables import ChartRow, ImageRow, env_tables, project_views
 from fleetgen.errors import Problem, at
 from fleetgen.model.fields import VAR_PREFIX, placeholder_note
+from fleetgen.resolver import ranges
 from fleetgen.resolver.plan import Plan
 from fleetgen.util.templating import render
 from fleetgen.write.output import OutputFile
@@ -35,9 +36,10 @@ def warnings(plan: Plan) -> list[Problem]:
     """The fleet's repo (the map's Source, which both engines read) still a placeholder; apps
     whose ``depends_on`` no placement honours (all on Argo CD, which syncs Applications
     independently; where Flux places them too it does, and the map and ``explain`` say what
-    Argo CD does with it)."""
+    Argo CD does with it); the chart ranges apps follow unwaived (`ranges.warnings`)."""
     note = placeholder_note(plan.fleet.repo)
     found = [at(plan.fleet, note, plan.fleet)] if note else []
+    found += ranges.warnings(plan)
     on_flux = {p.app for p in plan.placements if p.engine == "flux"}
     return found + [
         at(
@@ -64,6 +66,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
     on = clusters_by_engine(plan, rows)
     engines = cluster_engines(plan, on)
     views = pictures.env_views(plan.fleet)
+    ranged = any(row["ranged"] for _, row in apps)
     text = render(
         "fleetmap.md.j2",
         fleet=plan.fleet,
@@ -75,6 +78,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         pictures=(pictures.environments(views, engines), pictures.rollouts(views)),
         placements=sum(row["placements"] for _, row in apps),
         charts=[ChartRow(app, *row["chart"]) for app, row in apps if row["chart"]],
+        ranged=ranged,
         common_metadata=_common_metadata(plan),
         images=[
             ImageRow(app, image, versions) for app, row in apps for image, versions in row["images"]
@@ -98,7 +102,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         tenants=any(project.service_account for project in plan.fleet.projects),
     )
     matrix = [line for _, row in apps for line in row["versions"]]
-    return [OutputFile(PATH, text=text + versions_section(plan, matrix))]
+    return [OutputFile(PATH, text=text + versions_section(plan, matrix, ranged))]
 
 
 def _common_metadata(plan: Plan) -> bool:
@@ -113,8 +117,9 @@ def _annotation_keys(names: Iterable[str]) -> str:
     return ", ".join(VAR_PREFIX + name for name in names)
 
 
-def versions_section(plan: Plan, lines: Sequence[str]) -> str:
+def versions_section(plan: Plan, lines: Sequence[str], ranged: bool = False) -> str:
     """The versions matrix of ``lines`` (every app's `AppRows` ``versions``, as ``fleetgen
-    versions --format markdown`` prints them) under its heading; empty without lines."""
-    table = versions.markdown_table(plan, lines)
+    versions --format markdown`` prints them) under its heading, its legend explaining chart
+    version ranges where ``ranged``; empty without lines."""
+    table = versions.markdown_table(plan, lines, ranged)
     return render("versions.md.j2", table=table) if table else ""

@@ -31,6 +31,7 @@ class AppRows(TypedDict):
     repos: tuple[str, ...]  # the other repositories its placements read, sorted
     runtime_vars: tuple[str, ...]  # the ClusterVars its ApplicationSets read when they run
     versions: tuple[str, ...]  # its rows of the versions matrix (`versions_section`)
+    ranged: bool  # its chart version is a range somewhere (`versions.RANGE_NOTE`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,7 @@ def app_rows(
         ),
         None,
     )
+    table = versions.of_app(plan, spec.name, placements)
     return AppRows(
         placements=len(placements),
         envs=_env_rows(columns, by_env, layered),
@@ -105,7 +107,8 @@ def app_rows(
         runtime_vars=tuple(
             sorted({name for p in placements if p.template for name in p.template.var_names()})
         ),
-        versions=tuple(versions.markdown_rows(plan, versions.of_app(plan, spec.name, placements))),
+        versions=tuple(versions.markdown_rows(plan, table)),
+        ranged=versions.ranged(table),
     )
 
 
@@ -151,10 +154,10 @@ def _chart_row(
     chart = app.chart
     if chart is None or not any(p.chart is not None for ps in by_env.values() for p in ps):
         return None
-    versions = tuple(
+    running = tuple(
         (
             env.name,
-            ", ".join(sorted({p.chart.version for p in by_env.get(env.name, ()) if p.chart}))
+            ", ".join(sorted({_chart_version(p) for p in by_env.get(env.name, ()) if p.chart}))
             or "·",
         )
         for env in plan.fleet.environments
@@ -162,7 +165,13 @@ def _chart_row(
     source = (
         f"{chart.path} (in this repository)" if chart.path else f"{chart.name} from {chart.repo}"
     )
-    return source, versions
+    return source, running
+
+
+def _chart_version(placement: Placement) -> str:
+    """The chart version a placement runs, a range marked as such (`versions.Version.text`)."""
+    assert placement.chart is not None
+    return versions.Version(placement.chart.version, range=placement.chart.range).text
 
 
 def _image_rows(

@@ -3,8 +3,9 @@
 Next to the Kustomizations of its cluster (`fleetgen.emit.flux.objects.kustomization_files`), in
 the same namespace, each named after the app:
 
-- the source: a ``HelmRepository`` for an ``https://`` repository, an ``OCIRepository`` (tag = the
-  chart version, the Helm chart layer) for ``oci://``, or nothing for a chart kept in the
+- the source: a ``HelmRepository`` for an ``https://`` repository, an ``OCIRepository`` (the Helm
+  chart layer; `oci_ref`: the chart version's tag, or a range as ``ref.semver``) for ``oci://``,
+  or nothing for a chart kept in the
   repository, which the HelmRelease reads from the fleet's GitRepository with
   ``reconcileStrategy: ChartVersion``: the chart is rebuilt, and the release upgraded, when its
   Chart.yaml version changes (``Revision`` makes the version ``<version>+<commit>``, so every
@@ -214,6 +215,15 @@ def _helm_repository(
     }
 
 
+def oci_ref(version: str, is_range: bool) -> dict[str, str]:
+    """An OCIRepository's ``ref`` for a chart version: a range as ``semver``, which
+    source-controller resolves against the registry's tags (``getTagBySemver``, reading a tag's
+    ``_`` as ``+``: ``convertOCIToSemVerTag``); an exact version as the tag Helm pushed it
+    under, its build metadata's ``+`` as ``_`` (an OCI tag has no ``+``; Helm's registry client
+    ``parseReference``), which ``getArtifactRef`` pulls as written."""
+    return {"semver": version} if is_range else {"tag": version.replace("+", "_")}
+
+
 def _oci_repository(
     fleet: Fleet, chart: ChartSource, options: HelmChart, name: str, namespace: str
 ) -> dict[str, Any]:
@@ -225,7 +235,7 @@ def _oci_repository(
     spec: dict[str, Any] = {
         "interval": options.interval or fleet.flux.interval,
         "url": f"{chart.repo}/{chart.name}",
-        "ref": {"tag": chart.version},
+        "ref": oci_ref(chart.version, chart.range),
         "layerSelector": {"mediaType": HELM_LAYER, "operation": "copy"},
     }
     verify = options.verify

@@ -1,4 +1,5 @@
-"""An Argo CD Application's source as an app's: a chart of a repository (pinned), a folder of this
+"""An Argo CD Application's source as an app's: a chart of a repository (at its version, exact or a
+range: `fleetgen.importer.sources.chart_version`), a folder of this
 repository (a chart kept here, a kustomize or plain folder, with the options mapped) or a folder
 of another Git repository."""
 
@@ -12,7 +13,7 @@ from fleetgen.importer.argocd.common import Reader
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import BY_HAND
 from fleetgen.importer.repo import Doc, mapping, relative_path, strings
-from fleetgen.importer.sources import PIN, carries_credentials, pinned
+from fleetgen.importer.sources import carries_credentials, chart_version
 from fleetgen.manifests.k8s import image_name
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.util.templating import Call
@@ -31,17 +32,9 @@ def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
         )
         return False
     path = relative_path(str(source.get("path") or "."))
-    if source.get("chart") and not pinned(str(source.get("targetRevision") or "")):
-        reader.draft.findings.append(
-            origin.finding(
-                f"{instance.name}: chart version {source.get('targetRevision')!r} is not pinned",
-                PIN,
-            )
-        )
-        return False
     if source.get("chart"):
-        _chart(reader, origin, instance, source)
-    elif path is not None and (reader.repo.root / path).is_dir():
+        return _chart(reader, origin, instance, source)
+    if path is not None and (reader.repo.root / path).is_dir():
         reader.urls[url] += 1
         _local(reader, origin, instance, source, path)
     elif url.startswith("https://"):
@@ -58,15 +51,28 @@ def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
     return True
 
 
-def _chart(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:
-    """A chart of a repository (an OCI one when its URL has no scheme) at a pinned version."""
+def _chart(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> bool:
+    """A chart of a repository (an OCI one when its URL has no scheme) at its
+    ``targetRevision`` as Argo CD reads it (`chart_version`); False (a finding) when the spec
+    cannot write that."""
+    version = chart_version(str(source.get("targetRevision") or ""), "argocd")
+    if version.what:
+        top = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
+        reader.draft.findings.append(
+            origin.finding(
+                f"{instance.name}: {version.what}", version.todo, (*top, "source", "targetRevision")
+            )
+        )
+    if version.written is None:
+        return False
     url = str(source.get("repoURL", ""))
     helm = mapping(source.get("helm"))
     repo = url if "://" in url else f"oci://{url}"
     release = _release(helm, instance.name)
     instance.chart = ChartRef(repo.rstrip("/"), str(source["chart"]), release_name=release)
-    instance.chart_version = str(source.get("targetRevision") or "") or None
+    instance.chart_version = version.written
     _values(reader, origin, instance, helm)
+    return True
 
 
 def _local(

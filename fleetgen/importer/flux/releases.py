@@ -1,11 +1,11 @@
 """Flux HelmReleases as chart apps: the chart (of a HelmRepository, an OCIRepository or a folder
-of this repository) at a pinned version, the values helm-controller merges, the release's name,
-sync settings, retries and tests."""
+of this repository) at its version (exact, or a range: `fleetgen.importer.sources.chart_version`),
+the values helm-controller merges, the release's name, sync settings, retries and tests."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -17,10 +17,11 @@ from fleetgen.importer.flux.kustomizations import ks_sync
 from fleetgen.importer.flux.sources import chart_fields
 from fleetgen.importer.flux.tenancy import tenant
 from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path
-from fleetgen.importer.sources import PIN, carries_credentials, pinned
+from fleetgen.importer.sources import carries_credentials, chart_version
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import to_dns_label
 from fleetgen.resolver.values import merge_values
+from fleetgen.rules import chartversions
 
 # The fields import maps (at the top of a spec, and below: their parts it reads).
 _RELEASE_MAPPED = {
@@ -69,22 +70,15 @@ def release(walk: Walk, item: Applied) -> Instance | None:
             )
         )
         return None
-    ref, version, source = chart
-    if ref.path is None and not pinned(version):
-        walk.draft.findings.append(
-            doc.finding(
-                f"HelmRelease {doc.name!r}: chart version {version!r} is not pinned",
-                PIN,
-                ("spec", "chart", "spec", "version"),
-            )
-        )
+    version = _version(walk, doc, chart)
+    if chart.ref.path is None and version is None:
         return None
     name = to_dns_label(doc.name, "app")
     target = spec.get("targetNamespace") or doc.namespace or None
     sync = release_sync(spec)
     # what deleting it does: its Kustomization's pruning (flux-system's: prune)
     sync["prune"] = ks_sync(item.parent.spec)["prune"] if item.parent is not None else True
-    from_source, found = chart_fields(doc, source)
+    from_source, found = chart_fields(doc, chart.source)
     walk.draft.findings += found
     options = (*_chart_options(spec), *from_source)
     _storage(walk, doc, str(target or ""))
@@ -93,7 +87,9 @@ def release(walk: Walk, item: Applied) -> Instance | None:
         cluster,
         doc,
         namespace=str(target) if target else None,
-        chart=ChartRef(ref.repo, ref.name, ref.path, _release_name(doc, name), options),
+        chart=ChartRef(
+            chart.ref.repo, chart.ref.name, chart.ref.path, _release_name(doc, name), options
+        ),
         values=dict(_values(walk, doc)),
         chart_version=version,
         sync=sync,
@@ -195,9 +191,33 @@ def _release_name(doc: Doc, app: str) -> str | None:
     return None if name == app else name
 
 
-def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | None] | str:
-    """(the chart, its version, its source: None for a chart kept here) a HelmRelease
-    installs, or why it cannot be said."""
+class _Chart(NamedTuple):
+    """The chart a HelmRelease installs, its version as Flux reads it (None for a chart kept in
+    the repository), where that version is written (an object and the field's path) and the
+    source object it comes from (None for a chart kept in the repository)."""
+
+    ref: ChartRef
+    version: str | None
+    at: Doc
+    field: tuple[str, ...] = ()
+    source: Doc | None = None
+
+
+def _version(walk: Walk, release: Doc, chart: _Chart) -> str | None:
+    """The version the spec writes for ``chart`` (a finding where it is a range or cannot be
+    written: `chart_version`), None where it writes none."""
+    if chart.version is None:
+        return None
+    found = chart_version(chart.version, "flux")
+    if found.what:
+        walk.draft.findings.append(
+            chart.at.finding(f"HelmRelease {release.name!r}: {found.what}", found.todo, chart.field)
+        )
+    return found.written
+
+
+def _release_chart(walk: Walk, doc: Doc) -> _Chart | str:
+    """The chart a HelmRelease installs and its version, or why it cannot be said."""
     spec = doc.spec
     chart_ref = spec.get("chartRef")
     if isinstance(chart_ref, Mapping):
@@ -206,10 +226,14 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | No
     if not isinstance(template, Mapping):
         return "no spec.chart.spec or spec.chartRef"
     ref = mapping(template.get("sourceRef"))
-    chart, version = str(template.get("chart", "")), template.get("version")
+    chart = str(template.get("chart", ""))
     if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
         path = relative_path(chart)
-        return (ChartRef(path=path), None, None) if path else "its chart path leaves the repository"
+        return (
+            _Chart(ChartRef(path=path), None, doc)
+            if path
+            else "its chart path leaves the repository"
+        )
     found = walk.source(
         str(ref.get("kind")), str(ref.get("name")), str(ref.get("namespace") or doc.namespace)
     )
@@ -220,19 +244,31 @@ def _release_chart(walk: Walk, doc: Doc) -> tuple[ChartRef, str | None, Doc | No
         return "its HelmRepository's url carries credentials"
     if found.spec.get("type") == "oci" and not url.startswith("oci://"):
         url = f"oci://{url}"
-    return ChartRef(url, chart), str(version) if version else None, found
+    # The HelmChart's version defaults to "*" (its CRD), the newest release.
+    version = str(template.get("version") or "*")
+    field = ("spec", "chart", "spec", "version")
+    return _Chart(ChartRef(url, chart), version, doc, field, found)
 
 
-def _oci_chart(
-    walk: Walk, chart_ref: Mapping[str, Any], namespace: str
-) -> tuple[ChartRef, str | None, Doc | None] | str:
-    """(the chart, its tag, the OCIRepository) of a ``chartRef`` to an OCIRepository, or why
-    it cannot be said."""
+def _oci_chart(walk: Walk, chart_ref: Mapping[str, Any], namespace: str) -> _Chart | str:
+    """The chart of a ``chartRef`` to an OCIRepository and its version (``ref.semver``, else
+    ``ref.tag``, a ``_`` read as ``+`` as source-controller's ``convertOCIToSemVerTag`` does for
+    the Helm chart layer), or why it cannot be said."""
     found = walk.source(str(chart_ref.get("kind")), str(chart_ref.get("name")), namespace)
     if found is None or not found.is_(SOURCE, "OCIRepository"):
         return f"chartRef {chart_ref.get('kind')} {chart_ref.get('name')!r} not found"
     url, _, chart = str(found.spec.get("url", "")).rpartition("/")
     if carries_credentials(url):
         return "its OCIRepository's url carries credentials"
-    tag = at(found.spec, "ref", "tag")
-    return (ChartRef(url, chart), str(tag), found) if tag else "its OCIRepository names no tag"
+    ref = mapping(found.spec.get("ref"))
+    if ref.get("semverFilter"):
+        return "its OCIRepository filters the tags its semver range sees (semverFilter)"
+    if ref.get("semver"):
+        semver = str(ref["semver"])
+        return _Chart(ChartRef(url, chart), semver, found, ("spec", "ref", "semver"), found)
+    tag = str(ref.get("tag") or "")
+    if not tag:
+        return "its OCIRepository names no tag or semver range"
+    plus = tag.replace("_", "+")
+    version = plus if chartversions.strict(plus) is not None else tag
+    return _Chart(ChartRef(url, chart), version, found, ("spec", "ref", "tag"), found)

@@ -18,9 +18,9 @@ untouched: retire them once the engines read output/.
 # apps/db/release.yaml:34: postgresql: values.auth.postgresPassword looks like secret material —
 #     not copied: keep it in a Secret (App(secrets=[AppSecret(...)]) from your store) and point the
 #     chart or manifests at it (existingSecret, secretKeyRef)
-# apps/db/release.yaml:59: HelmRelease 'redis': chart version '20.x' is not pinned — pin an exact
-#     version (both engines must install the same release), then add it as
-#     App(chart=HelmChart(...))
+# apps/db/release.yaml:59: HelmRelease 'redis': chart version '20.x' is a range: mapped as written,
+#     with a Waiver of chart-range; Argo CD and Flux each resolve it on their own at sync time, so
+#     what runs is not pinned — pin an exact version, and drop the Waiver
 # clusters/prod-eu/apps.yaml:13: Kustomization 'web': spec.force not mapped — fleetgen has no
 #     equivalent: add it by hand if it matters
 # clusters/prod-eu/apps.yaml:15: Kustomization 'web': postBuild.substitute on a plain folder —
@@ -45,6 +45,7 @@ from fleetgen import (
     HelmChart,
     Project,
     SyncPolicy,
+    Waiver,
 )
 
 fleet = Fleet(
@@ -71,5 +72,10 @@ fleet = Fleet(
                             version="16.4.5", interval="12h"),
             values={"auth": {"username": "shop"}, "primary": {"persistence": {"size": "20Gi"}}},
             sync=SyncPolicy(interval="1h", wait=True)),
+        App(name="redis", project="apps", namespace="db",
+            chart=HelmChart(repo="https://charts.bitnami.com/bitnami", name="redis",
+                            version="20.x"),
+            sync=SyncPolicy(interval="1h", wait=True),
+            waivers=[Waiver(rule="chart-range", reason="imported: the original follows a range")]),
     ],
 )

@@ -1,4 +1,4 @@
-"""A chart version range: each engine could install a different release."""
+"""A partial chart version: Argo CD would ask for the tag "1.2", Flux would follow 1.2.x."""
 
 from fleetgen import App, Cluster, Environment, ExternalSecretRef, Fleet, HelmChart, Overrides, Project
 
@@ -15,5 +15,5 @@ CHART = dict(repo="https://charts.example.com", name="web")
 
 fleet = Fleet(**FLEET, apps=[
     App(name="web", project="shop", namespace="shop",
-        chart=HelmChart(**CHART, version="^1.2")),  # <- here
+        chart=HelmChart(**CHART, version="1.2")),  # <- here
 ])
