@@ -28,7 +28,7 @@ _DEFAULT_INTERVAL = FluxOptions.model_fields["interval"].default  # a chart sour
 # What import reads of each source kind, as a chart's source and as an app's.
 _CHART_MAPPED: dict[str, dict[str, tuple[str, ...]]] = {
     "HelmRepository": {"url": (), "type": (), "interval": ()},
-    "OCIRepository": {"url": (), "ref": ("tag",), "interval": (), "verify": ()},
+    "OCIRepository": {"url": (), "ref": ("tag", "semver"), "interval": (), "verify": ()},
 }
 _APP_MAPPED: dict[str, dict[str, tuple[str, ...]]] = {
     "GitRepository": {"url": (), "ref": (), "secretRef": ()},
