@@ -234,3 +234,23 @@ def test_one_hub_per_fleet(tmp_path: Path) -> None:
         ran.stdout
     )
     assert "does not build" not in ran.stderr
+
+
+def test_a_releases_drift_detection_is_named_with_what_fleetgen_does(tmp_path: Path) -> None:
+    """fleetgen's HelmReleases set ``driftDetection.mode: enabled`` (`fleetgen.emit.flux.charts`;
+    helm-controller corrects drift only then), so an original's own drift settings are a finding
+    that says so, not that Flux's default (disabled) applies."""
+    ran = _imported(
+        tmp_path,
+        "flux-chart-ranges",
+        {
+            "infrastructure/base/podinfo.yaml": (
+                "  interval: 30m\n  chartRef:",
+                "  interval: 30m\n  driftDetection:\n    mode: warn\n  chartRef:",
+            )
+        },
+    )
+    drift = [line for line in ran.stderr.splitlines() if "driftDetection" in line]
+    assert len(drift) == 1, ran.stderr
+    assert "infrastructure/base/podinfo.yaml:" in drift[0]
+    assert "correct drift (mode: enabled)" in drift[0] and "ignore_differences" in drift[0]

@@ -50,7 +50,8 @@ _RELEASE_TODO = {
     "valuesFrom": "copy the values into values= (a ConfigMap's) or keep secret ones in the "
     "chart's existingSecret settings",
     "postRenderers": "set images= / patches= on the app (post-rendered on Flux)",
-    "driftDetection": "fleetgen's HelmReleases use Flux's default drift detection",
+    "driftDetection": "fleetgen's HelmReleases correct drift (mode: enabled), but for the app's "
+    "ignore_differences: list there what may differ",
 }
 
 
