@@ -35,13 +35,13 @@ from fleetgen.diffs.facts import (
 from fleetgen.diffs.objects import Field, Obj
 from fleetgen.model import Fleet
 from fleetgen.resolver.placements import Placements
+from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.util.layout import argocd_part, is_argocd_directory
 from fleetgen.write.output import LABEL_PREFIX, OutputFile
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 HELM_GROUP = "helm.toolkit.fluxcd.io"
 KEEP = "helm.sh/resource-policy: keep"
-PRUNE_DISABLED = ("kustomize.toolkit.fluxcd.io/prune", "disabled")
 _MEMBERSHIP_FIELDS = ("spec.generators", "spec.strategy")
 
 
@@ -168,10 +168,7 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         return "deleted" if (prune if isinstance(prune, bool) else cascade_delete) else "orphaned"
     if key.group == "" and key.kind == "Namespace" and engine_of(obj.file) == "flux":
         annotations = _get(doc, "metadata", "annotations") or {}
-        kept = (
-            isinstance(annotations, dict)
-            and annotations.get(PRUNE_DISABLED[0]) == PRUNE_DISABLED[1]
-        )
+        kept = isinstance(annotations, dict) and PRUNE_DISABLED.items() <= annotations.items()
         return "orphaned" if kept else "deleted"
     if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
         owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
@@ -310,7 +307,6 @@ __all__ = [
     "FLUX_GROUP",
     "HELM_GROUP",
     "KEEP",
-    "PRUNE_DISABLED",
     "Application",
     "Change",
     "Context",

@@ -16,9 +16,9 @@ from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path, strings
 from fleetgen.model.fields import to_dns_label
+from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.util.templating import Call
 
-FINALIZER = "resources-finalizer.argocd.argoproj.io"
 _ARGO_KINDS = ("Application", "ApplicationSet", "AppProject")
 # The Application fields import maps (and below them, the parts it reads).
 _APPLICATION_MAPPED = {
@@ -112,7 +112,7 @@ def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any
     if ignored:
         fields.append(("ignore_differences", ignored))
     instance.app_fields = (*instance.app_fields, *fields)
-    instance.cascade = FINALIZER in strings(meta.get("finalizers"))
+    instance.cascade = RESOURCES_FINALIZER in strings(meta.get("finalizers"))
     wave = mapping(meta.get("annotations")).get("argocd.argoproj.io/sync-wave")
     if wave is not None:
         reader.draft.findings.append(
