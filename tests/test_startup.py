@@ -246,7 +246,7 @@ def test_the_collector_stays_paused_while_a_command_starts_and_retires_at_exit(
     """`fleetgen.cli.quick.main`: no collection while pydantic and the spec classes load and an
     up-to-date build is answered, and at exit, whatever the command, what the process holds is
     in the permanent generation, which the interpreter's last collection skips
-    (`collector.retire`)."""
+    (`fleetgen.cli.collector.command`)."""
     repo = _example_copy(tmp_path)
     subprocess.run([sys.executable, "-m", "fleetgen", "build"], cwd=repo, check=True)
     code = textwrap.dedent(
