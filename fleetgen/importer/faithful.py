@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from fleetgen.importer.flux.substitute import applied, variables
 from fleetgen.importer.repo import mapping, overlay_of
 from fleetgen.manifests.k8s import CLUSTER_SCOPED, group_of
 from fleetgen.manifests.yamlio import dump, load_all
-from fleetgen.model import ClusterVar
+from fleetgen.model import ClusterVar, GitSource, OciSource
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Placement
 from fleetgen.resolver.values import merge_values
@@ -67,10 +67,29 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
             for name, i, p in pairs
             if p is None
         ]
+        found += _also_placed(apps, compiled.plan.placements)
         found += [f for name, i, p in pairs if p is not None for f in _chart(copy, name, i, p)]
+        found += [f for name, i, p in pairs if p is not None for f in _as_is(name, i, p)]
         builds = [(name, i, p) for name, i, p in pairs if p is not None and p.overlay and i.path]
         found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original", engine)
         return found
+
+
+def _also_placed(apps: list[Folded], placements: Sequence[Placement]) -> list[Finding]:
+    """The clusters the import places an app on where the repository does not deploy it."""
+    found = []
+    by_name = {app.name: app for app in apps}
+    for placement in placements:
+        app = by_name.get(placement.app)
+        if app is not None and all(i.cluster != placement.cluster for i in app.instances):
+            found.append(
+                app.instances[0].origin.finding(
+                    f"{app.name} is also placed on {placement.cluster!r} by the import, where "
+                    "the repository does not deploy it",
+                    _TODO,
+                )
+            )
+    return found
 
 
 def _chart(root: Path, name: str, instance: Instance, placement: Placement) -> list[Finding]:
@@ -93,6 +112,36 @@ def _chart(root: Path, name: str, instance: Instance, placement: Placement) -> l
             instance.origin.finding(f"{where}: the values differ at {', '.join(fields)}", _TODO)
         )
     return found
+
+
+def _as_is(name: str, instance: Instance, placement: Placement) -> list[Finding]:
+    """An app whose manifests both sides read as they are (a plain folder here, a folder of
+    another source): the same folder of the same source in the same namespace, read by the same
+    engine, deploys the same objects — what differs of those is a finding."""
+    remote = placement.remote
+    if remote is None or instance.chart is not None:
+        return []
+    theirs = (_source_of(instance.source), instance.path or ".", instance.namespace)
+    ours = (_source_of(remote.source), remote.path, placement.namespace)
+    named = ("the source", "the folder", "the namespace")
+    differ = [what for what, a, b in zip(named, theirs, ours, strict=True) if a != b]
+    if not differ:
+        return []
+    where = f"{name} on {instance.cluster!r}"
+    return [instance.origin.finding(f"{where}: {' and '.join(differ)} differ", _TODO)]
+
+
+def _source_of(source: Call | GitSource | OciSource | None) -> tuple[tuple[str, str], ...]:
+    """A source's fields, with the spec's defaults filled in; () for the fleet's repository."""
+    if source is None:
+        return ()
+    if isinstance(source, Call):
+        model = GitSource if source.name == "GitSource" else OciSource
+        given = source.kwargs
+    else:
+        model, given = type(source), source.model_dump(exclude_defaults=True)
+    fields = model.model_fields
+    return tuple((key, str(given.get(key, fields[key].default))) for key in sorted(fields))
 
 
 def _objects(
