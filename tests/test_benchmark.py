@@ -1,6 +1,7 @@
 """benchmarks/run.py keeps working: a small run produces every figure (no timing asserted);
 benchmarks/tree_digest.py prints the digests of a cold build and of the edited spec built warm
-and cold, the last two equal."""
+and cold, the last two equal; benchmarks/import_survey.py imports, builds and validates a
+repository and prints its row."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 RUN = Path(__file__).parent.parent / "benchmarks" / "run.py"
 DIGEST = RUN.with_name("tree_digest.py")
+SURVEY = RUN.with_name("import_survey.py")
 
 
 def test_small_run_reports_every_figure() -> None:
@@ -89,3 +91,22 @@ def test_the_scan_benchmark_runs() -> None:
     )
     figures = json.loads(done.stdout)
     assert set(figures) == {"spec_scan", "load", "resolve", "base_bytes", "base_scan", "base_parse"}
+
+
+def test_the_import_survey_prints_a_row_per_repository() -> None:
+    case = Path(__file__).parent / "imports" / "flux-hub-spoke" / "repo"
+    done = subprocess.run(
+        [sys.executable, str(SURVEY), "--findings", str(case)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    header, _, row = done.stdout.splitlines()
+    assert header.startswith("| repository @ commit | import |")
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[:2] == ["repo @ -", "1"], row  # a golden folder: no commit; findings: exit 1
+    assert cells[2].startswith("flux, 3 clusters,"), row
+    assert cells[3:6] == ["2", "0", "0"], (
+        row
+    )  # its two differences (findings.txt), builds, validates
+    assert "× " in done.stderr  # the findings by kind
