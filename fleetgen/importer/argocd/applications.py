@@ -14,7 +14,17 @@ from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, project_name
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import unmapped
-from fleetgen.importer.repo import Doc, at, mapping, mappings, relative_path, strings
+from fleetgen.importer.repo import (
+    Doc,
+    Unreadable,
+    at,
+    mapping,
+    mappings,
+    namespaces_of,
+    relative_path,
+    strings,
+)
+from fleetgen.manifests.k8s import CLUSTER_SCOPED
 from fleetgen.model.fields import to_dns_label
 from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.util.templating import Call
@@ -91,12 +101,31 @@ def application(
         return
     if not set_source(reader, origin, instance, sources[0]):
         return
+    _named_namespaces(reader, instance)
     if target.external:
         instance.runtime = runtime or {}
         if not settle(reader, origin, instance, target):
             return
     _kept(reader, origin, instance, obj)
     reader.draft.instances.append(instance)
+
+
+def _named_namespaces(reader: Reader, instance: Instance) -> None:
+    """A folder here whose every namespaced object names a namespace, and which puts objects in
+    (or ships a Namespace) other than the destination's: the app is ``namespace=None``, its
+    manifests say where things go. Argo CD's
+    destination namespace fills in only namespaced objects without one (controller/state.go
+    ``NormalizeTargetObjects``), where fleetgen's namespace= puts every object in it."""
+    if instance.namespace is None or instance.path is None or instance.chart or instance.source:
+        return
+    try:
+        docs = reader.repo.deployed(instance.path)
+    except Unreadable:
+        return  # said where the folder is read
+    named = {doc.namespace for doc in docs if (doc.group, doc.kind) not in CLUSTER_SCOPED}
+    if named and "" not in named and namespaces_of(docs) != {instance.namespace}:
+        instance.namespace = None
+        instance.uses = namespaces_of(docs)
 
 
 def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any]) -> None:

@@ -1,0 +1,67 @@
+"""``fleetgen import`` of an Argo CD Application's destination namespace, which Argo CD puts only on
+the namespaced objects that name none (argo-cd controller/state.go ``NormalizeTargetObjects``),
+where fleetgen's ``App(namespace=...)`` puts every object in it: a folder whose objects all name
+their namespaces imports as ``namespace=None``; one whose objects name none keeps the
+destination's. Each repository is written for the test; the imported fleet must build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import fleetgen
+from fleetgen.importer import ImportRequest, import_repo
+from fleetgen.manifests.yamlio import dump
+from tests.helpers import run_fleetgen
+
+APPLICATION = {
+    "apiVersion": "argoproj.io/v1alpha1",
+    "kind": "Application",
+    "metadata": {"name": "media", "namespace": "argocd"},
+    "spec": {
+        "project": "default",
+        "source": {
+            "repoURL": "https://github.com/acme/homelab.git",
+            "targetRevision": "HEAD",
+            "path": "apps/media",
+        },
+        "destination": {"server": "https://kubernetes.default.svc", "namespace": "argocd"},
+    },
+}
+NAMESPACE = "apiVersion: v1\nkind: Namespace\nmetadata: {name: media}\n"
+
+
+def _config(namespace: str | None) -> str:
+    meta = f"{{name: media, namespace: {namespace}}}" if namespace else "{name: media}"
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {meta}\ndata: {{tz: Europe/Oslo}}\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "namespace"),
+    [
+        # every object names its namespace, and the folder ships it: the manifests say
+        ({"ns.yaml": NAMESPACE, "config.yaml": _config("media")}, None),
+        # no object names one: the destination's fills them all in, as namespace= does
+        ({"config.yaml": _config(None)}, "argocd"),
+        # all in the destination's namespace: the same either way, kept
+        ({"config.yaml": _config("argocd")}, "argocd"),
+    ],
+    ids=["named-elsewhere", "unnamed", "named-destination"],
+)
+def test_the_destination_namespace_is_the_apps_only_where_argo_cd_puts_objects_there(
+    tmp_path: Path, files: dict[str, str], namespace: str | None
+) -> None:
+    media = tmp_path / "apps" / "media"
+    media.mkdir(parents=True)
+    (media / "kustomization.yaml").write_text(dump({"resources": sorted(files)}))
+    for name, text in files.items():
+        (media / name).write_text(text)
+    (tmp_path / "argocd").mkdir()
+    (tmp_path / "argocd" / "media.yaml").write_text(dump(APPLICATION))
+    done = import_repo(ImportRequest(tmp_path))
+    assert not [f.render() for f in done.findings if "media on" in f.what]  # faithful
+    (app,) = fleetgen.load(done.spec).fleet.apps
+    assert app.namespace == namespace
+    built = run_fleetgen(tmp_path, "build")
+    assert built.returncode == 0, built.stderr
