@@ -7,6 +7,7 @@ destination's. Each repository is written for the test; the imported fleet must 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from fleetgen.importer import ImportRequest, import_repo
 from fleetgen.manifests.yamlio import dump
 from tests.helpers import run_fleetgen
 
-APPLICATION = {
+APPLICATION: dict[str, Any] = {
     "apiVersion": "argoproj.io/v1alpha1",
     "kind": "Application",
     "metadata": {"name": "media", "namespace": "argocd"},
@@ -26,7 +27,6 @@ APPLICATION = {
             "targetRevision": "HEAD",
             "path": "apps/media",
         },
-        "destination": {"server": "https://kubernetes.default.svc", "namespace": "argocd"},
     },
 }
 NAMESPACE = "apiVersion: v1\nkind: Namespace\nmetadata: {name: media}\n"
@@ -38,19 +38,21 @@ def _config(namespace: str | None) -> str:
 
 
 @pytest.mark.parametrize(
-    ("files", "namespace"),
+    ("files", "destination", "namespace"),
     [
         # every object names its namespace, and the folder ships it: the manifests say
-        ({"ns.yaml": NAMESPACE, "config.yaml": _config("media")}, None),
+        ({"ns.yaml": NAMESPACE, "config.yaml": _config("media")}, "argocd", None),
         # no object names one: the destination's fills them all in, as namespace= does
-        ({"config.yaml": _config(None)}, "argocd"),
+        ({"config.yaml": _config(None)}, "argocd", "argocd"),
         # all in the destination's namespace: the same either way, kept
-        ({"config.yaml": _config("argocd")}, "argocd"),
+        ({"config.yaml": _config("argocd")}, "argocd", "argocd"),
+        # … and the folder ships that Namespace, which fleetgen creates for an app's namespace=
+        ({"ns.yaml": NAMESPACE, "config.yaml": _config("media")}, "media", None),
     ],
-    ids=["named-elsewhere", "unnamed", "named-destination"],
+    ids=["named-elsewhere", "unnamed", "named-destination", "ships-the-destination"],
 )
 def test_the_destination_namespace_is_the_apps_only_where_argo_cd_puts_objects_there(
-    tmp_path: Path, files: dict[str, str], namespace: str | None
+    tmp_path: Path, files: dict[str, str], destination: str, namespace: str | None
 ) -> None:
     media = tmp_path / "apps" / "media"
     media.mkdir(parents=True)
@@ -58,7 +60,8 @@ def test_the_destination_namespace_is_the_apps_only_where_argo_cd_puts_objects_t
     for name, text in files.items():
         (media / name).write_text(text)
     (tmp_path / "argocd").mkdir()
-    (tmp_path / "argocd" / "media.yaml").write_text(dump(APPLICATION))
+    spec = {**APPLICATION["spec"], "destination": {"name": "in-cluster", "namespace": destination}}
+    (tmp_path / "argocd" / "media.yaml").write_text(dump({**APPLICATION, "spec": spec}))
     done = import_repo(ImportRequest(tmp_path))
     assert not [f.render() for f in done.findings if "media on" in f.what]  # faithful
     (app,) = fleetgen.load(done.spec).fleet.apps

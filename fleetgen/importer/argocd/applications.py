@@ -111,9 +111,10 @@ def application(
 
 
 def _named_namespaces(reader: Reader, instance: Instance) -> None:
-    """A folder here whose every namespaced object names a namespace, and which puts objects in
-    (or ships a Namespace) other than the destination's: the app is ``namespace=None``, its
-    manifests say where things go. Argo CD's
+    """A folder here whose every namespaced object names a namespace, and which ships a
+    Namespace or puts objects in another than the destination's: the app is ``namespace=None``,
+    its manifests say where things go (fleetgen creates an app's own namespace, and refuses a
+    base that ships it). Argo CD's
     destination namespace fills in only namespaced objects without one (controller/state.go
     ``NormalizeTargetObjects``), where fleetgen's namespace= puts every object in it."""
     if instance.namespace is None or instance.path is None or instance.chart or instance.source:
@@ -123,7 +124,8 @@ def _named_namespaces(reader: Reader, instance: Instance) -> None:
     except Unreadable:
         return  # said where the folder is read
     named = {doc.namespace for doc in docs if (doc.group, doc.kind) not in CLUSTER_SCOPED}
-    if named and "" not in named and namespaces_of(docs) != {instance.namespace}:
+    ships = any(doc.kind == "Namespace" and doc.group == "" for doc in docs)
+    if named and "" not in named and (ships or namespaces_of(docs) != {instance.namespace}):
         instance.namespace = None
         instance.uses = namespaces_of(docs)
 
