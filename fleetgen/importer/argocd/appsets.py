@@ -10,7 +10,7 @@ from typing import Any
 
 from fleetgen.importer.argocd.applications import application
 from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
-from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render
+from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render, template_of
 from fleetgen.importer.argocd.standins import selection
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
@@ -37,18 +37,17 @@ def application_set(reader: Reader, doc: Doc) -> None:
     template = mapping(spec.get("template"))
     reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
     external = {c.draft.server for c in reader.clusters.values() if c.external}
-    made: list[tuple[dict[str, str], dict[str, Any] | None]] = []
+    made: list[tuple[dict[str, str], Mapping[str, Any], dict[str, Any] | None]] = []
     reader.missed = []
     try:
         for generator in mappings(spec.get("generators")):
-            sets = parameter_sets(reader, doc, generator)
+            sets = parameter_sets(reader, doc, generator, top=True)
             runtime = any(p.get("server") in external for p in sets)
-            made += [(p, selection(generator) if runtime else None) for p in sets]
-        rendered = [(params, render(template, params), picked) for params, picked in made]
+            own = template_of(generator, template)
+            made += [(p, own, selection(generator) if runtime else None) for p in sets]
+        rendered = [(params, own, render(own, params), picked) for params, own, picked in made]
     except Unresolved as error:
-        reader.draft.findings.append(
-            doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
-        )
+        reader.draft.findings.append(error.finding(doc))
         return
     if reader.missed:
         reader.draft.findings.append(
@@ -70,9 +69,9 @@ def application_set(reader: Reader, doc: Doc) -> None:
                 ("spec", "generators"),
             )
         )
-    every = [params for params, _ in made]
-    for params, app, picked in rendered:
-        name = _app_name(reader, doc, template, params, every)
+    every = [params for params, _, _ in made]
+    for params, own, app, picked in rendered:
+        name = _app_name(reader, doc, own, params, every)
         application(reader, doc, app, name, picked)
 
 
