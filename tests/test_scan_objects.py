@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fleetgen.manifests.yamlio import load_first
 from fleetgen.rules import secrets as scanrules
 
 GH = "ghp_" + "AbCdEf0123456789" * 2
@@ -27,7 +28,8 @@ def _bytes(size: int) -> bytes:
 
 def _found(doc: Any) -> list[tuple[str, str]]:
     return [
-        (item.finding.rule.id, scanrules.field_path(item.path)) for item in scanrules.in_object(doc)
+        (item.finding.rule.id, scanrules.field_path(item.path))
+        for item in scanrules.in_object(doc, parse=load_first)
     ]
 
 
