@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.argocd.applications import application
-from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
+from fleetgen.importer.argocd.clusters import destination_cluster
+from fleetgen.importer.argocd.common import Reader
 from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render, template_of
 from fleetgen.importer.argocd.standins import selection
 from fleetgen.importer.findings import unmapped
@@ -71,6 +72,7 @@ def application_set(reader: Reader, doc: Doc) -> None:
         )
     every = [params for params, _, _ in made]
     for params, own, app, picked in rendered:
+        destination_cluster(reader, doc, mapping(at(app, "spec", "destination")))  # named below
         name = _app_name(reader, doc, own, params, every)
         application(reader, doc, app, name, picked)
 
@@ -82,17 +84,18 @@ def _app_name(
     params: Mapping[str, str],
     every: list[dict[str, str]],
 ) -> str:
-    """The app's name: the template's, rendered with every parameter that names the cluster
-    left empty (a generator's ``values`` where they differ between ``every`` parameter set)."""
+    """The app's name: the template's, rendered with every parameter that names a cluster (by
+    its name, normalized name or server, whichever generator made it) left empty, and a
+    generator's ``values`` where they differ between ``every`` parameter set."""
     clusters = reader.clusters
+    names = {c.name for c in clusters.values()} | {c.draft.name for c in clusters.values()}
+    names |= {c.params()["nameNormalized"] for c in clusters.values()}
     clusterish = {
         key
         for key, value in params.items()
-        if key in CLUSTER_PARAMS
-        or key.startswith("metadata.")
+        if key.startswith("metadata.")
         or (key.startswith("values.") and any(other.get(key) != value for other in every))
-        or value in {c.name for c in clusters.values()}
-        or value in {c.draft.name for c in clusters.values()}
+        or value in names
         or value.rstrip("/") in clusters
     }
     masked = {key: "" if key in clusterish else value for key, value in params.items()}

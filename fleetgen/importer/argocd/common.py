@@ -19,7 +19,6 @@ ARGO = "argoproj.io"
 # ``{{.path.basename}}``/``{{name}}``.
 EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+(\"[^\"]+\"|\d+)|\.?([\w.\[\]-]+))\s*-?\}\}")
 Path = tuple[str | int, ...]
-CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 ENV_KEYS = ("env", "environment")  # the labels that name a cluster's environment
 
 
