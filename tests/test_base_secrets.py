@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from fleetgen.inputs.filesecrets import SecretScan
+from fleetgen.manifests.yamlio import load_all
 from fleetgen.tools.kustomize import Kustomize
 from tests.helpers import run_fleetgen
 from tests.test_validate import FLEET, ROOT, deployment, fleet_repo, report, spec_line
@@ -223,3 +225,33 @@ def test_a_rendered_objects_finding_is_located_at_the_line_of_its_field(tmp_path
     assert (
         str(locate.object("s.yaml", {"kind": "Secret", "metadata": {"name": "other"}})) == "s.yaml"
     )
+
+
+def _generated_argocd_cm(credentials: str) -> list[tuple[str, int, str, str]]:
+    """What the scan of a base's kustomization finds in an argocd-cm configMapGenerator literal
+    ``repository.credentials``, as argocd-autopilot's bootstrap wrote it."""
+    text = (
+        "configMapGenerator:\n- name: argocd-cm\n  behavior: merge\n  literals:\n"
+        "  - |\n    repository.credentials=" + credentials.replace("\n", "\n    ").rstrip() + "\n"
+    )
+    data = text.encode()
+    scan = SecretScan()
+    scan.scan_kustomization(
+        lambda _: None, "bootstrap", ("bootstrap/k.yaml", data, 0), load_all(data)[0]
+    )
+    return [(s.file, s.line, s.rule, s.field) for s in scan.secrets]
+
+
+def test_argocd_cm_repository_credentials_naming_secrets_pass_and_literals_do_not() -> None:
+    """argo-cd util/settings ``RepositoryCredentials``: ``passwordSecret`` and ``usernameSecret``
+    name a key of a Secret; a literal ``password`` is the credential, found at its field."""
+    references = (
+        "- passwordSecret:\n    key: git_token\n    name: autopilot-secret\n"
+        "  url: https://github.com/\n"
+        "  usernameSecret:\n    key: git_username\n    name: autopilot-secret\n"
+    )
+    assert _generated_argocd_cm(references) == []
+    literal = "- url: https://github.com/\n  username: bot\n  password: " + PLAIN + "\n"
+    assert _generated_argocd_cm(literal) == [
+        ("bootstrap/k.yaml", 5, "credential-key", "repository.credentials/0/password")
+    ]

@@ -298,6 +298,7 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
             "sets/tenants.yaml": _set(
                 "tenants", {"git": {"repoURL": WEB["repoURL"], "files": [{"path": "t/*.json"}]}}
             ),
+            "t/a.json": "a tenant",  # a string: no parameters
         },
     )
     with pytest.raises(UsageError) as raised:
@@ -311,8 +312,9 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
         "from what the repository holds — add its apps by hand if it deploys any",
         "  sets/previews.yaml:1: ApplicationSet 'previews': its 'pullRequest' generator is not "
         "mapped — add its apps by hand",
-        "  sets/tenants.yaml:1: ApplicationSet 'tenants': a git files generator is not mapped "
-        "— add its apps by hand",
+        "  t/a.json:1: ApplicationSet 'tenants': its git files generator reads t/a.json, which "
+        "Argo CD cannot read as parameters (neither an object nor a list of objects): it makes "
+        "none of the set's Applications — fix the file, rerun import",
     ]
     ran = run_fleetgen(root, "import")
     assert (ran.returncode, ran.stderr.splitlines()[-1]) == (2, "nothing was written")

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from fleetgen.manifests.yamlio import load_first
 from fleetgen.rules import secrets as scanrules
 
 GH = "ghp_" + "AbCdEf0123456789" * 2
@@ -27,7 +28,8 @@ def _bytes(size: int) -> bytes:
 
 def _found(doc: Any) -> list[tuple[str, str]]:
     return [
-        (item.finding.rule.id, scanrules.field_path(item.path)) for item in scanrules.in_object(doc)
+        (item.finding.rule.id, scanrules.field_path(item.path))
+        for item in scanrules.in_object(doc, parse=load_first)
     ]
 
 
@@ -395,3 +397,62 @@ def test_a_credential_assigned_in_a_configuration_text_is_found(text: str) -> No
 )
 def test_references_in_a_configuration_text_are_not_secrets(text: str) -> None:
     assert scanrules.find("config", text) is None, text
+
+
+# -- Argo CD's repository settings in argocd-cm ------------------------------------------------
+
+# What argocd-autopilot wrote into argocd-cm: its repository credentials as references.
+REPOSITORY_REFERENCES = """\
+- url: https://github.com/
+  usernameSecret: {name: autopilot-secret, key: git_username}
+  passwordSecret: {name: autopilot-secret, key: git_token}
+- url: git@gitlab.acme.io:platform
+  sshPrivateKeySecret: {name: gitlab-ssh, key: sshPrivateKey}
+  tlsClientCertDataSecret: {name: gitlab-tls, key: tls.crt}
+  tlsClientCertKeySecret: {name: gitlab-tls, key: tls.key}
+  githubAppPrivateKeySecret: {name: gh-app, key: private-key}
+  gcpServiceAccountKey: {name: gcp-sa, key: key.json}
+"""
+PRIVATE_KEY = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE" + LITERAL + "\n"
+
+
+def _argocd_cm(data: dict[str, str], name: str = "argocd-cm") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+
+
+@pytest.mark.parametrize("key", ["repository.credentials", "repositories", "helm.repositories"])
+def test_argocd_repository_settings_naming_secret_keys_pass(key: str) -> None:
+    """argo-cd util/settings ``Repository`` and ``RepositoryCredentials``: their ``*Secret``
+    fields and ``gcpServiceAccountKey`` are SecretKeySelectors (``{name, key}``), references to
+    a Secret, not the credentials."""
+    assert _found(_argocd_cm({key: REPOSITORY_REFERENCES})) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "rule"),
+    [
+        ("password: hunter2", "credential-key"),
+        ("sshPrivateKey: |\n    " + PRIVATE_KEY.replace("\n", "\n    "), "pem-private-key"),
+        ("tlsClientCertKey: " + LITERAL, "credential-key"),
+        ("bearerToken: " + LITERAL, "credential-key"),
+    ],
+)
+def test_a_literal_credential_in_argocd_repository_settings_stays_an_error(
+    entry: str, rule: str
+) -> None:
+    """A field holding the credential itself, as a repository Secret does, is found at its
+    field, never with its text."""
+    text = f"- url: https://github.com/acme/app\n  {entry}\n"
+    found = _found(_argocd_cm({"repositories": text}))
+    field = entry.partition(":")[0]
+    assert [(r, path.split("/")[:4]) for r, path in found] == [
+        (rule, ["data", "repositories", "0", field])
+    ]
+    assert all(LITERAL not in path and "hunter2" not in path for _, path in found)
+
+
+def test_repository_settings_are_argocd_cms_only() -> None:
+    """Another ConfigMap's ``repository.credentials`` is tested as any value: a credential key
+    holding a literal."""
+    found = _found(_argocd_cm({"repository.credentials": REPOSITORY_REFERENCES}, "team-cm"))
+    assert found == [("credential-key", "data/repository.credentials")]

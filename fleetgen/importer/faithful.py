@@ -70,7 +70,21 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
         found += _also_placed(apps, compiled.plan.placements)
         found += [f for name, i, p in pairs if p is not None for f in _chart(copy, name, i, p)]
         found += [f for name, i, p in pairs if p is not None for f in _as_is(name, i, p)]
-        builds = [(name, i, p) for name, i, p in pairs if p is not None and p.overlay and i.path]
+        remote = compiled.plan.remote_bases
+        found += [
+            i.origin.finding(
+                f"{name} on {i.cluster!r}: not compared: its folder reads remote bases "
+                f"({', '.join(remote[name])}), which import does not fetch",
+                "compare what it deploys with the original by hand",
+            )
+            for name, i, p in pairs
+            if p is not None and name in remote
+        ]
+        builds = [
+            (name, i, p)
+            for name, i, p in pairs
+            if p is not None and p.overlay and i.path and name not in remote
+        ]
         found += _objects(copy, compiled.out_dir, builds, Path(scratch) / "original", engine)
         return found
 

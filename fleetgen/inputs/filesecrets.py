@@ -13,7 +13,7 @@ import yaml
 
 from fleetgen.inputs.objects import object_name
 from fleetgen.inputs.reading import Document, Reader, as_list, node_of
-from fleetgen.manifests.yamlio import load_all, node_line
+from fleetgen.manifests.yamlio import load_all, load_first, node_line
 from fleetgen.rules import secrets as scanrules
 
 
@@ -51,7 +51,7 @@ class SecretScan:
     def scan_documents(self, path: str, data: bytes, documents: list[Any]) -> None:
         """What the secret rules find in each object of the file at ``path``."""
         for index, doc in enumerate(documents):
-            found = scanrules.in_object(doc)
+            found = scanrules.in_object(doc, parse=load_first)
             if found:
                 self._report(path, data, index, found, object_name(doc))
 
@@ -87,7 +87,7 @@ class SecretScan:
         document): its own fields, the values its generators make (``literals``, ``envs`` and
         ``files``; a secretGenerator's as a Secret's data) and its patches (files and inline)."""
         plain = {key: value for key, value in doc.items() if key not in _READ_SEPARATELY}
-        self._report(*file, scanrules.in_object(plain), "")
+        self._report(*file, scanrules.in_object(plain, parse=load_first), "")
         for kind in ("secretGenerator", "configMapGenerator"):
             for index, generator in enumerate(as_list(doc.get(kind))):
                 if isinstance(generator, dict):
@@ -111,7 +111,7 @@ class SecretScan:
         except yaml.YAMLError:
             documents = [text]  # tested as the text it is
         for doc in documents:
-            self._report(*file, scanrules.in_object(doc), object_name(doc), where)
+            self._report(*file, scanrules.in_object(doc, parse=load_first), object_name(doc), where)
 
     def _scan_file(self, read: Reader, directory: str, name: str) -> None:
         """A patch file the kustomization in ``directory`` reads."""
@@ -132,13 +132,13 @@ class SecretScan:
         secretGenerator gives, as a Secret's data (`scanrules.PLAIN_SECRET` when no format
         matches)."""
         secret = where[0] == "secretGenerator"
-        name = f"{where[0]} {generator.get('name', '')}".rstrip()
+        made = str(generator.get("name", ""))
+        name = f"{where[0]} {made}".rstrip()
         for index, literal in enumerate(as_list(generator.get("literals"))):
             key, _, value = str(literal).partition("=")
-            finding = _generated(key, value, secret)
-            if finding is not None:
-                line = node_line(node_of(file[1], file[2]), (*where, "literals", index)) or 1
-                self._secret(file[0], line, finding, name, (key,))
+            line = node_line(node_of(file[1], file[2]), (*where, "literals", index)) or 1
+            for item in _generated(made, key, value, secret):
+                self._secret(file[0], line, item.finding, name, item.path)
         envs = [*as_list(generator.get("envs")), generator.get("env")]
         for env_file in (entry for entry in envs if isinstance(entry, str)):
             env = self._read_value_file(read, directory, env_file)
@@ -146,16 +146,17 @@ class SecretScan:
                 continue
             for number, text in enumerate(env[1].splitlines(), 1):
                 key, separator, value = text.strip().partition("=")
-                finding = _generated(key.strip(), value.strip(), secret) if separator else None
-                if finding is not None and not key.startswith("#"):
-                    self._secret(env[0], number, finding, name, (key.strip(),))
+                if not separator or key.startswith("#"):
+                    continue
+                for item in _generated(made, key.strip(), value.strip(), secret):
+                    self._secret(env[0], number, item.finding, name, item.path)
         for entry in (entry for entry in as_list(generator.get("files")) if isinstance(entry, str)):
             key, _, source = entry.rpartition("=")
             content = self._read_value_file(read, directory, source)
-            key = key or posixpath.basename(source)
-            finding = _generated(key, content[1], secret) if content else None
-            if content is not None and finding is not None:
-                self._secret(content[0], 1, finding, name, (key,))
+            if content is None:
+                continue
+            for item in _generated(made, key or posixpath.basename(source), content[1], secret):
+                self._secret(content[0], 1, item.finding, name, item.path)
 
     def _read_value_file(self, read: Reader, directory: str, name: str) -> tuple[str, str] | None:
         """(repo-relative path, text) of a file a generator reads, None when it cannot be read
@@ -171,9 +172,16 @@ _READ_SEPARATELY = frozenset(
 )
 
 
-def _generated(key: str, value: str, secret: bool) -> scanrules.Finding | None:
-    """What the secret rules find in a generator's ``value`` under ``key``; for a
-    secretGenerator, any value that holds something (`scanrules.PLAIN_SECRET` if no format)."""
+def _generated(made: str, key: str, value: str, secret: bool) -> list[scanrules.Found]:
+    """What the secret rules find in a generator's ``value`` under ``key`` (paths from the
+    key), the generator making ``made``: for a secretGenerator, any value that holds something
+    (`scanrules.PLAIN_SECRET` if no format); Argo CD's repository settings in argocd-cm by their
+    fields (`scanrules.repository_settings`)."""
     if secret:
-        return scanrules.in_secret(key, value) if scanrules.holds_material(value) else None
-    return scanrules.find(key, value)
+        found = scanrules.in_secret(key, value) if scanrules.holds_material(value) else None
+    else:
+        settings = scanrules.repository_settings(made, key, value, load_first)
+        if settings is not None:
+            return [scanrules.Found(item.finding, (key, *item.path)) for item in settings]
+        found = scanrules.find(key, value)
+    return [] if found is None else [scanrules.Found(found, (key,))]

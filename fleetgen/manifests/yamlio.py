@@ -32,6 +32,7 @@ __all__ = [
     "dump",
     "dump_documents",
     "load_all",
+    "load_first",
     "node_line",
 ]
 
@@ -174,6 +175,16 @@ def load_all(text: str | bytes) -> list[Any]:
     """Read every document of ``text`` (YAML 1.1, PyYAML's safe types, libyaml's speed): the one
     YAML reader of fleetgen. Raises yaml.YAMLError."""
     return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
+
+
+def load_first(text: str) -> Any:
+    """The first document of ``text``, None when it has none or is not YAML (a ConfigMap
+    value that may hold YAML)."""
+    try:
+        documents = load_all(text)
+    except yaml.YAMLError:
+        return None
+    return documents[0] if documents else None
 
 
 def load_one(text: str | bytes) -> Any:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from fleetgen.inputs import scan
 from fleetgen.manifests.k8s import Key, identity
+from fleetgen.manifests.yamlio import load_first
 from fleetgen.model import Environment, Fleet
 from fleetgen.resolver.plan import Plan
 from fleetgen.resolver.severity import severity
@@ -137,7 +138,7 @@ def _object(
     for error in errors:
         path, _, message = error.partition(": ")
         yield finding("schema", "error", message, field=path, **context)
-    for found in scanrules.in_object(doc):
+    for found in scanrules.in_object(doc, parse=load_first):
         located = context
         if rendered.origin:
             located = {**context, "location": where(rendered.origin, doc, found.path)}

@@ -1,11 +1,13 @@
 """Argo CD: cluster Secrets are clusters (their labels kept, their credentials never read), and
 AppProjects projects; each Application, and each Application an ApplicationSet generates (its
-list, cluster, git-directory, matrix and merge generators evaluated as the controller does
-against the repository's clusters and folders), is an app instance on the cluster it points at. An
-Application of Applications (a folder holding only Argo CD objects) is followed into them.
+list, cluster, git (directories and files), matrix and merge generators evaluated as the
+controller does against the repository's clusters, folders and files), is an app instance on the
+cluster it points at. An Application of Applications (a folder holding only Argo CD objects) is
+followed into them.
 
 One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`),
-`appsets` (their generators: `generators`); `common` holds what they share while reading."""
+`appsets` (their generators: `generators`, what git generators read: `gitfiles`); `common` holds
+what they share while reading."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 from fleetgen.importer.argocd.common import Reader
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import BY_HAND
-from fleetgen.importer.repo import Doc, mapping, relative_path, strings
+from fleetgen.importer.repo import Doc, Unreadable, mapping, namespaces_of, relative_path, strings
 from fleetgen.importer.sources import carries_credentials, chart_version
 from fleetgen.manifests.k8s import image_name
 from fleetgen.manifests.yamlio import load_all
@@ -88,7 +88,18 @@ def _local(
         _values(reader, origin, instance, helm)
     else:
         instance.path = path
+        if instance.namespace is None:  # the folder's objects say where they go
+            instance.uses |= _namespaces(reader, path)
         _kustomize(reader, origin, instance, source)
+
+
+def _namespaces(reader: Reader, path: str) -> set[str]:
+    """The namespaces a folder's objects are put in and the Namespaces it holds (none known
+    when kustomize cannot build it: the faithfulness check says so)."""
+    try:
+        return namespaces_of(reader.repo.deployed(path))
+    except Unreadable:
+        return set()
 
 
 def _kustomize(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> None:

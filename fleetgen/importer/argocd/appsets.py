@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.argocd.applications import application
-from fleetgen.importer.argocd.common import CLUSTER_PARAMS, Reader
-from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render
+from fleetgen.importer.argocd.clusters import destination_cluster
+from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render, template_of
 from fleetgen.importer.argocd.standins import selection
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
@@ -37,18 +38,17 @@ def application_set(reader: Reader, doc: Doc) -> None:
     template = mapping(spec.get("template"))
     reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
     external = {c.draft.server for c in reader.clusters.values() if c.external}
-    made: list[tuple[dict[str, str], dict[str, Any] | None]] = []
+    made: list[tuple[dict[str, str], Mapping[str, Any], dict[str, Any] | None]] = []
     reader.missed = []
     try:
         for generator in mappings(spec.get("generators")):
-            sets = parameter_sets(reader, doc, generator)
+            sets = parameter_sets(reader, doc, generator, top=True)
             runtime = any(p.get("server") in external for p in sets)
-            made += [(p, selection(generator) if runtime else None) for p in sets]
-        rendered = [(params, render(template, params), picked) for params, picked in made]
+            own = template_of(generator, template)
+            made += [(p, own, selection(generator) if runtime else None) for p in sets]
+        rendered = [(params, own, render(own, params), picked) for params, own, picked in made]
     except Unresolved as error:
-        reader.draft.findings.append(
-            doc.finding(f"ApplicationSet {doc.name!r}: {error}", "add its apps by hand")
-        )
+        reader.draft.findings.append(error.finding(doc))
         return
     if reader.missed:
         reader.draft.findings.append(
@@ -70,9 +70,10 @@ def application_set(reader: Reader, doc: Doc) -> None:
                 ("spec", "generators"),
             )
         )
-    every = [params for params, _ in made]
-    for params, app, picked in rendered:
-        name = _app_name(reader, doc, template, params, every)
+    every = [params for params, _, _ in made]
+    for params, own, app, picked in rendered:
+        destination_cluster(reader, doc, mapping(at(app, "spec", "destination")))  # named below
+        name = _app_name(reader, doc, own, params, every)
         application(reader, doc, app, name, picked)
 
 
@@ -83,17 +84,18 @@ def _app_name(
     params: Mapping[str, str],
     every: list[dict[str, str]],
 ) -> str:
-    """The app's name: the template's, rendered with every parameter that names the cluster
-    left empty (a generator's ``values`` where they differ between ``every`` parameter set)."""
+    """The app's name: the template's, rendered with every parameter that names a cluster (by
+    its name, normalized name or server, whichever generator made it) left empty, and a
+    generator's ``values`` where they differ between ``every`` parameter set."""
     clusters = reader.clusters
+    names = {c.name for c in clusters.values()} | {c.draft.name for c in clusters.values()}
+    names |= {c.params()["nameNormalized"] for c in clusters.values()}
     clusterish = {
         key
         for key, value in params.items()
-        if key in CLUSTER_PARAMS
-        or key.startswith("metadata.")
+        if key.startswith("metadata.")
         or (key.startswith("values.") and any(other.get(key) != value for other in every))
-        or value in {c.name for c in clusters.values()}
-        or value in {c.draft.name for c in clusters.values()}
+        or value in names
         or value.rstrip("/") in clusters
     }
     masked = {key: "" if key in clusterish else value for key, value in params.items()}

@@ -15,10 +15,10 @@ from fleetgen.importer.repo import Repo
 from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
-# A template expression: ``{{index .metadata.labels "x"}}`` or ``{{.path.basename}}``/``{{name}}``.
-EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+\"([^\"]+)\"|\.?([\w.\[\]-]+))\s*-?\}\}")
+# A template expression: ``{{index .metadata.labels "x"}}``, ``{{index .path.segments 1}}`` or
+# ``{{.path.basename}}``/``{{name}}``.
+EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+(\"[^\"]+\"|\d+)|\.?([\w.\[\]-]+))\s*-?\}\}")
 Path = tuple[str | int, ...]
-CLUSTER_PARAMS = ("name", "nameNormalized", "server", "project")
 ENV_KEYS = ("env", "environment")  # the labels that name a cluster's environment
 
 
@@ -73,8 +73,11 @@ def spec_call(kind: str, item: Mapping[str, Any], keys: tuple[tuple[str, str], .
 
 
 def expr_key(match: re.Match[str]) -> str:
-    """The flat parameter a template expression reads (``metadata.labels.x``)."""
-    return f"{match[1]}.{match[2]}" if match[1] else str(match[3])
+    """The flat parameter a template expression reads (``metadata.labels.x``,
+    ``path.segments.1``)."""
+    if match[1]:
+        return match[1] + "." + match[2].strip('"')
+    return str(match[3])
 
 
 def texts(value: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:

@@ -1,6 +1,6 @@
 """ApplicationSet generators evaluated as the controller does, against the repository's clusters
-and folders: list, cluster, git-directory, matrix and merge generators, each set of parameters
-flat as fasttemplate names them, and templates rendered with them."""
+and files: list, cluster, git (directories and files: `gitfiles`), matrix and merge generators,
+each set of parameters flat as fasttemplate names them, and templates rendered with them."""
 
 from __future__ import annotations
 
@@ -13,23 +13,65 @@ from typing import Any
 from fleetgen.importer.argocd.clusters import local_cluster
 from fleetgen.importer.argocd.clustervars import metadata_params
 from fleetgen.importer.argocd.common import EXPR, Cluster, Reader, expr_key, texts
+from fleetgen.importer.argocd.gitfiles import NotParams, file_params, matching_files, path_params
 from fleetgen.importer.argocd.standins import shown
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
+from fleetgen.importer.sources import carries_credentials
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.clusters import IN_CLUSTER
 
+_THIS_REVISION = ("", "HEAD", "main")  # the revision the fleet's Applications read
+
 
 class Unresolved(Exception):
-    """A template expression import cannot evaluate."""
+    """A generator or template expression import cannot evaluate: said at the ApplicationSet,
+    or at ``where`` (a file and line), with ``todo``."""
+
+    def __init__(
+        self, what: str, where: tuple[str, int] | None = None, todo: str = "add its apps by hand"
+    ) -> None:
+        super().__init__(what)
+        self.where, self.todo = where, todo
+
+    def finding(self, doc: Doc) -> Finding:
+        """The finding of the ApplicationSet ``doc`` this stopped."""
+        what = f"ApplicationSet {doc.name!r}: {self}"
+        if self.where is None:
+            return doc.finding(what, self.todo)
+        return Finding(*self.where, what, self.todo)
 
 
-def parameter_sets(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
-    """A generator's parameter sets its ``selector`` keeps (matched against the sets)."""
-    if any(mapping(value).get("template") for value in generator.values()):
-        raise Unresolved("a generator's own template is not mapped")
+def parameter_sets(
+    reader: Reader, doc: Doc, generator: Mapping[str, Any], top: bool = False
+) -> list[dict[str, str]]:
+    """A generator's parameter sets its ``selector`` keeps (matched against the sets); its own
+    template only on a generator of the set itself (`template_of`)."""
+    if not top and any(mapping(value).get("template") for value in generator.values()):
+        raise Unresolved("a generator's own template within a matrix or merge is not mapped")
     selector = mapping(generator.get("selector"))
     return [p for p in _generate(reader, doc, generator) if selector_matches(selector, p)]
+
+
+def template_of(generator: Mapping[str, Any], template: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The template a generator of the set makes its Applications from: the fields of its own
+    template, the set's where it sets none (applicationset generators
+    ``mergeGeneratorTemplate``: mergo.Merge fills a field that is empty)."""
+    owns = [mapping(value).get("template") for value in generator.values()]
+    return mapping(_filled(next((own for own in owns if own), {}), template))
+
+
+def _filled(own: Any, base: Any) -> Any:
+    """``own`` with its empty fields (and the keys it lacks) taken from ``base``."""
+    if not isinstance(own, Mapping) or not isinstance(base, Mapping):
+        return base if own in (None, "", 0, False, [], {}) else own
+    return {key: _filled(own.get(key), base.get(key)) for key in {**base, **own}}
+
+
+def with_values(params: dict[str, str], values: Mapping[str, Any]) -> dict[str, str]:
+    """``params`` with a generator's ``values``, each rendered with them, as ``values.KEY``
+    (generators ``appendTemplatedValues``)."""
+    return params | {f"values.{k}": str(render(str(v), params)) for k, v in values.items()}
 
 
 def render(value: Any, params: Mapping[str, str]) -> Any:
@@ -60,7 +102,7 @@ def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[di
     if "clusters" in generator:
         return _clusters(reader, doc, mapping(generator["clusters"]))
     if "git" in generator:
-        return _directories(reader, mapping(generator["git"]))
+        return _git(reader, doc, mapping(generator["git"]))
     if "matrix" in generator:
         children = mappings(at(generator, "matrix", "generators"))
         if len(children) != 2:
@@ -104,8 +146,7 @@ def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dic
             if cluster.external
             else cluster.params()
         )
-        params |= {f"values.{k}": str(render(str(v), params)) for k, v in values.items()}
-        made.append(params)
+        made.append(with_values(params, values))
     return made
 
 
@@ -155,14 +196,61 @@ def _by_merge_key(
     return found
 
 
-def _directories(reader: Reader, git: Mapping[str, Any]) -> list[dict[str, str]]:
-    """The git generator's parameters of each folder of this repository its directories
-    select."""
+def _git(reader: Reader, doc: Doc, git: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The git generator's parameter sets (generators/git.go ``GenerateParams``): of each folder
+    its ``directories`` select, or of each file its ``files`` match, with its ``values``; it
+    reads this repository (another is not mapped), at the revision here (another: a finding)."""
+    url = str(git.get("repoURL", ""))
+    known = {_same(u) for u in reader.urls}
+    if known and _same(url) not in known:
+        shown = "" if carries_credentials(url) else f" ({url})"
+        raise Unresolved(f"its git generator reads another repository{shown}")
+    revision = str(git.get("revision") or "")
+    if revision not in _THIS_REVISION:
+        reader.draft.findings.append(
+            doc.finding(
+                f"ApplicationSet {doc.name!r}: its git generator reads revision {revision!r}: "
+                "evaluated on the files here",
+                "check that revision holds the same files, or add its apps by hand",
+                ("spec", "generators"),
+            )
+        )
+    reader.urls[url] += 1
+    prefix = str(git.get("pathParamPrefix") or "")
     if git.get("files"):
-        raise Unresolved("a git files generator is not mapped")
-    rules = [
-        (str(d.get("path", "")), bool(d.get("exclude"))) for d in mappings(git.get("directories"))
-    ]
+        made = _files(reader, mappings(git["files"]), prefix)
+    else:
+        made = _directories(reader, mappings(git.get("directories")), prefix)
+    return [with_values(params, mapping(git.get("values"))) for params in made]
+
+
+def _same(url: str) -> str:
+    """A repository URL as its host and path, whatever its case, ``.git`` or trailing ``/``."""
+    return url.strip().lower().rstrip("/").removesuffix(".git")
+
+
+def _files(reader: Reader, entries: list[Mapping[str, Any]], prefix: str) -> list[dict[str, str]]:
+    """The parameter sets of each file of this repository the entries match (`gitfiles`); a
+    file that does not parse stops the generator, as it stops the controller."""
+    made: list[dict[str, str]] = []
+    for file in matching_files(reader.repo, entries):
+        try:
+            made += file_params(reader.repo, file, prefix)
+        except NotParams as error:
+            raise Unresolved(
+                f"its git files generator reads {file}, which Argo CD cannot read as parameters "
+                f"({error.reason}): it makes none of the set's Applications",
+                (error.file, error.line),
+                "fix the file, rerun import",
+            ) from error
+    return made
+
+
+def _directories(
+    reader: Reader, entries: list[Mapping[str, Any]], prefix: str
+) -> list[dict[str, str]]:
+    """The parameters of each folder of this repository the directories select."""
+    rules = [(str(d.get("path", "")), bool(d.get("exclude"))) for d in entries]
     root = reader.repo.root
     folders = sorted(
         p.relative_to(root).as_posix()
@@ -175,8 +263,7 @@ def _directories(reader: Reader, git: Mapping[str, Any]) -> list[dict[str, str]]
         if any(_glob(f, p) for p, ex in rules if not ex)
         and not any(_glob(f, p) for p, ex in rules if ex)
     ]
-    reader.urls[str(git.get("repoURL", ""))] += 1
-    return [_path_params(folder) for folder in chosen]
+    return [path_params(folder, prefix=prefix) for folder in chosen]
 
 
 def _glob(folder: str, pattern: str) -> bool:
@@ -185,15 +272,6 @@ def _glob(folder: str, pattern: str) -> bool:
     return len(parts) == len(wanted) and all(
         fnmatchcase(p, w) for p, w in zip(parts, wanted, strict=True)
     )
-
-
-def _path_params(folder: str) -> dict[str, str]:
-    """The git directory generator's parameters of one folder."""
-    base = folder.rsplit("/", 1)[-1]
-    params = {"path": folder, "path.path": folder, "path.basename": base}
-    params["path.basenameNormalized"] = re.sub(r"[^-a-z0-9.]", "-", base.lower())
-    params |= {f"path[{i}]": part for i, part in enumerate(folder.split("/"))}
-    return params
 
 
 def _flat(element: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

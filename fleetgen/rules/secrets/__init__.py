@@ -2,7 +2,8 @@
 not match), how a string, a dict or a whole Kubernetes object is tested against them (`find`,
 `in_object`), and what makes a value under a credential-named key a literal secret rather than a
 reference: `credentials` (keys and values), `formats` (the formats a pattern cannot say),
-`table` (the rules and `find`), `objects` (objects and plain data).
+`table` (the rules and `find`), `objects` (objects, Argo CD's repository settings in argocd-cm,
+and plain data).
 
 Pure functions over plain data: nothing here imports the rest of fleetgen, so the workspace
 inventory (base files), ``validate --render`` (rendered objects) and the spec's scan
@@ -24,7 +25,16 @@ from fleetgen.rules.secrets.credentials import (
     reference_key,
 )
 from fleetgen.rules.secrets.formats import holds_material
-from fleetgen.rules.secrets.objects import Found, Path, field_path, in_object, in_secret, walk
+from fleetgen.rules.secrets.objects import (
+    Found,
+    Parse,
+    Path,
+    field_path,
+    in_object,
+    in_secret,
+    repository_settings,
+    walk,
+)
 from fleetgen.rules.secrets.table import (
     BY_ID,
     MATCHERS,
@@ -45,6 +55,7 @@ __all__ = [
     "Finding",
     "Found",
     "Matcher",
+    "Parse",
     "Path",
     "Rule",
     "credential_key",
@@ -58,5 +69,6 @@ __all__ = [
     "inner_key",
     "is_literal_secret",
     "reference_key",
+    "repository_settings",
     "walk",
 ]

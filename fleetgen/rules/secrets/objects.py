@@ -1,14 +1,19 @@
 """What the secret rules find in a Kubernetes object (`in_object`: a Secret's data value by
-value, a CRD and a SealedSecret's encrypted data skipped) and in any plain data (`walk`), each
-finding with its path from the top (`Found`)."""
+value, Argo CD's repository settings by their fields, a CRD and a SealedSecret's encrypted data
+skipped) and in any plain data (`walk`), each finding with its path from the top (`Found`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.rules.secrets.credentials import credential_key, holds_names, is_name
+from fleetgen.rules.secrets.credentials import (
+    credential_key,
+    holds_names,
+    is_literal_secret,
+    is_name,
+)
 from fleetgen.rules.secrets.formats import secret_values
 from fleetgen.rules.secrets.table import (
     BY_ID,
@@ -22,6 +27,7 @@ from fleetgen.rules.secrets.table import (
 )
 
 Path = tuple[str | int, ...]  # keys and list indexes from the top of an object
+Parse = Callable[[str], Any]  # YAML text -> its first document, None when it is not YAML
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,17 +56,19 @@ def field_path(path: Path) -> str:
     return "/".join(shown)
 
 
+_CREDENTIAL_KEY = "credential-key"  # the rule of a literal under a credential-named key
 # Per API group, keys whose values are key names of a Secret, not credentials: an
 # ExternalSecret's ``spec.data[].secretKey`` names the key of the Secret it makes.
 _NAME_KEYS = {"external-secrets.io": frozenset({"secretKey"})}
 
 
-def in_object(doc: Any) -> list[Found]:
+def in_object(doc: Any, *, parse: Parse) -> list[Found]:
     """What ``RULES`` find in a Kubernetes object (or any YAML document): every string, dict
     key and value, list item and number under a credential-named key, tested under the key it
     sits under (see `walk`). A Secret's ``data`` and ``stringData`` values are reported one by
-    one: by the format a value has (``data`` decoded), else as `PLAIN_SECRET`. A CRD (a schema)
-    and a SealedSecret's ``encryptedData`` hold no values."""
+    one: by the format a value has (``data`` decoded), else as `PLAIN_SECRET`. Argo CD's
+    repository settings in ``argocd-cm`` are read with ``parse`` (`repository_settings`). A CRD
+    (a schema) and a SealedSecret's ``encryptedData`` hold no values."""
     if not isinstance(doc, Mapping):
         return walk(doc)
     found: list[Found] = []
@@ -73,6 +81,8 @@ def in_object(doc: Any) -> list[Found]:
         for section, key, _, text in secret_values(doc):
             found.append(Found(in_secret(key, text), (section, key)))
         doc = {key: value for key, value in doc.items() if key not in ("data", "stringData")}
+    elif doc.get("kind") == "ConfigMap" and group == "" and isinstance(doc.get("data"), Mapping):
+        doc, found = _configmap(doc, parse)
     elif doc.get("kind") == "SealedSecret" and group == "bitnami.com":
         spec = doc.get("spec")
         if isinstance(spec, Mapping):  # encryptedData: encrypted, whatever its keys say
@@ -140,3 +150,70 @@ def _walk(value: Any, path: Path, key: str, names: frozenset[str], found: list[F
         finding = find_text(key, str(value))
         if finding:
             found.append(Found(finding, path))
+
+
+# Argo CD's repository settings: the keys of argocd-cm (argo-cd util/settings) whose values are
+# YAML lists of repositories and credential templates.
+ARGOCD_CM = "argocd-cm"
+REPOSITORY_SETTINGS = frozenset({"repositories", "repository.credentials", "helm.repositories"})
+# The fields of an Argo CD repository Secret that hold its credentials (literal here: material).
+_REPOSITORY_MATERIAL = frozenset(
+    {
+        "password",
+        "sshPrivateKey",
+        "tlsClientCertKey",
+        "githubAppPrivateKey",
+        "gcpServiceAccountKey",
+        "bearerToken",
+        "azureServicePrincipalClientSecret",
+    }
+)
+_SELECTOR_KEYS = frozenset({"name", "key", "optional"})  # a SecretKeySelector's
+
+
+def repository_settings(configmap: str, key: str, text: Any, parse: Parse) -> list[Found] | None:
+    """What ``RULES`` find in Argo CD's repository settings, the value ``text`` of ``key`` in
+    ConfigMap ``configmap`` when it is one (``repositories``, ``repository.credentials`` or
+    ``helm.repositories`` of ``argocd-cm``: a YAML list ``parse`` reads), with paths from the
+    value (``0/password``); None when it is none (then ``text`` is tested as any value). Each
+    entry's ``*Secret`` fields and ``gcpServiceAccountKey`` holding ``{name, key}`` name a key of
+    a Secret (util/settings ``Repository``, ``RepositoryCredentials``): they pass. A literal in
+    a field a repository Secret keeps a credential in (``password``, ``sshPrivateKey``,
+    ``tlsClientCertKey`` ...) is one; any other field is tested as `walk` tests it."""
+    if configmap != ARGOCD_CM or key not in REPOSITORY_SETTINGS or not isinstance(text, str):
+        return None
+    entries = parse(text)
+    if not isinstance(entries, list):
+        return None
+    found: list[Found] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            found += walk(entry, (index,), key)
+            continue
+        for field, value in entry.items():
+            found += _repository_field(str(field), value, (index, str(field)))
+    return found
+
+
+def _configmap(doc: Mapping[str, Any], parse: Parse) -> tuple[dict[str, Any], list[Found]]:
+    """A ConfigMap without the values that are Argo CD's repository settings, and what is
+    found in those."""
+    meta = doc.get("metadata")
+    name = str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+    data, found = dict(doc["data"]), []
+    for key, text in doc["data"].items():
+        settings = repository_settings(name, str(key), text, parse)
+        if settings is not None:
+            found += [Found(item.finding, ("data", key, *item.path)) for item in settings]
+            del data[key]
+    return {**doc, "data": data}, found
+
+
+def _repository_field(field: str, value: Any, path: Path) -> list[Found]:
+    """What is found in one field of a repository settings entry."""
+    selector = isinstance(value, Mapping) and set(value) <= _SELECTOR_KEYS
+    if selector and (field.endswith("Secret") or field == "gcpServiceAccountKey"):
+        return []
+    if field in _REPOSITORY_MATERIAL and isinstance(value, str) and is_literal_secret(value):
+        return [Found(find_text(field, value) or Finding(BY_ID[_CREDENTIAL_KEY], value), path)]
+    return walk(value, path, field)
