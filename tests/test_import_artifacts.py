@@ -1,14 +1,19 @@
 """The artifacts of a Flux ArtifactGenerator as source-watcher builds them
 (``internal/builder/builder.go``), and the repository folder a path in one is a copy of: each
-case names the function whose behaviour it models."""
+case names the function whose behaviour it models; then the flux-artifacts golden repository
+changed one construct at a time."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
 from fleetgen.importer.flux.artifacts import Artifact, Copy, Unmapped, build, folder_of
+from tests.helpers import run_fleetgen
 
 REPO = frozenset(
     {
@@ -211,3 +216,85 @@ def test_a_path_is_no_folder_where_the_copies_change_it(
     controller would not apply (or could not build)."""
     with pytest.raises(Unmapped, match=why):
         folder_of(_built(*copies), path, REPO)
+
+
+def _imported(tmp_path: Path, edits: dict[str, tuple[str, str]], files: dict[str, str]) -> str:
+    """The findings of ``import --dry-run`` of a copy of the flux-artifacts golden repository,
+    each file of ``edits`` changed by its (old, new) replacement, ``files`` added."""
+    repo = tmp_path / "flux-artifacts"
+    shutil.copytree(Path(__file__).parent / "imports" / "flux-artifacts" / "repo", repo)
+    for path, text in files.items():
+        (repo / path).write_text(text)
+    for path, (old, new) in edits.items():
+        text = (repo / path).read_text()
+        assert old in text, (path, old)
+        (repo / path).write_text(text.replace(old, new))
+    ran = run_fleetgen(repo, "import", "--dry-run")
+    assert ran.returncode == 1, ran.stderr
+    assert all(re.match(r"[^:]+(:\d+)?: .+ — .+", line) for line in ran.stderr.splitlines())
+    return ran.stderr
+
+
+def test_a_copy_that_moves_a_folder_is_a_finding_at_the_kustomization(tmp_path: Path) -> None:
+    """``applyCopyOperation`` puts ``services/dev/`` at ``overlay/``: the overlay's
+    ``../base/shop`` resolves in the artifact, not in the repository's ``services/dev``."""
+    found = _imported(
+        tmp_path,
+        {
+            "clusters/dev/artifacts.yaml": ('to: "@artifact/dev/"', 'to: "@artifact/overlay/"'),
+            "clusters/dev/services.yaml": ("path: ./dev", "path: ./overlay"),
+        },
+        {},
+    )
+    assert (
+        "clusters/dev/services.yaml:12: Kustomization 'shop': ExternalArtifact 'services' is no "
+        "folder of the repository ('overlay/kustomization.yaml' is the repository's "
+        "'services/dev/kustomization.yaml' moved)" in found
+    )
+    assert "shop-dev" not in found
+
+
+def test_a_file_the_copies_exclude_is_missed_by_the_faithfulness_check(tmp_path: Path) -> None:
+    """The faithfulness check builds the original from the artifact (kustomize-controller's
+    ``getSource`` reads the ExternalArtifact, ``securejoin.SecureJoin`` its ``path``): an
+    ``exclude`` leaving out a file the kustomization reads fails there, at the app."""
+    generator = "clusters/dev/artifacts.yaml"
+    found = _imported(
+        tmp_path,
+        {
+            generator: ('exclude: ["*.md"]', 'exclude: ["*.md", "*.env"]'),
+            "services/base/shop/kustomization.yaml": (
+                "  - service.yaml\n",
+                "  - service.yaml\nconfigMapGenerator:\n  - name: shop\n    envs: [shop.env]\n",
+            ),
+        },
+        {"services/base/shop/shop.env": "GREETING=hello\n"},
+    )
+    assert (
+        "clusters/dev/services.yaml:1: shop-dev on 'dev': kustomize cannot build what the "
+        "original deploys (lstat artifact/base/shop/shop.env: no such file or directory)" in found
+    )
+
+
+def test_another_source_and_unread_fields_are_findings(tmp_path: Path) -> None:
+    """A generator's source other than the repository's GitRepository (the API's
+    ``SourceReference`` kinds: its artifacts copying from it only are not mapped), its
+    ``commonMetadata``, and an ExternalArtifact no generator here makes."""
+    found = _imported(
+        tmp_path,
+        {
+            "clusters/prod/artifacts.yaml": (
+                "      name: flux-system\n",
+                "      name: flux-system\n    - alias: charts\n      kind: OCIRepository\n"
+                "      name: charts\n  commonMetadata:\n    labels: {team: shop}\n",
+            ),
+            "clusters/prod/platform.yaml": ("name: platform", "name: elsewhere"),
+        },
+        {},
+    )
+    assert (
+        "clusters/prod/artifacts.yaml:11: ArtifactGenerator 'shop': source 'charts' is "
+        "OCIRepository 'charts', not the repository's GitRepository" in found
+    )
+    assert "clusters/prod/artifacts.yaml:15: ArtifactGenerator 'shop': spec.commonMetadata" in found
+    assert "ExternalArtifact 'elsewhere' is no folder of the repository (no Artifact" in found
