@@ -48,6 +48,16 @@ class ChartRef:
     options: tuple[tuple[str, Any], ...] = ()  # further HelmChart fields (retries, verify …)
 
 
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """Where the engine reads an instance's folder when not from the repository itself: its
+    ``path`` in an artifact (Flux's ExternalArtifact an ArtifactGenerator makes) of the
+    repository's ``files`` (artifact path, repository path)."""
+
+    path: str
+    files: tuple[tuple[str, str], ...]
+
+
 @dataclass(slots=True)
 class Instance:
     """One app on one cluster, as the repository deploys it there.
@@ -77,6 +87,7 @@ class Instance:
     overlay: Literal["per_env", "per_cluster"] | None = None
     # on clusters another tool registers: the label selector that picks them at run time
     runtime: dict[str, Any] | None = None
+    packed: Packed | None = None  # ``path`` as the engine reads it from an artifact
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in

@@ -179,11 +179,11 @@ def _objects(
     try:
         rendered = kustomize.build_many([*theirs.values(), *ours.values()], workers=2)
     except kustomize.KustomizeBuildError as error:
+        sides = ((theirs, "the original"), (ours, "the import"))
+        of = {path: (builds[i], side) for paths, side in sides for i, path in paths.items()}
         return [
-            Finding(
-                ".", 0, f"kustomize cannot build {path.name}: {message.splitlines()[-1]}", _TODO
-            )
-            for path, message in error.failures.items()
+            _unbuilt(*of[path], message, (f"{path}/", f"{copy}/"))
+            for path, message in sorted(error.failures.items())
         ]
     found = []
     for index, (name, instance, _) in enumerate(builds):
@@ -193,6 +193,22 @@ def _objects(
         after = _keyed(rendered[ours[index]])
         found += _compared(f"{name} on {instance.cluster!r}", instance, before, after)
     return found
+
+
+def _unbuilt(
+    build: tuple[str, Instance, Placement], side: str, message: str, scratch: tuple[str, ...]
+) -> Finding:
+    """A kustomize build that failed, at the instance it is of: kustomize's last two reasons,
+    without the ``scratch`` folders' paths."""
+    name, instance, _ = build
+    last = message.strip().splitlines()[-1].rstrip('"') if message.strip() else ""
+    for folder in scratch:
+        last = last.replace(folder, "")
+    reason = ": ".join(last.rsplit(": ", 2)[-2:])
+    return instance.origin.finding(
+        f"{name} on {instance.cluster!r}: kustomize cannot build what {side} deploys ({reason})",
+        _TODO,
+    )
 
 
 def _engine_kustomization(
@@ -206,7 +222,21 @@ def _engine_kustomization(
         added = added_fields(instance.origin.spec)
     else:
         added = {"images": [_image_entry(image) for image in fields.get("images", [])]}
-    return overlay_of(copy / str(instance.path), folder, {k: v for k, v in added.items() if v})
+    built = _original_folder(copy, folder, instance)
+    return overlay_of(built, folder, {k: v for k, v in added.items() if v})
+
+
+def _original_folder(copy: Path, folder: Path, instance: Instance) -> Path:
+    """The folder the engine builds for an instance: its path in the repository, or in the
+    artifact it reads it from, made in ``folder`` of the repository's files as its
+    ArtifactGenerator copies them."""
+    if instance.packed is None:
+        return copy / str(instance.path)
+    artifact = folder / "artifact"
+    for inside, source in instance.packed.files:
+        (artifact / inside).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(copy / source, artifact / inside)
+    return artifact / instance.packed.path
 
 
 def _keyed(

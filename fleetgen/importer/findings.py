@@ -38,7 +38,7 @@ def unmapped(
     mapped: Mapping[str, Sequence[str]],
     todo: Mapping[str, str],
     spec: Mapping[str, Any] | None = None,
-    at: tuple[str, ...] = ("spec",),
+    at: tuple[str | int, ...] = ("spec",),
     label: str | None = None,
 ) -> list[Finding]:
     """A finding at ``doc`` for each field of a spec (``doc``'s, else ``spec``, found at ``at``

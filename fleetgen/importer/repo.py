@@ -77,6 +77,17 @@ class Repo:
     lines: dict[tuple[str, str, str], list[Doc]] = field(default_factory=dict)
     builds: dict[str, list[Doc] | Unreadable] = field(default_factory=dict)  # by folder, fields
     kustomizations: dict[str, Doc] = field(default_factory=dict)  # kustomize's own, by file
+    listed: frozenset[str] | None = None  # every file, once `files` has listed them
+
+    def files(self) -> frozenset[str]:
+        """Every file of the repository (repo-relative, POSIX), but in skipped folders."""
+        if self.listed is None:
+            self.listed = frozenset(
+                path.relative_to(self.root).as_posix()
+                for path in self.root.rglob("*")
+                if path.is_file() and not _SKIPPED.intersection(path.relative_to(self.root).parts)
+            )
+        return self.listed
 
     def under(self, directory: str) -> Iterator[Doc]:
         """The objects written in files under ``directory`` (repo-relative; "." for all)."""

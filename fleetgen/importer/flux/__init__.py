@@ -10,7 +10,9 @@ spoke (``FluxOptions(mode="hub")``); ``postBuild.substitute`` is evaluated per c
 
 `clusters` finds the cluster folders, `walk` follows each through what it applies, one module
 a kind: `kustomizations`, `releases` (and their `sources`), `tenancy`; `hub` the spokes,
-`substitute` Flux's post-build substitution; `common` holds what they share."""
+`substitute` Flux's post-build substitution, `generators` source-watcher's ArtifactGenerators (the
+files of an artifact and the folder a path in it is: `artifacts`); `common` holds what they
+share."""
 
 from __future__ import annotations
 

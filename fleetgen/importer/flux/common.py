@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fleetgen.importer.draft import Draft, Instance
+from fleetgen.importer.draft import Draft, Instance, Packed
 from fleetgen.importer.repo import Doc, Repo, Unreadable, mappings
 
 KUSTOMIZE = "kustomize.toolkit.fluxcd.io"
 HELM = "helm.toolkit.fluxcd.io"
 SOURCE = "source.toolkit.fluxcd.io"
+GENERATORS = "source.extensions.fluxcd.io"  # source-watcher's ArtifactGenerator
 ROOT = "flux-system"
 SOURCES = ("GitRepository", "OCIRepository", "HelmRepository")
 
@@ -84,6 +85,8 @@ class Walk:
     pending: list[Pending] = field(default_factory=list)
     loose: list[Doc] = field(default_factory=list)  # applied objects import does not follow
     spokes: dict[str, Key] = field(default_factory=dict)  # spoke -> its kubeconfig Secret
+    generators: dict[Key, Doc] = field(default_factory=dict)  # artifact -> its ArtifactGenerator
+    packed: dict[Key, Packed] = field(default_factory=dict)  # Kustomization -> its artifact's
 
     def deployed(
         self, folder: str, by: Doc | None, added: Mapping[str, Any] | None = None

@@ -9,7 +9,7 @@ from typing import Any
 
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding, unmapped
-from fleetgen.importer.flux.common import Walk, dependencies
+from fleetgen.importer.flux.common import Walk, dependencies, key
 from fleetgen.importer.flux.sources import app_source_findings
 from fleetgen.importer.flux.substitute import per_cluster
 from fleetgen.importer.repo import Doc, mappings, namespaces_of
@@ -67,7 +67,7 @@ def local_app(
     kustomize and ``deployed`` substituted."""
     instance = _app(walk, doc, cluster, unmapped_fields(doc))
     target = doc.spec.get("targetNamespace")
-    instance.path = path
+    instance.path, instance.packed = path, walk.packed.get(key(doc))
     instance.namespace = str(target) if target else None
     instance.uses = {str(target)} if target else namespaces_of(deployed)
     instance.app_fields = tuple(_overlay_fields(walk, doc, path))
@@ -111,13 +111,13 @@ def ks_sync(spec: Mapping[str, Any]) -> dict[str, Any]:
     sync: dict[str, Any] = {"automated": not spec.get("suspend", False)}
     sync["prune"] = bool(spec.get("prune", False))
     sync["wait"] = bool(spec.get("wait", False))
-    for key, name in (
+    for field, name in (
         ("interval", "interval"),
         ("timeout", "timeout"),
         ("retryInterval", "retry_interval"),
     ):
-        if spec.get(key):
-            sync[name] = str(spec[key])
+        if spec.get(field):
+            sync[name] = str(spec[field])
     return sync
 
 

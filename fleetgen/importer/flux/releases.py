@@ -12,6 +12,7 @@ import yaml
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.flux.common import ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.generators import artifact_chart
 from fleetgen.importer.flux.hub import cluster_of
 from fleetgen.importer.flux.kustomizations import ks_sync
 from fleetgen.importer.flux.sources import chart_fields
@@ -60,6 +61,9 @@ def release(walk: Walk, item: Applied) -> Instance | None:
     doc, spec = item.doc, item.doc.spec
     cluster = cluster_of(walk, doc)
     if cluster is None:
+        return None
+    if at(spec, "chartRef", "kind") == "ExternalArtifact":
+        walk.draft.findings.append(artifact_chart(walk, doc))
         return None
     chart = _release_chart(walk, doc)
     if isinstance(chart, str):

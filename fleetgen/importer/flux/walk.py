@@ -21,6 +21,7 @@ from fleetgen.importer.flux.common import (
     is_flux,
     key,
 )
+from fleetgen.importer.flux.generators import is_generator, register, unpacked
 from fleetgen.importer.flux.hub import cluster_of, is_kubeconfig
 from fleetgen.importer.flux.kustomizations import (
     added_fields,
@@ -41,9 +42,8 @@ _AUTOMATION = (
 _NOTIFICATIONS = "keep it in a folder of its own, added as an app"
 # Flux objects import does not map, and what to do instead.
 _FLUX_KINDS = {
-    "ArtifactGenerator": "fleetgen reads the repository's folders as they are: point the apps "
-    "at the folders it packs (their paths in fleet.py)",
-    "ExternalArtifact": "point the apps at the folders it holds",
+    "ExternalArtifact": "its artifact is made by a controller from files import cannot read: "
+    "add the apps that read it by hand",
     "Bucket": "fleetgen reads Git and OCI sources: move the manifests there",
     "ImageRepository": _AUTOMATION,
     "ImagePolicy": _AUTOMATION,
@@ -88,10 +88,17 @@ def _controller_patches(walk: Walk, folder: str) -> None:
 
 
 def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None, cluster: str) -> None:
-    """Each object ``parent`` (None: the cluster folder) applies on ``cluster``, by kind."""
+    """Each object ``parent`` (None: the cluster folder) applies on ``cluster``, by kind (the
+    ArtifactGenerators first, whose artifacts the Kustomizations beside them read)."""
+    docs = list(docs)
+    for doc in docs:
+        if is_generator(doc):
+            register(walk, doc)
     for doc in docs:
         if is_flux(doc):
             walk.applies(doc)
+        if is_generator(doc):
+            continue
         if doc.is_(KUSTOMIZE, "Kustomization"):
             _kustomization(walk, doc, parent)
         elif doc.is_(HELM, "HelmRelease"):
@@ -124,7 +131,12 @@ def _kustomization(walk: Walk, doc: Doc, parent: Doc | None) -> None:
             )
         return
     ref = mapping(doc.spec.get("sourceRef"))
-    if ref.get("kind") != "GitRepository" or ref.get("name") != ROOT:
+    if ref.get("kind") == "ExternalArtifact":
+        found = unpacked(walk, doc, path, ref)
+        if found is None:
+            return
+        path = found
+    elif ref.get("kind") != "GitRepository" or ref.get("name") != ROOT:
         instance = source_app(walk, doc, path, ref, cluster)
         if instance is not None:
             _found(walk, instance, doc, parent)
@@ -220,6 +232,7 @@ def _only_flux(docs: list[Doc]) -> bool:
     values = {ref for doc in docs if doc.is_(HELM, "HelmRelease") for ref in values_maps(doc)}
     followed = (
         is_flux(doc)
+        or is_generator(doc)
         or any(doc.is_(SOURCE, kind) for kind in SOURCES)
         or is_tenancy_kind(doc)
         or (doc.group, doc.kind, doc.namespace, doc.name) in values

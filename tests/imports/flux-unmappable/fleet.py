@@ -28,9 +28,11 @@ untouched: retire them once the engines read output/.
 #     import, or write the values into the manifests
 # clusters/prod-eu/apps.yaml:18: Kustomization 'web': spec.decryption not mapped — fleetgen does
 #     not decrypt SOPS: keep the secrets in a store and use App(secrets=[AppSecret(...)])
-# clusters/prod-eu/artifacts.yaml:1: Flux ArtifactGenerator 'apps' not mapped — fleetgen reads the
-#     repository's folders as they are: point the apps at the folders it packs (their paths in
-#     fleet.py)
+# clusters/prod-eu/artifacts.yaml:1: ArtifactGenerator 'apps': the imported fleet reads the folders
+#     its artifacts copy from the repository itself, so each app reconciles at every commit, where
+#     its artifact 'apps' changed only with its own files — nothing to do (a Kustomization whose
+#     files did not change applies nothing new); fleetgen writes no ArtifactGenerator: remove it
+#     once the engines read output/
 # clusters/prod-eu/registry-credentials.yaml:1: Secret 'registry-token' applied from the cluster
 #     folder itself — fleetgen applies apps, not loose objects: move it into a folder of its own
 #     and add that folder as an app
