@@ -16,6 +16,7 @@ from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
 from fleetgen.importer.argocd.standins import stand_ins
+from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.repo import Repo
 
@@ -48,8 +49,10 @@ def recognise(repo: Repo) -> Draft | None:
 
 
 def _finish(reader: Reader) -> None:
-    """The fleet-wide settings what was found implies: this repository's URL, namespace
-    creation, where credentials come from, the vars of the clusters another tool registers."""
+    """The fleet-wide settings what was found implies: the instances' value files (once this
+    repository's URLs are known), this repository's URL, namespace creation, where credentials
+    come from, the vars of the clusters another tool registers."""
+    settle_value_files(reader)
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
     reader.draft.create_namespaces = any(reader.namespaces_created)
