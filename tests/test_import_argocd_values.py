@@ -210,9 +210,10 @@ def test_what_cannot_be_read_here_is_said_where_it_is_written(tmp_path: Path) ->
 
 def test_clusters_selected_at_run_time(tmp_path: Path) -> None:
     """On clusters another tool registers, the ref source's URL and revision read from their
-    annotations (the control-plane pattern) are taken as this repository at the fleet's
-    revision, with a finding; a value file whose path reads the clusters is a finding, one
-    that does not (its environment label is fixed by the selector) is mapped."""
+    annotations (the control-plane pattern: gitops-bridge's addons_repo_url, _revision and
+    _basepath) are taken as this repository at the fleet's revision, an annotation a path starts
+    with as its root, with a finding; a value file whose path reads the clusters otherwise is a
+    finding, one that does not (its environment label is fixed by the selector) is mapped."""
     appset = {
         "apiVersion": ARGO,
         "kind": "ApplicationSet",
@@ -230,7 +231,7 @@ def test_clusters_selected_at_run_time(tmp_path: Path) -> None:
                             "ref": "values",
                         },
                         _chart(
-                            "$values/envs/{{metadata.labels.env}}/web.yaml",
+                            "$values/{{metadata.annotations.base}}envs/{{metadata.labels.env}}/web.yaml",
                             "$values/clusters/{{name}}/web.yaml",
                             ignoreMissingValueFiles=True,
                         ),
@@ -246,8 +247,9 @@ def test_clusters_selected_at_run_time(tmp_path: Path) -> None:
     assert web.targets.runtime and web.chart is not None
     assert web.chart.values_files == ["envs/prod/web.yaml"]
     assert (
-        "sets/addons.yaml:18: web: its value files' repository and revision are annotations of "
-        "the clusters selected at run time: read as this repository at the fleet's revision — "
+        "sets/addons.yaml:18: web: its value files' repository, revision (and base path) are "
+        "annotations of the clusters selected at run time: read as this repository's root at "
+        "the fleet's revision — "
         "check their annotations name this repository; else copy the values into values="
     ) in findings
     assert (

@@ -83,6 +83,12 @@ def reads_cluster(reader: Reader, cluster: Cluster, text: str) -> bool:
     return _reads(text, _tokens(reader, cluster))
 
 
+def after_var(text: str) -> str:
+    """``text`` without the var a template read of a stand-in at its start (a base path)."""
+    found = _MARKER.match(text)
+    return text[found.end() :] if found else text
+
+
 def reads_elsewhere(
     reader: Reader,
     origin: Doc,

@@ -9,7 +9,9 @@ Whether a ref source is this repository is known once every source has been read
 the files of another repository, or of another revision, are findings; a file missing here is left
 out under ``ignoreMissingValueFiles``, as Argo CD does, else a finding. On clusters selected at run
 time, a ref source's URL or revision read from their annotations is taken as this repository at
-the fleet's revision (a finding says so); a path that reads them is a finding."""
+the fleet's revision, and an annotation a path starts with as its base path in it, as this
+repository's root (the control-plane pattern; a finding says so); a path that reads them
+otherwise is a finding."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fleetgen.importer.argocd.clustervars import reads_cluster
+from fleetgen.importer.argocd.clustervars import after_var, reads_cluster
 from fleetgen.importer.argocd.common import Cluster, Path, Reader, RefSource, ValueFiles
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.repo import Doc, mapping, mappings, strings
@@ -78,15 +80,17 @@ def read(
     files: list[tuple[int, str, RefSource | None]] = []
     runtime: list[int] = []
     for index, raw in enumerate(strings(helm.get("valueFiles"))):
-        if cluster is not None and reads_cluster(reader, cluster, raw):
+        name, _, rest = raw.partition("/")
+        ref = _ref(reader, sources.refs.get(name), top, cluster) if raw.startswith("$") else None
+        if ref is not None and ref.guessed:  # its base path in that repository: the root
+            rest = after_var(rest)
+        if cluster is not None and reads_cluster(reader, cluster, rest if ref else raw):
             runtime.append(index)
             continue
-        name, _, rest = raw.partition("/")
         if raw.startswith("$"):
-            ref = _ref(reader, sources.refs.get(name), top, cluster)
             path = _inside("", f"/{rest}")
         else:
-            ref, path = None, _inside(chart.path if chart and chart.path else None, raw)
+            path = _inside(chart.path if chart and chart.path else None, raw)
         what = _unreadable(raw, path, ref, name, sources, chart is not None and chart.path is None)
         if what is not None:
             reader.draft.findings.append(
@@ -178,13 +182,15 @@ def settle(reader: Reader) -> None:
     checked: dict[str, ValuesFile] = {}
     for wanted in reader.value_files:
         refs = dict.fromkeys(ref for _, _, ref in wanted.files if ref is not None)
-        here = {ref: _here(reader, wanted, ref, known) for ref in refs}
-        kept = [(i, path) for i, path, ref in wanted.files if ref is None or here[ref]]
+        here = {ref: ref.guessed or _here(reader, wanted, ref, known) for ref in refs}
         paths: list[str] = []
-        for index, path in kept:
+        for index, path, ref in wanted.files:
+            if ref is not None and not here[ref]:
+                continue
             problem = _problem(reader, path, checked, wanted.ignore_missing)
             if problem is None:
                 paths += [] if path in paths else [path]
+                _guessed(reader, wanted, ref)
             elif problem[0]:
                 reader.draft.findings.append(
                     wanted.origin.finding(
@@ -196,20 +202,23 @@ def settle(reader: Reader) -> None:
         wanted.instance.values_files = paths
 
 
-def _here(reader: Reader, wanted: ValueFiles, ref: RefSource, known: set[str]) -> bool:
-    """Whether a ref source is this repository at the fleet's revision; a finding when it is
-    not, or when that is taken for granted."""
-    name = wanted.instance.name
-    if ref.guessed:
+def _guessed(reader: Reader, wanted: ValueFiles, ref: RefSource | None) -> None:
+    """The finding that a file is read from this repository on the word of no URL but an
+    annotation of the clusters selected at run time."""
+    if ref is not None and ref.guessed:
         reader.draft.findings.append(
             wanted.origin.finding(
-                f"{name}: its value files' repository and revision are annotations of the "
-                "clusters selected at run time: read as this repository at the fleet's revision",
+                f"{wanted.instance.name}: its value files' repository, revision (and base path) "
+                "are annotations of the clusters selected at run time: read as this "
+                "repository's root at the fleet's revision",
                 "check their annotations name this repository; else copy the values into values=",
                 (*ref.where, "repoURL"),
             )
         )
-        return True
+
+
+def _here(reader: Reader, wanted: ValueFiles, ref: RefSource, known: set[str]) -> bool:
+    """Whether a ref source is this repository at the fleet's revision; a finding when not."""
     url = normalize_git_url(ref.url)
     here = url in known or (
         not known and any((reader.repo.root / p).is_file() for _, p, r in wanted.files if r == ref)
@@ -224,7 +233,7 @@ def _here(reader: Reader, wanted: ValueFiles, ref: RefSource, known: set[str]) -
         return True
     reader.draft.findings.append(
         wanted.origin.finding(
-            f"{name}: {what}",
+            f"{wanted.instance.name}: {what}",
             "copy their values into values= (or the files into this repository, values_files=)",
             (*ref.where, "repoURL"),
         )
