@@ -4,8 +4,9 @@ list, cluster, git-directory, matrix and merge generators evaluated as the contr
 against the repository's clusters and folders), is an app instance on the cluster it points at. An
 Application of Applications (a folder holding only Argo CD objects) is followed into them.
 
-One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`),
-`appsets` (their generators: `generators`); `common` holds what they share while reading."""
+One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`, a
+chart's value files: `valuefiles`), `appsets` (their generators: `generators`); `common` holds
+what they share while reading."""
 
 from __future__ import annotations
 
