@@ -91,7 +91,7 @@ def read(
             path = _inside("", f"/{rest}")
         else:
             path = _inside(chart.path if chart and chart.path else None, raw)
-        what = _unreadable(raw, path, ref, name, sources, chart is not None and chart.path is None)
+        what = _unreadable(raw, path, ref, name, chart is not None and chart.path is None)
         if what is not None:
             reader.draft.findings.append(
                 origin.finding(
@@ -147,7 +147,6 @@ def _unreadable(
     path: str | None,
     ref: RefSource | None,
     name: str,
-    sources: Sources,
     remote_chart: bool,
 ) -> str | None:
     """Why an entry cannot be a fleetgen values file; None when it can (or is said elsewhere)."""
