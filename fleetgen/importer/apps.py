@@ -10,7 +10,7 @@ from typing import Any
 
 from fleetgen.importer.draft import ChartRef, Draft, Instance
 from fleetgen.importer.findings import Finding
-from fleetgen.importer.layers import Layers, common, layered, residual
+from fleetgen.importer.layers import Layers, common, layered, layered_files, residual
 from fleetgen.importer.sources import RANGE_WAIVER
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model import SyncPolicy
@@ -124,8 +124,11 @@ def _app(
     first = group[0]
     by_cluster = {instance.cluster: _settings(instance, shared_sync) for instance in group}
     defaults = {"chart_version": first.chart_version} if first.chart_version else {}
-    layers = _with_folders(
-        layered(by_cluster, where.env_of, where.labels_of, defaults), group, where
+    files = {instance.cluster: instance.values_files for instance in group}
+    layers = _joined(
+        layered(by_cluster, where.env_of, where.labels_of, defaults),
+        _folders(group, where),
+        layered_files(files, where.env_of, "values_files"),
     )
     fields: dict[str, Any] = {"name": name, "project": first.project, "namespace": first.namespace}
     fields.update(_source(first, layers.shared))
@@ -177,7 +180,8 @@ def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:
     """The fields saying where an app's manifests come from (taking the chart version and a
     source's path out of the settings all clusters share)."""
     if first.chart is not None:
-        return {"chart": _chart(first.chart, shared.pop("chart_version", None))}
+        version, files = shared.pop("chart_version", None), shared.pop("values_files", [])
+        return {"chart": _chart(first.chart, version, files)}
     if first.source is not None:
         path = shared.pop("path", None)
         return {"source": first.source, **({"path": path} if path not in (None, ".") else {})}
@@ -205,17 +209,34 @@ def _settings(instance: Instance, shared_sync: Mapping[str, Any]) -> dict[str, A
     return settings
 
 
-def _with_folders(layers: Layers, group: list[Instance], where: _Clusters) -> Layers:
-    """``layers`` with the overlay folder of each instance that has one where it is kept: an
-    environment's in its per_env layer, a cluster's in its per_cluster layer."""
-    per_env = {env: dict(settings) for env, settings in layers.per_env.items()}
-    per_cluster = {cluster: dict(settings) for cluster, settings in layers.per_cluster.items()}
+def _folders(group: list[Instance], where: _Clusters) -> Layers:
+    """The overlay folder of each instance that has one where it is kept: an environment's in
+    its per_env layer, a cluster's in its per_cluster layer."""
+    per_env: dict[str, dict[str, Any]] = {}
+    per_cluster: dict[str, dict[str, Any]] = {}
     for instance in group:
         if instance.overlay == "per_env":
-            per_env.setdefault(where.env_of[instance.cluster], {})["resources"] = [instance.path]
+            per_env[where.env_of[instance.cluster]] = {"resources": [instance.path]}
         elif instance.overlay == "per_cluster":
-            per_cluster.setdefault(instance.cluster, {})["resources"] = [instance.path]
-    return Layers(layers.shared, per_env, layers.per_label, dict(sorted(per_cluster.items())))
+            per_cluster[instance.cluster] = {"resources": [instance.path]}
+    return Layers({}, per_env, per_cluster=per_cluster)
+
+
+def _joined(*found: Layers) -> Layers:
+    """The settings of several `Layers` (of different fields) together."""
+    merged = Layers({})
+    for layers in found:
+        merged.shared.update(layers.shared)
+        for mine, theirs in (
+            (merged.per_env, layers.per_env),
+            (merged.per_label, layers.per_label),
+            (merged.per_cluster, layers.per_cluster),
+        ):
+            for key, settings in theirs.items():
+                mine[key] = {**mine.get(key, {}), **settings}
+    return Layers(
+        merged.shared, merged.per_env, merged.per_label, dict(sorted(merged.per_cluster.items()))
+    )
 
 
 def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -227,6 +248,8 @@ def _layer_fields(settings: Mapping[str, Any]) -> dict[str, Any]:
         fields["resources"] = settings["resources"]
     if "chart_version" in settings:
         fields["chart_version"] = settings["chart_version"]
+    if settings.get("values_files"):
+        fields["values_files"] = settings["values_files"]
     if settings.get("values"):
         fields["values"] = settings["values"]
     if settings.get("config"):
@@ -262,8 +285,9 @@ def _replace(target: tuple[str, str, str], values: Mapping[str, Any]) -> Call:
     return Call("Patch", {"target": {**selector, "kind": kind, "name": name}, "patch": operations})
 
 
-def _chart(chart: ChartRef, version: str | None) -> Call:
-    """``HelmChart(...)``: a repository's chart with its version, or one kept here."""
+def _chart(chart: ChartRef, version: str | None, files: list[str]) -> Call:
+    """``HelmChart(...)``: a repository's chart with its version, or one kept here; the values
+    files all its clusters read first."""
     fields = {
         "repo": chart.repo,
         "name": chart.name,
@@ -272,7 +296,9 @@ def _chart(chart: ChartRef, version: str | None) -> Call:
         "release_name": chart.release_name,
     }
     kept = {key: value for key, value in fields.items() if value is not None}
-    return Call("HelmChart", {**kept, **dict(chart.options)})
+    return Call(
+        "HelmChart", {**kept, **dict(chart.options), **({"values_files": files} if files else {})}
+    )
 
 
 def _runtime(selector: Mapping[str, Any], placed: set[str], where: _Clusters) -> Call:

@@ -77,6 +77,9 @@ class Instance:
     depends_on: list[str] = field(default_factory=list)  # instances on the same cluster
     uses: set[str] = field(default_factory=set)  # the namespaces it puts objects in
     values: dict[str, Any] = field(default_factory=dict)
+    values_files: list[str] = field(
+        default_factory=list
+    )  # a chart's, merged in order before values
     chart_version: str | None = None
     sync: dict[str, Any] = field(default_factory=dict)  # SyncPolicy fields
     config: dict[str, dict[str, str]] = field(default_factory=dict)  # ConfigMap -> key -> value

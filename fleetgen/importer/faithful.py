@@ -329,10 +329,9 @@ def _differing(left: Any, right: Any, path: str = "") -> Iterator[str]:
 
 def _effective(root: Path, instance: Instance) -> dict[str, Any]:
     """A release's values as its engine passes them: its values files in order (Argo CD's
-    ``valueFiles`` of a chart kept here), then its inline values."""
-    files = dict(instance.chart.options if instance.chart else ()).get("values_files", ())
+    ``valueFiles`` of this repository, as that instance resolved them), then its inline values."""
     merged: dict[str, Any] = {}
-    for path in files:
+    for path in instance.values_files:
         docs = load_all((root / path).read_bytes()) if (root / path).is_file() else []
         merged = merge_values(merged, mapping(docs[0]) if docs else {}, "", {})
     return merge_values(merged, instance.values, "", {})

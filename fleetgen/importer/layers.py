@@ -94,3 +94,35 @@ def _grouped(
         if (remains := residual(value, layers.get(group_of[cluster], {})))
     }
     return layers, left
+
+
+def layered_files(
+    by_cluster: Mapping[str, Sequence[str]], env_of: Mapping[str, str], key: str
+) -> Layers:
+    """Ordered lists of files by layer, under ``key``: the longest start every cluster's list
+    shares, then the longest start the rest of an environment's clusters share, the rest per
+    cluster (each layer's files come after those of the layers above it, so every cluster gets
+    its list back)."""
+    shared = _start(list(by_cluster.values()))
+    rest = {cluster: list(files[len(shared) :]) for cluster, files in sorted(by_cluster.items())}
+    per_env = {}
+    for env in sorted({env_of[cluster] for cluster in rest}):
+        found = _start([files for cluster, files in rest.items() if env_of[cluster] == env])
+        if found:
+            per_env[env] = {key: found}
+    per_cluster = {}
+    for cluster, files in rest.items():
+        left = files[len(per_env.get(env_of[cluster], {}).get(key, [])) :]
+        if left:
+            per_cluster[cluster] = {key: left}
+    return Layers({key: shared} if shared else {}, per_env, per_cluster=per_cluster)
+
+
+def _start(lists: Sequence[Sequence[str]]) -> list[str]:
+    """The longest start all ``lists`` share."""
+    shared: list[str] = []
+    for items in zip(*lists, strict=False):
+        if any(item != items[0] for item in items):
+            break
+        shared.append(items[0])
+    return shared

@@ -5,8 +5,9 @@ controller does against the repository's clusters, folders and files), is an app
 cluster it points at. An Application of Applications (a folder holding only Argo CD objects) is
 followed into them.
 
-One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`),
-`appsets` (their generators: `generators`, what git generators read: `gitfiles`); `common` holds
+One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`, a
+chart's value files: `valuefiles`), `appsets` (their generators: `generators`, what git
+generators read: `gitfiles`); `common` holds
 what they share while reading."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
 from fleetgen.importer.argocd.standins import stand_ins
+from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.repo import Repo
 
@@ -50,8 +52,10 @@ def recognise(repo: Repo) -> Draft | None:
 
 
 def _finish(reader: Reader) -> None:
-    """The fleet-wide settings what was found implies: this repository's URL, namespace
-    creation, where credentials come from, the vars of the clusters another tool registers."""
+    """The fleet-wide settings what was found implies: the instances' value files (once this
+    repository's URLs are known), this repository's URL, namespace creation, where credentials
+    come from, the vars of the clusters another tool registers."""
+    settle_value_files(reader)
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
     reader.draft.create_namespaces = any(reader.namespaces_created)

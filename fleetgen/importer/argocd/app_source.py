@@ -1,7 +1,7 @@
 """An Argo CD Application's source as an app's: a chart of a repository (at its version, exact or a
 range: `fleetgen.importer.sources.chart_version`), a folder of this
 repository (a chart kept here, a kustomize or plain folder, with the options mapped) or a folder
-of another Git repository."""
+of another Git repository. A chart's value files are `valuefiles`'."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.argocd.valuefiles import VALUE_FILES_KEYS
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import BY_HAND
 from fleetgen.importer.repo import Doc, Unreadable, mapping, namespaces_of, relative_path, strings
@@ -36,6 +37,7 @@ def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
         return _chart(reader, origin, instance, source)
     if path is not None and (reader.repo.root / path).is_dir():
         reader.urls[url] += 1
+        reader.revisions.add(str(source.get("targetRevision") or ""))
         _local(reader, origin, instance, source, path)
     elif url.startswith("https://"):
         instance.source, instance.path = _git(url, source.get("targetRevision")), path
@@ -81,10 +83,7 @@ def _local(
     """A folder of this repository: a chart kept here, else a kustomize or plain folder."""
     helm = mapping(source.get("helm"))
     if (reader.repo.root / path / "Chart.yaml").is_file():
-        files = [f"{path}/{name}" for name in strings(helm.get("valueFiles"))]
-        options = (("values_files", tuple(files)),) if files else ()
-        release = _release(helm, instance.name)
-        instance.chart = ChartRef(path=path, release_name=release, options=options)
+        instance.chart = ChartRef(path=path, release_name=_release(helm, instance.name))
         _values(reader, origin, instance, helm)
     else:
         instance.path = path
@@ -139,24 +138,18 @@ def _kustomize(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
 
 
 def _values(reader: Reader, origin: Doc, instance: Instance, helm: Mapping[str, Any]) -> None:
-    """A chart's values: ``valuesObject``, else the ``values`` text."""
+    """A chart's values: ``valuesObject``, else the ``values`` text (its value files are
+    `valuefiles`')."""
     values = helm.get("valuesObject")
     if values is None and isinstance(helm.get("values"), str):
         docs = load_all(helm["values"])
         values = docs[0] if docs else {}
     instance.values = dict(mapping(values))
-    for key in sorted(set(helm) - {"valuesObject", "values", "valueFiles", "releaseName"}):
+    for key in sorted(set(helm) - {"valuesObject", "values", *VALUE_FILES_KEYS, "releaseName"}):
         reader.draft.findings.append(
             origin.finding(
                 f"{instance.name}: helm.{key} not mapped",
                 "write them into values=" if "arameters" in key else BY_HAND,
-            )
-        )
-    if helm.get("valueFiles") and instance.chart is not None and instance.chart.path is None:
-        reader.draft.findings.append(
-            origin.finding(
-                f"{instance.name}: helm.valueFiles of a chart repository",
-                "copy them into values=",
             )
         )
 

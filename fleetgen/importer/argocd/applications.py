@@ -12,6 +12,7 @@ from fleetgen.importer.argocd.clusters import destination_cluster
 from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
 from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, project_name
+from fleetgen.importer.argocd.valuefiles import read as value_files, sources_of
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import unmapped
 from fleetgen.importer.repo import (
@@ -76,11 +77,11 @@ def application(
     app = name or to_dns_label(str(meta.get("name", "")), "app")
     target = destination_cluster(reader, origin, mapping(spec.get("destination")))
     cluster = target.draft.name
-    sources = mappings(spec.get("sources")) or [mapping(spec.get("source"))]
-    if len(sources) > 1:
+    sources = sources_of(spec)
+    if len(sources.deployed) > 1:
         reader.draft.findings.append(
             origin.finding(
-                f"{app}: {len(sources)} sources",
+                f"{app}: {len(sources.deployed)} sources",
                 "fleetgen apps have one source: the first is imported; add the others as apps",
                 ("spec", "sources"),
             )
@@ -97,15 +98,26 @@ def application(
     instance.sync = _sync(reader, mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
     reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
-    if target.external and reads_elsewhere(reader, origin, app, spec, target):
+    if not sources.deployed:
+        reader.draft.findings.append(
+            origin.finding(
+                f"{app}: its sources are only referenced (ref): it deploys nothing",
+                "nothing to add, unless it should deploy something",
+                (*where, "sources"),
+            )
+        )
         return
-    if not set_source(reader, origin, instance, sources[0]):
+    if target.external and reads_elsewhere(reader, origin, app, spec, target, sources.deployed[0]):
+        return
+    if not set_source(reader, origin, instance, sources.deployed[0][1]):
         return
     _named_namespaces(reader, instance)
     if target.external:
         instance.runtime = runtime or {}
         if not settle(reader, origin, instance, target):
             return
+    if instance.chart is not None:
+        value_files(reader, origin, instance, sources, target if target.external else None)
     _kept(reader, origin, instance, obj)
     reader.draft.instances.append(instance)
 

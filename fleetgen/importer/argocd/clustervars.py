@@ -24,7 +24,7 @@ from fleetgen.importer.argocd.common import (
 )
 from fleetgen.importer.argocd.standins import fixed_labels
 from fleetgen.importer.draft import Instance
-from fleetgen.importer.repo import Doc, at, mapping, mappings
+from fleetgen.importer.repo import Doc, at
 from fleetgen.model.fields import VAR_NAME_LIMIT, VAR_PREFIX
 from fleetgen.util.templating import Call
 
@@ -73,23 +73,40 @@ _READABLE: tuple[Path, ...] = (
     ("source", "path"),
     ("source", "helm", "values"),
     ("source", "helm", "valuesObject"),
+    ("source", "helm", "valueFiles"),
 )
 
 
+def reads_cluster(reader: Reader, cluster: Cluster, text: str) -> bool:
+    """Whether ``text`` (rendered for the stand-in ``cluster``) reads the clusters it stands for:
+    an annotation or label the selector does not fix, their name or server."""
+    return _reads(text, _tokens(reader, cluster))
+
+
+def after_var(text: str) -> str:
+    """``text`` without the var a template read of a stand-in at its start (a base path)."""
+    found = _MARKER.match(text)
+    return text[found.end() :] if found else text
+
+
 def reads_elsewhere(
-    reader: Reader, origin: Doc, name: str, spec: Mapping[str, Any], cluster: Cluster
+    reader: Reader,
+    origin: Doc,
+    name: str,
+    spec: Mapping[str, Any],
+    cluster: Cluster,
+    source: tuple[Path, Mapping[str, Any]],
 ) -> bool:
     """Whether an Application generated for a stand-in reads the cluster where a fleetgen app
     cannot (its namespace, its source's repository, revision or chart, ...): a finding at
-    the first such field. Only its first source is read (`applications`)."""
+    the first such field. Of its sources, only ``source`` (where it is, what it says) is read:
+    the one it deploys (`applications`); the value files are `valuefiles`'."""
     tokens = _tokens(reader, cluster)
-    first = (mappings(spec.get("sources")) or [mapping(spec.get("source"))])[0]
-    read = {**{k: v for k, v in spec.items() if k not in ("source", "sources")}, "source": first}
+    where, chosen = source
+    read = {**{k: v for k, v in spec.items() if k not in ("source", "sources")}, "source": chosen}
     for path, text in texts(read):
         if _reads(text, tokens) and not any(path[: len(r)] == r for r in _READABLE):
-            written = (
-                ("sources", 0, *path[1:]) if path[0] == "source" and "sources" in spec else path
-            )
+            written = (*where, *path[1:]) if path[0] == "source" else path
             reader.draft.findings.append(
                 origin.finding(
                     f"{name}: its spec.{'.'.join(map(str, written))} reads the clusters "

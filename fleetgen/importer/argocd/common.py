@@ -1,6 +1,7 @@
 """What reading an Argo CD repository keeps while the object kinds are read: the draft it fills
-in, the clusters as the cluster generator sees them, this repository's URLs as sources name it,
-and how YAML list entries become spec calls."""
+in, the clusters as the cluster generator sees them, this repository's URLs and revisions as
+sources name it, the Helm value files instances read (settled once those are known), and how YAML
+list entries become spec calls."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fleetgen.importer.draft import ClusterDraft, Draft
-from fleetgen.importer.repo import Repo
+from fleetgen.importer.draft import ClusterDraft, Draft, Instance
+from fleetgen.importer.repo import Doc, Repo
 from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
@@ -50,6 +51,28 @@ class Cluster:
         return found
 
 
+@dataclass(frozen=True, slots=True)
+class RefSource:
+    """A source whose files an Application's value files name by its ``ref`` (``$values/...``)."""
+
+    where: Path  # the source in the Application's spec (or its template's)
+    url: str
+    revision: str
+    guessed: bool = False  # its URL or revision is an annotation of clusters selected at run time
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFiles:
+    """The Helm value files of one instance, in order: (index in ``helm.valueFiles``, the path in
+    its repository, the ref source it is read from; None for a chart's own folder here)."""
+
+    instance: Instance
+    origin: Doc
+    at: Path  # the ``helm.valueFiles`` field
+    files: tuple[tuple[int, str, RefSource | None], ...]
+    ignore_missing: bool  # helm.ignoreMissingValueFiles
+
+
 @dataclass(slots=True)
 class Reader:
     """An Argo CD repository being read into ``draft``."""
@@ -58,6 +81,8 @@ class Reader:
     draft: Draft
     clusters: dict[str, Cluster] = field(default_factory=dict)  # by server
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
+    revisions: set[str] = field(default_factory=set)  # ... and the revisions they read it at
+    value_files: list[ValueFiles] = field(default_factory=list)  # settled by `valuefiles.settle`
     namespaces_created: list[bool] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
     # ClusterVar -> (what of a cluster it is, the parameter templates read it as)

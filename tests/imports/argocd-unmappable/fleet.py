@@ -23,12 +23,11 @@ are untouched: retire them once the engines read output/.
 # argocd/monitoring.yaml:1: monitoring: helm.parameters not mapped — write them into values=
 # argocd/monitoring.yaml:1: monitoring: helm.skipCrds not mapped — fleetgen has no equivalent: add
 #     it by hand if it matters
-# argocd/monitoring.yaml:1: monitoring: helm.valueFiles of a chart repository — copy them into
-#     values=
 # argocd/monitoring.yaml:8: Application 'monitoring': spec.revisionHistoryLimit not mapped —
 #     fleetgen has no equivalent: add it by hand if it matters
-# argocd/monitoring.yaml:10: monitoring: 2 sources — fleetgen apps have one source: the first is
-#     imported; add the others as apps
+# argocd/monitoring.yaml:16: monitoring: values file 'monitoring/values.yaml' is not in the
+#     repository: Argo CD cannot render the app — imported without it: add the file, then put it in
+#     values_files=
 # argocd/previews.yaml:1: ApplicationSet 'previews': its 'pullRequest' generator is not mapped —
 #     add its apps by hand
 
