@@ -68,3 +68,28 @@ def test_the_destination_namespace_is_the_apps_only_where_argo_cd_puts_objects_t
     assert app.namespace == namespace
     built = run_fleetgen(tmp_path, "build")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_chart_without_a_destination_namespace_is_helms_default(tmp_path: Path) -> None:
+    """argo-cd util/helm ``Cmd.template`` passes ``--namespace`` only when the destination has
+    one: without it the release renders in Helm's ``default``."""
+    source = {
+        "repoURL": "https://charts.example.com",
+        "chart": "storage-classes",
+        "targetRevision": "1.2.0",
+    }
+    spec = {
+        "project": "default",
+        "source": source,
+        "destination": {"name": "in-cluster"},
+    }
+    (tmp_path / "argocd").mkdir()
+    (tmp_path / "argocd" / "classes.yaml").write_text(
+        dump({**APPLICATION, "metadata": {"name": "classes", "namespace": "argocd"}, "spec": spec})
+    )
+    done = import_repo(ImportRequest(tmp_path))
+    (app,) = fleetgen.load(done.spec).fleet.apps
+    assert app.namespace == "default"
+    assert any("which Helm renders in 'default'" in f.what for f in done.findings)
+    built = run_fleetgen(tmp_path, "build")
+    assert built.returncode == 0, built.stderr

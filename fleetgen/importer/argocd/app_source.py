@@ -74,7 +74,25 @@ def _chart(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str,
     instance.chart = ChartRef(repo.rstrip("/"), str(source["chart"]), release_name=release)
     instance.chart_version = version.written
     _values(reader, origin, instance, helm)
+    _release_namespace(reader, origin, instance)
     return True
+
+
+def _release_namespace(reader: Reader, origin: Doc, instance: Instance) -> None:
+    """A chart without a destination namespace: Argo CD runs ``helm template`` without
+    ``--namespace`` (util/helm ``Cmd.template``), so the release and what the chart leaves
+    unplaced go to Helm's ``default`` — which fleetgen writes, with a finding."""
+    if instance.namespace is not None:
+        return
+    instance.namespace = "default"
+    instance.uses.add("default")
+    reader.draft.findings.append(
+        origin.finding(
+            f"{instance.name}: a chart without a destination namespace, which Helm renders in "
+            "'default'",
+            "namespace='default' is written: give the app the namespace it belongs in",
+        )
+    )
 
 
 def _local(
@@ -85,6 +103,7 @@ def _local(
     if (reader.repo.root / path / "Chart.yaml").is_file():
         instance.chart = ChartRef(path=path, release_name=_release(helm, instance.name))
         _values(reader, origin, instance, helm)
+        _release_namespace(reader, origin, instance)
     else:
         instance.path = path
         if instance.namespace is None:  # the folder's objects say where they go
