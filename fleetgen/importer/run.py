@@ -195,6 +195,8 @@ def _fleet(
         "repo": _repo_url(root, draft, findings, name),
         "engines": [draft.engine],
     }
+    if draft.revision:
+        fields["revision"] = draft.revision
     if draft.flux is not None:
         fields["flux"] = draft.flux
     if shared:
