@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from fleetgen.manifests.yamlio import dump, load_all
 from fleetgen.tools.kustomize import KustomizeBuildError
 
 SUFFIX = "-fieldwalk"
+# A Go duration (Flux's intervals and timeouts): made longer by a second, so it stays one.
+_DURATION = re.compile(r"(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+")
 Path_ = tuple[str | int, ...]
 
 
@@ -38,6 +41,7 @@ class Mutation:
     start: int
     end: int
     new: str
+    value: str | None = None  # the string it makes, for a string
 
     def apply(self, text: str) -> str:
         return text[: self.start] + self.new + text[self.end :]
@@ -65,7 +69,8 @@ def mutations(text: str, node: yaml.Node, obj: Any, path: Path_ = ()) -> Iterato
     elif isinstance(node, yaml.ScalarNode):
         if isinstance(obj, str):
             at = _suffix_at(text, node)
-            yield Mutation(path, line, False, at, at, SUFFIX)
+            added = "1s" if _DURATION.fullmatch(obj) else SUFFIX
+            yield Mutation(path, line, False, at, at, added, obj + added)
         else:
             yield _replace(node, path, _scalar(_changed(obj)), pad=not node.value)
 
