@@ -84,7 +84,7 @@ def application(
     namespace = at(spec, "destination", "namespace")
     instance.namespace = str(namespace) if namespace else None
     instance.uses = {instance.namespace} if instance.namespace else set()
-    instance.sync = _sync(reader, mapping(spec.get("syncPolicy")))
+    instance.sync = _sync(mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
     reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
     if target.external and reads_elsewhere(reader, origin, app, spec, target):
@@ -96,6 +96,8 @@ def application(
         if not settle(reader, origin, instance, target):
             return
     _kept(reader, origin, instance, obj)
+    created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
+    reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
 
 
@@ -124,7 +126,7 @@ def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any
         )
 
 
-def _sync(reader: Reader, policy: Mapping[str, Any]) -> dict[str, Any]:
+def _sync(policy: Mapping[str, Any]) -> dict[str, Any]:
     """SyncPolicy fields of an Application's ``syncPolicy`` (CreateNamespace apart: a
     Fleet setting)."""
     sync: dict[str, Any] = {}
@@ -138,9 +140,9 @@ def _sync(reader: Reader, policy: Mapping[str, Any]) -> dict[str, Any]:
         ):
             if automated.get(key):
                 sync[name] = True
-    options = strings(policy.get("syncOptions"))
-    reader.namespaces_created.append("CreateNamespace=true" in options)
-    options = [o for o in options if not o.startswith("CreateNamespace=")]
+    options = [
+        o for o in strings(policy.get("syncOptions")) if not o.startswith("CreateNamespace=")
+    ]
     if options:
         sync["sync_options"] = options
     retry = mapping(policy.get("retry"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.importer.draft import ClusterDraft, Draft
-from fleetgen.importer.repo import Repo
+from fleetgen.importer.repo import Doc, Repo
 from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
@@ -58,7 +58,8 @@ class Reader:
     draft: Draft
     clusters: dict[str, Cluster] = field(default_factory=dict)  # by server
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
-    namespaces_created: list[bool] = field(default_factory=list)
+    # each Application (where it is written, its name): whether it creates its namespace
+    namespaces_created: list[tuple[Doc, str, bool]] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
     # ClusterVar -> (what of a cluster it is, the parameter templates read it as)
     reads: dict[str, tuple[str, str]] = field(default_factory=dict)
