@@ -125,6 +125,7 @@ class Draft:
 
     engine: Engine
     repo: str | None = None
+    revision: str | None = None  # the branch the engines read of it, when not fleetgen's main
     clusters: list[ClusterDraft] = field(default_factory=list)
     projects: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> Project fields
     instances: list[Instance] = field(default_factory=list)

@@ -51,14 +51,40 @@ class ImportRequest:
     clusters: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Unchecked:
+    """The fleet import drafts before the faithfulness check: fleet.py's ``text`` with the
+    ``findings`` so far, and what the check and the final text are made of."""
+
+    root: Path
+    text: str
+    findings: list[Finding]
+    fields: dict[str, Any]
+    what: str
+    apps: list[Folded]
+    draft: Draft
+
+
 def import_repo(request: ImportRequest) -> Imported:
     """Import the repository at ``request.directory`` into its fleet.py. Refuses when fleet.py
     exists, nothing is importable, or (`overlays.FoldersOpen`) what overlay folders are is open."""
-    directory = request.directory
-    spec = directory / SPEC
+    spec = request.directory / SPEC
     if spec.exists() or spec.is_symlink():
         raise UsageError(f"{spec} already exists: import writes a first fleet.py, never over one")
-    root = directory.resolve()
+    done = unchecked(request)
+    differences = faithful.check(done.root, done.text, done.apps, done.draft.engine)
+    text, found = _with_findings(done.fields, done.what, done.findings, differences, done.text)
+    if not request.dry_run:
+        with spec.open("x", encoding="utf-8") as handle:
+            handle.write(text)
+    clusters, apps = len(done.draft.clusters), len(done.apps)
+    return Imported(spec, text, tuple(found), done.draft.engine, clusters, apps)
+
+
+def unchecked(request: ImportRequest) -> Unchecked:
+    """The fleet of the repository at ``request.directory`` and what import found, before the
+    faithfulness check (`import_repo` runs it); refuses as `import_repo` does."""
+    root = request.directory.resolve()
     repo = read_repo(root)
     draft = _recognised(request, repo)
     draft.in_order()
@@ -66,13 +92,8 @@ def import_repo(request: ImportRequest) -> Imported:
     fields, apps = _fleet(root, draft, findings)
     findings += draft.findings  # folding the apps adds to them
     what = _OVERLAYS if any(i.overlay for i in draft.instances) else _WHAT[draft.engine]
-    checked = fleet_text(fields, what, in_order(findings))
-    differences = faithful.check(root, checked, apps, draft.engine)
-    text, found = _with_findings(fields, what, findings, differences, checked)
-    if not request.dry_run:
-        with spec.open("x", encoding="utf-8") as handle:
-            handle.write(text)
-    return Imported(spec, text, tuple(found), draft.engine, len(draft.clusters), len(apps))
+    text = fleet_text(fields, what, in_order(findings))
+    return Unchecked(root, text, findings, fields, what, apps, draft)
 
 
 def _recognised(request: ImportRequest, repo: Repo) -> Draft:
@@ -174,6 +195,8 @@ def _fleet(
         "repo": _repo_url(root, draft, findings, name),
         "engines": [draft.engine],
     }
+    if draft.revision:
+        fields["revision"] = draft.revision
     if draft.flux is not None:
         fields["flux"] = draft.flux
     if shared:

@@ -21,9 +21,13 @@ from fleetgen.importer.argocd.projects import project
 from fleetgen.importer.argocd.standins import stand_ins
 from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
-from fleetgen.importer.repo import Repo
+from fleetgen.importer.findings import Finding
+from fleetgen.importer.repo import Doc, Repo
+from fleetgen.model import ArgoOptions
 
 __all__ = ["recognise"]
+
+_NAMESPACE = ArgoOptions.model_fields["namespace"].default  # where fleetgen writes Argo CD's
 
 
 def recognise(repo: Repo) -> Draft | None:
@@ -44,11 +48,40 @@ def recognise(repo: Repo) -> Draft | None:
     for doc in apps:
         if not is_parent(reader, doc):
             application(reader, doc, doc.obj)
+        else:
+            reader.draft.findings.append(
+                doc.finding(
+                    f"Application {doc.name!r} not mapped (an app of apps: the Applications "
+                    "it holds are imported, and fleetgen writes its own root Application)",
+                    "check that fleetgen's bootstrap.yaml (synced automatically, pruning) does "
+                    "what its syncPolicy did",
+                )
+            )
     stand_ins(reader, sets)
     for doc in sets:
         application_set(reader, doc)
     _finish(reader)
+    projects = [doc for doc in repo.docs if doc.is_(ARGO, "AppProject")]
+    reader.draft.findings += _namespaces([*secrets, *apps, *sets, *projects])
     return reader.draft
+
+
+def _namespaces(docs: list[Doc]) -> list[Finding]:
+    """A finding for each Argo CD object in another namespace than the one fleetgen writes
+    them in (``ArgoOptions.namespace``)."""
+    found = []
+    for doc in docs:
+        if doc.namespace not in ("", _NAMESPACE):
+            found.append(
+                doc.finding(
+                    f"{doc.kind} {doc.name!r}: in namespace {doc.namespace!r}, where fleetgen "
+                    f"writes Argo CD's objects in {_NAMESPACE!r}",
+                    f"set Fleet(argocd=ArgoOptions(namespace={doc.namespace!r})) if Argo CD "
+                    "runs there",
+                    ("metadata", "namespace"),
+                )
+            )
+    return found
 
 
 def _finish(reader: Reader) -> None:
@@ -58,6 +91,16 @@ def _finish(reader: Reader) -> None:
     settle_value_files(reader)
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
-    reader.draft.create_namespaces = any(reader.namespaces_created)
+    reader.draft.create_namespaces = any(made for _, _, made in reader.namespaces_created)
+    for origin, app, made in reader.namespaces_created:
+        if reader.draft.create_namespaces and not made:
+            reader.draft.findings.append(
+                origin.finding(
+                    f"{app}: no syncOption CreateNamespace=true, which other Applications here "
+                    "have",
+                    "fleetgen creates every app's namespace (Fleet(create_namespaces=True)): "
+                    "check that is fine for this one",
+                )
+            )
     store_credentials(reader)
     vars_of(reader)

@@ -28,7 +28,8 @@ def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
         reader.draft.findings.append(
             origin.finding(
                 f"{instance.name}: its source URL carries credentials",
-                "not copied: give the engines the credentials, not the URL",
+                "not copied, nor the app: give the engines the credentials, not the URL, "
+                "and add the app by hand",
             )
         )
         return False

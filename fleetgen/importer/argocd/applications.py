@@ -95,7 +95,7 @@ def application(
     namespace = at(spec, "destination", "namespace")
     instance.namespace = str(namespace) if namespace else None
     instance.uses = {instance.namespace} if instance.namespace else set()
-    instance.sync = _sync(reader, mapping(spec.get("syncPolicy")))
+    instance.sync = _sync(mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
     reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
     if not sources.deployed:
@@ -119,6 +119,8 @@ def application(
     if instance.chart is not None:
         value_files(reader, origin, instance, sources, target if target.external else None)
     _kept(reader, origin, instance, obj)
+    created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
+    reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
 
 
@@ -167,7 +169,7 @@ def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any
         )
 
 
-def _sync(reader: Reader, policy: Mapping[str, Any]) -> dict[str, Any]:
+def _sync(policy: Mapping[str, Any]) -> dict[str, Any]:
     """SyncPolicy fields of an Application's ``syncPolicy`` (CreateNamespace apart: a
     Fleet setting)."""
     sync: dict[str, Any] = {}
@@ -181,9 +183,9 @@ def _sync(reader: Reader, policy: Mapping[str, Any]) -> dict[str, Any]:
         ):
             if automated.get(key):
                 sync[name] = True
-    options = strings(policy.get("syncOptions"))
-    reader.namespaces_created.append("CreateNamespace=true" in options)
-    options = [o for o in options if not o.startswith("CreateNamespace=")]
+    options = [
+        o for o in strings(policy.get("syncOptions")) if not o.startswith("CreateNamespace=")
+    ]
     if options:
         sync["sync_options"] = options
     retry = mapping(policy.get("retry"))

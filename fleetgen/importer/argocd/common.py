@@ -83,7 +83,8 @@ class Reader:
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
     revisions: set[str] = field(default_factory=set)  # ... and the revisions they read it at
     value_files: list[ValueFiles] = field(default_factory=list)  # settled by `valuefiles.settle`
-    namespaces_created: list[bool] = field(default_factory=list)
+    # each Application (where it is written, its name): whether it creates its namespace
+    namespaces_created: list[tuple[Doc, str, bool]] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
     # ClusterVar -> (what of a cluster it is, the parameter templates read it as)
     reads: dict[str, tuple[str, str]] = field(default_factory=dict)

@@ -17,6 +17,7 @@ share."""
 from __future__ import annotations
 
 from fleetgen.importer.draft import ClusterDraft, Draft, env_name
+from fleetgen.importer.flux.bootstrap import bootstrap
 from fleetgen.importer.flux.clusters import cluster_folders, fleet_repo, flux_namespace
 from fleetgen.importer.flux.common import Walk
 from fleetgen.importer.flux.hub import other_clusters
@@ -40,6 +41,7 @@ def recognise(repo: Repo) -> Draft | None:
         follow(Walk(repo, draft, name, flux_namespace(origin)), folder)
     other_clusters(draft, folders)
     draft.repo = fleet_repo(repo)
+    bootstrap(repo, draft, folders)
     for instance in draft.instances:  # Flux deletes what a pruning Kustomization applied
         instance.cascade = bool(instance.sync.get("prune"))
     return draft

@@ -104,10 +104,23 @@ class Walk:
 
     def source(self, kind: str, name: str, namespace: str) -> Doc | None:
         """The source of ``kind``, ``name`` and ``namespace``: applied beside, else of that
-        kind and name anywhere in the repository."""
+        kind and name anywhere in the repository, in that namespace (or none, which the
+        Kustomization applying it may set)."""
         return self.sources.get((kind, namespace, name)) or next(
-            (d for d in self.repo.docs if d.is_(SOURCE, kind) and d.name == name), None
+            (
+                d
+                for d in self.repo.docs
+                if d.is_(SOURCE, kind) and d.name == name and d.namespace in ("", namespace)
+            ),
+            None,
         )
+
+    def is_root(self, ref: Mapping[str, Any], doc: Doc) -> bool:
+        """Whether the ``sourceRef`` ``ref`` of ``doc`` names bootstrap's GitRepository (this
+        repository): ``flux-system`` in the Flux namespace, the object's own by default."""
+        namespace = str(ref.get("namespace") or doc.namespace)
+        kind, name = ref.get("kind"), ref.get("name")
+        return kind == "GitRepository" and name == ROOT and namespace in ("", self.namespace)
 
     def applies(self, doc: Doc) -> None:
         """``doc``, a Kustomization or HelmRelease, is applied: the account it runs as (if it

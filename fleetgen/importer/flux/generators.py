@@ -14,7 +14,7 @@ from typing import Any
 from fleetgen.importer.draft import Packed
 from fleetgen.importer.findings import Finding, unmapped
 from fleetgen.importer.flux.artifacts import Artifact, Copy, Unmapped, build, folder_of
-from fleetgen.importer.flux.common import GENERATORS, ROOT, Walk, key
+from fleetgen.importer.flux.common import GENERATORS, Walk, key
 from fleetgen.importer.repo import Doc, mapping, mappings
 
 _TODO = (
@@ -142,18 +142,8 @@ def _sources(walk: Walk, generator: Doc) -> dict[str, frozenset[str] | str]:
     for source in mappings(generator.spec.get("sources")):
         kind, name = str(source.get("kind", "")), str(source.get("name", ""))
         alias = str(source.get("alias", ""))
-        found[alias] = walk.repo.files() if _own(walk, generator, source) else f"{kind} {name!r}"
+        found[alias] = walk.repo.files() if walk.is_root(source, generator) else f"{kind} {name!r}"
     return found
-
-
-def _own(walk: Walk, generator: Doc, source: Mapping[str, Any]) -> bool:
-    """Whether a generator's source is the repository's own GitRepository."""
-    namespace = source.get("namespace") or generator.namespace or walk.namespace
-    return (source.get("kind"), source.get("name"), namespace) == (
-        "GitRepository",
-        ROOT,
-        walk.namespace,
-    )
 
 
 def _findings(walk: Walk, doc: Doc) -> list[Finding]:
@@ -163,7 +153,7 @@ def _findings(walk: Walk, doc: Doc) -> list[Finding]:
     found = unmapped(doc, _MAPPED, _GENERATOR_TODO)
     for index, source in enumerate(mappings(doc.spec.get("sources"))):
         found += _entry(doc, ("sources", index), source)
-        if not _own(walk, doc, source):
+        if not walk.is_root(source, doc):
             found.append(
                 doc.finding(
                     f"ArtifactGenerator {doc.name!r}: source {source.get('alias')!r} is "

@@ -16,6 +16,7 @@ from fleetgen.importer.repo import Doc, mappings, namespaces_of
 from fleetgen.importer.sources import git_source, oci_source
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import to_dns_label
+from fleetgen.resolver.timing import seconds
 from fleetgen.util.templating import Call
 
 # The fields import maps (at the top of a spec, and below: their parts it reads).
@@ -35,6 +36,15 @@ _KUSTOMIZATION_MAPPED = {
     "serviceAccountName": (),
     "kubeConfig": (),  # a hub's spoke: `hub.cluster_of`
     "postBuild": ("substitute",),  # of this repository's folders: `substitute`
+}
+# The sync settings of flux bootstrap's Kustomization (a timeout and retry default to the interval).
+_BOOTSTRAP_SYNC: dict[str, Any] = {
+    "interval": "10m",
+    "timeout": "10m",
+    "retryInterval": "10m",
+    "prune": True,
+    "wait": False,
+    "suspend": False,
 }
 # Kustomization fields with no fleetgen equivalent: what the finding says to do.
 _UNMAPPED = {
@@ -58,6 +68,38 @@ def unmapped_fields(doc: Doc, remote: bool = False) -> list[Finding]:
     if remote:
         del mapped["postBuild"]
     return unmapped(doc, mapped, _UNMAPPED)
+
+
+def followed_findings(doc: Doc) -> list[Finding]:
+    """The findings of a Kustomization import follows into the Flux objects it applies: its
+    fields fleetgen does not have (`unmapped_fields`), and its sync settings where they differ
+    from those of flux bootstrap's Kustomization, which applies those objects in fleetgen's
+    output (flux2 pkg/manifestgen/sync ``Generate``: every 10m, pruning, not waiting)."""
+    differ = [key for key, kept in _BOOTSTRAP_SYNC.items() if not _same(doc.spec, key, kept)]
+    if not differ:
+        return unmapped_fields(doc)
+    named = ", ".join(f"spec.{key}" for key in differ)
+    return [
+        *unmapped_fields(doc),
+        doc.finding(
+            f"Kustomization {doc.name!r} (followed into the Flux objects it applies): its "
+            f"{named} not kept",
+            "fleetgen applies what it holds with flux bootstrap's Kustomization (10m, prune, no "
+            "wait), and its apps with their own settings and depends_on: set those by hand if "
+            "this timing matters",
+            ("spec", differ[0]),
+        ),
+    ]
+
+
+def _same(spec: Mapping[str, Any], key: str, kept: Any) -> bool:
+    """Whether ``spec`` says nothing of ``key`` or what ``kept`` says (durations as spans)."""
+    if key not in spec:
+        return True
+    value = spec[key]
+    if isinstance(kept, str):
+        return seconds(str(value)) == seconds(kept)
+    return value is kept
 
 
 def local_app(

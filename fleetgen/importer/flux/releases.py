@@ -11,7 +11,7 @@ import yaml
 
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import unmapped
-from fleetgen.importer.flux.common import ROOT, SOURCE, Applied, Walk, dependencies
+from fleetgen.importer.flux.common import SOURCE, Applied, Walk, dependencies
 from fleetgen.importer.flux.generators import artifact_chart
 from fleetgen.importer.flux.hub import cluster_of
 from fleetgen.importer.flux.kustomizations import ks_sync
@@ -232,7 +232,7 @@ def _release_chart(walk: Walk, doc: Doc) -> _Chart | str:
         return "no spec.chart.spec or spec.chartRef"
     ref = mapping(template.get("sourceRef"))
     chart = str(template.get("chart", ""))
-    if ref.get("kind") == "GitRepository" and ref.get("name") == ROOT:
+    if walk.is_root(ref, doc):
         path = relative_path(chart)
         return (
             _Chart(ChartRef(path=path), None, doc)
@@ -247,6 +247,8 @@ def _release_chart(walk: Walk, doc: Doc) -> _Chart | str:
     url = str(found.spec.get("url", "")).rstrip("/")
     if carries_credentials(url):
         return "its HelmRepository's url carries credentials"
+    if found.spec.get("type", "default") not in ("default", "oci"):
+        return f"its HelmRepository's type {found.spec['type']!r} is neither default nor oci"
     if found.spec.get("type") == "oci" and not url.startswith("oci://"):
         url = f"oci://{url}"
     # The HelmChart's version defaults to "*" (its CRD), the newest release.

@@ -90,11 +90,11 @@ def app_source_findings(source: Doc) -> list[Finding]:
 
 def _set_fields(source: Doc) -> dict[str, Any]:
     """A source's spec without what fleetgen's source of it has alike: Flux's default
-    ``provider`` and the Helm chart layer of an OCIRepository."""
+    ``provider`` and the Helm chart layer of an OCIRepository (copied, as fleetgen's is)."""
     spec = dict(source.spec)
     if spec.get("provider") == "generic":
         del spec["provider"]
-    if at(spec, "layerSelector", "mediaType") == HELM_LAYER:
+    if spec.get("layerSelector") == {"mediaType": HELM_LAYER, "operation": "copy"}:
         del spec["layerSelector"]
     return spec
 

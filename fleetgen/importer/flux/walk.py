@@ -25,9 +25,9 @@ from fleetgen.importer.flux.generators import is_generator, register, unpacked
 from fleetgen.importer.flux.hub import cluster_of, is_kubeconfig
 from fleetgen.importer.flux.kustomizations import (
     added_fields,
+    followed_findings,
     local_app,
     source_app,
-    unmapped_fields,
 )
 from fleetgen.importer.flux.releases import release, values_maps
 from fleetgen.importer.flux.substitute import left_findings, substituted, variables
@@ -136,7 +136,7 @@ def _kustomization(walk: Walk, doc: Doc, parent: Doc | None) -> None:
         if found is None:
             return
         path = found
-    elif ref.get("kind") != "GitRepository" or ref.get("name") != ROOT:
+    elif not walk.is_root(ref, doc):
         instance = source_app(walk, doc, path, ref, cluster)
         if instance is not None:
             _found(walk, instance, doc, parent)
@@ -167,7 +167,7 @@ def _follow(walk: Walk, doc: Doc, parent: Doc | None, deployed: list[Doc], clust
             )
         )
         return
-    walk.draft.findings += unmapped_fields(doc)
+    walk.draft.findings += followed_findings(doc)
     walk.parent_of[key(doc)] = parent
     walk.produced.setdefault(key(doc), [])
     _apply(walk, deployed, doc, cluster)
@@ -179,7 +179,7 @@ def _settle(walk: Walk) -> list[Instance]:
     apps = []
     for item in walk.pending:
         if walk.named.keys() & {key(doc) for doc in item.deployed if doc.kind == "ServiceAccount"}:
-            walk.draft.findings += unmapped_fields(item.doc)
+            walk.draft.findings += followed_findings(item.doc)
             walk.tenancy += [(doc, item.cluster) for doc in item.deployed]
             continue
         instance = local_app(walk, item.doc, item.path, item.built, item.deployed, item.cluster)
@@ -198,22 +198,30 @@ def _found(walk: Walk, instance: Instance, doc: Doc, parent: Doc | None) -> None
     walk.found.append(instance)
 
 
+# Why a dependsOn is not kept: (nothing of its name is applied, what it makes is elsewhere).
+_UNKEPT = {
+    (True, False): "nothing of that name is applied on",
+    (False, True): "what it makes is not applied on",
+    (False, False): "it makes no app of its own on",
+}
+
+
 def _depends(walk: Walk, instance: Instance, instances: list[Instance]) -> list[str]:
     """The instances on its cluster an instance's dependsOn names (``namespace/name``; a
-    Kustomization: what it made)."""
+    Kustomization: what it made; a HelmRelease: its app)."""
     names = {i.name for i in instances}
-    here = {i.name for i in instances if i.cluster == instance.cluster}
+    here = {(i.origin.namespace, i.name) for i in instances if i.cluster == instance.cluster}
     found: list[str] = []
     for ref in instance.depends_on:
         namespace, _, name = ref.partition("/")
         label = to_dns_label(name, "app")
-        made = walk.produced.get((namespace, name), [label] if label in here else None)
-        kept = [m for m in made or [] if m in here]
+        made = walk.produced.get((namespace, name), [label] if (namespace, label) in here else None)
+        kept = [m for m in made or [] if m in {n for _, n in here}]
         elsewhere = not kept and any(m in names for m in made or [])  # else: not mapped, said
-        if made is None or elsewhere:
-            where = "nothing of that name is" if made is None else "what it makes is not"
-            what = f"dependsOn {name!r}: {where} applied on {instance.cluster!r}"
-            walk.draft.findings.append(instance.origin.finding(what, "add depends_on by hand"))
+        if made is None or elsewhere or not made:
+            what = f"dependsOn {name!r}: {_UNKEPT[(made is None, elsewhere)]} {instance.cluster!r}"
+            todo = "add depends_on by hand" + ("" if made else " where the order matters")
+            walk.draft.findings.append(instance.origin.finding(what, todo))
         found += [m for m in kept if m != instance.name]
     return sorted(set(found))
 

@@ -13,6 +13,9 @@ are untouched: retire them once the engines read output/.
 # bootstrap/cluster-resources.yaml:21: ApplicationSet 'cluster-resources': spec.syncPolicy not
 #     mapped — fleetgen's ApplicationSets keep their Applications' resources as
 #     Fleet(cascade_delete=...) says
+# bootstrap/root.yaml:1: Application 'root' not mapped (an app of apps: the Applications it holds
+#     are imported, and fleetgen writes its own root Application) — check that fleetgen's
+#     bootstrap.yaml (synced automatically, pruning) does what its syncPolicy did
 # projects/production.yaml:13: AppProject 'production': any cluster-scoped kind ('*') — fleetgen
 #     derives the project's cluster-scoped kinds from its bases; list a chart's in
 #     Project(cluster_resources=...)

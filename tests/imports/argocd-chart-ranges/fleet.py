@@ -16,6 +16,9 @@ are untouched: retire them once the engines read output/.
 # appsets/redis.yaml:22: redis: chart version '>=20.0.0 <21.0.0' is a range: mapped as written,
 #     with a Waiver of chart-range; Argo CD and Flux each resolve it on their own at sync time, so
 #     what runs is not pinned — pin an exact version, and drop the Waiver
+# bootstrap/root.yaml:2: Application 'root' not mapped (an app of apps: the Applications it holds
+#     are imported, and fleetgen writes its own root Application) — check that fleetgen's
+#     bootstrap.yaml (synced automatically, pruning) does what its syncPolicy did
 # clusters/dev-1.yaml:1: cluster Secret 'cluster-dev-1': its credentials are not copied — put its
 #     connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets' under
 #     'clusters/dev-1', as Fleet(default_credentials=...) says, or set Cluster(credentials=...)

@@ -4,6 +4,9 @@ from are untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
+# appsets/aws-load-balancer-controller.yaml:4: addon-aws-load-balancer-controller: no syncOption
+#     CreateNamespace=true, which other Applications here have — fleetgen creates every app's
+#     namespace (Fleet(create_namespaces=True)): check that is fine for this one
 # appsets/aws-load-balancer-controller.yaml:17: cluster 'external-prod' stands for the clusters of
 #     environment 'prod' that cluster generators select by labels no cluster Secret here has
 #     (enable_aws_load_balancer_controller=true, enable_external_dns=true, enable_karpenter=true,
@@ -49,6 +52,9 @@ from are untouched: retire them once the engines read output/.
 # appsets/karpenter.yaml:30: karpenter: its spec.destination.namespace reads the clusters selected
 #     at run time: not mapped — fleetgen reads a cluster's vars only in Helm values and another
 #     source's path; add the app by hand (per_env for what differs by environment)
+# bootstrap/addons.yaml:5: Application 'addons' not mapped (an app of apps: the Applications it
+#     holds are imported, and fleetgen writes its own root Application) — check that fleetgen's
+#     bootstrap.yaml (synced automatically, pruning) does what its syncPolicy did
 
 from fleetgen import (
     App,

@@ -18,8 +18,8 @@ are untouched: retire them once the engines read output/.
 # argocd/legacy.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
-# argocd/legacy.yaml:1: legacy: its source URL carries credentials — not copied: give the engines
-#     the credentials, not the URL
+# argocd/legacy.yaml:1: legacy: its source URL carries credentials — not copied, nor the app: give
+#     the engines the credentials, not the URL, and add the app by hand
 # argocd/monitoring.yaml:1: monitoring: helm.parameters not mapped — write them into values=
 # argocd/monitoring.yaml:1: monitoring: helm.skipCrds not mapped — fleetgen has no equivalent: add
 #     it by hand if it matters

@@ -9,6 +9,10 @@ untouched: retire them once the engines read output/.
 #     artifacts 'services', 'status-chart' changed only with their own files — nothing to do (a
 #     Kustomization whose files did not change applies nothing new); fleetgen writes no
 #     ArtifactGenerator: remove it once the engines read output/
+# clusters/dev/platform.yaml:7: Kustomization 'ingress' (followed into the Flux objects it
+#     applies): its spec.interval, spec.wait not kept — fleetgen applies what it holds with flux
+#     bootstrap's Kustomization (10m, prune, no wait), and its apps with their own settings and
+#     depends_on: set those by hand if this timing matters
 # clusters/dev/status-page.yaml:10: HelmRelease 'status-page': its chart is ExternalArtifact
 #     'status-chart', a copy of the repository's folder 'charts/status': not mapped — add the app
 #     by hand with HelmChart(path='charts/status'); fleetgen's release upgrades when the chart's
@@ -26,6 +30,10 @@ untouched: retire them once the engines read output/.
 #     'dashboards/prod/settings.yaml'), in no folder of the repository) — point the Kustomization
 #     at the repository's folder (sourceRef GitRepository flux-system) and rerun import, or add the
 #     app by hand
+# clusters/prod/platform.yaml:7: Kustomization 'ingress' (followed into the Flux objects it
+#     applies): its spec.interval, spec.wait not kept — fleetgen applies what it holds with flux
+#     bootstrap's Kustomization (10m, prune, no wait), and its apps with their own settings and
+#     depends_on: set those by hand if this timing matters
 
 from fleetgen import (
     App,

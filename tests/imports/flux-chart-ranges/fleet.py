@@ -4,6 +4,14 @@ untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
+# clusters/dev/addons.yaml:7: Kustomization 'addons' (followed into the Flux objects it applies):
+#     its spec.interval not kept — fleetgen applies what it holds with flux bootstrap's
+#     Kustomization (10m, prune, no wait), and its apps with their own settings and depends_on: set
+#     those by hand if this timing matters
+# clusters/production/addons.yaml:7: Kustomization 'addons' (followed into the Flux objects it
+#     applies): its spec.interval not kept — fleetgen applies what it holds with flux bootstrap's
+#     Kustomization (10m, prune, no wait), and its apps with their own settings and depends_on: set
+#     those by hand if this timing matters
 # infrastructure/base/ingress-nginx.yaml:25: HelmRelease 'ingress-nginx': chart version '*' is a
 #     range: mapped as written, with a Waiver of chart-range; Argo CD and Flux each resolve it on
 #     their own at sync time, so what runs is not pinned — pin an exact version, and drop the

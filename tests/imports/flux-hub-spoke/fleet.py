@@ -4,6 +4,10 @@ untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
+# deploy/infra-controllers/cert-manager.yaml:9: dependsOn 'tenants': it makes no app of its own on
+#     'production' — add depends_on by hand where the order matters
+# deploy/infra-controllers/cert-manager.yaml:9: dependsOn 'tenants': it makes no app of its own on
+#     'staging' — add depends_on by hand where the order matters
 # deploy/tenants/accounts.yaml:3: Namespace 'production': holds only ServiceAccounts Flux runs as —
 #     fleetgen writes a tenant's account where Flux impersonates it (a hub's: in the spoke's
 #     namespace on the hub) and needs no such Namespace: create it in an app's folder if anything
@@ -16,8 +20,16 @@ untouched: retire them once the engines read output/.
 #     admin' cluster-wide, which Flux objects run as: no tenant — their apps run as the controller
 #     (no project service_account), on a hub's spoke as its kubeconfig's user: check that may do
 #     what the account could
+# hub/production.yaml:12: Kustomization 'tenants' (followed into the Flux objects it applies): its
+#     spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen applies what
+#     it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their
+#     own settings and depends_on: set those by hand if this timing matters
 # hub/production.yaml:23: spoke 'production': its API server is in its kubeconfig — set
 #     Cluster(server=...) to its API server (a placeholder now)
+# hub/production.yaml:38: Kustomization 'infra-controllers' (followed into the Flux objects it
+#     applies): its spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen
+#     applies what it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps
+#     with their own settings and depends_on: set those by hand if this timing matters
 # hub/production.yaml:61: infra-configs on 'production': ConfigMap cert-manager/cluster-settings
 #     differs at data.alert_webhook_token — check the app's settings in fleet.py against the
 #     original
@@ -25,18 +37,34 @@ untouched: retire them once the engines read output/.
 #     /data/alert_webhook_token looks like secret material — not copied: keep it in a Secret
 #     (App(secrets=[AppSecret(...)]) from your store) and point the chart or manifests at it
 #     (existingSecret, secretKeyRef)
+# hub/production.yaml:96: Kustomization 'apps' (followed into the Flux objects it applies): its
+#     spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen applies what
+#     it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their
+#     own settings and depends_on: set those by hand if this timing matters
 # hub/staging.yaml:1: Namespace 'staging': a spoke's namespace on the hub, which fleetgen writes
 #     without its labels and annotations — fleetgen has no equivalent: add it by hand if it matters
+# hub/staging.yaml:14: Kustomization 'tenants' (followed into the Flux objects it applies): its
+#     spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen applies what
+#     it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their
+#     own settings and depends_on: set those by hand if this timing matters
 # hub/staging.yaml:25: spoke 'staging': its kubeconfig Secret 'spoke-kubeconfig' is made outside
 #     the repository — put its kubeconfig in the store 'cluster-secrets' under 'clusters/staging',
 #     property 'kubeconfig', as Fleet(default_credentials=...) says, or set
 #     Cluster(credentials=...); and set Cluster(server=...) to its API server (a placeholder now)
+# hub/staging.yaml:40: Kustomization 'infra-controllers' (followed into the Flux objects it
+#     applies): its spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen
+#     applies what it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps
+#     with their own settings and depends_on: set those by hand if this timing matters
 # hub/staging.yaml:63: infra-configs on 'staging': ConfigMap cert-manager/cluster-settings differs
 #     at data.alert_webhook_token — check the app's settings in fleet.py against the original
 # hub/staging.yaml:86: infra-configs: patches of ConfigMap 'cluster-settings' at
 #     /data/alert_webhook_token looks like secret material — not copied: keep it in a Secret
 #     (App(secrets=[AppSecret(...)]) from your store) and point the chart or manifests at it
 #     (existingSecret, secretKeyRef)
+# hub/staging.yaml:98: Kustomization 'apps' (followed into the Flux objects it applies): its
+#     spec.interval, spec.timeout, spec.retryInterval, spec.wait not kept — fleetgen applies what
+#     it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their
+#     own settings and depends_on: set those by hand if this timing matters
 
 from fleetgen import (
     App,

@@ -12,6 +12,18 @@ untouched: retire them once the engines read output/.
 #     would run as 'default', not as Flux's own account as the platform's objects here do —
 #     fleetgen has no setting for the platform's account: drop the flag, or give that account the
 #     rights the platform's apps need
+# clusters/production/infrastructure.yaml:7: Kustomization 'kyverno' (followed into the Flux
+#     objects it applies): its spec.interval, spec.timeout, spec.wait not kept — fleetgen applies
+#     what it holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with
+#     their own settings and depends_on: set those by hand if this timing matters
+# clusters/production/infrastructure.yaml:43: Kustomization 'policy-library' (followed into the
+#     Flux objects it applies): its spec.interval not kept — fleetgen applies what it holds with
+#     flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their own settings
+#     and depends_on: set those by hand if this timing matters
+# clusters/production/tenants.yaml:9: Kustomization 'tenants' (followed into the Flux objects it
+#     applies): its spec.interval, spec.timeout, spec.wait not kept — fleetgen applies what it
+#     holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their own
+#     settings and depends_on: set those by hand if this timing matters
 # clusters/staging/flux-system/kustomization.yaml:6: patches of Flux's own controllers (bootstrap's
 #     kustomization) — kept where they are: fleetgen leaves Flux's installation to flux bootstrap,
 #     which keeps this file
@@ -20,6 +32,18 @@ untouched: retire them once the engines read output/.
 #     would run as 'default', not as Flux's own account as the platform's objects here do —
 #     fleetgen has no setting for the platform's account: drop the flag, or give that account the
 #     rights the platform's apps need
+# clusters/staging/infrastructure.yaml:7: Kustomization 'kyverno' (followed into the Flux objects
+#     it applies): its spec.interval, spec.timeout, spec.wait not kept — fleetgen applies what it
+#     holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their own
+#     settings and depends_on: set those by hand if this timing matters
+# clusters/staging/infrastructure.yaml:43: Kustomization 'policy-library' (followed into the Flux
+#     objects it applies): its spec.interval not kept — fleetgen applies what it holds with flux
+#     bootstrap's Kustomization (10m, prune, no wait), and its apps with their own settings and
+#     depends_on: set those by hand if this timing matters
+# clusters/staging/tenants.yaml:9: Kustomization 'tenants' (followed into the Flux objects it
+#     applies): its spec.interval, spec.timeout, spec.wait not kept — fleetgen applies what it
+#     holds with flux bootstrap's Kustomization (10m, prune, no wait), and its apps with their own
+#     settings and depends_on: set those by hand if this timing matters
 # infrastructure/policy-library/source.yaml:7: OCIRepository 'baseline-policies': spec.interval not
 #     mapped — fleetgen checks an app's source every 1m (GitSource and OciSource have no interval)
 # infrastructure/policy-library/source.yaml:13: OCIRepository 'baseline-policies': spec.verify not
