@@ -21,12 +21,14 @@ from fleetgen import (
     IgnoreDifference,
     Image,
     NamespaceMeta,
+    Notify,
     Overrides,
     Patch,
     Project,
     Retry,
     Rollout,
     Selector,
+    Slack,
     Step,
     SyncPolicy,
 )
@@ -234,7 +236,9 @@ fleet = Fleet(
             secrets=[AppSecret(name="payment-provider", store="vault-backend",
                                data={"API_KEY": "apps/payment-service/{env}/{cluster}#api_key"})],
             labels={"acme.io/pci": "true"},
-            annotations={"notifications.argoproj.io/subscribe.on-sync-failed.slack": "payments"},
+            # The payments team hears of failed syncs in #payments (on Argo CD, through the
+            # slack service of argocd-notifications-cm: output/argocd/README.md).
+            notify=[Notify(on=["sync_failed"], to=[Slack(channel="payments")])],
         ),
     ],
 )

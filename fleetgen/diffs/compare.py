@@ -41,6 +41,7 @@ from fleetgen.diffs.notes import (
     stranded,
     stuck,
 )
+from fleetgen.diffs.notices import notification_notes
 from fleetgen.diffs.objects import Obj, field_changes, file_objects, index, rename_key, whole
 from fleetgen.diffs.refs import (
     EditedWorktree,
@@ -194,6 +195,7 @@ def compare(
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
     notes += _runtime_notes(base, head, _touched(reaches).apps)
+    notes += notification_notes(base, head)
     bumps, values = charts.changes(
         base.chart_plan, head.chart_plan, base.facts.production | head.facts.production
     )

@@ -34,6 +34,7 @@ from fleetgen.model import (
 )
 from fleetgen.pipeline.api import compile_spec
 from fleetgen.resolver.layering import cascade_delete
+from fleetgen.resolver.notify import explained
 from fleetgen.resolver.plan import ChartSource, Placement, Plan, Settings, remote_path
 from fleetgen.resolver.timing import TIMING_FIELDS, flux_timing, helm_retries
 from fleetgen.resolver.values import value_path
@@ -168,6 +169,10 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
         elif name not in TIMING_FIELDS or value.layer != DEFAULT_LAYER:
             found.append(value)  # Argo CD has no timing field: only one a layer sets
     found.append(Value("cascade_delete", placement.cascade_delete, _cascade_layer(plan, placement)))
+    notices = plan.notices.get((placement.app, placement.env))
+    if notices is not None:
+        kind = "HelmRelease" if placement.chart is not None else "Kustomization"
+        found += [Value(*row) for row in explained(notices, placement.engine, kind)]
     return PlacementView(
         placement.app,
         placement.cluster,

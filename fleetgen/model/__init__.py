@@ -26,7 +26,6 @@ from fleetgen.model.clusters import (
     Credentials as Credentials,
     Environment,
     ExecAuth,
-    ExternalSecretRef,
 )
 from fleetgen.model.engines import (
     ARGOCD_FLOOR as ARGOCD_FLOOR,
@@ -37,6 +36,16 @@ from fleetgen.model.engines import (
 )
 from fleetgen.model.fleet import Fleet
 from fleetgen.model.layers import ClusterVar, Image, Layer, Overrides, Patch
+from fleetgen.model.notify import (
+    EVENTS as EVENTS,
+    Channel as Channel,
+    Event as Event,
+    GitHubStatus,
+    Notify,
+    Slack,
+    Teams,
+    Webhook,
+)
 from fleetgen.model.projects import (
     Destination,
     NamespaceMeta,
@@ -47,6 +56,7 @@ from fleetgen.model.projects import (
     SyncWindow,
     Waiver,
 )
+from fleetgen.model.stores import ExternalSecretRef
 from fleetgen.model.sync import (
     CREATE_NAMESPACE as CREATE_NAMESPACE,
     Retry,
@@ -72,12 +82,14 @@ __all__ = [
     "ExternalSecretRef",
     "Fleet",
     "FluxOptions",
+    "GitHubStatus",
     "GitSource",
     "HelmChart",
     "IgnoreDifference",
     "Image",
     "Layer",
     "NamespaceMeta",
+    "Notify",
     "OIDCIdentity",
     "OciSource",
     "Overrides",
@@ -89,9 +101,12 @@ __all__ = [
     "Role",
     "Rollout",
     "Selector",
+    "Slack",
     "Spec",
     "Step",
     "SyncPolicy",
     "SyncWindow",
+    "Teams",
     "Waiver",
+    "Webhook",
 ]

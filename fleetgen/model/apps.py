@@ -28,6 +28,7 @@ from fleetgen.model.fields import (
     repo_path,
 )
 from fleetgen.model.layers import _DIGEST, _TAG, ClusterVar, Layer, Overrides, RepoPath, SourcePath
+from fleetgen.model.notify import Notify
 from fleetgen.model.projects import Waiver
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -388,6 +389,7 @@ class App(Layer):
         engine: The engine of all its placements (wins over the cluster's and environment's).
         cascade_delete: Removing one of its placements deletes its workloads (True) or orphans
             them (False); None: the environment's, else the fleet's.
+        notify: Who hears about what of its placements, added to its environment's (`Notify`).
     """
 
     name: Name
@@ -408,6 +410,7 @@ class App(Layer):
     waivers: list[Waiver] = []
     engine: Engine | None = None  # of all its placements (not an Overrides field)
     cascade_delete: bool | None = None
+    notify: list[Notify] = []
 
     @field_validator("namespace", mode="before")
     @classmethod

@@ -16,12 +16,13 @@ from fleetgen.model.fields import (
     Annotations,
     Labels,
     Name,
-    ObjectName,
     ServerURL,
     VarName,
     repo_path,
 )
+from fleetgen.model.notify import Notify
 from fleetgen.model.projects import Policy
+from fleetgen.model.stores import ExternalSecretRef
 from fleetgen.model.sync import Rollout, SyncPolicy
 
 IN_CLUSTER = "https://kubernetes.default.svc"  # the API server, seen from inside the cluster
@@ -46,6 +47,7 @@ class Environment(Spec):
         argocd: An Argo CD instance of its own for its Argo CD placements (registrations,
             AppProjects and ApplicationSets in `<output_dir>/argocd-<name>/`, with a root
             Application of their own); None: the fleet's instance (`<output_dir>/argocd/`).
+        notify: Who hears about what of its placements, added to the fleet's (`Notify`).
     """
 
     name: Name
@@ -58,6 +60,7 @@ class Environment(Spec):
     engine: Engine | None = None  # of its clusters' placements, unless the cluster or app says
     cascade_delete: bool | None = None
     argocd: ArgoOptions | None = None
+    notify: list[Notify] = []
 
     @property
     def is_production(self) -> bool:
@@ -65,26 +68,6 @@ class Environment(Spec):
         if self.production is not None:
             return self.production
         return self.name in ("prod", "production")
-
-
-class ExternalSecretRef(Spec):
-    """Credentials kept in a secret store, pulled by External Secrets Operator.
-
-    For a cluster, the store entry ``key`` holds Argo CD's cluster config JSON (in ``property``
-    when set, else the whole entry); a Flux hub reads the spoke's kubeconfig from the entry's
-    ``kubeconfig`` property. In Fleet.default_credentials, ``key`` may use ``{cluster}``, ``{env}``.
-
-    Attributes:
-        store: The (Cluster)SecretStore to read from.
-        key: The store entry ({cluster}, {env} are filled in for default_credentials).
-        store_kind: SecretStore or ClusterSecretStore.
-        property: The entry's property holding the cluster config; None: the whole entry.
-    """
-
-    store: ObjectName
-    key: str = Field(min_length=1)
-    store_kind: Literal["SecretStore", "ClusterSecretStore"] = "ClusterSecretStore"
-    property: str | None = None
 
 
 class AwsAuth(Spec):

@@ -17,6 +17,7 @@ from fleetgen.model.fields import (
     Name,
     repo_path,
 )
+from fleetgen.model.notify import Notify
 from fleetgen.model.projects import Policy, Project
 from fleetgen.model.sync import SyncPolicy
 from fleetgen.util.layout import argocd_directory
@@ -48,6 +49,7 @@ class Fleet(Spec):
         common_annotations: Annotations put on every object every placement deploys (as
             common_labels).
         policy: Severities of validate's rules for the whole fleet.
+        notify: Who hears about what of every placement (`Notify`); environments and apps add.
     """
 
     name: Name
@@ -68,6 +70,7 @@ class Fleet(Spec):
     common_labels: Labels = {}
     common_annotations: Annotations = {}
     policy: Policy = Field(default_factory=Policy)
+    notify: list[Notify] = []
 
     @property
     def argocd_instances(self) -> tuple[ArgoInstance, ...]:

@@ -25,6 +25,7 @@ from fleetgen.model.fields import repo_path
 from fleetgen.resolver.confighash import config_hashes
 from fleetgen.resolver.context import Engines, _Context, _fill
 from fleetgen.resolver.layering import cascade_delete, cluster_layers, layered, with_values_files
+from fleetgen.resolver.notify import notices
 from fleetgen.resolver.plan import (
     ChartSource,
     ClusterOverlay,
@@ -412,4 +413,5 @@ def _build_plan(
         reached=reached,
         landing=landing,
         ca_data=ca_bundles,
+        notices=notices(ctx.fleet, ((p.app, p.env) for p in placements)),
     )

@@ -26,6 +26,7 @@ from fleetgen.model import (
     SyncPolicy,
 )
 from fleetgen.model.fields import repo_path
+from fleetgen.resolver.notify import Notices
 from fleetgen.resolver.values import filled, filled_values, vars_in
 from fleetgen.rules.chartversions import is_range
 
@@ -308,6 +309,8 @@ class Plan:
     cluster_kinds: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
     # Kustomize apps whose base lists remote bases: where each is listed ("file:line").
     remote_bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # (app, env) -> who hears about what there (`fleetgen.resolver.notify`); empty without Notify
+    notices: Mapping[tuple[str, str], Notices] = field(default_factory=dict)
     # `on` by engine: the emitters' check, warnings and emit each ask for their engine's part.
     _parts: dict[Engine, Plan] = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_app: dict[str, list[Placement]] = field(

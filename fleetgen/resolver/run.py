@@ -8,7 +8,7 @@ from fleetgen.inputs import scan
 from fleetgen.inputs.landing import Landing
 from fleetgen.inputs.workspace import Workspace
 from fleetgen.model import Fleet, Spec
-from fleetgen.resolver import namespacing
+from fleetgen.resolver import namespacing, notify
 from fleetgen.resolver.apps import _check_app, _check_dependency_cycles, check_tenant_projects
 from fleetgen.resolver.build import _build_plan
 from fleetgen.resolver.clusters import (
@@ -62,6 +62,7 @@ def _resolved(ctx: _Context, landing: Landing) -> Plan:
     _check_credentials(ctx, engines, credentials, reached)
     _check_runtime_selectors(ctx, placed, engines)
     check_vars(ctx)
+    ctx.problems += notify.problems(ctx.fleet)
     if ctx.problems:
         raise SpecError(in_order(ctx.problems))
     plan = _build_plan(ctx, placed, waves, credentials, reached, ca_bundles, engines, landing)

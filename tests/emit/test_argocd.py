@@ -150,7 +150,9 @@ def compile_fleet(fleet: Fleet) -> tuple[Plan, dict[str, list[Any]]]:
     assert argocd.check(plan) == []
     rendered = writer.render(argocd.emit(plan))
     return plan, {
-        path: [d for d in yaml.safe_load_all(data) if d] for path, data in rendered.items()
+        path: [d for d in yaml.safe_load_all(data) if d]
+        for path, data in rendered.items()
+        if path.endswith(".yaml")  # argocd/README.md: what argocd-notifications-cm must hold
     }
 
 
@@ -159,7 +161,7 @@ def example() -> dict[str, list[Any]]:
     return {
         path: list(yaml.safe_load_all(data))
         for path, data in compiled.rendered.items()
-        if path.startswith("argocd/")
+        if path.startswith("argocd/") and path.endswith(".yaml")
     }
 
 

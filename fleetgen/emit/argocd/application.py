@@ -11,6 +11,7 @@ from typing import Any
 from fleetgen.emit.argocd.charts import ChartParts, chart_source
 from fleetgen.emit.argocd.common import go_text, go_tree
 from fleetgen.emit.argocd.generators import NAME, SERVER
+from fleetgen.emit.notices import subscriptions
 from fleetgen.model import App, Environment, Fleet, IgnoreDifference
 from fleetgen.resolver.plan import Plan
 from fleetgen.rules.argocd import GENERATE_PATHS, RESOURCES_FINALIZER
@@ -42,7 +43,9 @@ def template(
     }
     if env.rollout is not None:
         labels[WAVE_LABEL] = WAVE
-    annotations = {go_text(k): go_text(v) for k, v in app.annotations.items()}
+    # Notify's subscriptions first: an annotation the app sets itself wins.
+    subscribed = subscriptions(plan.notices.get((app.name, env.name)))
+    annotations = {go_text(k): go_text(v) for k, v in {**subscribed, **app.annotations}.items()}
     if app.source is None and source_path:  # a plain directory: every file in it
         annotations[GENERATE_PATHS] = "/" + source_path  # a Go template already
     elif app.chart is None and app.source is None:  # (none for another repository's webhooks)

@@ -14,6 +14,7 @@ from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
 from fleetgen.emit.argocd.projects import projects
 from fleetgen.emit.argocd.tenants import tenant_files
 from fleetgen.emit.common import argocd_bootstrap
+from fleetgen.emit.notices import argocd_readme
 from fleetgen.model import IN_CLUSTER, ArgoInstance, Cluster, Fleet
 from fleetgen.resolver.plan import Plan
 from fleetgen.rules.argocd import API_VERSION
@@ -71,6 +72,9 @@ def _instance_files(plan: Plan, instance: ArgoInstance) -> list[OutputFile]:
         if cluster.registration == "fleetgen"
     ]
     files += projects(plan) + tenant_files(plan)
+    readme = argocd_readme(plan)
+    if readme is not None:
+        files.append(OutputFile(f"{ARGOCD_DIR}/README.md", text=readme))
     return [*files, _bootstrap(plan, instance)]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from fleetgen.emit import pictures, versions
+from fleetgen.emit import notices, pictures, versions
 from fleetgen.emit.fleetmap.clusters import (
     cluster_engines,
     clusters_by_engine,
@@ -100,6 +100,8 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         ],
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),
+        notifications=notices.heard(plan),
+        caveats=notices.caveats(plan),
     )
     matrix = [line for _, row in apps for line in row["versions"]]
     return [OutputFile(PATH, text=text + versions_section(plan, matrix, ranged))]

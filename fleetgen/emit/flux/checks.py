@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 
-from fleetgen.emit.flux import hub
+from fleetgen.emit.flux import alerts, hub
 from fleetgen.emit.flux.objects import supports_ignore, unmirrored
 from fleetgen.errors import Problem, at
 from fleetgen.model import GitSource, Spec
@@ -20,11 +20,12 @@ _LISTED = 5  # clusters named in one message
 
 
 def check(plan: Plan) -> list[Problem]:
-    """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns, and
-    (hub mode) spokes whose credentials Flux cannot use."""
+    """Spec errors Flux cannot express: cross-cluster ``depends_on``, names bootstrap owns,
+    notified channels without a secret, and (hub mode) spokes whose credentials Flux cannot
+    use."""
     fleet = plan.fleet
     placed = _clusters_of(plan)
-    problems = _check_dependencies(plan, placed)
+    problems = _check_dependencies(plan, placed) + alerts.check(plan)
     # A cluster names its Flux directory, and in hub mode the namespace of its Kustomizations.
     reserved = {BOOTSTRAP_NAMESPACE}
     if fleet.flux.mode == "hub":

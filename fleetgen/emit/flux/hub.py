@@ -69,6 +69,7 @@ from fleetgen.emit.common import (
     service_account,
     tenants,
 )
+from fleetgen.emit.flux import alerts
 from fleetgen.emit.flux.objects import (
     GATE_DIR,
     Home,
@@ -86,6 +87,7 @@ from fleetgen.emit.flux.objects import (
     source_file,
     tenant_file,
 )
+from fleetgen.emit.flux.sources import external_secret
 from fleetgen.errors import Problem, at
 from fleetgen.inputs.record import cluster_drain
 from fleetgen.model import AwsAuth, Cluster, ExecAuth, ExternalSecretRef
@@ -265,6 +267,9 @@ def emit(plan: Plan) -> list[OutputFile]:
     gated, files_of_gates = _rollout(plan, homes, root)
     files += files_of_gates
     files += kustomization_files(plan, homes, gated, leading, gating=bool(files_of_gates))
+    files += alerts.files(
+        plan, homes, lambda c: f"{root}/notifications{'' if c == hub else '/' + c}.yaml"
+    )
     files += namespace_files.file(
         f"{root}/namespaces.yaml",
         (created(fleet, namespaces.get(hub, ())) | {s.name for s in spokes})
@@ -338,41 +343,19 @@ def _credentials(plan: Plan, spoke: Cluster) -> tuple[dict[str, Any], list[dict[
     if isinstance(credentials, ExternalSecretRef):
         return (
             {"secretRef": {"name": KUBECONFIG, "key": "value"}},
-            [_kubeconfig_secret(credentials, spoke.name)],
+            [
+                external_secret(
+                    KUBECONFIG,
+                    spoke.name,
+                    credentials,
+                    ("value", KUBECONFIG_PROPERTY),
+                    dict(WATCH),
+                )
+            ],
         )
     if isinstance(credentials, AwsAuth):
         return {"configMapRef": {"name": KUBECONFIG}}, _aws_identity(credentials, spoke)
     raise ValueError(f"cluster {spoke.name!r}: no Flux kubeConfig for {credentials!r}")
-
-
-def _kubeconfig_secret(ref: ExternalSecretRef, namespace_: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "external-secrets.io/v1",
-        "kind": "ExternalSecret",
-        "metadata": {"name": KUBECONFIG, "namespace": namespace_},
-        "spec": {
-            "refreshInterval": "1h",
-            "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
-            # An explicit template.metadata keeps the ExternalSecret's own labels (Flux's
-            # inventory labels) off the Secret.
-            "target": {
-                "name": KUBECONFIG,
-                "creationPolicy": "Owner",
-                "deletionPolicy": "Retain",
-                "template": {
-                    "engineVersion": "v2",
-                    "mergePolicy": "Replace",
-                    "metadata": {"labels": dict(WATCH)},
-                },
-            },
-            "data": [
-                {
-                    "secretKey": "value",
-                    "remoteRef": {"key": ref.key, "property": KUBECONFIG_PROPERTY},
-                }
-            ],
-        },
-    }
 
 
 def _aws_identity(auth: AwsAuth, spoke: Cluster) -> list[dict[str, Any]]:

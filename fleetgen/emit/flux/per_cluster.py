@@ -5,7 +5,7 @@ Namespaces, source and tenants."""
 from __future__ import annotations
 
 from fleetgen.emit.common import tenants
-from fleetgen.emit.flux import hub
+from fleetgen.emit.flux import alerts, hub
 from fleetgen.emit.flux.objects import (
     Home,
     NamespaceFiles,
@@ -30,7 +30,9 @@ def emit(plan: Plan) -> list[OutputFile]:
 
 
 def _per_cluster(plan: Plan) -> list[OutputFile]:
-    return [*kustomization_files(plan, homes(plan), {}), *cluster_files(plan)]
+    own = homes(plan)
+    notified = alerts.files(plan, own, lambda cluster: f"{cluster_dir(cluster)}/notifications.yaml")
+    return [*kustomization_files(plan, own, {}), *cluster_files(plan), *notified]
 
 
 def home(fleet: Fleet, cluster: str) -> Home:

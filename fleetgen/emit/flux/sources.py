@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fleetgen.model import Fleet, OciSource, RemoteSource
+from fleetgen.model import ExternalSecretRef, Fleet, OciSource, RemoteSource
 from fleetgen.write.output import OutputFile
 
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
@@ -17,6 +17,41 @@ def source_ref(fleet: Fleet) -> dict[str, str]:
     ``flux bootstrap`` names it), or the fleet's own when ``FluxOptions.source`` is set."""
     name = fleet.name if fleet.flux.source else fleet.flux.namespace
     return {"kind": "GitRepository", "name": name, "namespace": fleet.flux.namespace}
+
+
+def external_secret(
+    name: str,
+    namespace_: str,
+    ref: ExternalSecretRef,
+    key: tuple[str, str | None],
+    labels: dict[str, str],
+) -> dict[str, Any]:
+    """The ExternalSecret making Secret ``name`` in ``namespace_`` from store entry ``ref``:
+    ``key`` is (Secret key, the entry's property or None for the whole entry); ``labels`` go on
+    the Secret. An explicit ``template.metadata`` keeps the ExternalSecret's own labels (Flux's
+    inventory labels) off the Secret."""
+    secret_key, property_ = key
+    remote = {"key": ref.key, **({"property": property_} if property_ is not None else {})}
+    return {
+        "apiVersion": "external-secrets.io/v1",
+        "kind": "ExternalSecret",
+        "metadata": {"name": name, "namespace": namespace_},
+        "spec": {
+            "refreshInterval": "1h",
+            "secretStoreRef": {"name": ref.store, "kind": ref.store_kind},
+            "target": {
+                "name": name,
+                "creationPolicy": "Owner",
+                "deletionPolicy": "Retain",
+                "template": {
+                    "engineVersion": "v2",
+                    "mergePolicy": "Replace",
+                    "metadata": {"labels": labels} if labels else {},
+                },
+            },
+            "data": [{"secretKey": secret_key, "remoteRef": remote}],
+        },
+    }
 
 
 def git_repository(fleet: Fleet) -> dict[str, Any]:
