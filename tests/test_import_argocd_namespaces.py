@@ -93,3 +93,25 @@ def test_a_chart_without_a_destination_namespace_is_helms_default(tmp_path: Path
     assert any("which Helm renders in 'default'" in f.what for f in done.findings)
     built = run_fleetgen(tmp_path, "build")
     assert built.returncode == 0, built.stderr
+
+
+def test_a_folder_kustomize_cannot_build_here_is_judged_by_its_kustomizations_namespace(
+    tmp_path: Path,
+) -> None:
+    """A folder that inflates a chart (kustomize's ``helmCharts``, which needs
+    ``--enable-helm``) cannot be built here; its kustomization's ``namespace`` places every
+    namespaced object, so the destination's fills in none."""
+    media = tmp_path / "apps" / "media"
+    media.mkdir(parents=True)
+    kustomization = {
+        "namespace": "media",
+        "resources": ["ns.yaml"],
+        "helmCharts": [{"name": "plex", "repo": "https://charts.example.com", "version": "1.0.0"}],
+    }
+    (media / "kustomization.yaml").write_text(dump(kustomization))
+    (media / "ns.yaml").write_text(NAMESPACE)
+    (tmp_path / "argocd").mkdir()
+    spec = {**APPLICATION["spec"], "destination": {"name": "in-cluster", "namespace": "argocd"}}
+    (tmp_path / "argocd" / "media.yaml").write_text(dump({**APPLICATION, "spec": spec}))
+    done = import_repo(ImportRequest(tmp_path, dry_run=True))
+    assert 'App(name="media", project="apps", namespace=None' in done.text

@@ -25,7 +25,9 @@ from fleetgen.importer.repo import (
     relative_path,
     strings,
 )
+from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.manifests.k8s import CLUSTER_SCOPED
+from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import to_dns_label
 from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.util.templating import Call
@@ -128,20 +130,32 @@ def _named_namespaces(reader: Reader, instance: Instance) -> None:
     """A folder here whose every namespaced object names a namespace, and which ships a
     Namespace or puts objects in another than the destination's: the app is ``namespace=None``,
     its manifests say where things go (fleetgen creates an app's own namespace, and refuses a
-    base that ships it). Argo CD's
-    destination namespace fills in only namespaced objects without one (controller/state.go
-    ``NormalizeTargetObjects``), where fleetgen's namespace= puts every object in it."""
+    base that ships it). Argo CD's destination namespace fills in only namespaced objects
+    without one (controller/state.go ``NormalizeTargetObjects``), where fleetgen's namespace=
+    puts every object in it. A folder kustomize cannot build here (a chart it inflates, a
+    remote base) is judged by its kustomization's ``namespace``, which places every object."""
     if instance.namespace is None or instance.path is None or instance.chart or instance.source:
         return
     try:
         docs = reader.repo.deployed(instance.path)
-    except Unreadable:
-        return  # said where the folder is read
-    named = {doc.namespace for doc in docs if (doc.group, doc.kind) not in CLUSTER_SCOPED}
+        named = {doc.namespace for doc in docs if (doc.group, doc.kind) not in CLUSTER_SCOPED}
+    except Unreadable:  # said where the folder is read
+        docs = list(reader.repo.under(instance.path))
+        named = {str(_kustomization(reader, instance.path).get("namespace") or "")}
     ships = any(doc.kind == "Namespace" and doc.group == "" for doc in docs)
-    if named and "" not in named and (ships or namespaces_of(docs) != {instance.namespace}):
+    used = named | namespaces_of(d for d in docs if d.kind == "Namespace")
+    if named and "" not in named and (ships or used != {instance.namespace}):
         instance.namespace = None
-        instance.uses = namespaces_of(docs)
+        instance.uses = used
+
+
+def _kustomization(reader: Reader, path: str) -> Mapping[str, Any]:
+    """The kustomization of folder ``path`` (empty when it has none, or not a mapping)."""
+    for name in KUSTOMIZATION_FILES:
+        file = reader.repo.root / path / name
+        if file.is_file():
+            return mapping(next(iter(load_all(file.read_bytes())), None))
+    return {}
 
 
 def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any]) -> None:
