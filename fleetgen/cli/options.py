@@ -62,6 +62,16 @@ def names_of(*kinds: str) -> Callable[[typer.Context, str], list[str]]:
     return complete
 
 
+# add env --sync: `fleetgen.scaffold.requests.SYNCS` (a test holds them equal; that module is not
+# imported here, as it loads the spec model)
+SYNCS = ("auto", "manual")
+
+
+def syncs(incomplete: str) -> list[str]:
+    """Shell completion of a sync policy (``add env --sync``)."""
+    return [sync for sync in SYNCS if sync.startswith(incomplete)]
+
+
 def engines(incomplete: str) -> list[str]:
     """Shell completion of an engine."""
     return [engine for engine in ("argocd", "flux") if engine.startswith(incomplete)]

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fleetgen.cli.options import (
+    SYNCS,
     OutOption,
     SpecOption,
     engines,
     folder,
     in_repository,
     names_of,
+    syncs,
 )
 from fleetgen.cli.output import _count, _err, _run, _shown
 
@@ -301,24 +303,53 @@ def add_env(
             autocompletion=names_of("environment"),
         ),
     ] = None,
+    sync: Annotated[
+        str | None,
+        typer.Option(
+            "--sync",
+            metavar="auto|manual",
+            help="auto: every merged change deploys (SyncPolicy(automated=True, prune=True)); "
+            "manual: nothing deploys until synced by hand (on Flux, every object is suspended). "
+            "On a terminal, add asks (default auto); else auto.",
+            autocompletion=syncs,
+        ),
+    ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
+    """Add Environment(name=NAME, sync=SyncPolicy(...)) to fleet.py (after --after ENV), rebuild
+    output/."""
     from fleetgen import scaffold
 
-    added = _run(
-        lambda: scaffold.add_env(
-            spec, scaffold.EnvRequest(name, after), dry_run=dry_run, out=folder(out, "--out")
-        ),
-        scaffolding=True,
-    )
+    def added_() -> scaffold.Added:
+        request = scaffold.EnvRequest(name, after, sync or _asked_sync(name))
+        return scaffold.add_env(spec, request, dry_run=dry_run, out=folder(out, "--out"))
+
+    added = _run(added_, scaffolding=True)
     _report_added(added, f"environment {name}")
     if added.written:
         typer.echo(
             f"next: add its clusters with `fleetgen add cluster NAME --env {name} --server URL`"
         )
+
+
+def _asked_sync(env: str) -> str:
+    """The sync policy of a new environment asked for on a terminal (default auto), until the
+    answer is auto or manual; auto elsewhere."""
+    if not _on_a_terminal():
+        return "auto"
+    while True:
+        answer = str(
+            typer.prompt(
+                f"Sync of environment {env}: auto (every merged change deploys) or manual "
+                "(nothing deploys until synced by hand)",
+                default="auto",
+            )
+        ).strip()
+        if answer in SYNCS:
+            return answer
+        typer.echo(f"{answer!r}: answer {' or '.join(SYNCS)}")
 
 
 @add_group.command("engine")

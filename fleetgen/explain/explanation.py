@@ -34,7 +34,14 @@ from fleetgen.model import (
 )
 from fleetgen.pipeline.api import compile_spec
 from fleetgen.resolver.layering import cascade_delete
-from fleetgen.resolver.plan import ChartSource, Placement, Plan, Settings, remote_path
+from fleetgen.resolver.plan import (
+    SUSPENDED,
+    ChartSource,
+    Placement,
+    Plan,
+    Settings,
+    remote_path,
+)
 from fleetgen.resolver.timing import TIMING_FIELDS, flux_timing, helm_retries
 from fleetgen.resolver.values import value_path
 from fleetgen.rules.flux import gate_name, wrapper_name
@@ -66,6 +73,7 @@ class PlacementView:
     wave: int | None
     overlay: str
     values: tuple[Value, ...]
+    suspended: bool = False  # Flux holds it suspended: its sync is manual (`SUSPENDED`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +184,7 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
         placement.wave,
         source_text(placement),
         tuple(_resolved(value, placement) for value in found),
+        placement.suspended,
     )
 
 
@@ -413,14 +422,19 @@ def _cluster_text(view: ClusterView) -> str:
         f"  rollout: {rollout}",
         f"  apps ({len(view.apps)}):",
     ]
-    rows = [(p.app, p.engine + (f" wave {p.wave}" if p.wave else ""), p.overlay) for p in view.apps]
+    rows = [(p.app, _engine_text(p), p.overlay) for p in view.apps]
     lines += _table(rows, "    ")
+    suspended = [p.app for p in view.apps if p.suspended]
+    if suspended:
+        lines.append(f"  {', '.join(suspended)}: {SUSPENDED}")
     return "\n".join(lines) + "\n"
 
 
 def _app_text(view: AppView) -> str:
     clusters = ", ".join(
-        f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
+        f"{p.cluster} ({p.env}, {p.engine}"
+        + (", suspended" if p.suspended else "")
+        + (f", wave {p.wave})" if p.wave else ")")
         for p in view.placements
     )
     source = view.path if view.path.startswith(("chart ", PLAIN, LAYERED)) else f"base {view.path}"
@@ -435,14 +449,23 @@ def _app_text(view: AppView) -> str:
     ]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")
-    by_overlay: dict[tuple[str, str], list[PlacementView]] = {}
+    by_overlay: dict[tuple[str, str, bool], list[PlacementView]] = {}
     for placement in view.placements:  # a chart app's clusters share a chart, not its values
         values = json.dumps([asdict(value) for value in placement.values])
-        by_overlay.setdefault((placement.overlay, values), []).append(placement)
-    for (overlay, _), group in by_overlay.items():
+        key = (placement.overlay, values, placement.suspended)
+        by_overlay.setdefault(key, []).append(placement)
+    for (overlay, _, suspended), group in by_overlay.items():
         lines.append(f"  {', '.join(p.cluster for p in group)} — {overlay}")
+        if suspended:
+            lines.append(f"    {SUSPENDED}")
         lines += _table([(v.key, v.layer, _shown(v.value)) for v in group[0].values], "    ")
     return "\n".join(lines) + "\n"
+
+
+def _engine_text(view: PlacementView) -> str:
+    """``flux``, ``flux (suspended)``, ``argocd wave 2``."""
+    suspended = " (suspended)" if view.suspended else ""
+    return view.engine + suspended + (f" wave {view.wave}" if view.wave else "")
 
 
 def _shown(value: Any) -> str:

@@ -20,7 +20,7 @@ from fleetgen.emit.fleetmap.tables import ChartRow, ImageRow, env_tables, projec
 from fleetgen.errors import Problem, at
 from fleetgen.model.fields import VAR_PREFIX, placeholder_note
 from fleetgen.resolver import ranges
-from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.plan import SUSPENDED, Plan
 from fleetgen.util.templating import render
 from fleetgen.write.output import OutputFile
 
@@ -71,6 +71,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         "fleetmap.md.j2",
         fleet=plan.fleet,
         tables=env_tables(plan, apps),
+        suspended=SUSPENDED,
         projects=project_views(plan, rows),
         floors=floors(plan),
         apps=sum(1 for _, row in apps if row["placements"]),
