@@ -56,6 +56,14 @@ def promote(
             autocompletion=names_of("cluster"),
         ),
     ] = None,
+    allow_downgrade: Annotated[
+        bool,
+        typer.Option(
+            "--allow-downgrade",
+            help="Promote a version lower than the one --to runs (where both are exact semver "
+            "versions); without it such a promotion is refused.",
+        ),
+    ] = False,
     branch: Annotated[
         str | None,
         typer.Option(
@@ -85,7 +93,9 @@ def promote(
     def promoted_() -> scaffold.Promoted:
         if branch is not None and dry_run:
             raise UsageError("--branch commits the promotion: not with --dry-run")
-        request = scaffold.PromoteRequest(tuple(apps or ()), source, target, all_apps, cluster)
+        request = scaffold.PromoteRequest(
+            tuple(apps or ()), source, target, all_apps, cluster, allow_downgrade
+        )
         return scaffold.promote(
             spec,
             request,
