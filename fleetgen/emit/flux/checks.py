@@ -275,8 +275,9 @@ def _kept_on_upgrade(plan: Plan) -> list[Problem]:
             f"app {app.name!r}: with cascade_delete=False (the default) its HelmRelease keeps "
             "every object (helm.sh/resource-policy: keep), so removing the app leaves its "
             "workloads, but an upgrade also leaves every object the new chart version or values "
-            "stop rendering: set cascade_delete=True, or cascade_delete=False to keep them "
-            "knowingly (Fleet, Environment or App)",
+            "stop rendering: set cascade_delete=True to have both delete them, or, to keep "
+            "them knowingly, write the default out, cascade_delete=False, on the App (or its "
+            "Environment or the Fleet), which ends this warning",
             fleet,
         )
         for app in fleet.apps
