@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fleetgen.cli.options import OutOption, SpecOption, folder, names_of
+from fleetgen.cli.options import OutOption, SpecOption, folder, format_option, names_of
 from fleetgen.cli.output import EXIT_SPEC, _err, _run, _shown
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK
 from fleetgen.errors import UsageError
@@ -144,7 +144,7 @@ def versions(
     spec: SpecOption = Path("fleet.py"),
     output_format: Annotated[
         VersionsFormat,
-        typer.Option("--format", help="text, json (docs/versions.schema.json) or markdown."),
+        format_option(VersionsFormat, "text, json (docs/versions.schema.json) or markdown."),
     ] = VersionsFormat.text,
     check_order: Annotated[
         str | None,

@@ -144,11 +144,21 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
         return Explanation((apps[name],), ())
     if name in clusters:
         return Explanation((), (clusters[name],))
-    close = difflib.get_close_matches(name, [*apps, *clusters], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise UnknownName(
-        f"{name!r} is neither an app nor a cluster of fleet {plan.fleet.name!r}{hint}"
+        f"{name!r} is neither an app nor a cluster of fleet {plan.fleet.name!r}"
+        + _close_names(name, [*apps, *clusters])
     )
+
+
+def _close_names(name: str, names: Sequence[str], shown: int = 5) -> str:
+    """What to say of the names close to ``name``: the closest few ("did you mean"), else the
+    first names of the fleet (sorted), so the user sees what there is."""
+    close = difflib.get_close_matches(name, names, n=3)
+    if close:
+        return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
+    known = sorted(names)
+    more = f" and {len(known) - shown} more" if len(known) > shown else ""
+    return f" (it has {', '.join(known[:shown])}{more})" if known else " (it has none)"
 
 
 def placement_view(plan: Plan, placement: Placement) -> PlacementView:
