@@ -13,8 +13,8 @@ CHART = "https://charts.example.com/web@>=1.0.0"
 
 
 def _fleet(tmp_path: Path) -> Path:
-    """A Flux fleet with a placeholder repo, a manual environment (suspended) and a chart app
-    following a range that keeps its objects by default: four kinds of build warning."""
+    """A Flux fleet with a placeholder repo and cluster server, a manual environment (suspended)
+    and a chart app following a range that keeps its objects by default: five build warnings."""
     repo = tmp_path / "fleet"
     created = run_fleetgen(tmp_path, "init", repo.name, "--engine", "flux")
     assert created.returncode == 0, created.stderr
@@ -43,7 +43,7 @@ def test_build_and_validate_report_the_same_spec_warnings(tmp_path: Path) -> Non
     built = run_fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     warned = {line.partition(": warning: ")[::2] for line in built.stderr.splitlines()}
-    assert len(warned) == 4, built.stderr
+    assert len(warned) == 5, built.stderr
     validated = run_fleetgen(repo, "validate", "--format", "json")
     findings = json.loads(validated.stdout)["findings"]
     reported = {
