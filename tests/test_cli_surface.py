@@ -80,6 +80,31 @@ def test_help_shows_flags_as_flags(path: tuple[str, ...]) -> None:
         assert "<" not in line.split(flag, 1)[1].split("  ")[0], line
 
 
+@pytest.mark.parametrize("path", _command_paths(), ids=lambda p: " ".join(p) or "fleetgen")
+def test_help_names_option_values_in_the_users_words(path: tuple[str, ...]) -> None:
+    """KEY=VALUE, ENV, FILE, text|json: never a Python type such as <list[str]> (issue #39)."""
+    result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "100"})
+    options = [line.strip() for line in result.output.splitlines() if line.strip()[:2] == "--"]
+    assert options or path == ("add",)
+    assert [line for line in options if "<" in line.split("  ")[0]] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "formats"),
+    [
+        ("versions", "text, json or markdown"),
+        ("diff", "text, markdown or json"),
+        ("validate", "text, json or sarif"),
+        ("explain", "text or json"),
+    ],
+)
+def test_an_unknown_format_is_named_with_the_choices(command: str, formats: str) -> None:
+    result = _invoke(command, "--format", "yaml")
+    assert result.returncode == 2
+    assert f"unknown format 'yaml': choose {formats}" in result.stderr
+    assert "Value error" not in result.stderr
+
+
 def test_completion_is_offered_and_completes_commands_and_options() -> None:
     top = _invoke("--help").stdout
     assert "--install-completion" in top and "--show-completion" in top

@@ -86,12 +86,17 @@ def test_validate_holds_runtime_templates_to_the_var_annotations(tmp_path: Path)
     declared with it (as the fleet map lists them); without it the generation fails."""
     repo = case_copy(CASES / "cluster-vars-runtime", tmp_path / "repo")
     compiled = api.compile_spec(repo / "fleet.py")
-    assert validation.check(compiled, repo).findings == []
+    findings = validation.check(compiled, repo).findings
+    assert {f.rule for f in findings} <= {"spec-warning"}  # the warnings build gives too
     path = "argocd/clusters/mgmt.yaml"
     (secret,) = yaml.safe_load_all(compiled.rendered[path])
     del secret["metadata"]["annotations"]["fleetgen.io/var.site"]
     compiled.rendered[path] = yaml.safe_dump(secret).encode()
-    found = {(f.rule, f.object, f.message) for f in validation.check(compiled, repo).findings}
+    found = {
+        (f.rule, f.object, f.message)
+        for f in validation.check(compiled, repo).findings
+        if f.rule != "spec-warning"
+    }
     assert found == {
         (
             "appset-labels",

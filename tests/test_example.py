@@ -97,8 +97,8 @@ def test_check_names_manifests_a_controller_would_apply_that_fleetgen_did_not_wr
     """Argo CD's root Application applies every manifest under output/argocd/
     (``directory.recurse``) and each cluster's Flux everything under flux/clusters/<cluster>/
     but flux-system/ (`fleetgen.write.applied`): the quick path of an up-to-date tree and a
-    compiling
-    check both name them; a file elsewhere, or in bootstrap's flux-system/, is not reported."""
+    compiling check both name them, and so does a plain build, as warnings; a file elsewhere, or
+    in bootstrap's flux-system/, is not reported."""
     run_fleetgen_process(repo, "build")  # the cache's record of the tree: the quick path
     if not up_to_date:
         shutil.rmtree(repo / "output/.fleetgen/cache")
@@ -120,6 +120,17 @@ def test_check_names_manifests_a_controller_would_apply_that_fleetgen_did_not_wr
         "instead)",
         "2 file(s) fleetgen did not write would be applied by a controller: move them out of "
         "the output folder",
+    ]
+    # a plain build (the quick path of an up-to-date tree, or a compile) names them as warnings
+    built = run_fleetgen_process(repo, "build")
+    assert built.returncode == 0, built.stderr
+    assert built.stderr.splitlines() == [
+        "output/argocd/projects/extra.yaml: warning: not written by fleetgen, yet Argo CD's root "
+        "Application (directory.recurse) applies it: move it out of the output folder (say it "
+        "in fleet.py instead)",
+        "output/flux/clusters/dev/more/x.yml: warning: not written by fleetgen, yet the Flux "
+        "bootstrapped on dev applies it: move it out of the output folder (say it in fleet.py "
+        "instead)",
     ]
 
 

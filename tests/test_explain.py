@@ -175,6 +175,19 @@ def test_cli_whole_fleet_as_json() -> None:
     assert [c["name"] for c in data["clusters"]] == ["dev-1", "prod-a", "prod-b"]
 
 
+def test_an_unknown_name_lists_the_close_names_or_what_there_is(tmp_path: Path) -> None:
+    """``explain nosuchapp`` names what the fleet has, a near miss the close names (issue
+    #39)."""
+    far = fleetgen(LAYERING, "explain", "nosuchapp")
+    assert far.returncode == 2
+    assert far.stderr == (
+        "'nosuchapp' is neither an app nor a cluster of fleet 'layers' (it has dev-1, prod-a, "
+        "prod-b, web)\n"
+    )
+    near = fleetgen(LAYERING, "explain", "prod")
+    assert "(did you mean 'prod-b' or 'prod-a'?)" in near.stderr
+
+
 @pytest.mark.parametrize(
     ("rename", "message"),
     [

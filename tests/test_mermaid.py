@@ -65,6 +65,11 @@ def test_the_example_fleet_map_draws_environments_and_rollouts(parse: Parse) -> 
     found = diagrams((ROOT / "output/README.md").read_text())
     assert len(found) == 2
     assert 'e3["prod (production)"]:::production' in found[0]
+    # dev → staging → prod: the environments in promotion order (the spec's), issue #39
+    assert found[0].endswith(
+        "  e1 -. promote .-> e2\n  e2 -. promote .-> e3\n"
+        "  classDef production stroke:#d73a49,stroke-width:3px\n"
+    )
     assert 'r1w1["wave 1 (ring=canary)<br/>prod-east"]:::production' in found[1]
     assert parse(found) == [None, None]
 
@@ -137,7 +142,7 @@ def test_pictures_stay_readable_at_1000_clusters(parse: Parse) -> None:
         pictures.rollouts(pictures.touched(views, {"c0000", "c0003", "c0999"}), all_at_once=True),
     ]
     # a node per environment, and per wave and engine: counts, not 1,000 names
-    assert [len(diagram.splitlines()) for diagram in drawn] == [14, 26, 7]
+    assert [len(diagram.splitlines()) for diagram in drawn] == [16, 26, 7]
     assert 'e3c3["wave 3<br/>303 clusters<br/>argocd"]:::production' in drawn[0]
     assert 'r1w2["wave 2 (ring=early)<br/>20 clusters"]' in drawn[1]
     assert 'r1w1["wave 1 (ring=canary)<br/>c0000<br/>c0003"]' in drawn[2]

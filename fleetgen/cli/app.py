@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fleetgen.cli.importing import import_command
-from fleetgen.cli.options import OutOption, SpecOption, folder, names_of, writable_file
+from fleetgen.cli.options import (
+    OutOption,
+    SpecOption,
+    folder,
+    format_option,
+    names_of,
+    writable_file,
+)
 from fleetgen.cli.output import _colour, _progress, _run, _working
 from fleetgen.cli.promoting import promote, versions
 from fleetgen.cli.scaffolding import add_group, init
@@ -164,6 +171,7 @@ def validate(
         list[Path] | None,
         typer.Option(
             "--crds",
+            metavar="PATH",
             help="A CRD file or directory to check emitted objects against (repeatable; "
             "CRD files in the repo are found as well).",
         ),
@@ -181,6 +189,7 @@ def validate(
         Path | None,
         typer.Option(
             "--charts",
+            metavar="DIR",
             help="With --render: a local chart cache holding NAME-VERSION.tgz (as "
             "`helm pull --version VERSION -d DIR` writes it) for charts from "
             "repositories; without it they are counted as not rendered.",
@@ -190,14 +199,15 @@ def validate(
         str | None,
         typer.Option(
             "--k8s-version",
+            metavar="VERSION",
             help="Kubernetes minor whose schemas rendered objects are checked "
             "against, e.g. 1.33 (default: the newest shipped).",
         ),
     ] = None,
     output_format: Annotated[
         ValidateFormat,
-        typer.Option(
-            "--format", help="text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0)."
+        format_option(
+            ValidateFormat, "text, json (docs/validate.schema.json) or sarif (SARIF 2.1.0)."
         ),
     ] = ValidateFormat.text,
     quiet: QuietOption = False,
@@ -242,12 +252,16 @@ def diff(
         str | None,
         typer.Option(
             "--base",
+            metavar="REF",
             help="Compare from this ref (default: merge-base of HEAD with the default "
             "branch, else HEAD).",
         ),
     ] = None,
     head: Annotated[
-        str | None, typer.Option("--head", help="Compare to this ref (default: the working tree).")
+        str | None,
+        typer.Option(
+            "--head", metavar="REF", help="Compare to this ref (default: the working tree)."
+        ),
     ] = None,
     render: Annotated[
         bool,
@@ -261,6 +275,7 @@ def diff(
         Path | None,
         typer.Option(
             "--charts",
+            metavar="DIR",
             help="With --render: a local chart cache holding NAME-VERSION.tgz for charts "
             "from repositories (as validate --charts); without it they are counted "
             "as not rendered.",
@@ -268,18 +283,22 @@ def diff(
     ] = None,
     output_format: Annotated[
         DiffFormat,
-        typer.Option(
-            "--format", help="text (coloured on a terminal), markdown (PR comment) or json."
-        ),
+        format_option(DiffFormat, "text (coloured on a terminal), markdown (PR comment) or json."),
     ] = DiffFormat.text,
     max_chars: Annotated[
         int,
         typer.Option(
-            "--max-chars", min=2000, help="Cap of the markdown report; sections past it are cut."
+            "--max-chars",
+            metavar="N",
+            min=2000,
+            help="Cap of the markdown report; sections past it are cut.",
         ),
     ] = DIFF_MAX_CHARS,
     json_file: Annotated[
-        Path | None, typer.Option("--json-file", help="Also write the JSON report to this file.")
+        Path | None,
+        typer.Option(
+            "--json-file", metavar="FILE", help="Also write the JSON report to this file."
+        ),
     ] = None,
     color: Annotated[
         bool | None,
@@ -340,13 +359,14 @@ def explain_command(
     name: Annotated[
         str | None,
         typer.Argument(
+            metavar="APP|CLUSTER",
             help="An app or a cluster (default: the whole fleet).",
             autocompletion=names_of("app", "cluster"),
         ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     output_format: Annotated[
-        ExplainFormat, typer.Option("--format", help="text or json.")
+        ExplainFormat, format_option(ExplainFormat, "text or json.")
     ] = ExplainFormat.text,
 ) -> None:
     """Where things run and why: for an app, which layer set each value on each cluster; for a

@@ -127,15 +127,19 @@ app = typer.Typer(
 
 @app.command()
 def _command(
-    base: Annotated[str, typer.Option("--base", help="the pull request's base ref")],
-    out: Annotated[Path, typer.Option("--out", help="the report's folder")] = Path("fleet-report"),
+    base: Annotated[str, typer.Option("--base", metavar="REF", help="the pull request's base ref")],
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="the report's folder")] = Path(
+        "fleet-report"
+    ),
     spec: Annotated[
         str | None,
-        typer.Option("--spec", help="the fleet spec (default: fleet.py here or above)"),
+        typer.Option(
+            "--spec", metavar="FILE", help="the fleet spec (default: fleet.py here or above)"
+        ),
     ] = None,
     render: Annotated[bool, typer.Option("--render", help="diff --render")] = False,
     max_chars: Annotated[
-        int, typer.Option("--max-chars", help="the comment's length at most")
+        int, typer.Option("--max-chars", metavar="N", help="the comment's length at most")
     ] = COMMENT_CHARS,
 ) -> None:
     """Run ``build --check``, ``validate --format sarif`` and ``diff --format markdown`` against

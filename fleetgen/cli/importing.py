@@ -14,7 +14,7 @@ import typer
 
 from fleetgen.cli.options import folder
 from fleetgen.cli.output import _count, _err, _run, _shown
-from fleetgen.cli.scaffolding import _choose, _on_a_terminal
+from fleetgen.cli.prompts import choose, on_a_terminal
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK
 from fleetgen.errors import UsageError
 
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 
 def import_command(
-    directory: Annotated[Path, typer.Argument(help="The repository to import (its root).")] = Path(
-        "."
-    ),
+    directory: Annotated[
+        Path, typer.Argument(metavar="DIR", help="The repository to import (its root).")
+    ] = Path("."),
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the fleet.py it would write; write nothing.")
     ] = False,
@@ -75,7 +75,7 @@ def import_command(
             try:
                 return importer.import_repo(request)
             except importer.FoldersOpen as open_:
-                if not _on_a_terminal():
+                if not on_a_terminal():
                     raise
                 request = _answered(request, open_.folders)
 
@@ -102,9 +102,7 @@ def _answered(
     envs, clusters = list(request.envs), list(request.clusters)
     for name, paths in folders:
         shown = ", ".join(paths[:3]) + (", …" if paths[3:] else "")
-        what = _choose(
-            f"What is the overlay folder {name!r} ({shown})?", ["environment", "cluster"]
-        )
+        what = choose(f"What is the overlay folder {name!r} ({shown})?", ["environment", "cluster"])
         if what == "environment":
             envs.append(f"{name}={name}")
         else:

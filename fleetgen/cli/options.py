@@ -7,13 +7,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from fleetgen.cli import locate
 from fleetgen.errors import UsageError
+
+
+def format_option(formats: type[StrEnum], help_text: str) -> Any:
+    """The ``--format`` option of a command whose formats are ``formats``: its metavar lists
+    them, and a format not among them is refused in the user's words ("unknown format 'yaml':
+    choose text, json or markdown")."""
+    names = [str(member) for member in formats]
+    listed = f"{', '.join(names[:-1])} or {names[-1]}"
+
+    def parse(value: str | StrEnum) -> StrEnum:
+        if isinstance(value, formats):
+            return value
+        try:
+            return formats(value)
+        except ValueError:
+            raise typer.BadParameter(f"unknown format {value!r}: choose {listed}") from None
+
+    return typer.Option("--format", parser=parse, metavar="|".join(names), help=help_text)
 
 
 def _spec_here_or_above(ctx: typer.Context, param: typer.CallbackParam, spec: Path) -> Path:
@@ -30,6 +49,7 @@ SpecOption = Annotated[
     Path,
     typer.Option(
         "--spec",
+        metavar="FILE",
         callback=_spec_here_or_above,
         help="The fleet spec (default: fleet.py here or in the nearest parent folder).",
     ),
@@ -38,6 +58,7 @@ OutOption = Annotated[
     Path | None,
     typer.Option(
         "--out",
+        metavar="DIR",
         help="Where to write (default: the Fleet's output_dir next to fleet.py); the paths "
         "the engines read keep output_dir.",
     ),
@@ -60,6 +81,16 @@ def names_of(*kinds: str) -> Callable[[typer.Context, str], list[str]]:
         return [name for name in found if name.startswith(incomplete)]
 
     return complete
+
+
+# add env --sync: `fleetgen.scaffold.requests.SYNCS` (a test holds them equal; that module is not
+# imported here, as it loads the spec model)
+SYNCS = ("auto", "manual")
+
+
+def syncs(incomplete: str) -> list[str]:
+    """Shell completion of a sync policy (``add env --sync``)."""
+    return [sync for sync in SYNCS if sync.startswith(incomplete)]
 
 
 def engines(incomplete: str) -> list[str]:

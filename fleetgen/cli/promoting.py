@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fleetgen.cli.options import OutOption, SpecOption, folder, names_of
+from fleetgen.cli.options import OutOption, SpecOption, folder, format_option, names_of
 from fleetgen.cli.output import EXIT_SPEC, _err, _run, _shown
 from fleetgen.cli.text import EXIT_CHANGED, EXIT_OK
 from fleetgen.errors import UsageError
@@ -56,6 +56,14 @@ def promote(
             autocompletion=names_of("cluster"),
         ),
     ] = None,
+    allow_downgrade: Annotated[
+        bool,
+        typer.Option(
+            "--allow-downgrade",
+            help="Promote a version lower than the one --to runs (where both are exact semver "
+            "versions); without it such a promotion is refused.",
+        ),
+    ] = False,
     branch: Annotated[
         str | None,
         typer.Option(
@@ -85,7 +93,9 @@ def promote(
     def promoted_() -> scaffold.Promoted:
         if branch is not None and dry_run:
             raise UsageError("--branch commits the promotion: not with --dry-run")
-        request = scaffold.PromoteRequest(tuple(apps or ()), source, target, all_apps, cluster)
+        request = scaffold.PromoteRequest(
+            tuple(apps or ()), source, target, all_apps, cluster, allow_downgrade
+        )
         return scaffold.promote(
             spec,
             request,
@@ -134,7 +144,7 @@ def versions(
     spec: SpecOption = Path("fleet.py"),
     output_format: Annotated[
         VersionsFormat,
-        typer.Option("--format", help="text, json (docs/versions.schema.json) or markdown."),
+        format_option(VersionsFormat, "text, json (docs/versions.schema.json) or markdown."),
     ] = VersionsFormat.text,
     check_order: Annotated[
         str | None,

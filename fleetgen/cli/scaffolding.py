@@ -5,7 +5,6 @@ engine|project``), and how what they added is reported. Each imports what it run
 from __future__ import annotations
 
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -19,26 +18,40 @@ from fleetgen.cli.options import (
     folder,
     in_repository,
     names_of,
+    syncs,
 )
 from fleetgen.cli.output import _count, _err, _run, _shown
+from fleetgen.cli.prompts import asked_sync, choose, on_a_terminal
 
 if TYPE_CHECKING:
     from fleetgen import scaffold
 
 
 def init(
-    directory: Annotated[Path, typer.Argument(help="Where to create the fleet repo.")] = Path("."),
+    directory: Annotated[
+        Path, typer.Argument(metavar="DIR", help="Where to create the fleet repo.")
+    ] = Path("."),
     name: Annotated[
-        str | None, typer.Option("--name", help="The fleet's name (default: from the directory).")
+        str | None,
+        typer.Option(
+            "--name", metavar="NAME", help="The fleet's name (default: from the directory)."
+        ),
     ] = None,
     repo: Annotated[
         str | None,
-        typer.Option("--repo", help="The Git URL of this repo (the engines read output/ from it)."),
+        typer.Option(
+            "--repo",
+            metavar="URL",
+            help="The Git URL of this repo (the engines read output/ from it).",
+        ),
     ] = None,
     engine: Annotated[
         str,
         typer.Option(
-            "--engine", help="The fleet's engine: argocd or flux.", autocompletion=engines
+            "--engine",
+            metavar="argocd|flux",
+            help="The fleet's engine: argocd or flux.",
+            autocompletion=engines,
         ),
     ] = "argocd",
 ) -> None:
@@ -85,19 +98,25 @@ DryRunOption = Annotated[
 
 @add_group.command("cluster")
 def add_cluster(
-    name: Annotated[str, typer.Argument(help="The new cluster's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new cluster's name.")],
     env: Annotated[
         str,
-        typer.Option("--env", help="Its environment.", autocompletion=names_of("environment")),
+        typer.Option(
+            "--env", metavar="ENV", help="Its environment.", autocompletion=names_of("environment")
+        ),
     ],
-    server: Annotated[str, typer.Option("--server", help="Its API server URL.")],
+    server: Annotated[str, typer.Option("--server", metavar="URL", help="Its API server URL.")],
     label: Annotated[
-        list[str] | None, typer.Option("--label", help="A cluster label KEY=VALUE (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--label", metavar="KEY=VALUE", help="A cluster label KEY=VALUE (repeatable)."
+        ),
     ] = None,
     var: Annotated[
         list[str] | None,
         typer.Option(
             "--var",
+            metavar="NAME=VALUE",
             help="Its value of a ClusterVar the fleet's apps use, NAME=VALUE (repeatable).",
         ),
     ] = None,
@@ -105,6 +124,7 @@ def add_cluster(
         str | None,
         typer.Option(
             "--credentials",
+            metavar="KIND:...",
             help="external-secret:STORE:KEY | aws:ROLE_ARN[:EKS_NAME] | "
             "exec:gcp|azure (default: the fleet's default_credentials).",
         ),
@@ -113,6 +133,7 @@ def add_cluster(
         str | None,
         typer.Option(
             "--engine",
+            metavar="argocd|flux",
             help="argocd or flux: the engine of the apps placed on it (default: its "
             "environment's, or the fleet's only engine).",
             autocompletion=engines,
@@ -172,32 +193,41 @@ def add_cluster(
 
 @add_group.command("app")
 def add_app(
-    name: Annotated[str, typer.Argument(help="The new app's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new app's name.")],
     project: Annotated[
         str,
         typer.Option(
             "--project",
+            metavar="PROJECT",
             help="Its project (defined in fleet.py).",
             autocompletion=names_of("project"),
         ),
     ],
-    namespace: Annotated[str, typer.Option("--namespace", help="The namespace it deploys to.")],
+    namespace: Annotated[
+        str, typer.Option("--namespace", metavar="NS", help="The namespace it deploys to.")
+    ],
     envs: Annotated[
         list[str] | None,
         typer.Option(
             "--envs",
+            metavar="ENV",
             help="Environments it runs in (repeatable; default: all).",
             autocompletion=names_of("environment"),
         ),
     ] = None,
     image: Annotated[
         str | None,
-        typer.Option("--image", help="REPOSITORY:TAG (or @sha256:...) the base's image points at."),
+        typer.Option(
+            "--image",
+            metavar="REPO:TAG",
+            help="REPOSITORY:TAG (or @sha256:...) the base's image points at.",
+        ),
     ] = None,
     chart: Annotated[
         str | None,
         typer.Option(
             "--chart",
+            metavar="REPO/NAME@VERSION",
             help="REPO/NAME@VERSION: a Helm chart app (https:// or oci:// repository, "
             "an exact version, or a range such as >=1.0.0) instead of a kustomize base.",
         ),
@@ -206,6 +236,7 @@ def add_app(
         str | None,
         typer.Option(
             "--path",
+            metavar="DIR",
             help="Its kustomize base, relative to fleet.py's folder: an existing base is "
             "used as it is, else one is created there (default: apps/NAME/base).",
         ),
@@ -214,6 +245,7 @@ def add_app(
         str | None,
         typer.Option(
             "--image-name",
+            metavar="NAME",
             help="The image of an existing base (--path) that --image sets, when it has "
             "several (on a terminal, add asks).",
         ),
@@ -263,57 +295,53 @@ def _asking(
         try:
             return attempt(extend, image_name)
         except scaffold.ProjectTooNarrow as refused:
-            if extend or not _on_a_terminal():
+            if extend or not on_a_terminal():
                 raise
             if not typer.confirm(f"{refused} -- {refused.question}", default=False):
                 raise
             extend = True
         except scaffold.ImageNameNeeded as needed:
-            if not _on_a_terminal():
+            if not on_a_terminal():
                 raise
-            image_name = _choose(f"Which image of {needed.base} does --image set?", needed.choices)
-
-
-def _on_a_terminal() -> bool:
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def _choose(question: str, choices: list[str]) -> str:
-    """One of ``choices``, asked for by number or name until the answer is one."""
-    listed = "".join(f"\n  {number}. {choice}" for number, choice in enumerate(choices, 1))
-    while True:
-        answer = str(typer.prompt(f"{question}{listed}\nnumber or name")).strip()
-        if answer in choices:
-            return answer
-        if answer.isdigit() and 1 <= int(answer) <= len(choices):
-            return choices[int(answer) - 1]
-        typer.echo(f"{answer!r} is none of them")
+            image_name = choose(f"Which image of {needed.base} does --image set?", needed.choices)
 
 
 @add_group.command("env")
 def add_env(
-    name: Annotated[str, typer.Argument(help="The new environment's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new environment's name.")],
     after: Annotated[
         str | None,
         typer.Option(
             "--after",
+            metavar="ENV",
             help="The environment it goes after (default: last).",
             autocompletion=names_of("environment"),
+        ),
+    ] = None,
+    sync: Annotated[
+        str | None,
+        typer.Option(
+            "--sync",
+            metavar="auto|manual",
+            help="auto: every merged change deploys (SyncPolicy(automated=True, prune=True)); "
+            "manual: nothing deploys until synced by hand (on Flux, every object is suspended). "
+            "On a terminal, add asks (default auto); else auto.",
+            autocompletion=syncs,
         ),
     ] = None,
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,
 ) -> None:
-    """Add Environment(name=NAME) to fleet.py (after --after ENV), rebuild output/."""
+    """Add Environment(name=NAME, sync=SyncPolicy(...)) to fleet.py (after --after ENV), rebuild
+    output/."""
     from fleetgen import scaffold
 
-    added = _run(
-        lambda: scaffold.add_env(
-            spec, scaffold.EnvRequest(name, after), dry_run=dry_run, out=folder(out, "--out")
-        ),
-        scaffolding=True,
-    )
+    def added_() -> scaffold.Added:
+        request = scaffold.EnvRequest(name, after, sync or asked_sync(name))
+        return scaffold.add_env(spec, request, dry_run=dry_run, out=folder(out, "--out"))
+
+    added = _run(added_, scaffolding=True)
     _report_added(added, f"environment {name}")
     if added.written:
         typer.echo(
@@ -323,11 +351,14 @@ def add_env(
 
 @add_group.command("engine")
 def add_engine(
-    engine: Annotated[str, typer.Argument(help="argocd or flux.", autocompletion=engines)],
+    engine: Annotated[
+        str, typer.Argument(metavar="argocd|flux", help="argocd or flux.", autocompletion=engines)
+    ],
     envs: Annotated[
         list[str] | None,
         typer.Option(
             "--envs",
+            metavar="ENV",
             help="An environment whose placements the engine takes over (repeatable).",
             autocompletion=names_of("environment"),
         ),
@@ -364,14 +395,18 @@ def add_engine(
 
 @add_group.command("project")
 def add_project(
-    name: Annotated[str, typer.Argument(help="The new project's name.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The new project's name.")],
     namespace: Annotated[
         list[str],
         typer.Option(
-            "--namespace", help="A namespace (or glob) its apps may deploy into (repeatable)."
+            "--namespace",
+            metavar="NS",
+            help="A namespace (or glob) its apps may deploy into (repeatable).",
         ),
     ],
-    description: Annotated[str, typer.Option("--description", help="What it is for.")] = "",
+    description: Annotated[
+        str, typer.Option("--description", metavar="TEXT", help="What it is for.")
+    ] = "",
     spec: SpecOption = Path("fleet.py"),
     out: OutOption = None,
     dry_run: DryRunOption = False,

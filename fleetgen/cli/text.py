@@ -40,6 +40,8 @@ def print_build(result: BuildResult) -> int:
             f"{shown(result.out_dir / path)}: warning: this generated file was edited "
             "by hand; the edit is overwritten (change fleet.py instead)"
         )
+    for finding in result.applied:
+        err(f"{shown(result.out_dir / finding.path)}: warning: {finding.detail}")
     print(
         f"{shown(result.out_dir)}: {len(report.written)} written, "
         f"{report.unchanged} unchanged, {len(report.deleted)} deleted "

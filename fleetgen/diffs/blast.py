@@ -215,7 +215,7 @@ def derived_applications(
     servers = {cluster.name: cluster.server for cluster in fleet.clusters}
     templates: dict[str, AppSource] = {}  # ApplicationSet -> its template's fixed source fields
     derived = {}
-    for app_name, cluster, env, overlay, engine, destination in placements.rows:
+    for app_name, cluster, env, overlay, engine, destination, _ in placements.rows:
         instance = instances[env]
         file = f"{instance.directory}/applicationsets/{app_name}.yaml"
         if engine != "argocd" or file not in files:

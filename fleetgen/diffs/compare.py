@@ -399,6 +399,7 @@ def _moves(
                 head.engine[app, cluster],
                 "deleted" if deleted else "orphaned",
                 where.production,
+                (app, cluster) in head.suspended,
             )
         )
     return moves, kept

@@ -47,6 +47,7 @@ class Facts:
     engine: Mapping[Pair, str] = field(default_factory=dict)  # placement -> its engine
     # placement -> the namespace it deploys into (None: its manifests say)
     namespace: Mapping[Pair, str | None] = field(default_factory=dict)
+    suspended: frozenset[Pair] = frozenset()  # placements Flux holds suspended
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
     app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     cluster_apps: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -63,9 +64,12 @@ class Facts:
         overlay_of: dict[Pair, str] = {}
         engine: dict[Pair, str] = {}
         namespace: dict[Pair, str | None] = {}
-        for app, cluster, _, overlay, engine_name, placed_in in placements.rows:
+        suspended: set[Pair] = set()
+        for app, cluster, _, overlay, engine_name, placed_in, held in placements.rows:
             pair = (app, cluster)
             overlay_of[pair], engine[pair], namespace[pair] = overlay, engine_name, placed_in
+            if held:
+                suspended.add(pair)
             app_clusters.setdefault(app, set()).add(cluster)
             cluster_apps.setdefault(cluster, set()).add(app)
             for path in (overlay, builds_on.get(overlay)):
@@ -89,6 +93,7 @@ class Facts:
             builds_on=builds_on,
             engine=engine,
             namespace=namespace,
+            suspended=frozenset(suspended),
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},

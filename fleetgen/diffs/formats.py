@@ -23,6 +23,7 @@ from fleetgen.diffs.blast import Change, Where
 from fleetgen.diffs.objects import Field
 from fleetgen.diffs.report import Deletion, Move, Rename, Report, section
 from fleetgen.emit import pictures
+from fleetgen.resolver.plan import SUSPENDED
 from fleetgen.util import templating
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub refuses comments over 65,536 characters
@@ -181,7 +182,10 @@ def _rename(rename: Rename) -> str:
 
 
 def _fate(move: Move) -> str:
-    """What happens to a moved placement's workloads."""
+    """What happens to a moved placement's workloads (a suspended target takes none of them)."""
+    if move.suspended:
+        left = "deletes" if move.workloads == "deleted" else "orphans"
+        return f"{move.old} {left} the workloads; {move.new} is {SUSPENDED}"
     if move.workloads == "deleted":
         return (
             f"{move.old} deletes the workloads before {move.new} recreates them "

@@ -11,7 +11,8 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
      "production": {same keys},  # the part of "touched" in production environments
      "placements": {"added": [{"app", "cluster", "env"}], "removed": [...],
                     "moved": [{"app", "cluster", "env", "from": "argocd" | "flux", "to": …,
-                               "workloads": "orphaned" | "deleted", "production"}]},
+                               "workloads": "orphaned" | "deleted", "production",
+                               "suspended": bool}]},
      "deletions": [{"source", "op": "removed", "kind", "group", "name", "namespace",
                     "cluster", "clusters", "app", "apps", "environments", "production", "file",
                     "engine": "argocd" | "flux",
@@ -44,14 +45,15 @@ cannot finish because the same change removes what it needs (a note says what an
 placement that changes engine is ``moved``, not deleted: the old engine's objects that
 act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
 move's ``workloads`` says what the old engine does to the workloads: ``orphaned`` (the new engine
-adopts them) or ``deleted`` (the new engine recreates them). ``charts`` lists, for chart apps
-placed at both refs, each chart version change per app and environment and each changed value
-path of the merged values (``fleetgen.diffs.charts``); ``old_set``/``new_set`` tell an unset value
-from a null one. With ``--render``, chart apps' rendered objects are ``rendered`` changes too
-(``file``: the chart template, or the chart archive of a chart from a repository), and
-``not_rendered`` counts the chart placements that could not be rendered at a ref (a chart from a
-repository without ``--charts``), which are therefore not compared
-(``fleetgen.diffs.rendercharts``).
+adopts them) or ``deleted`` (the new engine recreates them); ``suspended`` when the new engine
+is Flux holding the placement suspended (a manual sync), which adopts nothing yet. ``charts``
+lists, for chart apps placed at both refs, each chart version change per app and environment
+and each changed value path of the merged values (``fleetgen.diffs.charts``);
+``old_set``/``new_set`` tell an unset value from a null one. With ``--render``, chart apps'
+rendered objects are ``rendered`` changes too (``file``: the chart template, or the chart
+archive of a chart from a repository), and ``not_rendered`` counts the chart placements that
+could not be rendered at a ref (a chart from a repository without ``--charts``), which are
+therefore not compared (``fleetgen.diffs.rendercharts``).
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ class Move:
     """One placement whose engine changes; the workloads stay unless the old engine deletes them.
 
     ``workloads``: what the old engine does with them, ``orphaned`` (the new engine adopts
-    them) or ``deleted`` (the new engine recreates them).
+    them) or ``deleted`` (the new engine recreates them); ``suspended``: the new engine is Flux
+    and holds the placement suspended (a manual sync), so it adopts or recreates nothing yet.
     """
 
     app: str
@@ -121,6 +124,7 @@ class Move:
     new: str
     workloads: str
     production: bool
+    suspended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +219,10 @@ class MovedJSON(_Contract):
     to: Literal["argocd", "flux"]
     workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
     production: bool
+    suspended: bool = Field(
+        description="the new engine is Flux and the placement's sync is manual: suspended, it "
+        "adopts or recreates nothing until fleet.py sets its sync to automated"
+    )
 
 
 class Placements(_Contract):
@@ -376,6 +384,7 @@ def _moved(move: Move) -> MovedJSON:
             "to": move.new,
             "workloads": move.workloads,
             "production": move.production,
+            "suspended": move.suspended,
         }
     )
 

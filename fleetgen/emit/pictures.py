@@ -89,13 +89,17 @@ def touched(views: Iterable[EnvView], clusters: Collection[str]) -> list[EnvView
 
 def environments(views: Sequence[EnvView], engines: Mapping[str, str]) -> str:
     """A flowchart of each environment and its clusters with the engine(s) each runs
-    (``engines``: cluster -> engine names as shown); "" without environments."""
+    (``engines``: cluster -> engine names as shown), each environment linked to the next in
+    promotion order, the order of ``Fleet(environments=...)`` that ``versions`` and ``promote``
+    read (dev → staging → prod) by a dotted "promote" arrow; "" without environments."""
     lines = []
     for e, view in enumerate(views, 1):
         env = f"e{e}"
         lines.append(f"  {env}{_node([_env_title(view)], view.production)}")
         for g, text in enumerate(_cluster_nodes(view, engines), 1):
             lines.append(f"  {env} --> {env}c{g}{_node(text, view.production)}")
+    ids = [f"e{e}" for e in range(1, len(views) + 1)]
+    lines += [f"  {a} -. promote .-> {b}" for a, b in pairwise(ids)]
     return _chart(lines, views)
 
 

@@ -35,7 +35,14 @@ from fleetgen.model import (
 from fleetgen.pipeline.api import compile_spec
 from fleetgen.resolver.layering import cascade_delete
 from fleetgen.resolver.notify import explained
-from fleetgen.resolver.plan import ChartSource, Placement, Plan, Settings, remote_path
+from fleetgen.resolver.plan import (
+    SUSPENDED,
+    ChartSource,
+    Placement,
+    Plan,
+    Settings,
+    remote_path,
+)
 from fleetgen.resolver.timing import TIMING_FIELDS, flux_timing, helm_retries
 from fleetgen.resolver.values import value_path
 from fleetgen.rules.flux import gate_name, wrapper_name
@@ -67,6 +74,7 @@ class PlacementView:
     wave: int | None
     overlay: str
     values: tuple[Value, ...]
+    suspended: bool = False  # Flux holds it suspended: its sync is manual (`SUSPENDED`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +145,21 @@ def explain_plan(plan: Plan, name: str | None = None) -> Explanation:
         return Explanation((apps[name],), ())
     if name in clusters:
         return Explanation((), (clusters[name],))
-    close = difflib.get_close_matches(name, [*apps, *clusters], n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
     raise UnknownName(
-        f"{name!r} is neither an app nor a cluster of fleet {plan.fleet.name!r}{hint}"
+        f"{name!r} is neither an app nor a cluster of fleet {plan.fleet.name!r}"
+        + _close_names(name, [*apps, *clusters])
     )
+
+
+def _close_names(name: str, names: Sequence[str], shown: int = 5) -> str:
+    """What to say of the names close to ``name``: the closest few ("did you mean"), else the
+    first names of the fleet (sorted), so the user sees what there is."""
+    close = difflib.get_close_matches(name, names, n=3)
+    if close:
+        return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
+    known = sorted(names)
+    more = f" and {len(known) - shown} more" if len(known) > shown else ""
+    return f" (it has {', '.join(known[:shown])}{more})" if known else " (it has none)"
 
 
 def placement_view(plan: Plan, placement: Placement) -> PlacementView:
@@ -181,6 +199,7 @@ def placement_view(plan: Plan, placement: Placement) -> PlacementView:
         placement.wave,
         source_text(placement),
         tuple(_resolved(value, placement) for value in found),
+        placement.suspended,
     )
 
 
@@ -418,14 +437,19 @@ def _cluster_text(view: ClusterView) -> str:
         f"  rollout: {rollout}",
         f"  apps ({len(view.apps)}):",
     ]
-    rows = [(p.app, p.engine + (f" wave {p.wave}" if p.wave else ""), p.overlay) for p in view.apps]
+    rows = [(p.app, _engine_text(p), p.overlay) for p in view.apps]
     lines += _table(rows, "    ")
+    suspended = [p.app for p in view.apps if p.suspended]
+    if suspended:
+        lines.append(f"  {', '.join(suspended)}: {SUSPENDED}")
     return "\n".join(lines) + "\n"
 
 
 def _app_text(view: AppView) -> str:
     clusters = ", ".join(
-        f"{p.cluster} ({p.env}, {p.engine}" + (f", wave {p.wave})" if p.wave else ")")
+        f"{p.cluster} ({p.env}, {p.engine}"
+        + (", suspended" if p.suspended else "")
+        + (f", wave {p.wave})" if p.wave else ")")
         for p in view.placements
     )
     source = view.path if view.path.startswith(("chart ", PLAIN, LAYERED)) else f"base {view.path}"
@@ -440,14 +464,23 @@ def _app_text(view: AppView) -> str:
     ]
     if view.depends_on:
         lines.append(f"  depends on: {', '.join(view.depends_on)}")
-    by_overlay: dict[tuple[str, str], list[PlacementView]] = {}
+    by_overlay: dict[tuple[str, str, bool], list[PlacementView]] = {}
     for placement in view.placements:  # a chart app's clusters share a chart, not its values
         values = json.dumps([asdict(value) for value in placement.values])
-        by_overlay.setdefault((placement.overlay, values), []).append(placement)
-    for (overlay, _), group in by_overlay.items():
+        key = (placement.overlay, values, placement.suspended)
+        by_overlay.setdefault(key, []).append(placement)
+    for (overlay, _, suspended), group in by_overlay.items():
         lines.append(f"  {', '.join(p.cluster for p in group)} — {overlay}")
+        if suspended:
+            lines.append(f"    {SUSPENDED}")
         lines += _table([(v.key, v.layer, _shown(v.value)) for v in group[0].values], "    ")
     return "\n".join(lines) + "\n"
+
+
+def _engine_text(view: PlacementView) -> str:
+    """``flux``, ``flux (suspended)``, ``argocd wave 2``."""
+    suspended = " (suspended)" if view.suspended else ""
+    return view.engine + suspended + (f" wave {view.wave}" if view.wave else "")
 
 
 def _shown(value: Any) -> str:

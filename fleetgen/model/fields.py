@@ -243,17 +243,34 @@ def ca_bundle(text: str) -> str:
     return base64.b64encode(text.encode("ascii") + b"\n").decode("ascii")
 
 
-def placeholder_note(url: str) -> str | None:
-    """Why ``url`` cannot be the repository the engines read, when it is a placeholder: its
-    host is under ``.invalid``, the domain that never resolves (RFC 2606), as in the repo
-    `fleetgen init` writes when it finds no Git remote; None otherwise."""
+def is_placeholder(url: str) -> bool:
+    """Whether ``url``'s host is under ``.invalid``, the domain that never resolves (RFC 2606),
+    as in the repo and the cluster server `fleetgen init` writes until they are known."""
     host = (urlsplit(url).hostname or "").rstrip(".")
-    if host != "invalid" and not host.endswith(".invalid"):
+    return host == "invalid" or host.endswith(".invalid")
+
+
+def placeholder_note(url: str) -> str | None:
+    """Why ``url`` cannot be the repository the engines read, when it is a placeholder
+    (`is_placeholder`); None otherwise."""
+    if not is_placeholder(url):
         return None
     return (
         f"repo {url} is a placeholder (a .invalid host never resolves), so neither Argo CD "
         "nor Flux can fetch this repository: set it to the https:// or ssh:// URL they read "
         "it from"
+    )
+
+
+def server_placeholder_note(cluster: str, server: str) -> str | None:
+    """Why ``server`` cannot be the API server of ``cluster``, when it is a placeholder
+    (`is_placeholder`); None otherwise."""
+    if not is_placeholder(server):
+        return None
+    return (
+        f"cluster {cluster!r}: server {server} is a placeholder (a .invalid host never "
+        "resolves), so no engine can reach the cluster by it: set it to the cluster's API "
+        "server URL"
     )
 
 

@@ -12,7 +12,7 @@ tree that provably still holds that build is done without compiling. The command
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,12 +57,15 @@ class BuildResult:
         warnings: What the spec asks for that an engine cannot fully honour.
         placements: How many (app, cluster) placements the spec has.
         report: What the writer did: files written, unchanged and deleted.
+        applied: The manifests a controller applies from the output folder that fleetgen did
+            not write (`fleetgen.write.applied`), as ``check`` names them.
     """
 
     out_dir: Path
     warnings: list[Problem]
     placements: int
     report: writer.WriteReport
+    applied: list[writer.Finding] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +178,8 @@ class _Proof:
     def built(self, done: CompileRecord) -> BuildResult:
         """What ``build`` reports of the tree that holds ``done``: nothing written."""
         report = writer.WriteReport([], len(done.files), [], [])
-        return BuildResult(self.out_dir, done.warnings, done.placements, report)
+        applied = writer.applied_findings(self.out_dir, done.files)
+        return BuildResult(self.out_dir, done.warnings, done.placements, report, applied)
 
     def checked(self, done: CompileRecord) -> CheckResult:
         """What ``check`` reports of the tree that holds ``done``: only the manifests a
@@ -230,7 +234,8 @@ def build(
         {path: stat for path, stat in proven.items() if path not in written},
     )
     memo.store(emitted, Placements.of(compiled.plan))
-    return BuildResult(out_dir, compiled.warnings, compiled.placements, report)
+    applied = writer.applied_findings(out_dir, compiled.rendered)
+    return BuildResult(out_dir, compiled.warnings, compiled.placements, report, applied)
 
 
 def recorded(spec: Path) -> tuple[BuildResult, CheckResult] | None:

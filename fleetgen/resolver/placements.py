@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fleetgen.resolver.plan import Plan
 
-# one placement: app, cluster, env, overlay, engine, namespace (None: App(namespace=None))
-Row = tuple[str, str, str, str, str, str | None]
+# one placement: app, cluster, env, overlay, engine, namespace (None: App(namespace=None)),
+# whether Flux holds it suspended (`Placement.suspended`)
+Row = tuple[str, str, str, str, str, str | None, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,8 @@ class Placements:
         """The placements of ``plan``."""
         return cls(
             tuple(
-                (p.app, p.cluster, p.env, p.overlay, p.engine, p.namespace) for p in plan.placements
+                (p.app, p.cluster, p.env, p.overlay, p.engine, p.namespace, p.suspended)
+                for p in plan.placements
             ),
             {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays},
         )

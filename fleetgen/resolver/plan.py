@@ -30,6 +30,9 @@ from fleetgen.resolver.notify import Notices
 from fleetgen.resolver.values import filled, filled_values, vars_in
 from fleetgen.rules.chartversions import is_range
 
+# What build, explain, the fleet map and diff say of a suspended placement (`Placement.suspended`).
+SUSPENDED = "suspended: nothing deploys until its sync is set to automated in fleet.py"
+
 
 @dataclass(frozen=True, slots=True)
 class ImageRef:
@@ -273,6 +276,12 @@ class Placement:
         `ClusterVar` filled in by resolve); None for an App(namespace=None), whose manifests say
         where things go."""
         return self.settings.filled_namespace()
+
+    @property
+    def suspended(self) -> bool:
+        """Whether Flux reconciles it and its sync is manual: its Kustomization or HelmRelease
+        gets ``suspend: true``, so nothing of it deploys (`SUSPENDED`)."""
+        return self.engine == "flux" and not self.settings.sync.automated
 
     @property
     def reads_fleet_repo(self) -> bool:

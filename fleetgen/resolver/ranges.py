@@ -93,13 +93,23 @@ def _written(fleet: Fleet, app: App, placement: Placement) -> Spec:
 def warnings(plan: Plan) -> list[Problem]:
     """One warning per range an app follows and does not waive, with the environments where
     ``chart-range`` reports it; one per OCI range with build metadata."""
+    problems = []
+    for group in _groups(plan):
+        problems += _unpinned(group) + _metadata(group[0])
+    return problems
+
+
+def unpinned(plan: Plan) -> list[Problem]:
+    """The warnings of `warnings` that ``validate`` reports as ``chart-range`` findings."""
+    return [problem for group in _groups(plan) for problem in _unpinned(group)]
+
+
+def _groups(plan: Plan) -> list[list[RangeUse]]:
+    """The ranges the Plan follows, by app and the spec object that writes them."""
     found: dict[tuple[str, int], list[RangeUse]] = {}
     for use in uses(plan):
         found.setdefault((use.app.name, id(use.written)), []).append(use)
-    problems = []
-    for group in found.values():
-        problems += _unpinned(group) + _metadata(group[0])
-    return problems
+    return list(found.values())
 
 
 def _unpinned(group: Sequence[RangeUse]) -> list[Problem]:

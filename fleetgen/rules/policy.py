@@ -3,13 +3,14 @@
 Rules with a ``check`` run on every rendered object (``validate --render``); a check yields
 ``(field path, message)`` per violation. The others name findings that validate makes across
 objects (schemas, ownership, contracts) or of the spec itself (``chart-range``,
-``placeholder-repo``); some of them can be configured (`_CONFIGURABLE_OTHERS`). ``Policy(rules={id:
-severity})`` at ``Fleet`` and ``Environment`` level sets the severity of configurable rules
-(the environment's wins), ``App(waivers=[Waiver(rule, reason)])`` silences one rule for one app.
-The secret rules (``secret``: one per format of `fleetgen.rules.secrets`, plain-secret among them)
-are always errors: no Policy changes them, a Waiver silences one for one app's base files and
-rendered objects (never for fleet.py). Pure functions over plain dicts: nothing here imports the
-rest of fleetgen but the secret formats' table.
+``placeholder-repo``, ``spec-warning``: build's warnings); some of them can be configured
+(`_CONFIGURABLE_OTHERS`). ``Policy(rules={id: severity})`` at ``Fleet`` and ``Environment``
+level sets the severity of configurable rules (the environment's wins),
+``App(waivers=[Waiver(rule, reason)])`` silences one rule for one app. The secret rules
+(``secret``: one per format of `fleetgen.rules.secrets`, plain-secret among them) are always
+errors: no Policy changes them, a Waiver silences one for one app's base files and rendered
+objects (never for fleet.py). Pure functions over plain dicts: nothing here imports the rest of
+fleetgen but the secret formats' table.
 """
 
 from __future__ import annotations
@@ -376,6 +377,12 @@ RULES: tuple[Rule, ...] = (
         "warning",
         "the fleet's repo is a placeholder (a .invalid host) the engines cannot fetch",
         "set Fleet(repo=...) to the https:// or ssh:// URL the engines read this repository from",
+    ),
+    Rule(
+        "spec-warning",
+        "warning",
+        "what the spec asks for that an engine cannot fully honour, as `fleetgen build` warns",
+        "follow the advice in the message (each build prints it too)",
     ),
     Rule(
         "unused-waiver",

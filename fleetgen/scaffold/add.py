@@ -26,6 +26,7 @@ from fleetgen.scaffold.requests import (
     EnvRequest,
     ProjectRequest,
     check_engine,
+    check_sync,
 )
 from fleetgen.scaffold.snippets import (
     app_base,
@@ -33,6 +34,7 @@ from fleetgen.scaffold.snippets import (
     base_files,
     chart_call,
     cluster_snippet,
+    env_snippet,
 )
 from fleetgen.util.templating import py_literal, render
 from fleetgen.version import VERSION
@@ -196,20 +198,19 @@ def _refused_chart_repo(fleet: Fleet, project: Project | None, request: AppReque
 def add_env(
     spec: Path, request: EnvRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
-    """Insert ``Environment(name=...)`` at the end of the environments, or after ``after``."""
+    """Insert ``Environment(name=..., sync=SyncPolicy(...))`` at the end of the environments, or
+    after ``after``."""
     spec = spec.resolve()
+    snippet, names = env_snippet(request.name, check_sync(request.sync))
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.environments, "environment", request.name)
     if request.after is not None and request.after not in {e.name for e in fleet.environments}:
         known = ", ".join(e.name for e in fleet.environments) or "none"
         raise UsageError(f"--after {request.after!r}: no such environment (known: {known})")
-    snippet = render("snippets/env.py.j2", name=request.name).rstrip("\n")
     return edit_validated(
         spec,
         "the new environments entry",
-        lambda source: edit.insert(
-            source, "environments", snippet, ["Environment"], after=request.after
-        ),
+        lambda source: edit.insert(source, "environments", snippet, names, after=request.after),
         {},
         lambda p: p.env == request.name,
         dry_run,

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from fleetgen.errors import UsageError
 from fleetgen.inputs.load import load_source
-from fleetgen.model.fields import to_dns_label
+from fleetgen.inputs.scan import message
+from fleetgen.model.fields import server_placeholder_note, to_dns_label
 from fleetgen.pipeline import api
+from fleetgen.rules.secrets import find
 from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
@@ -17,6 +19,9 @@ from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluste
 from fleetgen.util.templating import render
 from fleetgen.version import SOURCE_REPO, VERSION
 from fleetgen.write.journal import atomic_write
+
+# The one cluster init writes, in environment dev: its name and placeholder server.
+_CLUSTER = ("dev-1", remote.PLACEHOLDER_SERVER.format(cluster="dev-1"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +59,9 @@ def init(
     name = name or to_dns_label(directory.resolve().name, "fleet")
     warnings: list[str] = []
     placeholder = None
-    if repo is None:
+    if repo is not None:
+        _no_credentials(repo)
+    else:
         found = remote.origin(directory)
         if found.url is None:
             placeholder = (
@@ -65,6 +72,7 @@ def init(
         repo = found.url or remote.PLACEHOLDER_REPO.format(name=name)
     adopted = adopting(directory)
     files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted)
+    warnings.append(server_placeholder_note(*_CLUSTER) or "")
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
     written = {path: text for path, (text, _) in planned.items() if text is not None}
@@ -85,6 +93,17 @@ def init(
         tuple(warning for warning in warnings if warning),
         adopted,
     )
+
+
+def _no_credentials(repo: str) -> None:
+    """Refuse a ``--repo`` URL holding a credential (a token, a password), naming the option and
+    never the credential: the engines read the repository's credentials from a secret store."""
+    found = find("repo", repo)
+    if found is not None:
+        raise UsageError(
+            f"--repo: {message(found)}: give the repository's URL without credentials (the "
+            "engines read those from a secret store, never from fleet.py)"
+        )
 
 
 def adopting(directory: Path) -> bool:
@@ -125,9 +144,7 @@ def init_files(
     """Every file ``init`` creates, by repo-relative path; ``demo``: with a demo app (a new
     repository) and its base."""
     env, app, project = "dev", "hello", "apps"
-    cluster, _ = cluster_snippet(
-        ClusterRequest(f"{env}-1", env, f"https://{env}-1.k8s.example.com:6443")
-    )
+    cluster, _ = cluster_snippet(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1]))
     app_text = (
         app_snippet(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))[0]
         if demo
@@ -155,6 +172,7 @@ def init_files(
             app=app_text,
             engine=engine,
             placeholder=placeholder,
+            server_placeholder=server_placeholder_note(*_CLUSTER),
             **context,
         ),
         "README.md": render("init/README.md.j2", **context),

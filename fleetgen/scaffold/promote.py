@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from fleetgen.emit import versions
 from fleetgen.emit.versions import Kind, Row, Version
@@ -16,6 +17,7 @@ from fleetgen.inputs.load import read_spec
 from fleetgen.model import App
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Plan
+from fleetgen.rules.chartversions import Version as Semver, strict
 from fleetgen.scaffold import branch as committing, edit
 from fleetgen.scaffold.add import Added, edit_validated
 from fleetgen.util.templating import Call, py_literal
@@ -31,6 +33,8 @@ class PromoteRequest:
         target: The environment whose per_env layer gets them (``--to``).
         all_apps: Every app that runs in both environments.
         cluster: The cluster of ``source`` to read the versions from where its clusters disagree.
+        allow_downgrade: Promote a version lower than the one the target runs (both exact
+            semver); else such a promotion is refused.
     """
 
     apps: tuple[str, ...]
@@ -38,6 +42,12 @@ class PromoteRequest:
     target: str
     all_apps: bool = False
     cluster: str | None = None
+    allow_downgrade: bool = False
+
+
+# How a promoted version compares with what the target ran: higher (or equal), lower, or
+# unknown where either side is no exact semver version (a digest, a range, a tag like latest).
+Order = Literal["up", "down", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +60,23 @@ class Step:
     name: str
     before: tuple[Version, ...]
     after: Version
+
+    @property
+    def order(self) -> Order:
+        """``down`` where the new version is lower than one the target ran, both exact semver
+        (Masterminds ``Version.Compare``, as the engines order chart versions); ``unknown`` where
+        either side is not exact; else ``up``."""
+        new, old = _semver(self.after), [_semver(version) for version in self.before]
+        if new is not None and any(o is not None and new.compare(o) < 0 for o in old):
+            return "down"
+        return "unknown" if new is None or None in old else "up"
+
+
+def _semver(version: Version) -> Semver | None:
+    """The exact semver version of a tag or chart version (no digest, no range), else None."""
+    if version.digest or version.range or not version.tag:
+        return None
+    return strict(version.tag)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +128,8 @@ def promote(
     table = versions.rows(plan, apps)
     source = read_spec(spec)
     edited, steps = _written(spec, source, request.target, _all_steps(plan, request, table))
+    if not request.allow_downgrade:
+        _refuse_downgrades(plan, request, steps)
     versioned = {row.app for row in table}
     unversioned = tuple(app for app in apps if app not in versioned)
     current = tuple(
@@ -146,6 +175,29 @@ def _all_steps(plan: Plan, request: PromoteRequest, table: Sequence[Row]) -> lis
     if problems:
         raise SpecError(in_order(problems))
     return steps
+
+
+def _refuse_downgrades(plan: Plan, request: PromoteRequest, steps: Sequence[Step]) -> None:
+    """SpecError with a problem per app whose promotion lowers an exact semver version the
+    target runs (`Step.order`), at the App."""
+    problems = [
+        at(
+            _app(plan, step.app),
+            f"app {step.app!r}: promoting {step.kind} {step.name!r} from {request.source} to "
+            f"{request.target} is a downgrade ({_change(step)}); pass --allow-downgrade to "
+            "promote it anyway",
+            plan.fleet,
+        )
+        for step in steps
+        if step.order == "down"
+    ]
+    if problems:
+        raise SpecError(in_order(problems))
+
+
+def _change(step: Step) -> str:
+    """``1.5.0 → 1.4.0``: what the target ran → what it gets."""
+    return f"{', '.join(v.text for v in step.before)} → {step.after.text}"
 
 
 def _written(spec: Path, source: str, env: str, steps: Sequence[Step]) -> tuple[str, list[Step]]:
@@ -290,6 +342,13 @@ def _reach(plan: Plan, env: str, steps: Sequence[Step]) -> tuple[Reach, ...]:
     return tuple(found)
 
 
+_ORDER_NOTES: dict[Order, str] = {
+    "up": "",
+    "down": " (downgrade)",
+    "unknown": " (order unknown: not both exact semver versions)",
+}
+
+
 def summary(promoted: Promoted) -> str:
     """The promotion as text: a title line, then per app each version from → to and the
     clusters it reaches in rollout order, the apps already promoted and the blast radius. The
@@ -301,8 +360,7 @@ def summary(promoted: Promoted) -> str:
     for reach in promoted.reach:
         lines.append(f"{reach.app}:")
         lines += [
-            f"  {step.kind} {step.name}: {', '.join(v.text for v in step.before)} → "
-            f"{step.after.text}"
+            f"  {step.kind} {step.name}: {_change(step)}{_ORDER_NOTES[step.order]}"
             for step in promoted.steps
             if step.app == reach.app
         ]

@@ -21,6 +21,8 @@ _HTTPS = re.compile(r"https://(?:(?P<userinfo>[^@/\s]+)@)?(?P<rest>[^\s@]+)")
 # Until the repo is known (init, import): a .invalid host never resolves, and build and validate
 # warn about it.
 PLACEHOLDER_REPO = "https://placeholder.invalid/{name}.git"
+# The API server of the cluster init writes, until the user sets it: as the repo, never resolves.
+PLACEHOLDER_SERVER = "https://{cluster}.placeholder.invalid:6443"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from fleetgen.errors import UsageError
 from fleetgen.model.fields import ca_bundle
 
 ENGINES = ("argocd", "flux")
+SYNCS = ("auto", "manual")  # add env --sync: automated (and pruning), or every sync by hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +81,14 @@ class EnvRequest:
         name: The new environment's name.
         after: The environment it goes after (order matters to the fleet map and diff); None:
             last.
+        sync: auto (``SyncPolicy(automated=True, prune=True)``: every merged change deploys)
+            or manual (``SyncPolicy(automated=False)``: Argo CD syncs when asked, Flux suspends
+            every object).
     """
 
     name: str
     after: str | None = None
+    sync: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +138,13 @@ def check_engine(engine: str) -> str:
     if engine not in ENGINES:
         raise UsageError(f"--engine {engine!r}: use {' or '.join(ENGINES)}")
     return engine
+
+
+def check_sync(sync: str) -> str:
+    """``--sync``: one of SYNCS."""
+    if sync not in SYNCS:
+        raise UsageError(f"--sync {sync!r}: use {' or '.join(SYNCS)}")
+    return sync
 
 
 def read_ca_data(path: Path) -> str:

@@ -58,6 +58,18 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     return text.rstrip("\n"), ["Cluster", *names]
 
 
+def env_snippet(name: str, sync: str) -> tuple[str, list[str]]:
+    """The ``Environment(...)`` text with its explicit sync policy (`EnvRequest.sync`) and the
+    fleetgen names it uses."""
+    policy = (
+        Call("SyncPolicy", {"automated": True, "prune": True})
+        if sync == "auto"
+        else Call("SyncPolicy", {"automated": False})
+    )
+    text = render("snippets/env.py.j2", name=name, sync=policy)
+    return text.rstrip("\n"), ["Environment", "SyncPolicy"]
+
+
 def image_call(reference: str, name: str) -> Call:
     """``Image(...)`` pointing the base's image ``name`` at ``reference`` (repo[:tag][@digest])."""
     match = _IMAGE.fullmatch(reference)

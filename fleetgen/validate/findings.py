@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from fleetgen.errors import HasOrigin
+from fleetgen.errors import HasOrigin, Problem
 from fleetgen.inputs import scan
 from fleetgen.inputs.workspace import Workspace
 from fleetgen.manifests.yamlio import document_nodes, load_all, node_line
@@ -50,6 +50,13 @@ class _Locator:
         if not file:
             return None
         return Location(path=Path(os.path.relpath(file, self.root)).as_posix(), line=line or None)
+
+    def problem(self, problem: Problem) -> Location | None:
+        """Where a Problem of the spec is, as ``spec`` says it."""
+        if not problem.file:
+            return None
+        path = Path(os.path.relpath(problem.file, self.root)).as_posix()
+        return Location(path=path, line=problem.line or None)
 
     def _read(self, path: str) -> bytes:
         inside = path.removeprefix(self.prefix + "/")
@@ -165,6 +172,19 @@ def _placeholders(fleet: Fleet, locate: _Locator) -> Iterator[Finding]:
     note = placeholder_note(fleet.repo)
     if note:
         yield rendered.finding("placeholder-repo", "warning", note, location=locate.spec(fleet))
+
+
+def _spec_warnings(compiled: api.Compiled, locate: _Locator) -> Iterator[Finding]:
+    """The warnings ``build`` prints of the spec (`api.Compiled.warnings`), each a
+    ``spec-warning`` at its line, but those reported under a rule of their own:
+    ``placeholder-repo`` and ``chart-range`` (`_placeholders`, `_chart_ranges`)."""
+    plan = compiled.plan
+    covered = {*ranges.unpinned(plan), placeholder_note(plan.fleet.repo)}
+    for problem in compiled.warnings:
+        if problem not in covered and problem.message not in covered:
+            yield rendered.finding(
+                "spec-warning", "warning", problem.message, location=locate.problem(problem)
+            )
 
 
 def _chart_ranges(plan: Plan, locate: _Locator) -> Iterator[Finding]:

@@ -29,6 +29,7 @@ from fleetgen.validate.findings import (
     _merge,
     _order,
     _placeholders,
+    _spec_warnings,
     _waive,
 )
 from fleetgen.validate.kubernetes import KubernetesSchemas, UnknownVersion, built_in
@@ -117,6 +118,7 @@ def check(
     findings.extend(_contracts(compiled.plan, emitted, locate))
     findings.extend(_placeholders(fleet, locate))
     findings.extend(_chart_ranges(compiled.plan, locate))
+    findings.extend(_spec_warnings(compiled, locate))
     builds, chart_counts, rendered_checked = None, None, 0
     if not render:  # rendered, the objects of the bases are checked as kustomize builds them
         findings.extend(_base_secrets(fleet, compiled.loaded.workspace))

@@ -638,6 +638,7 @@ def test_an_engine_change_is_a_move_not_a_deletion(repo: Path) -> None:
             "to": "argocd",
             "workloads": "orphaned",
             "production": True,
+            "suspended": False,
         }
         for app in ("api", "web")
     ]
@@ -677,6 +678,28 @@ def test_a_cluster_moving_off_argocd_takes_its_registration_along(repo: Path) ->
         ("Application", "web-prod-a"),
         ("ExternalSecret", "cluster-prod-a"),
     } <= removed
+
+
+def test_a_move_to_a_suspended_flux_placement_never_says_adopts(repo: Path) -> None:
+    """prod-a from Argo CD to Flux in a prod whose sync turns manual: Flux gets the placements
+    suspended (kustomize-controller's ``KustomizationReconciler.Reconcile`` returns before
+    applying while ``spec.suspend`` is true), so the diff says they are suspended, not that Flux
+    adopts the workloads (issue #39)."""
+    manual = 'Environment(name="prod", engine="argocd", sync=SyncPolicy(automated=False))'
+    edit(repo / "fleet.py", manual.replace("False", "True"), manual)
+    commit(repo, "prod manual")
+    edit(repo / "fleet.py", PROD_A, PROD_A + ' engine="flux",')
+    report = fleetgen.diff(repo / "fleet.py")
+    assert [(m["app"], m["suspended"]) for m in report.to_json()["placements"]["moved"]] == [
+        ("api", True),
+        ("web", True),
+    ]
+    text, markdown = formats.text(report), formats.markdown(report)
+    assert "adopts" not in text and "adopts" not in markdown
+    assert (
+        "  ~ api on prod-a (prod): argocd → flux; argocd orphans the workloads; flux is "
+        "suspended: nothing deploys until its sync is set to automated in fleet.py"
+    ) in text
 
 
 def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path) -> None:

@@ -128,8 +128,9 @@ def test_unplaced_cells_and_free_text_cannot_break_the_tables(tmp_path: Path) ->
     assert "No app runs in dev (dev-1)." in text
     assert table(text, "### prod (production)") == [
         ["app", "prod-a", "prod-b"],
-        ["web", "flux", "·"],
+        ["web", "flux (suspended)", "·"],
     ]
+    assert "The Flux placements of web are suspended: nothing deploys until" in text
     assert table(text, "## Project boundaries")[1][0] == "web: a \\| b &lt;i>"
     # labels by key ignoring case, as the map always listed them (Jinja's dictsort)
     assert table(text, "## Clusters")[1][5] == "app=y, tier=x, Zone=east"

@@ -142,9 +142,14 @@ def test_what_flux_cannot_express_is_an_error_at_its_line(
 
 def test_warnings_name_what_flux_does_not_honour(tmp_path: Path) -> None:
     per_cluster = [w.message for w in flux.warnings(compile_fleet(tmp_path).plan)]
-    assert [w.split(":")[0] for w in per_cluster] == ["environment 'prod'", "app 'platform-config'"]
+    assert [w.split(":")[0] for w in per_cluster] == [
+        "environment 'prod'",
+        "app 'platform-config'",
+        "environment 'qa'",
+    ]
     assert "cannot order clusters" in per_cluster[0]
     assert "jq_path_expressions cannot be mirrored" in per_cluster[1]
+    assert "its Flux placements are suspended: nothing deploys until" in per_cluster[2]
     hub = flux.warnings(
         compile_fleet(tmp_path, fleet_fields='flux=FluxOptions(mode="hub", hub="a"),').plan
     )

@@ -892,11 +892,14 @@ def test_add_env_after_another_and_at_the_end(repo: Path) -> None:
     before = spec.read_text()
     result = fleetgen(repo, "add", "env", "qa", "--after", "dev")
     assert result.returncode == 0, result.stderr
-    assert added_lines(before, spec.read_text()) == ([], ['        Environment(name="qa"),'])
+    assert added_lines(before, spec.read_text()) == (
+        [],
+        ['        Environment(name="qa", sync=SyncPolicy(automated=True, prune=True)),'],
+    )
     text = spec.read_text()
     assert text.index('name="dev"') < text.index('name="qa"') < text.index('name="staging"')
     assert fleetgen(repo, "add", "env", "perf").returncode == 0
-    assert spec.read_text().rindex('Environment(name="perf"),') > spec.read_text().index(
+    assert spec.read_text().rindex('Environment(name="perf"') > spec.read_text().index(
         'name="prod"'
     )
     assert api.compile_spec(spec).plan.fleet.environments[1].name == "qa"
@@ -1030,13 +1033,14 @@ def test_add_engine_moves_the_named_environment_and_keeps_the_others(tmp_path: P
             '    engines=["argocd"],',
             '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
             "self_heal=True)),",
-            '        Environment(name="prod"),',
+            '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True)),',
         ],
         [
             '    engines=["argocd", "flux"],',
             '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
             'self_heal=True), engine="flux"),',
-            '        Environment(name="prod", engine="argocd"),',
+            '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True), '
+            'engine="argocd"),',
         ],
     )
     lines = result.stdout.splitlines()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fleetgen.scaffold.remote import PLACEHOLDER_SERVER
 from fleetgen.tools.kustomize import Kustomize, build
 from tests.diff.test_diff import commit, git
 from tests.helpers import Ran, run_fleetgen
@@ -28,12 +29,23 @@ def step(repo: Path, *args: str) -> Ran:
     return done
 
 
+def set_server(repo: Path) -> None:
+    """What the user does after init: the placeholder server of dev-1 set to its URL."""
+    spec = repo / "fleet.py"
+    text = spec.read_text()
+    server = f'server="{PLACEHOLDER_SERVER.format(cluster="dev-1")}"'
+    assert text.count(server) == 1
+    spec.write_text(text.replace(server, 'server="https://dev-1.k8s.acme.example:6443"'))
+
+
 def test_the_first_hour(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kustomize: Kustomize
 ) -> None:
     repo = tmp_path / "acme"
     init = step(tmp_path, "init", repo.name, "--repo", "https://github.com/acme/fleet.git")
     assert "adopted" not in init.stdout and (repo / "apps/hello/base").is_dir()
+    assert "server https://dev-1.placeholder.invalid:6443 is a placeholder" in init.stderr
+    set_server(repo)
     step(repo, "build")
 
     step(repo, "add", "env", "prod")
@@ -71,7 +83,7 @@ def test_the_first_hour(
     spec = (repo / "fleet.py").read_text()
     for written in (
         'engines=["argocd", "flux"]',
-        'Environment(name="prod", engine="argocd")',
+        'Environment(name="prod", sync=SyncPolicy(automated=True, prune=True), engine="argocd")',
         'ca_data=CaFile("certs/prod-1.pem")',
         'source_repos=[REPO, "https://charts.bitnami.com/bitnami"]',
         'images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]',
@@ -83,7 +95,13 @@ def test_the_first_hour(
     assert "placeholder" not in built.stderr and "HelmRelease keeps every object" in built.stderr
     validated = run_fleetgen(repo, "validate", "--format", "json")
     assert validated.returncode == 0, validated.stdout + validated.stderr
-    assert json.loads(validated.stdout)["findings"] == []
+    # the Flux chart app's keep-policy warning, as build gives it
+    assert [(f["rule"], f["message"]) for f in json.loads(validated.stdout)["findings"]] == [
+        (
+            "spec-warning",
+            next(line for line in built.stderr.splitlines()).partition(": warning: ")[2],
+        )
+    ]
     rendered = build(repo / "output/overlays/legacy/prod", kustomize)
     assert "image: ghcr.io/acme/storefront:2.0" in rendered
 
@@ -136,6 +154,7 @@ def test_the_first_hour_in_an_existing_repository(tmp_path: Path, kustomize: Kus
     commit(repo, "bases")
     init = step(repo, "init")
     assert "adopted an existing repository" in init.stdout
+    set_server(repo)
     step(repo, "add", "project", "shop", "--namespace", "shop")
     step(repo, "add", "cluster", "dev-2", "--env", "dev", "--server", "https://dev-2.example.com")
     app = step(

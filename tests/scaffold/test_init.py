@@ -172,12 +172,20 @@ def test_init_of_a_repository_without_commits_is_a_new_one(tmp_path: Path) -> No
     assert "adopted" not in result.stdout
 
 
+SERVER = "https://dev-1.placeholder.invalid:6443"
+SERVER_NOTE = (
+    f"cluster 'dev-1': server {SERVER} is a placeholder (a .invalid host never resolves), so no "
+    "engine can reach the cluster by it: set it to the cluster's API server URL"
+)
+
+
 def test_init_twice_refuses_and_a_complete_gitignore_is_skipped(tmp_path: Path) -> None:
     (tmp_path / ".gitignore").write_text("__pycache__/\n*.pyc\n.venv/\n")
     first = fleetgen(tmp_path, "init", "--repo", "https://git.example.com/a.git")
     assert first.returncode == 0, first.stderr
     assert "skipped  .gitignore (it has fleetgen's lines)" in first.stdout.splitlines()
-    assert first.stderr == ""  # --repo given: no remote lookup, no warning
+    # --repo given: no remote lookup, no warning of it; the cluster's server is init's placeholder
+    assert first.stderr == f"warning: {SERVER_NOTE}\n"
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     second = fleetgen(tmp_path, "init")
     assert second.returncode == 2
@@ -192,13 +200,19 @@ def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_p
     assert result.stderr == (
         "warning: repo is a placeholder (the folder has no Git remote "
         "'origin'): set it to the https:// or ssh:// URL the engines read "
-        "this repository from\n"
+        f"this repository from\nwarning: {SERVER_NOTE}\n"
     )
     text = (tmp_path / "fleet.py").read_text()
     assert (
         "# WARNING: repo is a placeholder (the folder has no Git remote 'origin'): set it "
         "to the https:// or\n# ssh:// URL the engines read this repository from.\n"
         'REPO = "https://placeholder.invalid/acme.git"\n'
+    ) in text
+    assert (
+        "        # WARNING: cluster 'dev-1': server https://dev-1.placeholder.invalid:6443 is a\n"
+        "        # placeholder (a .invalid host never resolves), so no engine can reach\n"
+        "        # the cluster by it: set it to the cluster's API server URL.\n"
+        f'        Cluster(name="dev-1", env="dev", server="{SERVER}"),\n'
     ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
 
@@ -210,22 +224,30 @@ PLACEHOLDER_WARNING = (
 )
 
 
-def test_build_and_validate_flag_the_placeholder_repo_until_it_is_set(tmp_path: Path) -> None:
+def test_build_and_validate_flag_the_placeholders_until_they_are_set(tmp_path: Path) -> None:
+    """The repo and the cluster's server init writes without knowing them (issue #39)."""
     assert fleetgen(tmp_path, "init", "--name", "acme", "--engine", "flux").returncode == 0
     spec = tmp_path / "fleet.py"
-    line = next(n for n, text in enumerate(spec.read_text().splitlines(), 1) if "= Fleet(" in text)
+    lines = spec.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "= Fleet(" in text)
+    cluster = next(n for n, text in enumerate(lines, 1) if "Cluster(name=" in text)
     for _ in range(2):  # the no-op build (nothing compiled) warns as the first did
         built = fleetgen(tmp_path, "build")
-        assert (built.returncode, built.stderr) == (0, f"fleet.py:{line}: {PLACEHOLDER_WARNING}\n")
+        assert (built.returncode, built.stderr) == (
+            0,
+            f"fleet.py:{line}: {PLACEHOLDER_WARNING}\nfleet.py:{cluster}: warning: {SERVER_NOTE}\n",
+        )
     validated = fleetgen(tmp_path, "validate", "--format", "json")
     assert validated.returncode == 0, validated.stdout  # a warning: not a failure
-    (finding,) = json.loads(validated.stdout)["findings"]
-    assert (finding["rule"], finding["severity"]) == ("placeholder-repo", "warning")
-    assert finding["location"] == {"path": "fleet.py", "line": line}
+    found = json.loads(validated.stdout)["findings"]
+    assert [(f["rule"], f["severity"], f["location"]) for f in found] == [
+        ("placeholder-repo", "warning", {"path": "fleet.py", "line": line}),
+        ("spec-warning", "warning", {"path": "fleet.py", "line": cluster}),
+    ]
     spec.write_text(
-        spec.read_text().replace(
-            "https://placeholder.invalid/acme.git", "https://github.com/a/b.git"
-        )
+        spec.read_text()
+        .replace("https://placeholder.invalid/acme.git", "https://github.com/a/b.git")
+        .replace(SERVER, "https://dev-1.k8s.acme.example:6443")
     )
     built = fleetgen(tmp_path, "build")
     assert (built.returncode, built.stderr) == (0, "")
@@ -311,7 +333,7 @@ def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Pa
         'REPO = "https://github.com/acme/mono.git"'
         in (tmp_path / "deploy/fleet/fleet.py").read_text()
     )
-    assert result.stderr == ""
+    assert result.stderr == f"warning: {SERVER_NOTE}\n"
 
 
 @pytest.mark.parametrize(
@@ -344,3 +366,27 @@ def test_ci_installs_fleetgen_from_where_it_came_pinned(
     assert install.pinned(direct_url) == requirement
     url, rev = install.source(direct_url)
     assert requirement == f"fleetgen @ git+{url}@{rev}"
+
+
+@pytest.mark.parametrize(
+    ("url", "found"),
+    [
+        ("https://bob:hunter2@github.com/a/b.git", "<7 characters> looks like a password in a URL"),
+        (
+            "https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/a/b.git",
+            "<40 characters> looks like a GitHub token",
+        ),
+    ],
+)
+def test_init_refuses_a_repo_with_a_credential_at_the_option(
+    tmp_path: Path, url: str, found: str
+) -> None:
+    """The message names --repo, not a line of a fleet.py that was never written, and never
+    the credential (issue #39)."""
+    result = fleetgen(tmp_path, "init", "fleet", "--repo", url)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"--repo: {found}")
+    assert "give the repository's URL without credentials" in result.stderr
+    assert "fleet.py" not in result.stderr.split(": give")[0]
+    assert "hunter2" not in result.stderr and "ghp_" not in result.stderr
+    assert list(tmp_path.iterdir()) == []

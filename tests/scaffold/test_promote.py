@@ -113,7 +113,10 @@ def test_promote_several_apps_to_a_rollout_in_canary_order(repo: Path) -> None:
     done = promote(repo, "payment-service", "order-service", "--from", "staging", "--to", "prod")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Promote order-service, payment-service from staging to prod\n")
-    assert f"  image payment-service: {DIGEST[:19]}… → 2.4.1\n" in done.stdout
+    assert (
+        f"  image payment-service: {DIGEST[:19]}… → 2.4.1 (order unknown: not both exact semver "
+        "versions)\n"
+    ) in done.stdout
     assert "  image order-service: 1.8.2 → 1.9.0-rc.1\n" in done.stdout
     reaches = "  reaches, in rollout order: prod-east (wave 1), prod-west (wave 2), dr (wave 3)\n"
     assert done.stdout.count(reaches) == 2
@@ -143,7 +146,13 @@ def test_promote_all_promotes_what_differs_and_names_the_rest(repo: Path) -> Non
 
 @pytest.mark.parametrize(
     ("version", "shown"),
-    [("v1.17.0", "v1.17.0"), (">=1.16.0 <1.18.0", ">=1.16.0 <1.18.0 (range)")],
+    [
+        ("v1.17.0", "v1.17.0"),
+        (
+            ">=1.16.0 <1.18.0",
+            ">=1.16.0 <1.18.0 (range) (order unknown: not both exact semver versions)",
+        ),
+    ],
     ids=["exact", "range"],
 )
 def test_promote_a_chart_app_copies_its_chart_version_as_written(
@@ -217,10 +226,12 @@ def test_disagreeing_source_clusters_are_refused_all_at_once_and_nothing_is_writ
 def test_cluster_picks_the_source_where_clusters_disagree(repo: Path) -> None:
     _plant(repo, PROD_WEST_PIN)
     done = promote(
-        repo, "api-service", "--from", "prod", "--to", "staging", "--cluster", "prod-west"
+        repo,
+        *("api-service", "--from", "prod", "--to", "staging", "--cluster", "prod-west"),
+        "--allow-downgrade",
     )
     assert done.returncode == 0, done.stderr
-    assert "  image api-service: 3.2.0 → 3.1.9\n" in done.stdout
+    assert "  image api-service: 3.2.0 → 3.1.9 (downgrade)\n" in done.stdout
     assert versions_of(repo, "api-service")["staging"] == [("3.1.9", None)]
     # the other way, prod-west's own layer keeps its version: the summary says so
     done = promote(repo, "api-service", "--from", "dev", "--to", "prod")
@@ -500,3 +511,53 @@ def test_a_layer_that_cannot_be_edited_is_located_where_the_user_wrote_it() -> N
         'Image(name="a", tag="2.0")',
     )
     assert edited.count("\n") > TWO.count("\n")  # the earlier edit did move the lines
+
+
+def test_a_downgrade_is_refused_unless_allowed_and_marked(repo: Path) -> None:
+    """dev runs order-service 1.9.0-rc.1; staging's 1.8.2 promoted back to dev is lower (both
+    exact semver, compared as Masterminds ``Version.Compare`` does, a pre-release below its
+    release): refused at the App, nothing written; --allow-downgrade promotes it, marked (issue
+    #39)."""
+    before = tree(repo)
+    refused = promote(repo, "order-service", "--from", "staging", "--to", "dev")
+    line = next(  # the App( call opens on the line above its name
+        number
+        for number, text in enumerate((repo / "fleet.py").read_text().splitlines())
+        if 'name="order-service", project="orders"' in text
+    )
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        f"fleet.py:{line}: app 'order-service': promoting image 'order-service' from staging to "
+        "dev is a downgrade (1.9.0-rc.1 → 1.8.2); pass --allow-downgrade to promote it anyway\n"
+        "1 problem(s); nothing was written\n",
+    )
+    assert tree(repo) == before
+    done = promote(repo, "order-service", "--from", "staging", "--to", "dev", "--allow-downgrade")
+    assert done.returncode == 0, done.stderr
+    assert "  image order-service: 1.9.0-rc.1 → 1.8.2 (downgrade)\n" in done.stdout
+    assert versions_of(repo, "order-service")["dev"] == [("1.8.2", None)]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "order"),
+    [
+        (Version("1.5.0"), Version("1.4.0"), "down"),
+        (Version("v1.4.0"), Version("1.5.0"), "up"),
+        (Version("1.5.0-rc.2"), Version("1.5.0-rc.10"), "up"),
+        (Version("latest"), Version("1.4.0"), "unknown"),
+        (Version("1.5"), Version("1.4.0"), "unknown"),  # partial: not exact semver
+        (Version("1.5.0"), Version("1.4.0", DIGEST), "unknown"),
+        (Version(digest=DIGEST), Version("1.4.0"), "unknown"),
+        (Version(">=1.0.0", range=True), Version("0.9.0"), "unknown"),
+        (Version(), Version("1.0.0"), "unknown"),  # the base's own
+    ],
+)
+def test_the_order_of_a_step(before: Version, after: Version, order: str) -> None:
+    assert Step("web", "image", "web", (before,), after).order == order
+
+
+def test_a_target_on_several_versions_is_downgraded_if_any_is_higher() -> None:
+    step = Step("web", "image", "web", (Version("1.2.0"), Version("2.0.0")), Version("1.5.0"))
+    assert step.order == "down"
+    step = Step("web", "image", "web", (Version("1.2.0"), Version("latest")), Version("1.5.0"))
+    assert step.order == "unknown"

@@ -18,9 +18,9 @@ from fleetgen.emit.fleetmap.engines import bootstrap_steps, floors
 from fleetgen.emit.fleetmap.rows import AppRows, rows
 from fleetgen.emit.fleetmap.tables import ChartRow, ImageRow, env_tables, project_views
 from fleetgen.errors import Problem, at
-from fleetgen.model.fields import VAR_PREFIX, placeholder_note
+from fleetgen.model.fields import VAR_PREFIX, placeholder_note, server_placeholder_note
 from fleetgen.resolver import ranges
-from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.plan import SUSPENDED, Plan
 from fleetgen.util.templating import render
 from fleetgen.write.output import OutputFile
 
@@ -33,12 +33,17 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """The fleet's repo (the map's Source, which both engines read) still a placeholder; apps
-    whose ``depends_on`` no placement honours (all on Argo CD, which syncs Applications
-    independently; where Flux places them too it does, and the map and ``explain`` say what
-    Argo CD does with it); the chart ranges apps follow unwaived (`ranges.warnings`)."""
+    """The fleet's repo (the map's Source, which both engines read) or a cluster's server still a
+    placeholder; apps whose ``depends_on`` no placement honours (all on Argo CD, which syncs
+    Applications independently; where Flux places them too it does, and the map and ``explain``
+    say what Argo CD does with it); the chart ranges apps follow unwaived (`ranges.warnings`)."""
     note = placeholder_note(plan.fleet.repo)
     found = [at(plan.fleet, note, plan.fleet)] if note else []
+    found += [
+        at(cluster, server, plan.fleet)
+        for cluster in plan.fleet.clusters
+        if (server := server_placeholder_note(cluster.name, cluster.server))
+    ]
     found += ranges.warnings(plan)
     on_flux = {p.app for p in plan.placements if p.engine == "flux"}
     return found + [
@@ -71,6 +76,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         "fleetmap.md.j2",
         fleet=plan.fleet,
         tables=env_tables(plan, apps),
+        suspended=SUSPENDED,
         projects=project_views(plan, rows),
         floors=floors(plan),
         apps=sum(1 for _, row in apps if row["placements"]),

@@ -32,6 +32,7 @@ class AppRows(TypedDict):
     runtime_vars: tuple[str, ...]  # the ClusterVars its ApplicationSets read when they run
     versions: tuple[str, ...]  # its rows of the versions matrix (`versions_section`)
     ranged: bool  # its chart version is a range somewhere (`versions.RANGE_NOTE`)
+    suspended: tuple[str, ...]  # the envs where Flux holds a placement of it suspended
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,7 @@ def app_rows(
         ),
         versions=tuple(versions.markdown_rows(plan, table)),
         ranged=versions.ranged(table),
+        suspended=tuple(env for env, placed in by_env.items() if any(p.suspended for p in placed)),
     )
 
 
@@ -139,11 +141,9 @@ def _env_rows(
 
 
 def _cell(placement: Placement, layered: bool) -> str:
-    text = (
-        placement.engine
-        if placement.wave is None
-        else (f"{placement.engine} wave {placement.wave}")
-    )
+    text = placement.engine + (" (suspended)" if placement.suspended else "")
+    if placement.wave is not None:
+        text += f" wave {placement.wave}"
     return f"{text} +" if layered else text
 
 

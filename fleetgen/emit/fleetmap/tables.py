@@ -22,6 +22,7 @@ class EnvTable:
     waves: tuple[tuple[str, ...], ...]
     rows: tuple[tuple[str, str], ...]  # (app, its cell per cluster joined by " | ")
     automated: bool  # the environment's effective sync policy (the fleet's, then its own)
+    suspended: tuple[str, ...] = ()  # the apps Flux holds suspended there (`Placement.suspended`)
 
 
 def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable]:
@@ -35,7 +36,8 @@ def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable
             continue
         rows = tuple((app, row["envs"][env.name]) for app, row in apps if env.name in row["envs"])
         automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
-        tables.append(EnvTable(env, clusters, waves, rows, automated))
+        suspended = tuple(app for app, row in apps if env.name in row["suspended"])
+        tables.append(EnvTable(env, clusters, waves, rows, automated, suspended))
     return tables
 
 

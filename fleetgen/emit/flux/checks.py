@@ -13,7 +13,7 @@ from fleetgen.emit.flux.objects import supports_ignore, unmirrored
 from fleetgen.errors import Problem, at
 from fleetgen.model import GitSource, Spec
 from fleetgen.resolver.layering import cascade_delete, sync_owner
-from fleetgen.resolver.plan import Plan
+from fleetgen.resolver.plan import SUSPENDED, Plan
 
 BOOTSTRAP_NAMESPACE = "flux-system"
 _LISTED = 5  # clusters named in one message
@@ -170,11 +170,45 @@ def warnings(plan: Plan) -> list[Problem]:
         found += hub.warnings(plan)
     return (
         found
+        + _suspended(plan)
         + _chart_retry_interval(plan)
         + _kept_on_upgrade(plan)
         + _unused_credentials(plan)
         + _remote_bases(plan)
     )
+
+
+def _suspended(plan: Plan) -> list[Problem]:
+    """One warning per environment with suspended Flux placements (`Placement.suspended`), at
+    the Environment: kustomize-controller's and helm-controller's ``Reconcile`` return before
+    applying anything while ``spec.suspend`` is true, so nothing of them deploys. Names the apps
+    when only some of the environment's Flux placements are suspended."""
+    placed: dict[str, set[str]] = defaultdict(set)
+    suspended: dict[str, set[str]] = defaultdict(set)
+    for placement in plan.placements:
+        placed[placement.env].add(placement.app)
+        if placement.suspended:
+            suspended[placement.env].add(placement.app)
+    found = []
+    for env in plan.fleet.environments:
+        apps = suspended.get(env.name)
+        if not apps:
+            continue
+        which = (
+            "its Flux placements"
+            if apps == placed[env.name]
+            else f"its Flux placements of app(s) {', '.join(sorted(apps))}"
+        )
+        found.append(
+            at(
+                env,
+                f"environment {env.name!r}: {which} are {SUSPENDED} (a manual sync on Flux "
+                "suspends every Kustomization and HelmRelease; automated: "
+                "sync=SyncPolicy(automated=True, prune=True))",
+                plan.fleet,
+            )
+        )
+    return found
 
 
 def _remote_bases(plan: Plan) -> list[Problem]:
@@ -242,8 +276,9 @@ def _kept_on_upgrade(plan: Plan) -> list[Problem]:
             f"app {app.name!r}: with cascade_delete=False (the default) its HelmRelease keeps "
             "every object (helm.sh/resource-policy: keep), so removing the app leaves its "
             "workloads, but an upgrade also leaves every object the new chart version or values "
-            "stop rendering: set cascade_delete=True, or cascade_delete=False to keep them "
-            "knowingly (Fleet, Environment or App)",
+            "stop rendering: set cascade_delete=True to have both delete them, or, to keep "
+            "them knowingly, write the default out, cascade_delete=False, on the App (or its "
+            "Environment or the Fleet), which ends this warning",
             fleet,
         )
         for app in fleet.apps
