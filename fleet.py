@@ -238,7 +238,22 @@ fleet = Fleet(
             labels={"acme.io/pci": "true"},
             # The payments team hears of failed syncs in #payments (on Argo CD, through the
             # slack service of argocd-notifications-cm: output/argocd/README.md).
-            notify=[Notify(on=["sync_failed"], to=[Slack(channel="payments")])],
+            # (On Flux its Provider reads the webhook address from the store entry below.)
+            notify=[
+                Notify(
+                    on=["sync_failed"],
+                    to=[
+                        Slack(
+                            channel="payments",
+                            secret=ExternalSecretRef(
+                                store="vault-backend",
+                                key="notify/slack-payments",
+                                property="address",
+                            ),
+                        )
+                    ],
+                )
+            ],
         ),
     ],
 )
