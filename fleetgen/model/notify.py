@@ -91,7 +91,22 @@ class _Channel(Spec):
         return self.id
 
 
-class Slack(_Channel):
+class _ChatChannel(_Channel):
+    """A channel of a chat service, named by its ``channel`` (Argo CD's recipient)."""
+
+    channel: ChannelName
+    prefix: ClassVar[str]  # of its id
+
+    @property
+    def id(self) -> str:
+        return f"{self.prefix}-" + self.channel.replace("_", "-")
+
+    @property
+    def recipient(self) -> str:
+        return self.channel
+
+
+class Slack(_ChatChannel):
     """A Slack channel.
 
     Attributes:
@@ -100,24 +115,16 @@ class Slack(_Channel):
             argocd-notifications-cm); the recipient is the channel.
     """
 
-    channel: ChannelName
     service: ServiceName = "slack"
     flux_type: ClassVar[str] = "slack"
-
-    @property
-    def id(self) -> str:
-        return "slack-" + self.channel.replace("_", "-")
-
-    @property
-    def recipient(self) -> str:
-        return self.channel
+    prefix: ClassVar[str] = "slack"
 
     @property
     def shown(self) -> str:
         return "#" + self.channel
 
 
-class Teams(_Channel):
+class Teams(_ChatChannel):
     """A Microsoft Teams channel, reached by its incoming webhook.
 
     Attributes:
@@ -126,17 +133,9 @@ class Teams(_Channel):
         service: Argo CD: the notifications service posting to Teams (``service.teams``).
     """
 
-    channel: ChannelName
     service: ServiceName = "teams"
     flux_type: ClassVar[str] = "msteams"
-
-    @property
-    def id(self) -> str:
-        return "teams-" + self.channel.replace("_", "-")
-
-    @property
-    def recipient(self) -> str:
-        return self.channel
+    prefix: ClassVar[str] = "teams"
 
 
 class Webhook(_Channel):
