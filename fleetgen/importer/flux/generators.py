@@ -166,6 +166,7 @@ def _findings(walk: Walk, doc: Doc) -> list[Finding]:
             )
     for index, item in enumerate(mappings(doc.spec.get("artifacts"))):
         found += _entry(doc, ("artifacts", index), item)
+        found += _unbuilt(walk, doc, item, ("spec", "artifacts", index))
         for number, copy in enumerate(mappings(item.get("copy"))):
             where = ("artifacts", index, "copy", number)
             found += _entry(doc, where, copy)
@@ -181,6 +182,25 @@ def _findings(walk: Walk, doc: Doc) -> list[Finding]:
                     )
                 )
     return [*found, _whole_repository(doc)]
+
+
+def _unbuilt(
+    walk: Walk, doc: Doc, item: Mapping[str, Any], where: tuple[str | int, ...]
+) -> list[Finding]:
+    """A finding when source-watcher cannot build an artifact (``applyCopyOperations`` fails
+    on it: no source of the alias, no file matched), whether a Kustomization reads it or not."""
+    try:
+        build([Copy.of(raw) for raw in mappings(item.get("copy"))], _sources(walk, doc))
+    except Unmapped as why:
+        return [
+            doc.finding(
+                f"ArtifactGenerator {doc.name!r}: source-watcher cannot build its artifact "
+                f"{item.get('name')!r} ({why})",
+                "it makes no ExternalArtifact: fix the generator, rerun import",
+                where,
+            )
+        ]
+    return []
 
 
 def _entry(doc: Doc, where: tuple[str | int, ...], entry: Mapping[str, Any]) -> list[Finding]:
