@@ -7,8 +7,9 @@ followed into them.
 
 One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`, a
 chart's value files: `valuefiles`), `appsets` (their generators: `generators`, what git
-generators read: `gitfiles`); `common` holds
-what they share while reading."""
+generators read: `gitfiles`, their templates: `rendering`); `thisrepo` compares what sources
+name of this repository with the fleet's revision and URL; `common` holds what they share
+while reading."""
 
 from __future__ import annotations
 
