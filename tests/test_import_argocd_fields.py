@@ -17,6 +17,7 @@ from fleetgen.model import App, Fleet
 ARGO = "argoproj.io/v1alpha1"
 HERE = "https://github.com/acme/fleet.git"
 WEB = {"repoURL": HERE, "targetRevision": "HEAD", "path": "apps/web"}
+TOKEN = "ghp_" + "Zq8xWv3Lm9Tb2Nc7Rk4Yp1Hd6Gf5Js0Ae3Uo"  # secret material, as the rules find it
 
 
 def _repo(root: Path, files: dict[str, Any]) -> Path:
@@ -237,7 +238,8 @@ def test_labels_and_annotations_are_the_apps_where_its_clusters_agree(tmp_path: 
     """An Application's labels and annotations land on fleetgen's Application
     (``App(labels=..., annotations=...)``) where every cluster has them alike; Argo CD's own
     annotations, a set's own metadata, and a template's namespace (applicationset template
-    ``GenerateApplications`` puts every Application in the set's namespace) are findings."""
+    ``GenerateApplications`` puts every Application in the set's namespace) are findings;
+    secret material in an annotation is left out."""
     template = _template(
         "web-{{name}}",
         "{{server}}",
@@ -246,6 +248,7 @@ def test_labels_and_annotations_are_the_apps_where_its_clusters_agree(tmp_path: 
         annotations={
             "notifications.argoproj.io/subscribe.on-sync-failed.slack": "shop",
             "argocd.argoproj.io/compare-options": "IgnoreExtraneous",
+            "acme.io/token": TOKEN,
         },
     )
     appset = _set("web", template)
@@ -256,8 +259,10 @@ def test_labels_and_annotations_are_the_apps_where_its_clusters_agree(tmp_path: 
     assert web.annotations == {"notifications.argoproj.io/subscribe.on-sync-failed.slack": "shop"}
     text = "\n".join(findings)
     assert "web.yaml:1: web: label 'cluster' differs between its clusters ('dev' on 'dev', " in text
-    assert "web: annotation 'argocd.argoproj.io/compare-options' ('IgnoreExtraneous') not " in text
+    assert "web: annotation 'argocd.argoproj.io/compare-options' not mapped — " in text
     assert "ApplicationSet 'web': metadata.labels not mapped (owner)" in text
+    assert "web.yaml:1: web: annotation 'acme.io/token' looks like secret material" in text
+    assert TOKEN not in text
     assert (
         "ApplicationSet 'web': spec.template.metadata.namespace 'apps' is not read: Argo CD puts "
         "its Applications in the set's namespace 'argocd'" in text

@@ -33,6 +33,13 @@ from fleetgen.util.templating import Call
 _ARGO_KINDS = ("Application", "ApplicationSet", "AppProject")
 _ARGO = "argocd.argoproj.io/"  # the prefix of Argo CD's own annotations
 _WAVE = f"{_ARGO}sync-wave"
+_WAVE_TODO = (
+    "Argo CD orders Applications by wave only under an app of apps: say the order with depends_on"
+)
+_ARGO_TODO = (
+    "an annotation of Argo CD's own, which fleetgen writes where it needs one on its "
+    "Applications: set it by hand if it matters"
+)
 # The fields of an ApplicationSet template's metadata (ApplicationSetTemplateMeta).
 _TEMPLATE_META = ("name", "namespace", "labels", "annotations", "finalizers")
 # The Application fields import maps (and below them, the parts it reads).
@@ -105,13 +112,7 @@ def application(
     instance.uses = {instance.namespace} if instance.namespace else set()
     instance.sync = _sync(mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
-    reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
-    for path, keys in _SYNC_READ.items():
-        policy = mapping(at(spec, *path))
-        label = ".".join(("spec", *path))
-        reader.draft.findings += unmapped(
-            origin, dict.fromkeys(keys, ()), {}, policy, (*where, *path), label
-        )
+    reader.draft.findings += _unread(origin, spec, where)
     if not sources.deployed:
         reader.draft.findings.append(
             origin.finding(
@@ -137,6 +138,17 @@ def application(
     created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
     reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
+
+
+def _unread(origin: Doc, spec: Mapping[str, Any], where: Path) -> list[Finding]:
+    """A finding for each field of an Application's ``spec`` (written at ``where``) import
+    does not read, below its sync policy too."""
+    found = unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
+    for path, keys in _SYNC_READ.items():
+        policy = mapping(at(spec, *path))
+        label = ".".join(("spec", *path))
+        found += unmapped(origin, dict.fromkeys(keys, ()), {}, policy, (*where, *path), label)
+    return found
 
 
 def _named_namespaces(reader: Reader, instance: Instance) -> None:
@@ -187,24 +199,13 @@ def _metadata(reader: Reader, origin: Doc, instance: Instance, meta: Mapping[str
     annotations = {str(k): str(v) for k, v in mapping(meta.get("annotations")).items()}
     instance.annotations = {k: v for k, v in annotations.items() if not k.startswith(_ARGO)}
     for key, value in annotations.items():
-        if key == _WAVE:
-            what, todo = (
-                f"sync wave {value}",
-                (
-                    "Argo CD orders Applications by wave only under an app of apps: say the order "
-                    "with depends_on"
-                ),
-            )
-        elif key.startswith(_ARGO):
-            what, todo = (
-                f"annotation {key!r} ({value!r}) not mapped",
-                (
-                    "an annotation of Argo CD's own, which fleetgen writes where it needs one on "
-                    "its Applications: set it by hand if it matters"
-                ),
-            )
-        else:
+        if not key.startswith(_ARGO):
             continue
+        what, todo = (
+            (f"sync wave {value}", _WAVE_TODO)
+            if key == _WAVE
+            else (f"annotation {key!r} not mapped", _ARGO_TODO)
+        )
         reader.draft.findings.append(
             origin.finding(f"{instance.name}: {what}", todo, (*_meta_at(origin), "annotations"))
         )

@@ -12,10 +12,10 @@ from typing import Any
 from fleetgen.importer.argocd.applications import application
 from fleetgen.importer.argocd.clusters import destination_cluster
 from fleetgen.importer.argocd.common import Path, Reader, not_written
-from fleetgen.importer.argocd.generators import dotted, parameter_sets, template_of, unread
+from fleetgen.importer.argocd.generators import parameter_sets, template_of, unread
 from fleetgen.importer.argocd.rendering import Syntax, Unresolved, render
 from fleetgen.importer.argocd.standins import selection
-from fleetgen.importer.findings import Finding, unmapped
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
 from fleetgen.model.fields import to_dns_label
 

@@ -1,6 +1,7 @@
 """ApplicationSet generators evaluated as the controller does, against the repository's clusters
 and files: list, cluster, git (directories and files: `gitfiles`), matrix and merge generators,
-each set of parameters flat as fasttemplate names them, and templates rendered with them."""
+each set of parameters flat as fasttemplate names them (`rendering` renders templates with
+them); the keys of a generator import does not read are findings."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from fleetgen.importer.argocd.gitfiles import NotParams, file_params, matching_f
 from fleetgen.importer.argocd.rendering import Syntax, Unresolved, render
 from fleetgen.importer.argocd.standins import shown
 from fleetgen.importer.argocd.thisrepo import read_here
-from fleetgen.importer.findings import Finding, unmapped
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.importer.sources import carries_credentials
 from fleetgen.manifests.k8s import selector_matches
@@ -82,11 +83,6 @@ def unread(doc: Doc) -> list[Finding]:
             children = enumerate(mappings(value.get("generators")))
             pending += [((*place, "generators", i), child) for i, child in children]
     return found
-
-
-def dotted(path: Path) -> str:
-    """A field's path as Argo CD's docs write it: ``spec.generators[0].git``."""
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).removeprefix(".")
 
 
 def template_of(generator: Mapping[str, Any], template: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.draft import Packed
-from fleetgen.importer.findings import Finding, unmapped
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.flux.artifacts import Artifact, Copy, Unmapped, build, folder_of
 from fleetgen.importer.flux.common import GENERATORS, Walk, key
 from fleetgen.importer.repo import Doc, mapping, mappings
@@ -206,8 +206,7 @@ def _unbuilt(
 def _entry(doc: Doc, where: tuple[str | int, ...], entry: Mapping[str, Any]) -> list[Finding]:
     """A finding for each field of an entry of the generator's lists import does not read."""
     kinds = tuple(part for part in where if isinstance(part, str))
-    label = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where)
-    return unmapped(doc, _ENTRIES[kinds], {}, entry, ("spec", *where), f"spec{label}")
+    return unmapped(doc, _ENTRIES[kinds], {}, entry, ("spec", *where), dotted(("spec", *where)))
 
 
 def _whole_repository(doc: Doc) -> Finding:
