@@ -312,9 +312,10 @@ def test_nothing_importable_says_what_it_found_and_why_each_is_not_mapped(
         "from what the repository holds — add its apps by hand if it deploys any",
         "  sets/previews.yaml:1: ApplicationSet 'previews': its 'pullRequest' generator is not "
         "mapped — add its apps by hand",
-        "  t/a.json:1: ApplicationSet 'tenants': its git files generator reads t/a.json, which "
-        "Argo CD cannot read as parameters (neither an object nor a list of objects): it makes "
-        "none of the set's Applications — fix the file, rerun import",
+        "  sets/tenants.yaml:9: ApplicationSet 'tenants': its git files generator reads "
+        "t/a.json:1, which Argo CD cannot read as parameters (neither an object nor a list of "
+        "objects): it makes none of the set's Applications — fix the file and rerun import, or "
+        "add its apps by hand",
     ]
     ran = run_fleetgen(root, "import")
     assert (ran.returncode, ran.stderr.splitlines()[-1]) == (2, "nothing was written")

@@ -189,6 +189,12 @@ def test_what_cannot_be_read_here_is_said_where_it_is_written(tmp_path: Path) ->
     assert chart is not None and chart.values_files == ["web/base.yaml"]
     about = [f.split(": ", 2)[2] for f in findings if f.startswith("apps/web.yaml")]
     assert about == [
+        "helm.valueFiles[1] is 'web.yaml' of another repository "
+        "(https://github.com/acme/settings.git, revision 'main'): not mapped — copy its values "
+        "into values= (or the file into this repository, values_files=)",
+        "helm.valueFiles[2] is 'web.yaml' of this repository at revision 'v1.0.0', not the "
+        "fleet's: not mapped — copy its values into values= (or the file into this repository, "
+        "values_files=)",
         "helm.valueFiles[3] names '$nothing', which no source's ref is: Argo CD cannot render "
         "the app — fix the Application, then add the file to values_files= by hand",
         "helm.valueFiles[4] leaves the repository: not mapped — copy its values into values= "
@@ -199,11 +205,6 @@ def test_what_cannot_be_read_here_is_said_where_it_is_written(tmp_path: Path) ->
         "in a Secret the chart reads (existingSecret), and the rest of the file in values_files=",
         "helm.valueFiles[7] is a file of the chart repository's chart: not mapped — copy its "
         "values into values= (or the file into this repository, values_files=)",
-        "reads value files of another repository (https://github.com/acme/settings.git): not "
-        "mapped — copy their values into values= (or the files into this repository, "
-        "values_files=)",
-        "reads value files at revision 'v1.0.0', not the fleet's: not mapped — copy their "
-        "values into values= (or the files into this repository, values_files=)",
     ]
     assert token not in "\n".join(findings) + (root / "fleet.py").read_text()
 

@@ -298,3 +298,20 @@ def test_another_source_and_unread_fields_are_findings(tmp_path: Path) -> None:
     )
     assert "clusters/prod/artifacts.yaml:15: ArtifactGenerator 'shop': spec.commonMetadata" in found
     assert "ExternalArtifact 'elsewhere' is no folder of the repository (no Artifact" in found
+
+
+def test_an_artifact_source_watcher_cannot_build_is_said_at_its_generator(
+    tmp_path: Path,
+) -> None:
+    """``applyCopyOperation`` fails on a copy from an alias no source has: the generator makes
+    no ExternalArtifact, which is said at it whether or not an object here reads the artifact."""
+    found = _imported(
+        tmp_path,
+        {"clusters/dev/artifacts.yaml": ('from: "@fleet/charts/status/**"', 'from: "@x/charts"')},
+        {},
+    )
+    assert (
+        "clusters/dev/artifacts.yaml:25: ArtifactGenerator 'shop': source-watcher cannot build "
+        "its artifact 'status-chart' (its copy from '@x' names no source alias) — it makes no "
+        "ExternalArtifact: fix the generator, rerun import" in found
+    )

@@ -73,8 +73,9 @@ def test_a_files_keys_are_flattened_and_its_folder_is_the_path(tmp_path: Path) -
     """``generateParamsFromGitFile``: fasttemplate's parameters are the file's keys flattened
     with dots (jeremywohl/flatten ``DotStyle``: list items by index), each as Go's ``%v``
     prints what sigs.k8s.io/yaml read (numbers are float64); then ``path`` is the file's folder,
-    with ``path.basename``, ``path.filename``, their normalized forms, ``path[N]``, and
-    goTemplate's ``path.path`` and ``path.segments`` (flattened as the selector sees them)."""
+    with ``path.basename``, ``path.filename``, their normalized forms and ``path[N]``; under
+    goTemplate, ``path.path`` and ``path.segments`` (flattened as the selector sees them)
+    instead of ``path`` and ``path[N]``."""
     text = (
         "cluster: {name: Dev-1, server: 'https://dev-1.acme.io'}\n"
         "hosts: [a.acme.io, b.acme.io]\n"
@@ -95,13 +96,17 @@ def test_a_files_keys_are_flattened_and_its_folder_is_the_path(tmp_path: Path) -
         "enabled": "true",
         "owner": "<nil>",
         "path": "clusters/Dev_1",
-        "path.path": "clusters/Dev_1",
         "path.basename": "Dev_1",
         "path.basenameNormalized": "dev-1",
         "path.filename": "config.yaml",
         "path.filenameNormalized": "config.yaml",
         "path[0]": "clusters",
         "path[1]": "Dev_1",
+    }
+    (go,) = file_params(read_repo(root), "clusters/Dev_1/config.yaml", go=True)
+    fast_only = ("path", "path[0]", "path[1]")
+    assert go == {k: v for k, v in params.items() if k not in fast_only} | {
+        "path.path": "clusters/Dev_1",
         "path.segments.0": "clusters",
         "path.segments.1": "Dev_1",
     }

@@ -17,6 +17,8 @@ from fleetgen.model import SyncPolicy
 from fleetgen.rules.chartversions import is_range
 from fleetgen.util.templating import Call
 
+_META = (("labels", "label"), ("annotations", "annotation"))  # Instance fields, what each is
+
 
 def sync_call(fields: Mapping[str, Any]) -> Call:
     """``SyncPolicy(...)`` with its arguments in the order the class declares them."""
@@ -56,6 +58,7 @@ def fold(draft: Draft, shared_sync: Mapping[str, Any]) -> list[Folded]:
         for name, group in apps
     ]
     draft.findings += [f for name, group in apps for f in _partial(name, group, renamed)]
+    draft.findings += [f for name, group in apps for f in _unshared(name, group)]
     return _dependencies_first(folded)
 
 
@@ -146,6 +149,7 @@ def _app(
     if "patches" in own and "patches" in fields:  # the Kustomization's, then substitution's
         own["patches"] = [*own["patches"], *fields.pop("patches")]
     fields.update(own)
+    fields.update(_shared_meta(group))
     if all(i.cascade for i in group) and not where.cascade:
         fields["cascade_delete"] = True
     if any(i.chart_version and is_range(i.chart_version) for i in group):
@@ -174,6 +178,37 @@ def _partial(
         for instance in group
         for dep in sorted(_depends(instance, renamed) - everywhere)
     ]
+
+
+def _shared_meta(group: list[Instance]) -> dict[str, Any]:
+    """The labels and annotations the Applications of every instance have alike:
+    ``App(labels=..., annotations=...)``."""
+    found: dict[str, Any] = {}
+    for field, _ in _META:
+        first: dict[str, str] = getattr(group[0], field)
+        same = {k: v for k, v in first.items() if all(getattr(i, field).get(k) == v for i in group)}
+        if same:
+            found[field] = same
+    return found
+
+
+def _unshared(name: str, group: list[Instance]) -> list[Finding]:
+    """A finding for each label or annotation that differs between an app's clusters (or
+    some lack)."""
+    found = []
+    for field, word in _META:
+        for key in sorted({key for i in group for key in getattr(i, field)}):
+            values = {i.cluster: getattr(i, field).get(key) for i in group}
+            if len(set(values.values())) > 1:
+                shown = ", ".join(f"{v!r} on {c!r}" for c, v in sorted(values.items()) if v)
+                found.append(
+                    group[0].origin.finding(
+                        f"{name}: {word} {key!r} differs between its clusters ({shown})",
+                        f"fleetgen's {field} are the same on every cluster of an app: not "
+                        "mapped; set it by hand if it matters",
+                    )
+                )
+    return found
 
 
 def _source(first: Instance, shared: dict[str, Any]) -> dict[str, Any]:

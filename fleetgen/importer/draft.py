@@ -91,6 +91,9 @@ class Instance:
     # on clusters another tool registers: the label selector that picks them at run time
     runtime: dict[str, Any] | None = None
     packed: Packed | None = None  # ``path`` as the engine reads it from an artifact
+    # the labels and annotations of its Application (App(labels=..., annotations=...))
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in

@@ -33,6 +33,11 @@ def in_order(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(set(findings))
 
 
+def dotted(path: Sequence[str | int]) -> str:
+    """A field's path as the engines' docs write it: ``spec.generators[0].git``."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).removeprefix(".")
+
+
 def unmapped(
     doc: Doc,
     mapped: Mapping[str, Sequence[str]],

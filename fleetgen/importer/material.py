@@ -1,6 +1,7 @@
 """Secret material never reaches fleet.py: every value import copies (Helm values, patches,
-clusters' annotations) is searched with the secret rules (`fleetgen.rules.secrets`), and what they
-find is left out, with a finding that names where it was, never what it is."""
+clusters' annotations, Applications' labels and annotations) is searched with the secret rules
+(`fleetgen.rules.secrets`), and what they find is left out, with a finding that names where it
+was, never what it is."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def scrub(draft: Draft) -> list[Finding]:
                 kept.append((key, value))
         instance.app_fields = tuple(kept)
         findings += _substituted(instance)
+        findings += _metadata(instance)
     return findings
 
 
@@ -46,6 +48,22 @@ def _substituted(instance: Instance) -> list[Finding]:
         instance.replaced[target], found = _without(values)
         shown = f"patches of {target[1]} {target[2]!r} at"  # each path starts with its pointer
         findings += [_finding(instance, at, f"{shown} {path[0]}", path[1:]) for path in found]
+    return findings
+
+
+def _metadata(instance: Instance) -> list[Finding]:
+    """Leave out the labels and annotations of an app's Application the rules find something
+    in; one finding each."""
+    findings = []
+    for field, what in (("labels", "label"), ("annotations", "annotation")):
+        kept, found = _without(getattr(instance, field))
+        setattr(instance, field, kept)
+        findings += [
+            instance.origin.finding(
+                f"{instance.name}: {what} {path[0]!r} looks like secret material", _TODO
+            )
+            for path in found
+        ]
     return findings
 
 

@@ -7,8 +7,9 @@ followed into them.
 
 One module a kind: `clusters`, `projects`, `applications` (their sources: `app_source`, a
 chart's value files: `valuefiles`), `appsets` (their generators: `generators`, what git
-generators read: `gitfiles`); `common` holds
-what they share while reading."""
+generators read: `gitfiles`, their templates: `rendering`); `thisrepo` compares what sources
+name of this repository with the fleet's revision and URL; `common` holds what they share
+while reading."""
 
 from __future__ import annotations
 
@@ -16,18 +17,17 @@ from fleetgen.importer.argocd.applications import application, is_parent
 from fleetgen.importer.argocd.appsets import application_set
 from fleetgen.importer.argocd.clusters import is_cluster_secret, register, store_credentials
 from fleetgen.importer.argocd.clustervars import vars_of
-from fleetgen.importer.argocd.common import ARGO, Reader
-from fleetgen.importer.argocd.projects import project
+from fleetgen.importer.argocd.common import ARGO, ARGO_NAMESPACE, Reader
+from fleetgen.importer.argocd.projects import boundaries, project
 from fleetgen.importer.argocd.standins import stand_ins
+from fleetgen.importer.argocd.thisrepo import differences, fleet_revision
 from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.repo import Doc, Repo
-from fleetgen.model import ArgoOptions
+from fleetgen.scaffold import remote
 
 __all__ = ["recognise"]
-
-_NAMESPACE = ArgoOptions.model_fields["namespace"].default  # where fleetgen writes Argo CD's
 
 
 def recognise(repo: Repo) -> Draft | None:
@@ -71,11 +71,11 @@ def _namespaces(docs: list[Doc]) -> list[Finding]:
     them in (``ArgoOptions.namespace``)."""
     found = []
     for doc in docs:
-        if doc.namespace not in ("", _NAMESPACE):
+        if doc.namespace not in ("", ARGO_NAMESPACE):
             found.append(
                 doc.finding(
                     f"{doc.kind} {doc.name!r}: in namespace {doc.namespace!r}, where fleetgen "
-                    f"writes Argo CD's objects in {_NAMESPACE!r}",
+                    f"writes Argo CD's objects in {ARGO_NAMESPACE!r}",
                     f"set Fleet(argocd=ArgoOptions(namespace={doc.namespace!r})) if Argo CD "
                     "runs there",
                     ("metadata", "namespace"),
@@ -85,12 +85,16 @@ def _namespaces(docs: list[Doc]) -> list[Finding]:
 
 
 def _finish(reader: Reader) -> None:
-    """The fleet-wide settings what was found implies: the instances' value files (once this
-    repository's URLs are known), this repository's URL, namespace creation, where credentials
-    come from, the vars of the clusters another tool registers."""
-    settle_value_files(reader)
+    """The fleet-wide settings what was found implies: this repository's revision, the
+    instances' value files (once this repository's URLs are known), its URL (and what reads
+    another), namespace creation, where credentials come from, the vars of the clusters another
+    tool registers, the boundaries of projects."""
+    url = remote.origin(reader.repo.root).url
+    fleet_revision(reader)
+    settle_value_files(reader, url)
     if reader.urls:
         reader.draft.repo = reader.urls.most_common(1)[0][0]
+    differences(reader, url)
     reader.draft.create_namespaces = any(made for _, _, made in reader.namespaces_created)
     for origin, app, made in reader.namespaces_created:
         if reader.draft.create_namespaces and not made:
@@ -104,3 +108,4 @@ def _finish(reader: Reader) -> None:
             )
     store_credentials(reader)
     vars_of(reader)
+    boundaries(reader)

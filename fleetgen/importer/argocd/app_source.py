@@ -9,7 +9,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from fleetgen.importer.argocd.common import Reader
+from fleetgen.importer.argocd.common import LocalRead, Path, Reader
+from fleetgen.importer.argocd.thisrepo import read_here
 from fleetgen.importer.argocd.valuefiles import VALUE_FILES_KEYS
 from fleetgen.importer.draft import ChartRef, Instance
 from fleetgen.importer.findings import BY_HAND
@@ -20,9 +21,12 @@ from fleetgen.manifests.yamlio import load_all
 from fleetgen.util.templating import Call
 
 
-def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any]) -> bool:
-    """The instance's source: a chart, a folder of this repository (kustomize, plain or a
-    chart) or another Git repository; False (a finding) when it cannot be one."""
+def set_source(
+    reader: Reader, origin: Doc, instance: Instance, source: Mapping[str, Any], where: Path
+) -> bool:
+    """The instance's source (written at ``where``): a chart, a folder of this repository
+    (kustomize, plain or a chart) or another Git repository; False (a finding) when it cannot
+    be one."""
     url = str(source.get("repoURL", ""))
     if carries_credentials(url):
         reader.draft.findings.append(
@@ -37,8 +41,9 @@ def set_source(reader: Reader, origin: Doc, instance: Instance, source: Mapping[
     if source.get("chart"):
         return _chart(reader, origin, instance, source)
     if path is not None and (reader.repo.root / path).is_dir():
-        reader.urls[url] += 1
-        reader.revisions.add(str(source.get("targetRevision") or ""))
+        revision = str(source.get("targetRevision") or "")
+        who = f"{instance.name}: its source"
+        read_here(reader, LocalRead(origin, who, where, url, revision))
         _local(reader, origin, instance, source, path)
     elif url.startswith("https://"):
         instance.source, instance.path = _git(url, source.get("targetRevision")), path

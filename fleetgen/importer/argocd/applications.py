@@ -10,11 +10,11 @@ from typing import Any
 from fleetgen.importer.argocd.app_source import set_source
 from fleetgen.importer.argocd.clusters import destination_cluster
 from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
-from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
-from fleetgen.importer.argocd.projects import BUILT_IN, project_name
+from fleetgen.importer.argocd.common import ARGO, ARGO_NAMESPACE, Path, Reader, spec_call
+from fleetgen.importer.argocd.projects import BUILT_IN, permits, project_name
 from fleetgen.importer.argocd.valuefiles import read as value_files, sources_of
 from fleetgen.importer.draft import Instance
-from fleetgen.importer.findings import unmapped
+from fleetgen.importer.findings import Finding, unmapped
 from fleetgen.importer.repo import (
     Doc,
     Unreadable,
@@ -33,6 +33,17 @@ from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.util.templating import Call
 
 _ARGO_KINDS = ("Application", "ApplicationSet", "AppProject")
+_ARGO = "argocd.argoproj.io/"  # the prefix of Argo CD's own annotations
+_WAVE = f"{_ARGO}sync-wave"
+_WAVE_TODO = (
+    "Argo CD orders Applications by wave only under an app of apps: say the order with depends_on"
+)
+_ARGO_TODO = (
+    "an annotation of Argo CD's own, which fleetgen writes where it needs one on its "
+    "Applications: set it by hand if it matters"
+)
+# The fields of an ApplicationSet template's metadata (ApplicationSetTemplateMeta).
+_TEMPLATE_META = ("name", "namespace", "labels", "annotations", "finalizers")
 # The Application fields import maps (and below them, the parts it reads).
 _APPLICATION_MAPPED = {
     "project": (),
@@ -41,6 +52,12 @@ _APPLICATION_MAPPED = {
     "destination": ("server", "name", "namespace"),
     "syncPolicy": ("automated", "syncOptions", "retry"),
     "ignoreDifferences": (),
+}
+# Below those, the fields of the sync policy import reads.
+_SYNC_READ: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("syncPolicy", "automated"): ("enabled", "prune", "selfHeal", "allowEmpty"),
+    ("syncPolicy", "retry"): ("limit", "backoff"),
+    ("syncPolicy", "retry", "backoff"): ("duration", "factor", "maxDuration"),
 }
 # The fields of an ignoreDifferences entry IgnoreDifference carries: (its key, the field).
 _IGNORE_KEYS = (
@@ -88,18 +105,16 @@ def application(
                 ("spec", "sources"),
             )
         )
-    instance = Instance(
-        app,
-        cluster,
-        origin,
-        project=project_name(reader, origin, str(spec.get("project") or BUILT_IN)),
-    )
+    project = str(spec.get("project") or BUILT_IN)
+    instance = Instance(app, cluster, origin, project=project_name(reader, origin, project))
+    every = dict([*sources.deployed, *sources.refs.values()])
+    permits(reader, origin, app, project, target, spec, list(every.items()))
     namespace = at(spec, "destination", "namespace")
     instance.namespace = str(namespace) if namespace else None
     instance.uses = {instance.namespace} if instance.namespace else set()
     instance.sync = _sync(mapping(spec.get("syncPolicy")))
     where = ("spec", "template", "spec") if origin.kind == "ApplicationSet" else ("spec",)
-    reader.draft.findings += unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
+    reader.draft.findings += _unread(origin, spec, where)
     if not sources.deployed:
         reader.draft.findings.append(
             origin.finding(
@@ -111,7 +126,8 @@ def application(
         return
     if target.external and reads_elsewhere(reader, origin, app, spec, target, sources.deployed[0]):
         return
-    if not set_source(reader, origin, instance, sources.deployed[0][1]):
+    at_source, source = sources.deployed[0]
+    if not set_source(reader, origin, instance, source, (*where, *at_source)):
         return
     _named_namespaces(reader, instance)
     if target.external:
@@ -124,6 +140,17 @@ def application(
     created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
     reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
+
+
+def _unread(origin: Doc, spec: Mapping[str, Any], where: Path) -> list[Finding]:
+    """A finding for each field of an Application's ``spec`` (written at ``where``) import
+    does not read, below its sync policy too."""
+    found = unmapped(origin, _APPLICATION_MAPPED, {}, spec, where)
+    for path, keys in _SYNC_READ.items():
+        policy = mapping(at(spec, *path))
+        label = ".".join(("spec", *path))
+        found += unmapped(origin, dict.fromkeys(keys, ()), {}, policy, (*where, *path), label)
+    return found
 
 
 def _named_namespaces(reader: Reader, instance: Instance) -> None:
@@ -160,7 +187,7 @@ def _kustomization(reader: Reader, path: str) -> Mapping[str, Any]:
 
 def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any]) -> None:
     """What an Application keeps besides its source: the differences it ignores, whether
-    deleting it deletes what it deployed; its sync wave a finding."""
+    deleting it deletes what it deployed, its labels and annotations."""
     spec = mapping(obj.get("spec"))
     meta = mapping(obj.get("metadata"))
     fields = []
@@ -172,15 +199,61 @@ def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any
         fields.append(("ignore_differences", ignored))
     instance.app_fields = (*instance.app_fields, *fields)
     instance.cascade = RESOURCES_FINALIZER in strings(meta.get("finalizers"))
-    wave = mapping(meta.get("annotations")).get("argocd.argoproj.io/sync-wave")
-    if wave is not None:
+    _metadata(reader, origin, instance, meta)
+    if origin.kind == "ApplicationSet":
+        reader.draft.findings += _template_meta(origin, meta)
+
+
+def _metadata(reader: Reader, origin: Doc, instance: Instance, meta: Mapping[str, Any]) -> None:
+    """An Application's labels and annotations, for App(labels=..., annotations=...) but Argo
+    CD's own annotations (``argocd.argoproj.io/``), which steer how an app of apps syncs it
+    (fleetgen's Applications are made by ApplicationSets): a finding each, its sync wave an
+    order to say with depends_on."""
+    instance.labels = {str(k): str(v) for k, v in mapping(meta.get("labels")).items()}
+    annotations = {str(k): str(v) for k, v in mapping(meta.get("annotations")).items()}
+    instance.annotations = {k: v for k, v in annotations.items() if not k.startswith(_ARGO)}
+    for key, value in annotations.items():
+        if not key.startswith(_ARGO):
+            continue
+        what, todo = (
+            (f"sync wave {value}", _WAVE_TODO)
+            if key == _WAVE
+            else (f"annotation {key!r} not mapped", _ARGO_TODO)
+        )
         reader.draft.findings.append(
+            origin.finding(f"{instance.name}: {what}", todo, (*_meta_at(origin), "annotations"))
+        )
+
+
+def _template_meta(origin: Doc, meta: Mapping[str, Any]) -> list[Finding]:
+    """What of a set's template's metadata Argo CD does not read: a field an Application
+    template's metadata has not (the API server drops it), a namespace other than the set's
+    (applicationset template ``GenerateApplications`` puts the Applications in the set's)."""
+    found = [
+        origin.finding(
+            f"ApplicationSet {origin.name!r}: spec.template.metadata.{key} is no field of an "
+            "Application template's metadata",
+            "the API server drops it: delete it",
+            (*_meta_at(origin), key),
+        )
+        for key in sorted(set(meta) - set(_TEMPLATE_META))
+    ]
+    namespace, own = str(meta.get("namespace") or ""), origin.namespace or ARGO_NAMESPACE
+    if namespace and namespace != own:
+        found.append(
             origin.finding(
-                f"{instance.name}: sync wave {wave}",
-                "Argo CD orders Applications by wave "
-                "only under an app of apps: say the order with depends_on",
+                f"ApplicationSet {origin.name!r}: spec.template.metadata.namespace {namespace!r} "
+                f"is not read: Argo CD puts its Applications in the set's namespace {own!r}",
+                "delete it",
+                (*_meta_at(origin), "namespace"),
             )
         )
+    return found
+
+
+def _meta_at(origin: Doc) -> Path:
+    """Where an Application's metadata is written: its own, or its set's template's."""
+    return ("spec", "template", "metadata") if origin.kind == "ApplicationSet" else ("metadata",)
 
 
 def _sync(policy: Mapping[str, Any]) -> dict[str, Any]:

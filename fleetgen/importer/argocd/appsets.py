@@ -1,6 +1,7 @@
 """Argo CD's ApplicationSets: each Application a set's generators make is imported as an
 Application, named as the set names it with the cluster's part left out (one app across
-clusters)."""
+clusters). What of a set fleetgen writes differently is a finding: its own metadata, its
+options, a generator that makes nothing."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from typing import Any
 
 from fleetgen.importer.argocd.applications import application
 from fleetgen.importer.argocd.clusters import destination_cluster
-from fleetgen.importer.argocd.common import Reader
-from fleetgen.importer.argocd.generators import Unresolved, parameter_sets, render, template_of
+from fleetgen.importer.argocd.common import Path, Reader, not_written
+from fleetgen.importer.argocd.generators import parameter_sets, template_of, unread
+from fleetgen.importer.argocd.rendering import Syntax, Unresolved, render
 from fleetgen.importer.argocd.standins import selection
-from fleetgen.importer.findings import unmapped
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings
 from fleetgen.model.fields import to_dns_label
 
@@ -28,25 +30,22 @@ _SET_TODO = {
     "syncPolicy": "fleetgen's ApplicationSets keep their Applications' resources as "
     "Fleet(cascade_delete=...) says",
 }
+# Each parameter set a set's generators make: with the template it renders, and the selector of
+# the clusters another tool registers it picks at run time (None: clusters of the repository).
+Made = list[tuple[dict[str, str], Mapping[str, Any], dict[str, Any] | None]]
 
 
 def application_set(reader: Reader, doc: Doc) -> None:
     """Each Application the set's generators make, named as the set names it with the
     cluster's part left out (one app across clusters); those on clusters another tool
     registers select them at run time by the generator's selector."""
-    spec = doc.spec
-    template = mapping(spec.get("template"))
-    reader.draft.findings += unmapped(doc, _SET_MAPPED, _SET_TODO)
-    external = {c.draft.server for c in reader.clusters.values() if c.external}
-    made: list[tuple[dict[str, str], Mapping[str, Any], dict[str, Any] | None]] = []
+    reader.draft.findings += [*unmapped(doc, _SET_MAPPED, _SET_TODO), *unread(doc)]
+    reader.draft.findings += [*not_written(doc), *_options(doc)]
     reader.missed = []
     try:
-        for generator in mappings(spec.get("generators")):
-            sets = parameter_sets(reader, doc, generator, top=True)
-            runtime = any(p.get("server") in external for p in sets)
-            own = template_of(generator, template)
-            made += [(p, own, selection(generator) if runtime else None) for p in sets]
-        rendered = [(params, own, render(own, params), picked) for params, own, picked in made]
+        syntax = Syntax.of(doc)
+        made, empty = _generated(reader, doc, syntax)
+        rendered = [(p, own, render(own, p, syntax), picked) for p, own, picked in made]
     except Unresolved as error:
         reader.draft.findings.append(error.finding(doc))
         return
@@ -61,20 +60,54 @@ def application_set(reader: Reader, doc: Doc) -> None:
                 ("spec", "generators"),
             )
         )
-    if not made:
-        reader.draft.findings.append(
-            doc.finding(
-                f"ApplicationSet {doc.name!r}: its generators make no Application from what "
-                "the repository holds",
-                "add its apps by hand if it deploys any",
-                ("spec", "generators"),
-            )
-        )
+    said = empty if made else [()]  # each generator that makes none, or all of them
+    reader.draft.findings += [_none(doc, where) for where in said]
     every = [params for params, _, _ in made]
     for params, own, app, picked in rendered:
         destination_cluster(reader, doc, mapping(at(app, "spec", "destination")))  # named below
-        name = _app_name(reader, doc, own, params, every)
+        name = _app_name(reader, doc, own, params, every, syntax)
         application(reader, doc, app, name, picked)
+
+
+def _generated(reader: Reader, doc: Doc, syntax: Syntax) -> tuple[Made, list[Path]]:
+    """The parameter sets of the set's generators, and the generators that make none."""
+    template = mapping(doc.spec.get("template"))
+    external = {c.draft.server for c in reader.clusters.values() if c.external}
+    made: Made = []
+    empty: list[Path] = []
+    for index, generator in enumerate(mappings(doc.spec.get("generators"))):
+        where = ("spec", "generators", index)
+        sets = parameter_sets(reader, doc, generator, syntax, where)
+        runtime = any(p.get("server") in external for p in sets)
+        own = template_of(generator, template)
+        made += [(p, own, selection(generator) if runtime else None) for p in sets]
+        empty += [] if sets else [where]
+    return made, empty
+
+
+def _none(doc: Doc, where: Path) -> Finding:
+    """That a generator (``where``; none: all of them) makes no Application here."""
+    what = f"{dotted(where)} makes" if where else "its generators make"
+    return doc.finding(
+        f"ApplicationSet {doc.name!r}: {what} no Application from what the repository holds",
+        "add its apps by hand if it deploys any",
+        where or ("spec", "generators"),
+    )
+
+
+def _options(doc: Doc) -> list[Finding]:
+    """goTemplateOptions of a set without goTemplate, which Argo CD ignores."""
+    if doc.spec.get("goTemplate") or not doc.spec.get("goTemplateOptions"):
+        return []
+    return [
+        doc.finding(
+            f"ApplicationSet {doc.name!r}: spec.goTemplateOptions apply to Go templates only, "
+            "and it has no goTemplate: true",
+            "Argo CD ignores them: delete them, or set goTemplate: true and write the "
+            "template in Go's syntax",
+            ("spec", "goTemplateOptions"),
+        )
+    ]
 
 
 def _app_name(
@@ -83,6 +116,7 @@ def _app_name(
     template: Mapping[str, Any],
     params: Mapping[str, str],
     every: list[dict[str, str]],
+    syntax: Syntax,
 ) -> str:
     """The app's name: the template's, rendered with every parameter that names a cluster (by
     its name, normalized name or server, whichever generator made it) left empty, and a
@@ -99,5 +133,5 @@ def _app_name(
         or value.rstrip("/") in clusters
     }
     masked = {key: "" if key in clusterish else value for key, value in params.items()}
-    name = str(render(at(template, "metadata", "name") or "", masked))
+    name = str(render(at(template, "metadata", "name") or "", masked, syntax))
     return to_dns_label(re.sub(r"-+", "-", name), to_dns_label(doc.name, "app"))

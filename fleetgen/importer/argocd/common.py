@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetgen.importer.draft import ClusterDraft, Draft, Instance
-from fleetgen.importer.repo import Doc, Repo
+from fleetgen.importer.findings import Finding
+from fleetgen.importer.repo import Doc, Repo, mapping
+from fleetgen.model import ArgoOptions
 from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
+ARGO_NAMESPACE = ArgoOptions.model_fields["namespace"].default  # where fleetgen writes Argo CD's
 # A template expression: ``{{index .metadata.labels "x"}}``, ``{{index .path.segments 1}}`` or
 # ``{{.path.basename}}``/``{{name}}``.
 EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+(\"[^\"]+\"|\d+)|\.?([\w.\[\]-]+))\s*-?\}\}")
@@ -73,6 +76,20 @@ class ValueFiles:
     ignore_missing: bool  # helm.ignoreMissingValueFiles
 
 
+@dataclass(frozen=True, slots=True)
+class LocalRead:
+    """A source (or git generator) import reads from this repository's files: where it is
+    written (``where``: its fields ``repoURL`` and ``key``), who reads it (``who``:
+    ``guestbook: its source``), the URL and revision it names (`thisrepo`)."""
+
+    origin: Doc
+    who: str
+    where: Path
+    url: str
+    revision: str
+    key: str = "targetRevision"
+
+
 @dataclass(slots=True)
 class Reader:
     """An Argo CD repository being read into ``draft``."""
@@ -81,16 +98,35 @@ class Reader:
     draft: Draft
     clusters: dict[str, Cluster] = field(default_factory=dict)  # by server
     urls: Counter[str] = field(default_factory=Counter)  # this repository's URLs as sources say
-    revisions: set[str] = field(default_factory=set)  # ... and the revisions they read it at
+    local: list[LocalRead] = field(default_factory=list)  # the reads of its files (`thisrepo`)
     value_files: list[ValueFiles] = field(default_factory=list)  # settled by `valuefiles.settle`
     # each Application (where it is written, its name): whether it creates its namespace
     namespaces_created: list[tuple[Doc, str, bool]] = field(default_factory=list)
     renamed: bool = False  # the built-in project was renamed (said once)
+    appprojects: dict[str, Doc] = field(default_factory=dict)  # the AppProjects here, by name
     # ClusterVar -> (what of a cluster it is, the parameter templates read it as)
     reads: dict[str, tuple[str, str]] = field(default_factory=dict)
     said: set[str] = field(default_factory=set)  # the ClusterVars a finding explained
     # the selectors of the ApplicationSet being read that select no cluster here or standing in
     missed: list[str] = field(default_factory=list)
+
+
+def not_written(doc: Doc) -> list[Finding]:
+    """A finding naming the labels, and one the annotations, of an object fleetgen writes its
+    own of (an ApplicationSet, an AppProject), which have no field in fleet.py."""
+    found = []
+    for key in ("labels", "annotations"):
+        keys = sorted(map(str, mapping(doc.meta.get(key))))
+        if keys:
+            found.append(
+                doc.finding(
+                    f"{doc.kind} {doc.name!r}: metadata.{key} not mapped ({', '.join(keys)})",
+                    f"fleetgen writes its own {doc.kind}s, without them: nothing to do unless "
+                    "a tool reads them",
+                    ("metadata", key),
+                )
+            )
+    return found
 
 
 def spec_call(kind: str, item: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> Call:

@@ -1,56 +1,88 @@
 """ApplicationSet generators evaluated as the controller does, against the repository's clusters
 and files: list, cluster, git (directories and files: `gitfiles`), matrix and merge generators,
-each set of parameters flat as fasttemplate names them, and templates rendered with them."""
+each set of parameters flat as fasttemplate names them (`rendering` renders templates with
+them); the keys of a generator import does not read are findings."""
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
 from fleetgen.importer.argocd.clusters import local_cluster
 from fleetgen.importer.argocd.clustervars import metadata_params
-from fleetgen.importer.argocd.common import EXPR, Cluster, Reader, expr_key, texts
+from fleetgen.importer.argocd.common import (
+    EXPR,
+    Cluster,
+    LocalRead,
+    Path,
+    Reader,
+    expr_key,
+    texts,
+)
 from fleetgen.importer.argocd.gitfiles import NotParams, file_params, matching_files, path_params
+from fleetgen.importer.argocd.rendering import Syntax, Unresolved, render
 from fleetgen.importer.argocd.standins import shown
-from fleetgen.importer.findings import Finding
+from fleetgen.importer.argocd.thisrepo import read_here
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.importer.sources import carries_credentials
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.clusters import IN_CLUSTER
 
-_THIS_REVISION = ("", "HEAD", "main")  # the revision the fleet's Applications read
-
-
-class Unresolved(Exception):
-    """A generator or template expression import cannot evaluate: said at the ApplicationSet,
-    or at ``where`` (a file and line), with ``todo``."""
-
-    def __init__(
-        self, what: str, where: tuple[str, int] | None = None, todo: str = "add its apps by hand"
-    ) -> None:
-        super().__init__(what)
-        self.where, self.todo = where, todo
-
-    def finding(self, doc: Doc) -> Finding:
-        """The finding of the ApplicationSet ``doc`` this stopped."""
-        what = f"ApplicationSet {doc.name!r}: {self}"
-        if self.where is None:
-            return doc.finding(what, self.todo)
-        return Finding(*self.where, what, self.todo)
+# The keys of each generator import evaluates (a generator of another kind is not mapped).
+_READ: dict[str, tuple[str, ...]] = {
+    "list": ("elements", "template"),
+    "clusters": ("selector", "values", "template", "flatList"),
+    "git": ("repoURL", "revision", "directories", "files", "values", "pathParamPrefix", "template"),
+    "matrix": ("generators", "template"),
+    "merge": ("generators", "mergeKeys", "template"),
+}
+_ENTRY = {"path": (), "exclude": ()}  # the keys of a git generator's directories and files
+_TODO = {
+    "requeueAfterSeconds": "fleetgen's ApplicationSets generate from what fleet.py lists, not "
+    "from Git: an app for a folder or file added later is added to fleet.py",
+}
 
 
 def parameter_sets(
-    reader: Reader, doc: Doc, generator: Mapping[str, Any], top: bool = False
+    reader: Reader, doc: Doc, generator: Mapping[str, Any], syntax: Syntax, where: Path
 ) -> list[dict[str, str]]:
-    """A generator's parameter sets its ``selector`` keeps (matched against the sets); its own
-    template only on a generator of the set itself (`template_of`)."""
+    """The parameter sets of the generator written at ``where`` its ``selector`` keeps
+    (matched against the sets); its own template only on a generator of the set itself
+    (`template_of`)."""
+    top = len(where) == 3  # spec.generators[N]
     if not top and any(mapping(value).get("template") for value in generator.values()):
         raise Unresolved("a generator's own template within a matrix or merge is not mapped")
     selector = mapping(generator.get("selector"))
-    return [p for p in _generate(reader, doc, generator) if selector_matches(selector, p)]
+    made = _generate(reader, doc, generator, syntax, where)
+    return [p for p in made if selector_matches(selector, p)]
+
+
+def unread(doc: Doc) -> list[Finding]:
+    """A finding for each key of the set's generators (at any depth) import does not read."""
+    found: list[Finding] = []
+    listed = enumerate(mappings(doc.spec.get("generators")))
+    pending: list[tuple[Path, Mapping[str, Any]]] = [
+        (("spec", "generators", i), g) for i, g in listed
+    ]
+    while pending:
+        where, generator = pending.pop(0)
+        for kind, value in generator.items():
+            if kind not in _READ or not isinstance(value, Mapping):
+                continue  # its selector, or a generator import does not map (said)
+            place: Path = (*where, kind)
+            found += unmapped(
+                doc, dict.fromkeys(_READ[kind], ()), _TODO, value, place, dotted(place)
+            )
+            for key in ("directories", "files") if kind == "git" else ():
+                for index, entry in enumerate(mappings(value.get(key))):
+                    entry_at = (*place, key, index)
+                    found += unmapped(doc, _ENTRY, {}, entry, entry_at, dotted(entry_at))
+            children = enumerate(mappings(value.get("generators")))
+            pending += [((*place, "generators", i), child) for i, child in children]
+    return found
 
 
 def template_of(generator: Mapping[str, Any], template: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -68,53 +100,41 @@ def _filled(own: Any, base: Any) -> Any:
     return {key: _filled(own.get(key), base.get(key)) for key in {**base, **own}}
 
 
-def with_values(params: dict[str, str], values: Mapping[str, Any]) -> dict[str, str]:
+def with_values(
+    params: dict[str, str], values: Mapping[str, Any], syntax: Syntax
+) -> dict[str, str]:
     """``params`` with a generator's ``values``, each rendered with them, as ``values.KEY``
     (generators ``appendTemplatedValues``)."""
-    return params | {f"values.{k}": str(render(str(v), params)) for k, v in values.items()}
+    return params | {f"values.{k}": str(render(str(v), params, syntax)) for k, v in values.items()}
 
 
-def render(value: Any, params: Mapping[str, str]) -> Any:
-    """``value`` with every ``{{...}}`` replaced from ``params``."""
-    if isinstance(value, Mapping):
-        return {render(k, params): render(v, params) for k, v in value.items()}
-    if isinstance(value, list):
-        return [render(item, params) for item in value]
-    if not isinstance(value, str) or "{{" not in value:
-        return value
-
-    def one(match: re.Match[str]) -> str:
-        key = expr_key(match)
-        if key not in params:
-            raise Unresolved(f"template value {match[0]!r} not known here")
-        return params[key]
-
-    done = EXPR.sub(one, value)
-    if "{{" in done:
-        raise Unresolved(f"template expression in {value!r} not evaluated")
-    return done
-
-
-def _generate(reader: Reader, doc: Doc, generator: Mapping[str, Any]) -> list[dict[str, str]]:
+def _generate(
+    reader: Reader, doc: Doc, generator: Mapping[str, Any], syntax: Syntax, where: Path
+) -> list[dict[str, str]]:
     """The parameter sets a generator makes, flat as fasttemplate names them."""
     if "list" in generator:
         return [_flat(mapping(e)) for e in mappings(at(generator, "list", "elements"))]
     if "clusters" in generator:
-        return _clusters(reader, doc, mapping(generator["clusters"]))
+        return _clusters(reader, doc, mapping(generator["clusters"]), syntax)
     if "git" in generator:
-        return _git(reader, doc, mapping(generator["git"]))
+        return _git(reader, doc, mapping(generator["git"]), syntax, (*where, "git"))
     if "matrix" in generator:
         children = mappings(at(generator, "matrix", "generators"))
         if len(children) != 2:
             raise Unresolved("a matrix generator without exactly two generators")
-        first, second = (parameter_sets(reader, doc, child) for child in children)
+        first, second = (
+            parameter_sets(reader, doc, child, syntax, (*where, "matrix", "generators", index))
+            for index, child in enumerate(children)
+        )
         return [{**b, **a} for a, b in itertools.product(first, second)]
     if "merge" in generator:
-        return _merged(reader, doc, mapping(generator["merge"]))
+        return _merged(reader, doc, mapping(generator["merge"]), syntax, (*where, "merge"))
     raise Unresolved(f"its {next(iter(generator), 'empty')!r} generator is not mapped")
 
 
-def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dict[str, str]]:
+def _clusters(
+    reader: Reader, doc: Doc, clusters: Mapping[str, Any], syntax: Syntax
+) -> list[dict[str, str]]:
     """The cluster generator's parameters of each cluster its ``selector`` picks, with its
     ``values`` rendered for each: the cluster Secrets here it matches, without a selector also
     the cluster Argo CD runs on unless a Secret registers it (applicationset generators/cluster.go
@@ -146,7 +166,7 @@ def _clusters(reader: Reader, doc: Doc, clusters: Mapping[str, Any]) -> list[dic
             if cluster.external
             else cluster.params()
         )
-        made.append(with_values(params, values))
+        made.append(with_values(params, values, syntax))
     return made
 
 
@@ -163,7 +183,9 @@ def _also(doc: Doc, chosen: list[Cluster], others: list[Cluster]) -> Finding:
     )
 
 
-def _merged(reader: Reader, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str, str]]:
+def _merged(
+    reader: Reader, doc: Doc, merge: Mapping[str, Any], syntax: Syntax, where: Path
+) -> list[dict[str, str]]:
     """A merge generator's parameter sets as the controller makes them (applicationset
     generators/merge.go ``GenerateParams``): the first generator's sets, each overridden by
     the set of every later generator with the same values of ``mergeKeys``; two sets of one
@@ -172,7 +194,10 @@ def _merged(reader: Reader, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str
     children = mappings(merge.get("generators"))
     if not keys or len(children) < 2:
         raise Unresolved("a merge generator without mergeKeys or two generators")
-    base, *others = (_by_merge_key(reader, doc, child, keys) for child in children)
+    base, *others = (
+        _by_merge_key(reader, doc, child, keys, syntax, (*where, "generators", index))
+        for index, child in enumerate(children)
+    )
     for other in others:
         for key, params in base.items():
             params.update(other.get(key, {}))
@@ -180,12 +205,17 @@ def _merged(reader: Reader, doc: Doc, merge: Mapping[str, Any]) -> list[dict[str
 
 
 def _by_merge_key(
-    reader: Reader, doc: Doc, generator: Mapping[str, Any], keys: list[str]
+    reader: Reader,
+    doc: Doc,
+    generator: Mapping[str, Any],
+    keys: list[str],
+    syntax: Syntax,
+    where: Path,
 ) -> dict[tuple[str | None, ...], dict[str, str]]:
     """A merge generator's child's parameter sets by the values of ``keys``
     (``getParamSetsByMergeKey``)."""
     found: dict[tuple[str | None, ...], dict[str, str]] = {}
-    for params in parameter_sets(reader, doc, generator):
+    for params in parameter_sets(reader, doc, generator, syntax, where):
         key = tuple(params.get(name) for name in keys)
         if key in found:
             raise Unresolved(
@@ -196,32 +226,27 @@ def _by_merge_key(
     return found
 
 
-def _git(reader: Reader, doc: Doc, git: Mapping[str, Any]) -> list[dict[str, str]]:
+def _git(
+    reader: Reader, doc: Doc, git: Mapping[str, Any], syntax: Syntax, where: Path
+) -> list[dict[str, str]]:
     """The git generator's parameter sets (generators/git.go ``GenerateParams``): of each folder
-    its ``directories`` select, or of each file its ``files`` match, with its ``values``; it
-    reads this repository (another is not mapped), at the revision here (another: a finding)."""
+    its ``directories`` select, or of each file its ``files`` match, with its ``values``, in the
+    set's ``syntax``; it reads this repository (another is not mapped), at a revision
+    `thisrepo` compares with the fleet's."""
     url = str(git.get("repoURL", ""))
     known = {_same(u) for u in reader.urls}
     if known and _same(url) not in known:
         shown = "" if carries_credentials(url) else f" ({url})"
         raise Unresolved(f"its git generator reads another repository{shown}")
+    who = f"ApplicationSet {doc.name!r}: its git generator"
     revision = str(git.get("revision") or "")
-    if revision not in _THIS_REVISION:
-        reader.draft.findings.append(
-            doc.finding(
-                f"ApplicationSet {doc.name!r}: its git generator reads revision {revision!r}: "
-                "evaluated on the files here",
-                "check that revision holds the same files, or add its apps by hand",
-                ("spec", "generators"),
-            )
-        )
-    reader.urls[url] += 1
+    read_here(reader, LocalRead(doc, who, where, url, revision, "revision"))
     prefix = str(git.get("pathParamPrefix") or "")
     if git.get("files"):
-        made = _files(reader, mappings(git["files"]), prefix)
+        made = _files(reader, mappings(git["files"]), prefix, syntax.go)
     else:
-        made = _directories(reader, mappings(git.get("directories")), prefix)
-    return [with_values(params, mapping(git.get("values"))) for params in made]
+        made = _directories(reader, mappings(git.get("directories")), prefix, syntax.go)
+    return [with_values(params, mapping(git.get("values")), syntax) for params in made]
 
 
 def _same(url: str) -> str:
@@ -229,25 +254,27 @@ def _same(url: str) -> str:
     return url.strip().lower().rstrip("/").removesuffix(".git")
 
 
-def _files(reader: Reader, entries: list[Mapping[str, Any]], prefix: str) -> list[dict[str, str]]:
+def _files(
+    reader: Reader, entries: list[Mapping[str, Any]], prefix: str, go: bool
+) -> list[dict[str, str]]:
     """The parameter sets of each file of this repository the entries match (`gitfiles`); a
     file that does not parse stops the generator, as it stops the controller."""
     made: list[dict[str, str]] = []
     for file in matching_files(reader.repo, entries):
         try:
-            made += file_params(reader.repo, file, prefix)
+            made += file_params(reader.repo, file, prefix, go)
         except NotParams as error:
             raise Unresolved(
-                f"its git files generator reads {file}, which Argo CD cannot read as parameters "
-                f"({error.reason}): it makes none of the set's Applications",
-                (error.file, error.line),
-                "fix the file, rerun import",
+                f"its git files generator reads {error.file}:{error.line}, which Argo CD cannot "
+                f"read as parameters ({error.reason}): it makes none of the set's Applications",
+                ("spec", "generators"),
+                "fix the file and rerun import, or add its apps by hand",
             ) from error
     return made
 
 
 def _directories(
-    reader: Reader, entries: list[Mapping[str, Any]], prefix: str
+    reader: Reader, entries: list[Mapping[str, Any]], prefix: str, go: bool
 ) -> list[dict[str, str]]:
     """The parameters of each folder of this repository the directories select."""
     rules = [(str(d.get("path", "")), bool(d.get("exclude"))) for d in entries]
@@ -263,7 +290,7 @@ def _directories(
         if any(_glob(f, p) for p, ex in rules if not ex)
         and not any(_glob(f, p) for p, ex in rules if ex)
     ]
-    return [path_params(folder, prefix=prefix) for folder in chosen]
+    return [path_params(folder, prefix=prefix, go=go) for folder in chosen]
 
 
 def _glob(folder: str, pattern: str) -> bool:

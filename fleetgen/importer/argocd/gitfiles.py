@@ -2,7 +2,7 @@
 (applicationset generators/git.go): the files a ``files`` generator's globs match
 (``generateParamsForGitFiles``), each file's parameters (``generateParamsFromGitFile``: its keys
 flattened with dots, a list's items by index, values as Go prints them), and the ``path``
-parameters of a folder or file, in both template syntaxes at once (fasttemplate's ``path``,
+parameters of a folder or file in the set's template syntax (fasttemplate's ``path``,
 ``path[0]``; goTemplate's ``path.path``, ``path.segments``)."""
 
 from __future__ import annotations
@@ -88,10 +88,11 @@ def _segments(parts: list[str], globs: list[str]) -> bool:
     return bool(parts) and fnmatchcase(parts[0], globs[0]) and _segments(parts[1:], globs[1:])
 
 
-def file_params(repo: Repo, file: str, prefix: str = "") -> list[dict[str, str]]:
+def file_params(repo: Repo, file: str, prefix: str = "", go: bool = False) -> list[dict[str, str]]:
     """The parameter sets of one file: one per object (a file holds an object or a list of
     them; an empty file is an empty object), its keys flattened, then the ``path`` parameters of
-    its folder under ``prefix`` (``pathParamPrefix``). Raises `NotParams`."""
+    its folder under ``prefix`` (``pathParamPrefix``) in the set's syntax (``go``). Raises
+    `NotParams`."""
     try:
         documents = load_all((repo.root / file).read_bytes())
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
@@ -102,7 +103,7 @@ def file_params(repo: Repo, file: str, prefix: str = "") -> list[dict[str, str]]
     objects = [found or {}] if found is None or isinstance(found, Mapping) else found
     if not isinstance(objects, list) or not all(isinstance(o, Mapping) for o in objects):
         raise NotParams(file, 1, "neither an object nor a list of objects")
-    where = path_params(posixpath.dirname(file) or ".", file, prefix)
+    where = path_params(posixpath.dirname(file) or ".", file, prefix, go)
     return [{**flat(obj), **where} for obj in objects]
 
 
@@ -147,23 +148,26 @@ def _go_float(number: float) -> str:
     return f"{'-' if sign else ''}{mantissa}e{'-' if power < 0 else '+'}{abs(power):02d}"
 
 
-def path_params(folder: str, file: str | None = None, prefix: str = "") -> dict[str, str]:
+def path_params(
+    folder: str, file: str | None = None, prefix: str = "", go: bool = False
+) -> dict[str, str]:
     """The ``path`` parameters of a folder (a directories generator's) or of a file's folder
-    (a files generator's, with ``filename``), named under ``prefix`` (``pathParamPrefix``)."""
+    (a files generator's, with ``filename``), named under ``prefix`` (``pathParamPrefix``), as
+    a set's syntax has them: fasttemplate's ``path``, ``path[N]``; Go's ``path.path``,
+    ``path.segments`` (flat: ``path.segments.N``)."""
     name = f"{prefix}.path" if prefix else "path"
     base = posixpath.basename(folder)
-    found = {
-        name: folder,
-        f"{name}.path": folder,
-        f"{name}.basename": base,
-        f"{name}.basenameNormalized": sanitized(base),
-    }
+    found = {f"{name}.basename": base, f"{name}.basenameNormalized": sanitized(base)}
     if file is not None:
         found[f"{name}.filename"] = posixpath.basename(file)
         found[f"{name}.filenameNormalized"] = sanitized(posixpath.basename(file))
     parts = folder.split("/")
-    found |= {f"{name}[{index}]": part for index, part in enumerate(parts) if part}
-    found |= {f"{name}.segments.{index}": part for index, part in enumerate(parts)}
+    if go:
+        found[f"{name}.path"] = folder
+        found |= {f"{name}.segments.{index}": part for index, part in enumerate(parts)}
+    else:
+        found[name] = folder
+        found |= {f"{name}[{index}]": part for index, part in enumerate(parts) if part}
     return found
 
 

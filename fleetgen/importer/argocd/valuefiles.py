@@ -22,18 +22,15 @@ from typing import Any
 
 from fleetgen.importer.argocd.clustervars import after_var, reads_cluster
 from fleetgen.importer.argocd.common import Cluster, Path, Reader, RefSource, ValueFiles
+from fleetgen.importer.argocd.thisrepo import is_fleet_revision
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.repo import Doc, mapping, mappings, strings
 from fleetgen.inputs.reading import filesystem_reader
 from fleetgen.inputs.workspace import ValuesFile, scan
 from fleetgen.rules.argoproject import GLOB_CHARS, normalize_git_url
-from fleetgen.scaffold import remote
 
 # The keys of a source's ``helm`` this module reads.
 VALUE_FILES_KEYS = ("valueFiles", "ignoreMissingValueFiles")
-# The revisions of this repository the fleet reads besides those its folder sources name: its
-# default branch (fleetgen's Fleet(revision="main")).
-_FLEET_REVISIONS = frozenset({"", "HEAD", "main"})
 _SECRET_TODO = (
     "not mapped: keep it in a Secret the chart reads (existingSecret), and the rest of the file in "
     "values_files="
@@ -170,21 +167,31 @@ def _todo(what: str) -> str:
     return "copy its values into values= (or the file into this repository, values_files=)"
 
 
-def settle(reader: Reader) -> None:
+def settle(reader: Reader, origin: str | None) -> None:
     """Each instance's value files, now that this repository's URLs and revisions are known:
     those of this repository that exist and Helm can read, in order, each once; the rest
     findings. A ref source is this repository when its URL is one the repository's folder
     sources name (or its Git remote ``origin``), or, when none does, when its files are here."""
     known = {normalize_git_url(url) for url in reader.urls if url}
-    origin = remote.origin(reader.repo.root).url
     known |= {normalize_git_url(origin)} if origin else set()
     checked: dict[str, ValuesFile] = {}
     for wanted in reader.value_files:
         refs = dict.fromkeys(ref for _, _, ref in wanted.files if ref is not None)
-        here = {ref: ref.guessed or _here(reader, wanted, ref, known) for ref in refs}
+        away = {
+            ref: None if ref.guessed else _elsewhere(reader, wanted, ref, known) for ref in refs
+        }
         paths: list[str] = []
         for index, path, ref in wanted.files:
-            if ref is not None and not here[ref]:
+            if ref is not None and away[ref]:
+                reader.draft.findings.append(
+                    wanted.origin.finding(
+                        f"{wanted.instance.name}: helm.valueFiles[{index}] is {path!r} "
+                        f"{away[ref]}: not mapped",
+                        "copy its values into values= (or the file into this repository, "
+                        "values_files=)",
+                        (*wanted.at, index),
+                    )
+                )
                 continue
             problem = _problem(reader, path, checked, wanted.ignore_missing)
             if problem is None:
@@ -216,28 +223,20 @@ def _guessed(reader: Reader, wanted: ValueFiles, ref: RefSource | None) -> None:
         )
 
 
-def _here(reader: Reader, wanted: ValueFiles, ref: RefSource, known: set[str]) -> bool:
-    """Whether a ref source is this repository at the fleet's revision; a finding when not."""
+def _elsewhere(reader: Reader, wanted: ValueFiles, ref: RefSource, known: set[str]) -> str | None:
+    """Where a ref source reads other than this repository at the fleet's revision; None when
+    it reads there."""
     url = normalize_git_url(ref.url)
     here = url in known or (
         not known and any((reader.repo.root / p).is_file() for _, p, r in wanted.files if r == ref)
     )
     if not here:
-        what = f"reads value files of another repository ({ref.url}): not mapped"
-    elif ref.revision not in _FLEET_REVISIONS | reader.revisions:
-        what = f"reads value files at revision {ref.revision!r}, not the fleet's: not mapped"
-    else:
-        if not known:
-            reader.urls[ref.url] += 1  # this repository's URL, as its ref sources name it
-        return True
-    reader.draft.findings.append(
-        wanted.origin.finding(
-            f"{wanted.instance.name}: {what}",
-            "copy their values into values= (or the files into this repository, values_files=)",
-            (*ref.where, "repoURL"),
-        )
-    )
-    return False
+        return f"of another repository ({ref.url}, revision {ref.revision or 'HEAD'!r})"
+    if not is_fleet_revision(reader, ref.revision):
+        return f"of this repository at revision {ref.revision!r}, not the fleet's"
+    if not known:
+        reader.urls[ref.url] += 1  # this repository's URL, as its ref sources name it
+    return None
 
 
 def _problem(

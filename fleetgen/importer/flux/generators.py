@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fleetgen.importer.draft import Packed
-from fleetgen.importer.findings import Finding, unmapped
+from fleetgen.importer.findings import Finding, dotted, unmapped
 from fleetgen.importer.flux.artifacts import Artifact, Copy, Unmapped, build, folder_of
 from fleetgen.importer.flux.common import GENERATORS, Walk, key
 from fleetgen.importer.repo import Doc, mapping, mappings
@@ -166,6 +166,7 @@ def _findings(walk: Walk, doc: Doc) -> list[Finding]:
             )
     for index, item in enumerate(mappings(doc.spec.get("artifacts"))):
         found += _entry(doc, ("artifacts", index), item)
+        found += _unbuilt(walk, doc, item, ("spec", "artifacts", index))
         for number, copy in enumerate(mappings(item.get("copy"))):
             where = ("artifacts", index, "copy", number)
             found += _entry(doc, where, copy)
@@ -183,11 +184,29 @@ def _findings(walk: Walk, doc: Doc) -> list[Finding]:
     return [*found, _whole_repository(doc)]
 
 
+def _unbuilt(
+    walk: Walk, doc: Doc, item: Mapping[str, Any], where: tuple[str | int, ...]
+) -> list[Finding]:
+    """A finding when source-watcher cannot build an artifact (``applyCopyOperations`` fails
+    on it: no source of the alias, no file matched), whether a Kustomization reads it or not."""
+    try:
+        build([Copy.of(raw) for raw in mappings(item.get("copy"))], _sources(walk, doc))
+    except Unmapped as why:
+        return [
+            doc.finding(
+                f"ArtifactGenerator {doc.name!r}: source-watcher cannot build its artifact "
+                f"{item.get('name')!r} ({why})",
+                "it makes no ExternalArtifact: fix the generator, rerun import",
+                where,
+            )
+        ]
+    return []
+
+
 def _entry(doc: Doc, where: tuple[str | int, ...], entry: Mapping[str, Any]) -> list[Finding]:
     """A finding for each field of an entry of the generator's lists import does not read."""
     kinds = tuple(part for part in where if isinstance(part, str))
-    label = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in where)
-    return unmapped(doc, _ENTRIES[kinds], {}, entry, ("spec", *where), f"spec{label}")
+    return unmapped(doc, _ENTRIES[kinds], {}, entry, ("spec", *where), dotted(("spec", *where)))
 
 
 def _whole_repository(doc: Doc) -> Finding:

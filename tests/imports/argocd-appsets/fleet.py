@@ -7,9 +7,19 @@ untouched: retire them once the engines read output/.
 # appsets/edge.yaml:1: edge-cache: no syncOption CreateNamespace=true, which other Applications
 #     here have — fleetgen creates every app's namespace (Fleet(create_namespaces=True)): check
 #     that is fine for this one
+# appsets/edge.yaml:23: edge-cache: AppProject 'platform' does not permit its destination (cluster
+#     'prod-eu', namespace 'guestbook'): Argo CD refuses to sync it — fleetgen's AppProject permits
+#     each app's namespaces on the clusters it is placed on: check the app belongs to the project
+# appsets/edge.yaml:23: edge-cache: AppProject 'platform' does not permit its destination (cluster
+#     'staging-1', namespace 'guestbook'): Argo CD refuses to sync it — fleetgen's AppProject
+#     permits each app's namespaces on the clusters it is placed on: check the app belongs to the
+#     project
 # appsets/metrics.yaml:3: metrics: no syncOption CreateNamespace=true, which other Applications
 #     here have — fleetgen creates every app's namespace (Fleet(create_namespaces=True)): check
 #     that is fine for this one
+# bootstrap/hello.yaml:20: hello: AppProject 'platform' does not permit its destination (cluster
+#     'prod-eu', namespace 'hello'): Argo CD refuses to sync it — fleetgen's AppProject permits
+#     each app's namespaces on the clusters it is placed on: check the app belongs to the project
 # bootstrap/root.yaml:1: Application 'root' not mapped (an app of apps: the Applications it holds
 #     are imported, and fleetgen writes its own root Application) — check that fleetgen's
 #     bootstrap.yaml (synced automatically, pruning) does what its syncPolicy did
@@ -26,6 +36,12 @@ untouched: retire them once the engines read output/.
 #     put its connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets'
 #     under 'clusters/staging-1', as Fleet(default_credentials=...) says, or set
 #     Cluster(credentials=...)
+# projects/platform.yaml:11: AppProject 'platform': spec.destinations permit servers fleetgen's
+#     AppProject does not ('*') — fleetgen's permits the clusters its apps are placed on: set
+#     Project(destinations=[Destination(...)]) if Applications made outside fleet.py deploy there
+# projects/team-a.yaml:11: AppProject 'team-a': spec.destinations permit servers fleetgen's
+#     AppProject does not ('*') — fleetgen's permits the clusters its apps are placed on: set
+#     Project(destinations=[Destination(...)]) if Applications made outside fleet.py deploy there
 
 from fleetgen import (
     App,

@@ -25,6 +25,9 @@ are untouched: retire them once the engines read output/.
 # clusters/prod-1.yaml:1: cluster Secret 'cluster-prod-1': its credentials are not copied — put its
 #     connection config (Argo CD's cluster config JSON) in the store 'cluster-secrets' under
 #     'clusters/prod-1', as Fleet(default_credentials=...) says, or set Cluster(credentials=...)
+# projects/addons.yaml:14: AppProject 'addons': spec.destinations permit servers fleetgen's
+#     AppProject does not ('*') — fleetgen's permits the clusters its apps are placed on: set
+#     Project(destinations=[Destination(...)]) if Applications made outside fleet.py deploy there
 
 from fleetgen import (
     App,

@@ -52,6 +52,9 @@ from are untouched: retire them once the engines read output/.
 # appsets/karpenter.yaml:30: karpenter: its spec.destination.namespace reads the clusters selected
 #     at run time: not mapped — fleetgen reads a cluster's vars only in Helm values and another
 #     source's path; add the app by hand (per_env for what differs by environment)
+# appsets/project.yaml:11: AppProject 'addons': spec.destinations permit servers fleetgen's
+#     AppProject does not ('*') — fleetgen's permits the clusters its apps are placed on: set
+#     Project(destinations=[Destination(...)]) if Applications made outside fleet.py deploy there
 # bootstrap/addons.yaml:5: Application 'addons' not mapped (an app of apps: the Applications it
 #     holds are imported, and fleetgen writes its own root Application) — check that fleetgen's
 #     bootstrap.yaml (synced automatically, pruning) does what its syncPolicy did

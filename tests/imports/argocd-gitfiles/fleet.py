@@ -4,17 +4,19 @@ untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
+# appsets/broken.yaml:8: ApplicationSet 'broken': its git files generator reads
+#     broken/settings.json:3, which Argo CD cannot read as parameters (did not find expected ',' or
+#     '}'): it makes none of the set's Applications — fix the file and rerun import, or add its
+#     apps by hand
 # appsets/guestbook.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —
 #     fleetgen writes the AppProject of each project: its apps move to 'apps' (rename it in
 #     fleet.py at will)
-# appsets/teams.yaml:10: ApplicationSet 'teams': its git generator reads revision 'v1.4.0':
-#     evaluated on the files here — check that revision holds the same files, or add its apps by
-#     hand
+# appsets/teams.yaml:12: ApplicationSet 'teams': its git generator reads this repository at
+#     revision 'v1.4.0', the fleet at 'main': imported from the files here — fleetgen reads one
+#     revision of its repository (Fleet(revision=...)): check that revision holds these files, or
+#     add it by hand
 # appsets/vendor.yaml:1: ApplicationSet 'vendor': its git generator reads another repository
 #     (https://github.com/acme/vendor-config.git) — add its apps by hand
-# broken/settings.json:3: ApplicationSet 'broken': its git files generator reads
-#     broken/settings.json, which Argo CD cannot read as parameters (did not find expected ',' or
-#     '}'): it makes none of the set's Applications — fix the file, rerun import
 
 from fleetgen import (
     App,

@@ -9,10 +9,10 @@ are untouched: retire them once the engines read output/.
 #     the manifests
 # argocd/api.yaml:1: api: source.kustomize.namePrefix not mapped — put it in the folder's
 #     kustomization.yaml
-# argocd/api.yaml:1: api: sync wave 2 — Argo CD orders Applications by wave only under an app of
-#     apps: say the order with depends_on
 # argocd/api.yaml:8: ApplicationSet 'api': spec.strategy not mapped — roll changes through clusters
 #     with Environment(rollout=Rollout(steps=...))
+# argocd/api.yaml:24: api: sync wave 2 — Argo CD orders Applications by wave only under an app of
+#     apps: say the order with depends_on
 # argocd/canary.yaml:3: ApplicationSet 'canary': a merge generator whose generators make two
 #     parameter sets with the same server (Argo CD refuses it too) — add its apps by hand
 # argocd/legacy.yaml:1: AppProject 'default' (Argo CD's built-in project) is renamed 'apps' —

@@ -4,12 +4,15 @@ are untouched: retire them once the engines read output/.
 """
 
 # fleetgen import could not map everything; fix each, then delete its lines:
-# apps/redis.yaml:18: redis: reads value files of another repository
-#     (https://github.com/acme/cache-settings.git): not mapped — copy their values into values= (or
-#     the files into this repository, values_files=)
+# apps/redis.yaml:15: redis: helm.valueFiles[0] is 'redis/prod.yaml' of another repository
+#     (https://github.com/acme/cache-settings.git, revision 'main'): not mapped — copy its values
+#     into values= (or the file into this repository, values_files=)
 # appsets/cert-manager.yaml:27: cert-manager: values file 'values/cert-manager/ap.yaml' is not in
 #     the repository: Argo CD cannot render the app — imported without it: add the file, then put
 #     it in values_files=
+# projects/platform.yaml:16: AppProject 'platform': spec.destinations permit servers fleetgen's
+#     AppProject does not ('*') — fleetgen's permits the clusters its apps are placed on: set
+#     Project(destinations=[Destination(...)]) if Applications made outside fleet.py deploy there
 
 from fleetgen import (
     App,
