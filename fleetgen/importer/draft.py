@@ -91,6 +91,8 @@ class Instance:
     # on clusters another tool registers: the label selector that picks them at run time
     runtime: dict[str, Any] | None = None
     packed: Packed | None = None  # ``path`` as the engine reads it from an artifact
+    # what it notifies: channel (its ``Call`` as text, a key of `Draft.channels`) -> events
+    heard: dict[str, set[str]] = field(default_factory=dict)
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
@@ -136,6 +138,7 @@ class Draft:
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     read: dict[str, int] = field(default_factory=dict)  # the engine's objects it read, by kind
+    channels: dict[str, Call] = field(default_factory=dict)  # the instances' channels, by text
 
     def in_order(self) -> None:
         """Clusters and instances by environment (the path to production first), then name."""

@@ -19,6 +19,7 @@ from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, Reader
 from fleetgen.importer.argocd.projects import project
 from fleetgen.importer.argocd.standins import stand_ins
+from fleetgen.importer.argocd.subscriptions import global_subscriptions
 from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
 from fleetgen.importer.findings import Finding
@@ -104,3 +105,4 @@ def _finish(reader: Reader) -> None:
             )
     store_credentials(reader)
     vars_of(reader)
+    global_subscriptions(reader)

@@ -12,6 +12,7 @@ from fleetgen.importer.argocd.clusters import destination_cluster
 from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
 from fleetgen.importer.argocd.common import ARGO, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, project_name
+from fleetgen.importer.argocd.subscriptions import subscribe
 from fleetgen.importer.argocd.valuefiles import read as value_files, sources_of
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import unmapped
@@ -121,6 +122,7 @@ def application(
     if instance.chart is not None:
         value_files(reader, origin, instance, sources, target if target.external else None)
     _kept(reader, origin, instance, obj)
+    subscribe(reader, origin, instance, obj, str(spec.get("project") or BUILT_IN))
     created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
     reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
