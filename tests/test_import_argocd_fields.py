@@ -236,7 +236,8 @@ def test_what_an_appproject_permits_is_compared_with_fleetgens(tmp_path: Path) -
 
 def test_labels_and_annotations_are_the_apps_where_its_clusters_agree(tmp_path: Path) -> None:
     """An Application's labels and annotations land on fleetgen's Application
-    (``App(labels=..., annotations=...)``) where every cluster has them alike; Argo CD's own
+    (``App(labels=..., annotations=...)``) where every cluster has them alike, its
+    notification subscriptions on ``App(notify=...)``; Argo CD's own
     annotations, a set's own metadata, and a template's namespace (applicationset template
     ``GenerateApplications`` puts every Application in the set's namespace) are findings;
     secret material in an annotation is left out."""
@@ -256,7 +257,10 @@ def test_labels_and_annotations_are_the_apps_where_its_clusters_agree(tmp_path: 
     fleet, findings = _imported(_repo(tmp_path, {"web.yaml": appset}))
     web = _app(fleet, "web")
     assert web.labels == {"team": "shop"}
-    assert web.annotations == {"notifications.argoproj.io/subscribe.on-sync-failed.slack": "shop"}
+    assert web.annotations == {}  # the subscription is the app's Notify (subscriptions.py)
+    assert [(n.on, [c.recipient for c in n.to]) for n in web.notify] == [
+        (["sync_failed"], ["shop"])
+    ]
     text = "\n".join(findings)
     assert "web.yaml:1: web: label 'cluster' differs between its clusters ('dev' on 'dev', " in text
     assert "web: annotation 'argocd.argoproj.io/compare-options' not mapped — " in text

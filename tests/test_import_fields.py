@@ -44,6 +44,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("Secret", r"metadata\.name"): "a cluster is named by the Secret's name key",
     ("ApplicationSet", r"metadata\.name"): "its apps are named by its template; fleetgen "
     "names its own ApplicationSets",
+    ("Alert", r"metadata\.name"): "fleetgen names its own Alerts (<channel>.<events>)",
     (
         "Secret",
         r"(data|stringData)\.(?!(name|server|config|project|namespaces|clusterResources)$).*",

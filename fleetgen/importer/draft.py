@@ -94,6 +94,8 @@ class Instance:
     # the labels and annotations of its Application (App(labels=..., annotations=...))
     labels: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
+    # what it notifies: channel (its ``Call`` as text, a key of `Draft.channels`) -> events
+    heard: dict[str, set[str]] = field(default_factory=dict)
 
     def identity(self) -> tuple[Any, ...]:
         """What all clusters of one app share (calls and values as their text); the path in
@@ -139,6 +141,7 @@ class Draft:
     # project -> namespace -> {"labels": ..., "annotations": ...} of the Namespaces it ships
     namespace_meta: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     read: dict[str, int] = field(default_factory=dict)  # the engine's objects it read, by kind
+    channels: dict[str, Call] = field(default_factory=dict)  # the instances' channels, by text
 
     def in_order(self) -> None:
         """Clusters and instances by environment (the path to production first), then name."""

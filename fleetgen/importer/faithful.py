@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.errors import SpecError
+from fleetgen.importer import notify
 from fleetgen.importer.apps import Folded
 from fleetgen.importer.draft import Engine, Instance
 from fleetgen.importer.findings import Finding
@@ -36,9 +37,16 @@ _TODO = "check the app's settings in fleet.py against the original"
 Key = tuple[str, str, str, str]  # group, kind, namespace, name
 
 
-def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Finding]:
-    """What differs between the repository at ``root`` (read by ``engine``) and the fleet
-    ``text`` imported from it: built in a scratch copy, nothing written here."""
+def check(
+    root: Path,
+    text: str,
+    apps: list[Folded],
+    engine: Engine,
+    channels: Mapping[str, Call] | None = None,
+) -> list[Finding]:
+    """What differs between the repository at ``root`` (read by ``engine``; the instances'
+    ``channels``) and the fleet ``text`` imported from it: built in a scratch copy, nothing
+    written here."""
     with tempfile.TemporaryDirectory(prefix="fleetgen-import-") as scratch:
         copy = Path(scratch) / "repo"
         skipped = shutil.ignore_patterns(".git", "output")  # the build writes output/ here
@@ -68,6 +76,7 @@ def check(root: Path, text: str, apps: list[Folded], engine: Engine) -> list[Fin
             if p is None
         ]
         found += _also_placed(apps, compiled.plan.placements)
+        found += notify.compared(channels or {}, pairs, compiled.plan)
         found += [f for name, i, p in pairs if p is not None for f in _chart(copy, name, i, p)]
         found += [f for name, i, p in pairs if p is not None for f in _as_is(name, i, p)]
         remote = compiled.plan.remote_bases

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fleetgen.errors import UsageError
-from fleetgen.importer import argocd, faithful, flux, material, overlaydraft, overlays
+from fleetgen.importer import argocd, faithful, flux, material, notify, overlaydraft, overlays
 from fleetgen.importer.apps import Folded, fleet_sync, fold, sync_call
 from fleetgen.importer.draft import ClusterDraft, Draft, Engine
 from fleetgen.importer.findings import Finding, in_order
@@ -72,7 +72,8 @@ def import_repo(request: ImportRequest) -> Imported:
     if spec.exists() or spec.is_symlink():
         raise UsageError(f"{spec} already exists: import writes a first fleet.py, never over one")
     done = unchecked(request)
-    differences = faithful.check(done.root, done.text, done.apps, done.draft.engine)
+    draft = done.draft
+    differences = faithful.check(done.root, done.text, done.apps, draft.engine, draft.channels)
     text, found = _with_findings(done.fields, done.what, done.findings, differences, done.text)
     if not request.dry_run:
         with spec.open("x", encoding="utf-8") as handle:
@@ -207,9 +208,21 @@ def _fleet(
         fields["create_namespaces"] = False
     if draft.default_credentials is not None:
         fields["default_credentials"] = draft.default_credentials
-    fields["environments"] = [Call("Environment", {"name": env}) for env in draft.envs]
+    heard = notify.layered(draft, apps)
+    if heard.fleet:
+        fields["notify"] = heard.fleet
+    fields["environments"] = [
+        Call(
+            "Environment",
+            {"name": env, **({"notify": heard.envs[env]} if env in heard.envs else {})},
+        )
+        for env in draft.envs
+    ]
     fields["clusters"] = [_cluster(cluster) for cluster in draft.clusters]
     fields["projects"] = _projects(draft, apps)
+    for app in apps:
+        if app.name in heard.apps:
+            app.call.kwargs["notify"] = heard.apps[app.name]
     fields["apps"] = [app.call for app in apps]
     return fields, apps
 

@@ -20,6 +20,7 @@ from fleetgen.importer.argocd.clustervars import vars_of
 from fleetgen.importer.argocd.common import ARGO, ARGO_NAMESPACE, Reader
 from fleetgen.importer.argocd.projects import boundaries, project
 from fleetgen.importer.argocd.standins import stand_ins
+from fleetgen.importer.argocd.subscriptions import global_subscriptions
 from fleetgen.importer.argocd.thisrepo import differences, fleet_revision
 from fleetgen.importer.argocd.valuefiles import settle as settle_value_files
 from fleetgen.importer.draft import Draft
@@ -109,3 +110,4 @@ def _finish(reader: Reader) -> None:
     store_credentials(reader)
     vars_of(reader)
     boundaries(reader)
+    global_subscriptions(reader)

@@ -12,6 +12,7 @@ from fleetgen.importer.argocd.clusters import destination_cluster
 from fleetgen.importer.argocd.clustervars import reads_elsewhere, settle
 from fleetgen.importer.argocd.common import ARGO, ARGO_NAMESPACE, Path, Reader, spec_call
 from fleetgen.importer.argocd.projects import BUILT_IN, permits, project_name
+from fleetgen.importer.argocd.subscriptions import PREFIX as NOTIFICATIONS, subscribe
 from fleetgen.importer.argocd.valuefiles import read as value_files, sources_of
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding, unmapped
@@ -137,6 +138,7 @@ def application(
     if instance.chart is not None:
         value_files(reader, origin, instance, sources, target if target.external else None)
     _kept(reader, origin, instance, obj)
+    subscribe(reader, origin, instance, obj, str(spec.get("project") or BUILT_IN))
     created = "CreateNamespace=true" in strings(at(spec, "syncPolicy", "syncOptions"))
     reader.namespaces_created.append((origin, app, created))
     reader.draft.instances.append(instance)
@@ -205,13 +207,16 @@ def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any
 
 
 def _metadata(reader: Reader, origin: Doc, instance: Instance, meta: Mapping[str, Any]) -> None:
-    """An Application's labels and annotations, for App(labels=..., annotations=...) but Argo
-    CD's own annotations (``argocd.argoproj.io/``), which steer how an app of apps syncs it
+    """An Application's labels and annotations, for App(labels=..., annotations=...) but its
+    subscriptions (`subscriptions.subscribe`: Notify) and Argo CD's own annotations
+    (``argocd.argoproj.io/``), which steer how an app of apps syncs it
     (fleetgen's Applications are made by ApplicationSets): a finding each, its sync wave an
     order to say with depends_on."""
     instance.labels = {str(k): str(v) for k, v in mapping(meta.get("labels")).items()}
     annotations = {str(k): str(v) for k, v in mapping(meta.get("annotations")).items()}
-    instance.annotations = {k: v for k, v in annotations.items() if not k.startswith(_ARGO)}
+    instance.annotations = {
+        k: v for k, v in annotations.items() if not k.startswith((_ARGO, NOTIFICATIONS))
+    }
     for key, value in annotations.items():
         if not key.startswith(_ARGO):
             continue

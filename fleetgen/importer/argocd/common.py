@@ -19,6 +19,7 @@ from fleetgen.util.templating import Call
 
 ARGO = "argoproj.io"
 ARGO_NAMESPACE = ArgoOptions.model_fields["namespace"].default  # where fleetgen writes Argo CD's
+NOTIFICATIONS = "notifications.argoproj.io/"  # Argo CD's notification annotations
 # A template expression: ``{{index .metadata.labels "x"}}``, ``{{index .path.segments 1}}`` or
 # ``{{.path.basename}}``/``{{name}}``.
 EXPR = re.compile(r"\{\{-?\s*(?:index\s+\.([\w.]+)\s+(\"[^\"]+\"|\d+)|\.?([\w.\[\]-]+))\s*-?\}\}")
@@ -113,10 +114,13 @@ class Reader:
 
 def not_written(doc: Doc) -> list[Finding]:
     """A finding naming the labels, and one the annotations, of an object fleetgen writes its
-    own of (an ApplicationSet, an AppProject), which have no field in fleet.py."""
+    own of (an ApplicationSet, an AppProject), which have no field in fleet.py; an AppProject's
+    notification subscriptions are its apps' (`subscriptions`)."""
     found = []
     for key in ("labels", "annotations"):
         keys = sorted(map(str, mapping(doc.meta.get(key))))
+        if doc.kind == "AppProject":
+            keys = [name for name in keys if not name.startswith(NOTIFICATIONS)]
         if keys:
             found.append(
                 doc.finding(

@@ -84,6 +84,7 @@ class Walk:
     configmaps: dict[Key, Doc] = field(default_factory=dict)  # releases' values
     pending: list[Pending] = field(default_factory=list)
     loose: list[Doc] = field(default_factory=list)  # applied objects import does not follow
+    notices: list[Doc] = field(default_factory=list)  # Alerts, Providers and their Secrets
     spokes: dict[str, Key] = field(default_factory=dict)  # spoke -> its kubeconfig Secret
     generators: dict[Key, Doc] = field(default_factory=dict)  # artifact -> its ArtifactGenerator
     packed: dict[Key, Packed] = field(default_factory=dict)  # Kustomization -> its artifact's

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from fleetgen.importer.draft import Instance
 from fleetgen.importer.findings import Finding
+from fleetgen.importer.flux.alerts import alerts, is_notice, provider_secrets
 from fleetgen.importer.flux.common import (
     HELM,
     KUSTOMIZE,
@@ -39,7 +40,6 @@ _AUTOMATION = (
     "fleetgen has no image automation: keep it in a folder of its own added as an app, and "
     "point its updates at fleet.py (Image tags)"
 )
-_NOTIFICATIONS = "keep it in a folder of its own, added as an app"
 # Flux objects import does not map, and what to do instead.
 _FLUX_KINDS = {
     "ExternalArtifact": "its artifact is made by a controller from files import cannot read: "
@@ -48,9 +48,7 @@ _FLUX_KINDS = {
     "ImageRepository": _AUTOMATION,
     "ImagePolicy": _AUTOMATION,
     "ImageUpdateAutomation": _AUTOMATION,
-    "Alert": _NOTIFICATIONS,
-    "Provider": _NOTIFICATIONS,
-    "Receiver": _NOTIFICATIONS,
+    "Receiver": "keep it in a folder of its own, added as an app",
 }
 
 
@@ -67,6 +65,7 @@ def follow(walk: Walk, folder: str) -> None:
     walk.draft.findings += [_loose(doc) for doc in walk.loose if not is_kubeconfig(walk, doc)]
     for instance in mine:
         instance.depends_on = _depends(walk, instance, mine)
+    alerts(walk, mine)
     walk.draft.instances += mine
 
 
@@ -91,6 +90,7 @@ def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None, cluster: str) ->
     """Each object ``parent`` (None: the cluster folder) applies on ``cluster``, by kind (the
     ArtifactGenerators first, whose artifacts the Kustomizations beside them read)."""
     docs = list(docs)
+    secrets = provider_secrets(docs)
     for doc in docs:
         if is_generator(doc):
             register(walk, doc)
@@ -110,6 +110,8 @@ def _apply(walk: Walk, docs: Iterable[Doc], parent: Doc | None, cluster: str) ->
             walk.tenancy.append((doc, cluster))
         elif doc.kind == "ConfigMap" and doc.group == "" and parent is not None:
             walk.configmaps[key(doc)] = doc  # values of a release there
+        elif is_notice(doc) or doc in secrets:
+            walk.notices.append(doc)
         else:
             walk.loose.append(doc)
 
@@ -236,17 +238,23 @@ def _only_accounts(docs: list[Doc]) -> bool:
 
 def _only_flux(docs: list[Doc]) -> bool:
     """Whether a folder holds only what import follows (Flux objects, the ConfigMaps of their
-    values, a tenant's accounts) and at least one Kustomization or HelmRelease."""
+    values, a tenant's accounts, the Secrets of Providers) and at least one Kustomization,
+    HelmRelease, Alert or Provider."""
     values = {ref for doc in docs if doc.is_(HELM, "HelmRelease") for ref in values_maps(doc)}
+    secrets = provider_secrets(docs)
     followed = (
         is_flux(doc)
+        or is_notice(doc)
+        or doc in secrets
         or is_generator(doc)
         or any(doc.is_(SOURCE, kind) for kind in SOURCES)
         or is_tenancy_kind(doc)
         or (doc.group, doc.kind, doc.namespace, doc.name) in values
         for doc in docs
     )
-    return all(followed) and any(is_flux(doc) and doc.name != ROOT for doc in docs)
+    return all(followed) and any(
+        (is_flux(doc) and doc.name != ROOT) or is_notice(doc) for doc in docs
+    )
 
 
 def _loose(doc: Doc) -> Finding:
