@@ -17,7 +17,7 @@ from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
 from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
 from fleetgen.util.templating import render
-from fleetgen.version import SOURCE_REPO, VERSION
+from fleetgen.version import SOURCE_REPO
 from fleetgen.write.journal import atomic_write
 
 # The one cluster init writes, in environment dev: its name and placeholder server.
@@ -33,12 +33,15 @@ class Initialized:
         repo: The fleet's repo URL as written into fleet.py.
         warnings: Things to fix or know (a placeholder repo, a converted remote).
         adopted: An existing repository was adopted: fleet.py has no demo app.
+        install: How the workflow and README install fleetgen (`install.Install.note`: what
+            to set where that is unknown).
     """
 
     files: tuple[tuple[str, str], ...]
     repo: str
     warnings: tuple[str, ...]
     adopted: bool = False
+    install: install.Install | None = None
 
 
 def init(
@@ -71,7 +74,8 @@ def init(
         warnings.append(placeholder or found.note or "")
         repo = found.url or remote.PLACEHOLDER_REPO.format(name=name)
     adopted = adopting(directory)
-    files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted)
+    how = install.installed()
+    files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted, how=how)
     warnings.append(server_placeholder_note(*_CLUSTER) or "")
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
@@ -92,6 +96,7 @@ def init(
         repo,
         tuple(warning for warning in warnings if warning),
         adopted,
+        how,
     )
 
 
@@ -140,9 +145,10 @@ def init_files(
     placeholder: str | None = None,
     *,
     demo: bool = True,
+    how: install.Install | None = None,
 ) -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path; ``demo``: with a demo app (a new
-    repository) and its base."""
+    repository) and its base; ``how``: how CI installs fleetgen (default: as this one was)."""
     env, app, project = "dev", "hello", "apps"
     cluster, _ = cluster_snippet(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1]))
     app_text = (
@@ -150,16 +156,13 @@ def init_files(
         if demo
         else None
     )
-    hooks_repo, hooks_rev = install.hooks()
+    how = how or install.installed()
     context = {
         "name": name,
         "repo": repo,
         "output_dir": "output",
-        "version": VERSION,
-        "requirement": install.requirement(),
-        "action": install.ACTION,
-        "hooks_repo": hooks_repo,
-        "hooks_rev": hooks_rev,
+        "version": how.version,
+        "requirement": how.requirement,
         "source": SOURCE_REPO.removesuffix(".git"),
     }
     files = {
@@ -178,7 +181,7 @@ def init_files(
         "README.md": render("init/README.md.j2", **context),
         ".gitignore": render("init/gitignore.j2", **context),
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
-        ".github/workflows/fleet.yaml": render("init/workflow.yaml.j2", **context),
+        install.WORKFLOW: render("init/workflow.yaml.j2", **context),
     }
     if demo:
         files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())
