@@ -15,13 +15,15 @@ from fleetgen.rules.secrets import find
 from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
-from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
-from fleetgen.util.templating import render
+from fleetgen.scaffold.snippets import app_call, base_dir, base_files, cluster_call
+from fleetgen.util.linelength import DEFAULT_WIDTH, line_length
+from fleetgen.util.templating import Call, Code, render
 from fleetgen.version import SOURCE_REPO
 from fleetgen.write.journal import atomic_write
 
 # The one cluster init writes, in environment dev: its name and placeholder server.
 _CLUSTER = ("dev-1", remote.PLACEHOLDER_SERVER.format(cluster="dev-1"))
+_SYNC = ("automated", "prune", "self_heal")  # environment dev's sync policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,15 @@ def init(
         repo = found.url or remote.PLACEHOLDER_REPO.format(name=name)
     adopted = adopting(directory)
     how = install.installed()
-    files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted, how=how)
+    files = init_files(
+        name,
+        repo,
+        check_engine(engine),
+        placeholder,
+        demo=not adopted,
+        how=how,
+        width=line_length(directory),
+    )
     warnings.append(server_placeholder_note(*_CLUSTER) or "")
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
@@ -146,16 +156,36 @@ def init_files(
     *,
     demo: bool = True,
     how: install.Install | None = None,
+    width: int = DEFAULT_WIDTH,
 ) -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path; ``demo``: with a demo app (a new
-    repository) and its base; ``how``: how CI installs fleetgen (default: as this one was)."""
+    repository) and its base; ``how``: how CI installs fleetgen (default: as this one was);
+    ``width``: the line length fleet.py is laid out to (ruff's)."""
     env, app, project = "dev", "hello", "apps"
-    cluster, _ = cluster_snippet(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1]))
-    app_text = (
-        app_snippet(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))[0]
-        if demo
-        else None
-    )
+    calls = {
+        "environment": Call(
+            "Environment",
+            {"name": env, "sync": Call("SyncPolicy", dict.fromkeys(_SYNC, True))},
+        ),
+        "credentials": Call(
+            "ExternalSecretRef", {"store": "vault-backend", "key": "clusters/{cluster}"}
+        ),
+        "cluster": cluster_call(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1])),
+        "project": Call(
+            "Project",
+            {
+                "name": project,
+                "description": "Applications",
+                "namespaces": [app],
+                "source_repos": [Code("REPO")],
+            },
+        ),
+        "app": (
+            app_call(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))
+            if demo
+            else None
+        ),
+    }
     how = how or install.installed()
     context = {
         "name": name,
@@ -168,12 +198,9 @@ def init_files(
     files = {
         "fleet.py": render(
             "init/fleet.py.j2",
-            env=env,
-            project=project,
-            namespace=app,
-            cluster=cluster,
-            app=app_text,
             engine=engine,
+            width=width,
+            **calls,
             placeholder=placeholder,
             server_placeholder=server_placeholder_note(*_CLUSTER),
             **context,

@@ -214,7 +214,9 @@ def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_p
         "        # WARNING: cluster 'dev-1': server https://dev-1.placeholder.invalid:6443 is a\n"
         "        # placeholder (a .invalid host never resolves), so no engine can reach\n"
         "        # the cluster by it: set it to the cluster's API server URL.\n"
-        f'        Cluster(name="dev-1", env="dev", server="{SERVER}"),\n'
+        "        Cluster(\n"
+        f'            name="dev-1", env="dev", server="{SERVER}"\n'
+        "        ),\n"
     ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
 
@@ -232,7 +234,7 @@ def test_build_and_validate_flag_the_placeholders_until_they_are_set(tmp_path: P
     spec = tmp_path / "fleet.py"
     lines = spec.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, 1) if "= Fleet(" in text)
-    cluster = next(n for n, text in enumerate(lines, 1) if "Cluster(name=" in text)
+    cluster = next(n for n, text in enumerate(lines, 1) if text.strip() == "Cluster(")
     for _ in range(2):  # the no-op build (nothing compiled) warns as the first did
         built = fleetgen(tmp_path, "build")
         assert (built.returncode, built.stderr) == (
