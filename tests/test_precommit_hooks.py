@@ -1,8 +1,10 @@
-"""The published hooks (``.pre-commit-hooks.yaml``) run by the real ``pre-commit`` tool in a
-temporary fleet repository: ``pre-commit try-repo`` against this working tree (every hook green
-on a clean repository, every hook red on a broken one), and the
-scaffolded ``.pre-commit-config.yaml`` pointed at this working tree (each hook green on a clean
-repository, red on a stale or broken one).
+"""pre-commit hooks run by the real ``pre-commit`` tool in a temporary fleet repository: the
+``.pre-commit-config.yaml`` that ``init`` scaffolds as it is written (``repo: local`` hooks of
+the fleetgen on PATH: green on a clean repository, red on a stale one, nothing installed nor
+downloaded); and the published hooks (``.pre-commit-hooks.yaml``), with ``pre-commit try-repo``
+against this working tree (every hook green on a clean repository, every hook red on a broken
+one) and used by path and commit as docs/ci.md shows (each hook green on a clean repository,
+red on a stale or broken one).
 
 pre-commit installs the hooks' environment with pip from the repository (half a minute or
 more), keyed by the hooks' repository and rev. The working tree is snapshotted into one commit
@@ -97,19 +99,54 @@ def pre_commit(repo: Path, *args: str, command: list[str] = PRE_COMMIT) -> Compl
 
 
 def run_hook(hooks_repo: Path, repo: Path, hook: str) -> CompletedProcess[str]:
-    """``pre-commit run`` of one published hook as the scaffolded config uses it, with the
-    snapshot for fleetgen's repository and its commit for the rev. The snapshot's path is
-    relative to ``repo``, as ``try-repo`` (run from the repository's top) names it in its config:
-    pre-commit keys an environment by that string and the rev, so every run shares one (every
-    test's ``repo`` is as deep under the session's temporary folder)."""
-    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
-    (hooks,) = config["repos"]
+    """``pre-commit run`` of one published hook, with the snapshot for fleetgen's repository
+    and its commit for the rev. The snapshot's path is relative to ``repo``, as ``try-repo``
+    (run from the repository's top) names it in its config: pre-commit keys an environment by
+    that string and the rev, so every run shares one (every test's ``repo`` is as deep under the
+    session's temporary folder)."""
     relative = os.path.relpath(hooks_repo.resolve(), repo.resolve())
-    hooks.update(repo=relative, rev=git(hooks_repo, "rev-parse", "HEAD").strip())
-    hooks["hooks"] = [{"id": hook}]
+    rev = git(hooks_repo, "rev-parse", "HEAD").strip()
+    config = {"repos": [{"repo": relative, "rev": rev, "hooks": [{"id": hook}]}]}
     path = repo.parent / f"{hook}.yaml"
     path.write_text(yaml.safe_dump(config))
     return pre_commit(repo, "run", "--config", str(path))
+
+
+def uncommented(config: str) -> str:
+    """The scaffolded config with the hooks it offers in comments enabled."""
+    return re.sub(r"^(\s*)# (- id: |  )", r"\1\2", config, flags=re.M)
+
+
+def test_the_scaffolded_config_runs_the_installed_fleetgen(
+    fleet_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``init``'s config as written: pre-commit runs the ``fleetgen`` on PATH (``repo: local``,
+    ``language: system``), with a store of its own and every proxy a dead port, so nothing is
+    installed nor downloaded; its commented hooks, enabled, run too (issue #39)."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "store"))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(proxy, "http://127.0.0.1:9")
+    clean = pre_commit(fleet_repo, "run")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert re.search(r"^fleetgen build --check\.+Passed", clean.stdout, re.M), clean.stdout
+    readme = fleet_repo / "output/README.md"
+    built = readme.read_text()
+    readme.write_text(built + "hand-edited\n")
+    stale = pre_commit(fleet_repo, "run")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert "Failed" in stale.stdout and "output/README.md" in stale.stdout
+
+    config = fleet_repo / ".pre-commit-config.yaml"
+    config.write_text(uncommented(config.read_text()))
+    ids = [hook["id"] for hook in yaml.safe_load(config.read_text())["repos"][0]["hooks"]]
+    assert ids == ["fleetgen-build-check", "fleetgen-build", "fleetgen-validate"]
+    every = pre_commit(fleet_repo, "run")  # build regenerates output/: the commit would fail
+    assert every.returncode == 1 and "files were modified by this hook" in every.stdout
+    assert readme.read_text() == built
+    again = pre_commit(fleet_repo, "run")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not list((tmp_path / "store").glob("repo*")), "pre-commit installed a repository"
 
 
 def test_the_published_hooks_run_on_every_commit() -> None:

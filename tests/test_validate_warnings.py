@@ -75,7 +75,5 @@ def test_the_cascade_delete_warning_advises_what_ends_it(tmp_path: Path) -> None
         "ends this warning"
     )
     spec = repo / "fleet.py"
-    spec.write_text(
-        spec.read_text().replace('App(name="web",', 'App(name="web", cascade_delete=False,')
-    )
+    spec.write_text(spec.read_text().replace('name="web",', 'name="web", cascade_delete=False,', 1))
     assert "cascade_delete" not in run_fleetgen(repo, "build").stderr

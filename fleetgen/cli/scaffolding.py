@@ -78,6 +78,8 @@ def init(
             "`fleetgen add project NAME --namespace NS`, then `fleetgen add app NAME "
             "--project NAME --namespace NS --path DIR` each"
         )
+    if done.install is not None and done.install.note is not None:
+        typer.echo(f"note: {done.install.note}")
     here = directory.resolve() == Path.cwd().resolve()
     go = "" if here else f"cd {shlex.quote(str(directory))} && "
     typer.echo(f"next: {go}fleetgen build, then commit everything")

@@ -1,7 +1,7 @@
-"""The fleet.py text of a draft, laid out as ``fleetgen add`` writes its snippets: a call on one
-line when it fits, else its first arguments on the call's line and each further one on a line of
-its own, aligned after the opening parenthesis (`fleetgen.util.templating.Call` and ``py_literal``,
-which render the snippets, give the text of each value)."""
+"""The fleet.py text of a draft: a call on one line when it fits, else its first arguments on the
+call's line and each further one on a line of its own, aligned after the opening parenthesis
+(`fleetgen.util.templating.Call` and ``py_literal`` give the text of each value; ``fleetgen add``
+lays out what it inserts as ruff does instead, with `fleetgen.util.templating.formatted`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fleetgen.importer.findings import Finding
-from fleetgen.util.templating import Call, py_literal
+from fleetgen.util.templating import Call, call_names, py_literal
 
 WIDTH = 100  # ruff's line length in this project, and in the fleets `init` writes
-# Arguments on the call's own line, as the snippets of `fleetgen add` have them; each further
-# argument of these calls goes on a line of its own.
+# Arguments on the call's own line; each further argument of these calls goes on a line of its
+# own.
 _HEADS = {
     "App": ("name", "project", "namespace"),
     "Cluster": ("name", "env", "server"),
@@ -103,7 +103,7 @@ def fleet_text(fleet: Mapping[str, Any], what: str, findings: Sequence[Finding])
         lines += ["# fleetgen import could not map everything; fix each, then delete its lines:"]
         lines += [_comment(finding.render()) for finding in findings]
         lines += [""]
-    names = sorted({"Fleet"} | _names(fleet), key=lambda name: (name.lower(), name))  # isort's
+    names = sorted({"Fleet"} | call_names(fleet), key=lambda name: (name.lower(), name))  # isort's
     lines += ["from fleetgen import (", *(f"{_INDENT}{name}," for name in names), ")", ""]
     lines += ["fleet = Fleet(", *(_argument(key, value) for key, value in fleet.items()), ")"]
     return "\n".join(lines) + "\n"
@@ -121,17 +121,3 @@ def _comment(text: str) -> str:
     return "\n".join(
         textwrap.wrap(text, WIDTH - 1, initial_indent="# ", subsequent_indent="#     ")
     )
-
-
-def _names(value: Any) -> set[str]:
-    """The fleetgen names the calls in ``value`` use."""
-    if isinstance(value, Call):
-        found = {value.name}
-        for item in (*value.args, *value.kwargs.values()):
-            found |= _names(item)
-        return found
-    if isinstance(value, Mapping):
-        return set().union(*(_names(item) for item in value.values()))
-    if isinstance(value, list | tuple):
-        return set().union(*(_names(item) for item in value))
-    return set()

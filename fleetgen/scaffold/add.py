@@ -30,13 +30,15 @@ from fleetgen.scaffold.requests import (
 )
 from fleetgen.scaffold.snippets import (
     app_base,
-    app_snippet,
+    app_call,
     base_files,
     chart_call,
-    cluster_snippet,
-    env_snippet,
+    cluster_call,
+    env_call,
+    project_call,
 )
-from fleetgen.util.templating import py_literal, render
+from fleetgen.util.linelength import line_length
+from fleetgen.util.templating import Call, call_names, py_literal
 from fleetgen.version import VERSION
 from fleetgen.write import writer
 from fleetgen.write.journal import atomic_write
@@ -100,11 +102,10 @@ def add_cluster(
     spec: Path, request: ClusterRequest, *, dry_run: bool = False, out: Path | None = None
 ) -> Added:
     """Insert ``Cluster(...)`` into fleet.py, validate, then write it and rebuild output/."""
-    snippet, names = cluster_snippet(request)
     return edit_validated(
         spec,
         "the new clusters entry",
-        lambda source: edit.insert(source, "clusters", snippet, names),
+        _inserting(spec, "clusters", cluster_call(request)),
         {},
         lambda p: p.cluster == request.name,
         dry_run,
@@ -120,12 +121,12 @@ def add_app(
     the chart's repository) is extended when ``request.extend_project``, else refused. Validated
     before anything is written."""
     spec = spec.resolve()
-    app_snippet(request)  # the arguments are checked before anything is read
+    app_call(request)  # the arguments are checked before anything is read
     base = app_base(request)
     kept = (base,) if not request.chart and (spec.parent / base).exists() else ()
     if kept and request.image and not request.image_name:
         request = replace(request, image_name=_image_in(spec.parent, base))
-    snippet, names = app_snippet(request)
+    inserting = _inserting(spec, "apps", app_call(request))
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.apps, "app", request.name)
     project = next((p for p in fleet.projects if p.name == request.project), None)
@@ -150,7 +151,7 @@ def add_app(
     def change(source: str) -> str:
         for keyword, value in extensions.items():
             source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
-        return edit.insert(source, "apps", snippet, names)
+        return inserting(source)
 
     added = edit_validated(
         spec, "the new apps entry", change, files, lambda p: p.app == request.name, dry_run, out
@@ -201,7 +202,7 @@ def add_env(
     """Insert ``Environment(name=..., sync=SyncPolicy(...))`` at the end of the environments, or
     after ``after``."""
     spec = spec.resolve()
-    snippet, names = env_snippet(request.name, check_sync(request.sync))
+    call = env_call(request.name, check_sync(request.sync))
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.environments, "environment", request.name)
     if request.after is not None and request.after not in {e.name for e in fleet.environments}:
@@ -210,7 +211,7 @@ def add_env(
     return edit_validated(
         spec,
         "the new environments entry",
-        lambda source: edit.insert(source, "environments", snippet, names, after=request.after),
+        _inserting(spec, "environments", call, request.after),
         {},
         lambda p: p.env == request.name,
         dry_run,
@@ -280,21 +281,26 @@ def add_project(
         )
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
     _unique(fleet.projects, "project", request.name)
-    snippet = render(
-        "snippets/project.py.j2",
-        name=request.name,
-        namespaces=list(request.namespaces),
-        description=request.description,
-    ).rstrip("\n")
+    call = project_call(request.name, list(request.namespaces), request.description)
     return edit_validated(
         spec,
         "the new projects entry",
-        lambda source: edit.insert(source, "projects", snippet, ["Project"]),
+        _inserting(spec, "projects", call),
         {},
         lambda p: False,
         dry_run,
         out,
     )
+
+
+def _inserting(
+    spec: Path, field: str, call: Call, after: str | None = None
+) -> Callable[[str], str]:
+    """The edit inserting ``call`` into the Fleet's ``field`` list (after its element named
+    ``after``), laid out to the line length fleet.py is formatted with."""
+    width = line_length(spec.parent)
+    names = sorted(call_names(call))
+    return lambda source: edit.insert(source, field, call, names, after, width)
 
 
 def _unique(existing: Sequence[Environment | Project | App], kind: str, name: str) -> None:

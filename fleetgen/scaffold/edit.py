@@ -23,8 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 import libcst as cst
 
 from fleetgen.scaffold import splice, syntax
-from fleetgen.scaffold.splice import Span
+from fleetgen.scaffold.splice import Element, Span
 from fleetgen.scaffold.syntax import EditError, Source
+from fleetgen.util.linelength import DEFAULT_WIDTH
+from fleetgen.util.templating import formatted
 
 __all__ = [
     "EditError",
@@ -38,19 +40,25 @@ __all__ = [
 
 
 def insert(
-    source: str, field: str, element: str, names: Sequence[str], after: str | None = None
+    source: str,
+    field: str,
+    element: Element,
+    names: Sequence[str],
+    after: str | None = None,
+    width: int = DEFAULT_WIDTH,
 ) -> str:
-    """``source`` with ``element`` (Python text; continuation lines indented from column 0)
-    appended to the Fleet's ``field`` list (or put right after its element named ``after``) and
-    ``names`` imported from fleetgen."""
+    """``source`` with ``element`` (a call, laid out to ``width`` where it goes; or Python text,
+    continuation lines indented from column 0) appended to the Fleet's ``field`` list (or put
+    right after its element named ``after``) and ``names`` imported from fleetgen."""
     parsed = Source(source)
-    node = syntax.list_node(parsed, field, element)
+    shown = element if isinstance(element, str) else formatted(element, width)
+    node = syntax.list_node(parsed, field, shown)
     site = syntax.site(parsed, node)
     if after is None:
-        edits = splice.append(parsed.text, site, element)
+        edits = splice.append(parsed.text, site, element, width)
     else:
         index, _ = syntax.named(parsed, node, field, after)
-        edits = splice.insert_after(parsed.text, site, index, element)
+        edits = splice.insert_after(parsed.text, site, index, element, width)
     return splice.applied(source, splice.with_imports(parsed, edits, names))
 
 

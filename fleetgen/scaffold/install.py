@@ -1,61 +1,79 @@
-"""How the scaffolded CI, pre-commit config and README install fleetgen: from a pinned Git URL,
-which works before fleetgen is published on a package index, pinned to what generated output/.
+"""How the workflow and README that ``init`` writes install fleetgen: the way the running one was
+installed, as pip (or any installer) recorded it (PEP 610 ``direct_url.json``), so that what
+``init`` writes works the day it is written and names no tag or release that does not exist.
 
-Where this fleetgen was installed from a Git URL (pip records it, PEP 610 ``direct_url.json``),
-that URL at that commit; else fleetgen's repository at the release tag ``v<VERSION>``.
+No ``direct_url.json``: installed from a package index, so ``fleetgen==VERSION``. A Git URL and
+commit (``vcs_info``): ``fleetgen @ git+URL@COMMIT``, the URL as https without user info (it may
+be a token). A local folder (``dir_info``, an editable checkout), an archive or anything else: no
+requirement CI could use, and a note saying what to set.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
 from fleetgen.scaffold.remote import https_url
-from fleetgen.version import SOURCE_REPO, VERSION
 
-# fleetgen's GitHub Action (its repository's action.yml) at this release, which the scaffolded
-# workflow uses; it installs `requirement`, wherever fleetgen came from.
-ACTION = f"fleetgen/fleetgen@v{VERSION}"
-
-
-def requirement() -> str:
-    """The pip requirement of this fleetgen, pinned: ``fleetgen @ git+URL@REF``."""
-    return pinned(_recorded())
+WORKFLOW = ".github/workflows/fleet.yaml"
+_SET = (
+    f"set how CI installs fleetgen in {WORKFLOW} (its install step): "
+    '"fleetgen==X.Y.Z" from a package index, or "fleetgen @ git+URL@COMMIT"'
+)
 
 
-def hooks() -> tuple[str, str]:
-    """The repository and rev a ``.pre-commit-config.yaml`` uses fleetgen's hooks by (its
-    ``.pre-commit-hooks.yaml``): this fleetgen's source, as `source` finds it."""
-    return source(_recorded())
+@dataclass(frozen=True, slots=True)
+class Install:
+    """How CI installs the fleetgen that runs ``init``.
+
+    Attributes:
+        version: The installed version.
+        requirement: What ``pip install`` installs it by; None: nothing CI can reach.
+        note: Why there is no requirement, and what to set (None when there is one).
+    """
+
+    version: str
+    requirement: str | None
+    note: str | None = None
 
 
-def pinned(direct_url: str | None) -> str:
-    """The requirement for an installation whose ``direct_url.json`` is ``direct_url`` (None:
-    not recorded): ``fleetgen @ git+URL@REF`` of its `source`."""
-    url, ref = source(direct_url)
-    return f"fleetgen @ git+{url}@{ref}"
+def installed() -> Install:
+    """How this fleetgen was installed (`from_record`)."""
+    found = _distribution()
+    if found is None:
+        return Install("unknown", None, f"fleetgen is not installed as a package: {_SET}")
+    return from_record(found.read_text("direct_url.json"), found.version)
 
 
-def source(direct_url: str | None) -> tuple[str, str]:
-    """(https Git URL, ref) of an installation whose ``direct_url.json`` is ``direct_url``: the
-    URL it came from and its commit (user info dropped: it may be a token), else `SOURCE_REPO`
-    at the release tag."""
+def from_record(direct_url: str | None, version: str) -> Install:
+    """The `Install` of fleetgen ``version`` whose ``direct_url.json`` is ``direct_url`` (None:
+    none recorded, a package index)."""
+    if direct_url is None:
+        return Install(version, f"fleetgen=={version}")
     try:
-        found: Any = json.loads(direct_url) if direct_url else None
+        record: Any = json.loads(direct_url)
     except ValueError:
-        found = None
-    vcs = found.get("vcs_info") if isinstance(found, dict) else None
+        record = None
+    if not isinstance(record, dict):
+        return Install(version, None, f"fleetgen's install record is unreadable: {_SET}")
+    vcs, url = record.get("vcs_info"), str(record.get("url", ""))
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
-        url = https_url(str(found.get("url", "")).removeprefix("git+")).url
-        if url is not None:
-            return url, str(vcs["commit_id"])
-    return SOURCE_REPO, f"v{VERSION}"
+        https = https_url(url.removeprefix("git+")).url
+        if https is not None:
+            return Install(version, f"fleetgen @ git+{https}@{vcs['commit_id']}")
+        where = "a Git repository CI cannot reach (no https:// or ssh URL)"
+    elif isinstance(record.get("dir_info"), dict) and url.startswith("file://"):
+        where = f"the local folder {url.removeprefix('file://')}"
+    else:
+        where = "an archive or a repository that is not Git"
+    return Install(version, None, f"fleetgen {version} was installed from {where}: {_SET}")
 
 
-def _recorded() -> str | None:
-    """This fleetgen's ``direct_url.json``, if pip recorded one."""
-    try:
-        return metadata.distribution("fleetgen").read_text("direct_url.json")
-    except metadata.PackageNotFoundError:
-        return None
+def _distribution() -> metadata.Distribution | None:
+    """The installed fleetgen: the first one an installer recorded (a source checkout's own
+    ``fleetgen.egg-info``, found first when it is the current folder, records none)."""
+    found = list(metadata.distributions(name="fleetgen"))
+    recorded = [d for d in found if d.read_text("INSTALLER") is not None]
+    return next(iter(recorded or found), None)

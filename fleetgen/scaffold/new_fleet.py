@@ -15,13 +15,15 @@ from fleetgen.rules.secrets import find
 from fleetgen.scaffold import install, remote
 from fleetgen.scaffold.add import overlaid, write_new
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
-from fleetgen.scaffold.snippets import app_snippet, base_dir, base_files, cluster_snippet
-from fleetgen.util.templating import render
-from fleetgen.version import SOURCE_REPO, VERSION
+from fleetgen.scaffold.snippets import app_call, base_dir, base_files, cluster_call
+from fleetgen.util.linelength import DEFAULT_WIDTH, line_length
+from fleetgen.util.templating import Call, Code, render
+from fleetgen.version import SOURCE_REPO
 from fleetgen.write.journal import atomic_write
 
 # The one cluster init writes, in environment dev: its name and placeholder server.
 _CLUSTER = ("dev-1", remote.PLACEHOLDER_SERVER.format(cluster="dev-1"))
+_SYNC = ("automated", "prune", "self_heal")  # environment dev's sync policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +35,15 @@ class Initialized:
         repo: The fleet's repo URL as written into fleet.py.
         warnings: Things to fix or know (a placeholder repo, a converted remote).
         adopted: An existing repository was adopted: fleet.py has no demo app.
+        install: How the workflow and README install fleetgen (`install.Install.note`: what
+            to set where that is unknown).
     """
 
     files: tuple[tuple[str, str], ...]
     repo: str
     warnings: tuple[str, ...]
     adopted: bool = False
+    install: install.Install | None = None
 
 
 def init(
@@ -71,7 +76,16 @@ def init(
         warnings.append(placeholder or found.note or "")
         repo = found.url or remote.PLACEHOLDER_REPO.format(name=name)
     adopted = adopting(directory)
-    files = init_files(name, repo, check_engine(engine), placeholder, demo=not adopted)
+    how = install.installed()
+    files = init_files(
+        name,
+        repo,
+        check_engine(engine),
+        placeholder,
+        demo=not adopted,
+        how=how,
+        width=line_length(directory),
+    )
     warnings.append(server_placeholder_note(*_CLUSTER) or "")
     planned = {path: _merged(directory / path, path, text) for path, text in files.items()}
     spec = directory.resolve() / "fleet.py"
@@ -92,6 +106,7 @@ def init(
         repo,
         tuple(warning for warning in warnings if warning),
         adopted,
+        how,
     )
 
 
@@ -140,37 +155,52 @@ def init_files(
     placeholder: str | None = None,
     *,
     demo: bool = True,
+    how: install.Install | None = None,
+    width: int = DEFAULT_WIDTH,
 ) -> dict[str, str]:
     """Every file ``init`` creates, by repo-relative path; ``demo``: with a demo app (a new
-    repository) and its base."""
+    repository) and its base; ``how``: how CI installs fleetgen (default: as this one was);
+    ``width``: the line length fleet.py is laid out to (ruff's)."""
     env, app, project = "dev", "hello", "apps"
-    cluster, _ = cluster_snippet(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1]))
-    app_text = (
-        app_snippet(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))[0]
-        if demo
-        else None
-    )
-    hooks_repo, hooks_rev = install.hooks()
+    calls = {
+        "environment": Call(
+            "Environment",
+            {"name": env, "sync": Call("SyncPolicy", dict.fromkeys(_SYNC, True))},
+        ),
+        "credentials": Call(
+            "ExternalSecretRef", {"store": "vault-backend", "key": "clusters/{cluster}"}
+        ),
+        "cluster": cluster_call(ClusterRequest(_CLUSTER[0], env, _CLUSTER[1])),
+        "project": Call(
+            "Project",
+            {
+                "name": project,
+                "description": "Applications",
+                "namespaces": [app],
+                "source_repos": [Code("REPO")],
+            },
+        ),
+        "app": (
+            app_call(AppRequest(app, project, app, image="nginxinc/nginx-unprivileged:1.27"))
+            if demo
+            else None
+        ),
+    }
+    how = how or install.installed()
     context = {
         "name": name,
         "repo": repo,
         "output_dir": "output",
-        "version": VERSION,
-        "requirement": install.requirement(),
-        "action": install.ACTION,
-        "hooks_repo": hooks_repo,
-        "hooks_rev": hooks_rev,
+        "version": how.version,
+        "requirement": how.requirement,
         "source": SOURCE_REPO.removesuffix(".git"),
     }
     files = {
         "fleet.py": render(
             "init/fleet.py.j2",
-            env=env,
-            project=project,
-            namespace=app,
-            cluster=cluster,
-            app=app_text,
             engine=engine,
+            width=width,
+            **calls,
             placeholder=placeholder,
             server_placeholder=server_placeholder_note(*_CLUSTER),
             **context,
@@ -178,7 +208,7 @@ def init_files(
         "README.md": render("init/README.md.j2", **context),
         ".gitignore": render("init/gitignore.j2", **context),
         ".pre-commit-config.yaml": render("init/pre-commit-config.yaml.j2", **context),
-        ".github/workflows/fleet.yaml": render("init/workflow.yaml.j2", **context),
+        install.WORKFLOW: render("init/workflow.yaml.j2", **context),
     }
     if demo:
         files.update((f"{base_dir(app)}/{file}", text) for file, text in base_files(app).items())

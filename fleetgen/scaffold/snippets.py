@@ -1,16 +1,18 @@
-"""fleet.py snippets for a request (``Cluster(...)``, ``App(...)`` and the calls in them), rendered
-from Jinja templates, and the kustomize base ``add app`` scaffolds."""
+"""fleet.py snippets for a request (``Cluster(...)``, ``App(...)``, ``Environment(...)``,
+``Project(...)`` and the calls in them) as `Call` values, which the edit lays out where they go
+(`fleetgen.util.templating.formatted`), and the kustomize base ``add app`` scaffolds."""
 
 from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import Any
 
 from fleetgen.errors import UsageError
 from fleetgen.manifests.yamlio import dump_documents
 from fleetgen.model.fields import ROLE_ARN
 from fleetgen.scaffold.requests import AppRequest, ClusterRequest, check_engine
-from fleetgen.util.templating import Call, render
+from fleetgen.util.templating import Call
 
 _AWS = re.compile(rf"(?P<arn>{ROLE_ARN.pattern})(?::(?P<eks>.+))?")  # --credentials aws:...
 _IMAGE = re.compile(r"(?P<name>[^@]+?)(?::(?P<tag>[^:/@]+))?(?:@(?P<digest>.+))?")
@@ -34,8 +36,8 @@ def credentials_call(text: str, cluster: str) -> Call:
     )
 
 
-def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
-    """The ``Cluster(...)`` text and the fleetgen names it uses."""
+def cluster_call(request: ClusterRequest) -> Call:
+    """The ``Cluster(...)`` of ``add cluster``."""
     credentials = (
         credentials_call(request.credentials, request.name) if request.credentials else None
     )
@@ -43,8 +45,8 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
     if request.ca_data and request.ca_file:
         raise UsageError("--ca-data inlines the CA and --ca-file refers to its file: give one")
     ca_file = Call("CaFile", args=(request.ca_file,)) if request.ca_file else None
-    text = render(
-        "snippets/cluster.py.j2",
+    return _call(
+        "Cluster",
         name=request.name,
         env=request.env,
         server=request.server,
@@ -54,20 +56,27 @@ def cluster_snippet(request: ClusterRequest) -> tuple[str, list[str]]:
         engine=engine,
         ca_data=ca_file or request.ca_data,
     )
-    names = [*([credentials.name] if credentials else []), *(["CaFile"] if ca_file else [])]
-    return text.rstrip("\n"), ["Cluster", *names]
 
 
-def env_snippet(name: str, sync: str) -> tuple[str, list[str]]:
-    """The ``Environment(...)`` text with its explicit sync policy (`EnvRequest.sync`) and the
-    fleetgen names it uses."""
+def env_call(name: str, sync: str) -> Call:
+    """The ``Environment(...)`` of ``add env``, with its explicit sync policy
+    (`EnvRequest.sync`)."""
     policy = (
         Call("SyncPolicy", {"automated": True, "prune": True})
         if sync == "auto"
         else Call("SyncPolicy", {"automated": False})
     )
-    text = render("snippets/env.py.j2", name=name, sync=policy)
-    return text.rstrip("\n"), ["Environment", "SyncPolicy"]
+    return Call("Environment", {"name": name, "sync": policy})
+
+
+def project_call(name: str, namespaces: list[str], description: str = "") -> Call:
+    """The ``Project(...)`` of ``add project``."""
+    return _call("Project", name=name, description=description, namespaces=namespaces)
+
+
+def _call(called: str, /, **kwargs: Any) -> Call:
+    """``called(...)`` with the arguments given a value (not None nor empty)."""
+    return Call(called, {key: value for key, value in kwargs.items() if value})
 
 
 def image_call(reference: str, name: str) -> Call:
@@ -97,8 +106,8 @@ def chart_call(reference: str) -> Call:
     return Call("HelmChart", {"repo": repo, "name": name, "version": version})
 
 
-def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
-    """The ``App(...)`` text and the fleetgen names it uses."""
+def app_call(request: AppRequest) -> Call:
+    """The ``App(...)`` of ``add app``."""
     if request.chart and request.image:
         raise UsageError(
             "--image sets a kustomize base's image; a chart app sets its image "
@@ -108,28 +117,18 @@ def app_snippet(request: AppRequest) -> tuple[str, list[str]]:
         raise UsageError("--path names a kustomize base; a chart app (--chart) has none")
     if request.image_name and not request.image:
         raise UsageError("--image-name names the base's image that --image sets; give --image")
-    targets = Call("Selector", {"envs": list(request.envs)}) if request.envs else None
-    images = (
-        [image_call(request.image, request.image_name or request.name)] if request.image else []
-    )
-    chart = chart_call(request.chart) if request.chart else None
-    text = render(
-        "snippets/app.py.j2",
+    source = {"chart": chart_call(request.chart)} if request.chart else {"path": app_base(request)}
+    return _call(
+        "App",
         name=request.name,
         project=request.project,
         namespace=request.namespace,
-        path=app_base(request),
-        targets=targets,
-        images=images,
-        chart=chart,
+        **source,
+        targets=Call("Selector", {"envs": list(request.envs)}) if request.envs else None,
+        images=(
+            [image_call(request.image, request.image_name or request.name)] if request.image else []
+        ),
     )
-    names = [
-        "App",
-        *(["Selector"] if targets else []),
-        *(["Image"] if images else []),
-        *(["HelmChart"] if chart else []),
-    ]
-    return text.rstrip("\n"), names
 
 
 def base_dir(app: str) -> str:

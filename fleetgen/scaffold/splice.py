@@ -1,25 +1,31 @@
 """Text edits of fleet.py in the style of what they touch: an element appended to a bracketed
 sequence (a `syntax.Site`) or put after one of its items, in the indentation and trailing-comma
-style of its neighbours; names added to the ``from fleetgen import ...``, sorted in; and the
-edits spliced into the source, every other byte kept."""
+style of its neighbours (an element given as a `Call` laid out where it goes as ruff's formatter
+lays it out at the file's line length); names added to the ``from fleetgen import ...``, sorted
+in; and the edits spliced into the source, every other byte kept."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from fleetgen.scaffold.syntax import EditError, Item, Site, Source, bound_names, import_site
+from fleetgen.util.linelength import DEFAULT_WIDTH
+from fleetgen.util.templating import Call, formatted, py_literal
 
 INDENT = "    "
 Span = tuple[int, int, str]  # (start, end, text): source[start:end] replaced by text
 Edit = tuple[int, str]  # (offset, text): text inserted at offset
+# What an edit writes: Python text (continuation lines indented from column 0), or a call laid
+# out where it goes.
+Element = str | Call
 
 
-def append(source: str, site: Site, element: str) -> list[Edit]:
-    """Edits (offset, text) appending ``element`` to ``site`` in the style of its items."""
-    lines = element.splitlines()
+def append(source: str, site: Site, element: Element, width: int = DEFAULT_WIDTH) -> list[Edit]:
+    """Edits (offset, text) appending ``element`` to ``site`` in the style of its items (a call
+    laid out to ``width``)."""
     if not site.items:
         indent = _indent_at(source, site.open)
-        body = _indented(lines, indent + INDENT)
+        body = _indented(_lines(element, indent + INDENT, width), indent + INDENT)
         if source[site.open + 1 : site.close].strip():  # comments only: keep them
             return [(_line_start(source, site.close), f"{indent}{INDENT}{body},\n")]
         return [(site.open + 1, f"\n{indent}{INDENT}{body},\n{indent}")]
@@ -28,24 +34,26 @@ def append(source: str, site: Site, element: str) -> list[Edit]:
     comma = "," if last.comma_end is not None else ""
     fix = [] if comma else [(last.end, ",")]
     if _line_of(source, last.start) == _line_of(source, site.open):  # all on one line
-        return [*fix, (after, f" {' '.join(line.strip() for line in lines)}{comma}")]
+        return [*fix, (after, f" {_flat(element)}{comma}")]
     indent = _indent_at(source, last.start)
-    body = _indented(lines, indent)
+    body = _indented(_lines(element, indent, width), indent)
     if _line_of(source, site.close) > _line_of(source, after):  # closing bracket on its own line
         return [*fix, (source.index("\n", after) + 1, f"{indent}{body}{comma}\n")]
     return [*fix, (after, f"\n{indent}{body}{comma}")]
 
 
-def insert_after(source: str, site: Site, index: int, element: str) -> list[Edit]:
+def insert_after(
+    source: str, site: Site, index: int, element: Element, width: int = DEFAULT_WIDTH
+) -> list[Edit]:
     """Edits putting ``element`` right after item ``index`` of ``site``, in its style."""
     if index == len(site.items) - 1:
-        return append(source, site, element)
+        return append(source, site, element, width)
     item, following = site.items[index], site.items[index + 1]
     assert item.comma_end is not None  # an item followed by another has its comma
-    lines = element.splitlines()
     if _line_of(source, following.start) == _line_of(source, item.comma_end):  # same line
-        return [(item.comma_end, f" {' '.join(line.strip() for line in lines)},")]
+        return [(item.comma_end, f" {_flat(element)},")]
     indent = " " * (following.start - _line_start(source, following.start))
+    lines = _lines(element, indent, width)
     return [(source.index("\n", item.comma_end) + 1, f"{indent}{_indented(lines, indent)},\n")]
 
 
@@ -104,6 +112,21 @@ def _import_names(source: str, site: Site, later: Item | None, names: list[str])
         return [(later.start, "".join(f"{name}, " for name in names))]
     indent = _indent_at(source, later.start)
     return [(later.start, "".join(f"{name},\n{indent}" for name in names))]
+
+
+def _lines(element: Element, indent: str, width: int) -> list[str]:
+    """``element``'s lines at ``indent`` (followed by its comma), continuation lines indented
+    from column 0."""
+    if isinstance(element, str):
+        return element.splitlines()
+    return formatted(element, width - len(indent), tail=1).splitlines()
+
+
+def _flat(element: Element) -> str:
+    """``element`` on one line."""
+    if isinstance(element, str):
+        return " ".join(line.strip() for line in element.splitlines())
+    return py_literal(element)
 
 
 def _indented(lines: list[str], indent: str) -> str:

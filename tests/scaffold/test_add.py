@@ -77,11 +77,15 @@ def test_add_cluster_to_the_example_changes_only_inserted_lines(repo: Path) -> N
     assert added_lines(before, after) == (
         [],
         [
-            '        Cluster(name="prod-south", env="prod", server="https://south.example.com:6443",',
-            '                labels={"region": "south"},',
-            '                vars={"region": "us-south"},',
-            '                credentials=ExternalSecretRef(store="vault-backend", '
-            'key="kube/prod-south")),',
+            "        Cluster(",
+            '            name="prod-south",',
+            '            env="prod",',
+            '            server="https://south.example.com:6443",',
+            '            labels={"region": "south"},',
+            '            vars={"region": "us-south"},',
+            '            credentials=ExternalSecretRef(store="vault-backend", '
+            'key="kube/prod-south"),',
+            "        ),",
         ],
     )
     assert after.index("prod-south") > after.index('Cluster(name="dr"')
@@ -107,9 +111,13 @@ def test_add_cluster_into_odd_formatting_and_a_named_list(tmp_path: Path) -> Non
     ).replace(
         '                    server="https://b.example.com")]',
         '                    server="https://b.example.com"),\n'
-        '            Cluster(name="c", env="dev", server="https://c.example.com",\n'
-        '                    labels={"zone": "z1"},\n'
-        '                    credentials=ExecAuth(args=["gcp"]))]',
+        "            Cluster(\n"
+        '                name="c",\n'
+        '                env="dev",\n'
+        '                server="https://c.example.com",\n'
+        '                labels={"zone": "z1"},\n'
+        '                credentials=ExecAuth(args=["gcp"]),\n'
+        "            )]",
     )
     assert added.placements == ()  # no apps yet
     fleet_map = (tmp_path / "output/README.md").read_text()
@@ -156,7 +164,7 @@ def test_add_cluster_engine_overrides_its_environments(repo: Path) -> None:
         "region=eu-west",
     )
     assert result.returncode == 0, result.stderr
-    assert '                engine="argocd"),' in (repo / "fleet.py").read_text()
+    assert '            engine="argocd",\n        ),' in (repo / "fleet.py").read_text()
     assert (repo / "output/argocd/clusters/dev-2.yaml").is_file()
     assert not (repo / "output/flux/clusters/dev-2").exists()
     assert "platform-config on dev-2 (dev) by argocd" in result.stdout
@@ -210,7 +218,7 @@ def test_add_an_iam_cluster_with_its_ca(repo: Path, tmp_path: Path, encoded: boo
     result = fleetgen(repo, "add", "cluster", "prod-south", *AWS, "--ca-data", str(ca_file))
     assert result.returncode == 0, result.stderr
     ca_data = base64.b64encode(CA_PEM.encode()).decode()
-    assert f'                ca_data="{ca_data}"),' in (repo / "fleet.py").read_text()
+    assert f'            ca_data="{ca_data}",\n        ),' in (repo / "fleet.py").read_text()
     registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
     assert f'"caData": "{ca_data}"' in registration
     assert (
@@ -229,7 +237,7 @@ def test_add_an_iam_cluster_with_its_ca_file(repo: Path) -> None:
     assert result.returncode == 0, result.stderr
     removed, added = added_lines(before, (repo / "fleet.py").read_text())
     assert removed == []
-    assert '                ca_data=CaFile("certs/south.pem")),' in added
+    assert '            ca_data=CaFile("certs/south.pem"),' in added
     assert "    CaFile," in added  # imported
     registration = (repo / "output/argocd/clusters/prod-south.yaml").read_text()
     assert f'"caData": "{base64.b64encode(CA_PEM.encode()).decode()}"' in registration
@@ -343,8 +351,9 @@ def test_add_cluster_dry_run_prints_the_diff_and_writes_nothing(repo: Path) -> N
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("--- a/fleet.py\n+++ b/fleet.py\n")
     assert (
-        '+        Cluster(name="qa-1", env="dev", server="https://qa.example.com",\n'
-        '+                vars={"region": "eu-west"}),\n' in result.stdout
+        '+        Cluster(\n+            name="qa-1",\n+            env="dev",\n'
+        '+            server="https://qa.example.com",\n+            vars={"region": "eu-west"},\n'
+        "+        ),\n" in result.stdout
     )
     # dev is on Flux (Environment(engine="flux")): a Flux directory, no Argo CD registration
     assert "  new      output/flux/clusters/qa-1/kustomizations.yaml\n" in result.stdout
@@ -386,11 +395,16 @@ def test_add_app_creates_a_base_that_builds(repo: Path, kustomize: Kustomize) ->
     )
     assert result.returncode == 0, result.stderr
     assert added_lines(before, spec.read_text())[1] == [
-        '        App(name="cart", project="orders", namespace="orders",',
+        "        App(",
+        '            name="cart",',
+        '            project="orders",',
+        '            namespace="orders",',
         '            path="apps/cart/base",',
         '            targets=Selector(envs=["dev", "staging"]),',
-        '            images=[Image(name="cart", new_name="registry.acme.example/cart", '
-        'tag="0.1.0")]),',
+        "            images=[",
+        '                Image(name="cart", new_name="registry.acme.example/cart", tag="0.1.0")',
+        "            ],",
+        "        ),",
     ]
     rendered = build(repo / "output/overlays/cart/staging", kustomize)
     assert "image: registry.acme.example/cart:0.1.0" in rendered
@@ -421,8 +435,11 @@ def test_add_app_with_a_chart_adds_a_chart_app_and_no_base(repo: Path) -> None:
     removed, added = added_lines(before, spec.read_text())
     assert removed == []
     assert (
-        'chart=HelmChart(repo="https://charts.jetstack.io", name="trust-manager", '
-        'version="v0.12.0"),'
+        "            chart=HelmChart(\n"
+        '                repo="https://charts.jetstack.io",\n'
+        '                name="trust-manager",\n'
+        '                version="v0.12.0",\n'
+        "            ),"
     ) in "\n".join(added)
     assert not (repo / "apps" / "trust").exists()
     assert "next: edit its values in fleet.py" in result.stdout
@@ -579,7 +596,7 @@ def test_add_app_adopts_an_existing_base_as_it_is(repo: Path, kustomize: Kustomi
     assert snapshot(legacy) == before  # not one byte rewritten
     assert not (repo / "apps/web").exists()
     assert (
-        'App(name="web", project="orders", namespace="orders",\n            path="deploy/web")'
+        '        App(name="web", project="orders", namespace="orders", path="deploy/web"),\n'
         in (repo / "fleet.py").read_text()
     )
     assert "kind: Deployment" in build(repo / "output/overlays/web/staging", kustomize)
@@ -624,7 +641,7 @@ def test_add_app_image_of_an_existing_base_is_the_one_in_its_inventory(
     result = fleetgen(repo, *WEB, "--image", "ghcr.io/acme/storefront:2.0")
     assert result.returncode == 0, result.stderr
     assert (
-        '            images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]),'
+        '            images=[Image(name="ghcr.io/acme/storefront", tag="2.0")],\n        ),'
         in (repo / "fleet.py").read_text()
     )
     assert "image: ghcr.io/acme/storefront:2.0" in build(
@@ -785,7 +802,7 @@ def test_add_chart_app_to_a_fresh_fleet_extends_the_projects_source_repos(tmp_pa
     Project's line, and --extend-project adds the repository (and the namespace) in place."""
     repo = _fresh_fleet(tmp_path)
     before = snapshot(repo)
-    line = _line_of(repo / "fleet.py", 'Project(name="apps"')
+    line = _line_of(repo / "fleet.py", "Project(")
     args = ["add", "app", "web", "--project", "apps", "--chart", CHART]
     refused = fleetgen(repo, *args, "--namespace", "hello")
     assert (refused.returncode, refused.stderr) == (
@@ -809,14 +826,11 @@ def test_add_chart_app_to_a_fresh_fleet_extends_the_projects_source_repos(tmp_pa
     assert "extended project apps's namespaces and source_repos" in result.stdout
     assert "  web on dev-1 (dev) by argocd: chart " in result.stdout  # no overlay: its chart
     removed, added = added_lines(spec_before, (repo / "fleet.py").read_text())
-    assert removed == [
-        '        Project(name="apps", description="Applications", namespaces=["hello"],',
-        "                source_repos=[REPO]),",
-    ]
+    assert removed == ['            namespaces=["hello"],', "            source_repos=[REPO],"]
     assert added[:3] == [
         "    HelmChart,",
-        '        Project(name="apps", description="Applications", namespaces=["hello", "web"],',
-        '                source_repos=[REPO, "https://charts.bitnami.com/bitnami"]),',
+        '            namespaces=["hello", "web"],',
+        '            source_repos=[REPO, "https://charts.bitnami.com/bitnami"],',
     ]
     project = (repo / "output/argocd/projects/apps.yaml").read_text()
     assert "- https://charts.bitnami.com/bitnami" in project
@@ -841,7 +855,7 @@ def test_a_chart_app_on_flux_needs_no_source_repos(tmp_path: Path) -> None:
         repo, "add", "app", "web", "--project", "apps", "--namespace", "hello", "--chart", CHART
     )
     assert result.returncode == 0, result.stderr
-    assert "source_repos=[REPO])" in (repo / "fleet.py").read_text()
+    assert "source_repos=[REPO],\n" in (repo / "fleet.py").read_text()
 
 
 def _answering(cwd: Path, answer: bytes, *args: str, prompt: bytes = b"[y/N]") -> tuple[int, str]:
@@ -943,8 +957,7 @@ def test_add_project_then_an_app_in_it(repo: Path) -> None:
     assert added_lines(before, spec.read_text()) == (
         [],
         [
-            '        Project(name="web", description="Web team",',
-            '                namespaces=["web", "web-*"]),',
+            '        Project(name="web", description="Web team", namespaces=["web", "web-*"]),',
         ],
     )
     assert (repo / "output/argocd/projects/web.yaml").is_file()
@@ -1031,14 +1044,13 @@ def test_add_engine_moves_the_named_environment_and_keeps_the_others(tmp_path: P
     assert added_lines(before, (repo / "fleet.py").read_text()) == (
         [
             '    engines=["argocd"],',
-            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
-            "self_heal=True)),",
+            '            name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True)',
             '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True)),',
         ],
         [
             '    engines=["argocd", "flux"],',
-            '        Environment(name="dev", sync=SyncPolicy(automated=True, prune=True, '
-            'self_heal=True), engine="flux"),',
+            '            name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True),',
+            '            engine="flux"',
             '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True), '
             'engine="argocd"),',
         ],

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
-from fleetgen.scaffold import install, remote
+from fleetgen.scaffold import init_files, install, remote
 from fleetgen.tools.kustomize import Kustomize, build
 from tests.helpers import Ran, run_fleetgen
 
@@ -44,35 +43,38 @@ def test_init_then_build_then_check(tmp_path: Path, kustomize: Kustomize) -> Non
     # Every pull request and every commit: a path filter would miss inputs outside apps/ (bases
     # under k8s/, charts, CA files) and let stale output through.
     assert workflow[True] == {"pull_request": None}
-    # fleetgen's own hooks by URL and the rev of this fleetgen (.pre-commit-hooks.yaml: each
-    # runs on every commit), the local form a commented alternative.
+    # The hooks run the fleetgen installed where pre-commit runs (`repo: local`): no rev of
+    # fleetgen's repository to download; each runs on every commit, the others commented.
     (hooks,) = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())["repos"]
-    assert (hooks["repo"], hooks["rev"]) == install.hooks()
-    assert hooks["hooks"] == [{"id": "fleetgen-build-check"}]
-    assert "#  - repo: local" in (repo / ".pre-commit-config.yaml").read_text()
-    # fleetgen's action (action.yml) in both jobs: `review` runs fleet.py with the read-only
-    # token, `publish` writes and runs nothing of the pull request.
+    assert hooks == {
+        "repo": "local",
+        "hooks": [
+            {
+                "id": "fleetgen-build-check",
+                "name": "fleetgen build --check",
+                "entry": "fleetgen build --check",
+                "language": "system",
+                "always_run": True,
+                "pass_filenames": False,
+            }
+        ],
+    }
+    # `review` runs fleet.py with the read-only token, `publish` writes and runs nothing of the
+    # pull request (it reads the review's artifact).
     jobs = workflow["jobs"]
     assert "permissions" not in jobs["review"]
     assert jobs["publish"]["permissions"] == {
         "pull-requests": "write",
         "security-events": "write",
     }
-    assert jobs["publish"]["steps"] == [{"uses": install.ACTION, "with": {"mode": "publish"}}]
+    assert not any("checkout" in step.get("uses", "") for step in jobs["publish"]["steps"])
     assert created.stdout.splitlines()[-1] == (
         "next: cd 'Acme Fleet' && fleetgen build, then commit everything"
     )
-    # fleetgen comes from a pinned Git URL (no package index needed), and the workflow says so.
-    (review,) = [step for step in jobs["review"]["steps"] if step.get("uses") == install.ACTION]
-    assert review["with"]["mode"] == "review"
-    assert re.fullmatch(
-        r"fleetgen @ git\+https://\S+\.git@(v0\.1\.0|[0-9a-f]{40})", review["with"]["requirement"]
-    ), review
-    text = (repo / ".github/workflows/fleet.yaml").read_text()
-    assert (
-        "from its Git repository at a pinned tag\n          # or commit: this works before "
-        "fleetgen is published on a package index"
-    ) in text
+    # Nothing names a tag or a release of fleetgen (none exists).
+    for name in (".github/workflows/fleet.yaml", ".pre-commit-config.yaml", "README.md"):
+        text = (repo / name).read_text()
+        assert "@v0" not in text and "rev:" not in text and "fleetgen/fleetgen@" not in text
     built = fleetgen(repo, "build")
     assert built.returncode == 0, built.stderr
     assert built.stdout.endswith(" (1 placement)\n")
@@ -212,7 +214,9 @@ def test_init_without_a_remote_warns_and_marks_the_placeholder_in_fleet_py(tmp_p
         "        # WARNING: cluster 'dev-1': server https://dev-1.placeholder.invalid:6443 is a\n"
         "        # placeholder (a .invalid host never resolves), so no engine can reach\n"
         "        # the cluster by it: set it to the cluster's API server URL.\n"
-        f'        Cluster(name="dev-1", env="dev", server="{SERVER}"),\n'
+        "        Cluster(\n"
+        f'            name="dev-1", env="dev", server="{SERVER}"\n'
+        "        ),\n"
     ) in text
     assert max(len(line) for line in text.splitlines()) <= 100
 
@@ -230,7 +234,7 @@ def test_build_and_validate_flag_the_placeholders_until_they_are_set(tmp_path: P
     spec = tmp_path / "fleet.py"
     lines = spec.read_text().splitlines()
     line = next(n for n, text in enumerate(lines, 1) if "= Fleet(" in text)
-    cluster = next(n for n, text in enumerate(lines, 1) if "Cluster(name=" in text)
+    cluster = next(n for n, text in enumerate(lines, 1) if text.strip() == "Cluster(")
     for _ in range(2):  # the no-op build (nothing compiled) warns as the first did
         built = fleetgen(tmp_path, "build")
         assert (built.returncode, built.stderr) == (
@@ -337,35 +341,98 @@ def test_init_of_a_new_folder_inside_a_repo_reads_that_repos_remote(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    ("direct_url", "requirement"),
+    ("direct_url", "requirement", "note"),
     [
-        (None, "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
-        (
-            '{"url": "file:///src/fleetgen", "dir_info": {"editable": true}}',
-            "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0",
-        ),
+        (None, "fleetgen==0.3.1", None),
         (
             '{"url": "https://ci:ghp_SECRET@git.acme.example/tools/fleetgen.git", '
             '"vcs_info": {"vcs": "git", "commit_id": "' + "a" * 40 + '"}}',
             "fleetgen @ git+https://git.acme.example/tools/fleetgen.git@" + "a" * 40,
+            None,
         ),
         (
             '{"url": "ssh://git@github.com/acme/fleetgen.git", '
             '"vcs_info": {"vcs": "git", "commit_id": "' + "b" * 40 + '"}}',
             "fleetgen @ git+https://github.com/acme/fleetgen.git@" + "b" * 40,
+            None,
         ),
-        ("not json", "fleetgen @ git+https://github.com/fleetgen/fleetgen.git@v0.1.0"),
+        (
+            '{"url": "file:///src/fleetgen", "dir_info": {"editable": true}}',
+            None,
+            "fleetgen 0.3.1 was installed from the local folder /src/fleetgen: set how CI "
+            "installs fleetgen in .github/workflows/fleet.yaml (its install step): "
+            '"fleetgen==X.Y.Z" from a package index, or "fleetgen @ git+URL@COMMIT"',
+        ),
+        (
+            '{"url": "file:///srv/git/fleetgen", "vcs_info": {"vcs": "git", "commit_id": "c"}}',
+            None,
+            "fleetgen 0.3.1 was installed from a Git repository CI cannot reach",
+        ),
+        (
+            '{"url": "https://files.example/fleetgen-0.3.1.tar.gz", "archive_info": {}}',
+            None,
+            "fleetgen 0.3.1 was installed from an archive or a repository that is not Git",
+        ),
+        ("not json", None, "fleetgen's install record is unreadable"),
     ],
-    ids=["not recorded", "local checkout", "git with a token", "git over ssh", "unreadable"],
+    ids=["index", "git with a token", "git over ssh", "local", "local git", "archive", "bad"],
 )
-def test_ci_installs_fleetgen_from_where_it_came_pinned(
-    direct_url: str | None, requirement: str
+def test_ci_installs_fleetgen_as_it_was_installed(
+    direct_url: str | None, requirement: str | None, note: str | None
 ) -> None:
-    """Installed from a Git URL (PEP 610): that URL at that commit, without credentials; else
-    fleetgen's repository at the release tag."""
-    assert install.pinned(direct_url) == requirement
-    url, rev = install.source(direct_url)
-    assert requirement == f"fleetgen @ git+{url}@{rev}"
+    """PEP 610 ``direct_url.json``: none recorded is a package index (the version pinned); a Git
+    URL and commit, that URL (as https, without credentials) at that commit; a local folder or
+    anything else, no requirement but a note saying what to set."""
+    found = install.from_record(direct_url, "0.3.1")
+    assert found.requirement == requirement
+    assert (found.note or "").startswith(note or "") and (found.note is None) == (note is None)
+    assert "ghp_SECRET" not in repr(found)
+
+
+def _workflow(how: install.Install) -> str:
+    return init_files("acme", "https://github.com/acme/fleet.git", how=how)[install.WORKFLOW]
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    ["fleetgen==0.3.1", "fleetgen @ git+https://github.com/acme/fleetgen.git@" + "a" * 40],
+)
+def test_the_workflow_installs_the_requirement(requirement: str) -> None:
+    how = install.Install("0.3.1", requirement)
+    steps = yaml.safe_load(_workflow(how))["jobs"]["review"]["steps"]
+    (step,) = [step for step in steps if step.get("name") == "Install fleetgen"]
+    assert step["run"] == f'python -m pip install --quiet "{requirement}"'
+    readme = init_files("acme", "https://github.com/acme/fleet.git", how=how)["README.md"]
+    assert f'pip install "{requirement}"' in readme
+
+
+def test_the_workflow_of_a_local_install_is_a_placeholder_that_fails() -> None:
+    """Installed from a local folder: the install line is commented, and the step fails saying
+    what to set until it is (init prints the note)."""
+    how = install.from_record('{"url": "file:///src/fleetgen", "dir_info": {}}', "0.3.1")
+    text = _workflow(how)
+    steps = yaml.safe_load(text)["jobs"]["review"]["steps"]
+    (step,) = [step for step in steps if step.get("name") == "Install fleetgen"]
+    assert step["run"].splitlines() == [
+        '# python -m pip install --quiet "fleetgen @ git+URL@COMMIT"',
+        'echo "::error::set how .github/workflows/fleet.yaml installs fleetgen"; exit 1',
+    ]
+    assert "# TODO: fleetgen 0.3.1 was installed from a local folder" in text
+    assert "/src/fleetgen" not in text
+
+
+def test_the_workflow_posts_the_comment_as_the_action_does() -> None:
+    """The scaffolded workflow runs the report and posts the comment with the scripts of
+    fleetgen's action (action.yml), which it no longer uses: it would need a tag."""
+    root = Path(__file__).resolve().parents[2]
+    action = yaml.safe_load((root / "action.yml").read_text())["runs"]["steps"]
+    jobs = yaml.safe_load(_workflow(install.Install("0.3.1", "fleetgen==0.3.1")))["jobs"]
+    ours = [step for job in jobs.values() for step in job["steps"]]
+    for name in ("build --check, validate, diff", "Comment on the pull request"):
+        (theirs,) = [step for step in action if step.get("name", "").startswith(name)]
+        (mine,) = [step for step in ours if step.get("name", "").startswith(name)]
+        command = theirs["run"].replace(" $RENDER", "")
+        assert (mine["run"], mine["name"]) == (command, theirs["name"])
 
 
 @pytest.mark.parametrize(
