@@ -189,4 +189,5 @@ def test_a_user_crd_schema_checks_a_k8s_io_kind(tmp_path: Path, kustomize: Kusto
     report = json.loads(result.stdout)
     schema = [f for f in report["findings"] if f["rule"] == "schema"]
     assert schema and all(f["object"] == "Widget shop/w" for f in schema), schema
+    assert [f["message"] for f in schema] == ['"big" is not of type "integer"']  # root: no error
     assert "widgets.example.k8s.io/v1alpha1 Widget" not in report["summary"]["not_checked"]

@@ -109,3 +109,60 @@ def test_a_violation_on_one_release_only_names_it() -> None:
     ]
     typo = {**KUSTOMIZATION, "spec": {**KUSTOMIZATION["spec"], "intervall": "1m"}}
     assert not any("(on " in e for e in errors(typo))  # wrong everywhere: no release named
+
+
+CRONTAB_CRD = {  # the Kubernetes documentation's CronTab: the root schema lists only spec
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "crontabs.stable.example.com"},
+    "spec": {
+        "group": "stable.example.com",
+        "scope": "Namespaced",
+        "names": {"kind": "CronTab", "plural": "crontabs"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "properties": {"cronSpec": {"type": "string"}},
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+def test_a_crd_root_listing_only_spec_still_takes_api_version_kind_and_object_meta() -> None:
+    """The API server treats every custom object's root as an embedded resource: apiextensions'
+    ``pruning.PruneWithOptions`` (``IsResourceRoot``) keeps ``apiVersion``, ``kind`` and
+    ``metadata`` whatever the root schema lists, and checks ``metadata`` as ObjectMeta."""
+    checker = crd.Checker([], crd.SchemaSet("your CRDs", dict(crd.strict_schemas(CRONTAB_CRD))))
+    crontab = {
+        "apiVersion": "stable.example.com/v1",
+        "kind": "CronTab",
+        "metadata": {"name": "nightly", "namespace": "jobs"},
+        "spec": {"cronSpec": "* * * * */5"},
+    }
+    assert checker.errors(crontab) == []
+    assert checker.errors({**crontab, "extra": 1}) == [
+        ".: Additional properties are not allowed ('extra' was unexpected)"
+    ]
+    bad_meta = {**crontab, "metadata": {"name": "nightly", "lables": {}}}
+    assert any("lables" in e for e in checker.errors(bad_meta) or [])
+
+
+def test_every_shipped_crd_root_takes_api_version_kind_and_object_meta() -> None:
+    for schema_set in crd.shipped()[1:]:  # after the core kinds: the derived CRD schemas
+        for key, schema in schema_set.schemas.items():
+            root = schema["properties"]
+            assert (root["apiVersion"], root["kind"]) == ({"type": "string"},) * 2, key
+            assert root["metadata"] == crd.OBJECT_META, key

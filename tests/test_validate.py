@@ -769,3 +769,23 @@ def test_external_clusters_count_with_the_registration_fleet_py_declares(tmp_pat
     assert [f["rule"] for f in findings] == ["spec-warning"]
     assert findings[0]["message"].startswith("project 'edge' uses wildcards")
     assert ran.returncode == 0
+
+
+def test_render_follows_a_local_component_outside_the_base(
+    tmp_path: Path, kustomize: Kustomize
+) -> None:
+    """kustomize reads a kustomization's ``components`` from disk as it does its ``resources``
+    (``KustTarget.accumulateComponents`` → ``accumulateDirectory``): the scratch tree of
+    ``--render`` holds a Component in ``../x`` as it holds a base in ``../x``."""
+    repo = fleet_repo(tmp_path / "repo", {"a": [deployment()]})
+    (repo / "apps/a/base/kustomization.yaml").write_text(
+        "resources:\n- objects.yaml\ncomponents:\n- ../../common/labels\n"
+    )
+    component = repo / "apps/common/labels"
+    component.mkdir(parents=True)
+    (component / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- config.yaml\n"
+    )
+    (component / "config.yaml").write_text(yaml.safe_dump(CONFIGMAP))
+    data = report(repo, "--render", code=0)
+    assert data["findings"] == [], data["findings"]

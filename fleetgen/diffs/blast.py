@@ -33,6 +33,8 @@ from fleetgen.diffs.facts import (
     Where,
 )
 from fleetgen.diffs.objects import Field, Obj
+from fleetgen.inputs.reading import KUSTOMIZATION_FILES
+from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.model import Fleet
 from fleetgen.resolver.placements import Placements
 from fleetgen.rules.flux import PRUNE_DISABLED
@@ -49,6 +51,18 @@ def engine_of(file: str) -> str | None:
     """The engine that applies an output-relative file, None for overlays and the rest."""
     top = file.split("/", 1)[0]
     return "argocd" if is_argocd_directory(top) else "flux" if top == "flux" else None
+
+
+def applied_by(obj: Obj) -> str | None:
+    """The engine that applies ``obj`` to a cluster: ``engine_of`` its file, but None for
+    kustomize's own files (a kustomization or Component, which the controller builds and
+    never applies: kustomize-controller's ``generate`` reads it (fluxcd/pkg
+    ``KustomizeGenerator.WriteFile``), its ``build`` (``kustomize.SecureBuild``) returns only
+    the objects it lists)."""
+    own = posixpath.basename(obj.file) in KUSTOMIZATION_FILES
+    if own or (isinstance(obj.doc, dict) and kustomize_config(obj.doc)):
+        return None
+    return engine_of(obj.file)
 
 
 def attribute(obj: Obj, fields: Sequence[Field], ctx: Context) -> Where:
@@ -316,6 +330,7 @@ __all__ = [
     "Side",
     "Source",
     "Where",
+    "applied_by",
     "attribute",
     "derived_applications",
     "engine_of",

@@ -27,8 +27,8 @@ from fleetgen.diffs.blast import (
     Side,
     Source,
     Where,
+    applied_by,
     attribute,
-    engine_of,
     entity_renames,
     workloads,
 )
@@ -185,7 +185,7 @@ def compare(
         for c in changes
         if c.op == "removed"
         and c.source != "rendered"
-        and (engine := engine_of(c.obj.file)) is not None
+        and (engine := applied_by(c.obj)) is not None
     ]
     deletions, unreachable = stranded(deletions, changes)
     deletions, locked_out = narrowed(deletions, head)
@@ -337,7 +337,7 @@ def _rename(
         for a, b in sorted(names.items())
         if re.search(rf"(?<![A-Za-z0-9]){re.escape(a)}(?![A-Za-z0-9])", texts)
     )
-    engine = engine_of(old.file)
+    engine = applied_by(old)
     fate = workloads(old, cascade, app_sets) if engine is not None else None
     return Rename(before, after, because, engine, fate)
 

@@ -39,6 +39,23 @@ _LIST_KEYS = (
     ("group", "kind"),
     ("group", "kind", "name"),
 )
+# Lists whose entries are keyed as Argo CD matches them, whatever the other entries hold: an
+# AppProject's resource lists by group and kind (and name, where the entry names one), its
+# destinations by cluster (name, else server) and namespace. Each entry takes the first of its
+# field sets it holds in full.
+_RESOURCES = (("group", "kind", "name"), ("group", "kind"))
+_FIELD_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
+    **dict.fromkeys(
+        (
+            "clusterResourceWhitelist",
+            "clusterResourceBlacklist",
+            "namespaceResourceWhitelist",
+            "namespaceResourceBlacklist",
+        ),
+        _RESOURCES,
+    ),
+    "destinations": (("name", "namespace"), ("server", "namespace")),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,20 +138,21 @@ def whole(obj: Obj, added: bool) -> tuple[Field, ...]:
     )
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(value: Any, prefix: str = "", field: str = "") -> dict[str, Any]:
     """Leaves by path: ``a.b``, ``a["x.y"]``, ``list[name=web].image``, ``list[0]``.
 
     Lists of mappings are keyed by their items' ``name`` (or ``key``/``secretKey``) when every
-    item has a distinct one, else by index; lists of ``KEY=value`` strings (literals, sync
-    options) by their distinct keys; other lists of scalars are leaves, compared whole.
+    item has a distinct one, an AppProject's by what Argo CD matches (``_FIELD_KEYS``; ``field``
+    names the list), else by index; lists of ``KEY=value`` strings (literals, sync options) by
+    their distinct keys; other lists of scalars are leaves, compared whole.
     """
     if isinstance(value, dict) and value:
         found: dict[str, Any] = {}
         for key, item in value.items():
-            found.update(flatten(item, _join(prefix, str(key))))
+            found.update(flatten(item, _join(prefix, str(key)), str(key)))
         return found
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-        labels = _item_labels(value)
+        labels = _field_labels(value, _FIELD_KEYS.get(field, ())) or _item_labels(value)
         found = {}
         for label, item in zip(labels, value, strict=True):
             found.update(flatten(item, f"{prefix}[{label}]"))
@@ -166,16 +184,31 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}[{json.dumps(key)}]"
 
 
+def _field_labels(
+    items: list[dict[str, Any]], choices: tuple[tuple[str, ...], ...]
+) -> list[str] | None:
+    """Each item labelled by the first field set of ``choices`` it holds in full (strings);
+    None when one holds none or two read the same."""
+    labels = []
+    for item in items:
+        fields = next((f for f in choices if all(isinstance(item.get(k), str) for k in f)), None)
+        if fields is None:
+            return None
+        labels.append(_label(fields, tuple(item[k] for k in fields)))
+    return labels if len(set(labels)) == len(labels) else None
+
+
+def _label(fields: tuple[str, ...], key: tuple[Any, ...]) -> str:
+    return ",".join(f"{field}={part}" for field, part in zip(fields, key, strict=True))
+
+
 def _item_labels(items: list[dict[str, Any]]) -> list[str]:
     for fields in _LIST_KEYS:
         keys = [tuple(item.get(field) for field in fields) for item in items]
         if all(isinstance(part, str) for key in keys for part in key) and len(set(keys)) == len(
             keys
         ):
-            return [
-                ",".join(f"{field}={part}" for field, part in zip(fields, key, strict=True))
-                for key in keys
-            ]
+            return [_label(fields, key) for key in keys]
     return [str(number) for number in range(len(items))]
 
 

@@ -201,11 +201,11 @@ class Inventory(SecretScan):
         if rewrite:  # what the resources below say, this rewrite overrides
             self.namespaces, self.namespace_objects, self.namespaced = set(), set(), False
         self.namespaced |= bool(doc.get("configMapGenerator") or doc.get("secretGenerator"))
-        for entry in doc.get("resources") or []:
-            if isinstance(entry, str) and not remotebase.is_remote(entry):
-                self._add_resource(
-                    read, posixpath.normpath(posixpath.join(directory, entry)), depth
-                )
+        for key in ("resources", "components"):  # kustomize accumulates both from disk
+            for entry in as_list(doc.get(key)):
+                if isinstance(entry, str) and not remotebase.is_remote(entry):
+                    target = posixpath.normpath(posixpath.join(directory, entry))
+                    self._add_resource(read, target, depth, key)
         if rewrite:  # kustomize's namespace transformer: the outermost rewrite wins
             self.namespaces = outer[0] | ({rewrite} if self.namespaced else set())
             self.namespace_objects = outer[1] | ({rewrite} if self.namespace_objects else set())
@@ -225,7 +225,9 @@ class Inventory(SecretScan):
             self.remotes.append(RemoteEntry(file[0], node_line(node, (key, index)) or 1, entry))
         self.complete &= not found
 
-    def _add_resource(self, read: Reader, path: str, depth: int) -> None:
+    def _add_resource(self, read: Reader, path: str, depth: int, key: str) -> None:
+        """A ``resources`` or ``components`` entry (``key``): a file, or a directory whose
+        kustomization (a Component's too) is read in turn."""
         if path.startswith(".."):
             self.complete = False
             return
@@ -235,7 +237,7 @@ class Inventory(SecretScan):
             return
         nested = find_kustomization(read, path)
         if nested is None:
-            self.problems.append(f"resource {path!r} listed in a kustomization does not exist")
+            self.problems.append(f"{key[:-1]} {path!r} listed in a kustomization does not exist")
         else:
             self.add_kustomization(read, path, nested, depth + 1)
 

@@ -9,7 +9,8 @@ schemas of their kinds.
 Each served version's ``openAPIV3Schema`` becomes a JSON Schema with ``additionalProperties:
 false`` on every object that declares properties and does not preserve unknown fields (the API
 server would prune an unknown field silently; here it is an error), ``int-or-string`` and
-``nullable`` translated, and a strict ObjectMeta. CEL rules (``x-kubernetes-validations``) are not
+``nullable`` translated, and ``apiVersion``, ``kind`` and a strict ObjectMeta at the root even
+where the CRD's root lists only ``spec``. CEL rules (``x-kubernetes-validations``) are not
 evaluated: emitters check those in code. Minimal strict schemas cover the core kinds fleetgen
 emits (v1 Secret, Namespace, ConfigMap, ServiceAccount) and, as ``KUSTOMIZATION``, exactly the
 kustomization fields the overlays use (kustomize publishes no schema; ``--render`` also builds
@@ -60,6 +61,15 @@ OBJECT_META: dict[str, Any] = {
         "annotations": _STRING_MAP,
         "finalizers": {"type": "array", "items": {"type": "string"}},
     },
+}
+
+
+# What the API server accepts at every object's root whatever the CRD's root schema lists: its
+# pruning treats the root as an embedded resource (apiVersion, kind, metadata as ObjectMeta).
+_RESOURCE_ROOT = {
+    "apiVersion": {"type": "string"},
+    "kind": {"type": "string"},
+    "metadata": OBJECT_META,
 }
 
 
@@ -230,7 +240,7 @@ def strict_schemas(crd: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str], di
     for version in crd["spec"]["versions"]:
         if version.get("served"):
             schema = convert(version["schema"]["openAPIV3Schema"])
-            schema.setdefault("properties", {})["metadata"] = OBJECT_META
+            schema.setdefault("properties", {}).update(_RESOURCE_ROOT)
             yield (f"{group}/{version['name']}", kind), schema
 
 

@@ -720,3 +720,27 @@ def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path)
         "2 of these delete running workloads before the new engine recreates them"
         in formats.markdown(report)
     )
+
+
+def test_a_spoke_leaving_the_hub_lists_no_kustomization_file_as_a_deletion(repo: Path) -> None:
+    """kustomize's own kustomization.yaml under ``flux/spokes/<spoke>/`` is what
+    kustomize-controller builds (``generate``, then ``build`` → fluxcd/pkg
+    ``kustomize.SecureBuild``, which returns only the objects it lists), never an object it
+    applies: removing the spoke deletes no nameless "flux Kustomization"."""
+    edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),',
+    )
+    commit(repo, "flux hub mode")
+    edit(
+        repo / "fleet.py", f'Cluster(name="prod-b", env="prod", {PROD_B_GOLD}, engine="flux"),', ""
+    )
+    report = fleetgen.diff(repo / "fleet.py").to_json()
+    removed = {c["file"] for c in report["changes"] if c["op"] == "removed"}
+    assert "output/flux/spokes/prod-b/kustomization.yaml" in removed
+    deleted = {(d["kind"], d["namespace"], d["name"]) for d in report["deletions"]}
+    assert ("Kustomization", "prod-b", "namespaces.fleetgen.io") in deleted
+    assert all(name for _, _, name in deleted), deleted
+    assert not any(d["file"].endswith("kustomization.yaml") for d in report["deletions"])

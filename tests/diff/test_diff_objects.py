@@ -165,3 +165,28 @@ def test_removing_one_appproject_destination_is_one_change_not_every_following_i
         for field in ("server", "name", "namespace")
     }
     assert all(change.new is None for change in changes)
+
+
+def test_appproject_entries_are_compared_by_what_argo_cd_matches_not_by_position() -> None:
+    """Argo CD matches a resource list entry by group and kind, and a cluster-scoped one by name
+    too (argo-cd ``AppProject.IsGroupKindNamePermitted`` → ``isNamedResourceInList``), and a
+    destination by cluster (name or server) and namespace (``isDestinationMatched``): a kept
+    entry moved to the end of its list is no change, whatever the other entries hold."""
+    crd = {"group": "apiextensions.k8s.io", "kind": "CustomResourceDefinition"}
+    namespaces = [{"group": "", "kind": "Namespace", "name": name} for name in ("a", "b")]
+    by_server = {"server": "https://in.cluster", "namespace": "a"}
+    by_name = [{"name": name, "namespace": "a"} for name in ("dev", "prod")]
+
+    def project(whitelist: list[Any], destinations: list[Any]) -> dict[str, Any]:
+        return {"spec": {"clusterResourceWhitelist": whitelist, "destinations": destinations}}
+
+    before = project([crd, *namespaces], [by_server, *by_name])
+    assert field_changes(before, project([*namespaces, crd], [*by_name, by_server])) == []
+    dropped = field_changes(before, project([crd, namespaces[1]], [by_server, by_name[1]]))
+    assert {change.path for change in dropped} == {
+        "spec.clusterResourceWhitelist[group=,kind=Namespace,name=a].group",
+        "spec.clusterResourceWhitelist[group=,kind=Namespace,name=a].kind",
+        "spec.clusterResourceWhitelist[group=,kind=Namespace,name=a].name",
+        "spec.destinations[name=dev,namespace=a].name",
+        "spec.destinations[name=dev,namespace=a].namespace",
+    }
