@@ -117,16 +117,22 @@ def uncommented(config: str) -> str:
     return re.sub(r"^(\s*)# (- id: |  )", r"\1\2", config, flags=re.M)
 
 
+def offline(monkeypatch: pytest.MonkeyPatch, store: Path) -> None:
+    """pre-commit with a store of its own (``store``), the ``fleetgen`` of this interpreter first
+    on PATH and every proxy a dead port: a ``repo: local`` config installs and downloads nothing."""
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(store))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(proxy, "http://127.0.0.1:9")
+
+
 def test_the_scaffolded_config_runs_the_installed_fleetgen(
     fleet_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``init``'s config as written: pre-commit runs the ``fleetgen`` on PATH (``repo: local``,
     ``language: system``), with a store of its own and every proxy a dead port, so nothing is
     installed nor downloaded; its commented hooks, enabled, run too (issue #39)."""
-    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "store"))
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    for proxy in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.setenv(proxy, "http://127.0.0.1:9")
+    offline(monkeypatch, tmp_path / "store")
     clean = pre_commit(fleet_repo, "run")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert re.search(r"^fleetgen build --check\.+Passed", clean.stdout, re.M), clean.stdout

@@ -6,15 +6,18 @@ Both engines point at these directories, so Argo CD and Flux deploy the same ren
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from fleetgen.emit.common import KUSTOMIZATION, kustomize_images, patch_entry
-from fleetgen.errors import Problem
+from fleetgen.errors import Problem, at
 from fleetgen.inputs.landing import Landing, relative
 from fleetgen.manifests.yamlio import configmap_literal, dump
-from fleetgen.model import Patch
+from fleetgen.model import App, Fleet, Layer, Patch
 from fleetgen.resolver.confighash import ANNOTATION as CONFIG_HASH
+from fleetgen.resolver.overrides import layers_of
 from fleetgen.resolver.plan import ClusterOverlay, EnvOverlay, ImageRef, Plan, SecretPlan
+from fleetgen.util.calls import keyword_line
 from fleetgen.write.output import OutputFile
 
 SECRETS_FILE = "secrets.yaml"
@@ -26,9 +29,31 @@ def check(plan: Plan) -> list[Problem]:
 
 
 def warnings(plan: Plan) -> list[Problem]:
-    """None: what the fleet's and environments' common metadata does not reach (chart apps, which
-    have no overlay) is the fleet map's to say, once, not every build's."""
-    return []
+    """A ConfigMap ``config=`` sets that no pod of the app reads, where it runs pods
+    (`Plan.configmaps_read`): the overlay's generator makes it and nothing uses it; one per
+    ConfigMap at each ``config=`` line that sets it. (What the fleet's and environments'
+    common metadata does not reach, chart apps, is the fleet map's to say, once.)"""
+    found = (
+        _unread(app, layer, configmap, plan.fleet)
+        for app in plan.fleet.apps
+        if (read := plan.configmaps_read.get(app.name)) is not None
+        for layer in layers_of(app)
+        for configmap in sorted(set(layer.config) - read)
+    )
+    return list(dict.fromkeys(found))  # layers a comprehension writes share their line
+
+
+def _unread(app: App, layer: Layer, configmap: str, fleet: Fleet) -> Problem:
+    problem = at(
+        layer,
+        f"app {app.name!r}: config for ConfigMap {configmap!r}, which no pod of the app reads (no "
+        "envFrom, env valueFrom configMapKeyRef, volume or projected volume names it), so "
+        "kustomize creates it and nothing uses it: reference it in a pod template of the base, "
+        "or remove it from config=",
+        fleet,
+    )
+    line = keyword_line(problem.file, problem.line, type(layer).__name__, "config")
+    return replace(problem, line=line)
 
 
 def emit(plan: Plan) -> list[OutputFile]:

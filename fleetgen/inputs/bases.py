@@ -23,6 +23,7 @@ from fleetgen.inputs.objects import (
     namespace_fields,
     object_name,
     objects_of,
+    pod_spec,
 )
 from fleetgen.inputs.reading import (
     Document,
@@ -87,6 +88,10 @@ class Base:
     workloads: Mapping[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     # The data (and binaryData) of the base's plain ConfigMap resources, by name.
     configmap_data: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # The ConfigMaps the pod spec of any of its objects reads (`configmaps_read`), and whether
+    # any of its objects has a pod spec (`pod_spec`).
+    configmaps_read: frozenset[str] = frozenset()
+    pods: bool = False
     # The namespaces its objects are in as kustomize builds the base: each object's
     # metadata.namespace, unless a kustomization above it rewrites it (the outermost rewrite
     # wins: it sets every namespace below it).
@@ -136,6 +141,8 @@ class Inventory(SecretScan):
     images_known: bool = True
     workloads: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
     configmap_data: dict[str, dict[str, str]] = field(default_factory=dict)
+    configmaps_read: set[str] = field(default_factory=set)
+    pods: bool = False
     namespaces: set[str] = field(default_factory=set)
     namespace_objects: set[str] = field(default_factory=set)
     kinds: set[tuple[str, str]] = field(default_factory=set)  # (group, kind) of each object
@@ -157,6 +164,8 @@ class Inventory(SecretScan):
             images=frozenset(self.images) if self.images_known else None,
             workloads=self.workloads,
             configmap_data=self.configmap_data,
+            configmaps_read=frozenset(self.configmaps_read),
+            pods=self.pods,
             namespaces=frozenset(self.namespaces),
             namespace_objects=frozenset(self.namespace_objects),
             cluster_kinds=self.cluster_scoped(),
@@ -320,5 +329,7 @@ class Inventory(SecretScan):
                 self.configmap_data[name] = configmap_data(doc)
             if kind in ROLLING_KINDS:
                 self.workloads[(kind, name)] = configmaps_read(doc)
+        self.configmaps_read |= configmaps_read(doc)
+        self.pods |= bool(pod_spec(doc))
         if kind != "CustomResourceDefinition":
             self.images.update(container_images(doc))

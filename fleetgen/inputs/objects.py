@@ -87,10 +87,22 @@ def configmap_data(doc: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def pod_spec(doc: dict[str, Any]) -> dict[str, Any]:
+    """The pod spec of an object: a Pod's ``spec``, a CronJob's job template's pod template,
+    else ``spec.template.spec`` (Deployment, StatefulSet, DaemonSet, Job, ReplicaSet and custom
+    kinds shaped as they are); empty where there is none."""
+    spec = as_mapping(doc.get("spec"))
+    if doc.get("kind") == "Pod":
+        return spec
+    if doc.get("kind") == "CronJob":
+        spec = as_mapping(as_mapping(spec.get("jobTemplate")).get("spec"))
+    return as_mapping(as_mapping(spec.get("template")).get("spec"))
+
+
 def configmaps_read(doc: dict[str, Any]) -> frozenset[str]:
-    """The ConfigMaps a workload's pod template reads: envFrom, env valueFrom, volumes
-    (``configMap`` and projected sources)."""
-    pod = as_mapping(as_mapping(as_mapping(doc.get("spec")).get("template")).get("spec"))
+    """The ConfigMaps an object's pod spec (`pod_spec`) reads: envFrom, env valueFrom
+    configMapKeyRef, volumes (``configMap`` and projected sources)."""
+    pod = pod_spec(doc)
     refs: list[Any] = []
     for container in as_list(pod.get("containers")) + as_list(pod.get("initContainers")):
         container = as_mapping(container)

@@ -135,7 +135,9 @@ class Layer(Spec):
         images: Image overrides; on a chart app they post-render what the chart renders (Flux
             only: Argo CD cannot post-render a chart without a setting of the whole Argo CD).
         config: ConfigMap name → key → value (a string, or a `ClusterVar`), merged into the
-            base's ConfigMap of that name.
+            base's ConfigMap of that name; build warns (at this line) of one that no pod of an
+            app running pods reads (no envFrom, env valueFrom, volume or projected volume names
+            it).
         patches: Kustomize patches, appended in layer order; on a chart app, post-render patches
             as `images` are.
         common_labels: Labels put on every object, merged by key.

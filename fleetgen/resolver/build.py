@@ -26,6 +26,7 @@ from fleetgen.resolver.confighash import config_hashes
 from fleetgen.resolver.context import Engines, _Context, _fill
 from fleetgen.resolver.layering import cascade_delete, cluster_layers, layered, with_values_files
 from fleetgen.resolver.notify import notices
+from fleetgen.resolver.overrides import layers_of
 from fleetgen.resolver.plan import (
     ChartSource,
     ClusterOverlay,
@@ -407,6 +408,7 @@ def _build_plan(
         cluster_kinds={
             app.name: kinds for app in ctx.apps.values() if (kinds := ctx.cluster_kinds(app))
         },
+        configmaps_read=_configmaps_read(ctx, {placement.app for placement in placements}),
         cluster_overlays=tuple(cluster_overlays),
         waves=waves,
         credentials=credentials,
@@ -415,3 +417,15 @@ def _build_plan(
         ca_data=ca_bundles,
         notices=notices(ctx.fleet, ((p.app, p.env) for p in placements)),
     )
+
+
+def _configmaps_read(ctx: _Context, placed: set[str]) -> dict[str, frozenset[str]]:
+    """`Plan.configmaps_read`: what the pods of each placed overlaid app with config= may read,
+    where fleetgen sees all of it."""
+    return {
+        name: read
+        for name in sorted(placed)
+        if ctx.overlaid(app := ctx.apps[name])
+        and any(layer.config for layer in layers_of(app))
+        and (read := ctx.configmaps_read(app)) is not None
+    }

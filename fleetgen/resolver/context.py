@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from fleetgen.errors import Problem, at
 from fleetgen.inputs.bases import Base
 from fleetgen.inputs.workspace import Workspace
 from fleetgen.model import App, Engine, Environment, Fleet, Layer, Spec, SyncPolicy
-from fleetgen.model.apps import layer_inputs
+from fleetgen.model.apps import layer_inputs, overrides_of
 from fleetgen.model.fields import repo_path
 from fleetgen.resolver.layering import layered
 from fleetgen.resolver.plan import Settings
@@ -92,6 +93,23 @@ class _Context:
         found = [*([base] if base is not None else []), *self.layer_bases(app)]
         return frozenset().union(*(item.cluster_kinds for item in found))
 
+    def configmaps_read(self, app: App) -> frozenset[str] | None:
+        """The ConfigMaps an overlaid ``app``'s pods may read: those the pod specs of its base
+        and of what its layers add read (workspace inventory), and every string its layers'
+        patches hold (a patch may add a reference); None where they run no pod (its ConfigMaps
+        are for others to read) or fleetgen cannot see all of it (a remote base or component, a
+        name prefix, a resource outside the repository)."""
+        added = self.layer_bases(app)
+        found = [*([self.base(app)] if app.base_path is not None else []), *added]
+        if (
+            len(added) < len(layer_inputs(app))
+            or not all(base.kustomization is not None and base.complete for base in found)
+            or not any(base.pods for base in found)
+        ):
+            return None
+        patched = {text for layer in (app, *overrides_of(app)) for text in _strings(layer.patches)}
+        return frozenset().union(patched, *(base.configmaps_read for base in found))
+
     def layer_bases(self, app: App) -> list[Base]:
         """The inventory of what the layers of a kustomize ``app`` add to its overlays
         (`fleetgen.model.apps.layer_inputs`), as far as it is in the repository."""
@@ -102,6 +120,20 @@ class _Context:
 
     def report(self, where: Spec, message: str) -> None:
         self.problems.append(at(where, message, self.fleet))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (spec objects, lists and dicts of them), keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Spec):
+        yield from _strings(value.model_dump())
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from (*_strings(key), *_strings(item))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
 
 
 def _duplicates(names: Iterable[str]) -> list[str]:

@@ -316,6 +316,9 @@ class Plan:
     namespace_objects: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Kustomize apps: (group, kind) of the cluster-scoped objects their base ships (inventory).
     cluster_kinds: Mapping[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    # Placed overlaid apps with config= whose inputs run pods and fleetgen sees whole: the
+    # ConfigMaps their pods may read (`_Context.configmaps_read`).
+    configmaps_read: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # Kustomize apps whose base lists remote bases: where each is listed ("file:line").
     remote_bases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # (app, env) -> who hears about what there (`fleetgen.resolver.notify`); empty without Notify

@@ -7,16 +7,18 @@ leaves a fleet that builds, checks and validates."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from fleetgen.scaffold.remote import PLACEHOLDER_SERVER
 from fleetgen.tools.kustomize import Kustomize, build
-from tests.diff.test_diff import commit, git
+from tests.diff.test_diff import commit, edit, git
 from tests.helpers import Ran, run_fleetgen
 from tests.scaffold.test_add import CA_PEM, LEGACY_DEPLOYMENT
 from tests.test_cli_surface import _complete
+from tests.test_precommit_hooks import offline, pre_commit
 
 
 def step(repo: Path, *args: str) -> Ran:
@@ -107,6 +109,79 @@ def test_the_first_hour(
 
     monkeypatch.chdir(repo)  # a TAB after `fleetgen explain` offers what fleet.py names
     assert _complete("explain ") == ["dev-1", "prod-1", "hello", "web", "legacy"]
+
+
+def test_the_first_hour_as_scripted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #39's acceptance, step by step with the real CLI, Git and pre-commit: init in an
+    empty Git repository, three environments (one manual), the second engine, a cluster in
+    each on both engines, an app (its namespace added to the project); build, commit,
+    ``pre-commit run --all-files`` with the scaffolded config; a change by hand, its diff, its
+    promotion. Every environment deploys (automated sync) or build names it suspended."""
+    repo = tmp_path / "acme"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    step(repo, "init", "--repo", "https://github.com/acme/fleet.git")
+    set_server(repo)
+    for env, sync in (("qa", ("--sync", "auto")), ("staging", ("--sync", "manual")), ("prod", ())):
+        step(repo, "add", "env", env, *sync)  # prod: no flag and no terminal, so auto
+    step(repo, "add", "engine", "flux", "--envs", "qa", "--envs", "staging")
+    for env, engine in (("qa", "flux"), ("staging", "flux"), ("prod", "argocd")):
+        server = f"https://{env}-1.k8s.acme.example:6443"
+        added = step(repo, "add", "cluster", f"{env}-1", "--env", env, "--server", server)
+        assert f"hello on {env}-1 ({env}) by {engine}" in added.stdout
+    step(repo, "add", "app", "api", "--project", "apps", "--namespace", "api", "--image",
+         "ghcr.io/acme/api:1.4.0", "--extend-project")  # fmt: skip
+    built = step(repo, "build")
+    assert [line.partition(": warning: ")[2] for line in built.stderr.splitlines()] == [
+        "environment 'staging': its Flux placements are suspended: nothing deploys until its"
+        " sync is set to automated in fleet.py (a manual sync on Flux suspends every"
+        " Kustomization and HelmRelease; automated: sync=SyncPolicy(automated=True, prune=True))"
+    ]
+    _every_environment_deploys_or_is_suspended(repo, {"staging"})
+
+    commit(repo, "first fleet")
+    offline(monkeypatch, tmp_path / "store")
+    hooks = pre_commit(repo, "run")
+    assert hooks.returncode == 0, hooks.stdout + hooks.stderr
+    assert re.search(r"^fleetgen build --check\.+Passed", hooks.stdout, re.M), hooks.stdout
+
+    edit(  # the change: dev runs api 1.5.0
+        repo / "fleet.py",
+        'tag="1.4.0")],\n',
+        'tag="1.4.0")],\n'
+        '            per_env={"dev": Overrides(images=[Image(name="api", tag="1.5.0")])},\n',
+    )
+    edit(repo / "fleet.py", "    Image,\n", "    Image,\n    Overrides,\n")
+    step(repo, "build")
+    diffed = run_fleetgen(repo, "diff")
+    assert diffed.returncode == 1, diffed.stderr  # 1: there are changes
+    assert "# dev-1 (dev)" in diffed.stdout and "environments: dev\n" in diffed.stdout
+    assert "+ images[name=api].newTag: 1.5.0" in diffed.stdout
+
+    promoted = step(repo, "promote", "api", "--from", "dev", "--to", "qa")
+    assert "image api: 1.4.0 → 1.5.0\n  reaches, in rollout order: qa-1\n" in promoted.stdout
+    versions = json.loads(step(repo, "versions", "api", "--format", "json").stdout)
+    assert {
+        cell["environment"]: [version["version"] for version in cell["versions"]]
+        for cell in versions["rows"][0]["environments"]
+    } == {"dev": ["1.5.0"], "qa": ["1.5.0"], "staging": ["1.4.0"], "prod": ["1.4.0"]}
+    commit(repo, "promote api to qa")
+    again = pre_commit(repo, "run")
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+def _every_environment_deploys_or_is_suspended(repo: Path, suspended: set[str]) -> None:
+    """Every environment runs placements; each placement syncs by itself, or is suspended in
+    one of the ``suspended`` environments, as its Flux objects in output/ say."""
+    explained = json.loads(step(repo, "explain", "--format", "json").stdout)
+    placements = [placement for app in explained["apps"] for placement in app["placements"]]
+    assert {placement["env"] for placement in placements} == {"dev", "qa", "staging", "prod"}
+    for placement in placements:
+        automated = next(v["value"] for v in placement["values"] if v["key"] == "sync/automated")
+        assert placement["suspended"] == (placement["env"] in suspended) == (not automated)
+    for env in ("qa", "staging"):
+        flux = (repo / f"output/flux/clusters/{env}-1/kustomizations.yaml").read_text()
+        assert ("\n  suspend: true\n" in flux) == (env in suspended), flux
 
 
 BASE_DEPLOYMENT = """\
