@@ -170,11 +170,41 @@ def test_build_reads_no_remote_and_warns_that_flux_needs_remote_bases(tmp_path: 
     repo = fleet_repo(tmp_path / "repo", [f"https://git.invalid/org/repo//deploy?ref={SHA}"])
     result = run_fleetgen(repo, "build")
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if "warning: app 'web'" in line]
-    assert len(warnings) == 1  # (the other: its manual environment is suspended on Flux)
+    warnings = [
+        line
+        for line in result.stderr.splitlines()
+        if "warning: app 'web'" in line and "--no-remote-bases=false" in line
+    ]
+    assert len(warnings) == 1  # (the others: Argo CD's whitelist, the suspended environment)
     assert warnings[0].startswith(f"fleet.py:{spec_line(repo, '<- web')}: warning: app 'web': ")
     assert "(apps/web/kustomization.yaml:2)" in warnings[0]
-    assert "--no-remote-bases=false" in warnings[0]
+
+
+@pytest.mark.parametrize(("project", "warned"), [("", True), (", cluster_resources=[]", False)])
+def test_build_warns_that_argo_cd_refuses_unlisted_kinds_of_a_remote_base(
+    tmp_path: Path, project: str, warned: bool
+) -> None:
+    """argo-cd's ``AppProject.IsGroupKindNamePermitted`` permits a cluster-scoped object only
+    when ``clusterResourceWhitelist`` lists its group and kind; with ``cluster_resources`` unset
+    the AppProject lists only what the base's own files ship, so build warns at the app's line
+    for its Argo CD placement (prod) and says where to list the remote's kinds; a project that
+    sets ``cluster_resources`` has said what it permits, and is not warned."""
+    repo = fleet_repo(
+        tmp_path / "repo", [f"https://git.invalid/org/repo//deploy?ref={SHA}"], project=project
+    )
+    result = run_fleetgen(repo, "build")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "Argo CD refuses" in line]
+    assert len(warnings) == warned, result.stderr
+    if warned:
+        assert warnings[0] == (
+            f"fleet.py:{spec_line(repo, '<- web')}: warning: app 'web': its base lists remote "
+            "bases (apps/web/kustomization.yaml:2), whose cluster-scoped objects Argo CD "
+            "refuses at sync: project 'team' leaves cluster_resources unset, so its AppProject "
+            "permits only the kinds the base's own files ship (none); list every "
+            "cluster-scoped kind the app creates in Project(cluster_resources=[...]) "
+            "(validate --render names those refused)"
+        )
 
 
 def test_emitted_overlays_build_on_the_remote_with_real_kustomize(

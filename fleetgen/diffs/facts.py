@@ -47,7 +47,8 @@ class Facts:
     engine: Mapping[Pair, str] = field(default_factory=dict)  # placement -> its engine
     # placement -> the namespace it deploys into (None: its manifests say)
     namespace: Mapping[Pair, str | None] = field(default_factory=dict)
-    suspended: frozenset[Pair] = frozenset()  # placements Flux holds suspended
+    manual: frozenset[Pair] = frozenset()  # placements whose sync is manual (not automated)
+    suspended: frozenset[Pair] = frozenset()  # placements Flux holds suspended (manual ones)
     overlay_users: Mapping[str, frozenset[Pair]] = field(default_factory=dict)
     app_clusters: Mapping[str, frozenset[str]] = field(default_factory=dict)
     cluster_apps: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -64,12 +65,12 @@ class Facts:
         overlay_of: dict[Pair, str] = {}
         engine: dict[Pair, str] = {}
         namespace: dict[Pair, str | None] = {}
-        suspended: set[Pair] = set()
-        for app, cluster, _, overlay, engine_name, placed_in, held in placements.rows:
+        manual: set[Pair] = set()
+        for app, cluster, _, overlay, engine_name, placed_in, by_hand in placements.rows:
             pair = (app, cluster)
             overlay_of[pair], engine[pair], namespace[pair] = overlay, engine_name, placed_in
-            if held:
-                suspended.add(pair)
+            if by_hand:
+                manual.add(pair)
             app_clusters.setdefault(app, set()).add(cluster)
             cluster_apps.setdefault(cluster, set()).add(app)
             for path in (overlay, builds_on.get(overlay)):
@@ -93,7 +94,8 @@ class Facts:
             builds_on=builds_on,
             engine=engine,
             namespace=namespace,
-            suspended=frozenset(suspended),
+            manual=frozenset(manual),
+            suspended=frozenset(pair for pair in manual if engine[pair] == "flux"),
             overlay_users={path: frozenset(pairs) for path, pairs in users.items()},
             app_clusters={app: frozenset(names) for app, names in app_clusters.items()},
             cluster_apps={cluster: frozenset(names) for cluster, names in cluster_apps.items()},

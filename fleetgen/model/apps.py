@@ -345,9 +345,10 @@ class App(Layer):
     `diff --render`, which need them reachable. What fleetgen cannot read there, the spec bounds:
     with `namespace=None`, their objects may go to any namespace the project allows (its
     AppProject names them; a tenant project must list them by name); their cluster-scoped kinds
-    need `Project(cluster_resources=[...])` (`validate --render` reports any other); `images=`
-    and `replicas=` are not checked against them; `config=` for a ConfigMap the base's own files
-    do not define is an error until the base declares it (a `configMapGenerator` entry with
+    need `Project(cluster_resources=[...])` (`validate --render` reports any other; build warns
+    while it is unset on Argo CD); `images=` and `replicas=` are not checked against them;
+    `config=` for a ConfigMap the base's own files do not define is an error until the base
+    declares it (a `configMapGenerator` entry with
     `behavior: merge` for one of theirs, without for a new one).
 
     Attributes:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from fleetgen.resolver.plan import Plan
 
 # one placement: app, cluster, env, overlay, engine, namespace (None: App(namespace=None)),
-# whether Flux holds it suspended (`Placement.suspended`)
+# whether its sync is manual (not automated; on Flux: suspended, `Placement.suspended`)
 Row = tuple[str, str, str, str, str, str | None, bool]
 
 
@@ -28,7 +28,15 @@ class Placements:
         """The placements of ``plan``."""
         return cls(
             tuple(
-                (p.app, p.cluster, p.env, p.overlay, p.engine, p.namespace, p.suspended)
+                (
+                    p.app,
+                    p.cluster,
+                    p.env,
+                    p.overlay,
+                    p.engine,
+                    p.namespace,
+                    not p.settings.sync.automated,
+                )
                 for p in plan.placements
             ),
             {overlay.path: overlay.env_overlay.path for overlay in plan.cluster_overlays},

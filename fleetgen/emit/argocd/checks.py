@@ -10,7 +10,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 
 from fleetgen.emit.argocd.bootstrap import ROOT, _registered
-from fleetgen.emit.argocd.projects import app_destinations, chart_repos, reads_fleet_repo
+from fleetgen.emit.argocd.projects import (
+    app_destinations,
+    chart_repos,
+    reads_fleet_repo,
+    remote_kind_warnings,
+)
 from fleetgen.emit.argocd.tenants import PROJECT as TENANTS
 from fleetgen.emit.common import ca_command
 from fleetgen.errors import HasOrigin, Problem, at
@@ -106,7 +111,7 @@ def warnings(plan: Plan) -> list[Problem]:
         for cluster in _registered(plan)
         if cluster.insecure and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)
     ]
-    found += _chart_option_warnings(plan)
+    found += _chart_option_warnings(plan) + remote_kind_warnings(plan)
     return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
+from fleetgen.errors import Problem, at
 from fleetgen.inputs.record import project_drain
 from fleetgen.model import App, Project, SyncWindow
 from fleetgen.resolver.plan import Placement, Plan
@@ -155,6 +156,42 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
             "application.sync.impersonation.enabled in argocd-cm."
         )
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
+
+
+def remote_kind_warnings(plan: Plan) -> list[Problem]:
+    """An app placed by Argo CD whose base lists remote bases, in a project that leaves
+    ``cluster_resources`` unset: its AppProject whitelists only the cluster-scoped kinds the
+    base's own files ship (`Plan.permitted_cluster_kinds`; build reads no remote), and Argo CD
+    syncs no cluster-scoped object whose kind is not listed (``IsGroupKindNamePermitted``).
+    A tenant's project is left out: its apps may create no cluster-scoped object at all."""
+    projects = {project.name: project for project in plan.fleet.projects}
+    placed = {placement.app for placement in plan.placements}
+    found = []
+    for app in plan.fleet.apps:
+        project = projects.get(app.project)
+        if (
+            app.name not in placed
+            or app.name not in plan.remote_bases
+            or project is None
+            or project.service_account
+            or "cluster_resources" in project.model_fields_set
+        ):
+            continue
+        shipped = plan.permitted_cluster_kinds(project, [app.name])
+        kinds = ", ".join(f"{group}/{kind}" if group else kind for group, kind in shipped)
+        found.append(
+            at(
+                app,
+                f"app {app.name!r}: its base lists remote bases "
+                f"({', '.join(plan.remote_bases[app.name])}), whose cluster-scoped objects "
+                f"Argo CD refuses at sync: project {app.project!r} leaves cluster_resources "
+                f"unset, so its AppProject permits only the kinds the base's own files ship "
+                f"({kinds or 'none'}); list every cluster-scoped kind the app creates in "
+                "Project(cluster_resources=[...]) (validate --render names those refused)",
+                plan.fleet,
+            )
+        )
+    return found
 
 
 def chart_repos(placements: Iterable[Placement]) -> list[str]:
