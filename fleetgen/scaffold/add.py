@@ -128,6 +128,7 @@ def add_app(
         request = replace(request, image_name=_image_in(spec.parent, base))
     inserting = _inserting(spec, "apps", app_call(request))
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    width = line_length(spec.parent)
     _unique(fleet.apps, "app", request.name)
     project = next((p for p in fleet.projects if p.name == request.project), None)
     namespace = (
@@ -150,7 +151,9 @@ def add_app(
 
     def change(source: str) -> str:
         for keyword, value in extensions.items():
-            source = edit.extend(source, "projects", request.project, keyword, py_literal(value))
+            source = edit.extend(
+                source, "projects", request.project, keyword, py_literal(value), width
+            )
         return inserting(source)
 
     added = edit_validated(
@@ -229,6 +232,7 @@ def add_engine(
     spec = spec.resolve()
     engine = check_engine(request.engine)
     fleet = run_spec(read_spec(spec), str(spec), spec.parent)
+    width = line_length(spec.parent)
     envs = {env.name: env for env in fleet.environments}
     unknown = [name for name in request.envs if name not in envs]
     if unknown:
@@ -255,7 +259,9 @@ def add_engine(
                 source, "engines", py_literal(engine), py_literal([*fleet.engines, engine])
             )
         for name, value in [*((n, engine) for n in moved), *((n, only) for n in kept)]:
-            source = edit.set_keyword(source, "environments", name, "engine", py_literal(value))
+            source = edit.set_keyword(
+                source, "environments", name, "engine", py_literal(value), width
+            )
         return source
 
     added = edit_validated(

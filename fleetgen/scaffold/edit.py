@@ -13,7 +13,9 @@ the version of one ``Image(...)`` of its ``images=``, creating the dict entry, t
 ``Overrides(...)`` and the list where missing. What cannot be found statically raises
 `EditError` saying where to add it by hand.
 
-`syntax` finds where an edit goes in the tree; `splice` writes it into the text.
+`syntax` finds where an edit goes in the tree; `splice` writes it into the text; `relayout`
+lays out again what `insert`, `extend` and `set_keyword` changed where ruff had laid it out
+(or where a line became too long), at the configured line length.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 import libcst as cst
 
 from fleetgen.scaffold import splice, syntax
+from fleetgen.scaffold.relayout import kept_laid_out
 from fleetgen.scaffold.splice import Element, Span
 from fleetgen.scaffold.syntax import EditError, Source
 from fleetgen.util.linelength import DEFAULT_WIDTH
@@ -59,16 +62,33 @@ def insert(
     else:
         index, _ = syntax.named(parsed, node, field, after)
         edits = splice.insert_after(parsed.text, site, index, element, width)
-    return splice.applied(source, splice.with_imports(parsed, edits, names))
+    done = splice.applied(source, splice.with_imports(parsed, edits, names))
+    return _field_relaid(source, done, field, width)
 
 
-def extend(source: str, field: str, name: str, keyword: str, value: str) -> str:
+def _field_relaid(before: str, source: str, field: str, width: int) -> str:
+    """``source`` (an edit of ``before``) with the Fleet's ``field=`` argument laid out again
+    (`relayout.kept_laid_out`: a list on one line that no longer fits is broken as ruff breaks
+    it); a list bound to a name elsewhere stays as it is."""
+    parsed, old = Source(source), Source(before)
+    argument = syntax.keyword_arg(syntax.fleet_call(parsed), field)
+    previous = syntax.keyword_arg(syntax.fleet_call(old), field)
+    if argument is None or not isinstance(argument.value, cst.List):
+        return source
+    return kept_laid_out(old, previous, parsed, argument, width)
+
+
+def extend(
+    source: str, field: str, name: str, keyword: str, value: str, width: int = DEFAULT_WIDTH
+) -> str:
     """``source`` with ``value`` (Python text) appended to the ``keyword=`` list of the element
-    named ``name`` in the Fleet's ``field`` list, or ``keyword=[value]`` added to it."""
+    named ``name`` in the Fleet's ``field`` list, or ``keyword=[value]`` added to it; the
+    element laid out again at ``width``."""
     parsed = Source(source)
     hand = f"; add {value} to its {keyword}= by hand"
     _, call = syntax.named(parsed, syntax.list_node(parsed, field, hand), field, name)
-    return _extended(parsed, call, keyword, value, f"[{value}]", f"{field}: {name!r}", hand)
+    done = _extended(parsed, call, keyword, value, f"[{value}]", f"{field}: {name!r}", hand)
+    return done if done == source else _element_relaid(source, done, field, name, width)
 
 
 def extend_fleet(source: str, keyword: str, value: str, absent: str) -> str:
@@ -80,13 +100,26 @@ def extend_fleet(source: str, keyword: str, value: str, absent: str) -> str:
     return _extended(parsed, call, keyword, value, absent, "Fleet(...)", hand)
 
 
-def set_keyword(source: str, field: str, name: str, keyword: str, value: str) -> str:
+def set_keyword(
+    source: str, field: str, name: str, keyword: str, value: str, width: int = DEFAULT_WIDTH
+) -> str:
     """``source`` with ``keyword=value`` (Python text) on the element named ``name`` in the
-    Fleet's ``field`` list: the value it has replaced, or the argument added."""
+    Fleet's ``field`` list: the value it has replaced, or the argument added; the element laid
+    out again at ``width``."""
     parsed = Source(source)
     hand = f"; set {keyword}={value} on it by hand"
     _, call = syntax.named(parsed, syntax.list_node(parsed, field, hand), field, name)
-    return splice.spliced(source, _keyword_set(parsed, call, keyword, value))
+    done = splice.spliced(source, _keyword_set(parsed, call, keyword, value))
+    return done if done == source else _element_relaid(source, done, field, name, width)
+
+
+def _element_relaid(before: str, source: str, field: str, name: str, width: int) -> str:
+    """``source`` (an edit of ``before``) with the element named ``name`` of the Fleet's
+    ``field`` list laid out again (`relayout.kept_laid_out`)."""
+    parsed, old = Source(source), Source(before)
+    _, call = syntax.named(parsed, syntax.list_node(parsed, field, ""), field, name)
+    _, was = syntax.named(old, syntax.list_node(old, field, ""), field, name)
+    return kept_laid_out(old, was, parsed, call, width)
 
 
 def set_layer_keyword(source: str, app: str, layer: str, key: str, keyword: str, value: str) -> str:

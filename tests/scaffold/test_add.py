@@ -1047,12 +1047,14 @@ def test_add_engine_moves_the_named_environment_and_keeps_the_others(tmp_path: P
             '            name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True)',
             '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True)),',
         ],
-        [
+        [  # each edited Environment laid out again, as ruff lays it out at 88 (init's fleet is)
             '    engines=["argocd", "flux"],',
-            '            name="dev", sync=SyncPolicy(automated=True, prune=True, self_heal=True),',
-            '            engine="flux"',
-            '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True), '
-            'engine="argocd"),',
+            '            name="dev",',
+            "            sync=SyncPolicy(automated=True, prune=True, self_heal=True),",
+            '            engine="flux",',
+            "        Environment(",
+            '            name="prod", sync=SyncPolicy(automated=True, prune=True), engine="argocd"',
+            "        ),",
         ],
     )
     lines = result.stdout.splitlines()

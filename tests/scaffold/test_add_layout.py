@@ -89,6 +89,59 @@ def test_add_inserts_code_ruff_leaves_as_it_is(
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+EDITS = {  # commands run in turn; the last edits elements already in fleet.py
+    "engine": (
+        ("add", "env", "staging", "--sync", "auto"),
+        ("add", "engine", "argocd", "--envs", "staging"),  # dev's engine= written too
+    ),
+    "app extending its project": (
+        (
+            *("add", "app", "shop-frontend-service", "--project", "apps"),
+            *("--namespace", "shop-frontend-service-namespace", "--extend-project"),
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("commands", EDITS.values(), ids=EDITS.keys())
+def test_an_edited_element_is_laid_out_again_where_ruff_laid_it_out(
+    formatted_fleet: Path, tmp_path: Path, commands: tuple[tuple[str, ...], ...]
+) -> None:
+    """``add engine`` sets ``engine=`` on an Environment, ``--extend-project`` appends to a
+    Project's ``namespaces=``: the element they edit is laid out again (`scaffold.relayout`),
+    so ruff leaves the file as it is."""
+    repo = tmp_path / "fleet"
+    shutil.copytree(formatted_fleet, repo)
+    before = (repo / "fleet.py").read_text()
+    for args in commands:
+        edited = run_fleetgen(repo, *args)
+        assert edited.returncode == 0, edited.stderr
+    assert (repo / "fleet.py").read_text() != before
+    checked = ruff(repo, "--check", "--diff")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_list_on_one_line_that_no_longer_fits_is_broken_as_ruff_breaks_it(
+    formatted_fleet: Path, tmp_path: Path
+) -> None:
+    """ruff keeps a short list on one line; ``add env`` appending to it breaks the list one
+    element a line when it no longer fits, as ruff would."""
+    repo = tmp_path / "fleet"
+    shutil.copytree(formatted_fleet, repo)
+    spec = repo / "fleet.py"
+    text = spec.read_text()
+    start = text.index("    environments=[")
+    end = text.index("    ],\n", start) + len("    ],\n")
+    one_line = '    environments=[Environment(name="dev", sync=SyncPolicy(automated=True))],\n'
+    spec.write_text(text[:start] + one_line + text[end:])
+    assert ruff(repo, "--check").returncode == 0
+    added = run_fleetgen(repo, "add", "env", "staging", "--sync", "auto")
+    assert added.returncode == 0, added.stderr
+    assert '        Environment(name="dev", sync=SyncPolicy(automated=True)),\n' in spec.read_text()
+    checked = ruff(repo, "--check", "--diff")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 # Values at several widths, checked in one run of ruff: flat, arguments on a line of their own,
 # one a line, a single item broken inside its brackets, a string too long for any line.
 VALUES = [

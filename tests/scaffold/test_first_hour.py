@@ -85,7 +85,7 @@ def test_the_first_hour(
     spec = (repo / "fleet.py").read_text()
     for written in (
         'engines=["argocd", "flux"]',
-        'Environment(name="prod", sync=SyncPolicy(automated=True, prune=True), engine="argocd")',
+        'name="prod", sync=SyncPolicy(automated=True, prune=True), engine="argocd"',
         'ca_data=CaFile("certs/prod-1.pem")',
         'source_repos=[REPO, "https://charts.bitnami.com/bitnami"]',
         'images=[Image(name="ghcr.io/acme/storefront", tag="2.0")]',
