@@ -82,11 +82,17 @@ def test_help_shows_flags_as_flags(path: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("path", _command_paths(), ids=lambda p: " ".join(p) or "fleetgen")
 def test_help_names_option_values_in_the_users_words(path: tuple[str, ...]) -> None:
-    """KEY=VALUE, ENV, FILE, text|json: never a Python type such as <list[str]> (issue #39)."""
+    """KEY=VALUE, ENV, FILE, text|json, and arguments by their names (APP, NAME): never a
+    Python type such as <list[str]> (issue #39)."""
     result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "100"})
-    options = [line.strip() for line in result.output.splitlines() if line.strip()[:2] == "--"]
+    lines = result.output.splitlines()
+    options = [line.strip() for line in lines if line.strip()[:2] == "--"]
     assert options or path == ("add",)
     assert [line for line in options if "<" in line.split("  ")[0]] == []
+    if "Arguments:" in lines:
+        section = lines[lines.index("Arguments:") + 1 :]
+        arguments = [line.strip() for line in section[: section.index("")]]
+        assert arguments and [line for line in arguments if "<" in line.split("  ")[0]] == []
 
 
 @pytest.mark.parametrize(

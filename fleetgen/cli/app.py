@@ -23,6 +23,7 @@ import typer
 from fleetgen.cli.importing import import_command
 from fleetgen.cli.options import (
     OutOption,
+    PlainHelp,
     SpecOption,
     folder,
     format_option,
@@ -46,6 +47,7 @@ DIFF_MAX_CHARS = 60_000
 
 # Plain (click-style) help: typer's rich help shows every flag as taking a value (`--check <bool>`).
 app = typer.Typer(
+    cls=PlainHelp,
     add_completion=True,
     no_args_is_help=True,
     rich_markup_mode=None,

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer import _click as click  # typer's own click, which it builds commands with
+from typer.core import TyperArgument, TyperGroup
 
 from fleetgen.cli import locate
 from fleetgen.errors import UsageError
@@ -133,3 +135,24 @@ def _no_file_in(path: Path, folders: Sequence[Path], option: str) -> None:
     for folder in folders:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"{folder}: not a directory ({option} {path})")
+
+
+class _PlainArgument(TyperArgument):
+    """A positional argument whose help shows its name only (``APP``), never typer's Python
+    type after it (``APP <list[str]>``)."""
+
+    def display_type_rich(self, ctx: click.Context) -> str | None:
+        return None
+
+
+class PlainHelp(TyperGroup):
+    """A command group whose commands' help names positional arguments in the user's words:
+    each command's typer arguments become `_PlainArgument` when the group hands it out (typer's
+    TyperArgument prints its type even with a metavar; its options do not)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        for param in command.params if command is not None else ():
+            if type(param) is TyperArgument:
+                param.__class__ = _PlainArgument
+        return command

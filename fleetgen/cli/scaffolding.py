@@ -13,6 +13,7 @@ import typer
 
 from fleetgen.cli.options import (
     OutOption,
+    PlainHelp,
     SpecOption,
     engines,
     folder,
@@ -86,6 +87,7 @@ def init(
 
 
 add_group = typer.Typer(
+    cls=PlainHelp,
     no_args_is_help=True,
     help="Scaffold a cluster, an app, an environment, an engine or a project into fleet.py.",
 )
