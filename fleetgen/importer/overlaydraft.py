@@ -13,7 +13,6 @@ from fleetgen.importer.draft import ClusterDraft, Draft, Engine, Instance
 from fleetgen.importer.findings import Finding
 from fleetgen.importer.overlays import OverlaySet, Role
 from fleetgen.importer.repo import Doc, Repo, Unreadable, namespaces_of
-from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.model.clusters import IN_CLUSTER
 
 SPEC = "fleet.py"
@@ -99,8 +98,9 @@ def _folders(
 
 def _origin(repo: Repo, path: str) -> Doc:
     """Where an overlay folder is written: its kustomization."""
-    files = (f"{path}/{name}" for name in KUSTOMIZATION_FILES)
-    return next(repo.kustomizations[file] for file in files if file in repo.kustomizations)
+    found = repo.kustomization(path)
+    assert found is not None, path  # an overlay folder is one with a kustomization
+    return found
 
 
 def _deployed(repo: Repo, path: str, origin: Doc, findings: list[Finding]) -> list[Doc] | None:

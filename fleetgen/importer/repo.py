@@ -107,6 +107,13 @@ class Repo:
             return Doc(near, 0, obj)
         return Doc(written.file, written.line, obj, written.node)
 
+    def kustomization(self, directory: str) -> Doc | None:
+        """The kustomization of ``directory`` as read with the repository, None when it has
+        none that parses as a mapping."""
+        prefix = "" if directory in ("", ".") else f"{directory.rstrip('/')}/"
+        files = (prefix + name for name in KUSTOMIZATION_FILES)
+        return next((self.kustomizations[f] for f in files if f in self.kustomizations), None)
+
     def has_kustomization(self, directory: str) -> bool:
         """Whether ``directory`` holds a kustomization (else it is a plain folder)."""
         return any((self.root / directory / name).is_file() for name in KUSTOMIZATION_FILES)

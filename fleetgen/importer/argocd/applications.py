@@ -26,9 +26,7 @@ from fleetgen.importer.repo import (
     relative_path,
     strings,
 )
-from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.manifests.k8s import CLUSTER_SCOPED
-from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import to_dns_label
 from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.util.templating import Call
@@ -170,21 +168,13 @@ def _named_namespaces(reader: Reader, instance: Instance) -> None:
         named = {doc.namespace for doc in docs if (doc.group, doc.kind) not in CLUSTER_SCOPED}
     except Unreadable:  # said where the folder is read
         docs = list(reader.repo.under(instance.path))
-        named = {str(_kustomization(reader, instance.path).get("namespace") or "")}
+        kustomization = reader.repo.kustomization(instance.path)
+        named = {str(kustomization.obj.get("namespace") or "") if kustomization else ""}
     ships = any(doc.kind == "Namespace" and doc.group == "" for doc in docs)
     used = named | namespaces_of(d for d in docs if d.kind == "Namespace")
     if named and "" not in named and (ships or used != {instance.namespace}):
         instance.namespace = None
         instance.uses = used
-
-
-def _kustomization(reader: Reader, path: str) -> Mapping[str, Any]:
-    """The kustomization of folder ``path`` (empty when it has none, or not a mapping)."""
-    for name in KUSTOMIZATION_FILES:
-        file = reader.repo.root / path / name
-        if file.is_file():
-            return mapping(next(iter(load_all(file.read_bytes())), None))
-    return {}
 
 
 def _kept(reader: Reader, origin: Doc, instance: Instance, obj: Mapping[str, Any]) -> None:
