@@ -30,6 +30,7 @@ from fleetgen.importer.repo import Doc, at, mapping, mappings, strings
 from fleetgen.importer.sources import carries_credentials
 from fleetgen.manifests.k8s import selector_matches
 from fleetgen.model.clusters import IN_CLUSTER
+from fleetgen.rules.argoproject import normalize_git_url
 
 # The keys of each generator import evaluates (a generator of another kind is not mapped).
 _READ: dict[str, tuple[str, ...]] = {
@@ -250,8 +251,9 @@ def _git(
 
 
 def _same(url: str) -> str:
-    """A repository URL as its host and path, whatever its case, ``.git`` or trailing ``/``."""
-    return url.strip().lower().rstrip("/").removesuffix(".git")
+    """A repository URL as Argo CD compares them (`normalize_git_url`), a trailing ``/``
+    ignored."""
+    return normalize_git_url(url.strip().rstrip("/"))
 
 
 def _files(
