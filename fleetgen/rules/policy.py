@@ -385,6 +385,14 @@ RULES: tuple[Rule, ...] = (
         "follow the advice in the message (each build prints it too)",
     ),
     Rule(
+        "cel-not-evaluated",
+        "warning",
+        "a CRD's CEL rule (x-kubernetes-validations) fleetgen cannot evaluate: a function "
+        "cel-python lacks, or optionalOldSelf",
+        "check the objects of that kind against the rule by hand, or on a cluster "
+        "(kubectl apply --dry-run=server)",
+    ),
+    Rule(
         "unused-waiver",
         "warning",
         "a waiver that silenced nothing",

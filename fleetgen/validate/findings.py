@@ -23,7 +23,7 @@ from fleetgen.pipeline import api
 from fleetgen.resolver import ranges
 from fleetgen.resolver.plan import Plan
 from fleetgen.rules import secrets as scanrules
-from fleetgen.validate import charts as chart_renders, contracts, rendered, schemas
+from fleetgen.validate import cel, charts as chart_renders, contracts, rendered, schemas
 from fleetgen.validate.report import Finding, Location, Waived
 
 
@@ -163,6 +163,19 @@ def _breaches(
         yield from contracts.check(
             [(file, doc) for file, doc in emitted if file.startswith(top)],
             contracts.external_registrations(plan, instance.envs),
+        )
+
+
+def _cel_skipped(rules: cel.Rules) -> Iterator[Finding]:
+    """A warning per CRD rule that met an object but could not be evaluated."""
+    for (where, path, rule), reason in sorted(rules.not_evaluated.items()):
+        schema_set, _, kind = where.partition(": ")
+        yield rendered.finding(
+            "cel-not-evaluated",
+            "warning",
+            f"rule not evaluated ({schema_set}): {rule}: {reason}",
+            object=kind,
+            field=path,
         )
 
 

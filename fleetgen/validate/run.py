@@ -20,6 +20,7 @@ from fleetgen.util.progress import SILENT, Progress
 from fleetgen.validate import charts as chart_renders, rendered, schemas, scopes
 from fleetgen.validate.findings import (
     _base_secrets,
+    _cel_skipped,
     _chart_failures,
     _chart_ranges,
     _check_emitted,
@@ -194,6 +195,7 @@ def check(
                 if p.chart is not None and chart_renders.unit(p) in charted.versions
             },
         )
+    findings.extend(_cel_skipped(checker.cel))
     kept, waived = _waive(fleet, _merge(findings), locate, render)
     kept.sort(key=_order)
     summary = Summary(

@@ -10,11 +10,11 @@ Each served version's ``openAPIV3Schema`` becomes a JSON Schema with ``additiona
 false`` on every object that declares properties and does not preserve unknown fields (the API
 server would prune an unknown field silently; here it is an error), ``int-or-string`` and
 ``nullable`` translated, and ``apiVersion``, ``kind`` and a strict ObjectMeta at the root even
-where the CRD's root lists only ``spec``. CEL rules (``x-kubernetes-validations``) are not
-evaluated: emitters check those in code. Minimal strict schemas cover the core kinds fleetgen
-emits (v1 Secret, Namespace, ConfigMap, ServiceAccount) and, as ``KUSTOMIZATION``, exactly the
-kustomization fields the overlays use (kustomize publishes no schema; ``--render`` also builds
-every overlay, which is the full check).
+where the CRD's root lists only ``spec``. CEL rules (``x-kubernetes-validations``) stay in the
+schema, which JSON Schema ignores, and ``fleetgen.validate.cel`` evaluates them. Minimal strict
+schemas cover the core kinds fleetgen emits (v1 Secret, Namespace, ConfigMap, ServiceAccount)
+and, as ``KUSTOMIZATION``, exactly the kustomization fields the overlays use (kustomize
+publishes no schema; ``--render`` also builds every overlay, which is the full check).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from typing import Any
 import jsonschema_rs
 
 from fleetgen.manifests.yamlio import load_all
+from fleetgen.validate import cel
 
 __all__ = [
     "CORE",
@@ -167,7 +168,9 @@ def convert(node: Any) -> Any:
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key in ("description", "format") or key.startswith("x-kubernetes-"):
+        if key in ("description", "format") or (
+            key.startswith("x-kubernetes-") and key != cel.RULES_KEY
+        ):
             continue
         if key == "properties":
             out[key] = {name: convert(child) for name, child in value.items()}
@@ -290,6 +293,7 @@ class Checker:
         if overrides is not None:
             self.sets.append(overrides)
         self._validators: dict[tuple[str, str, str], Any] = {}
+        self.cel = cel.Rules()
 
     def errors(self, obj: Mapping[str, Any]) -> list[str] | None:
         """Every violation of ``obj`` as 'path: message'; None when no set knows its kind.
@@ -313,9 +317,11 @@ class Checker:
     def _errors(
         self, schema_set: SchemaSet, key: tuple[str, str], obj: Mapping[str, Any]
     ) -> Iterator[str]:
+        schema = schema_set.schemas[key]
         validator = self._validators.get((schema_set.name, *key))
         if validator is None:
-            validator = jsonschema_rs.validator_for(schema_set.schemas[key])
+            validator = jsonschema_rs.validator_for(schema)
             self._validators[(schema_set.name, *key)] = validator
         for error in validator.iter_errors(obj):
             yield f"{'/'.join(map(str, error.instance_path)) or '.'}: {error.message}"
+        yield from self.cel.errors(f"{schema_set.name}: {' '.join(key)}", schema, obj)
