@@ -288,9 +288,11 @@ def test_chart_sources_as_each_controller_reads_them() -> None:
     echo_spec = dev[("HelmRelease", "echo")]["spec"]
     # source-controller buildFromTarballArtifact appends the commit to the chart version
     # (``VersionMetadata``) under Revision, so every commit would upgrade the release; under
-    # ChartVersion the chart is rebuilt when its Chart.yaml version changes.
+    # ChartVersion the chart is rebuilt when its Chart.yaml version changes. The version,
+    # which only ``buildFromHelmRepository`` reads, makes a bump a new HelmRelease generation.
     assert echo_spec["chart"]["spec"] == {
         "chart": "./" + CHART,
+        "version": "0.1.0",
         "reconcileStrategy": "ChartVersion",
         "sourceRef": {"kind": "GitRepository", "name": "flux-system", "namespace": "flux-system"},
     }

@@ -30,6 +30,11 @@ def _release(docs: list[dict[str, Any]]) -> dict[str, Any] | None:
     )
 
 
+def _gate_dependencies(docs: list[dict[str, Any]]) -> list[str]:
+    (gate,) = (d for d in docs if d["metadata"]["name"] == "podinfo.ready")
+    return [ref["name"] for ref in gate["spec"]["dependsOn"]]
+
+
 def _names(docs: list[dict[str, Any]]) -> set[str]:
     return {d["metadata"]["name"] for d in docs if d["kind"] == "Kustomization"}
 
@@ -54,6 +59,9 @@ def test_a_helmrelease_moves_under_its_own_kustomization_in_three_confirmed_step
     release = _release(docs)
     assert release is not None and release["metadata"]["annotations"] == {PRUNE: "disabled"}
     assert "podinfo.release" not in _names(docs)
+    # Its gate waits for the root, which applies it in this step, not for a missing wrapper
+    # (kustomize-controller ``checkDependencies``: a dependency not found holds the gate).
+    assert _gate_dependencies(docs) == ["flux-system"]
     assert not (repo / "output/flux/releases").exists()
     assert record(repo)["moving"] == {NAME: "marked", "release/production-1/podinfo": "marked"}
     assert f"| {NAME} |" in (repo / "output/README.md").read_text()
@@ -68,6 +76,7 @@ def test_a_helmrelease_moves_under_its_own_kustomization_in_three_confirmed_step
     built(repo, "--drained", NAME)
     docs = documents(repo, home)
     assert _release(docs) is None and "podinfo.release" in _names(docs)
+    assert _gate_dependencies(docs) == ["flux-system", "podinfo.release"]
     moved = _release(documents(repo, "flux/releases/staging-1/podinfo/release.yaml"))
     assert moved is not None and moved["metadata"]["annotations"] == {PRUNE: "disabled"}
     assert record(repo)["moving"] == {NAME: "moved", "release/production-1/podinfo": "marked"}

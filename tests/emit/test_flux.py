@@ -178,9 +178,13 @@ def test_no_engine_side_transformation_of_workloads(built: Built) -> None:
             assert not forbidden & set(doc["spec"]), doc["metadata"]
 
 
+BOOTSTRAP_ROOT = (FLUX_NAMESPACE, FLUX_NAMESPACE)  # the Kustomization applying the directory
+
+
 def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> None:
     """Every sourceRef, dependsOn and kubeConfig target exists in the directory (bootstrap's
-    GitRepository counts), there is no cycle, every namespace exists, and every path builds."""
+    GitRepository and root Kustomization count), there is no cycle, every namespace exists,
+    and every path builds."""
     paths: set[Path] = set()
     for cluster_dir in sorted((built.out / "flux/clusters").iterdir()):
         objects = [doc for _, doc in built.docs(f"flux/clusters/{cluster_dir.name}")]
@@ -196,7 +200,7 @@ def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> 
             for d in objects
             if d["kind"] == "Kustomization"
         }
-        graph = {}
+        graph: dict[tuple[str, str], set[tuple[str, str]]] = {BOOTSTRAP_ROOT: set()}
         for (namespace, name), ks in kustomizations.items():
             spec = ks["spec"]
             assert namespace in namespaces, (cluster_dir.name, name)
@@ -204,7 +208,7 @@ def test_graph_of_each_cluster_directory(built: Built, kustomize: Kustomize) -> 
             assert source["kind"] == "GitRepository"
             assert (source.get("namespace", namespace), source["name"]) in sources
             deps = {(d.get("namespace", namespace), d["name"]) for d in spec.get("dependsOn", [])}
-            assert deps <= set(kustomizations), (cluster_dir.name, name, deps)
+            assert deps <= {*kustomizations, BOOTSTRAP_ROOT}, (cluster_dir.name, name, deps)
             graph[(namespace, name)] = deps
             assert_reachable(spec.get("kubeConfig", {}), namespace, objects)
             assert spec["path"].startswith("./")

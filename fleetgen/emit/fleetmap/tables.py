@@ -23,6 +23,7 @@ class EnvTable:
     rows: tuple[tuple[str, str], ...]  # (app, its cell per cluster joined by " | ")
     automated: bool  # the environment's effective sync policy (the fleet's, then its own)
     suspended: tuple[str, ...] = ()  # the apps Flux holds suspended there (`Placement.suspended`)
+    suspended_charts: bool = False  # some of them are chart apps (gate and wrapper held too)
 
 
 def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable]:
@@ -36,8 +37,10 @@ def env_tables(plan: Plan, apps: Sequence[tuple[str, AppRows]]) -> list[EnvTable
             continue
         rows = tuple((app, row["envs"][env.name]) for app, row in apps if env.name in row["envs"])
         automated = merge_sync(plan.fleet.sync, env.sync, "env", {}).automated
-        suspended = tuple(app for app, row in apps if env.name in row["suspended"])
-        tables.append(EnvTable(env, clusters, waves, rows, automated, suspended))
+        held = [(app, row) for app, row in apps if env.name in row["suspended"]]
+        suspended = tuple(app for app, _ in held)
+        charts = any(row["chart"] for _, row in held)
+        tables.append(EnvTable(env, clusters, waves, rows, automated, suspended, charts))
     return tables
 
 

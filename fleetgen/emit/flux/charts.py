@@ -166,8 +166,14 @@ def _chart_source(
     # at the release's interval (helm-controller's HelmChartTemplateSpec default).
     chart_interval = {"interval": options.interval} if options.interval else {}
     if chart.path is not None:
+        # The version, which source-controller ignores for a GitRepository's chart (only
+        # ``buildFromHelmRepository`` reads it), makes a version bump a new generation of the
+        # HelmRelease, which kstatus holds InProgress until helm-controller observed it, and
+        # helm-controller then waits for the HelmChart it rebuilt (``isSourceReady``): what
+        # the gate's and wrapper's health checks wait for (`fleetgen.emit.flux.dependencies`).
         spec = {
             "chart": f"./{posixpath.normpath(chart.path)}",
+            "version": chart.version,
             **chart_interval,
             "reconcileStrategy": "ChartVersion",
             "sourceRef": dict(git_source),

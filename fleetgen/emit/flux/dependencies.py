@@ -8,15 +8,27 @@ own kind. So, on each cluster:
   (``healthChecks`` and no ``wait``: with ``wait`` kustomize-controller's ``checkHealth`` checks
   only what the Kustomization applied), so it is Ready once the release is, at the revision it
   reconciled (``checkDependencies`` compares a dependency's applied revision with the source's).
-  No HelmRelease moves for it.
+  On a new revision every Kustomization of the source is queued at once
+  (``requestsForRevisionChangeOf``), so the gate ``dependsOn`` what applies the HelmRelease —
+  the cluster's root Kustomization (`root_ref`) and, for a wrapped one, its wrapper — and
+  checks it only once that applied the revision: a changed HelmRelease then has a generation
+  helm-controller has not observed, which kstatus (``checkGeneration``) reads as InProgress
+  until the upgrade is done. No HelmRelease moves for it. Revisions are compared only between
+  Kustomizations of one GitRepository: with ``FluxOptions.source`` (or a source per spoke
+  namespace) the root reads another, and the gate then waits for the root to be Ready only.
 - a chart app that ``depends_on`` a Kustomize app has its HelmRelease, chart source and values
   applied by a Kustomization of its own, ``<chart app>.release``, from
   ``flux/releases/<cluster>/<app>/`` (a hub's spoke: ``flux/releases/<hub>/<spoke>/<app>/``, the
   HelmRelease being an object of the hub) — outside the bootstrap path, which
-  kustomize-controller's generated kustomization would recurse into — that ``dependsOn`` those
+  kustomize-controller's generated kustomization recurses into — that ``dependsOn`` those
   Kustomize apps and waits for the HelmRelease. Dependencies on other chart apps stay the
   HelmRelease's own. An existing HelmRelease moves there in generations (`fleetgen.settle.moves`):
   never uninstalled.
+
+Gate and wrapper are suspended with the HelmRelease in a manual environment: kustomize-controller's
+``Reconcile`` returns before anything while ``suspend`` is set, and helm-controller's, for a
+suspended HelmRelease, marks its generation observed without a condition, which kstatus reads as
+Current: an active gate would be Ready in front of a release that never installed.
 
 The dotted names cannot clash with an app's (a DNS label).
 """
@@ -28,7 +40,14 @@ from dataclasses import replace
 from typing import Any
 
 from fleetgen.emit.flux.charts import HELM_API
-from fleetgen.emit.flux.kustomization import GATE_DIR, Home, Ref, flux_dir, kustomization
+from fleetgen.emit.flux.kustomization import (
+    GATE_DIR,
+    Home,
+    Ref,
+    flux_dir,
+    kustomization,
+    root_ref,
+)
 from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
 from fleetgen.resolver.plan import Placement, Plan
@@ -91,8 +110,9 @@ def release_deps(app: App, charts: set[str], namespace: str) -> tuple[list[Ref],
     return same, other
 
 
-def gate(plan: Plan, placement: Placement, home: Home) -> dict[str, Any]:
-    """The gate of chart app ``placement.app`` on its cluster: Ready when its HelmRelease is.
+def gate(plan: Plan, placement: Placement, home: Home, wrapped: bool) -> dict[str, Any]:
+    """The gate of chart app ``placement.app`` on its cluster: Ready when its HelmRelease is,
+    once the root Kustomization and (``wrapped``) the release's wrapper applied the revision.
 
     It lives beside the HelmRelease (a hub's too, without a spoke's kubeConfig: the HelmRelease
     is an object of the hub), reconciled at the release's interval and waiting at most its
@@ -105,6 +125,9 @@ def gate(plan: Plan, placement: Placement, home: Home) -> dict[str, Any]:
         "name": placement.app,
         "namespace": home.namespace,
     }
+    appliers = [root_ref(fleet)]
+    if wrapped:
+        appliers.append((home.namespace, wrapper_name(placement.app)))
     return kustomization(
         fleet,
         gate_name(placement.app),
@@ -113,7 +136,8 @@ def gate(plan: Plan, placement: Placement, home: Home) -> dict[str, Any]:
         prune=True,
         cascade=False,
         labels=_labels(placement),
-        extra={**_timing(timing), "healthChecks": [check]},
+        depends_on=appliers,
+        extra={**_timing(timing), "healthChecks": [check], **_suspend(placement)},
         wait=False,  # with wait, only what it applies (nothing) is checked
     )
 
@@ -139,7 +163,7 @@ def wrapper(
         cascade=True,
         labels=_labels(placement),
         depends_on=depends_on,
-        extra=_timing(timing),
+        extra={**_timing(timing), **_suspend(placement)},
     )
 
 
@@ -154,6 +178,11 @@ def wrapped_as(placement: Placement, home: Home) -> Wrapped:
 def _timing(timing: Mapping[str, Effective]) -> dict[str, Any]:
     """The release's interval and timeout, which a gate or wrapper reconciles and waits by."""
     return {"interval": timing["interval"].value, "timeout": timing["timeout"].value}
+
+
+def _suspend(placement: Placement) -> dict[str, bool]:
+    """``suspend`` on a gate or wrapper whose HelmRelease is suspended (a manual sync)."""
+    return {"suspend": True} if placement.suspended else {}
 
 
 def _labels(placement: Placement) -> dict[str, str]:

@@ -41,6 +41,13 @@ def cluster_dir(cluster: str) -> str:
     return f"flux/clusters/{cluster}"
 
 
+def root_ref(fleet: Fleet) -> Ref:
+    """The root Kustomization of a cluster, which applies ``flux/clusters/<cluster>/``:
+    ``flux bootstrap`` names it after its namespace (flux2 ``sync.Options{Name: namespace}``),
+    with ``prune`` and without ``wait``."""
+    return (fleet.flux.namespace, fleet.flux.namespace)
+
+
 def flux_dir(plan: Plan) -> str:
     """``<output_dir>`` as Flux paths spell it: ``./output``."""
     return f"./{plan.fleet.output_dir}"

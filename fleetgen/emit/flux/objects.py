@@ -155,7 +155,8 @@ def kustomization_docs(
                 _chart_objects(fleet, app_, accounts.get(app_.project), placement, home, same)
             )
             if (placement.app, placement.cluster) in gates:
-                found += _ordered([dependencies.gate(plan, placement, home)])
+                gate = dependencies.gate(plan, placement, home, placement.app in wraps)
+                found += _ordered([gate])
             if placement.app not in wraps:
                 found += objects
                 continue

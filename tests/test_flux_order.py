@@ -1,0 +1,125 @@
+"""``depends_on`` a chart app on Flux holds on upgrades, and a manual environment holds the gate
+and wrapper with the release (issue #38, points 2 and 14): walked through in real Git
+repositories holding golden case flux-layers (cert-manager ← infra-configs ← podinfo ← web).
+No controller runs here; each test names the functions whose behaviour the output relies on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.diff.test_diff import commit, edit
+from tests.test_draining import built, check_clean, diff_json, documents, repo_of
+
+STAGING = "flux/clusters/staging-1/kustomizations.yaml"
+PODINFO = "flux/releases/staging-1/podinfo/release.yaml"
+ROOT = "flux-system"  # bootstrap's Kustomization, applying flux/clusters/<cluster>/
+
+
+def _objects(repo: Path, path: str) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in documents(repo, path)}
+
+
+def _depends_on(kustomization: dict[str, Any]) -> list[str]:
+    return [ref["name"] for ref in kustomization["spec"].get("dependsOn", [])]
+
+
+def _output_path(kustomization: dict[str, Any]) -> str:
+    """The output-relative folder a Kustomization applies."""
+    return str(kustomization["spec"]["path"]).removeprefix("./output/")
+
+
+def _applier(repo: Path, release: str) -> str:
+    """The Kustomization that applies HelmRelease ``release`` on staging-1: the root, or the
+    wrapper whose path holds it."""
+    if ("HelmRelease", release) in _objects(repo, STAGING):
+        return ROOT
+    (name,) = (
+        name
+        for (kind, name), doc in _objects(repo, STAGING).items()
+        if kind == "Kustomization"
+        and (repo / "output" / _output_path(doc) / "release.yaml").is_file()
+        and ("HelmRelease", release) in _objects(repo, _output_path(doc) + "/release.yaml")
+    )
+    return name
+
+
+def test_a_chart_upgrade_holds_its_dependents_until_the_release_is_upgraded(
+    tmp_path: Path,
+) -> None:
+    """kustomize-controller ``requestsForRevisionChangeOf`` queues every Kustomization of the
+    GitRepository at a new revision at once; ``checkDependencies`` lets a Kustomization apply
+    once each dependency is Ready at its observed generation with ``lastAppliedRevision`` the
+    source's (same source only). So the gate must not health-check the HelmRelease before what
+    applies it did: it ``dependsOn`` the root and, wrapped, the wrapper (both read the gate's
+    GitRepository). Once applied, a changed HelmRelease has a generation helm-controller has not
+    observed: ``checkHealth`` → fluxcd/pkg ``WaitForSetWithContext`` → kstatus ``Compute``
+    (``checkGeneration``) reads it InProgress until helm-controller's ``Reconcile`` patches
+    ``observedGeneration`` (``WithStatusObservedGeneration``, on success), Ready. An in-repo
+    chart's version bump changes no other field of the HelmRelease: its ``chart.spec.version``,
+    which source-controller ignores for a GitRepository (only ``buildFromHelmRepository`` reads
+    it), makes it a new generation, and helm-controller's ``isSourceReady`` waits for the
+    HelmChart rebuilt at that version."""
+    repo = repo_of(tmp_path, "flux-layers")
+    before = {
+        "cert-manager": _objects(repo, STAGING)[("HelmRelease", "cert-manager")]["spec"],
+        "podinfo": _objects(repo, PODINFO)[("HelmRelease", "podinfo")]["spec"],
+    }
+    edit(repo / "fleet.py", 'version="v1.16.2"', 'version="v1.17.0"')
+    edit(repo / "charts/podinfo/Chart.yaml", "version: 6.7.1", "version: 6.8.0")
+    report = diff_json(repo)
+    changed = {(c["kind"], c["name"]) for c in report["changes"]}
+    assert {("HelmRelease", "cert-manager"), ("HelmRelease", "podinfo")} <= changed
+    assert not report["deletions"]
+    built(repo)
+    check_clean(repo)
+    commit(repo, "upgrade cert-manager and podinfo")
+    after = {
+        "cert-manager": _objects(repo, STAGING)[("HelmRelease", "cert-manager")]["spec"],
+        "podinfo": _objects(repo, PODINFO)[("HelmRelease", "podinfo")]["spec"],
+    }
+    assert after["podinfo"]["chart"]["spec"]["version"] == "6.8.0"
+    staging = _objects(repo, STAGING).items()
+    kustomizations = {name: doc for (kind, name), doc in staging if kind == "Kustomization"}
+    for release, dependent in (("cert-manager", "infra-configs"), ("podinfo", "web")):
+        assert after[release] != before[release]  # a new generation: kstatus waits for it
+        gate = kustomizations[f"{release}.ready"]
+        assert _depends_on(kustomizations[dependent]) == [gate["metadata"]["name"]]
+        applier = _applier(repo, release)
+        assert applier in _depends_on(gate)
+        assert ROOT in _depends_on(gate)  # the root applies the wrapper's spec too
+        assert gate["spec"]["healthChecks"][0]["name"] == release
+        if applier != ROOT:  # the wrapper reads the gate's source: revisions are compared
+            assert kustomizations[applier]["spec"]["sourceRef"] == gate["spec"]["sourceRef"]
+            assert kustomizations[applier]["spec"]["wait"] is True
+    assert _applier(repo, "podinfo") == "podinfo.release"
+
+
+def test_a_manual_environment_suspends_the_gate_and_wrapper_with_the_release(
+    tmp_path: Path,
+) -> None:
+    """helm-controller's ``Reconcile`` returns early for a suspended HelmRelease and its deferred
+    patch marks the generation observed (``WithStatusObservedGeneration``) without a condition:
+    kstatus ``Compute`` finds no Reconciling, Stalled or Ready condition and says Current, so an
+    active gate (or the wrapper's ``wait``) would be Ready with nothing installed, and a wrapper
+    left active re-applies ``suspend`` and holds its dependents (``checkDependencies``). With
+    ``suspend`` kustomize-controller's ``Reconcile`` returns before ``checkDependencies`` or
+    any health check, for the gate and wrapper as for the release."""
+    repo = repo_of(tmp_path, "flux-layers")
+    production = 'sync=SyncPolicy(interval="1h", timeout="5m")'
+    edit(repo / "fleet.py", production, production.replace("(", "(automated=False, "))
+    report = diff_json(repo)
+    changed = {(c["kind"], c["name"]) for c in report["changes"]}
+    held = {"cert-manager.ready", "podinfo.ready", "podinfo.release"}
+    assert {("Kustomization", name) for name in held} <= changed
+    assert any("suspended" in note and "production" in note for note in report["notes"])
+    built(repo)
+    check_clean(repo)
+    objects = _objects(repo, "flux/clusters/production-1/kustomizations.yaml")
+    for name in held:
+        assert objects[("Kustomization", name)]["spec"]["suspend"] is True
+    release = _objects(repo, "flux/releases/production-1/podinfo/release.yaml")
+    assert release[("HelmRelease", "podinfo")]["spec"]["suspend"] is True
+    assert "suspend" not in _objects(repo, STAGING)[("Kustomization", "podinfo.release")]["spec"]
+    readme = (repo / "output/README.md").read_text()
+    assert "a gate in front of a suspended HelmRelease" in readme
