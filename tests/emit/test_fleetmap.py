@@ -187,7 +187,14 @@ def test_example_map_states_the_controller_versions_the_output_needs() -> None:
     assert "The output needs Argo CD ≥ 3.3.7 and Flux ≥ 2.9: it uses only fields" in text
     assert table(text, "## Controller versions") == [
         ["engine", "needs", "set by", "a higher floor unlocks"],
-        ["Argo CD", "≥ 3.3.7", '`ArgoOptions(min_version="3.3.7")`', "—"],
+        [
+            "Argo CD",
+            "≥ 3.3.7",
+            '`ArgoOptions(min_version="3.3.7")`',
+            "3.4: a generator `selector` on the `fleetgen.io/var.*` annotations of apps "
+            "selecting clusters at run time: a cluster Secret missing one is not selected, "
+            "instead of failing its whole ApplicationSet",
+        ],
         [
             "Flux",
             "≥ 2.9",
