@@ -308,7 +308,10 @@ def test_example_map_says_how_to_bootstrap_each_engine() -> None:
         "- Flux, on each cluster it runs apps on (dev), with kubectl pointing at it: `flux "
         "bootstrap git --url=https://github.com/acme/fleet.git --branch=main "
         "--path=output/flux/clusters/<cluster>`; each cluster's Flux then applies "
-        "`output/flux/clusters/<cluster>/`.",
+        "`output/flux/clusters/<cluster>/`, where bootstrap commits its `flux-system/`: until "
+        "it is there the cluster's root Kustomization fails (path not found) and applies and "
+        "deletes nothing, so a removal on that cluster completes only once it is bootstrapped "
+        "(`fleetgen validate` names each folder without it).",
     ]
     bootstrap_file = api.compile_spec(ROOT / "fleet.py").rendered["argocd/bootstrap.yaml"]
     assert b"# Apply once: kubectl apply -n argocd -f output/argocd/bootstrap.yaml\n" in (
