@@ -5,6 +5,7 @@ the refusals), and explain names the var and the cluster behind a value."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -156,3 +157,56 @@ def test_a_layer_namespace_from_a_var_is_each_clusters_own(tmp_path: Path) -> No
     api.build(repo / "fleet.py")
     built = yaml.safe_load_all(kustomize_build(repo / "output/overlays/web/clusters/eu-1"))
     assert {doc["metadata"]["namespace"] for doc in built} == {"web-eu"}
+
+
+def _generators(rendered: dict[str, bytes], app: str) -> dict[str, list[Any]]:
+    """ApplicationSet name -> its generators, of ``app``'s file."""
+    docs = yaml.safe_load_all(rendered[f"argocd/applicationsets/{app}.yaml"])
+    return {doc["metadata"]["name"]: doc["spec"]["generators"] for doc in docs}
+
+
+def test_a_runtime_set_passes_over_a_secret_without_a_var_annotation_from_argo_cd_3_4(
+    tmp_path: Path,
+) -> None:
+    """A selected Secret without a var's annotation makes `go_var` call ``fail``: argo-cd
+    ``GenerateApplications`` returns the error and ``ApplicationSetReconciler.Reconcile`` returns
+    before ``createOrUpdateInCluster`` and ``deleteInCluster``, for every cluster of the set. From
+    Argo CD 3.4 each generator carries a post selector (``ApplicationSetGenerator.selector``) on
+    the annotations its clusters' placements read: ``Transform`` matches it against the
+    parameters flattened, where ``getClusterParameters``' annotations are
+    ``metadata.annotations.<key>`` (``normalizeMapForFlatten``, v3.4.0; v3.3's flatten keeps the
+    goTemplate map whole, so there the selector would select nothing and 3.3 keeps ``fail``).
+    The headers and the fleet map say which of the two the output does."""
+    default = api.compile_spec(CASES / "cluster-vars-runtime" / "fleet.py").rendered
+    assert all("selector" not in g for gs in _generators(default, "agent").values() for g in gs)
+    assert b"fails the generation" in default["argocd/applicationsets/agent.yaml"]
+    assert b"such a Secret is not selected instead" in default["README.md"]
+    repo = case_copy(
+        CASES / "cluster-vars-runtime",
+        tmp_path / "repo",
+        ("    Fleet,\n", "    ArgoOptions,\n    Fleet,\n"),
+        ('    name="edge",\n', '    name="edge",\n    argocd=ArgoOptions(min_version="3.4"),\n'),
+    )
+    compiled = api.compile_spec(repo / "fleet.py")
+    exists = [
+        {"key": f"metadata.annotations.fleetgen.io/var.{name}", "operator": "Exists"}
+        for name in ("region", "site")
+    ]
+    for generators in _generators(compiled.rendered, "agent").values():
+        assert [g["selector"] for g in generators] == [{"matchExpressions": exists}]
+    for (edge,) in _generators(compiled.rendered, "edge-api").values():
+        assert edge["selector"]["matchExpressions"] == [
+            {"key": "metadata.annotations.fleetgen.io/var.dir", "operator": "Exists"}
+        ]
+    assert all(
+        "selector" not in g for gs in _generators(compiled.rendered, "api").values() for g in gs
+    )
+    assert (
+        b"a generator selector passes over one"
+        in compiled.rendered["argocd/applicationsets/agent.yaml"]
+    )
+    readme = compiled.rendered["README.md"].decode()
+    assert "Their generators select only Secrets that carry every annotation" in readme
+    assert "(in use)" in readme.split("## Controller versions")[1].split("## Bootstrap")[0]
+    findings = validation.check(compiled, repo).findings
+    assert {f.rule for f in findings} <= {"spec-warning"}  # the CRD schemas take the selector

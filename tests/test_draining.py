@@ -219,7 +219,9 @@ def test_a_project_that_loses_a_cluster_scoped_kind_keeps_it_until_drained(
     tmp_path: Path,
 ) -> None:
     """Defect 10's other half: a kind leaving a derived ``clusterResourceWhitelist`` drains like a
-    destination (argo-cd ``IsLiveResourcePermitted`` → ``IsGroupKindPermitted``)."""
+    destination (argo-cd ``IsLiveResourcePermitted`` → ``IsGroupKindPermitted``). No Application
+    goes: the drain is done once the apps synced and pruned (issue #38 point 9), which diff's
+    note and the fleet map say instead of waiting for a removed Application."""
     repo = repo_of(tmp_path, "argocd-rollout", CASCADE)
     role = repo / "apps/api/base/clusterrole.yaml"
     role.write_text(
@@ -243,6 +245,13 @@ def test_a_project_that_loses_a_cluster_scoped_kind_keeps_it_until_drained(
     assert record(repo)["draining"]["project/api"]["items"] == {
         "argocd/projects/api.yaml#AppProject/argocd/api": {"clusterResourceWhitelist": [wanted]}
     }
+    notes = diff_json(repo)["notes"]
+    (note,) = [n for n in notes if n.startswith("project/api drains")]
+    done = "the apps of project api have synced this commit and pruned their objects of the kinds"
+    assert f"while the controllers prune; once {done}" in note
+    assert "removed is left" not in note
+    assert not any(n.startswith("order of events") for n in notes)
+    assert done in (repo / "output/README.md").read_text()
     built(repo, "--drained", "project/api")
     assert (
         wanted

@@ -156,12 +156,17 @@ def _get(doc: Any, *path: str) -> Any:
 
 
 def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any]) -> str | None:
-    """``deleted``, ``orphaned`` or ``kept-suspended``: what deleting ``obj`` does to the
-    workloads it manages.
+    """``deleted``, ``orphaned``, ``kept-prune-disabled`` or ``kept-suspended``: what deleting
+    ``obj`` does to the workloads it manages.
 
-    Read from the object where it says (Flux ``deletionPolicy``/``prune``, the prune-disabled
-    annotation, a HelmRelease's keep post-renderer, the owning ApplicationSet's
-    ``preserveResourcesOnDeletion``), else from the fleet's ``cascade_delete``. None for objects
+    An object Flux applies annotated ``kustomize.toolkit.fluxcd.io/prune: disabled`` (a hub's
+    spoke Namespace in orphan mode, a HelmRelease moving to a wrapper) is not deleted at all,
+    nor what it holds (``kept-prune-disabled``): kustomize-controller's ``deleteObjects``, which
+    both pruning and a Kustomization's finalizer go through, passes that annotation to
+    fluxcd/pkg ``ResourceManager.DeleteAll`` as an exclusion. Otherwise read from the object
+    where it says (Flux ``deletionPolicy``/``prune``, a HelmRelease's keep post-renderer, the
+    owning ApplicationSet's ``preserveResourcesOnDeletion``), else from the fleet's
+    ``cascade_delete``. None for objects
     that manage no workloads. A suspended Flux object (a manual environment) deletes nothing,
     whatever it says (``kept-suspended``): kustomize-controller's
     ``finalizerShouldDeleteResources`` deletes nothing for a suspended Kustomization, and
@@ -170,6 +175,13 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
     (``stuck``) or reach nothing (``orphaned``) because of what the same change removes.
     """
     key, doc = obj.key, obj.doc
+    annotations = _get(doc, "metadata", "annotations")
+    if (
+        engine_of(obj.file) == "flux"
+        and isinstance(annotations, dict)
+        and PRUNE_DISABLED.items() <= annotations.items()
+    ):
+        return "kept-prune-disabled"
     if key.group in (HELM_GROUP, FLUX_GROUP) and _get(doc, "spec", "suspend") is True:
         return "kept-suspended"
     if key.group == HELM_GROUP and key.kind == "HelmRelease":
@@ -181,9 +193,7 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         prune = _get(doc, "spec", "prune")
         return "deleted" if (prune if isinstance(prune, bool) else cascade_delete) else "orphaned"
     if key.group == "" and key.kind == "Namespace" and engine_of(obj.file) == "flux":
-        annotations = _get(doc, "metadata", "annotations") or {}
-        kept = isinstance(annotations, dict) and PRUNE_DISABLED.items() <= annotations.items()
-        return "orphaned" if kept else "deleted"
+        return "deleted"
     if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
         owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
         preserve = _get(

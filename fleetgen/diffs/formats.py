@@ -156,8 +156,13 @@ def _deletion(deletion: Deletion) -> str:
     name = "/".join(part for part in (key.namespace, key.name) if part)
     on = f" on {', '.join(sorted(where.clusters))}" if where.clusters else ""
     app = f" (app {', '.join(sorted(where.apps))})" if where.apps else ""
-    fate = f": workloads {deletion.workloads}" if deletion.workloads else ""
+    fate = f": workloads {_said(deletion.workloads)}" if deletion.workloads else ""
     return f"{deletion.engine} {key.kind} {name}{on}{app}{fate}"
+
+
+def _said(workloads: str | None) -> str | None:
+    """A deletion's ``workloads`` in words: ``kept (prune disabled)``, else as it is."""
+    return "kept (prune disabled)" if workloads == "kept-prune-disabled" else workloads
 
 
 def _rename_ends(rename: Rename) -> tuple[str, str]:
@@ -177,7 +182,7 @@ def _rename_ends(rename: Rename) -> tuple[str, str]:
 
 def _rename(rename: Rename) -> str:
     source, target = _rename_ends(rename)
-    fate = f"; workloads of the old one {rename.workloads}" if rename.workloads else ""
+    fate = f"; workloads of the old one {_said(rename.workloads)}" if rename.workloads else ""
     return f"{rename.new.obj.key.kind} {source} → {target} ({rename.because}){fate}"
 
 
@@ -394,7 +399,9 @@ def _deletion_row(deletion: Deletion) -> dict[str, str]:
         "app": _cell(_few(sorted(where.apps), 5)),
         "engine": _cell(deletion.engine),
         "workloads": _cell(
-            f"**{deletion.workloads}**" if deletion.workloads == "deleted" else deletion.workloads
+            f"**{deletion.workloads}**"
+            if deletion.workloads == "deleted"
+            else _said(deletion.workloads)
         ),
         "file": _cell(change.file),
     }
@@ -418,7 +425,7 @@ def _rename_row(rename: Rename) -> dict[str, str]:
         "source": _cell(source),
         "target": _cell(target),
         "because": _cell(rename.because),
-        "workloads": _cell(rename.workloads),
+        "workloads": _cell(_said(rename.workloads)),
     }
 
 

@@ -158,7 +158,7 @@ def draining_notes(base: Side, head: Side) -> list[str]:
     """A note per removal that starts or stops draining (`fleetgen.settle.draining`), and per
     HelmRelease move that starts or ends (`fleetgen.settle.moves`): what fleetgen keeps for the
     controllers and how to confirm it is done, or what goes."""
-    before, after = base.record.pending, head.record.pending
+    before, after, drains = base.record.pending, head.record.pending, head.record.draining
     notes = [
         f"{name} moves, step by step: fleetgen keeps {after[name]}; once {done_when(name)}, "
         f"run `fleetgen build --drained {name}` and commit"
@@ -167,12 +167,13 @@ def draining_notes(base: Side, head: Side) -> list[str]:
     ]
     notes += [
         f"{name} drains: fleetgen keeps {after[name]} (annotated "
-        f"fleetgen.io/draining) while the controllers delete its placements; once "
-        f"{done_when(name)}, run `fleetgen build --drained {name}` and commit"
+        f"fleetgen.io/draining) while the controllers "
+        f"{'prune' if drains[name].kinds_only() else 'delete its placements'}; once "
+        f"{done_when(name, drains[name])}, run `fleetgen build --drained {name}` and commit"
         for name in sorted(after.keys() - before.keys())
-        if name in head.record.draining
+        if name in drains
     ]
-    if any(name in head.record.draining for name in after.keys() - before.keys()):
+    if any(not drains[n].kinds_only() for n in after.keys() - before.keys() if n in drains):
         notes.append(
             "order of events: this change's sync applies the kept objects (AppProjects first, "
             "wave -1) and stops generating the removed placements (ApplicationSets, wave 0; "

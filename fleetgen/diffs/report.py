@@ -16,7 +16,8 @@ typed by `ReportJSON`, whose JSON Schema is ``docs/diff.schema.json``::
      "deletions": [{"source", "op": "removed", "kind", "group", "name", "namespace",
                     "cluster", "clusters", "app", "apps", "environments", "production", "file",
                     "engine": "argocd" | "flux",
-                    "workloads": "deleted" | "orphaned" | "kept-suspended" | "stuck" | null}],
+                    "workloads": "deleted" | "orphaned" | "kept-prune-disabled" | "kept-suspended"
+                                  | "stuck" | null}],
      "renames": [{"kind", "group", "namespace", "cluster", "app", "from", "to", "file",
                   "from_cluster", "from_file", "because", "engine", "workloads", "production",
                   "fields": [...]}],
@@ -40,7 +41,9 @@ environment for a shared env overlay) and app. ``derived`` changes are Applicati
 ApplicationSets generate (see ``blast.derived_applications``). A deletion's ``workloads`` is read
 from the deleted object (Flux ``deletionPolicy``, the ApplicationSet's
 ``preserveResourcesOnDeletion``), else from ``cascade_delete`` of either ref (deleted if either
-cascades); ``kept-suspended``: a suspended Flux object deletes nothing; ``stuck``: its finalizer
+cascades); ``kept-prune-disabled``: Flux never deletes an object annotated
+``kustomize.toolkit.fluxcd.io/prune: disabled``, nor what it holds; ``kept-suspended``: a
+suspended Flux object deletes nothing; ``stuck``: its finalizer
 cannot finish because the same change removes what it needs (a note says what and why). A
 placement that changes engine is ``moved``, not deleted: the old engine's objects that
 act only on moved placements are left out of ``deletions`` (they stay in ``changes``), and the
@@ -69,6 +72,9 @@ from fleetgen.diffs.blast import Change, Where
 from fleetgen.diffs.charts import ABSENT, Bump, ValueChange
 from fleetgen.diffs.refs import WORKTREE
 from fleetgen.emit.pictures import EnvView
+
+# What deleting an object does to the workloads it manages (`fleetgen.diffs.blast.workloads`).
+Workloads = Literal["deleted", "orphaned", "kept-prune-disabled", "kept-suspended", "stuck"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +223,7 @@ class MovedJSON(_Contract):
     env: str
     from_: Literal["argocd", "flux"] = Field(alias="from")
     to: Literal["argocd", "flux"]
-    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
+    workloads: Workloads | None
     production: bool
     suspended: bool = Field(
         description="the new engine is Flux and the placement's sync is manual: suspended, it "
@@ -266,7 +272,7 @@ class DeletionJSON(ObjectJSON):
     """A removed object an engine applies, and the fate of the workloads it manages."""
 
     engine: Literal["argocd", "flux"]
-    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
+    workloads: Workloads | None
 
 
 class ChangeJSON(ObjectJSON):
@@ -290,7 +296,7 @@ class RenameJSON(_Contract):
     from_file: str
     because: str
     engine: Literal["argocd", "flux"] | None
-    workloads: Literal["deleted", "orphaned", "kept-suspended", "stuck"] | None
+    workloads: Workloads | None
     production: bool
     fields: list[FieldJSON]
 

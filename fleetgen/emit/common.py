@@ -23,6 +23,7 @@ from fleetgen.manifests.yamlio import dump
 from fleetgen.model import (
     App,
     ArgoInstance,
+    ArgoOptions,
     AwsAuth,
     Cluster,
     ExecAuth,
@@ -30,7 +31,7 @@ from fleetgen.model import (
     NamespaceMeta,
     Patch,
 )
-from fleetgen.model.fields import VAR_PREFIX
+from fleetgen.model.fields import VAR_PREFIX, release
 from fleetgen.resolver.plan import ImageRef, Placement, Plan, Settings
 from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.util.layout import BOOTSTRAP
@@ -42,8 +43,18 @@ KUSTOMIZATION = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kusto
 # from that release on). An emitter uses one only when the engine's min_version reaches the
 # release; the fleet map lists them as what a higher floor unlocks.
 FLUX_IGNORE_SINCE = "2.9"  # Kustomization spec.ignore (kustomize-controller v1.9)
+# A generator's post selector matches a goTemplate set's annotations (argo-cd v3.4.0,
+# generator_spec_processor.go normalizeMapForFlatten; before, it never matched them)
+ARGOCD_VAR_SELECTOR_SINCE = "3.4"
 NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "argocd": (),
+    "argocd": (
+        (
+            ARGOCD_VAR_SELECTOR_SINCE,
+            "a generator `selector` on the `fleetgen.io/var.*` annotations of apps selecting "
+            "clusters at run time: a cluster Secret missing one is not selected, instead of "
+            "failing its whole ApplicationSet",
+        ),
+    ),
     "flux": (
         (
             FLUX_IGNORE_SINCE,
@@ -52,6 +63,12 @@ NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+def selects_by_vars(options: ArgoOptions) -> bool:
+    """Whether an Argo CD instance of these options selects by a generator ``selector`` on
+    the var annotations (`ARGOCD_VAR_SELECTOR_SINCE`)."""
+    return release(options.min_version) >= release(ARGOCD_VAR_SELECTOR_SINCE)
 
 
 def argocd_bootstrap(fleet: Fleet, instance: ArgoInstance) -> str:

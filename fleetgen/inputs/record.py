@@ -30,6 +30,7 @@ from fleetgen.write.journal import RECORD
 
 FORMAT = 1
 Items = dict[str, list[Any]]  # list field of a document (e.g. "destinations") -> kept entries
+KIND_LISTS = {"clusterResourceWhitelist", "namespaceResourceWhitelist"}  # an AppProject's kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,11 @@ class Drain:
                 f"{found.partition('#')[2].split('/')[0]} {found.rpartition('/')[2]}: {counted}"
             )
         return "; ".join(kept)
+
+    def kinds_only(self) -> bool:
+        """Whether this keeps nothing but entries of an AppProject's resource kind lists."""
+        fields = {name for items in self.items.values() for name in items}
+        return not self.documents and bool(fields) and fields <= KIND_LISTS
 
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {}
@@ -171,11 +177,21 @@ def release_move(cluster: str, app: str) -> str:
     return f"release/{cluster}/{app}"
 
 
-def done_when(name: str) -> str:
-    """When the draining thing ``name`` is done, for the user to check before confirming it."""
+def done_when(name: str, drain: Drain | None = None) -> str:
+    """When the draining thing ``name`` (keeping ``drain``) is done, for the user to check
+    before confirming it.
+
+    A project that keeps only resource kinds (no document, destination or account) drains for
+    the apps still placed: their sync prunes their objects of the kinds the project drops, which
+    it must still permit then (argo-cd ``IsLiveResourcePermitted``); no Application goes."""
     kind, _, what = name.partition("/")
     if kind == "cluster":
         return f"no Application or Flux Kustomization is left for cluster {what}"
+    if kind == "project" and drain is not None and drain.kinds_only():
+        return (
+            f"the apps of project {what} have synced this commit and pruned their objects of "
+            "the kinds it keeps"
+        )
     if kind == "project":
         return f"no Application of project {what} that was removed is left"
     if kind == "release":

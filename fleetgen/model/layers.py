@@ -36,9 +36,12 @@ class ClusterVar(Spec, Placeholder):
     app from another source. Every cluster of fleet.py an app using it runs on must give it a
     value (a located error otherwise), which fleetgen fills in at build. An ApplicationSet that
     selects clusters at run time (``Selector(runtime=True)``) reads it instead from the selected
-    cluster Secret's annotation ``fleetgen.io/var.<name>``, and fails to generate where that is
-    missing: so there it reaches only Helm values and the source path (config and namespace are
-    built into the overlay before).
+    cluster Secret's annotation ``fleetgen.io/var.<name>``: so there it reaches only Helm values
+    and the source path (config and namespace are built into the overlay before). A selected
+    Secret missing one fails the generation of the whole ApplicationSet: Argo CD then creates,
+    updates and deletes none of its Applications, on any cluster, until the annotation is there;
+    with ``ArgoOptions(min_version="3.4")`` or later, whose generator selector reads
+    annotations, such a Secret is not selected instead (the app skips that cluster).
     fleetgen writes the annotations on the registrations it owns; output/README.md lists those
     an external registration must carry. It is a whole value, never part of a string: ``{{ }}``
     and ``${}`` in strings, and in a var's value, stay literal text.

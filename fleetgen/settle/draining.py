@@ -95,20 +95,22 @@ def _recorded(emitted: Emitted, record: Record) -> Emitted:
     if record.empty:
         return emitted
     groups = [
-        (name, [_with_draining(f, record.pending) for f in files])
-        if name == "fleetmap"
-        else (name, files)
+        (name, [_with_draining(f, record) for f in files]) if name == "fleetmap" else (name, files)
         for name, files in emitted
     ]
     return [*groups, ("record", [OutputFile(RECORD, text=record.to_text())])]
 
 
-def _with_draining(file: OutputFile, pending: Mapping[str, str]) -> OutputFile:
+def _with_draining(file: OutputFile, record: Record) -> OutputFile:
     """The fleet map ``file`` (the one file of the emitter ``fleetmap``) with a section listing
     what drains or moves (`Record.pending`; none: unchanged)."""
+    pending = record.pending
     if not pending or file.text is None:
         return file
-    rows = [(name, kept, done_when(name)) for name, kept in sorted(pending.items())]
+    rows = [
+        (name, kept, done_when(name, record.draining.get(name)))
+        for name, kept in sorted(pending.items())
+    ]
     return replace(file, text=file.text + render("draining.md.j2", rows=rows))
 
 

@@ -41,6 +41,7 @@ def text(report: Report) -> str:
             "--render also builds them with kustomize and checks what they render"
         )
     lines += chart_lines(report)
+    lines += [f"note: {note}" for note in report.notes]
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
 

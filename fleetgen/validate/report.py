@@ -110,6 +110,11 @@ class Report(_Model):
     rendered: bool
     findings: list[Finding]
     waived: list[Waived]
+    notes: list[str] = Field(
+        default_factory=list,
+        description="information, never a finding: e.g. a Flux cluster folder that flux "
+        "bootstrap has not committed its flux-system/ to yet",
+    )
     summary: Summary
 
     @property

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from fleetgen import errors
+from fleetgen.emit.common import flux_bootstrap
 from fleetgen.inputs.load import load
 from fleetgen.model.fields import release
 from fleetgen.pipeline import api
@@ -213,8 +214,27 @@ def check(
         rendered=render,
         findings=kept,
         waived=waived,
+        notes=_unbootstrapped(compiled, root),
         summary=summary,
     )
+
+
+def _unbootstrapped(compiled: api.Compiled, root: Path) -> list[str]:
+    """A note per Flux cluster folder of the output without the ``flux-system/`` that ``flux
+    bootstrap`` commits there: until it is, the cluster's root Kustomization fails (path not
+    found), so nothing of the folder is applied and no removal there deletes anything.
+    Information, not a finding: bootstrap may run later."""
+    fleet = compiled.plan.fleet
+    clusters = sorted(
+        {path.split("/")[2] for path in compiled.rendered if path.startswith("flux/clusters/")}
+    )
+    folder = f"{fleet.output_dir}/flux/clusters"
+    return [
+        f"{folder}/{cluster}/ has no flux-system/: Flux on {cluster} applies nothing of it, and "
+        f"a removal there deletes nothing, until `{flux_bootstrap(fleet, cluster)}` commits it"
+        for cluster in clusters
+        if not (root / folder / cluster / "flux-system").is_dir()
+    ]
 
 
 def _kubernetes(version: str | None) -> KubernetesSchemas:

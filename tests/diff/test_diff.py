@@ -744,3 +744,25 @@ def test_a_spoke_leaving_the_hub_lists_no_kustomization_file_as_a_deletion(repo:
     assert ("Kustomization", "prod-b", "namespaces.fleetgen.io") in deleted
     assert all(name for _, _, name in deleted), deleted
     assert not any(d["file"].endswith("kustomization.yaml") for d in report["deletions"])
+
+
+def test_a_spokes_hub_namespace_with_prune_disabled_is_kept_not_deleted(repo: Path) -> None:
+    """In orphan mode the hub's Namespace of a spoke is annotated
+    ``kustomize.toolkit.fluxcd.io/prune: disabled``: the hub's root Kustomization skips it
+    (kustomize-controller ``deleteObjects`` excludes the annotation from fluxcd/pkg
+    ``ResourceManager.DeleteAll``), so removing the spoke keeps the Namespace and what it holds;
+    diff says so instead of listing it as deleted or orphaned."""
+    edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
+    edit(
+        repo / "fleet.py",
+        'engines=["argocd", "flux"],',
+        'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),',
+    )
+    commit(repo, "flux hub mode")
+    edit(
+        repo / "fleet.py", f'Cluster(name="prod-b", env="prod", {PROD_B_GOLD}, engine="flux"),', ""
+    )
+    result = fleetgen.diff(repo / "fleet.py")
+    fates = {(d["kind"], d["name"]): d["workloads"] for d in result.to_json()["deletions"]}
+    assert fates[("Namespace", "prod-b")] == "kept-prune-disabled"
+    assert "Namespace prod-b on prod-b: workloads kept (prune disabled)" in run_cli(repo).stdout

@@ -146,6 +146,38 @@ def test_a_suspended_flux_object_deletes_nothing_when_removed() -> None:
     assert workloads(Obj(obj.key, obj.file, release), True, {}) == "deleted"
 
 
+def test_a_flux_object_annotated_prune_disabled_is_kept_with_what_it_holds() -> None:
+    """kustomize-controller ``deleteObjects`` (its prune and its finalizer) passes
+    ``kustomize.toolkit.fluxcd.io/prune: disabled`` to fluxcd/pkg ``ResourceManager.DeleteAll``
+    as an exclusion: such an object is never deleted, whatever else it says (a HelmRelease in
+    step 1 of its move to a wrapper was reported ``deleted`` before), nor a Namespace's
+    content; an Argo CD object with the annotation is Argo CD's and deleted as before."""
+    disabled = {"kustomize.toolkit.fluxcd.io/prune": "disabled"}
+    release = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "echo", "namespace": "flux-system", "annotations": disabled},
+        "spec": {"suspend": True},
+    }
+    obj = Obj(identity("c", release), "flux/clusters/c/kustomizations.yaml", release)
+    assert workloads(obj, True, {}) == "kept-prune-disabled"
+    kustomization = flux({"deletionPolicy": "Delete", "prune": True})
+    kustomization.doc["metadata"]["annotations"] = disabled
+    assert workloads(kustomization, True, {}) == "kept-prune-disabled"
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod-a"}}
+    on_hub = Obj(identity("hub", namespace), "flux/clusters/hub/namespaces.yaml", namespace)
+    assert workloads(on_hub, False, {}) == "deleted"
+    namespace["metadata"]["annotations"] = disabled
+    assert workloads(on_hub, False, {}) == "kept-prune-disabled"
+    app = {
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "web-c", "annotations": disabled},
+    }
+    argo = Obj(identity(HUB, app), "argocd/applicationsets/web.yaml", app)
+    assert workloads(argo, True, {}) == "deleted"
+
+
 def test_removing_one_appproject_destination_is_one_change_not_every_following_index() -> None:
     def project(*clusters: str) -> dict[str, object]:
         return {

@@ -10,6 +10,7 @@ from fleetgen.emit import fleetmap
 from fleetgen.emit.fleetmap.clusters import credential_kind
 from fleetgen.emit.fleetmap.readme import emit_rows
 from fleetgen.emit.fleetmap.rows import AppRows, rows as fleet_rows
+from fleetgen.manifests.yamlio import load_all
 from fleetgen.model import ExecAuth
 from fleetgen.pipeline import api
 from fleetgen.resolver.plan import Plan
@@ -187,7 +188,14 @@ def test_example_map_states_the_controller_versions_the_output_needs() -> None:
     assert "The output needs Argo CD ≥ 3.3.7 and Flux ≥ 2.9: it uses only fields" in text
     assert table(text, "## Controller versions") == [
         ["engine", "needs", "set by", "a higher floor unlocks"],
-        ["Argo CD", "≥ 3.3.7", '`ArgoOptions(min_version="3.3.7")`', "—"],
+        [
+            "Argo CD",
+            "≥ 3.3.7",
+            '`ArgoOptions(min_version="3.3.7")`',
+            "3.4: a generator `selector` on the `fleetgen.io/var.*` annotations of apps "
+            "selecting clusters at run time: a cluster Secret missing one is not selected, "
+            "instead of failing its whole ApplicationSet",
+        ],
         [
             "Flux",
             "≥ 2.9",
@@ -301,7 +309,10 @@ def test_example_map_says_how_to_bootstrap_each_engine() -> None:
         "- Flux, on each cluster it runs apps on (dev), with kubectl pointing at it: `flux "
         "bootstrap git --url=https://github.com/acme/fleet.git --branch=main "
         "--path=output/flux/clusters/<cluster>`; each cluster's Flux then applies "
-        "`output/flux/clusters/<cluster>/`.",
+        "`output/flux/clusters/<cluster>/`, where bootstrap commits its `flux-system/`: until "
+        "it is there the cluster's root Kustomization fails (path not found) and applies and "
+        "deletes nothing, so a removal on that cluster completes only once it is bootstrapped "
+        "(`fleetgen validate` names each folder without it).",
     ]
     bootstrap_file = api.compile_spec(ROOT / "fleet.py").rendered["argocd/bootstrap.yaml"]
     assert b"# Apply once: kubectl apply -n argocd -f output/argocd/bootstrap.yaml\n" in (
@@ -420,3 +431,38 @@ def test_one_apps_image_tag_changes_only_its_rows(tmp_path: Path) -> None:
         ),
     )
     assert emit_rows(edited, {**before, "web": after["web"]}) == fleetmap.emit(edited)
+
+
+def test_a_hub_map_names_the_lockdown_flags_of_both_controllers() -> None:
+    """Under ``--no-cross-namespace-refs`` kustomize-controller refuses a Kustomization's source
+    in another namespace, and helm-controller's ``acl.AllowsAccessTo`` a HelmRelease's: a hub
+    whose spokes read the fleet's GitRepository needs both controllers without it. A spoke's
+    objects carry ``kubeConfig`` and, but for a tenant's, no ``serviceAccountName``: fluxcd/pkg
+    ``Impersonator.setImpersonationConfig`` would make them act on the spoke as
+    ``--default-service-account``, so the map says the hub must not set it, and what the spoke
+    kubeconfig's identity must be allowed (impersonating the tenants' accounts)."""
+    shared = api.compile_spec(ROOT / "tests/cases/hub-rollout/fleet.py").rendered
+    text = " ".join(shared["README.md"].decode().split())
+    assert "kustomize-controller and helm-controller must allow cross-namespace" in text
+    assert "helm-controller (`acl.AllowsAccessTo`) the HelmReleases'" in text
+    assert "Neither controller on the hub may run with `--default-service-account`" in text
+    assert "impersonate" not in text  # no tenant project
+    locked = api.compile_spec(ROOT / "tests/cases/hub-locked-down/fleet.py").rendered
+    text = " ".join(locked["README.md"].decode().split())
+    assert "run kustomize-controller and helm-controller with `--no-cross-namespace-refs`" in text
+    assert "but for a tenant project's, name no `serviceAccountName`" in text
+    assert "(`impersonate` on `serviceaccounts`)" in text
+    spoke_objects = [
+        doc
+        for path, data in locked.items()
+        if path.startswith("flux/clusters/mgmt/spokes/")
+        for doc in fleetmap_docs(data)
+        if (doc.get("spec") or {}).get("kubeConfig")
+    ]
+    accounts = {doc["spec"].get("serviceAccountName") for doc in spoke_objects}
+    assert spoke_objects and None in accounts  # objects that the flag would impersonate
+
+
+def fleetmap_docs(data: bytes) -> list[dict[str, object]]:
+    """The YAML documents of an emitted file."""
+    return [doc for doc in load_all(data.decode()) if isinstance(doc, dict)]

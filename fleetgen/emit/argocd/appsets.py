@@ -16,9 +16,16 @@ from typing import Any
 
 from fleetgen.emit.argocd.application import template
 from fleetgen.emit.argocd.common import go_text, metadata
-from fleetgen.emit.argocd.generators import NAMESPACE, SOURCE_PATH, generator, groups
+from fleetgen.emit.argocd.generators import (
+    NAMESPACE,
+    SOURCE_PATH,
+    generator,
+    groups,
+    var_selector,
+)
 from fleetgen.emit.common import registration_labels
 from fleetgen.model import App, Environment, OciSource, RemoteSource
+from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan
 from fleetgen.rules.argocd import API_VERSION
 from fleetgen.write.output import APP_LABEL, ENV_LABEL, WAVE_LABEL, OutputFile
@@ -76,7 +83,8 @@ def application_sets(plan: Plan) -> list[OutputFile]:
             OutputFile(
                 f"argocd/applicationsets/{name}.yaml",
                 docs,
-                comment=_header(apps[name], [env for env, _ in placed], plain),
+                comment=_header(apps[name], [env for env, _ in placed], plain)
+                + _vars_note(plan, [p for _, ps in placed for p in ps]),
             )
         )
     return files
@@ -115,6 +123,28 @@ def _header(app: App, envs: Sequence[Environment], plain: str = "") -> str:
     return text
 
 
+def _vars_note(plan: Plan, placements: Sequence[Placement]) -> str:
+    """What the cluster Secrets an app selecting clusters at run time reads its vars from must
+    carry, and what a Secret lacking one does: passed over (`var_selector`), or before Argo CD
+    3.4 a failed generation (`go_var`'s ``fail``), after which the ApplicationSet controller's
+    ``Reconcile`` returns before it creates, updates or deletes any Application of the set."""
+    names = sorted({n for p in placements if p.template for n in p.template.var_names()})
+    if not names:
+        return ""
+    keys = ", ".join(VAR_PREFIX + name for name in names)
+    if var_selector(plan, placements):
+        return (
+            f"\nEach cluster Secret selected must carry the annotations\n{keys};\n"
+            "a generator selector passes over one that lacks any."
+        )
+    return (
+        f"\nEach cluster Secret selected must carry the annotations\n{keys}:\n"
+        "one that lacks any fails the generation, and the ApplicationSet then creates,\n"
+        "updates and deletes no Application of that environment, on any cluster, until\n"
+        "it is fixed (Argo CD >= 3.4, ArgoOptions(min_version), passes over it instead)."
+    )
+
+
 def remote_note(source: RemoteSource) -> str:
     """What an app from another source needs from Argo CD, for its file's header."""
     if isinstance(source, OciSource):
@@ -151,6 +181,7 @@ def _application_set(
     per_generator = len(namespaces) > 1
     only = None if per_generator else namespaces.pop()
     destination = NAMESPACE if per_generator else go_text(only) if only is not None else None
+    placed = {placement.cluster: placement for placement in placements}
     reads = [WAVE_LABEL] if env.rollout is not None else []
     _check_reads([name for _, names in ordered for name in names], reads, labels)
     spec: dict[str, Any] = {
@@ -167,6 +198,7 @@ def _application_set(
                 source_path == SOURCE_PATH,
                 per_generator,
             )
+            | (var_selector(plan, [placed[n] for n in names]) if app.targets.runtime else {})
             for group, names in ordered
         ],
         "template": template(

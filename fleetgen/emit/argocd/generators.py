@@ -18,7 +18,9 @@ from typing import Any
 
 from fleetgen.emit.argocd.charts import ChartParts, chart_generator_values, chart_parts
 from fleetgen.emit.argocd.common import go_text, go_var
+from fleetgen.emit.common import selects_by_vars
 from fleetgen.model import CREATE_NAMESPACE, App, ClusterVar, Environment, Fleet, Selector
+from fleetgen.model.fields import VAR_PREFIX
 from fleetgen.resolver.namespacing import namespace_metadata
 from fleetgen.resolver.plan import EnvOverlay, Placement, Plan, remote_path
 from fleetgen.write.output import CLUSTER_LABEL, ENV_LABEL
@@ -238,3 +240,24 @@ def _runtime_selector(env: Environment, targets: Selector) -> dict[str, Any]:
     if expressions:
         selector["matchExpressions"] = expressions
     return selector
+
+
+def var_selector(plan: Plan, placements: Sequence[Placement]) -> dict[str, Any]:
+    """The post selector of a generator selecting clusters at run time: the cluster Secrets it
+    passes on carry the annotation of every `ClusterVar` its ``placements`` read, so one
+    missing an annotation is not selected, and `go_var`'s ``fail`` (which stops the whole
+    ApplicationSet) is not reached. Empty before Argo CD 3.4, whose post selector never
+    matches annotations.
+
+    ``ApplicationSetGenerator.selector`` filters each generator's parameters by a label
+    selector over them flattened (``Transform``): the cluster generator's annotations are
+    ``metadata.annotations.<key>`` there (``getClusterParameters``), and v3.4.0's
+    ``normalizeMapForFlatten`` flattens a goTemplate set's ``map[string]string`` into such keys.
+    """
+    if not selects_by_vars(plan.fleet.argocd):
+        return {}
+    names = sorted({n for p in placements if p.template for n in p.template.var_names()})
+    required = [
+        {"key": f"metadata.annotations.{VAR_PREFIX}{name}", "operator": "Exists"} for name in names
+    ]
+    return {"selector": {"matchExpressions": required}} if required else {}

@@ -68,7 +68,11 @@ def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapSte
                 f"on each cluster it runs apps on ({placed or 'none yet'}), with kubectl "
                 "pointing at it",
                 flux_bootstrap(fleet, "<cluster>"),
-                f"each cluster's Flux then applies `{out}/flux/clusters/<cluster>/`",
+                f"each cluster's Flux then applies `{out}/flux/clusters/<cluster>/`, where "
+                "bootstrap commits its `flux-system/`: until it is there the cluster's root "
+                "Kustomization fails (path not found) and applies and deletes nothing, so a "
+                "removal on that cluster completes only once it is bootstrapped "
+                "(`fleetgen validate` names each folder without it)",
             )
         )
     return steps

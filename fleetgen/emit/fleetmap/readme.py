@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from fleetgen.emit import notices, pictures, versions
+from fleetgen.emit.common import selects_by_vars
 from fleetgen.emit.fleetmap.clusters import (
     cluster_engines,
     clusters_by_engine,
@@ -104,6 +105,7 @@ def emit_rows(plan: Plan, rows: Mapping[str, AppRows]) -> list[OutputFile]:
         runtime_vars=[
             (app, _annotation_keys(row["runtime_vars"])) for app, row in apps if row["runtime_vars"]
         ],
+        var_selector=all(selects_by_vars(i.options) for i in plan.fleet.argocd_instances),
         bootstrap=bootstrap_steps(plan, on),
         tenants=any(project.service_account for project in plan.fleet.projects),
         notifications=notices.heard(plan),

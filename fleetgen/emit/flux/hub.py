@@ -42,8 +42,10 @@ rule demands):
   resource name, which the spec does not carry (`check`).
 
 Sources: by default every Kustomization reads the fleet's GitRepository in ``FluxOptions.namespace``
-across namespaces, which the hub's kustomize-controller must allow (no
-``--no-cross-namespace-refs``; the fleet map says so). ``FluxOptions(source_per_namespace=True)``
+across namespaces, which the hub's kustomize-controller and helm-controller (``acl.AllowsAccessTo``)
+must allow (no ``--no-cross-namespace-refs``; the fleet map says so, and that neither may run with
+``--default-service-account``, which spoke objects naming no account would act as on the
+spoke: fluxcd/pkg ``setImpersonationConfig``). ``FluxOptions(source_per_namespace=True)``
 puts a GitRepository of ``FluxOptions.source`` in each spoke namespace, named after the fleet, which
 that spoke's Kustomizations and chart apps read instead.
 
