@@ -37,6 +37,7 @@ from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.model import Fleet
 from fleetgen.resolver.placements import Placements
+from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.util.layout import argocd_part, is_argocd_directory
 from fleetgen.write.output import LABEL_PREFIX, OutputFile
@@ -161,13 +162,15 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
 
     Read from the object where it says (Flux ``deletionPolicy``/``prune``, the prune-disabled
     annotation, a HelmRelease's keep post-renderer, the owning ApplicationSet's
-    ``preserveResourcesOnDeletion``), else from the fleet's ``cascade_delete``. None for objects
-    that manage no workloads. A suspended Flux object (a manual environment) deletes nothing,
-    whatever it says (``kept-suspended``): kustomize-controller's
-    ``finalizerShouldDeleteResources`` deletes nothing for a suspended Kustomization, and
-    helm-controller's ``reconcileDelete`` uninstalls a HelmRelease only if it is not suspended
-    (v1.7 and v1.4, Flux 2.7). `fleetgen.diffs.notes` marks the deletions that cannot complete
-    (``stuck``) or reach nothing (``orphaned``) because of what the same change removes.
+    ``preserveResourcesOnDeletion``, an Application of its own's resources finalizer: argo-cd
+    ``finalizeApplicationDeletion`` deletes only when ``CascadedDeletion()``), else from the
+    fleet's ``cascade_delete``. None for objects that manage no workloads. A suspended Flux
+    object (a manual environment) deletes nothing, whatever it says (``kept-suspended``):
+    kustomize-controller's ``finalizerShouldDeleteResources`` deletes nothing for a suspended
+    Kustomization, and helm-controller's ``reconcileDelete`` uninstalls a HelmRelease only if it
+    is not suspended (v1.7 and v1.4, Flux 2.7). `fleetgen.diffs.notes` marks the deletions that
+    cannot complete (``stuck``) or reach nothing (``orphaned``) because of what the same change
+    removes.
     """
     key, doc = obj.key, obj.doc
     if key.group in (HELM_GROUP, FLUX_GROUP) and _get(doc, "spec", "suspend") is True:
@@ -186,6 +189,9 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         return "orphaned" if kept else "deleted"
     if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
         owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
+        if owner is None:  # an Application of its own: only its finalizer deletes
+            finalizers = _get(doc, "metadata", "finalizers") or ()
+            return "deleted" if RESOURCES_FINALIZER in finalizers else "orphaned"
         preserve = _get(
             application_sets.get(owner or ""), "spec", "syncPolicy", "preserveResourcesOnDeletion"
         )

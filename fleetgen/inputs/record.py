@@ -26,6 +26,7 @@ from typing import Any
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.inputs.reading import Reader
 from fleetgen.model.fields import repo_path
+from fleetgen.rules.argocd import TENANTS_PROJECT
 from fleetgen.write.journal import RECORD
 
 FORMAT = 1
@@ -176,6 +177,11 @@ def done_when(name: str) -> str:
     kind, _, what = name.partition("/")
     if kind == "cluster":
         return f"no Application or Flux Kustomization is left for cluster {what}"
+    if name == project_drain(TENANTS_PROJECT):
+        return (
+            "no Application <cluster>.tenants that was removed is left (kept while a tenant "
+            "drains, each goes once its tenant/… drains are confirmed)"
+        )
     if kind == "project":
         return f"no Application of project {what} that was removed is left"
     if kind == "release":

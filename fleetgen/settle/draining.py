@@ -30,14 +30,16 @@ from fleetgen.inputs.record import (
     Items,
     Kept,
     Record,
+    cluster_drain,
     digest,
     done_when,
+    project_drain,
     ref,
 )
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
-from fleetgen.rules.argocd import SECRET_TYPE
+from fleetgen.rules.argocd import SECRET_TYPE, TENANTS_PROJECT
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
 from fleetgen.util.templating import render
@@ -76,6 +78,7 @@ def settle(
     draining = _not_emitted(draining, emitted)
     problems = [
         *previous.problems,
+        *_needed_still(record, previous),
         *handover_problems(
             loaded.fleet, (f for _, group in emitted for f in group), previous.documents
         ),
@@ -87,6 +90,31 @@ def settle(
         name: {r: digest(doc) for r, doc in docs.items()} for name, docs in _held(files).items()
     }
     return _recorded(files, Record(charts, holds if cascade else {}, draining, moving=moving))
+
+
+def _needed_still(record: Record, previous: _Previous) -> list[Problem]:
+    """A problem per confirmation of what a kept ``<cluster>.tenants`` Application still needs
+    for its own deletion: its cluster's registration and the entries of project
+    fleetgen-tenants. The Application goes only after its tenant drains are confirmed, and its
+    finalizer then deletes the accounts only where the cluster is registered
+    (``GetDestinationCluster``) and the project permits them (``getPermittedAppLiveObjects``)."""
+    found = []
+    for name, drain in sorted(record.draining.items()):
+        kept = [k.document for k in drain.documents if k.document.get("kind") == "Application"]
+        if not name.startswith("tenant/") or not kept:
+            continue
+        cluster = name.rpartition("/")[2]
+        for needed in (cluster_drain(cluster), project_drain(TENANTS_PROJECT)):
+            if needed in record.confirmed:
+                message = (
+                    f"--drained {needed}: Application {kept[0]['metadata']['name']}, kept while "
+                    f"{name} drains, still needs it to delete the tenant's accounts (argo-cd "
+                    "finalizeApplicationDeletion). First `fleetgen build --drained "
+                    f"{name}` and commit; once Argo CD has deleted that Application, confirm "
+                    f"{needed}"
+                )
+                found.append(Problem(message, previous.where(RECORD)))
+    return found
 
 
 def _recorded(emitted: Emitted, record: Record) -> Emitted:
@@ -137,8 +165,8 @@ def _held(emitted: Emitted) -> dict[str, dict[str, dict[str, Any]]]:
     found: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for _, group in emitted:
         for file in group:
-            for name, document in zip(file.drains, file.documents, strict=False):
-                if name:
+            for names, document in zip(file.drains, file.documents, strict=False):
+                for name in names.split():
                     found[name][ref(file.path, document)] = document
     return found
 
@@ -257,16 +285,17 @@ def _kept(emitted: Emitted, draining: Mapping[str, Drain]) -> Emitted:
     """``emitted`` with the kept list entries merged and the kept documents added to their
     files (in new files, in a group of their own, where none is left)."""
     items = {found: kept for drain in draining.values() for found, kept in drain.items.items()}
-    extra: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for drain in draining.values():
+    extra: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for drain in draining.values():  # a document kept for several names is written once
         for kept in drain.documents:
-            extra[kept.path].append(kept.document)
+            extra[kept.path].setdefault(ref(kept.path, kept.document), kept.document)
     groups = [
-        (emitter, [_with_kept(file, items, extra.pop(file.path, [])) for file in group])
+        (emitter, [_with_kept(file, items, [*extra.pop(file.path, {}).values()]) for file in group])
         for emitter, group in emitted
     ]
     new = [
-        OutputFile(path, tuple(docs), comment=_KEPT_COMMENT) for path, docs in sorted(extra.items())
+        OutputFile(path, tuple(docs.values()), comment=_KEPT_COMMENT)
+        for path, docs in sorted(extra.items())
     ]
     return [*groups, ("draining", new)] if new else groups
 
@@ -304,20 +333,21 @@ class _Previous:
     def documents(self, path: str) -> list[Any]:
         """The documents of the output file ``path`` (none where it is absent or not YAML)."""
         if path not in self._files:
-            data = self.loaded.read(self._where(path))
+            data = self.loaded.read(self.where(path))
             try:
                 self._files[path] = load_all(data) if data is not None else []
             except YAMLError:
                 self._files[path] = []
         return self._files[path]
 
-    def _where(self, path: str) -> str:
+    def where(self, path: str) -> str:
+        """The repository path of the output file ``path``."""
         return f"{repo_path(self.loaded.fleet.output_dir)}/{path}"
 
     def document(self, found: str, sha: str) -> dict[str, Any] | None:
         """The document ``found`` refers to, if the tree still holds it as recorded."""
         path = found.partition("#")[0]
-        where = self._where(path)
+        where = self.where(path)
         for document in self.documents(path):
             if (
                 isinstance(document, dict)
