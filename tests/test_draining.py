@@ -250,98 +250,31 @@ def test_a_project_that_loses_a_cluster_scoped_kind_keeps_it_until_drained(
     )
 
 
-def without_team_a(repo: Path) -> None:
-    """fleet.py of the tenants case without the apps of project team-a (the tenant leaves)."""
-    text = (repo / "fleet.py").read_text()
-    start, end = text.index('        App(name="shop"'), text.index("    ],\n)")
-    (repo / "fleet.py").write_text(text[:start] + text[end:])
-
-
 def test_a_tenant_leaving_a_cluster_keeps_the_accounts_it_deletes_as(tmp_path: Path) -> None:
     """A tenant's placements are deleted as its account: argo-cd ``finalizeApplicationDeletion``
     → ``applyImpersonationConfig``; kustomize-controller ``finalize`` skips the deletion when
     ``CanImpersonate`` finds no account. The ``<cluster>.tenants`` Application and the Flux
-    cluster's Kustomization would prune the account and its RoleBindings in the same change.
-
-    On Argo CD the kept accounts need ``<cluster>.tenants`` to go on applying them and then to
-    delete them: it carries the resources finalizer (``finalizeApplicationDeletion`` deletes only
-    when ``app.CascadedDeletion()``, never an object annotated ``Delete=false``:
-    ``shouldBeDeleted``), and its finalizer deletes only what project fleetgen-tenants still
-    permits (``getPermittedAppLiveObjects`` → ``IsLiveResourcePermitted``) on a cluster still
-    registered (``GetDestinationCluster``): those outlive it."""
+    cluster's Kustomization would prune the account and its RoleBindings in the same change
+    (what happens next on Argo CD: tests/test_tenants_draining.py)."""
     repo = repo_of(tmp_path, "tenants", CASCADE)
-    (namespace, *_) = documents(repo, "tenants/prod-1/tenants.yaml")
-    assert namespace["metadata"]["annotations"] == {
-        "argocd.argoproj.io/sync-options": "Prune=false,Delete=false"
-    }
-    without_team_a(repo)
+    text = (repo / "fleet.py").read_text()
+    start, end = text.index('        App(name="shop"'), text.index("    ],\n)")
+    (repo / "fleet.py").write_text(text[:start] + text[end:])
     built(repo)
     assert set(record(repo)["draining"]) == {
         "project/fleetgen-tenants",
         "project/team-a",
         "tenant/team-a/dev-1",
         "tenant/team-a/prod-1",
+        "tenants/prod-1",
     }
     for path in ("flux/clusters/dev-1/tenants.yaml", "tenants/prod-1/tenants.yaml"):
         kept = [(d["kind"], draining(d)) for d in documents(repo, path)]
         assert ("ServiceAccount", True) in kept and ("RoleBinding", True) in kept, path
-    project, application = documents(repo, "argocd/tenants.yaml")
-    assert draining(project) and draining(application)
-    assert application["metadata"]["finalizers"] == ["resources-finalizer.argocd.argoproj.io"]
-    assert application["spec"]["source"]["path"] == "output/tenants/prod-1"
-    assert {"server": "https://prod-1.example.com", "namespace": "team-a-jobs"} in project["spec"][
-        "destinations"
-    ]
     assert run_fleetgen(repo, "validate").returncode == 0
-    report = diff_json(repo)
-    assert "prod-1.tenants" not in [d["name"] for d in report["deletions"]]
-    assert any(n.startswith("tenant/team-a/prod-1 drains:") for n in report["notes"])
     check_clean(repo)
-    commit(repo, "team-a leaves")
-
-    # What the kept Application needs for its own deletion goes only after it.
-    for args in (["--drained", "project/fleetgen-tenants"], ["--all-drained"]):
-        ran = run_fleetgen(repo, "build", *args)
-        assert ran.returncode == 2
-        assert ran.stderr.startswith(
-            "output/.fleetgen/record.json: --drained project/fleetgen-tenants: Application "
-            "prod-1.tenants, kept while tenant/team-a/prod-1 drains, still needs it"
-        ), ran.stderr
-    check_clean(repo)  # nothing written
-
-    built(repo, "--drained", "tenant/team-a/prod-1")
-    assert not (repo / "output/tenants/prod-1").exists()
-    (project,) = documents(repo, "argocd/tenants.yaml")
-    assert draining(project) and project["kind"] == "AppProject"
-    report = diff_json(repo)
-    assert [(d["name"], d["workloads"]) for d in report["deletions"]] == [
-        ("prod-1.tenants", "deleted")  # its finalizer deletes the account and its bindings
-    ]
-    commit(repo, "tenant/team-a/prod-1 drained")
-    built(repo, "--drained", "project/fleetgen-tenants")
-    assert not (repo / "output/argocd/tenants.yaml").exists()
     built(repo, "--drained", "tenant/team-a/dev-1")
-    assert set(record(repo)["draining"]) == {"project/team-a"}
-    check_clean(repo)
-
-
-def test_where_tenants_orphan_their_application_orphans_the_accounts(tmp_path: Path) -> None:
-    """Where the tenant's placements orphan (here prod, in a cascading fleet), ``<cluster>.tenants``
-    has no resources finalizer and deleting it deletes nothing (argo-cd
-    ``finalizeApplicationDeletion`` deletes only when ``app.CascadedDeletion()``): diff says
-    orphaned, whatever the fleet's cascade_delete."""
-    prod = 'engine="argocd", sync=SyncPolicy(automated=True)'
-    repo = repo_of(tmp_path, "tenants", CASCADE, (prod, prod + ", cascade_delete=False"))
-    (_, application) = documents(repo, "argocd/tenants.yaml")
-    assert "finalizers" not in application["metadata"]
-    without_team_a(repo)
-    built(repo)
-    commit(repo, "team-a leaves")
-    built(repo, "--drained", "tenant/team-a/prod-1")
-    report = diff_json(repo)
-    assert ("prod-1.tenants", "orphaned") in [
-        (d["name"], d["workloads"]) for d in report["deletions"]
-    ]
+    assert "tenant/team-a/dev-1" not in record(repo)["draining"]
 
 
 def test_without_a_record_of_it_a_removed_spoke_is_reported_stuck(tmp_path: Path) -> None:

@@ -166,6 +166,12 @@ def tenant_drain(project: str, cluster: str) -> str:
     return f"tenant/{project}/{cluster}"
 
 
+def tenants_drain(cluster: str) -> str:
+    """The drain name of Application ``<cluster>.tenants`` once no tenant is left on the cluster:
+    it prunes the accounts before it goes (`fleetgen.settle.tenants`)."""
+    return f"tenants/{cluster}"
+
+
 def release_move(cluster: str, app: str) -> str:
     """The name of the move of chart app ``app``'s HelmRelease on ``cluster`` to a Kustomization
     of its own (`fleetgen.settle.moves`)."""
@@ -179,8 +185,15 @@ def done_when(name: str) -> str:
         return f"no Application or Flux Kustomization is left for cluster {what}"
     if name == project_drain(TENANTS_PROJECT):
         return (
-            "no Application <cluster>.tenants that was removed is left (kept while a tenant "
-            "drains, each goes once its tenant/… drains are confirmed)"
+            "Argo CD pruned the accounts of each tenant that left a cluster where others stay "
+            "(<cluster>.tenants synced after its tenant/… drain was confirmed; the entries of a "
+            "cluster no tenant is left on go by themselves with its tenants/<cluster>)"
+        )
+    if kind == "tenants":
+        return (
+            f"Argo CD synced and pruned Application {what}.tenants (automated sync with prune, "
+            f"in every environment): `argocd app get {what}.tenants` lists no ServiceAccount "
+            "or RoleBinding (its Namespaces stay: Prune=false)"
         )
     if kind == "project":
         return f"no Application of project {what} that was removed is left"

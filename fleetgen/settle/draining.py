@@ -30,18 +30,17 @@ from fleetgen.inputs.record import (
     Items,
     Kept,
     Record,
-    cluster_drain,
     digest,
     done_when,
-    project_drain,
     ref,
 )
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
-from fleetgen.rules.argocd import SECRET_TYPE, TENANTS_PROJECT
+from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
+from fleetgen.settle.tenants import order_problems, with_empty_folders, without_confirmed
 from fleetgen.util.templating import render
 from fleetgen.write.journal import RECORD
 from fleetgen.write.output import OutputFile
@@ -76,45 +75,21 @@ def settle(
         if drain.documents or drain.items:
             draining[name] = drain
     draining = _not_emitted(draining, emitted)
+    draining = without_confirmed(draining, record, (f for _, group in emitted for f in group))
     problems = [
         *previous.problems,
-        *_needed_still(record, previous),
+        *order_problems(record, previous.where(RECORD)),
         *handover_problems(
             loaded.fleet, (f for _, group in emitted for f in group), previous.documents
         ),
     ]
     if problems:
         raise SpecError(problems)
-    files = _kept(emitted, draining)
+    files = with_empty_folders(_kept(emitted, draining), loaded.fleet.output_dir)
     holds = {
         name: {r: digest(doc) for r, doc in docs.items()} for name, docs in _held(files).items()
     }
     return _recorded(files, Record(charts, holds if cascade else {}, draining, moving=moving))
-
-
-def _needed_still(record: Record, previous: _Previous) -> list[Problem]:
-    """A problem per confirmation of what a kept ``<cluster>.tenants`` Application still needs
-    for its own deletion: its cluster's registration and the entries of project
-    fleetgen-tenants. The Application goes only after its tenant drains are confirmed, and its
-    finalizer then deletes the accounts only where the cluster is registered
-    (``GetDestinationCluster``) and the project permits them (``getPermittedAppLiveObjects``)."""
-    found = []
-    for name, drain in sorted(record.draining.items()):
-        kept = [k.document for k in drain.documents if k.document.get("kind") == "Application"]
-        if not name.startswith("tenant/") or not kept:
-            continue
-        cluster = name.rpartition("/")[2]
-        for needed in (cluster_drain(cluster), project_drain(TENANTS_PROJECT)):
-            if needed in record.confirmed:
-                message = (
-                    f"--drained {needed}: Application {kept[0]['metadata']['name']}, kept while "
-                    f"{name} drains, still needs it to delete the tenant's accounts (argo-cd "
-                    "finalizeApplicationDeletion). First `fleetgen build --drained "
-                    f"{name}` and commit; once Argo CD has deleted that Application, confirm "
-                    f"{needed}"
-                )
-                found.append(Problem(message, previous.where(RECORD)))
-    return found
 
 
 def _recorded(emitted: Emitted, record: Record) -> Emitted:

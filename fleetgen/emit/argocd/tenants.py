@@ -12,13 +12,12 @@ Application per cluster, ``<cluster>.tenants`` in AppProject ``fleetgen-tenants`
 from ``tenants/<cluster>/`` with Argo CD's own credentials for that cluster. The dotted name cannot
 clash with an app's Applications (``<app>-<cluster>``).
 
-On a cluster where a tenant's placements cascade (`Placement.cascade_delete`), its removal
-deletes what it applied (the resources finalizer: argo-cd ``finalizeApplicationDeletion``
-deletes only when ``CascadedDeletion()``), but never a Namespace (``Delete=false``:
-``shouldBeDeleted``); elsewhere it orphans them, as the placements do. While a tenant leaving
-the cluster drains (``tenant/<project>/<cluster>``), the Application is kept with the accounts
-it applies, and the project's entries for the cluster (``project/fleetgen-tenants``), which its
-finalizer needs (``getPermittedAppLiveObjects``), outlive it: `fleetgen.settle.draining`.
+A tenant leaving a cluster keeps its accounts there while its placements drain
+(``tenant/<project>/<cluster>``), and the Application keeps applying them: it drains under each
+tenant's name on the cluster and under ``tenants/<cluster>``, which outlasts them where no tenant
+is left, so that the Application prunes the accounts before it goes (it has no resources
+finalizer: its removal deletes nothing; the Namespaces carry ``Prune=false``, which Argo CD's
+prune skips): `fleetgen.settle.tenants`.
 """
 
 from __future__ import annotations
@@ -35,22 +34,16 @@ from fleetgen.emit.common import (
     tenant_bindings,
     tenant_placements,
 )
-from fleetgen.inputs.record import project_drain, tenant_drain
+from fleetgen.inputs.record import project_drain, tenant_drain, tenants_drain
+from fleetgen.model import NamespaceMeta
 from fleetgen.resolver.namespacing import namespace_metadata
 from fleetgen.resolver.plan import Plan
-from fleetgen.rules.argocd import (
-    API_VERSION,
-    RESOURCES_FINALIZER,
-    TENANTS_PROJECT,
-    server_url,
-)
+from fleetgen.rules.argocd import API_VERSION, TENANTS_PROJECT, server_url
 from fleetgen.write.output import OutputFile
 
 PROJECT = TENANTS_PROJECT
 DIRECTORY = "tenants"
-SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-KEEP = {SYNC_OPTIONS: "Prune=false"}  # a Namespace outlives its tenancy
-KEEP_CASCADING = {SYNC_OPTIONS: "Prune=false,Delete=false"}  # nor does the finalizer delete it
+KEEP = {"argocd.argoproj.io/sync-options": "Prune=false"}  # a Namespace outlives its tenancy
 
 
 def tenant_files(plan: Plan) -> list[OutputFile]:
@@ -97,9 +90,10 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
 
 
 def _drains(homes: _Homes, cluster: str) -> list[str]:
-    """The drain names of the tenant projects on ``cluster``: its Application is kept while any
-    of them drains."""
-    return sorted({tenant_drain(project, cluster) for project, _ in homes})
+    """The drain names ``cluster``'s Application is kept for: each tenant project's there, and
+    ``tenants/<cluster>`` (pruning the accounts once no tenant is left)."""
+    names = {tenant_drain(project, cluster) for project, _ in homes}
+    return [*sorted(names), tenants_drain(cluster)]
 
 
 _Homes = dict[tuple[str, str], dict[str, set[str]]]  # (project, account) -> namespace -> homes
@@ -127,8 +121,7 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
     docs: list[dict[str, Any]] = []
     if plan.fleet.create_namespaces:
         declared = namespace_metadata(plan.fleet)
-        keep = KEEP_CASCADING if cluster in _cascading(plan) else KEEP
-        docs += [namespace_object(name, declared.get(name), keep) for name in namespaces]
+        docs += [_namespace(name, declared.get(name)) for name in namespaces]
     drains = [""] * len(docs)
     kept_for = account_drains(homes, cluster)
     for account, name in sorted(
@@ -154,12 +147,10 @@ def _cluster_file(plan: Plan, cluster: str, homes: _Homes) -> OutputFile:
     )
 
 
-def _cascading(plan: Plan) -> set[str]:
-    """The clusters where a tenant's placement cascades: there the Application of the tenants'
-    accounts deletes them when it goes."""
-    return {
-        placement.cluster for placement, _, _ in tenant_placements(plan) if placement.cascade_delete
-    }
+def _namespace(name: str, meta: NamespaceMeta | None) -> dict[str, Any]:
+    """A tenant's Namespace, with the labels and annotations its project declares (applied with
+    Argo CD's own credentials: the tenant's Applications carry no managedNamespaceMetadata)."""
+    return namespace_object(name, meta, KEEP)
 
 
 def _project(plan: Plan, destinations: list[tuple[str, str]]) -> dict[str, Any]:
@@ -190,19 +181,14 @@ def _project(plan: Plan, destinations: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def _application(plan: Plan, cluster: str, server: str, namespace: str) -> dict[str, Any]:
-    """The Application of a cluster's tenant accounts (deleting them when it goes where tenants
-    cascade). Its destination namespace is one of them (every object names its own): AppProject
-    ``isDestinationMatched`` matches the destination's namespace, empty included, against the
-    project's destination globs."""
+    """The Application of a cluster's tenant accounts. Its destination namespace is one of them
+    (every object names its own): AppProject ``isDestinationMatched`` matches the destination's
+    namespace, empty included, against the project's destination globs."""
     fleet = plan.fleet
     return {
         "apiVersion": API_VERSION,
         "kind": "Application",
-        "metadata": metadata(
-            f"{cluster}.tenants",
-            fleet.argocd.namespace,
-            finalizers=[RESOURCES_FINALIZER] if cluster in _cascading(plan) else [],
-        ),
+        "metadata": metadata(f"{cluster}.tenants", fleet.argocd.namespace),
         "spec": {
             "project": PROJECT,
             "source": {
