@@ -196,5 +196,61 @@ def test_the_fleet_map_names_each_instances_floor(tmp_path: Path) -> None:
     assert "The output needs Argo CD ≥ 3.4 and Argo CD of prod ≥ 3.3.7:" in fleet_map
     assert (
         '| Argo CD of prod | ≥ 3.3.7 | `Environment(name="prod", '
-        'argocd=ArgoOptions(min_version="3.3.7"))` | — |'
+        'argocd=ArgoOptions(min_version="3.3.7"))` | 3.4: a generator `selector`'
     ) in fleet_map
+
+
+def test_a_cascading_cluster_changes_instance_only_after_its_placements_orphan(
+    tmp_path: Path,
+) -> None:
+    """prod-b moves from prod (instance argocd-prod) to staging (the fleet's instance): the
+    ApplicationSets differ (``api-prod`` → ``api-staging``) but generate the same Application
+    ``api-prod-b``, and both instances track its workloads by that name (argo-cd
+    util/argo ``GetAppName``, the ``argocd.argoproj.io/instance`` label), so the leaving instance's
+    finalizer (``finalizeApplicationDeletion``) would delete what the other just adopted.
+    Refused at the cluster, with the steps; orphan first (the ApplicationSet controller drops
+    the finalizer: ``createOrUpdateInCluster``), then the move builds."""
+    cascade = ('engines=["argocd"],', 'engines=["argocd"],\n    cascade_delete=True,')
+    repo = built_repo(tmp_path, cascade)
+    fleet = repo / "fleet.py"
+    prod_b = '        Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),'
+    moved = prod_b.replace('env="prod"', 'env="staging"')
+    edit(fleet, prod_b, moved)
+    before = {p: p.read_bytes() for p in (repo / "output").rglob("*") if p.is_file()}
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 2
+    line = fleet.read_text().splitlines().index(moved) + 1
+    assert ran.stderr.splitlines() == [
+        f"fleet.py:{line}: cluster 'prod-b': the Applications of api, cert-manager on it move "
+        "from output/argocd-prod/ to output/argocd/ (another Argo CD instance) while they "
+        "cascade: both instances track the workloads by Application name, so the instance they "
+        "leave would delete what the other has just taken over (argo-cd "
+        "finalizeApplicationDeletion). First set those placements to orphan where the cluster "
+        "is now (Environment(cascade_delete=False) on its environment there, or "
+        "App(cascade_delete=False) on those apps), build, commit and let Argo CD sync, so the "
+        "Applications lose their finalizer; then move the cluster",
+        "1 problem(s); nothing was written",
+    ]
+    assert {p: p.read_bytes() for p in (repo / "output").rglob("*") if p.is_file()} == before
+    # step 1: orphan prod's placements where prod-b is; step 2: move it
+    edit(fleet, moved, prod_b)
+    prod = '        Environment(name="prod", sync=SyncPolicy(automated=True, prune=True),\n'
+    edit(fleet, prod, prod + " " * 20 + "cascade_delete=False,\n")
+    assert run_fleetgen(repo, "build").returncode == 0
+    template = docs(repo, "argocd-prod/applicationsets/api.yaml")[0]["spec"]["template"]
+    assert "finalizers" not in template["metadata"]
+    commit(repo, "orphan prod")
+    edit(fleet, prod_b, moved)
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 0, ran.stderr
+    assert (repo / "output/argocd/clusters/prod-b.yaml").exists()
+
+
+def test_in_orphan_mode_a_cluster_changes_instance_in_one_commit(tmp_path: Path) -> None:
+    """Without the resources finalizer the leaving instance's Applications go deleting nothing
+    (``finalizeApplicationDeletion``) and the other adopts the workloads."""
+    repo = built_repo(tmp_path)
+    prod_b = '        Cluster(name="prod-b", env="prod", server="https://prod-b.example.com"),'
+    edit(repo / "fleet.py", prod_b, prod_b.replace('env="prod"', 'env="staging"'))
+    ran = run_fleetgen(repo, "build")
+    assert ran.returncode == 0, ran.stderr

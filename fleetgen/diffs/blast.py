@@ -37,6 +37,7 @@ from fleetgen.inputs.reading import KUSTOMIZATION_FILES
 from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.model import Fleet
 from fleetgen.resolver.placements import Placements
+from fleetgen.rules.argocd import RESOURCES_FINALIZER
 from fleetgen.rules.flux import PRUNE_DISABLED
 from fleetgen.util.layout import argocd_part, is_argocd_directory
 from fleetgen.write.output import LABEL_PREFIX, OutputFile
@@ -165,8 +166,9 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
     both pruning and a Kustomization's finalizer go through, passes that annotation to
     fluxcd/pkg ``ResourceManager.DeleteAll`` as an exclusion. Otherwise read from the object
     where it says (Flux ``deletionPolicy``/``prune``, a HelmRelease's keep post-renderer, the
-    owning ApplicationSet's ``preserveResourcesOnDeletion``), else from the fleet's
-    ``cascade_delete``. None for objects
+    owning ApplicationSet's ``preserveResourcesOnDeletion``, an Application of its own's resources
+    finalizer: argo-cd ``finalizeApplicationDeletion`` deletes only when ``CascadedDeletion()``),
+    else from the fleet's ``cascade_delete``. None for objects
     that manage no workloads. A suspended Flux object (a manual environment) deletes nothing,
     whatever it says (``kept-suspended``): kustomize-controller's
     ``finalizerShouldDeleteResources`` deletes nothing for a suspended Kustomization, and
@@ -196,6 +198,9 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
         return "deleted"
     if key.group == ARGO_GROUP and key.kind in ("Application", "ApplicationSet"):
         owner = key.name if key.kind == "ApplicationSet" else _owner(doc)
+        if owner is None:  # an Application of its own: only its finalizer deletes
+            finalizers = _get(doc, "metadata", "finalizers") or ()
+            return "deleted" if RESOURCES_FINALIZER in finalizers else "orphaned"
         preserve = _get(
             application_sets.get(owner or ""), "spec", "syncPolicy", "preserveResourcesOnDeletion"
         )

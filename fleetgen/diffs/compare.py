@@ -40,6 +40,7 @@ from fleetgen.diffs.notes import (
     narrowed,
     stranded,
     stuck,
+    tenant_prunes,
 )
 from fleetgen.diffs.notices import notification_notes
 from fleetgen.diffs.objects import Obj, field_changes, file_objects, index, rename_key, whole
@@ -192,6 +193,7 @@ def compare(
     deletions, locked_out = narrowed(deletions, head)
     deletions, blocked = stuck(deletions, changes)
     notes += unreachable + locked_out + blocked + draining_notes(base, head)
+    notes += tenant_prunes(changes)
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

@@ -5,6 +5,7 @@ label at run time."""
 from __future__ import annotations
 
 import posixpath
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,6 +16,7 @@ from fleetgen.diffs.render import plain
 from fleetgen.diffs.rendercharts import changed_charts
 from fleetgen.diffs.report import Deletion
 from fleetgen.inputs.record import done_when
+from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.rules.argoproject import destination_permitted
 from fleetgen.util.layout import argocd_part
 
@@ -188,6 +190,60 @@ def draining_notes(base: Side, head: Side) -> list[str]:
         for name in sorted(before.keys() - after.keys())
     ]
     return notes
+
+
+def tenant_prunes(changes: list[Change]) -> list[str]:
+    """Notes on what Argo CD does with the tenants' objects that leave ``tenants/<cluster>/``
+    and with a removed Application ``<cluster>.tenants``. Its automated sync prunes what leaves
+    its folder but skips what carries ``Prune=false``, as the tenants' Namespaces do
+    (gitops-engine ``syncContext.pruneObject`` → ``isPruningDisabled``); it has no resources
+    finalizer, so its removal deletes nothing (argo-cd ``finalizeApplicationDeletion`` deletes
+    only when ``CascadedDeletion()``)."""
+    removed = sorted(
+        (c.obj for c in changes if c.op == "removed" and c.source != "rendered"), key=_named
+    )
+    gone = {
+        o.key.name.removesuffix(_TENANTS)
+        for o in removed
+        if o.key.kind == "Application" and o.key.name.endswith(_TENANTS)
+    }
+    left: dict[str, list[str]] = defaultdict(list)  # cluster -> the accounts and bindings
+    stay: dict[str, list[str]] = defaultdict(list)  # cluster -> the Namespaces
+    for obj in removed:
+        top, _, cluster = posixpath.dirname(obj.file).partition("/")
+        if top == "tenants" and not kustomize_config(obj.doc):
+            (stay if obj.key.kind == "Namespace" else left)[cluster].append(_named(obj))
+    notes = []
+    for cluster in sorted({*left, *stay, *gone}):
+        application = f"Application {cluster}{_TENANTS}"
+        if left[cluster] and cluster in gone:
+            notes.append(
+                f"{', '.join(left[cluster])} on {cluster}: orphaned: {application} goes with "
+                "them and, without a resources finalizer, deletes nothing"
+            )
+        elif left[cluster]:
+            notes.append(
+                f"{', '.join(left[cluster])} on {cluster}: deleted, pruned by {application} "
+                f"(its automated sync prunes what leaves tenants/{cluster}/)"
+            )
+        elif cluster in gone:
+            notes.append(
+                f"{application} goes and deletes nothing (no resources finalizer): what it "
+                "applied was pruned before, its Namespaces stay"
+            )
+        if stay[cluster]:
+            notes.append(
+                f"{', '.join(stay[cluster])} on {cluster}: stay (Prune=false: Argo CD's prune "
+                "and a removed Application without finalizer leave them)"
+            )
+    return notes
+
+
+_TENANTS = ".tenants"
+
+
+def _named(obj: Obj) -> str:
+    return f"{obj.key.kind} {'/'.join(filter(None, (obj.key.namespace, obj.key.name)))}"
 
 
 def stuck(deletions: list[Deletion], changes: list[Change]) -> tuple[list[Deletion], list[str]]:

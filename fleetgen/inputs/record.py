@@ -26,6 +26,7 @@ from typing import Any
 from fleetgen.errors import Problem, SpecError, UsageError
 from fleetgen.inputs.reading import Reader
 from fleetgen.model.fields import repo_path
+from fleetgen.rules.argocd import TENANTS_PROJECT
 from fleetgen.write.journal import RECORD
 
 FORMAT = 1
@@ -171,6 +172,12 @@ def tenant_drain(project: str, cluster: str) -> str:
     return f"tenant/{project}/{cluster}"
 
 
+def tenants_drain(cluster: str) -> str:
+    """The drain name of Application ``<cluster>.tenants`` once no tenant is left on the cluster:
+    it prunes the accounts before it goes (`fleetgen.settle.tenants`)."""
+    return f"tenants/{cluster}"
+
+
 def release_move(cluster: str, app: str) -> str:
     """The name of the move of chart app ``app``'s HelmRelease on ``cluster`` to a Kustomization
     of its own (`fleetgen.settle.moves`)."""
@@ -187,6 +194,18 @@ def done_when(name: str, drain: Drain | None = None) -> str:
     kind, _, what = name.partition("/")
     if kind == "cluster":
         return f"no Application or Flux Kustomization is left for cluster {what}"
+    if name == project_drain(TENANTS_PROJECT):
+        return (
+            "Argo CD pruned the accounts of each tenant that left a cluster where others stay "
+            "(<cluster>.tenants synced after its tenant/… drain was confirmed; the entries of a "
+            "cluster no tenant is left on go by themselves with its tenants/<cluster>)"
+        )
+    if kind == "tenants":
+        return (
+            f"Argo CD synced and pruned Application {what}.tenants (automated sync with prune, "
+            f"in every environment): `argocd app get {what}.tenants` lists no ServiceAccount "
+            "or RoleBinding (its Namespaces stay: Prune=false)"
+        )
     if kind == "project" and drain is not None and drain.kinds_only():
         return (
             f"the apps of project {what} have synced this commit and pruned their objects of "

@@ -19,6 +19,8 @@ SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 GENERATE_PATHS = "argocd.argoproj.io/manifest-generate-paths"
 # Argo CD deletes an Application's (or waits for an AppProject's) resources before the object.
 RESOURCES_FINALIZER = "resources-finalizer.argocd.argoproj.io"
+# fleetgen's AppProject of the Applications ``<cluster>.tenants`` that apply the tenants' accounts.
+TENANTS_PROJECT = "fleetgen-tenants"
 
 
 class Destination(Protocol):

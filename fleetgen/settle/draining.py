@@ -40,6 +40,7 @@ from fleetgen.model.fields import repo_path
 from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
+from fleetgen.settle.tenants import order_problems, with_empty_folders, without_confirmed
 from fleetgen.util.templating import render
 from fleetgen.write.journal import RECORD
 from fleetgen.write.output import OutputFile
@@ -74,15 +75,17 @@ def settle(
         if drain.documents or drain.items:
             draining[name] = drain
     draining = _not_emitted(draining, emitted)
+    draining = without_confirmed(draining, record, (f for _, group in emitted for f in group))
     problems = [
         *previous.problems,
+        *order_problems(record, previous.where(RECORD)),
         *handover_problems(
             loaded.fleet, (f for _, group in emitted for f in group), previous.documents
         ),
     ]
     if problems:
         raise SpecError(problems)
-    files = _kept(emitted, draining)
+    files = with_empty_folders(_kept(emitted, draining), loaded.fleet.output_dir)
     holds = {
         name: {r: digest(doc) for r, doc in docs.items()} for name, docs in _held(files).items()
     }
@@ -139,8 +142,8 @@ def _held(emitted: Emitted) -> dict[str, dict[str, dict[str, Any]]]:
     found: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for _, group in emitted:
         for file in group:
-            for name, document in zip(file.drains, file.documents, strict=False):
-                if name:
+            for names, document in zip(file.drains, file.documents, strict=False):
+                for name in names.split():
                     found[name][ref(file.path, document)] = document
     return found
 
@@ -259,16 +262,17 @@ def _kept(emitted: Emitted, draining: Mapping[str, Drain]) -> Emitted:
     """``emitted`` with the kept list entries merged and the kept documents added to their
     files (in new files, in a group of their own, where none is left)."""
     items = {found: kept for drain in draining.values() for found, kept in drain.items.items()}
-    extra: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for drain in draining.values():
+    extra: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for drain in draining.values():  # a document kept for several names is written once
         for kept in drain.documents:
-            extra[kept.path].append(kept.document)
+            extra[kept.path].setdefault(ref(kept.path, kept.document), kept.document)
     groups = [
-        (emitter, [_with_kept(file, items, extra.pop(file.path, [])) for file in group])
+        (emitter, [_with_kept(file, items, [*extra.pop(file.path, {}).values()]) for file in group])
         for emitter, group in emitted
     ]
     new = [
-        OutputFile(path, tuple(docs), comment=_KEPT_COMMENT) for path, docs in sorted(extra.items())
+        OutputFile(path, tuple(docs.values()), comment=_KEPT_COMMENT)
+        for path, docs in sorted(extra.items())
     ]
     return [*groups, ("draining", new)] if new else groups
 
@@ -306,20 +310,21 @@ class _Previous:
     def documents(self, path: str) -> list[Any]:
         """The documents of the output file ``path`` (none where it is absent or not YAML)."""
         if path not in self._files:
-            data = self.loaded.read(self._where(path))
+            data = self.loaded.read(self.where(path))
             try:
                 self._files[path] = load_all(data) if data is not None else []
             except YAMLError:
                 self._files[path] = []
         return self._files[path]
 
-    def _where(self, path: str) -> str:
+    def where(self, path: str) -> str:
+        """The repository path of the output file ``path``."""
         return f"{repo_path(self.loaded.fleet.output_dir)}/{path}"
 
     def document(self, found: str, sha: str) -> dict[str, Any] | None:
         """The document ``found`` refers to, if the tree still holds it as recorded."""
         path = found.partition("#")[0]
-        where = self._where(path)
+        where = self.where(path)
         for document in self.documents(path):
             if (
                 isinstance(document, dict)

@@ -39,8 +39,9 @@ class OutputFile:
     ``documents`` (plain dicts/lists/strings/ints/bools, serialized by the writer); any other file
     carries ``text``. ``comment`` lines are added to the YAML header after the generated notice.
     ``drains``: empty, or for each document the name of what a removal must keep it for ("" for
-    none): `fleetgen.settle.draining`. ``wrapped``: how its objects lay before a Kustomization of
-    their own applied them (`fleetgen.settle.moves`).
+    none; names separated by spaces: kept while any of them drains): `fleetgen.settle.draining`.
+    ``wrapped``: how its objects lay before a Kustomization of their own applied them
+    (`fleetgen.settle.moves`).
     """
 
     path: str

@@ -172,7 +172,11 @@ def test_a_flux_object_annotated_prune_disabled_is_kept_with_what_it_holds() -> 
     app = {
         "apiVersion": "argoproj.io/v1alpha1",
         "kind": "Application",
-        "metadata": {"name": "web-c", "annotations": disabled},
+        "metadata": {
+            "name": "web-c",
+            "annotations": disabled,
+            "finalizers": ["resources-finalizer.argocd.argoproj.io"],
+        },
     }
     argo = Obj(identity(HUB, app), "argocd/applicationsets/web.yaml", app)
     assert workloads(argo, True, {}) == "deleted"

@@ -11,6 +11,13 @@ create itself (nor, with ``Fleet(create_namespaces=True)``, its namespace), so a
 Application per cluster, ``<cluster>.tenants`` in AppProject ``fleetgen-tenants``, applies them
 from ``tenants/<cluster>/`` with Argo CD's own credentials for that cluster. The dotted name cannot
 clash with an app's Applications (``<app>-<cluster>``).
+
+A tenant leaving a cluster keeps its accounts there while its placements drain
+(``tenant/<project>/<cluster>``), and the Application keeps applying them: it drains under each
+tenant's name on the cluster and under ``tenants/<cluster>``, which outlasts them where no tenant
+is left, so that the Application prunes the accounts before it goes (it has no resources
+finalizer: its removal deletes nothing; the Namespaces carry ``Prune=false``, which Argo CD's
+prune skips): `fleetgen.settle.tenants`.
 """
 
 from __future__ import annotations
@@ -27,14 +34,14 @@ from fleetgen.emit.common import (
     tenant_bindings,
     tenant_placements,
 )
-from fleetgen.inputs.record import tenant_drain
+from fleetgen.inputs.record import project_drain, tenant_drain, tenants_drain
 from fleetgen.model import NamespaceMeta
 from fleetgen.resolver.namespacing import namespace_metadata
 from fleetgen.resolver.plan import Plan
-from fleetgen.rules.argocd import API_VERSION, server_url
+from fleetgen.rules.argocd import API_VERSION, TENANTS_PROJECT, server_url
 from fleetgen.write.output import OutputFile
 
-PROJECT = "fleetgen-tenants"
+PROJECT = TENANTS_PROJECT
 DIRECTORY = "tenants"
 KEEP = {"argocd.argoproj.io/sync-options": "Prune=false"}  # a Namespace outlives its tenancy
 
@@ -75,7 +82,18 @@ def tenant_files(plan: Plan) -> list[OutputFile]:
         f"those accounts and bind each to ClusterRole {TENANT_ROLE} in its namespace only,\n"
         f"with Argo CD's own credentials for the cluster; files under {DIRECTORY}/."
     )
-    return [*files, OutputFile("argocd/tenants.yaml", tuple(docs), comment=comment)]
+    drains = (
+        project_drain(PROJECT),
+        *(" ".join(_drains(found[name], name)) for name in sorted(found)),
+    )
+    return [*files, OutputFile("argocd/tenants.yaml", tuple(docs), comment=comment, drains=drains)]
+
+
+def _drains(homes: _Homes, cluster: str) -> list[str]:
+    """The drain names ``cluster``'s Application is kept for: each tenant project's there, and
+    ``tenants/<cluster>`` (pruning the accounts once no tenant is left)."""
+    names = {tenant_drain(project, cluster) for project, _ in homes}
+    return [*sorted(names), tenants_drain(cluster)]
 
 
 _Homes = dict[tuple[str, str], dict[str, set[str]]]  # (project, account) -> namespace -> homes
