@@ -197,3 +197,33 @@ def test_a_spoke_namespace_with_its_own_source_warns_that_its_gate_checks_no_rev
     assert spoke[("Kustomization", "cert-manager.ready")]["spec"]["sourceRef"] == spoke_source
     assert spoke[("Kustomization", "podinfo.release")]["spec"]["sourceRef"] == spoke_source
 
+
+def test_values_passed_through_a_config_map_change_the_helm_release(tmp_path: Path) -> None:
+    """Values holding a null travel in ConfigMap ``<app>.values``; helm-controller reads it at
+    each reconcile (fluxcd/pkg ``ChartValuesFromReferences``: the ``valuesKey`` must be there),
+    but a ConfigMap changed alone leaves the HelmRelease's generation as it was, which kstatus
+    ``checkGeneration`` (the gate's ``checkHealth``) reads Current: the dependents would not be
+    held. The key is named after the text's hash, so new values are a new ``valuesKey``, a new
+    generation of the HelmRelease; the ConfigMap keeps its name and its one key, so the root's
+    prune deletes nothing."""
+    nulls = ('values={"crds": {"enabled": True}}', 'values={"crds": {"enabled": True}, "x": None}')
+    repo = repo_of(tmp_path, "flux-layers", nulls)
+    before = _objects(repo, STAGING)
+    edit(repo / "fleet.py", '"enabled": True}, "x"', '"enabled": False}, "x"')
+    report = diff_json(repo)
+    assert not report["deletions"]
+    built(repo)
+    after = _objects(repo, STAGING)
+    config = [
+        after[("ConfigMap", "cert-manager.values")],
+        before[("ConfigMap", "cert-manager.values")],
+    ]
+    release = [after[("HelmRelease", "cert-manager")], before[("HelmRelease", "cert-manager")]]
+    keys = [ref["valuesKey"] for r in release for ref in r["spec"]["valuesFrom"]]
+    assert keys[0] != keys[1]  # a new generation: the gate holds infra-configs until it is upgraded
+    assert [list(c["data"]) for c in config] == [[key] for key in keys]
+    assert "enabled: false" in config[0]["data"][keys[0]]
+    assert after[("Kustomization", "cert-manager.ready")]["spec"]["healthChecks"][0]["name"] == (
+        "cert-manager"
+    )
+
