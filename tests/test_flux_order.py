@@ -15,6 +15,7 @@ from tests.test_draining import built, check_clean, diff_json, documents, repo_o
 STAGING = "flux/clusters/staging-1/kustomizations.yaml"
 PODINFO = "flux/releases/staging-1/podinfo/release.yaml"
 ROOT = "flux-system"  # bootstrap's Kustomization, applying flux/clusters/<cluster>/
+CASES = Path(__file__).parent / "cases"
 
 
 def _objects(repo: Path, path: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -227,3 +228,13 @@ def test_values_passed_through_a_config_map_change_the_helm_release(tmp_path: Pa
         "cert-manager"
     )
 
+
+def test_the_fleet_map_keeps_the_root_from_waiting_where_a_gate_waits_for_it() -> None:
+    """A gate ``dependsOn`` the root (``checkDependencies``); a root with ``wait`` would be Ready
+    only once the gate it applies is (``checkHealth``; the gate's DependencyNotReady is InProgress
+    to kstatus ``checkReadyCondition``): the bootstrap step says to keep it from waiting where a
+    gate runs, and only there."""
+    note = "keep its Kustomization `flux-system` without `wait`"
+    gates = (CASES / "flux-layers/expected/README.md").read_text()
+    assert note in gates and "neither would ever be Ready" in gates
+    assert note not in (CASES / "chart-options/expected/README.md").read_text()
