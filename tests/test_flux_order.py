@@ -8,12 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.diff.test_diff import commit, edit
+from tests.diff.test_diff import commit, edit, git
+from tests.helpers import run_fleetgen
 from tests.test_draining import built, check_clean, diff_json, documents, repo_of
 
 STAGING = "flux/clusters/staging-1/kustomizations.yaml"
 PODINFO = "flux/releases/staging-1/podinfo/release.yaml"
 ROOT = "flux-system"  # bootstrap's Kustomization, applying flux/clusters/<cluster>/
+CASES = Path(__file__).parent / "cases"
 
 
 def _objects(repo: Path, path: str) -> dict[tuple[str, str], dict[str, Any]]:
@@ -123,3 +125,116 @@ def test_a_manual_environment_suspends_the_gate_and_wrapper_with_the_release(
     assert "suspend" not in _objects(repo, STAGING)[("Kustomization", "podinfo.release")]["spec"]
     readme = (repo / "output/README.md").read_text()
     assert "a gate in front of a suspended HelmRelease" in readme
+
+
+_IMPORTS = "from fleetgen import App,"
+_FLEET_SOURCE = (
+    'engines=["flux"],',
+    'engines=["flux"], flux=FluxOptions(source=GitSource('
+    'url="https://git.example.com/layers-output.git", secret_ref="output-git")),',
+)
+
+
+def test_with_its_own_source_the_gate_reads_what_applies_the_helm_release(
+    tmp_path: Path,
+) -> None:
+    """kustomize-controller's ``checkDependencies`` compares a dependency's
+    ``lastAppliedRevision`` with the source's only when both Kustomizations have the same
+    ``sourceRef``, and ``requestsForRevisionChangeOf`` queues the Kustomizations indexed under
+    the source that changed. With ``FluxOptions.source`` the fleet's Kustomizations read its
+    GitRepository while bootstrap's root reads its own: an unwrapped gate reads the root's
+    (bootstrap's, the fleet's repository at its revision, which holds the gate's empty folder in
+    the commit that holds the cluster folder), a wrapped gate the wrapper's."""
+    repo = repo_of(
+        tmp_path,
+        "flux-layers",
+        (_IMPORTS, "from fleetgen import FluxOptions, GitSource, App,"),
+        _FLEET_SOURCE,
+    )
+    objects = _objects(repo, STAGING)
+    bootstrap = {"kind": "GitRepository", "name": ROOT, "namespace": ROOT}
+    own = {"kind": "GitRepository", "name": "layers", "namespace": ROOT}
+    gate, wrapped_gate = (
+        objects[("Kustomization", "cert-manager.ready")],
+        objects[("Kustomization", "podinfo.ready")],
+    )
+    assert _applier(repo, "cert-manager") == ROOT and ROOT in _depends_on(gate)
+    assert gate["spec"]["sourceRef"] == bootstrap
+    assert objects[("Kustomization", "infra-configs")]["spec"]["sourceRef"] == own
+    wrapper = objects[("Kustomization", _applier(repo, "podinfo"))]
+    assert wrapped_gate["spec"]["sourceRef"] == wrapper["spec"]["sourceRef"] == own
+    readme = (repo / "output/README.md").read_text()
+    assert "flux bootstrap git --url=https://git.example.com/layers.git " in readme
+    tree = git(repo, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert f"output/{STAGING}" in tree
+    assert f"{_output_path(gate)}/kustomization.yaml" in {p.removeprefix("output/") for p in tree}
+
+
+def test_a_spoke_namespace_with_its_own_source_warns_that_its_gate_checks_no_revision(
+    tmp_path: Path,
+) -> None:
+    """With ``source_per_namespace`` (hubs run with ``--no-cross-namespace-refs``: kustomize-
+    controller's ``getSource`` refuses another namespace's source) a spoke's gate reads the spoke
+    namespace's GitRepository and the hub's root bootstrap's, so ``checkDependencies`` checks the
+    root's Ready only: the build says so for the unwrapped chart app, not for the wrapped one,
+    whose wrapper reads the spoke's source too."""
+    hub = (
+        'engines=["flux"], flux=FluxOptions(mode="hub", hub="staging-1", '
+        'source_per_namespace=True, source=GitSource(url="https://git.example.com/layers.git", '
+        'secret_ref="fleet-git")), '
+        'default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),'
+    )
+    repo = repo_of(
+        tmp_path,
+        "flux-layers",
+        (_IMPORTS, "from fleetgen import ExternalSecretRef, FluxOptions, GitSource, App,"),
+        ('engines=["flux"],', hub),
+    )
+    warnings = run_fleetgen(repo, "build").stderr
+    assert "app 'cert-manager': with source_per_namespace, its gate on production-1" in warnings
+    assert "app 'podinfo': with source_per_namespace" not in warnings
+    spoke = _objects(repo, "flux/clusters/staging-1/spokes/production-1.yaml")
+    spoke_source = {"kind": "GitRepository", "name": "layers"}
+    assert spoke[("Kustomization", "cert-manager.ready")]["spec"]["sourceRef"] == spoke_source
+    assert spoke[("Kustomization", "podinfo.release")]["spec"]["sourceRef"] == spoke_source
+
+
+def test_values_passed_through_a_config_map_change_the_helm_release(tmp_path: Path) -> None:
+    """Values holding a null travel in ConfigMap ``<app>.values``; helm-controller reads it at
+    each reconcile (fluxcd/pkg ``ChartValuesFromReferences``: the ``valuesKey`` must be there),
+    but a ConfigMap changed alone leaves the HelmRelease's generation as it was, which kstatus
+    ``checkGeneration`` (the gate's ``checkHealth``) reads Current: the dependents would not be
+    held. The key is named after the text's hash, so new values are a new ``valuesKey``, a new
+    generation of the HelmRelease; the ConfigMap keeps its name and its one key, so the root's
+    prune deletes nothing."""
+    nulls = ('values={"crds": {"enabled": True}}', 'values={"crds": {"enabled": True}, "x": None}')
+    repo = repo_of(tmp_path, "flux-layers", nulls)
+    before = _objects(repo, STAGING)
+    edit(repo / "fleet.py", '"enabled": True}, "x"', '"enabled": False}, "x"')
+    report = diff_json(repo)
+    assert not report["deletions"]
+    built(repo)
+    after = _objects(repo, STAGING)
+    config = [
+        after[("ConfigMap", "cert-manager.values")],
+        before[("ConfigMap", "cert-manager.values")],
+    ]
+    release = [after[("HelmRelease", "cert-manager")], before[("HelmRelease", "cert-manager")]]
+    keys = [ref["valuesKey"] for r in release for ref in r["spec"]["valuesFrom"]]
+    assert keys[0] != keys[1]  # a new generation: the gate holds infra-configs until it is upgraded
+    assert [list(c["data"]) for c in config] == [[key] for key in keys]
+    assert "enabled: false" in config[0]["data"][keys[0]]
+    assert after[("Kustomization", "cert-manager.ready")]["spec"]["healthChecks"][0]["name"] == (
+        "cert-manager"
+    )
+
+
+def test_the_fleet_map_keeps_the_root_from_waiting_where_a_gate_waits_for_it() -> None:
+    """A gate ``dependsOn`` the root (``checkDependencies``); a root with ``wait`` would be Ready
+    only once the gate it applies is (``checkHealth``; the gate's DependencyNotReady is InProgress
+    to kstatus ``checkReadyCondition``): the bootstrap step says to keep it from waiting where a
+    gate runs, and only there."""
+    note = "keep its Kustomization `flux-system` without `wait`"
+    gates = (CASES / "flux-layers/expected/README.md").read_text()
+    assert note in gates and "neither would ever be Ready" in gates
+    assert note not in (CASES / "chart-options/expected/README.md").read_text()

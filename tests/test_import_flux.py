@@ -254,3 +254,16 @@ def test_a_releases_drift_detection_is_named_with_what_fleetgen_does(tmp_path: P
     assert len(drift) == 1, ran.stderr
     assert "infrastructure/base/podinfo.yaml:" in drift[0]
     assert "correct drift (mode: enabled)" in drift[0] and "ignore_differences" in drift[0]
+
+
+def test_a_bootstrap_kustomization_that_waits_is_a_finding_of_its_own(tmp_path: Path) -> None:
+    """A gate ``<chart app>.ready`` ``dependsOn`` the root (kustomize-controller
+    ``checkDependencies``: Ready at its generation), and a root with ``wait`` is Ready only once
+    all it applied is (``checkHealth``), the gate included, which a DependencyNotReady Ready=False
+    keeps InProgress (kstatus ``checkReadyCondition``): neither is ever Ready."""
+    sync = "clusters/staging/flux-system/gotk-sync.yaml"
+    waits = ("  prune: true\n", "  prune: true\n  wait: true\n")
+    ran = _imported(tmp_path, "flux-clusters", {sync: waits})
+    (line,) = [line for line in ran.stderr.splitlines() if "(flux bootstrap's): spec.wait" in line]
+    assert line.startswith(f"{sync}:25: Kustomization 'flux-system' (flux bootstrap's): spec.wait")
+    assert "neither is ever Ready" in line and "drop the wait" in line

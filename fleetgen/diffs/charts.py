@@ -182,8 +182,11 @@ def line(change: Bump | ValueChange) -> str:
 
 
 # Fields of emitted objects that carry a values document as text: an ApplicationSet's
-# helm.values and its generators' helmValues, a Flux values ConfigMap's data.
-_VALUES_TEXT = re.compile(r'(\.helm\.values|\.values\.helmValues|data\["values\.yaml"\])$')
+# helm.values and its generators' helmValues, a Flux values ConfigMap's data (its key named
+# after the text's hash, `fleetgen.emit.flux.charts.values_key`; once ``values.yaml``).
+_VALUES_TEXT = re.compile(
+    r'(\.helm\.values|\.values\.helmValues|data\["values(-[0-9a-f]+)?\.yaml"\])$'
+)
 
 
 def values_text(path: str) -> bool:

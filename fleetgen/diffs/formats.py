@@ -118,15 +118,15 @@ def _lines(change: Change) -> list[str]:
     lines: list[str] = []
     if change.op != "removed":
         for field in change.fields:
-            lines += _field_lines(field)
+            lines += _field_lines(field, change.op)
     if len(lines) > MAX_LINES:
         lines = [*lines[:MAX_LINES], f"  … {len(lines) - MAX_LINES} more lines"]
     return lines
 
 
-def _field_lines(field: Field) -> list[str]:
-    if isinstance(field.old, str) and isinstance(field.new, str) and charts.values_text(field.path):
-        return [f"~ {field.path}: values document (text) changed; by value path under # charts"]
+def _field_lines(field: Field, op: str) -> list[str]:
+    if op == "changed" and charts.values_text(field.path):
+        return [_values_text_line(field)]
     lines = []
     for sign, value, present in (
         ("-", field.old, field.old is not None),
@@ -138,6 +138,16 @@ def _field_lines(field: Field) -> list[str]:
             lines.append(f"{sign} {label}{shown[0]}")
             lines += [f"{sign}   {line}" for line in shown[1:]]
     return lines
+
+
+def _values_text_line(field: Field) -> str:
+    """A values document carried as text in a changed object, its value paths being under
+    # charts: changed in place, or gone from or come to a key (a Flux values ConfigMap's key is
+    named after the text's hash)."""
+    if field.old is not None and field.new is not None:
+        return f"~ {field.path}: values document (text) changed; by value path under # charts"
+    sign = "-" if field.new is None else "+"
+    return f"{sign} {field.path}: values document (text); by value path under # charts"
 
 
 def _value(value: Any) -> list[str]:

@@ -381,9 +381,8 @@ class App(Layer):
         ignore_differences: Fields the engines must not treat as drift.
         secrets: Secrets produced by External Secrets from a store.
         depends_on: Apps that must be healthy on a cluster before this one syncs there (Flux,
-            across kinds: a chart app's health, at each revision once what applies it did,
-            through a gate Kustomization; a chart app that waits through a Kustomization of its
-            own; Argo CD has no order between Applications: a build warning).
+            across kinds: a chart app's health at each revision through a gate, see FluxOptions;
+            a chart app waits through a Kustomization of its own; Argo CD: no order, a warning).
         labels: Labels on the generated Application and Flux Kustomization.
         annotations: Annotations on the generated Application and Flux Kustomization.
         waivers: Rules of validate silenced for this app, each with its reason.

@@ -64,6 +64,18 @@ class ArgoOptions(Spec):
 class FluxOptions(Spec):
     """Flux settings.
 
+    An app that `depends_on` a chart app waits for the gate Kustomization `<chart app>.ready`
+    on its cluster, Ready once the HelmRelease is, at each revision once what applies the
+    HelmRelease applied it: the cluster's root Kustomization (bootstrap's) or the chart app's
+    own `<chart app>.release`. Flux compares revisions between Kustomizations of one source only,
+    so the gate reads that one's GitRepository: the root's, bootstrap's (the fleet's repository,
+    holding `flux/gate/` beside the cluster folders), even with `source`. With
+    `source_per_namespace` a spoke's gate reads the spoke's source and checks only that the root
+    is Ready: on an upgrade its dependents may apply before the chart is upgraded (a build
+    warning; without the option they are held). Bootstrap's root Kustomization must not `wait`
+    (bootstrap's does not; `fleetgen import` reports one that does): the gates it applies wait
+    for it, and it for them, so neither is ever Ready and the dependents never apply.
+
     Attributes:
         mode: 'per-cluster': each cluster runs Flux; 'hub': the `hub` cluster's Flux applies to
             all, a spoke's apps once the namespaces fleetgen creates there exist (a tenant's chart

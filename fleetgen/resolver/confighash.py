@@ -4,7 +4,8 @@ kustomize's ``configMapGenerator`` with ``behavior: merge`` keeps the name of a 
 that is a plain resource, so a changed value alone would leave every pod template as it was. Each
 workload whose pod template reads a ConfigMap that fleetgen sets values in gets a hash of the
 effective data of those ConfigMaps (the base's data with the layers' values merged in) as a pod
-template annotation; workloads that read no such ConfigMap get none.
+template annotation; workloads that read no such ConfigMap get none. `text_hash` also names the
+key of a Flux values ConfigMap (`fleetgen.emit.flux.charts`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ def config_hashes(
             if config.get(name)
         }
         if data:
-            text = json.dumps(data, sort_keys=True, separators=(",", ":"))
-            hashes[workload] = hashlib.sha256(text.encode()).hexdigest()[:HASH_LENGTH]
+            hashes[workload] = text_hash(json.dumps(data, sort_keys=True, separators=(",", ":")))
     return hashes
+
+
+def text_hash(text: str) -> str:
+    """The first `HASH_LENGTH` hex digits of the sha256 of ``text``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:HASH_LENGTH]

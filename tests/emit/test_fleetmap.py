@@ -312,7 +312,10 @@ def test_example_map_says_how_to_bootstrap_each_engine() -> None:
         "`output/flux/clusters/<cluster>/`, where bootstrap commits its `flux-system/`: until "
         "it is there the cluster's root Kustomization fails (path not found) and applies and "
         "deletes nothing, so a removal on that cluster completes only once it is bootstrapped "
-        "(`fleetgen validate` names each folder without it).",
+        "(`fleetgen validate` names each folder without it); keep its Kustomization "
+        "`flux-system` without `wait`, as bootstrap writes it: the gate `<app>.ready` of a chart "
+        "app other apps depend on waits for it to be Ready, and with `wait` it would wait for the "
+        "gate it applies — neither would ever be Ready and those apps would never apply.",
     ]
     bootstrap_file = api.compile_spec(ROOT / "fleet.py").rendered["argocd/bootstrap.yaml"]
     assert b"# Apply once: kubectl apply -n argocd -f output/argocd/bootstrap.yaml\n" in (

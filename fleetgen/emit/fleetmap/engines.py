@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fleetgen.emit.common import NEWER_FIELDS, argocd_bootstrap, flux_bootstrap
+from fleetgen.emit.flux.dependencies import gated
 from fleetgen.model import ArgoOptions, Fleet, FluxOptions
 from fleetgen.model.fields import release
 from fleetgen.resolver.plan import Plan
@@ -57,7 +58,7 @@ def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapSte
                 f"on the hub {fleet.flux.hub} only, with kubectl pointing at it",
                 flux_bootstrap(fleet, str(fleet.flux.hub)),
                 f"the hub's Flux then reconciles every spoke from "
-                f"`{out}/flux/clusters/{fleet.flux.hub}/spokes/`",
+                f"`{out}/flux/clusters/{fleet.flux.hub}/spokes/`{_no_wait(plan)}",
             )
         )
     elif "flux" in fleet.engines:
@@ -72,10 +73,24 @@ def bootstrap_steps(plan: Plan, on: Mapping[str, set[str]]) -> list[BootstrapSte
                 "bootstrap commits its `flux-system/`: until it is there the cluster's root "
                 "Kustomization fails (path not found) and applies and deletes nothing, so a "
                 "removal on that cluster completes only once it is bootstrapped "
-                "(`fleetgen validate` names each folder without it)",
+                "(`fleetgen validate` names each folder without it)" + _no_wait(plan),
             )
         )
     return steps
+
+
+def _no_wait(plan: Plan) -> str:
+    """Why bootstrap's Kustomization must keep from ``wait``, where Flux runs a chart app's gate
+    (`fleetgen.emit.flux.dependencies`): the gate waits for it."""
+    on_flux = {(p.app, p.cluster) for p in plan.placements if p.engine == "flux"}
+    if not gated(plan) & on_flux:
+        return ""
+    return (
+        f"; keep its Kustomization `{plan.fleet.flux.namespace}` without `wait`, as bootstrap "
+        "writes it: the gate `<app>.ready` of a chart app other apps depend on waits for it to "
+        "be Ready, and with `wait` it would wait for the gate it applies — neither would ever "
+        "be Ready and those apps would never apply"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,9 @@ the same namespace, each named after the app:
   (uninstalls a failed install, rolls back a failed upgrade) where Argo CD re-applies, and the
   backoff has no HelmRelease equivalent;
 - values holding a null travel as text: a ConfigMap ``<app>.values`` read through ``valuesFrom``
-  (a null inside ``spec.values`` would be dropped on the way to the API server);
+  (a null inside ``spec.values`` would be dropped on the way to the API server), under a key
+  named after the text's hash (`values_key`): a change of values changes the HelmRelease's
+  spec, a new generation, which the gate and wrapper wait for as for any other change;
 - the app's ``images`` and ``patches`` (every layer's, layered as for a kustomize app) as a
   kustomize post-renderer (`fleetgen.emit.common.post_render`), which helm-controller runs on
   the chart's templates before Helm applies them (not its ``crds/``; hooks too under Helm 4's
@@ -49,6 +51,7 @@ from typing import Any
 
 from fleetgen.emit.common import post_render, values_text
 from fleetgen.model import App, Fleet, HelmChart
+from fleetgen.resolver.confighash import text_hash
 from fleetgen.resolver.plan import ChartSource, Placement
 from fleetgen.resolver.timing import FLUX_DEFAULT, flux_timing, helm_retries
 from fleetgen.resolver.values import holds_null
@@ -56,7 +59,6 @@ from fleetgen.resolver.values import holds_null
 HELM_API = "helm.toolkit.fluxcd.io/v2"
 SOURCE_API = "source.toolkit.fluxcd.io/v1"
 HELM_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
-VALUES_KEY = "values.yaml"
 KEEP = {"helm.sh/resource-policy": "keep"}
 # A strategic-merge patch that kustomize applies to every object (its kind and name are replaced
 # by each target's): helm-controller's kustomize post-renderer runs it on the rendered chart.
@@ -71,6 +73,15 @@ Ref = tuple[str, str]
 def values_configmap_name(app: str) -> str:
     """The ConfigMap that carries the values text of a chart app (dotted: no app clashes)."""
     return f"{app}.values"
+
+
+def values_key(text: str) -> str:
+    """The ConfigMap key of values ``text``: named after its hash, so that new values change the
+    HelmRelease's ``valuesFrom`` — a ConfigMap changed alone leaves the HelmRelease's generation,
+    which kstatus (``checkGeneration``) and so the gate and wrapper read, as it was. The
+    ConfigMap keeps its name and holds the one key: updated in place, nothing to prune.
+    helm-controller reads the key at each reconcile (fluxcd/pkg ``ChartValuesFromReferences``)."""
+    return f"values-{text_hash(text)}.yaml"
 
 
 def chart_objects(
@@ -115,16 +126,16 @@ def chart_objects(
     release["driftDetection"] = {"mode": "enabled", **({"ignore": ignore} if ignore else {})}
     values = placement.settings.values
     if holds_null(values):
-        name = values_configmap_name(app.name)
+        name, text = values_configmap_name(app.name), values_text(values)
         objects.append(
             {
                 "apiVersion": "v1",
                 "kind": "ConfigMap",
                 "metadata": {"name": name, "namespace": namespace},
-                "data": {VALUES_KEY: values_text(values)},
+                "data": {values_key(text): text},
             }
         )
-        release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": VALUES_KEY}]
+        release["valuesFrom"] = [{"kind": "ConfigMap", "name": name, "valuesKey": values_key(text)}]
     elif values:
         release["values"] = dict(values)
     kustomize = post_render(placement.settings)

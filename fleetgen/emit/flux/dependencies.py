@@ -14,8 +14,12 @@ own kind. So, on each cluster:
   checks it only once that applied the revision: a changed HelmRelease then has a generation
   helm-controller has not observed, which kstatus (``checkGeneration``) reads as InProgress
   until the upgrade is done. No HelmRelease moves for it. Revisions are compared only between
-  Kustomizations of one GitRepository: with ``FluxOptions.source`` (or a source per spoke
-  namespace) the root reads another, and the gate then waits for the root to be Ready only.
+  Kustomizations of one GitRepository, so the gate reads the source of what applies its
+  HelmRelease (`gate`): the wrapper's, or the root's — bootstrap's GitRepository, the
+  fleet's repository, which holds `GATE_DIR` beside the cluster folders — even with
+  ``FluxOptions.source``. A spoke namespace with a source of its own (``source_per_namespace``,
+  no cross-namespace references) cannot: its unwrapped gate waits for the root to be Ready only
+  (a build warning, `fleetgen.emit.flux.hub`).
 - a chart app that ``depends_on`` a Kustomize app has its HelmRelease, chart source and values
   applied by a Kustomization of its own, ``<chart app>.release``, from
   ``flux/releases/<cluster>/<app>/`` (a hub's spoke: ``flux/releases/<hub>/<spoke>/<app>/``, the
@@ -48,6 +52,7 @@ from fleetgen.emit.flux.kustomization import (
     kustomization,
     root_ref,
 )
+from fleetgen.emit.flux.sources import bootstrap_source
 from fleetgen.inputs.record import release_move
 from fleetgen.model import App, Fleet
 from fleetgen.resolver.plan import Placement, Plan
@@ -113,6 +118,8 @@ def release_deps(app: App, charts: set[str], namespace: str) -> tuple[list[Ref],
 def gate(plan: Plan, placement: Placement, home: Home, wrapped: bool) -> dict[str, Any]:
     """The gate of chart app ``placement.app`` on its cluster: Ready when its HelmRelease is,
     once the root Kustomization and (``wrapped``) the release's wrapper applied the revision.
+    It reads the source of the one that applies the HelmRelease (the wrapper's: ``home``'s; the
+    root's: bootstrap's GitRepository, unless ``home`` has a source of its own).
 
     It lives beside the HelmRelease (a hub's too, without a spoke's kubeConfig: the HelmRelease
     is an object of the hub), reconciled at the release's interval and waiting at most its
@@ -128,6 +135,7 @@ def gate(plan: Plan, placement: Placement, home: Home, wrapped: bool) -> dict[st
     appliers = [root_ref(fleet)]
     if wrapped:
         appliers.append((home.namespace, wrapper_name(placement.app)))
+    source = None if wrapped or home.source else bootstrap_source(fleet)
     return kustomization(
         fleet,
         gate_name(placement.app),
@@ -138,6 +146,7 @@ def gate(plan: Plan, placement: Placement, home: Home, wrapped: bool) -> dict[st
         labels=_labels(placement),
         depends_on=appliers,
         extra={**_timing(timing), "healthChecks": [check], **_suspend(placement)},
+        source=source,  # what applies the HelmRelease reads: its revision is compared
         wait=False,  # with wait, only what it applies (nothing) is checked
     )
 

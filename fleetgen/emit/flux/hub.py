@@ -71,7 +71,7 @@ from fleetgen.emit.common import (
     service_account,
     tenants,
 )
-from fleetgen.emit.flux import alerts
+from fleetgen.emit.flux import alerts, dependencies
 from fleetgen.emit.flux.objects import (
     GATE_DIR,
     Home,
@@ -198,6 +198,7 @@ def warnings(plan: Plan) -> list[Problem]:
                 plan.fleet,
             )
         )
+    found += _unchecked_gates(plan)
     for env in plan.fleet.environments:
         if (
             env.rollout
@@ -213,6 +214,31 @@ def warnings(plan: Plan) -> list[Problem]:
                 )
             )
     return found
+
+
+def _unchecked_gates(plan: Plan) -> list[Problem]:
+    """With ``source_per_namespace``, a spoke's gate of an unwrapped chart app reads the spoke
+    namespace's GitRepository, the root bootstrap's: ``checkDependencies`` compares no revision."""
+    if not plan.fleet.flux.source_per_namespace:
+        return []
+    spokes = {c.name for c in _spokes(plan)}
+    wrapped = dependencies.wrapped(plan.fleet)
+    held: dict[str, list[str]] = defaultdict(list)
+    for app, cluster in sorted(dependencies.gated(plan)):
+        if cluster in spokes and app not in wrapped:
+            held[app].append(cluster)
+    apps = {app.name: app for app in plan.fleet.apps}
+    return [
+        at(
+            apps[app],
+            f"app {app!r}: with source_per_namespace, its gate on {', '.join(clusters)} reads the "
+            "spoke's GitRepository and the root another, so it cannot check that the root "
+            "applied the current revision: on an upgrade, the apps that depend on it may apply "
+            "before its HelmRelease is upgraded (drop source_per_namespace to hold them)",
+            plan.fleet,
+        )
+        for app, clusters in held.items()
+    ]
 
 
 def _spokes(plan: Plan) -> list[Cluster]:

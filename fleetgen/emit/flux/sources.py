@@ -12,11 +12,20 @@ SOURCE_API = "source.toolkit.fluxcd.io/v1"
 SOURCE_INTERVAL = "1m"  # what `flux bootstrap` gives its own GitRepository
 
 
+def bootstrap_source(fleet: Fleet) -> dict[str, str]:
+    """The GitRepository ``flux bootstrap`` creates and its root Kustomization reads: the fleet's
+    repository at its revision (`fleetgen.emit.common.flux_bootstrap`), named after its
+    namespace (flux2 ``sync.Options{Name: namespace}``)."""
+    namespace_ = fleet.flux.namespace
+    return {"kind": "GitRepository", "name": namespace_, "namespace": namespace_}
+
+
 def source_ref(fleet: Fleet) -> dict[str, str]:
-    """The GitRepository every Kustomization reads: bootstrap's, named after its namespace (as
-    ``flux bootstrap`` names it), or the fleet's own when ``FluxOptions.source`` is set."""
-    name = fleet.name if fleet.flux.source else fleet.flux.namespace
-    return {"kind": "GitRepository", "name": name, "namespace": fleet.flux.namespace}
+    """The GitRepository every Kustomization reads: bootstrap's, or the fleet's own when
+    ``FluxOptions.source`` is set."""
+    if fleet.flux.source is None:
+        return bootstrap_source(fleet)
+    return {"kind": "GitRepository", "name": fleet.name, "namespace": fleet.flux.namespace}
 
 
 def external_secret(

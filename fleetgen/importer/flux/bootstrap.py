@@ -4,7 +4,8 @@ fleetgen's output, it writes them anew as flux2 ``pkg/manifestgen/sync`` ``Gener
 ``MakeDefaultOptions`` and the command's flags: the repository and branch (``Fleet(repo=...,
 revision=...)``, the command `fleetgen.emit.common.flux_bootstrap` prints), the output's path,
 and defaults for the rest. So the branch is the fleet's revision, and every other field that
-bootstrap would not write alike, and every other Flux object in that folder, is a finding."""
+bootstrap would not write alike, and every other Flux object in that folder, is a finding: a
+``wait`` with its own reason (fleetgen's gates wait for that Kustomization)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ _WRITTEN: dict[str, dict[tuple[str, ...], tuple[Any, str]]] = {
 _TODO = (
     "fleetgen's output is applied by the objects flux bootstrap writes anew: pass {flag} to "
     "flux bootstrap, or patch them in its flux-system/kustomization.yaml"
+)
+
+# A root that waits: fleetgen's gates (`fleetgen.emit.flux.dependencies`) dependsOn it.
+_WAITING = (
+    "Kustomization {name!r} (flux bootstrap's): spec.wait true: the gate Kustomization of a "
+    "chart app that other apps depend on waits for this one to be Ready, and this one, waiting "
+    "for all it applies, for the gate: neither is ever Ready and those apps never apply"
+)
+_NO_WAIT = (
+    "drop the wait from its flux-system/kustomization.yaml (flux bootstrap writes none): "
+    "each app's Kustomization waits for what it applies"
 )
 
 
@@ -82,6 +94,9 @@ def _fields(doc: Doc, draft: Draft) -> list[Finding]:
         )
     for path, value in _leaves(doc.spec):
         expected, flag = written.get(path, (None, "the flag for it"))
+        if doc.kind == "Kustomization" and path == ("wait",) and value is True:
+            found.append(doc.finding(_WAITING.format(name=doc.name), _NO_WAIT, ("spec", "wait")))
+            continue
         if path not in written or (expected is not None and not _alike(value, expected)):
             said = f"spec.{'.'.join(path)} {value!r} is not what flux bootstrap writes"
         elif path == ("url",) and value != draft.repo:
