@@ -18,6 +18,7 @@ from fleetgen.diffs.report import Deletion
 from fleetgen.inputs.record import done_when
 from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.rules.argoproject import destination_permitted
+from fleetgen.rules.flux import gate_name
 from fleetgen.util.layout import argocd_part
 
 
@@ -164,7 +165,7 @@ def draining_notes(base: Side, head: Side, deleting: bool) -> list[str]:
     before, after, drains = base.record.pending, head.record.pending, head.record.draining
     notes = [
         f"{name} moves, step by step: fleetgen keeps {after[name]}; once {done_when(name)}, "
-        f"run `fleetgen build --drained {name}` and commit"
+        f"run `fleetgen build --drained {name}` and commit{_unchecked_gate(head, name)}"
         for name in sorted(after.keys() - before.keys())
         if name in head.record.moving
     ]
@@ -243,6 +244,24 @@ def tenant_prunes(changes: list[Change]) -> list[str]:
 
 
 _TENANTS = ".tenants"
+
+
+def _unchecked_gate(side: Side, name: str) -> str:
+    """What the first step of move ``name`` (``release/<cluster>/<app>``) cannot hold: the root
+    applies the HelmRelease then, and with ``source_per_namespace`` a spoke's gate reads the
+    spoke's GitRepository, the root another, so kustomize-controller's ``checkDependencies``
+    compares no revision (`fleetgen.settle.moves`); "" elsewhere."""
+    fleet = side.loaded.fleet if side.loaded is not None else None
+    _, cluster, app = name.split("/")
+    if fleet is None or not fleet.flux.source_per_namespace or cluster == fleet.flux.hub:
+        return ""
+    if not any(app in other.depends_on for other in fleet.apps):
+        return ""
+    return (
+        f"; until then its gate {gate_name(app)} on {cluster} reads the spoke's GitRepository "
+        "and the root another, so it checks only that the root is Ready: on an upgrade in this "
+        f"step, the apps that depend on {app} may apply before its HelmRelease is upgraded"
+    )
 
 
 def instance_moves(deletions: list[Deletion], changes: list[Change]) -> list[str]:
