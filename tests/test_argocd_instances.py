@@ -7,6 +7,7 @@ its assertion follows (argo-cd v3.3)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,14 @@ def built_repo(tmp_path: Path, *edits: tuple[str, str]) -> Path:
 
 def docs(repo: Path, path: str) -> list[dict[str, Any]]:
     return [d for d in load_all((repo / "output" / path).read_text()) if isinstance(d, dict)]
+
+
+def diff_json(repo: Path) -> dict[str, Any]:
+    """``fleetgen diff --format json`` from the last commit to the working tree."""
+    ran = run_fleetgen(repo, "diff", "--format", "json")
+    assert ran.returncode == 1, ran.stderr  # something changes
+    report: dict[str, Any] = json.loads(ran.stdout)
+    return report
 
 
 def test_each_instance_reads_its_own_folder_in_its_own_namespace(tmp_path: Path) -> None:
@@ -209,7 +218,11 @@ def test_a_cascading_cluster_changes_instance_only_after_its_placements_orphan(
     util/argo ``GetAppName``, the ``argocd.argoproj.io/instance`` label), so the leaving instance's
     finalizer (``finalizeApplicationDeletion``) would delete what the other just adopted.
     Refused at the cluster, with the steps; orphan first (the ApplicationSet controller drops
-    the finalizer: ``createOrUpdateInCluster``), then the move builds."""
+    the finalizer: ``createOrUpdateInCluster`` sets the live Applications' finalizers to the
+    template's, keeping only pre/post-delete hooks), then the move builds. ``diff`` at each
+    step says what Argo CD does: orphaning deletes nothing; at the move the leaving instance's
+    Applications go without a finalizer, so ``finalizeApplicationDeletion`` deletes nothing
+    (it deletes only when ``CascadedDeletion()``), and the other's adopt the workloads."""
     cascade = ('engines=["argocd"],', 'engines=["argocd"],\n    cascade_delete=True,')
     repo = built_repo(tmp_path, cascade)
     fleet = repo / "fleet.py"
@@ -239,11 +252,45 @@ def test_a_cascading_cluster_changes_instance_only_after_its_placements_orphan(
     assert run_fleetgen(repo, "build").returncode == 0
     template = docs(repo, "argocd-prod/applicationsets/api.yaml")[0]["spec"]["template"]
     assert "finalizers" not in template["metadata"]
+    report = diff_json(repo)
+    assert (report["deletions"], report["notes"]) == ([], [])
+    assert {c["name"]: c["fields"] for c in report["changes"]} == {
+        f"{app}-prod": [
+            {
+                "path": "spec.template.metadata.finalizers",
+                "old": ["resources-finalizer.argocd.argoproj.io"],
+                "new": None,
+            },
+            {"path": "spec.syncPolicy.preserveResourcesOnDeletion", "old": False, "new": True},
+        ]
+        for app in ("api", "cert-manager")
+    }
     commit(repo, "orphan prod")
     edit(fleet, prod_b, moved)
     ran = run_fleetgen(repo, "build")
     assert ran.returncode == 0, ran.stderr
     assert (repo / "output/argocd/clusters/prod-b.yaml").exists()
+    report = diff_json(repo)
+    assert [
+        (d["kind"], d["namespace"], d["name"], d["workloads"]) for d in report["deletions"]
+    ] == [
+        ("ExternalSecret", "gitops", "cluster-prod-b", None),
+        ("Application", "gitops", "api-prod-b", "orphaned"),
+        ("Application", "gitops", "cert-manager-prod-b", "orphaned"),
+    ]
+    assert sorted(
+        (c["namespace"], c["name"])
+        for c in report["changes"]
+        if c["op"] == "added" and c["kind"] == "Application"
+    ) == [("argocd", "api-prod-b"), ("argocd", "cert-manager-prod-b")]
+    assert report["placements"] == {"added": [], "removed": [], "moved": []}
+    assert (
+        "Applications api-prod-b, cert-manager-prod-b on prod-b change Argo CD instance "
+        "(output/argocd-prod/ → output/argocd/): both track the workloads by Application name; "
+        "the output/argocd-prod/ instance removes its Applications, deleting nothing "
+        "(workloads orphaned), and the output/argocd/ instance's adopt them on their first sync"
+    ) in report["notes"]
+    assert not any(n.startswith("order of events") for n in report["notes"])
 
 
 def test_in_orphan_mode_a_cluster_changes_instance_in_one_commit(tmp_path: Path) -> None:

@@ -170,6 +170,55 @@ def test_with_its_own_source_the_gate_reads_what_applies_the_helm_release(
     assert f"{_output_path(gate)}/kustomization.yaml" in {p.removeprefix("output/") for p in tree}
 
 
+def test_while_a_helm_release_moves_into_its_wrapper_the_gate_reads_the_roots_source(
+    tmp_path: Path,
+) -> None:
+    """In a move's marked generation (`fleetgen.settle.moves`) the root still applies the
+    HelmRelease, so the gate reads as an unwrapped one: it ``dependsOn`` the root alone and, with
+    ``FluxOptions.source``, reads the root's (bootstrap's) GitRepository, or kustomize-controller's
+    ``checkDependencies`` — which compares ``lastAppliedRevision`` only between Kustomizations
+    of one ``sourceRef`` — would let it health-check the release before the root applied the
+    revision that upgrades it. Once moved, it reads the wrapper's source and waits for both."""
+    repo = repo_of(
+        tmp_path,
+        "flux-layers",
+        (_IMPORTS, "from fleetgen import FluxOptions, GitSource, App,"),
+        _FLEET_SOURCE,
+        ('depends_on=["infra-configs"],', ""),  # podinfo unwrapped at first
+    )
+    bootstrap = {"kind": "GitRepository", "name": ROOT, "namespace": ROOT}
+    unwrapped = _objects(repo, STAGING)[("Kustomization", "podinfo.ready")]
+    assert unwrapped["spec"]["sourceRef"] == bootstrap and _depends_on(unwrapped) == [ROOT]
+    edit(
+        repo / "fleet.py",
+        'chart=HelmChart(path="charts/podinfo"),',
+        'chart=HelmChart(path="charts/podinfo"), depends_on=["infra-configs"],',
+    )
+    built(repo)
+    assert _applier(repo, "podinfo") == ROOT  # marked: the root applies it
+    assert _objects(repo, STAGING)[("Kustomization", "podinfo.ready")] == unwrapped
+    commit(repo, "podinfo waits for infra-configs")
+    built(repo, "--drained", "release/staging-1/podinfo")
+    objects = _objects(repo, STAGING)
+    gate = objects[("Kustomization", "podinfo.ready")]
+    assert _applier(repo, "podinfo") == "podinfo.release"
+    assert _depends_on(gate) == [ROOT, "podinfo.release"]
+    own = {"kind": "GitRepository", "name": "layers", "namespace": ROOT}
+    assert (
+        gate["spec"]["sourceRef"]
+        == objects[("Kustomization", "podinfo.release")]["spec"]["sourceRef"]
+        == own
+    )
+
+
+_HUB = (
+    'engines=["flux"], flux=FluxOptions(mode="hub", hub="staging-1", '
+    'source_per_namespace=True, source=GitSource(url="https://git.example.com/layers.git", '
+    'secret_ref="fleet-git")), '
+    'default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),'
+)
+
+
 def test_a_spoke_namespace_with_its_own_source_warns_that_its_gate_checks_no_revision(
     tmp_path: Path,
 ) -> None:
@@ -178,17 +227,11 @@ def test_a_spoke_namespace_with_its_own_source_warns_that_its_gate_checks_no_rev
     namespace's GitRepository and the hub's root bootstrap's, so ``checkDependencies`` checks the
     root's Ready only: the build says so for the unwrapped chart app, not for the wrapped one,
     whose wrapper reads the spoke's source too."""
-    hub = (
-        'engines=["flux"], flux=FluxOptions(mode="hub", hub="staging-1", '
-        'source_per_namespace=True, source=GitSource(url="https://git.example.com/layers.git", '
-        'secret_ref="fleet-git")), '
-        'default_credentials=ExternalSecretRef(store="vault", key="clusters/{cluster}"),'
-    )
     repo = repo_of(
         tmp_path,
         "flux-layers",
         (_IMPORTS, "from fleetgen import ExternalSecretRef, FluxOptions, GitSource, App,"),
-        ('engines=["flux"],', hub),
+        ('engines=["flux"],', _HUB),
     )
     warnings = run_fleetgen(repo, "build").stderr
     assert "app 'cert-manager': with source_per_namespace, its gate on production-1" in warnings
@@ -197,6 +240,44 @@ def test_a_spoke_namespace_with_its_own_source_warns_that_its_gate_checks_no_rev
     spoke_source = {"kind": "GitRepository", "name": "layers"}
     assert spoke[("Kustomization", "cert-manager.ready")]["spec"]["sourceRef"] == spoke_source
     assert spoke[("Kustomization", "podinfo.release")]["spec"]["sourceRef"] == spoke_source
+
+
+def test_a_spoke_gate_in_a_moves_first_step_checks_no_revision_and_the_note_says_so(
+    tmp_path: Path,
+) -> None:
+    """In a move's first step the root applies the HelmRelease (`fleetgen.settle.moves`); with
+    ``source_per_namespace`` a spoke's gate cannot read the root's source (kustomize-controller
+    ``getSource`` refuses another namespace's), so ``checkDependencies`` compares no revision
+    there: the move's note in ``diff`` says so for the spoke, not for the hub's own cluster."""
+    repo = repo_of(
+        tmp_path,
+        "flux-layers",
+        (_IMPORTS, "from fleetgen import ExternalSecretRef, FluxOptions, GitSource, App,"),
+        ('engines=["flux"],', _HUB),
+        ('depends_on=["infra-configs"],', ""),  # podinfo unwrapped at first
+    )
+    edit(
+        repo / "fleet.py",
+        'chart=HelmChart(path="charts/podinfo"),',
+        'chart=HelmChart(path="charts/podinfo"), depends_on=["infra-configs"],',
+    )
+    built(repo)
+    spoke = _objects(repo, "flux/clusters/staging-1/spokes/production-1.yaml")
+    gate = spoke[("Kustomization", "podinfo.ready")]
+    assert ("HelmRelease", "podinfo") in spoke and _depends_on(gate) == [ROOT]
+    assert gate["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "layers"}
+    notes = [n for n in diff_json(repo)["notes"] if " moves, step by step" in n]
+    assert [n.partition(" ")[0] for n in notes] == [
+        "release/production-1/podinfo",
+        "release/staging-1/podinfo",
+    ]
+    assert notes[0].endswith(
+        "commit; until then its gate podinfo.ready on production-1 reads the spoke's "
+        "GitRepository and the root another, so it checks only that the root is Ready: on an "
+        "upgrade in this step, the apps that depend on podinfo may apply before its HelmRelease "
+        "is upgraded"
+    )
+    assert notes[1].endswith("and commit")
 
 
 def test_values_passed_through_a_config_map_change_the_helm_release(tmp_path: Path) -> None:

@@ -9,7 +9,16 @@ sync prunes what leaves its folder but skips what is annotated ``Prune=false``, 
 Namespace is (gitops-engine pkg/sync ``syncContext.pruneObject`` → ``isPruningDisabled``), refuses
 to prune everything without ``allowEmpty`` (``autoSync``: "auto-sync will wipe out all
 resources"), and sees only the live objects its project permits (controller/state.go
-``CompareAppState`` → ``IsLiveResourcePermitted``)."""
+``CompareAppState`` → ``IsLiveResourcePermitted``).
+
+A folder that builds to nothing is accepted all the way (checked in argo-cd master, read
+for #38): the repo-server's ``GenerateManifests`` runs kustomize (util/kustomize ``Build``),
+whose empty output gitops-engine ``kube.SplitYAML`` turns into no objects and no error, and
+returns an empty ``ManifestResponse`` (nothing there checks for an empty result);
+``CompareAppState`` (``GetRepoObjs``) then compares no targets with the live
+objects, each ``RequiresPruning``; ``autoSync``'s "wipe out all resources" guard is skipped
+with ``allowEmpty``; and ``SyncAppState`` hands the prune tasks to gitops-engine's
+``syncContext.Sync``, which succeeds once they ran ("no more tasks")."""
 
 from __future__ import annotations
 
@@ -111,7 +120,8 @@ def test_the_last_tenant_leaving_a_cluster_has_its_accounts_pruned_before_the_ap
 
     built(repo, "--drained", "tenant/team-a/prod-1")
     assert not (repo / "output/tenants/prod-1/tenants.yaml").exists()
-    assert build(repo / "output/tenants/prod-1", kustomize) == ""  # resources: []
+    # resources: []: nothing, which GenerateManifests and autoSync accept (module docstring)
+    assert build(repo / "output/tenants/prod-1", kustomize) == ""
     project, application = documents(repo, "argocd/tenants.yaml")
     assert application["spec"]["syncPolicy"]["automated"] == {
         "prune": True,

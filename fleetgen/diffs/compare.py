@@ -37,6 +37,7 @@ from fleetgen.diffs.notes import (
     _runtime_notes,
     _uninstalls,
     draining_notes,
+    instance_moves,
     narrowed,
     stranded,
     stuck,
@@ -192,8 +193,9 @@ def compare(
     deletions, unreachable = stranded(deletions, changes)
     deletions, locked_out = narrowed(deletions, head)
     deletions, blocked = stuck(deletions, changes)
-    notes += unreachable + locked_out + blocked + draining_notes(base, head)
-    notes += tenant_prunes(changes)
+    deleting = any(d.workloads == "deleted" for d in deletions)
+    notes += unreachable + locked_out + blocked + draining_notes(base, head, deleting)
+    notes += tenant_prunes(changes) + instance_moves(deletions, changes)
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

@@ -18,6 +18,7 @@ from fleetgen.diffs.report import Deletion
 from fleetgen.inputs.record import done_when
 from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.rules.argoproject import destination_permitted
+from fleetgen.rules.flux import gate_name
 from fleetgen.util.layout import argocd_part
 
 
@@ -156,14 +157,15 @@ def narrowed(deletions: list[Deletion], head: Side) -> tuple[list[Deletion], lis
     ]
 
 
-def draining_notes(base: Side, head: Side) -> list[str]:
+def draining_notes(base: Side, head: Side, deleting: bool) -> list[str]:
     """A note per removal that starts or stops draining (`fleetgen.settle.draining`), and per
     HelmRelease move that starts or ends (`fleetgen.settle.moves`): what fleetgen keeps for the
-    controllers and how to confirm it is done, or what goes."""
+    controllers and how to confirm it is done, or what goes; the order of events only where a
+    removed Application or Kustomization deletes its workloads (``deleting``)."""
     before, after, drains = base.record.pending, head.record.pending, head.record.draining
     notes = [
         f"{name} moves, step by step: fleetgen keeps {after[name]}; once {done_when(name)}, "
-        f"run `fleetgen build --drained {name}` and commit"
+        f"run `fleetgen build --drained {name}` and commit{_unchecked_gate(head, name)}"
         for name in sorted(after.keys() - before.keys())
         if name in head.record.moving
     ]
@@ -175,7 +177,9 @@ def draining_notes(base: Side, head: Side) -> list[str]:
         for name in sorted(after.keys() - before.keys())
         if name in drains
     ]
-    if any(not drains[n].kinds_only() for n in after.keys() - before.keys() if n in drains):
+    if deleting and any(
+        not drains[n].kinds_only() for n in after.keys() - before.keys() if n in drains
+    ):
         notes.append(
             "order of events: this change's sync applies the kept objects (AppProjects first, "
             "wave -1) and stops generating the removed placements (ApplicationSets, wave 0; "
@@ -240,6 +244,66 @@ def tenant_prunes(changes: list[Change]) -> list[str]:
 
 
 _TENANTS = ".tenants"
+
+
+def _unchecked_gate(side: Side, name: str) -> str:
+    """What the first step of move ``name`` (``release/<cluster>/<app>``) cannot hold: the root
+    applies the HelmRelease then, and with ``source_per_namespace`` a spoke's gate reads the
+    spoke's GitRepository, the root another, so kustomize-controller's ``checkDependencies``
+    compares no revision (`fleetgen.settle.moves`); "" elsewhere."""
+    fleet = side.loaded.fleet if side.loaded is not None else None
+    _, cluster, app = name.split("/")
+    if fleet is None or not fleet.flux.source_per_namespace or cluster == fleet.flux.hub:
+        return ""
+    if not any(app in other.depends_on for other in fleet.apps):
+        return ""
+    return (
+        f"; until then its gate {gate_name(app)} on {cluster} reads the spoke's GitRepository "
+        "and the root another, so it checks only that the root is Ready: on an upgrade in this "
+        f"step, the apps that depend on {app} may apply before its HelmRelease is upgraded"
+    )
+
+
+def instance_moves(deletions: list[Deletion], changes: list[Change]) -> list[str]:
+    """A note per cluster whose Applications leave one Argo CD instance for another under the
+    same names: what the leaving instance's removal does and that the other adopts the
+    workloads. Both track them by Application name (argo-cd util/argo ``GetAppName``), so the
+    arriving Application's first sync applies over the live objects; the leaving one deletes
+    them only with its resources finalizer (``finalizeApplicationDeletion``), which a build
+    refuses here (`fleetgen.settle.handover`) until an orphaning sync dropped it
+    (``createOrUpdateInCluster`` copies the template's finalizers)."""
+    arriving = {
+        (c.obj.key.name, c.where.cluster): _instance(c)
+        for c in changes
+        if c.op == "added" and c.source == "derived"
+    }
+    moving: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for deletion in deletions:
+        change = deletion.change
+        leaves = _instance(change)
+        arrives = arriving.get((change.obj.key.name, change.where.cluster))
+        if change.source == "derived" and arrives not in (None, leaves):
+            where = (str(change.where.cluster), leaves, str(arrives), deletion.workloads or "")
+            moving[where].append(change.obj.key.name)
+    return [
+        f"Applications {', '.join(sorted(names))} on {cluster} change Argo CD instance "
+        f"({leaves} → {arrives}): both track the workloads by Application name; "
+        + (
+            f"the {leaves} instance removes its Applications, whose resources finalizer "
+            f"deletes the workloads, including what the {arrives} instance's have just "
+            "adopted: orphan them first (docs/draining.md)"
+            if fate == "deleted"
+            else f"the {leaves} instance removes its Applications, deleting nothing "
+            f"(workloads {fate}), and the {arrives} instance's adopt them on their first sync"
+        )
+        for (cluster, leaves, arrives, fate), names in sorted(moving.items())
+    ]
+
+
+def _instance(change: Change) -> str:
+    """The folder of the Argo CD instance whose ApplicationSet generates a derived Application,
+    as the report shows it (``output/argocd-prod/``)."""
+    return change.file.removesuffix(change.obj.file.partition("/")[2])
 
 
 def _named(obj: Obj) -> str:

@@ -72,7 +72,10 @@ class FluxOptions(Spec):
     holding `flux/gate/` beside the cluster folders), even with `source`. With
     `source_per_namespace` a spoke's gate reads the spoke's source and checks only that the root
     is Ready: on an upgrade its dependents may apply before the chart is upgraded (a build
-    warning; without the option they are held). Bootstrap's root Kustomization must not `wait`
+    warning; without the option they are held). While a HelmRelease moves into its own
+    Kustomization, the root still applies it (the move's first step): its gate then reads as an
+    unwrapped one, so a spoke's with `source_per_namespace` checks only the root's Ready in that
+    step (the move's note says so). Bootstrap's root Kustomization must not `wait`
     (bootstrap's does not; `fleetgen import` reports one that does): the gates it applies wait
     for it, and it for them, so neither is ever Ready and the dependents never apply.
 

@@ -103,13 +103,15 @@ def _unwrapped(
     file: OutputFile, moves: list[Wrapped], objects: Mapping[str, tuple[Any, ...]]
 ) -> OutputFile:
     """The home ``file`` with the wrappers of ``moves`` replaced by their objects, annotated,
-    and no longer named in another Kustomization's ``dependsOn`` (a gate's): the root applies
-    the objects in this generation, and a missing dependency would hold the gate
-    (kustomize-controller's ``checkDependencies``)."""
+    and their gates as they read unwrapped: the root applies the objects in this generation, so
+    a gate ``dependsOn`` the root alone (a missing wrapper would hold it: kustomize-controller's
+    ``checkDependencies``) and reads the root's source, whose revision that function compares
+    only between Kustomizations of one ``sourceRef`` (`fleetgen.emit.flux.dependencies.gate`)."""
     wrappers = {m.wrapper for m in moves}
+    gates = {_identity(m.gate): m.gate for m in moves if m.gate is not None}
     drains = file.drains or ("",) * len(file.documents)
     kept = [
-        (_without_dependencies(doc, wrappers), drain)
+        (gates.get(_identity(doc), doc), drain)
         for doc, drain in zip(file.documents, drains, strict=True)
         if not (doc.get("kind") == "Kustomization" and doc["metadata"]["name"] in wrappers)
     ]
@@ -119,21 +121,6 @@ def _unwrapped(
         documents=(*(doc for doc, _ in kept), *added),
         drains=(*(drain for _, drain in kept), *("",) * len(added)) if file.drains else (),
     )
-
-
-def _without_dependencies(doc: Any, names: set[str]) -> Any:
-    """``doc`` without the ``dependsOn`` entries naming one of ``names`` in its namespace."""
-    if not isinstance(doc, dict) or doc.get("kind") != "Kustomization":
-        return doc
-    spec = doc["spec"]
-    refs = spec.get("dependsOn")
-    if not refs:
-        return doc
-    kept = [ref for ref in refs if "namespace" in ref or ref["name"] not in names]
-    if len(kept) == len(refs):
-        return doc
-    # A gate, the one Kustomization that names a wrapper, keeps its dependency on the root.
-    return {**doc, "spec": {**spec, "dependsOn": kept}}
 
 
 def _annotated(documents: Iterable[Any]) -> tuple[Any, ...]:

@@ -29,6 +29,7 @@ class Wrapped:
     name: str  # the move's name in the record (release/<cluster>/<app>)
     home: str  # the file that holds the wrapper, where the objects lay unwrapped
     wrapper: str  # the name of the wrapping Kustomization
+    gate: Any = None  # the gate of the objects as it reads while they lie unwrapped (or None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,11 +176,15 @@ def wrapper(
     )
 
 
-def wrapped_as(placement: Placement, home: Home) -> Wrapped:
+def wrapped_as(placement: Placement, home: Home, gate: dict[str, Any] | None) -> Wrapped:
     """How the wrapped HelmRelease of ``placement`` would have lain unwrapped: in ``home``'s
-    file, which now holds its wrapper (`fleetgen.settle.moves`)."""
+    file, which now holds its wrapper, with ``gate`` (its unwrapped gate, if it has one) in
+    front of it (`fleetgen.settle.moves`)."""
     return Wrapped(
-        release_move(placement.cluster, placement.app), home.file, wrapper_name(placement.app)
+        release_move(placement.cluster, placement.app),
+        home.file,
+        wrapper_name(placement.app),
+        gate,
     )
 
 

@@ -154,7 +154,8 @@ def kustomization_docs(
             objects = _ordered(
                 _chart_objects(fleet, app_, accounts.get(app_.project), placement, home, same)
             )
-            if (placement.app, placement.cluster) in gates:
+            gated = (placement.app, placement.cluster) in gates
+            if gated:
                 gate = dependencies.gate(plan, placement, home, placement.app in wraps)
                 found += _ordered([gate])
             if placement.app not in wraps:
@@ -162,7 +163,8 @@ def kustomization_docs(
                 continue
             found += _ordered([dependencies.wrapper(plan, placement, home, other)])
             path = dependencies.release_file(home, placement.app)
-            wrapped[path] = (dependencies.wrapped_as(placement, home), objects)
+            unwrapped = dependencies.gate(plan, placement, home, False) if gated else None
+            wrapped[path] = (dependencies.wrapped_as(placement, home, unwrapped), objects)
             continue
         deps = dependencies.kustomization_deps(app_, charts, home.namespace)
         deps += extra_deps.get((placement.app, placement.cluster), ())
