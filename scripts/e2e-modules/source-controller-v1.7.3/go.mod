@@ -1,4 +1,4 @@
-// fluxcd/source-controller v1.7.3 (Flux 2.7), built from its module root (its main package).
+// fluxcd/source-controller v1.7.3 (Flux 2.7.3), built from its module root (its main package).
 // Its replace lines are copied; ./api is its published api module of the same version.
 module fleetgen.e2e/source-controller-v1.7.3
 

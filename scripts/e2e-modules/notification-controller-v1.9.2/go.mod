@@ -1,6 +1,6 @@
-// fluxcd/notification-controller v1.9.3 (Flux 2.9), built from its module root (its main package).
+// fluxcd/notification-controller v1.9.2 (Flux 2.9.2), built from its module root (its main package).
 // Its replace lines are copied; ./api is its published api module of the same version.
-module fleetgen.e2e/notification-controller-v1.9.3
+module fleetgen.e2e/notification-controller-v1.9.2
 
 go 1.26.0
 
@@ -52,8 +52,8 @@ require (
 	github.com/exponent-io/jsonpath v0.0.0-20210407135951-1de76d718b3f // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fluxcd/cli-utils v1.2.2 // indirect
-	github.com/fluxcd/notification-controller v1.9.3 // indirect
-	github.com/fluxcd/notification-controller/api v1.9.3 // indirect
+	github.com/fluxcd/notification-controller v1.9.2 // indirect
+	github.com/fluxcd/notification-controller/api v1.9.2 // indirect
 	github.com/fluxcd/pkg/apis/acl v0.10.0 // indirect
 	github.com/fluxcd/pkg/apis/event v0.27.1 // indirect
 	github.com/fluxcd/pkg/apis/kustomize v1.19.1 // indirect
@@ -153,7 +153,7 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.1 // indirect
 	github.com/sergi/go-diff v1.4.0 // indirect
-	github.com/sethvargo/go-limiter v1.2.0 // indirect
+	github.com/sethvargo/go-limiter v1.1.0 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
 	github.com/slok/go-http-metrics v0.13.0 // indirect
@@ -220,6 +220,6 @@ require (
 
 tool github.com/fluxcd/notification-controller
 
-replace github.com/fluxcd/notification-controller/api => github.com/fluxcd/notification-controller/api v1.9.3
+replace github.com/fluxcd/notification-controller/api => github.com/fluxcd/notification-controller/api v1.9.2
 
 replace gopkg.in/yaml.v3 => gopkg.in/yaml.v3 v3.0.1

@@ -1,0 +1,127 @@
+"""Flux's controllers run outside the cluster they reconcile, as their own tests run them:
+kubeconfig by KUBECONFIG, RUNTIME_NAMESPACE, leader election off, loopback ports; the CRDs
+installed from the controllers' own modules; the bootstrap objects applied as ``flux bootstrap``
+writes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fleetgen.manifests.yamlio import load_all
+from tests.e2e.controlplane import ControlPlane
+from tests.e2e.kube import Kube
+from tests.e2e.pki import Authority
+from tests.e2e.processes import LOOPBACK, Processes, free_port, wait_for
+from tests.e2e.tools import program
+
+NAMESPACE = "flux-system"
+RELEASES = {
+    "2.9": {"source": "v1.9.3", "kustomize": "v1.9.3", "helm": "v1.6.2"},
+    "2.7": {"source": "v1.7.3", "kustomize": "v1.7.2", "helm": "v1.4.3"},
+}
+
+
+@dataclass(frozen=True)
+class Flux:
+    """The Flux running for ``plane`` at ``release``."""
+
+    plane: ControlPlane
+    release: str
+
+
+def install_crds(kube: Kube, folder: Path) -> None:
+    """Apply every CRD under ``folder`` and wait until the API server serves them."""
+    names = []
+    for path in sorted(folder.rglob("*.yaml")):
+        for doc in load_all(path.read_text()):
+            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                kube.apply(doc)
+                names.append(doc["metadata"]["name"])
+
+    def established() -> bool:
+        for name in names:
+            crd = kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
+            conditions = crd.get("status", {}).get("conditions") or []
+            if not any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
+                return False
+        return True
+
+    wait_for("CRDs established", established, 60)
+
+
+def start_flux(
+    processes: Processes, plane: ControlPlane, release: str, folder: Path, authority: Authority
+) -> Flux:
+    """Install Flux ``release``'s CRDs on ``plane`` and start its controllers against it,
+    trusting ``authority`` (the loopback Git server's certificate)."""
+    kube = plane.kube()
+    kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    versions = RELEASES[release]
+    env = {
+        "KUBECONFIG": str(plane.kubeconfig),
+        "RUNTIME_NAMESPACE": NAMESPACE,
+        "SSL_CERT_FILE": str(authority.cert),
+    }
+    for short, version in versions.items():
+        name = f"{short}-controller"
+        binary = program(f"{name}-{version}", name)
+        install_crds(kube, binary.parent / "config")
+        args: list[str | Path] = [
+            binary,
+            "--enable-leader-election=false",
+            "--log-level=debug",
+            "--metrics-addr",
+            f"{LOOPBACK}:{free_port()}",
+            "--health-addr",
+            f"{LOOPBACK}:{free_port()}",
+        ]
+        if short == "source":
+            storage = free_port()
+            (folder / "storage").mkdir(parents=True, exist_ok=True)
+            args += [
+                "--storage-path",
+                folder / "storage",
+                "--storage-addr",
+                f"{LOOPBACK}:{storage}",
+                "--storage-adv-addr",
+                f"{LOOPBACK}:{storage}",
+            ]
+        else:
+            args += ["--requeue-dependency", "2s"]
+        processes.start(f"{plane.name}-{name}", args, env=env)
+    return Flux(plane, release)
+
+
+def bootstrap(kube: Kube, url: str, branch: str, path: str) -> None:
+    """The GitRepository and Kustomization ``flux bootstrap git --url=URL --branch=BRANCH
+    --path=PATH`` commits (flux2's ``sync.Generate``), applied directly: the controllers run
+    outside the cluster, so no ``gotk-components``."""
+    source: dict[str, Any] = {
+        "apiVersion": "source.toolkit.fluxcd.io/v1",
+        "kind": "GitRepository",
+        "metadata": {"name": NAMESPACE, "namespace": NAMESPACE},
+        "spec": {"interval": "1m0s", "ref": {"branch": branch}, "url": url},
+    }
+    root: dict[str, Any] = {
+        "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+        "kind": "Kustomization",
+        "metadata": {"name": NAMESPACE, "namespace": NAMESPACE},
+        "spec": {
+            "interval": "10m0s",
+            "path": f"./{path}",
+            "prune": True,
+            "sourceRef": {"kind": "GitRepository", "name": NAMESPACE},
+        },
+    }
+    kube.apply(source)
+    kube.apply(root)
+
+
+def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = "") -> bool:
+    """Whether the Flux object is Ready (at ``revision``, a commit's sha, where given)."""
+    status = kube.get(api_version, kind, name, NAMESPACE).get("status", {})
+    conditions = {c["type"]: c for c in status.get("conditions", [])}
+    applied = status.get("lastAppliedRevision") or status.get("artifact", {}).get("revision", "")
+    return conditions.get("Ready", {}).get("status") == "True" and applied.endswith(revision)
