@@ -237,7 +237,8 @@ def test_default_hub_says_it_needs_cross_namespace_refs(tmp_path: Path) -> None:
         "namespace": "flux-system",
     }
     assert (
-        "must allow cross-namespace references (it must not run with\n`--no-cross-namespace-refs`)"
+        "kustomize-controller and helm-controller must allow cross-namespace references\n"
+        "(neither may run with `--no-cross-namespace-refs`)"
     ) in (out / "README.md").read_text()
 
 
