@@ -6,6 +6,7 @@ writes them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +126,12 @@ def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = ""
     conditions = {c["type"]: c for c in status.get("conditions", [])}
     applied = status.get("lastAppliedRevision") or status.get("artifact", {}).get("revision", "")
     return conditions.get("Ready", {}).get("status") == "True" and applied.endswith(revision)
+
+
+def reconcile(kube: Kube, api_version: str, kind: str, name: str) -> None:
+    """What ``flux reconcile`` does: the requestedAt annotation, which the controllers'
+    predicates pass (``ReconcileRequestedPredicate``)."""
+    path = kube.path(api_version, kind, NAMESPACE, name)
+    stamp = datetime.now().isoformat()
+    patch = {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": stamp}}}
+    kube.request("PATCH", path, patch, kind="merge")

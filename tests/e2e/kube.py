@@ -81,6 +81,10 @@ class Kube:
                     )
         return self._kinds[(api_version, kind)]
 
+    def namespaced(self, api_version: str, kind: str) -> bool:
+        """Whether ``kind`` objects live in namespaces."""
+        return self._resource(api_version, kind)[1]
+
     def path(self, api_version: str, kind: str, namespace: str | None, name: str = "") -> str:
         """The REST path of ``kind`` objects (in ``namespace``), or of the one named ``name``."""
         plural, namespaced = self._resource(api_version, kind)
