@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.controlplane import start_control_plane
 from tests.e2e.fleetrepo import FleetRepo
-from tests.e2e.flux import bootstrap, start_flux
+from tests.e2e.flux import bootstrap, bootstrap_files, start_flux
 from tests.e2e.gitserver import git_server
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes
@@ -95,3 +95,52 @@ def test_flux_transitions_do_what_diff_says(
         pod = kube.get("apps/v1", "Deployment", "echo", "echo")["spec"]["template"]
         assert pod["metadata"]["labels"]["chart"] == "0.2.0"
         timeline.say("alpha: Deployment echo/echo runs the 0.2.0 template")
+
+
+ALPHA = 'clusters=[Cluster(name="alpha", env="dev", server="https://127.0.0.1:6443")]'
+BOTH = (
+    'clusters=[Cluster(name="alpha", env="dev", server="https://127.0.0.1:6443"), '
+    'Cluster(name="beta", env="dev", server="https://127.0.0.1:6444")]'
+)
+
+
+@pytest.mark.parametrize("release", ["2.9", "2.7"])
+def test_flux_cluster_removal_does_what_diff_says(
+    tmp_path: Path, processes: Processes, authority: Authority, etcd: str, release: str
+) -> None:
+    """Remove cluster beta (a second control plane with its own Flux, bootstrapped as ``flux
+    bootstrap`` commits it: ``flux-system/`` in its folder). fleetgen removes the folder's files
+    but ``flux-system/``; diff says beta's Kustomization web and HelmRelease echo ``deleted``
+    (cascade_delete=True), Kustomization api ``orphaned``, the Namespaces
+    ``kept-prune-disabled``. Live on beta, the root applies ``flux-system/`` alone and prunes the
+    rest (kustomize-controller ``prune`` → ``deleteObjects``): the Kustomizations' ``finalize``
+    and helm-controller's ``reconcileDelete`` (uninstall) act as in the app removal; alpha is
+    untouched (its diff is empty)."""
+    timeline = Timeline(f"Flux {release}: remove cluster beta on fleet fluxwalk")
+    with git_server(tmp_path / "repos" / "served", authority) as base:
+        repo = FleetRepo.create("fluxwalk", tmp_path / "repos", base)
+        repo.edit("fleet.py", ALPHA, BOTH)
+        clusters = {}
+        for name in ("alpha", "beta"):
+            folder = f"output/flux/clusters/{name}"
+            bootstrap_files(repo.work, repo.url, "main", folder)
+            plane = start_control_plane(processes, name, tmp_path / name, etcd, authority)
+            start_flux(processes, plane, release, tmp_path / f"flux-{name}", authority)
+            logs = sorted((tmp_path / "logs").glob(f"{name}-*-controller.log"))
+            clusters[name] = (plane.kube(), logs)
+        head = repo.commit("clusters alpha and beta, bootstrapped")
+        for name, (kube, _) in clusters.items():
+            bootstrap(kube, repo.url, "main", f"output/flux/clusters/{name}")
+            timeline.say(f"{name}: bootstrapped on {head[:7]} (output/flux/clusters/{name})")
+        walk = Walkthrough(repo, clusters, timeline)
+        walk.settled("alpha")
+        walk.settled("beta")
+
+        removed = walk.step("remove cluster beta", lambda: repo.edit("fleet.py", BOTH, ALPHA))
+        kept = sorted(p.name for p in (repo.work / "output/flux/clusters/beta").rglob("*"))
+        assert kept == ["flux-system", "gotk-sync.yaml", "kustomization.yaml"], kept
+        verdicts = {(d["kind"], d["name"]): d["workloads"] for d in removed["deletions"]}
+        assert verdicts[("HelmRelease", "echo")] == "deleted"
+        assert all(d["clusters"] == ["beta"] for d in removed["deletions"])
+        walk.settled("beta")
+        walk.settled("alpha")
