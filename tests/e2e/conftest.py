@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.controlplane import start_etcd
+from tests.e2e.loopback import guard_sockets
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test process connects to nothing but loopback (issue #41 point 2)."""
+    guard_sockets(monkeypatch.setattr)
 
 
 @pytest.fixture

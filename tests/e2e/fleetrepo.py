@@ -3,10 +3,12 @@ loopback Git server the controllers read."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import run_fleetgen_process
 
@@ -54,6 +56,15 @@ class FleetRepo:
         ran = run_fleetgen_process(self.work, *args)
         assert ran.returncode in (0, 1), ran.stdout + ran.stderr  # diff exits 1 on changes
         return ran.stdout + ran.stderr
+
+    def diff(self, base: str, head: str) -> dict[str, Any]:
+        """``fleetgen diff --base BASE --head HEAD --format json``: the report (docs/diff.md)."""
+        ran = run_fleetgen_process(
+            self.work, "diff", "--base", base, "--head", head, "--format", "json", "--quiet"
+        )
+        assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+        report: dict[str, Any] = json.loads(ran.stdout)
+        return report
 
     def head(self) -> str:
         """The sha of the commit checked out."""

@@ -5,7 +5,9 @@ writes them."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +96,9 @@ def start_flux(
     return Flux(plane, release)
 
 
-def bootstrap(kube: Kube, url: str, branch: str, path: str) -> None:
+def sync_objects(url: str, branch: str, path: str) -> list[dict[str, Any]]:
     """The GitRepository and Kustomization ``flux bootstrap git --url=URL --branch=BRANCH
-    --path=PATH`` commits (flux2's ``sync.Generate``), applied directly: the controllers run
-    outside the cluster, so no ``gotk-components``."""
+    --path=PATH`` writes (flux2's ``sync.Generate``, its ``gotk-sync.yaml``)."""
     source: dict[str, Any] = {
         "apiVersion": "source.toolkit.fluxcd.io/v1",
         "kind": "GitRepository",
@@ -115,8 +116,30 @@ def bootstrap(kube: Kube, url: str, branch: str, path: str) -> None:
             "sourceRef": {"kind": "GitRepository", "name": NAMESPACE},
         },
     }
-    kube.apply(source)
-    kube.apply(root)
+    return [source, root]
+
+
+def bootstrap(kube: Kube, url: str, branch: str, path: str) -> None:
+    """Apply what ``flux bootstrap`` applies to sync (`sync_objects`) directly: the controllers
+    run outside the cluster, so no ``gotk-components``."""
+    for doc in sync_objects(url, branch, path):
+        kube.apply(doc)
+
+
+def bootstrap_files(work: Path, url: str, branch: str, path: str) -> None:
+    """What ``flux bootstrap`` commits in ``PATH/flux-system/`` of the working copy ``work``:
+    ``gotk-sync.yaml`` and the ``kustomization.yaml`` listing it (without
+    ``gotk-components.yaml``: the controllers run outside the cluster), so the root applies
+    itself, as on a bootstrapped cluster."""
+    folder = work / path / NAMESPACE
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gotk-sync.yaml").write_text(
+        "---\n".join(json.dumps(doc) + "\n" for doc in sync_objects(url, branch, path))
+    )
+    (folder / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+        "resources:\n- gotk-sync.yaml\n"
+    )
 
 
 def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = "") -> bool:
@@ -125,3 +148,12 @@ def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = ""
     conditions = {c["type"]: c for c in status.get("conditions", [])}
     applied = status.get("lastAppliedRevision") or status.get("artifact", {}).get("revision", "")
     return conditions.get("Ready", {}).get("status") == "True" and applied.endswith(revision)
+
+
+def reconcile(kube: Kube, api_version: str, kind: str, name: str) -> None:
+    """What ``flux reconcile`` does: the requestedAt annotation, which the controllers'
+    predicates pass (``ReconcileRequestedPredicate``)."""
+    path = kube.path(api_version, kind, NAMESPACE, name)
+    stamp = datetime.now().isoformat()
+    patch = {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": stamp}}}
+    kube.request("PATCH", path, patch, kind="merge")

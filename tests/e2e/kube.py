@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from tests.e2e.loopback import in_value, require
+
 FIELD_MANAGER = "fleetgen-e2e"
 
 
@@ -31,6 +33,9 @@ class Kube:
     token: str
     ca: Path
     _kinds: dict[tuple[str, str], tuple[str, bool]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        require(in_value({"server": self.server}, "Kube"))
 
     def request(self, method: str, path: str, body: Any = None, kind: str = "json") -> Any:
         """``method`` on ``path``; the answer's JSON (None when empty)."""
@@ -76,6 +81,10 @@ class Kube:
                     )
         return self._kinds[(api_version, kind)]
 
+    def namespaced(self, api_version: str, kind: str) -> bool:
+        """Whether ``kind`` objects live in namespaces."""
+        return self._resource(api_version, kind)[1]
+
     def path(self, api_version: str, kind: str, namespace: str | None, name: str = "") -> str:
         """The REST path of ``kind`` objects (in ``namespace``), or of the one named ``name``."""
         plural, namespaced = self._resource(api_version, kind)
@@ -84,8 +93,10 @@ class Kube:
         return f"{base}{where}/{plural}" + (f"/{name}" if name else "")
 
     def apply(self, doc: dict[str, Any], namespace: str | None = None) -> Any:
-        """Server-side apply ``doc`` (``namespace`` where it names none)."""
+        """Server-side apply ``doc`` (``namespace`` where it names none); refused when it holds
+        an address not on loopback."""
         meta = doc["metadata"]
+        require(in_value(doc, f"{doc['kind']} {meta['name']}"))
         where = meta.get("namespace", namespace)
         _, namespaced = self._resource(doc["apiVersion"], doc["kind"])
         if namespaced and where and "namespace" not in meta:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.e2e.loopback import in_process, require
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -57,7 +59,10 @@ class Processes:
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
     ) -> Path:
-        """Start ``argv`` as ``name``; returns its log."""
+        """Start ``argv`` as ``name``; returns its log. Refused when an address it is given (an
+        argument, a variable, a kubeconfig) is not on loopback."""
+        environment = {**os.environ, **(env or {})}
+        require(in_process(name, argv, environment))
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{name}.log"
         with log.open("ab") as out:
@@ -65,7 +70,7 @@ class Processes:
                 [str(arg) for arg in argv],
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **(env or {})},
+                env=environment,
                 cwd=cwd,
                 start_new_session=True,
             )

@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.controlplane import ControlPlane, start_control_plane
 from tests.e2e.fleetrepo import FleetRepo
-from tests.e2e.flux import NAMESPACE, bootstrap, ready, start_flux
+from tests.e2e.flux import NAMESPACE, bootstrap, ready, reconcile, start_flux
 from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube
 from tests.e2e.pki import Authority
@@ -35,14 +35,6 @@ def _applied(obj: dict[str, Any], manager: str) -> datetime:
     """When ``manager`` last wrote ``obj`` (its managedFields entry)."""
     times = [_time(m["time"]) for m in obj["metadata"]["managedFields"] if m["manager"] == manager]
     return max(times)
-
-
-def _reconcile(kube: Kube, api_version: str, kind: str, name: str) -> None:
-    """What ``flux reconcile`` does: the requestedAt annotation."""
-    path = kube.path(api_version, kind, NAMESPACE, name)
-    stamp = datetime.now().isoformat()
-    patch = {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": stamp}}}
-    kube.request("PATCH", path, patch, kind="merge")
 
 
 @pytest.mark.parametrize("release", ["2.9", "2.7"])
@@ -80,7 +72,7 @@ def test_flux_applies_the_fleet_and_holds_depends_on_a_chart_app_on_upgrades(
         )
         repo.edit("apps/web/deployment.yaml", "web:1.0.0", "web:2.0.0")
         upgraded = repo.commit("upgrade echo and web")
-        _reconcile(kube, SOURCE, "GitRepository", NAMESPACE)
+        reconcile(kube, SOURCE, "GitRepository", NAMESPACE)
         wait_for(
             "web upgraded",
             lambda: ready(kube, KUSTOMIZE, "Kustomization", "web", upgraded),

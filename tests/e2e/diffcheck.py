@@ -1,0 +1,201 @@
+"""The live objects of a cluster under Flux against what ``fleetgen diff --format json`` said of
+the commit it just applied (docs/diff.md): each deletion's verdict on its workloads, each field a
+generated object changes, each chart version and value a release changes. A disagreement fails,
+whichever side is wrong; each outcome is said on the timeline as it is observed.
+
+What the verdicts rely on, in Flux's source:
+- ``deleted``/``orphaned``/``kept-suspended`` of a Kustomization: kustomize-controller's
+  ``finalize`` deletes the inventory (``deleteObjects``) only where
+  ``finalizerShouldDeleteResources`` holds (not suspended, ``deletionPolicy`` Delete, or
+  MirrorPrune with prune) and removes its finalizer only afterwards — so once the object is gone,
+  what it kept stays kept;
+- the same of a HelmRelease: helm-controller's ``reconcileDelete`` uninstalls only when not
+  suspended (``reconcileReleaseDeletion``), and Helm's uninstall keeps what carries
+  ``helm.sh/resource-policy: keep`` (fleetgen's post-renderer in orphan mode);
+- ``kept-prune-disabled``: kustomize-controller's prune (``deleteObjects`` through the
+  ``ssa`` resource manager) skips an object annotated ``kustomize.toolkit.fluxcd.io/prune:
+  disabled``;
+- a suspended HelmRelease deploys nothing: helm-controller's ``Reconcile`` returns early
+  ("reconciliation is suspended for this object") after its finalizer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.flux import NAMESPACE, reconcile
+from tests.e2e.kube import Kube
+from tests.e2e.live import HELM, VERSIONS, Obj, Snapshot, get, helm_release
+from tests.e2e.processes import wait_for
+from tests.e2e.timeline import Timeline
+
+_STEP = re.compile(r'\.?([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]|\[([^\]=]+)=([^\]]*)\]')
+_ABSENT = object()
+
+
+def at(value: Any, path: str) -> Any:
+    """The value at a diff field ``path`` (``spec.values.replicas``, ``labels["a/b"]``,
+    ``items[0]``, ``entries[name=x]``); None where it is absent."""
+    for key, quoted, index, field, wanted in _STEP.findall(path):
+        if isinstance(value, dict) and (key or quoted):
+            value = value.get(key or quoted, _ABSENT)
+        elif isinstance(value, list) and index:
+            value = value[int(index)] if int(index) < len(value) else _ABSENT
+        elif isinstance(value, list) and field:
+            value = next((i for i in value if str(i.get(field)) == wanted), _ABSENT)
+        else:
+            value = _ABSENT
+        if value is _ABSENT:
+            return None
+    return value
+
+
+def _obj(entry: dict[str, Any]) -> Obj:
+    return Obj(VERSIONS[entry["group"]], entry["kind"], entry["namespace"], entry["name"])
+
+
+class Check:
+    """One cluster's live objects compared with one commit's diff report."""
+
+    def __init__(
+        self, kube: Kube, cluster: str, timeline: Timeline, logs: Sequence[Path], timeout: float
+    ) -> None:
+        self.kube, self.cluster, self.timeline = kube, cluster, timeline
+        self.logs, self.timeout = list(logs), timeout
+
+    def _gone(self, obj: Obj) -> None:
+        wait_for(
+            f"{self.cluster}: {obj} gone",
+            lambda: get(self.kube, obj) is None,
+            self.timeout,
+            self.logs,
+        )
+
+    def deletions(self, report: dict[str, Any], before: Snapshot) -> None:
+        """Each deletion on this cluster: the object and its workloads as the verdict says."""
+        for entry in report["deletions"]:
+            if entry["engine"] != "flux" or self.cluster not in entry["clusters"]:
+                continue
+            obj, verdict = _obj(entry), entry["workloads"]
+            held = before.managed.get(obj, [])
+            if verdict == "kept-prune-disabled":
+                live = get(self.kube, obj)
+                assert live is not None, f"diff: {obj} kept (prune disabled); live: deleted"
+                assert "deletionTimestamp" not in live["metadata"], f"{obj} is being deleted"
+                self.timeline.say(f"{self.cluster}: {obj} kept (prune disabled), as diff said")
+                continue
+            if verdict == "stuck":
+                wait_for(
+                    f"{obj} terminating",
+                    lambda o=obj: (
+                        "deletionTimestamp" in (get(self.kube, o) or {}).get("metadata", {})
+                    ),
+                    self.timeout,
+                    self.logs,
+                )
+                self.timeline.say(f"{self.cluster}: {obj} stuck terminating, as diff said")
+                continue
+            self._gone(obj)
+            self.timeline.say(f"{self.cluster}: {obj} deleted (diff: workloads {verdict})")
+            for workload in held:
+                if verdict == "deleted":
+                    self._gone(workload)
+                    self.timeline.say(f"{self.cluster}:   {workload} deleted, as diff said")
+                elif verdict in ("orphaned", "kept-suspended"):
+                    live = get(self.kube, workload)
+                    assert live is not None, f"diff: {workload} {verdict}; live: deleted"
+                    assert "deletionTimestamp" not in live["metadata"], f"{workload} deleting"
+                    self.timeline.say(
+                        f"{self.cluster}:   {workload} kept ({verdict}), as diff said"
+                    )
+
+    def changes(self, report: dict[str, Any]) -> None:
+        """Each generated object added or changed in this cluster's folder is live with every
+        field the report gives its new value."""
+        folder = f"output/flux/clusters/{self.cluster}/"
+        for change in report["changes"]:
+            if change["source"] != "generated" or not change["file"].startswith(folder):
+                continue
+            if change["op"] == "removed":
+                continue  # the deletions above
+            obj = _obj(change)
+            live = get(self.kube, obj)
+            assert live is not None, f"diff: {obj} {change['op']}; live: absent"
+            for field in change["fields"]:
+                seen = at(live, field["path"])
+                assert seen == field["new"], (str(obj), field["path"], field["new"], seen)
+            paths = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])
+            self.timeline.say(f"{self.cluster}: {obj} {change['op']}: {paths}")
+
+    def releases(self, report: dict[str, Any], before: Snapshot) -> None:
+        """Each HelmRelease: suspended, helm-controller saw it and released nothing; else its
+        latest release is of its current spec, with the chart versions and values diff said."""
+        for doc in self.kube.list(HELM, "HelmRelease", NAMESPACE):
+            obj = Obj(HELM, "HelmRelease", NAMESPACE, doc["metadata"]["name"])
+            if doc["spec"].get("suspend"):
+                self._held(obj, before)
+                continue
+            wait_for(
+                f"{self.cluster}: {obj} released",
+                lambda o=obj: self._released(o),
+                self.timeout,
+                self.logs,
+            )
+            live = get(self.kube, obj) or {}
+            stored = helm_release(self.kube, live)
+            assert stored is not None
+            if not live["spec"].get("valuesFrom"):
+                assert stored.get("config") == live["spec"].get("values"), str(obj)
+            name = obj.name
+            for bump in report["charts"]["versions"]:
+                if bump["app"] == name and self.cluster in bump["clusters"]:
+                    assert stored["chart"]["metadata"]["version"] == bump["new"], bump
+            for value in report["charts"]["values"]:
+                if value["app"] == name and self.cluster in value["clusters"]:
+                    assert at(stored.get("config") or {}, value["path"]) == value["new"], value
+            self.timeline.say(
+                f"{self.cluster}: {obj}: Helm release v{stored['version']} "
+                f"(v{before.versions.get(obj, 0)} before), chart "
+                f"{stored['chart']['metadata']['version']}, values {stored.get('config')}"
+            )
+
+    def _released(self, obj: Obj) -> bool:
+        live = get(self.kube, obj) or {}
+        status = live.get("status", {})
+        ready = any(
+            c["type"] == "Ready" and c["status"] == "True" for c in status.get("conditions", [])
+        )
+        history = status.get("history") or [{}]
+        return bool(
+            ready
+            and status.get("observedGeneration") == live["metadata"]["generation"]
+            and history[0].get("chartVersion") == live["spec"]["chart"]["spec"]["version"]
+        )
+
+    def _held(self, obj: Obj, before: Snapshot) -> None:
+        """Suspended: request a reconcile as ``flux reconcile`` does (helm-controller's
+        predicates pass the requestedAt annotation) and wait until helm-controller logs that it
+        skipped the object — read from its cache after the root's apply, so with the commit's
+        spec — then its release is the one before the commit."""
+        log = next(p for p in self.logs if p.name.endswith("helm-controller.log"))
+        mark = f'"HelmRelease":{{"name":"{obj.name}","namespace":"{NAMESPACE}"}}'
+
+        def skips() -> int:
+            return sum(
+                "reconciliation is suspended" in line and mark in line
+                for line in log.read_text().splitlines()
+            )
+
+        seen = skips()
+        reconcile(self.kube, HELM, "HelmRelease", obj.name)
+        wait_for(f"{obj} skipped while suspended", lambda: skips() > seen, self.timeout)
+        stored = helm_release(self.kube, get(self.kube, obj) or {})
+        version = stored["version"] if stored else 0
+        assert version == before.versions.get(obj), (str(obj), version, before.versions)
+        self.timeline.say(
+            f"{self.cluster}: {obj} suspended: helm-controller skipped it, release stays "
+            f"v{version} (values {stored.get('config') if stored else None})"
+        )
