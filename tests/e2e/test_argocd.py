@@ -65,9 +65,9 @@ def test_argocd_applies_the_fleet_on_the_clusters_explain_names_in_waves(
     tmp_path: Path, processes: Processes, authority: Authority, etcd: str
 ) -> None:
     """Steady state on Argo CD: bootstrap.yaml applied as a user would; the root Application
-    syncs output/argocd/ (``CompareAppState``, ``syncContext.Sync``), External Secrets builds the
-    workload clusters' registrations from the fake store, the cluster generator
-    (``ClusterGenerator.GenerateParams``) selects them by fleetgen's labels and
+    syncs output/argocd/ (``CompareAppState``, gitops-engine's ``syncContext.Sync``), External
+    Secrets builds the workload clusters' registrations from the fake store, the cluster
+    generator (``ClusterGenerator.GenerateParams``) selects them by fleetgen's labels and
     ``createOrUpdateInCluster`` writes one Application per placement, which the application
     controller syncs to the cluster named by its destination (``Cluster.rawRestConfig``: a
     workload cluster's bearer token and CA from the registration; https://kubernetes.default.svc
@@ -80,9 +80,11 @@ def test_argocd_applies_the_fleet_on_the_clusters_explain_names_in_waves(
     automated sync off on the generated Applications and ``syncApplication`` sets the operation
     (initiated by ``applicationset-controller``) on the Pending ones; ``getAppsToSync`` allows
     wave 2 only once every wave-1 Application's status is Healthy
-    (``UpdateApplicationSetApplicationStatus``), which the application controller reports once
-    the Deployment is Available (its health check). So beta's sync starts no earlier than
-    alpha's Deployment became Available (both second-precision API timestamps)."""
+    (``UpdateApplicationSetApplicationStatus``), which follows the Application's health: Healthy
+    once the Deployment is Available (gitops-engine's ``getDeploymentHealth``). So beta's sync
+    starts no earlier than alpha's Deployment became Available (both second-precision API
+    timestamps, hence >=); without progressive syncs beta's sync is automated (no username) and
+    the test fails, as a run with them off showed."""
     with git_server(tmp_path / "repos" / "served", authority) as base:
         planes: dict[str, ControlPlane] = {
             name: start_control_plane(processes, name, tmp_path / name, etcd, authority)
