@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,13 +31,18 @@ class FleetRepo:
     url: str
 
     @classmethod
-    def create(cls, name: str, folder: Path, base_url: str) -> FleetRepo:
-        """Copy the e2e fleet ``name`` with its Git URL set, build and commit it, serve it."""
+    def create(
+        cls, name: str, folder: Path, base_url: str, placeholders: Mapping[str, str] = {}
+    ) -> FleetRepo:
+        """Copy the e2e fleet ``name`` with its Git URL set (and each of its ``placeholders`` in
+        fleet.py replaced: the API servers' loopback ports), build and commit it, serve it."""
         work, served = folder / "work", folder / "served" / "fleet.git"
         shutil.copytree(FLEETS / name, work)
         url = f"{base_url}/fleet.git"
         repo = cls(work, served, url)
         repo.edit("fleet.py", "GIT_URL", url)
+        for placeholder, value in placeholders.items():
+            repo.edit("fleet.py", placeholder, value)
         _git(work, "init", "-q", "-b", "main")
         served.parent.mkdir(parents=True)
         _git(folder, "init", "-q", "--bare", "-b", "main", str(served))
@@ -65,6 +71,12 @@ class FleetRepo:
         assert ran.returncode in (0, 1), ran.stdout + ran.stderr
         report: dict[str, Any] = json.loads(ran.stdout)
         return report
+
+    def explain(self) -> dict[str, Any]:
+        """``fleetgen explain --format json``: every app's placements, every cluster's apps."""
+        ran = run_fleetgen_process(self.work, "explain", "--format", "json")
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        return dict(json.loads(ran.stdout))
 
     def head(self) -> str:
         """The sha of the commit checked out."""
