@@ -59,7 +59,7 @@ from fleetgen.diffs.render import changed_bases, render_changes
 from fleetgen.diffs.rendercharts import chart_changes
 from fleetgen.diffs.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.diffs.sides import RefSpecError, load_side
-from fleetgen.diffs.syncs import sync_notes
+from fleetgen.diffs.syncs import held_notes, sync_notes
 from fleetgen.emit import pictures
 from fleetgen.manifests.k8s import Key
 from fleetgen.pipeline.incremental import StoredFiles
@@ -200,7 +200,8 @@ def compare(
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)
     notes += _runtime_notes(base, head, _touched(reaches).apps)
-    notes += sync_notes(base, head) + notification_notes(base, head)
+    notes += sync_notes(base, head) + held_notes(base, head, changes)
+    notes += notification_notes(base, head)
     bumps, values = charts.changes(
         base.chart_plan, head.chart_plan, base.facts.production | head.facts.production
     )

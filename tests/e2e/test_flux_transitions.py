@@ -42,9 +42,10 @@ def test_flux_transitions_do_what_diff_says(
        prune: disabled).
     2. switch dev to manual: diff notes echo suspended and changes ``spec.suspend``; live, the
        HelmRelease is suspended.
-    3. a later commit (echo's replicas 1 → 2) while manual: diff reports the values change; live,
-       the root applies the HelmRelease's new values, helm-controller skips it (``Reconcile``
-       returns early when suspended) and the release stays as it was.
+    3. a later commit (echo's replicas 1 → 2) while manual: diff reports the values change and
+       notes echo's change held (suspended); live, the root applies the HelmRelease's new
+       values, helm-controller skips it (``Reconcile`` returns early when suspended) and the
+       release stays as it was.
     4. back to automated: diff notes echo resumed; live, helm-controller upgrades the release
        with the values held since step 3 (``reconcileRelease`` at the new generation).
     5. bump the in-repo chart's version (0.1.0 → 0.2.0, a template edit with it): diff reports the
@@ -74,10 +75,11 @@ def test_flux_transitions_do_what_diff_says(
 
         manual = walk.step("dev to manual", lambda: repo.edit("fleet.py", DEV, MANUAL))
         assert any("suspended" in note for note in manual["notes"])
-        walk.step(
+        held = walk.step(
             "echo: 2 replicas, while manual",
             lambda: repo.edit("fleet.py", '"replicas": 1', '"replicas": 2'),
         )
+        assert any(note.startswith("held: dev is manual") for note in held["notes"])
         resumed = walk.step("dev back to automated", lambda: repo.edit("fleet.py", MANUAL, DEV))
         assert any("resumed" in note for note in resumed["notes"])
         walk.settled("alpha")
