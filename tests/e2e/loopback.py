@@ -17,15 +17,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"`<>(){}\[\],]+")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"`<>(){}\[\],;]+")
 _HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")
 # Fields that hold an address, bare (host[:port]) or as a URL, in fleet.py and in objects.
-# Text no program dereferences: a CRD schema's documentation (links to kubernetes.io) and its
-# validation patterns (``oci://.*$``).
-PROSE_FIELDS = frozenset({"description", "pattern"})
+# What no program dereferences: a CRD's schema (its documentation links to kubernetes.io, its
+# validation patterns ``oci://.*$``, the defaults of providers the tests never configure), and
+# such prose and patterns anywhere.
+PROSE_FIELDS = frozenset({"description", "pattern", "openAPIV3Schema"})
 ADDRESS_FIELDS = frozenset(
     {"server", "url", "repo", "repourl", "address", "host", "endpoint", "proxy"}
 )
+
+
+# Argo CD's name for the cluster it runs in: it never resolves it, it takes its in-cluster config,
+# which the harness's Argo CD (ARGOCD_FAKE_IN_CLUSTER) reads from KUBECONFIG: the management API
+# server on loopback, itself checked (`tests.e2e.argocd`).
+IN_CLUSTER = "kubernetes.default.svc"
 
 
 class NotLoopback(AssertionError):
@@ -35,7 +42,7 @@ class NotLoopback(AssertionError):
 def loopback(host: str) -> bool:
     """Whether ``host`` is 127.0.0.0/8 (or ::1, localhost)."""
     host = host.strip("[]").lower()
-    if host == "localhost":
+    if host in ("localhost", IN_CLUSTER):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
