@@ -16,13 +16,18 @@ What the verdicts rely on, in Flux's source:
   ``ssa`` resource manager) skips an object annotated ``kustomize.toolkit.fluxcd.io/prune:
   disabled``;
 - a suspended HelmRelease deploys nothing: helm-controller's ``Reconcile`` returns early
-  ("reconciliation is suspended for this object") after its finalizer.
+  ("reconciliation is suspended for this object") after its finalizer;
+- a rename is a deletion and a creation (docs/diff.md): the old object goes as a deletion with
+  the rename's verdict; the new one, applied by kustomize-controller's server-side apply (the
+  ``ssa`` resource manager's ``ApplyAllStaged``), takes over what is still there (its uid stays)
+  and creates what was deleted (a new uid).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +62,16 @@ def _obj(entry: dict[str, Any]) -> Obj:
     return Obj(VERSIONS[entry["group"]], entry["kind"], entry["namespace"], entry["name"])
 
 
+def leaving(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's deletions and, as deletions, the old side of each rename: the old object on
+    its old cluster, with the verdict the rename gives its workloads."""
+    renamed = [
+        {**entry, "name": entry["from"], "clusters": [entry["from_cluster"] or entry["cluster"]]}
+        for entry in report["renames"]
+    ]
+    return [*report["deletions"], *renamed]
+
+
 class Check:
     """One cluster's live objects compared with one commit's diff report."""
 
@@ -75,8 +90,9 @@ class Check:
         )
 
     def deletions(self, report: dict[str, Any], before: Snapshot) -> None:
-        """Each deletion on this cluster: the object and its workloads as the verdict says."""
-        for entry in report["deletions"]:
+        """Each deletion on this cluster (a rename's old side too): the object and its
+        workloads as the verdict says."""
+        for entry in leaving(report):
             if entry["engine"] != "flux" or self.cluster not in entry["clusters"]:
                 continue
             obj, verdict = _obj(entry), entry["workloads"]
@@ -129,6 +145,35 @@ class Check:
                 assert seen == field["new"], (str(obj), field["path"], field["new"], seen)
             paths = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])
             self.timeline.say(f"{self.cluster}: {obj} {change['op']}: {paths}")
+
+    def arrivals(self, report: dict[str, Any], before: Snapshot) -> None:
+        """Each object renamed onto this cluster from one on the same API server (a renamed
+        cluster; ``before`` taken before the rename): live with every field the rename gives
+        it; what the old one left (its workloads ``orphaned``, itself ``kept-prune-disabled``)
+        adopted, the same objects; what it ``deleted`` created anew, in the new one's hands."""
+        now = Snapshot.take(self.kube)
+        for entry in report["renames"]:
+            if entry["engine"] != "flux" or entry["cluster"] != self.cluster:
+                continue
+            obj = _obj({**entry, "name": entry["to"]})
+            live = get(self.kube, obj)
+            assert live is not None, f"diff: {obj} renamed onto {self.cluster}; live: absent"
+            for field in entry["fields"]:
+                seen = at(live, field["path"])
+                assert seen == field["new"], (str(obj), field["path"], field["new"], seen)
+            verdict, old = entry["workloads"], replace(obj, name=entry["from"])
+            held = [old] if verdict == "kept-prune-disabled" else before.managed.get(old, [])
+            assert held, f"{old} managed nothing before the rename"
+            for workload in held:
+                if verdict != "kept-prune-disabled":
+                    assert workload in now.managed.get(obj, []), f"{obj} does not hold {workload}"
+                same = now.uids.get(workload) == before.uids[workload]
+                fate = "created anew" if verdict == "deleted" else "adopted, same uid"
+                assert same == (verdict != "deleted"), f"diff: {workload} {verdict}; live: {same=}"
+                self.timeline.say(
+                    f"{self.cluster}: {obj} (renamed from {entry['from_cluster']}'s): "
+                    f"{workload} {fate} ({verdict} by the old one, as diff said)"
+                )
 
     def releases(self, report: dict[str, Any], before: Snapshot) -> None:
         """Each HelmRelease: suspended, helm-controller saw it and released nothing; else its

@@ -97,10 +97,12 @@ def released(kube: Kube, release: dict[str, Any]) -> list[Obj]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A cluster's Flux objects with what each manages, and each HelmRelease's Helm version."""
+    """A cluster's Flux objects with what each manages, each HelmRelease's Helm version, and the
+    uid of each of these objects (an object deleted and created again gets a new one)."""
 
     managed: dict[Obj, list[Obj]]
     versions: dict[Obj, int]
+    uids: dict[Obj, str]
 
     @classmethod
     def take(cls, kube: Kube) -> Snapshot:
@@ -115,4 +117,9 @@ class Snapshot:
             managed[obj] = released(kube, doc)
             stored = helm_release(kube, doc)
             versions[obj] = stored["version"] if stored else 0
-        return cls(managed, versions)
+        uids = {}
+        for obj in {*managed, *(o for objs in managed.values() for o in objs)}:
+            live = get(kube, obj)
+            if live is not None:
+                uids[obj] = live["metadata"]["uid"]
+        return cls(managed, versions, uids)

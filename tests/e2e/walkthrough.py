@@ -7,7 +7,7 @@ the timeline."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,11 @@ def summary(report: dict[str, Any]) -> str:
         f"  diff: - {d['kind']} {d['name']} on {','.join(d['clusters'])}: workloads "
         f"{d['workloads']}"
         for d in report["deletions"]
+    ]
+    lines += [
+        f"  diff: renamed {r['kind']} {r['from']} on {r['from_cluster']} → {r['to']} on "
+        f"{r['cluster']}: workloads of the old one {r['workloads']}"
+        for r in report["renames"]
     ]
     for change in report["changes"]:
         if change["source"] == "generated" and change["op"] != "removed":
@@ -56,6 +61,7 @@ class Walkthrough:
     clusters: dict[str, tuple[Kube, list[Path]]]
     timeline: Timeline
     timeout: float = 180
+    before: dict[str, Snapshot] = field(default_factory=dict)
 
     def settled(self, name: str) -> None:
         """Wait until cluster ``name``'s root and every Kustomization applied the head commit
@@ -86,15 +92,25 @@ class Walkthrough:
             f"{name}: settled at {head[:7]}; Flux objects and what they manage:\n{listed}"
         )
 
-    def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
-        """Edit, build, commit; sync every cluster and check it against the commit's diff."""
-        before = {name: Snapshot.take(kube) for name, (kube, _) in self.clusters.items()}
+    def step(
+        self,
+        title: str,
+        edit: Callable[[], None],
+        *build: str,
+        then: Callable[[], None] | None = None,
+    ) -> dict[str, Any]:
+        """Edit, build, commit (and ``then``, what the user does on the clusters once it is
+        pushed: ``flux bootstrap`` applies its sync objects); sync every cluster and check it
+        against the commit's diff. The snapshots taken before stay in ``before``."""
+        self.before = {name: Snapshot.take(kube) for name, (kube, _) in self.clusters.items()}
         base = self.repo.head()
         edit()
         head = self.repo.commit(title, *build)
         report = self.repo.diff(base, head)
         built = f" (fleetgen build {' '.join(build)})" if build else ""
         self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
+        if then is not None:
+            then()
         for name, (kube, logs) in self.clusters.items():
             reconcile(kube, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
@@ -105,7 +121,15 @@ class Walkthrough:
             )
             self.timeline.say(f"{name}: root Kustomization applied {head[:7]} (and pruned)")
             check = Check(kube, name, self.timeline, logs, self.timeout)
-            check.deletions(report, before[name])
+            check.deletions(report, self.before[name])
             check.changes(report)
-            check.releases(report, before[name])
+            check.releases(report, self.before[name])
         return report
+
+    def arrived(self, name: str, report: dict[str, Any], before: Snapshot) -> None:
+        """Cluster ``name`` settled, then checked against the renames of an earlier commit's
+        ``report`` (``before`` it): a renamed cluster's Flux applies them only once
+        bootstrapped again on the new name's folder."""
+        self.settled(name)
+        kube, logs = self.clusters[name]
+        Check(kube, name, self.timeline, logs, self.timeout).arrivals(report, before)
