@@ -165,11 +165,18 @@ def move_bootstrap(work: Path, url: str, branch: str, old: str, new: str) -> Non
     shutil.copyfile(sync, work / old / NAMESPACE / "gotk-sync.yaml")
 
 
-def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = "") -> bool:
+def ready(
+    kube: Kube,
+    api_version: str,
+    kind: str,
+    name: str,
+    revision: str = "",
+    namespace: str = NAMESPACE,
+) -> bool:
     """Whether the Flux object is Ready at its generation (at ``revision``, a commit's sha,
     where given): a Kustomization that applied a change of its own spec (the root applying its
     ``gotk-sync.yaml``) is Ready at the generation it started with until it reconciled again."""
-    obj = kube.get(api_version, kind, name, NAMESPACE)
+    obj = kube.get(api_version, kind, name, namespace)
     status = obj.get("status", {})
     conditions = {c["type"]: c for c in status.get("conditions", [])}
     applied = status.get("lastAppliedRevision") or status.get("artifact", {}).get("revision", "")
@@ -180,10 +187,12 @@ def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = ""
     )
 
 
-def reconcile(kube: Kube, api_version: str, kind: str, name: str) -> None:
+def reconcile(
+    kube: Kube, api_version: str, kind: str, name: str, namespace: str = NAMESPACE
+) -> None:
     """What ``flux reconcile`` does: the requestedAt annotation, which the controllers'
     predicates pass (``ReconcileRequestedPredicate``)."""
-    path = kube.path(api_version, kind, NAMESPACE, name)
+    path = kube.path(api_version, kind, namespace, name)
     stamp = datetime.now().isoformat()
     patch = {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": stamp}}}
     kube.request("PATCH", path, patch, kind="merge")

@@ -22,6 +22,7 @@ from tests.e2e.flux import (
     start_flux,
 )
 from tests.e2e.gitserver import git_server
+from tests.e2e.live import Site
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes
 from tests.e2e.timeline import Timeline
@@ -70,7 +71,7 @@ def test_flux_transitions_do_what_diff_says(
         bootstrap(kube, repo.url, "main", "output/flux/clusters/alpha")
         timeline.say(f"alpha: bootstrapped on {repo.head()[:7]} (output/flux/clusters/alpha)")
         logs = sorted((tmp_path / "logs").glob("alpha-*-controller.log"))
-        walk = Walkthrough(repo, {"alpha": (kube, logs)}, timeline)
+        walk = Walkthrough(repo, {"alpha": Site(kube, logs)}, timeline)
         walk.settled("alpha")
 
         removed = walk.step(
@@ -131,17 +132,17 @@ def test_flux_cluster_removal_does_what_diff_says(
     with git_server(tmp_path / "repos" / "served", authority) as base:
         repo = FleetRepo.create("fluxwalk", tmp_path / "repos", base)
         repo.edit("fleet.py", ALPHA, BOTH)
-        clusters = {}
+        clusters: dict[str, Site] = {}
         for name in ("alpha", "beta"):
             folder = f"output/flux/clusters/{name}"
             bootstrap_files(repo.work, repo.url, "main", folder)
             plane = start_control_plane(processes, name, tmp_path / name, etcd, authority)
             start_flux(processes, plane, release, tmp_path / f"flux-{name}", authority)
             logs = sorted((tmp_path / "logs").glob(f"{name}-*-controller.log"))
-            clusters[name] = (plane.kube(), logs)
+            clusters[name] = Site(plane.kube(), logs)
         head = repo.commit("clusters alpha and beta, bootstrapped")
-        for name, (kube, _) in clusters.items():
-            bootstrap(kube, repo.url, "main", f"output/flux/clusters/{name}")
+        for name, site in clusters.items():
+            bootstrap(site.flux, repo.url, "main", f"output/flux/clusters/{name}")
             timeline.say(f"{name}: bootstrapped on {head[:7]} (output/flux/clusters/{name})")
         walk = Walkthrough(repo, clusters, timeline)
         walk.settled("alpha")
@@ -198,7 +199,7 @@ def test_flux_cluster_rename_does_what_diff_says(
         head = repo.commit("alpha, bootstrapped")
         bootstrap(kube, repo.url, "main", alpha)
         timeline.say(f"alpha: bootstrapped on {head[:7]} ({alpha})")
-        walk = Walkthrough(repo, {"alpha": (kube, logs)}, timeline)
+        walk = Walkthrough(repo, {"alpha": Site(kube, logs)}, timeline)
         walk.settled("alpha")
 
         renamed = walk.step("rename alpha to gamma", lambda: repo.edit("fleet.py", ALPHA, GAMMA))
