@@ -46,7 +46,7 @@ def test_flux_hub_applies_to_a_spoke_and_its_removal_does_what_diff_says(
     """Hub alpha (Flux, External Secrets) and spoke beta (a control plane alone). Steady state:
     the hub's Kustomizations and HelmRelease in namespace beta apply on the spoke through
     ``kubeConfig.secretRef`` (kustomize-controller and helm-controller build their client from
-    the Secret: fluxcd/pkg ``runtime/client`` ``KubeConfig``; kustomize-controller
+    the Secret: fluxcd/pkg ``runtime/client`` ``WithKubeConfig``; kustomize-controller
     ``reconcile`` → ``getClientAndPoller``). Then:
 
     1. remove beta: diff says web and echo ``deleted`` (cascade_delete=True), api ``orphaned``,
