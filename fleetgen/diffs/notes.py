@@ -1,5 +1,5 @@
 """diff: the report's notes about what generated files do not show — changed bases and charts
-not rendered, cluster renames Flux must bootstrap again, Helm uninstalls, clusters selected by
+not rendered, cluster renames whose Flux root must move, Helm uninstalls, clusters selected by
 label at run time."""
 
 from __future__ import annotations
@@ -63,10 +63,13 @@ def _notes(
             engine for (_, cluster), engine in base.facts.engine.items() if cluster == old
         }
         if on_flux and base.facts.flux_per_cluster and head.facts.flux_per_cluster:
+            was, now = base.shown(f"flux/clusters/{old}"), head.shown(f"flux/clusters/{new}")
             notes.append(
-                f"cluster {old} renamed to {new}: its Flux is bootstrapped with "
-                f"--path={base.shown(f'flux/clusters/{old}')}; bootstrap it again with "
-                f"--path={head.shown(f'flux/clusters/{new}')}"
+                f"cluster {old} renamed to {new}: its Flux is bootstrapped with --path={was}, "
+                "which flux bootstrap refuses to change (the root Kustomization is there with "
+                f"another path); move it in Git: commit {now}/flux-system/ (a copy of {was}'s) "
+                f"with the path in gotk-sync.yaml set to {now} there and in {was}'s (the root "
+                f"applies its new path itself), then, once Flux applied it, remove {was}"
             )
     if any(renamed.values()):
         notes.append("Argo CD and Flux apply a rename as a deletion and a creation")

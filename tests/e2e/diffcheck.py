@@ -16,19 +16,22 @@ What the verdicts rely on, in Flux's source:
   ``ssa`` resource manager) skips an object annotated ``kustomize.toolkit.fluxcd.io/prune:
   disabled``;
 - a suspended HelmRelease deploys nothing: helm-controller's ``Reconcile`` returns early
-  ("reconciliation is suspended for this object") after its finalizer.
+  ("reconciliation is suspended for this object") after its finalizer;
+- a rename is a deletion and a creation (docs/diff.md): the old object goes as a deletion with
+  the rename's verdict; the new one, applied by kustomize-controller's server-side apply (the
+  ``ssa`` resource manager's ``ApplyAllStaged``), takes over what is still there (its uid stays)
+  and creates what was deleted (a new uid).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from tests.e2e.flux import NAMESPACE, reconcile
+from tests.e2e.flux import reconcile
 from tests.e2e.kube import Kube
-from tests.e2e.live import HELM, VERSIONS, Obj, Snapshot, get, helm_release
+from tests.e2e.live import HELM, VERSIONS, Obj, Site, Snapshot, get, helm_release
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -57,32 +60,40 @@ def _obj(entry: dict[str, Any]) -> Obj:
     return Obj(VERSIONS[entry["group"]], entry["kind"], entry["namespace"], entry["name"])
 
 
+def leaving(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's deletions and, as deletions, the old side of each rename: the old object on
+    its old cluster, with the verdict the rename gives its workloads."""
+    renamed = [
+        {**entry, "name": entry["from"], "clusters": [entry["from_cluster"] or entry["cluster"]]}
+        for entry in report["renames"]
+    ]
+    return [*report["deletions"], *renamed]
+
+
 class Check:
-    """One cluster's live objects compared with one commit's diff report."""
+    """One cluster's live objects (`Site`) compared with one commit's diff report."""
 
-    def __init__(
-        self, kube: Kube, cluster: str, timeline: Timeline, logs: Sequence[Path], timeout: float
-    ) -> None:
-        self.kube, self.cluster, self.timeline = kube, cluster, timeline
-        self.logs, self.timeout = list(logs), timeout
+    def __init__(self, site: Site, cluster: str, timeline: Timeline, timeout: float) -> None:
+        self.site, self.cluster, self.timeline = site, cluster, timeline
+        self.kube, self.logs, self.timeout = site.flux, site.logs, timeout
 
-    def _gone(self, obj: Obj) -> None:
+    def _gone(self, kube: Kube, obj: Obj) -> None:
         wait_for(
-            f"{self.cluster}: {obj} gone",
-            lambda: get(self.kube, obj) is None,
-            self.timeout,
-            self.logs,
+            f"{self.cluster}: {obj} gone", lambda: get(kube, obj) is None, self.timeout, self.logs
         )
 
     def deletions(self, report: dict[str, Any], before: Snapshot) -> None:
-        """Each deletion on this cluster: the object and its workloads as the verdict says."""
-        for entry in report["deletions"]:
+        """Each deletion on this cluster (a rename's old side too): the object and its
+        workloads as the verdict says."""
+        workloads = self.site.workloads
+        for entry in leaving(report):
             if entry["engine"] != "flux" or self.cluster not in entry["clusters"]:
                 continue
             obj, verdict = _obj(entry), entry["workloads"]
+            kube = self.site.plane(entry["file"])
             held = before.managed.get(obj, [])
             if verdict == "kept-prune-disabled":
-                live = get(self.kube, obj)
+                live = get(kube, obj)
                 assert live is not None, f"diff: {obj} kept (prune disabled); live: deleted"
                 assert "deletionTimestamp" not in live["metadata"], f"{obj} is being deleted"
                 self.timeline.say(f"{self.cluster}: {obj} kept (prune disabled), as diff said")
@@ -90,22 +101,22 @@ class Check:
             if verdict == "stuck":
                 wait_for(
                     f"{obj} terminating",
-                    lambda o=obj: (
-                        "deletionTimestamp" in (get(self.kube, o) or {}).get("metadata", {})
+                    lambda o=obj, k=kube: (
+                        "deletionTimestamp" in (get(k, o) or {}).get("metadata", {})
                     ),
                     self.timeout,
                     self.logs,
                 )
                 self.timeline.say(f"{self.cluster}: {obj} stuck terminating, as diff said")
                 continue
-            self._gone(obj)
+            self._gone(kube, obj)
             self.timeline.say(f"{self.cluster}: {obj} deleted (diff: workloads {verdict})")
             for workload in held:
                 if verdict == "deleted":
-                    self._gone(workload)
+                    self._gone(workloads, workload)
                     self.timeline.say(f"{self.cluster}:   {workload} deleted, as diff said")
                 elif verdict in ("orphaned", "kept-suspended"):
-                    live = get(self.kube, workload)
+                    live = get(workloads, workload)
                     assert live is not None, f"diff: {workload} {verdict}; live: deleted"
                     assert "deletionTimestamp" not in live["metadata"], f"{workload} deleting"
                     self.timeline.say(
@@ -113,28 +124,61 @@ class Check:
                     )
 
     def changes(self, report: dict[str, Any]) -> None:
-        """Each generated object added or changed in this cluster's folder is live with every
-        field the report gives its new value."""
-        folder = f"output/flux/clusters/{self.cluster}/"
+        """Each generated object added or changed for this cluster reaches every field the
+        report gives its new value (on the API server its file is applied to; a hub spoke's
+        folder is applied by its own Kustomization, queued at the new revision too)."""
         for change in report["changes"]:
-            if change["source"] != "generated" or not change["file"].startswith(folder):
+            applied = change["source"] == "generated" and "/flux/" in f"/{change['file']}"
+            if not applied or change.get("cluster") != self.cluster:
                 continue
             if change["op"] == "removed":
                 continue  # the deletions above
-            obj = _obj(change)
-            live = get(self.kube, obj)
-            assert live is not None, f"diff: {obj} {change['op']}; live: absent"
-            for field in change["fields"]:
-                seen = at(live, field["path"])
-                assert seen == field["new"], (str(obj), field["path"], field["new"], seen)
+            obj, kube = _obj(change), self.site.plane(change["file"])
+
+            def reached(o: Obj = obj, k: Kube = kube, c: dict[str, Any] = change) -> bool:
+                live = get(k, o)
+                return live is not None and all(
+                    at(live, f["path"]) == f["new"] for f in c["fields"]
+                )
+
+            wait_for(f"{self.cluster}: {obj} as diff said", reached, self.timeout, self.logs)
             paths = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])
             self.timeline.say(f"{self.cluster}: {obj} {change['op']}: {paths}")
+
+    def arrivals(self, report: dict[str, Any], before: Snapshot) -> None:
+        """Each object renamed onto this cluster from one on the same API server (a renamed
+        cluster; ``before`` taken before the rename): live with every field the rename gives
+        it; what the old one left (its workloads ``orphaned``, itself ``kept-prune-disabled``)
+        adopted, the same objects; what it ``deleted`` created anew, in the new one's hands."""
+        now = self.site.snapshot()
+        for entry in report["renames"]:
+            if entry["engine"] != "flux" or entry["cluster"] != self.cluster:
+                continue
+            obj = _obj({**entry, "name": entry["to"]})
+            live = get(self.kube, obj)
+            assert live is not None, f"diff: {obj} renamed onto {self.cluster}; live: absent"
+            for field in entry["fields"]:
+                seen = at(live, field["path"])
+                assert seen == field["new"], (str(obj), field["path"], field["new"], seen)
+            verdict, old = entry["workloads"], replace(obj, name=entry["from"])
+            held = [old] if verdict == "kept-prune-disabled" else before.managed.get(old, [])
+            assert held, f"{old} managed nothing before the rename"
+            for workload in held:
+                if verdict != "kept-prune-disabled":
+                    assert workload in now.managed.get(obj, []), f"{obj} does not hold {workload}"
+                same = now.uids.get(workload) == before.uids[workload]
+                fate = "created anew" if verdict == "deleted" else "adopted, same uid"
+                assert same == (verdict != "deleted"), f"diff: {workload} {verdict}; live: {same=}"
+                self.timeline.say(
+                    f"{self.cluster}: {obj} (renamed from {entry['from_cluster']}'s): "
+                    f"{workload} {fate} ({verdict} by the old one, as diff said)"
+                )
 
     def releases(self, report: dict[str, Any], before: Snapshot) -> None:
         """Each HelmRelease: suspended, helm-controller saw it and released nothing; else its
         latest release is of its current spec, with the chart versions and values diff said."""
-        for doc in self.kube.list(HELM, "HelmRelease", NAMESPACE):
-            obj = Obj(HELM, "HelmRelease", NAMESPACE, doc["metadata"]["name"])
+        for doc in self.kube.list(HELM, "HelmRelease", self.site.namespace):
+            obj = Obj(HELM, "HelmRelease", self.site.namespace, doc["metadata"]["name"])
             if doc["spec"].get("suspend"):
                 self._held(obj, before)
                 continue
@@ -145,7 +189,7 @@ class Check:
                 self.logs,
             )
             live = get(self.kube, obj) or {}
-            stored = helm_release(self.kube, live)
+            stored = helm_release(self.site.workloads, live)
             assert stored is not None
             if not live["spec"].get("valuesFrom"):
                 assert stored.get("config") == live["spec"].get("values"), str(obj)
@@ -181,7 +225,7 @@ class Check:
         skipped the object — read from its cache after the root's apply, so with the commit's
         spec — then its release is the one before the commit."""
         log = next(p for p in self.logs if p.name.endswith("helm-controller.log"))
-        mark = f'"HelmRelease":{{"name":"{obj.name}","namespace":"{NAMESPACE}"}}'
+        mark = f'"HelmRelease":{{"name":"{obj.name}","namespace":"{obj.namespace}"}}'
 
         def skips() -> int:
             return sum(
@@ -190,9 +234,9 @@ class Check:
             )
 
         seen = skips()
-        reconcile(self.kube, HELM, "HelmRelease", obj.name)
+        reconcile(self.kube, HELM, "HelmRelease", obj.name, obj.namespace)
         wait_for(f"{obj} skipped while suspended", lambda: skips() > seen, self.timeout)
-        stored = helm_release(self.kube, get(self.kube, obj) or {})
+        stored = helm_release(self.site.workloads, get(self.kube, obj) or {})
         version = stored["version"] if stored else 0
         assert version == before.versions.get(obj), (str(obj), version, before.versions)
         self.timeline.say(

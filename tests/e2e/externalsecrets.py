@@ -51,3 +51,23 @@ def argocd_cluster_config(plane: ControlPlane) -> str:
     registration's store entry holds."""
     ca = base64.b64encode(plane.authority.cert.read_bytes()).decode()
     return json.dumps({"bearerToken": plane.token, "tlsClientConfig": {"caData": ca}})
+
+
+def flux_kubeconfig(plane: ControlPlane) -> str:
+    """The store entry a Flux hub reads a spoke's kubeconfig from (its ``kubeconfig``
+    property): a kubeconfig reaching ``plane`` with its admin token, its CA inline."""
+    ca = base64.b64encode(plane.authority.cert.read_bytes()).decode()
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": plane.name,
+        "clusters": [
+            {
+                "name": plane.name,
+                "cluster": {"server": plane.server, "certificate-authority-data": ca},
+            }
+        ],
+        "users": [{"name": plane.name, "user": {"token": plane.token}}],
+        "contexts": [{"name": plane.name, "context": {"cluster": plane.name, "user": plane.name}}],
+    }
+    return json.dumps({"kubeconfig": json.dumps(config)})

@@ -6,6 +6,7 @@ writes them."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -13,12 +14,13 @@ from typing import Any
 
 from fleetgen.manifests.yamlio import load_all
 from tests.e2e.controlplane import ControlPlane
-from tests.e2e.kube import Kube
+from tests.e2e.kube import Kube, NotFound
 from tests.e2e.pki import Authority
 from tests.e2e.processes import LOOPBACK, Processes, free_port, wait_for
 from tests.e2e.tools import program
 
 NAMESPACE = "flux-system"
+KUSTOMIZE = "kustomize.toolkit.fluxcd.io/v1"
 RELEASES = {
     "2.9": {"source": "v1.9.3", "kustomize": "v1.9.3", "helm": "v1.6.2"},
     "2.7": {"source": "v1.7.3", "kustomize": "v1.7.2", "helm": "v1.4.3"},
@@ -121,7 +123,18 @@ def sync_objects(url: str, branch: str, path: str) -> list[dict[str, Any]]:
 
 def bootstrap(kube: Kube, url: str, branch: str, path: str) -> None:
     """Apply what ``flux bootstrap`` applies to sync (`sync_objects`) directly: the controllers
-    run outside the cluster, so no ``gotk-components``."""
+    run outside the cluster, so no ``gotk-components``. Refused, as flux2's
+    ``ReconcileSyncConfig`` refuses it (``kustomizationPathDiffers``), where the root
+    Kustomization is there with another path."""
+    try:
+        current = kube.get(KUSTOMIZE, "Kustomization", NAMESPACE, NAMESPACE)["spec"]["path"]
+    except NotFound:
+        current = f"./{path}"
+    if current.removeprefix("./").rstrip("/") != path.rstrip("/"):
+        raise RuntimeError(
+            f'sync path configuration ("{path}") would overwrite path ("{current}") of '
+            "existing Kustomization"
+        )
     for doc in sync_objects(url, branch, path):
         kube.apply(doc)
 
@@ -142,18 +155,44 @@ def bootstrap_files(work: Path, url: str, branch: str, path: str) -> None:
     )
 
 
-def ready(kube: Kube, api_version: str, kind: str, name: str, revision: str = "") -> bool:
-    """Whether the Flux object is Ready (at ``revision``, a commit's sha, where given)."""
-    status = kube.get(api_version, kind, name, NAMESPACE).get("status", {})
+def move_bootstrap(work: Path, url: str, branch: str, old: str, new: str) -> None:
+    """What a user commits to move a bootstrapped root from folder ``old`` to ``new`` (which
+    ``flux bootstrap`` refuses: `bootstrap`): ``new/flux-system/`` as bootstrap writes it, and
+    the same path in ``old``'s ``gotk-sync.yaml``, so the root, reading ``old``, applies its new
+    path itself and then reads ``new``, which holds its objects too."""
+    bootstrap_files(work, url, branch, new)
+    sync = work / new / NAMESPACE / "gotk-sync.yaml"
+    shutil.copyfile(sync, work / old / NAMESPACE / "gotk-sync.yaml")
+
+
+def ready(
+    kube: Kube,
+    api_version: str,
+    kind: str,
+    name: str,
+    revision: str = "",
+    namespace: str = NAMESPACE,
+) -> bool:
+    """Whether the Flux object is Ready at its generation (at ``revision``, a commit's sha,
+    where given): a Kustomization that applied a change of its own spec (the root applying its
+    ``gotk-sync.yaml``) is Ready at the generation it started with until it reconciled again."""
+    obj = kube.get(api_version, kind, name, namespace)
+    status = obj.get("status", {})
     conditions = {c["type"]: c for c in status.get("conditions", [])}
     applied = status.get("lastAppliedRevision") or status.get("artifact", {}).get("revision", "")
-    return conditions.get("Ready", {}).get("status") == "True" and applied.endswith(revision)
+    return (
+        conditions.get("Ready", {}).get("status") == "True"
+        and status.get("observedGeneration") == obj["metadata"]["generation"]
+        and applied.endswith(revision)
+    )
 
 
-def reconcile(kube: Kube, api_version: str, kind: str, name: str) -> None:
+def reconcile(
+    kube: Kube, api_version: str, kind: str, name: str, namespace: str = NAMESPACE
+) -> None:
     """What ``flux reconcile`` does: the requestedAt annotation, which the controllers'
     predicates pass (``ReconcileRequestedPredicate``)."""
-    path = kube.path(api_version, kind, NAMESPACE, name)
+    path = kube.path(api_version, kind, namespace, name)
     stamp = datetime.now().isoformat()
     patch = {"metadata": {"annotations": {"reconcile.fluxcd.io/requestedAt": stamp}}}
     kube.request("PATCH", path, patch, kind="merge")

@@ -8,6 +8,7 @@ import base64
 import gzip
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,6 +23,7 @@ VERSIONS = {
     "kustomize.toolkit.fluxcd.io": "kustomize.toolkit.fluxcd.io/v1",
     "helm.toolkit.fluxcd.io": "helm.toolkit.fluxcd.io/v2",
     "source.toolkit.fluxcd.io": "source.toolkit.fluxcd.io/v1",
+    "external-secrets.io": "external-secrets.io/v1",
 }
 KUSTOMIZE, HELM = VERSIONS["kustomize.toolkit.fluxcd.io"], VERSIONS["helm.toolkit.fluxcd.io"]
 
@@ -43,6 +45,30 @@ class Obj:
     def of(cls, doc: dict[str, Any], namespace: str = "") -> Obj:
         meta = doc["metadata"]
         return cls(doc["apiVersion"], doc["kind"], meta.get("namespace", namespace), meta["name"])
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a fleet cluster's objects are: its Flux objects in ``namespace`` on ``flux`` (its
+    own API server, or its hub's), the logs of the Flux there, and what they apply on
+    ``spoke`` (a hub's spoke, reached through kubeConfig) or else on ``flux``."""
+
+    flux: Kube
+    logs: list[Path]
+    namespace: str = NAMESPACE
+    spoke: Kube | None = None
+
+    @property
+    def workloads(self) -> Kube:
+        return self.spoke or self.flux
+
+    def plane(self, file: str) -> Kube:
+        """The API server an output file's objects are applied to: a spoke's folder
+        (``flux/spokes/<spoke>/``) on the spoke, the rest where Flux runs."""
+        return self.workloads if "/flux/spokes/" in f"/{file}" else self.flux
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot.take(self.flux, self.namespace, self.spoke)
 
 
 def get(kube: Kube, obj: Obj) -> dict[str, Any] | None:
@@ -97,22 +123,34 @@ def released(kube: Kube, release: dict[str, Any]) -> list[Obj]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A cluster's Flux objects with what each manages, and each HelmRelease's Helm version."""
+    """A cluster's Flux objects with what each manages, each HelmRelease's Helm version, and the
+    uid of each of these objects (an object deleted and created again gets a new one)."""
 
     managed: dict[Obj, list[Obj]]
     versions: dict[Obj, int]
+    uids: dict[Obj, str]
 
     @classmethod
-    def take(cls, kube: Kube) -> Snapshot:
+    def take(cls, kube: Kube, namespace: str = NAMESPACE, target: Kube | None = None) -> Snapshot:
+        """The Flux objects in ``namespace`` on ``kube``; what they manage on ``target`` (a hub's
+        spoke, reached through kubeConfig), else on ``kube``."""
+        target = target or kube
         managed: dict[Obj, list[Obj]] = {}
         versions: dict[Obj, int] = {}
-        for doc in kube.list(KUSTOMIZE, "Kustomization", NAMESPACE):
-            managed[Obj(KUSTOMIZE, "Kustomization", NAMESPACE, doc["metadata"]["name"])] = (
+        for doc in kube.list(KUSTOMIZE, "Kustomization", namespace):
+            managed[Obj(KUSTOMIZE, "Kustomization", namespace, doc["metadata"]["name"])] = (
                 inventory(doc)
             )
-        for doc in kube.list(HELM, "HelmRelease", NAMESPACE):
-            obj = Obj(HELM, "HelmRelease", NAMESPACE, doc["metadata"]["name"])
-            managed[obj] = released(kube, doc)
-            stored = helm_release(kube, doc)
+        for doc in kube.list(HELM, "HelmRelease", namespace):
+            obj = Obj(HELM, "HelmRelease", namespace, doc["metadata"]["name"])
+            managed[obj] = released(target, doc)
+            stored = helm_release(target, doc)
             versions[obj] = stored["version"] if stored else 0
-        return cls(managed, versions)
+        uids = {}
+        held = {o for objs in managed.values() for o in objs}
+        for plane, objs in ((kube, set(managed)), (target, held)):
+            for obj in objs:
+                live = get(plane, obj)
+                if live is not None:
+                    uids[obj] = live["metadata"]["uid"]
+        return cls(managed, versions, uids)

@@ -7,15 +7,13 @@ the timeline."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from tests.e2e.diffcheck import Check
 from tests.e2e.fleetrepo import FleetRepo
 from tests.e2e.flux import NAMESPACE, ready, reconcile
-from tests.e2e.kube import Kube
-from tests.e2e.live import HELM, KUSTOMIZE, VERSIONS, Snapshot
+from tests.e2e.live import HELM, KUSTOMIZE, VERSIONS, Site, Snapshot
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -28,6 +26,11 @@ def summary(report: dict[str, Any]) -> str:
         f"  diff: - {d['kind']} {d['name']} on {','.join(d['clusters'])}: workloads "
         f"{d['workloads']}"
         for d in report["deletions"]
+    ]
+    lines += [
+        f"  diff: renamed {r['kind']} {r['from']} on {r['from_cluster']} → {r['to']} on "
+        f"{r['cluster']}: workloads of the old one {r['workloads']}"
+        for r in report["renames"]
     ]
     for change in report["changes"]:
         if change["source"] == "generated" and change["op"] != "removed":
@@ -49,35 +52,36 @@ def summary(report: dict[str, Any]) -> str:
 
 @dataclass
 class Walkthrough:
-    """The fleet ``repo`` reconciled by Flux on each of ``clusters`` (name → API, the logs of
-    its controllers)."""
+    """The fleet ``repo`` reconciled by Flux on each of ``clusters`` (name → `Site`: where its
+    Flux objects and workloads are)."""
 
     repo: FleetRepo
-    clusters: dict[str, tuple[Kube, list[Path]]]
+    clusters: dict[str, Site]
     timeline: Timeline
     timeout: float = 180
+    before: dict[str, Snapshot] = field(default_factory=dict)
 
     def settled(self, name: str) -> None:
-        """Wait until cluster ``name``'s root and every Kustomization applied the head commit
-        and every HelmRelease not suspended is Ready at its generation."""
-        kube, logs = self.clusters[name]
-        head = self.repo.head()
+        """Wait until the root of cluster ``name``'s Flux and each of its Kustomizations applied
+        the head commit and each HelmRelease not suspended is Ready at its generation."""
+        site = self.clusters[name]
+        kube, namespace, head = site.flux, site.namespace, self.repo.head()
 
         def done() -> bool:
-            for doc in kube.list(KUSTOMIZE, "Kustomization", NAMESPACE):
-                if not ready(kube, KUSTOMIZE, "Kustomization", doc["metadata"]["name"], head):
+            for doc in kube.list(KUSTOMIZE, "Kustomization", namespace):
+                name = doc["metadata"]["name"]
+                if not ready(kube, KUSTOMIZE, "Kustomization", name, head, namespace):
                     return False
-            for doc in kube.list(HELM, "HelmRelease", NAMESPACE):
-                status = doc.get("status", {})
-                if not doc["spec"].get("suspend") and not (
-                    ready(kube, HELM, "HelmRelease", doc["metadata"]["name"])
-                    and status.get("observedGeneration") == doc["metadata"]["generation"]
+            for doc in kube.list(HELM, "HelmRelease", namespace):
+                name = doc["metadata"]["name"]
+                if not doc["spec"].get("suspend") and not ready(
+                    kube, HELM, "HelmRelease", name, "", namespace
                 ):
                     return False
             return ready(kube, KUSTOMIZE, "Kustomization", NAMESPACE, head)
 
-        wait_for(f"{name}: settled at {head[:7]}", done, self.timeout, logs)
-        managed = Snapshot.take(kube).managed
+        wait_for(f"{name}: settled at {head[:7]}", done, self.timeout, site.logs)
+        managed = site.snapshot().managed
         listed = "\n".join(
             f"  {obj}: {', '.join(map(str, objs)) or 'nothing'}"
             for obj, objs in sorted(managed.items())
@@ -87,25 +91,33 @@ class Walkthrough:
         )
 
     def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
-        """Edit, build, commit; sync every cluster and check it against the commit's diff."""
-        before = {name: Snapshot.take(kube) for name, (kube, _) in self.clusters.items()}
+        """Edit, build, commit; sync every cluster and check it against the commit's diff. The
+        snapshots taken before stay in ``before``."""
+        self.before = {name: site.snapshot() for name, site in self.clusters.items()}
         base = self.repo.head()
         edit()
         head = self.repo.commit(title, *build)
         report = self.repo.diff(base, head)
         built = f" (fleetgen build {' '.join(build)})" if build else ""
         self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
-        for name, (kube, logs) in self.clusters.items():
-            reconcile(kube, SOURCE, "GitRepository", NAMESPACE)
+        for name, site in self.clusters.items():
+            reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
                 f"{name}: root at {head[:7]}",
-                lambda k=kube: ready(k, KUSTOMIZE, "Kustomization", NAMESPACE, head),
+                lambda k=site.flux: ready(k, KUSTOMIZE, "Kustomization", NAMESPACE, head),
                 self.timeout,
-                logs,
+                site.logs,
             )
             self.timeline.say(f"{name}: root Kustomization applied {head[:7]} (and pruned)")
-            check = Check(kube, name, self.timeline, logs, self.timeout)
-            check.deletions(report, before[name])
+            check = Check(site, name, self.timeline, self.timeout)
+            check.deletions(report, self.before[name])
             check.changes(report)
-            check.releases(report, before[name])
+            check.releases(report, self.before[name])
         return report
+
+    def arrived(self, name: str, report: dict[str, Any], before: Snapshot) -> None:
+        """Cluster ``name`` settled, then checked against the renames of an earlier commit's
+        ``report`` (``before`` it): a renamed cluster's Flux applies them only once its root
+        reads the new name's folder."""
+        self.settled(name)
+        Check(self.clusters[name], name, self.timeline, self.timeout).arrivals(report, before)
