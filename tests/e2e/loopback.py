@@ -20,12 +20,17 @@ from urllib.parse import urlsplit
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"`<>(){}\[\],]+")
 _HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")
 # Fields that hold an address, bare (host[:port]) or as a URL, in fleet.py and in objects.
-# Text no program dereferences: a CRD schema's documentation (links to kubernetes.io) and its
-# validation patterns (``oci://.*$``).
-PROSE_FIELDS = frozenset({"description", "pattern"})
+# Text no program dereferences: a CRD schema's documentation (links to kubernetes.io), its
+# validation patterns (``oci://.*$``) and the whole schema, whose defaults are for providers no
+# test configures (External Secrets' github.url ``https://github.com/``).
+PROSE_FIELDS = frozenset({"description", "pattern", "openAPIV3Schema"})
 ADDRESS_FIELDS = frozenset(
     {"server", "url", "repo", "repourl", "address", "host", "endpoint", "proxy"}
 )
+# Argo CD's name for the cluster it runs on, never resolved here: run outside it
+# (ARGOCD_FAKE_IN_CLUSTER), ``Cluster.rawRestConfig`` reaches it through KUBECONFIG, whose server
+# `Processes.start` checks.
+IN_CLUSTER = "kubernetes.default.svc"
 
 
 class NotLoopback(AssertionError):
@@ -35,7 +40,7 @@ class NotLoopback(AssertionError):
 def loopback(host: str) -> bool:
     """Whether ``host`` is 127.0.0.0/8 (or ::1, localhost)."""
     host = host.strip("[]").lower()
-    if host == "localhost":
+    if host in ("localhost", IN_CLUSTER):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

@@ -1,8 +1,8 @@
-"""A walkthrough on Flux: each step edits the fleet, builds (``--drained`` where the step says),
-commits and pushes; asks every cluster's Flux to reconcile as ``flux reconcile source git``
-does; waits until each root Kustomization applied the commit; then compares the live objects
-with what ``fleetgen diff`` said of the commit (`tests.e2e.diffcheck`), saying each outcome on
-the timeline."""
+"""A walkthrough (`Steps`: edit, build with ``--drained`` where the step says, commit, push,
+check against ``fleetgen diff``) and its Flux part: each step asks every cluster's Flux to
+reconcile as ``flux reconcile source git`` does; waits until each root Kustomization applied the
+commit; then compares the live objects with what ``fleetgen diff`` said of the commit
+(`tests.e2e.diffcheck`), saying each outcome on the timeline."""
 
 from __future__ import annotations
 
@@ -47,8 +47,34 @@ def summary(report: dict[str, Any]) -> str:
     return "\n".join(lines) or "  diff: no changes"
 
 
+class Steps:
+    """Each step of a walkthrough on ``repo``: edit, build, commit and push; then the engine's
+    ``check`` of the live objects against the commit's diff, given what ``before`` saw."""
+
+    repo: FleetRepo
+    timeline: Timeline
+
+    def before(self) -> Any:
+        raise NotImplementedError
+
+    def check(self, head: str, report: dict[str, Any], before: Any) -> None:
+        raise NotImplementedError
+
+    def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
+        """Edit, build, commit; sync and check the live objects against the commit's diff."""
+        before = self.before()
+        base = self.repo.head()
+        edit()
+        head = self.repo.commit(title, *build)
+        report = self.repo.diff(base, head)
+        built = f" (fleetgen build {' '.join(build)})" if build else ""
+        self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
+        self.check(head, report, before)
+        return report
+
+
 @dataclass
-class Walkthrough:
+class Walkthrough(Steps):
     """The fleet ``repo`` reconciled by Flux on each of ``clusters`` (name → API, the logs of
     its controllers)."""
 
@@ -86,15 +112,12 @@ class Walkthrough:
             f"{name}: settled at {head[:7]}; Flux objects and what they manage:\n{listed}"
         )
 
-    def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
-        """Edit, build, commit; sync every cluster and check it against the commit's diff."""
-        before = {name: Snapshot.take(kube) for name, (kube, _) in self.clusters.items()}
-        base = self.repo.head()
-        edit()
-        head = self.repo.commit(title, *build)
-        report = self.repo.diff(base, head)
-        built = f" (fleetgen build {' '.join(build)})" if build else ""
-        self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
+    def before(self) -> dict[str, Snapshot]:
+        return {name: Snapshot.take(kube) for name, (kube, _) in self.clusters.items()}
+
+    def check(self, head: str, report: dict[str, Any], before: dict[str, Snapshot]) -> None:
+        """Reconcile every cluster's source as ``flux reconcile source git`` does, wait for its
+        root to apply ``head``, then compare it with the report."""
         for name, (kube, logs) in self.clusters.items():
             reconcile(kube, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
@@ -108,4 +131,3 @@ class Walkthrough:
             check.deletions(report, before[name])
             check.changes(report)
             check.releases(report, before[name])
-        return report
