@@ -155,5 +155,16 @@ class ArgoCheck:
                 )
 
             fields = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])
-            wait_for(f"{where}: {obj} {change['op']}: {fields}", matches, self.timeout, self.logs)
+            try:
+                wait_for(f"{where}: {obj} {change['op']}: {fields}", matches, 60, self.logs)
+            except TimeoutError:
+                live = get(kube, obj) or {}
+                seen = {f["path"]: at(live, f["path"]) for f in change["fields"]}
+                owners = [
+                    (m.get("manager"), m.get("operation"))
+                    for m in live.get("metadata", {}).get("managedFields", [])
+                ]
+                raise AssertionError(
+                    f"diff: {obj} on {where} {fields}; live: {seen}; field managers: {owners}"
+                ) from None
             self.timeline.say(f"{where}: {obj} {change['op']}: {fields}"[:200])
