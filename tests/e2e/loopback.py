@@ -39,7 +39,7 @@ class NotLoopback(AssertionError):
 
 def loopback(host: str) -> bool:
     """Whether ``host`` is 127.0.0.0/8 (or ::1, localhost)."""
-    host = host.strip("[]").lower()
+    host = host.strip("[]").rstrip(".;").lower()  # a URL ending a sentence in prose
     if host in ("localhost", IN_CLUSTER):
         return True
     try:

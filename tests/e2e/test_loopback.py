@@ -37,8 +37,12 @@ def _findings(work: Path) -> list[str]:
 def test_every_e2e_fleet_is_on_loopback(tmp_path: Path, name: str) -> None:
     """Each e2e fleet, with its Git URL as FleetRepo sets it and built, addresses only
     127.0.0.0/8: what Flux and Argo CD read from it (GitRepository URLs, chart repositories,
-    cluster servers) can reach nothing else."""
-    repo = FleetRepo.create(name, tmp_path, GIT_BASE)
+    cluster servers) can reach nothing else. Its API server placeholders (``SERVER_ALPHA``)
+    get a loopback URL, as the harness gives them its control planes'."""
+    text = (FLEETS / name / "fleet.py").read_text()
+    found = sorted(set(re.findall(r"\bSERVER_[A-Z]+\b", text)))
+    servers = {p: f"https://127.0.0.1:{port}" for port, p in enumerate(found, 2)}
+    repo = FleetRepo.create(name, tmp_path, GIT_BASE, servers)
     assert (repo.work / "output").is_dir()
     assert _findings(repo.work) == []
 
