@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +60,15 @@ def start_redis(processes: Processes) -> int:
     return port
 
 
-def _settings(kube: Kube, authority: Authority) -> None:
+def _settings(kube: Kube, authority: Authority, settings: Mapping[str, str]) -> None:
     """The ConfigMaps and Secret Argo CD's settings manager reads (labelled part-of argocd, as
-    its informers select them); the Git server's CA in argocd-tls-certs-cm under its host."""
+    its informers select them); the Git server's CA in argocd-tls-certs-cm under its host;
+    ``settings`` added to argocd-cm."""
     config_maps = {
         "argocd-cm": {
             "timeout.reconciliation": RECONCILIATION,
             "timeout.reconciliation.jitter": "0s",
+            **settings,
         },
         "argocd-cmd-params-cm": {"applicationsetcontroller.enable.progressive.syncs": "true"},
         "argocd-rbac-cm": {},
@@ -85,18 +88,22 @@ def _settings_object(kind: str, name: str, **content: dict[str, str]) -> dict[st
 
 
 def start_argocd(
-    processes: Processes, plane: ControlPlane, folder: Path, authority: Authority
+    processes: Processes,
+    plane: ControlPlane,
+    folder: Path,
+    authority: Authority,
+    settings: Mapping[str, str] = {},
 ) -> None:
-    """Install Argo CD's CRDs and settings on ``plane`` and start its repo-server, application
-    controller and ApplicationSet controller against it, trusting ``authority`` for the Git
-    server (the TLS data path holds argocd-tls-certs-cm's entries, one file per host, as
-    hack/dev-mounter writes them: ``GetCertificateForConnect`` reads it for go-git and
-    ``runCmdOutput`` hands it to git as GIT_SSL_CAINFO)."""
+    """Install Argo CD's CRDs and settings (``settings`` added to argocd-cm) on ``plane`` and
+    start its repo-server, application controller and ApplicationSet controller against it,
+    trusting ``authority`` for the Git server (the TLS data path holds argocd-tls-certs-cm's
+    entries, one file per host, as hack/dev-mounter writes them: ``GetCertificateForConnect``
+    reads it for go-git and ``runCmdOutput`` hands it to git as GIT_SSL_CAINFO)."""
     kube = plane.kube()
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
     binary = program("argocd", "argocd")
     install_crds(kube, binary.parent / "manifests" / "crds")
-    _settings(kube, authority)
+    _settings(kube, authority, settings)
 
     bin_dir, tls, ssh = folder / "bin", folder / "tls", folder / "ssh"
     for path in (bin_dir, tls, ssh):
@@ -196,3 +203,11 @@ def synced_and_healthy(kube: Kube, name: str, revision: str) -> bool:
         and sync.get("revision") == revision
         and health.get("status") == "Healthy"
     )
+
+
+def refresh(kube: Kube, name: str) -> None:
+    """Ask for a hard refresh of Application ``name``, as ``argocd app get --hard-refresh`` does
+    (the annotation the controller's ``needRefreshAppStatus`` reads, then removes)."""
+    path = kube.path(APPS, "Application", NAMESPACE, name)
+    patch = {"metadata": {"annotations": {"argocd.argoproj.io/refresh": "hard"}}}
+    kube.request("PATCH", path, patch, kind="merge")

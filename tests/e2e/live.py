@@ -24,6 +24,8 @@ VERSIONS = {
     "helm.toolkit.fluxcd.io": "helm.toolkit.fluxcd.io/v2",
     "source.toolkit.fluxcd.io": "source.toolkit.fluxcd.io/v1",
     "external-secrets.io": "external-secrets.io/v1",
+    "argoproj.io": "argoproj.io/v1alpha1",
+    "rbac.authorization.k8s.io": "rbac.authorization.k8s.io/v1",
 }
 KUSTOMIZE, HELM = VERSIONS["kustomize.toolkit.fluxcd.io"], VERSIONS["helm.toolkit.fluxcd.io"]
 

@@ -17,21 +17,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"`<>(){}\[\],;]+")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"`<>(){}\[\],]+")
 _HOST_PORT = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}$")
 # Fields that hold an address, bare (host[:port]) or as a URL, in fleet.py and in objects.
-# What no program dereferences: a CRD's schema (its documentation links to kubernetes.io, its
-# validation patterns ``oci://.*$``, the defaults of providers the tests never configure), and
-# such prose and patterns anywhere.
+# Text no program dereferences: a CRD schema's documentation (links to kubernetes.io), its
+# validation patterns (``oci://.*$``) and the whole schema, whose defaults are for providers no
+# test configures (External Secrets' github.url ``https://github.com/``).
 PROSE_FIELDS = frozenset({"description", "pattern", "openAPIV3Schema"})
 ADDRESS_FIELDS = frozenset(
     {"server", "url", "repo", "repourl", "address", "host", "endpoint", "proxy"}
 )
-
-
-# Argo CD's name for the cluster it runs in: it never resolves it, it takes its in-cluster config,
-# which the harness's Argo CD (ARGOCD_FAKE_IN_CLUSTER) reads from KUBECONFIG: the management API
-# server on loopback, itself checked (`tests.e2e.argocd`).
+# Argo CD's name for the cluster it runs on, never resolved here: run outside it
+# (ARGOCD_FAKE_IN_CLUSTER), ``Cluster.rawRestConfig`` reaches it through KUBECONFIG, whose server
+# `Processes.start` checks.
 IN_CLUSTER = "kubernetes.default.svc"
 
 
@@ -41,7 +39,7 @@ class NotLoopback(AssertionError):
 
 def loopback(host: str) -> bool:
     """Whether ``host`` is 127.0.0.0/8 (or ::1, localhost)."""
-    host = host.strip("[]").lower()
+    host = host.strip("[]").rstrip(".;").lower()  # a URL ending a sentence in prose
     if host in ("localhost", IN_CLUSTER):
         return True
     try:

@@ -203,7 +203,7 @@ def test_flux_cluster_rename_does_what_diff_says(
         walk.settled("alpha")
 
         renamed = walk.step("rename alpha to gamma", lambda: repo.edit("fleet.py", ALPHA, GAMMA))
-        before = walk.before["alpha"]
+        before = walk.taken["alpha"]
         verdicts = {(r["kind"], r["from"]): r["workloads"] for r in renamed["renames"]}
         assert verdicts[("Kustomization", "web")] == "deleted"
         assert verdicts[("HelmRelease", "echo")] == "deleted"

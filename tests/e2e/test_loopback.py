@@ -35,13 +35,14 @@ def _findings(work: Path) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FLEETS.iterdir() if p.is_dir()))
 def test_every_e2e_fleet_is_on_loopback(tmp_path: Path, name: str) -> None:
-    """Each e2e fleet, with its Git URL and API servers' placeholders set as the harness sets
-    them (loopback ports) and built, addresses only
+    """Each e2e fleet, with its Git URL as FleetRepo sets it and built, addresses only
     127.0.0.0/8: what Flux and Argo CD read from it (GitRepository URLs, chart repositories,
-    cluster servers) can reach nothing else."""
-    servers = re.findall(r"\bSERVER_[A-Z0-9_]+\b", (FLEETS / name / "fleet.py").read_text())
-    ports = {server: f"https://127.0.0.1:{port}" for port, server in enumerate(servers, 2)}
-    repo = FleetRepo.create(name, tmp_path, GIT_BASE, ports)
+    cluster servers) can reach nothing else. Its API server placeholders (``SERVER_ALPHA``)
+    get a loopback URL, as the harness gives them its control planes'."""
+    text = (FLEETS / name / "fleet.py").read_text()
+    found = sorted(set(re.findall(r"\bSERVER_[A-Z]+\b", text)))
+    servers = {p: f"https://127.0.0.1:{port}" for port, p in enumerate(found, 2)}
+    repo = FleetRepo.create(name, tmp_path, GIT_BASE, servers)
     assert (repo.work / "output").is_dir()
     assert _findings(repo.work) == []
 

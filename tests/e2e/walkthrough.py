@@ -1,13 +1,13 @@
-"""A walkthrough on Flux: each step edits the fleet, builds (``--drained`` where the step says),
-commits and pushes; asks every cluster's Flux to reconcile as ``flux reconcile source git``
-does; waits until each root Kustomization applied the commit; then compares the live objects
-with what ``fleetgen diff`` said of the commit (`tests.e2e.diffcheck`), saying each outcome on
-the timeline."""
+"""A walkthrough (`Steps`: edit, build with ``--drained`` where the step says, commit, push,
+check against ``fleetgen diff``) and its Flux part: each step asks every cluster's Flux to
+reconcile as ``flux reconcile source git`` does; waits until each root Kustomization applied the
+commit; then compares the live objects with what ``fleetgen diff`` said of the commit
+(`tests.e2e.diffcheck`), saying each outcome on the timeline."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tests.e2e.diffcheck import Check
@@ -50,8 +50,36 @@ def summary(report: dict[str, Any]) -> str:
     return "\n".join(lines) or "  diff: no changes"
 
 
+class Steps:
+    """Each step of a walkthrough on ``repo``: edit, build, commit and push; then the engine's
+    ``check`` of the live objects against the commit's diff, given the ``snapshot`` taken before
+    it (kept in ``taken``)."""
+
+    repo: FleetRepo
+    timeline: Timeline
+    taken: Any = None
+
+    def snapshot(self) -> Any:
+        raise NotImplementedError
+
+    def check(self, head: str, report: dict[str, Any], before: Any) -> None:
+        raise NotImplementedError
+
+    def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
+        """Edit, build, commit; sync and check the live objects against the commit's diff."""
+        before = self.taken = self.snapshot()
+        base = self.repo.head()
+        edit()
+        head = self.repo.commit(title, *build)
+        report = self.repo.diff(base, head)
+        built = f" (fleetgen build {' '.join(build)})" if build else ""
+        self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
+        self.check(head, report, before)
+        return report
+
+
 @dataclass
-class Walkthrough:
+class Walkthrough(Steps):
     """The fleet ``repo`` reconciled by Flux on each of ``clusters`` (name → `Site`: where its
     Flux objects and workloads are)."""
 
@@ -59,7 +87,6 @@ class Walkthrough:
     clusters: dict[str, Site]
     timeline: Timeline
     timeout: float = 180
-    before: dict[str, Snapshot] = field(default_factory=dict)
 
     def settled(self, name: str) -> None:
         """Wait until the root of cluster ``name``'s Flux and each of its Kustomizations applied
@@ -90,16 +117,12 @@ class Walkthrough:
             f"{name}: settled at {head[:7]}; Flux objects and what they manage:\n{listed}"
         )
 
-    def step(self, title: str, edit: Callable[[], None], *build: str) -> dict[str, Any]:
-        """Edit, build, commit; sync every cluster and check it against the commit's diff. The
-        snapshots taken before stay in ``before``."""
-        self.before = {name: site.snapshot() for name, site in self.clusters.items()}
-        base = self.repo.head()
-        edit()
-        head = self.repo.commit(title, *build)
-        report = self.repo.diff(base, head)
-        built = f" (fleetgen build {' '.join(build)})" if build else ""
-        self.timeline.say(f"commit {head[:7]}: {title}{built}\n{summary(report)}")
+    def snapshot(self) -> dict[str, Snapshot]:
+        return {name: site.snapshot() for name, site in self.clusters.items()}
+
+    def check(self, head: str, report: dict[str, Any], before: dict[str, Snapshot]) -> None:
+        """Reconcile every cluster's source as ``flux reconcile source git`` does, wait for its
+        root to apply ``head``, then compare it with the report."""
         for name, site in self.clusters.items():
             reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
@@ -110,10 +133,9 @@ class Walkthrough:
             )
             self.timeline.say(f"{name}: root Kustomization applied {head[:7]} (and pruned)")
             check = Check(site, name, self.timeline, self.timeout)
-            check.deletions(report, self.before[name])
+            check.deletions(report, before[name])
             check.changes(report)
-            check.releases(report, self.before[name])
-        return report
+            check.releases(report, before[name])
 
     def arrived(self, name: str, report: dict[str, Any], before: Snapshot) -> None:
         """Cluster ``name`` settled, then checked against the renames of an earlier commit's

@@ -1,0 +1,170 @@
+"""The live objects under Argo CD against what ``fleetgen diff --format json`` said of the commit
+it just synced (docs/diff.md): each deletion's verdict on its workloads, each field a generated
+object changes. Argo CD's own objects live on the management cluster; an Application's
+workloads, and a tenant's accounts (``output/tenants/<cluster>/``), on the cluster it names.
+
+What the verdicts rely on, in argo-cd v3.6.2's source:
+- an ApplicationSet removed by the root's prune takes its generated Applications with it
+  (their ownerReference; Kubernetes' garbage collector, ``preserveResourcesOnDeletion: false``);
+- ``deleted``/``orphaned`` of an Application: ``finalizeApplicationDeletion`` deletes the
+  workloads (``getPermittedAppLiveObjects``, as the project's destination service account:
+  ``applyImpersonationConfig``) only when ``CascadedDeletion()`` (the resources finalizer), and
+  removes the finalizer only once they are gone; without the finalizer the API server deletes
+  the Application at once and nothing else goes;
+- a removed object of an Application's folder goes by its automated sync's prune
+  (``autoSync`` → gitops-engine ``syncContext.Sync``), but for ``Prune=false``
+  (``syncContext.pruneObject`` → ``isPruningDisabled``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.argocd import APPS, NAMESPACE
+from tests.e2e.diffcheck import at
+from tests.e2e.kube import Kube
+from tests.e2e.live import VERSIONS, Obj, get
+from tests.e2e.processes import wait_for
+from tests.e2e.timeline import Timeline
+
+MGMT = "mgmt"
+SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
+
+
+def resources(application: dict[str, Any]) -> list[Obj]:
+    """What an Application manages: its ``status.resources``."""
+    found = []
+    for entry in application.get("status", {}).get("resources") or []:
+        group, version = entry.get("group", ""), entry["version"]
+        api_version = f"{group}/{version}" if group else version
+        found.append(Obj(api_version, entry["kind"], entry.get("namespace", ""), entry["name"]))
+    return found
+
+
+def managed(kube: Kube) -> dict[Obj, list[Obj]]:
+    """Every Application on the management cluster with what it manages."""
+    return {
+        Obj(APPS, "Application", NAMESPACE, doc["metadata"]["name"]): resources(doc)
+        for doc in kube.list(APPS, "Application", NAMESPACE)
+    }
+
+
+def _obj(entry: dict[str, Any]) -> Obj:
+    return Obj(VERSIONS[entry["group"]], entry["kind"], entry["namespace"] or "", entry["name"])
+
+
+class ArgoCheck:
+    """The management cluster ``mgmt`` and the workload clusters ``targets`` (name → API)
+    compared with one commit's diff report."""
+
+    def __init__(
+        self,
+        mgmt: Kube,
+        targets: dict[str, Kube],
+        timeline: Timeline,
+        logs: Sequence[Path],
+        timeout: float,
+    ) -> None:
+        self.kubes = {MGMT: mgmt, **targets}
+        self.timeline, self.logs, self.timeout = timeline, list(logs), timeout
+
+    def _where(self, entry: dict[str, Any]) -> str:
+        """The cluster an object of the report lives on."""
+        file = str(entry["file"])
+        if file.startswith("output/tenants/"):
+            return file.split("/")[2]
+        return MGMT
+
+    def _gone(self, where: str, obj: Obj) -> None:
+        kube = self.kubes[where]
+        wait_for(f"{where}: {obj} gone", lambda: get(kube, obj) is None, self.timeout, self.logs)
+
+    def _stays(self, where: str, obj: Obj, why: str) -> None:
+        live = get(self.kubes[where], obj)
+        assert live is not None, f"diff: {obj} on {where} {why}; live: deleted"
+        assert "deletionTimestamp" not in live["metadata"], f"{obj} on {where} is being deleted"
+
+    def deletions(self, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+        """Each deletion: the object gone, and an Application's workloads as the verdict says."""
+        for entry in report["deletions"]:
+            if entry["engine"] not in ("argocd", None):
+                continue
+            obj, verdict, where = _obj(entry), entry["workloads"], self._where(entry)
+            if verdict == "kept-prune-disabled":
+                self._stays(where, obj, "kept (prune disabled)")
+                self.timeline.say(f"{where}: {obj} kept (prune disabled), as diff said")
+                continue
+            if verdict == "stuck":
+                kube = self.kubes[where]
+                wait_for(
+                    f"{obj} terminating",
+                    lambda o=obj, k=kube: (
+                        "deletionTimestamp" in (get(k, o) or {}).get("metadata", {})
+                    ),
+                    self.timeout,
+                    self.logs,
+                )
+                self.timeline.say(f"{where}: {obj} stuck terminating, as diff said")
+                continue
+            self._gone(where, obj)
+            self.timeline.say(f"{where}: {obj} deleted (diff: workloads {verdict})")
+            for workload in before.get(obj, []) if obj.kind == "Application" else []:
+                target = entry["cluster"]
+                if verdict == "deleted":
+                    self._gone(target, workload)
+                    self.timeline.say(f"{target}:   {workload} deleted, as diff said")
+                elif verdict == "orphaned":
+                    self._stays(target, workload, verdict)
+                    self.timeline.say(f"{target}:   {workload} kept (orphaned), as diff said")
+
+    def changes(self, report: dict[str, Any]) -> None:
+        """Each generated object added or changed (Argo CD's own on mgmt, a tenant's account on
+        its cluster) comes live with every field the report gives its new value; each removed
+        one is pruned (deletions above aside)."""
+        deleted = {(d["kind"], d["namespace"], d["name"]) for d in report["deletions"]}
+        for change in report["changes"]:
+            if change["source"] != "generated" or change["file"].startswith("output/overlays/"):
+                continue
+            if change["group"] == "kustomize.config.k8s.io":
+                continue  # a folder's kustomization.yaml: what it builds is checked
+            obj, where = _obj(change), self._where(change)
+            kube = self.kubes[where]
+            if change["op"] == "removed":
+                if (change["kind"], change["namespace"], change["name"]) in deleted:
+                    continue
+                live = get(kube, obj) or {}
+                options = live.get("metadata", {}).get("annotations", {}).get(SYNC_OPTIONS, "")
+                if "Prune=false" in options:
+                    assert any(
+                        f"{obj.kind} {obj.name}" in note and "Prune=false" in note
+                        for note in report["notes"]
+                    ), f"{obj} on {where}: Prune=false live, diff notes nothing"
+                    self._stays(where, obj, "stays (Prune=false)")
+                    self.timeline.say(f"{where}: {obj} stays (Prune=false), as diff notes")
+                    continue
+                self._gone(where, obj)
+                self.timeline.say(f"{where}: {obj} pruned (diff: removed)")
+                continue
+
+            def matches(c: dict[str, Any] = change, o: Obj = obj, k: Kube = kube) -> bool:
+                live = get(k, o)
+                return live is not None and all(
+                    at(live, f["path"]) == f["new"] for f in c["fields"]
+                )
+
+            fields = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])
+            try:
+                wait_for(f"{where}: {obj} {change['op']}: {fields}", matches, 60, self.logs)
+            except TimeoutError:
+                live = get(kube, obj) or {}
+                seen = {f["path"]: at(live, f["path"]) for f in change["fields"]}
+                owners = [
+                    (m.get("manager"), m.get("operation"))
+                    for m in live.get("metadata", {}).get("managedFields", [])
+                ]
+                raise AssertionError(
+                    f"diff: {obj} on {where} {fields}; live: {seen}; field managers: {owners}"
+                ) from None
+            self.timeline.say(f"{where}: {obj} {change['op']}: {fields}"[:200])
