@@ -362,7 +362,7 @@ def test_deletion_sync_and_drift_map_as_for_kustomizations() -> None:
         "helm.sh/resource-policy": "keep"
     }
     (argo_dev,) = applications(docs)[("echo", "dev")]
-    assert "automated" not in argo_dev["spec"].get("syncPolicy", {})
+    assert argo_dev["spec"]["syncPolicy"]["automated"] == {"enabled": False}
     assert argo_dev["spec"]["ignoreDifferences"][0]["jsonPointers"] == ["/spec/replicas"]
     _, deleting = compile_apps(echo(), cascade_delete=True)
     assert all("postRenderers" not in r["spec"] for r, _ in flux_releases(deleting).values())

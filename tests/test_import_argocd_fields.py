@@ -290,3 +290,17 @@ def test_generator_keys_import_does_not_read_are_named(tmp_path: Path) -> None:
     assert "ApplicationSet 'web': spec.generators[0].git.requeueAfterSeconds not mapped" in text
     assert "ApplicationSet 'web': spec.generators[1] makes no Application from what" in text
     assert "ApplicationSet 'web': spec.generators[2].list.elementsYaml not mapped" in text
+
+
+def test_automated_enabled_false_imports_as_manual(tmp_path: Path) -> None:
+    """``automated: {enabled: false}`` (what fleetgen writes for a manual environment) is manual
+    sync: ``SyncPolicy.IsAutomatedSyncEnabled`` is false when ``Enabled`` is set false, and the
+    controller's ``autoSync`` then returns before syncing; ``automated`` without ``enabled`` is
+    on."""
+    manual, auto = _application("web", WEB), _application("web", WEB)
+    manual["spec"]["syncPolicy"] = {"automated": {"enabled": False, "prune": True}}
+    auto["spec"]["syncPolicy"] = {"automated": {"prune": True}}
+    fleet, _ = _imported(_repo(tmp_path / "manual", {"web.yaml": manual}))
+    assert (fleet.sync.automated, fleet.sync.prune) == (False, True)
+    fleet, _ = _imported(_repo(tmp_path / "auto", {"web.yaml": auto}))
+    assert (fleet.sync.automated, fleet.sync.prune) == (True, True)

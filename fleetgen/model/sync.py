@@ -34,7 +34,8 @@ class SyncPolicy(Spec):
     """How an engine syncs: deeper layers override only the fields they set.
 
     Attributes:
-        automated: Sync every merged change by itself (Flux: else the Kustomization is suspended).
+        automated: Sync every merged change by itself (Argo CD: else `automated: {enabled: false}`;
+            Flux: else the Kustomization is suspended).
         prune: Delete objects that left the manifests.
         self_heal: Revert changes made on the cluster (Argo CD; Flux always does).
         allow_empty: Argo CD: let an automated sync prune an app down to nothing.

@@ -32,7 +32,10 @@ def state(application: dict[str, Any]) -> str:
 
 
 def automated(application: dict[str, Any]) -> bool:
-    return "automated" in (application["spec"].get("syncPolicy") or {})
+    """Whether Argo CD syncs ``application`` by itself, as ``SyncPolicy.IsAutomatedSyncEnabled``
+    decides: ``automated`` set, and its ``enabled`` not false."""
+    auto = (application["spec"].get("syncPolicy") or {}).get("automated")
+    return auto is not None and auto.get("enabled", True) is not False
 
 
 def settled_at(application: dict[str, Any], head: str) -> bool:

@@ -11,8 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from fleetgen.manifests.yamlio import load_all
 from tests.e2e.argocd import APPS, NAMESPACE, application, start_argocd
 from tests.e2e.argowalkthrough import ArgoWalkthrough, state
@@ -136,23 +134,18 @@ def test_argocd_removals_do_what_diff_says(
         walk.timeline.say(f"mgmt: AppProject apps allows {sorted(allowed)} only")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="diff says the ApplicationSets lose spec.template.spec.syncPolicy.automated; live "
-    "the root's server-side apply leaves it (co-owned by argocd-applicationset-controller's "
-    "Update), so the Applications stay automated",
-)
 def test_argocd_manual_holds_a_change(
     tmp_path: Path, processes: Processes, authority: Authority, etcd: str
 ) -> None:
-    """prod to manual, then echo's replicas 1 → 2: diff says the ApplicationSets lose
-    ``automated`` and notes echo's change held; live the change must stay OutOfSync and
-    deploy nothing (``autoSync`` returns early without ``spec.syncPolicy.automated``); back to
-    automated, it deploys. The root applies the ApplicationSets server-side
-    (``ServerSideApply=true``: gitops-engine's ``syncContext`` → ``ApplyResource`` with
-    field manager argocd-controller), which removes a field only where that manager alone
-    owns it."""
+    """prod to manual, then echo's replicas 1 → 2: diff says the ApplicationSets' ``automated``
+    becomes ``{enabled: false}`` and notes echo's change held; live the change must stay
+    OutOfSync and deploy nothing (``autoSync`` returns early unless
+    ``SyncPolicy.IsAutomatedSyncEnabled``, false for ``enabled: false``); back to automated, it
+    deploys. The root applies the ApplicationSets server-side (``ServerSideApply=true``:
+    gitops-engine's ``syncContext`` → ``ApplyResource`` with field manager argocd-controller),
+    which removes a field only where that manager alone owns it, and ``automated`` is co-owned
+    by argocd-applicationset-controller's Update: hence ``enabled: false``, a value the apply
+    sets, rather than no ``automated``."""
     with _walk(tmp_path, processes, authority, etcd, "manual") as walk:
         _manual(walk, walk.repo, walk.mgmt, walk.targets["alpha"], walk.timeline)
 

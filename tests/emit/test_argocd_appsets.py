@@ -316,11 +316,19 @@ def test_an_empty_catch_all_step_emits_no_rolling_sync_step() -> None:
     assert_generates_the_plan(plan, docs)
 
 
-def test_manual_environment_has_no_automated_sync() -> None:
+def test_manual_environment_turns_automated_sync_off() -> None:
+    """A manual environment's Applications carry ``automated: {enabled: false}``, not no
+    ``automated``: the controller's ``autoSync`` returns early unless
+    ``SyncPolicy.IsAutomatedSyncEnabled``, false when ``Enabled`` is set false (Argo CD 3.3 and
+    3.6), while the root's server-side apply of the ApplicationSet leaves an ``automated`` it
+    stops sending where argocd-applicationset-controller co-owns the field."""
     fleet = make_fleet(environments=[Environment(name="dev"), make_fleet().environments[1]])
     _, docs = compile_fleet(fleet)
     assert [a["spec"]["syncPolicy"] for a in applications(docs)["web", "dev"]] == [
-        {"syncOptions": ["CreateNamespace=true", "RespectIgnoreDifferences=true"]}
+        {
+            "automated": {"enabled": False},
+            "syncOptions": ["CreateNamespace=true", "RespectIgnoreDifferences=true"],
+        }
     ]
 
 

@@ -145,6 +145,8 @@ def _sync_policy(placement: Placement, app: App, fleet: Fleet) -> dict[str, Any]
         policy["automated"] = {"prune": sync.prune, "selfHeal": sync.self_heal}
         if sync.allow_empty:
             policy["automated"]["allowEmpty"] = True
+    else:
+        policy["automated"] = {"enabled": False}
     creates = fleet.create_namespaces and namespace is not None
     tenant = any(p.name == app.project and p.service_account for p in fleet.projects)
     managed = creates and not tenant
