@@ -25,7 +25,7 @@ from typing import Any
 from tests.e2e.argocd import APPS, NAMESPACE
 from tests.e2e.diffcheck import at
 from tests.e2e.kube import Kube
-from tests.e2e.live import VERSIONS, Obj, get
+from tests.e2e.live import VERSIONS, Obj, get, terminating
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -100,9 +100,7 @@ class ArgoCheck:
                 kube = self.kubes[where]
                 wait_for(
                     f"{obj} terminating",
-                    lambda o=obj, k=kube: (
-                        "deletionTimestamp" in (get(k, o) or {}).get("metadata", {})
-                    ),
+                    lambda o=obj, k=kube: terminating(k, o),
                     self.timeout,
                     self.logs,
                 )

@@ -31,7 +31,16 @@ from typing import Any
 
 from tests.e2e.flux import reconcile
 from tests.e2e.kube import Kube
-from tests.e2e.live import HELM, VERSIONS, Obj, Site, Snapshot, get, helm_release
+from tests.e2e.live import (
+    HELM,
+    VERSIONS,
+    Obj,
+    Site,
+    Snapshot,
+    get,
+    helm_release,
+    terminating,
+)
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -101,9 +110,7 @@ class Check:
             if verdict == "stuck":
                 wait_for(
                     f"{obj} terminating",
-                    lambda o=obj, k=kube: (
-                        "deletionTimestamp" in (get(k, o) or {}).get("metadata", {})
-                    ),
+                    lambda o=obj, k=kube: terminating(k, o),
                     self.timeout,
                     self.logs,
                 )

@@ -82,6 +82,11 @@ def get(kube: Kube, obj: Obj) -> dict[str, Any] | None:
     return found
 
 
+def terminating(kube: Kube, obj: Obj) -> bool:
+    """Whether ``obj`` is being deleted and held there (a finalizer that cannot complete)."""
+    return "deletionTimestamp" in (get(kube, obj) or {}).get("metadata", {})
+
+
 def inventory(kustomization: dict[str, Any]) -> list[Obj]:
     """What a Kustomization applied: its ``status.inventory`` (ids ``ns_name_group_kind``)."""
     entries = (kustomization.get("status", {}).get("inventory") or {}).get("entries") or []
