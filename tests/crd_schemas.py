@@ -15,7 +15,7 @@ import yaml
 from fleetgen.validate import schemas as crd
 from fleetgen.validate.kubernetes import KubernetesSchemas
 
-__all__ = ["emitted_documents", "errors", "schemas", "strict_errors"]
+__all__ = ["custom_resource_definition", "emitted_documents", "errors", "schemas", "strict_errors"]
 
 
 @functools.cache
@@ -62,3 +62,29 @@ def emitted_documents(output: Path) -> list[tuple[str, dict[str, Any]]]:
             continue
         found += [(relative, doc) for doc in yaml.safe_load_all(path.read_text()) if doc]
     return found
+
+
+def custom_resource_definition(
+    group: str, kind: str, version: str, schema: dict[str, Any]
+) -> dict[str, Any]:
+    """A namespaced CRD of ``kind`` (plural: its lowercase + s) in ``group`` serving ``version``
+    with ``schema`` as its openAPIV3Schema."""
+    plural = f"{kind.lower()}s"
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"kind": kind, "plural": plural},
+            "versions": [
+                {
+                    "name": version,
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                }
+            ],
+        },
+    }

@@ -19,6 +19,7 @@ from fleetgen.manifests.yamlio import dump, dump_documents
 from fleetgen.pipeline import api
 from fleetgen.tools.kustomize import Kustomize
 from fleetgen.validate.kubernetes import KubernetesSchemas, built_in, versions
+from tests.crd_schemas import custom_resource_definition
 from tests.helpers import case_copy, run_fleetgen
 
 CASE = Path(__file__).parent / "cases" / "namespaces"
@@ -154,34 +155,9 @@ def test_a_user_crd_schema_checks_a_k8s_io_kind(tmp_path: Path, kustomize: Kusto
     Kubernetes' own schemas, found none, and were never checked)."""
     repo = case_copy(CASE, tmp_path / "repo")
     _add_to_base(repo, "shop", {**WIDGET, "spec": {"size": "big"}})
-    crd = {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.widgets.example.k8s.io"},
-        "spec": {
-            "group": "widgets.example.k8s.io",
-            "scope": "Namespaced",
-            "names": {"kind": "Widget", "plural": "widgets"},
-            "versions": [
-                {
-                    "name": "v1alpha1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {
-                        "openAPIV3Schema": {
-                            "type": "object",
-                            "properties": {
-                                "spec": {
-                                    "type": "object",
-                                    "properties": {"size": {"type": "integer"}},
-                                }
-                            },
-                        }
-                    },
-                }
-            ],
-        },
-    }
+    spec = {"type": "object", "properties": {"size": {"type": "integer"}}}
+    schema = {"type": "object", "properties": {"spec": spec}}
+    crd = custom_resource_definition("widgets.example.k8s.io", "Widget", "v1alpha1", schema)
     (repo / "crds").mkdir()
     (repo / "crds/widget.yaml").write_text(dump(crd))
     result = run_fleetgen(repo, "validate", "--render", "--format", "json")

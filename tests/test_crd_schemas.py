@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from fleetgen.validate import schemas as crd
-from tests.crd_schemas import errors, schemas
+from tests.crd_schemas import custom_resource_definition, errors, schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,34 +111,15 @@ def test_a_violation_on_one_release_only_names_it() -> None:
     assert not any("(on " in e for e in errors(typo))  # wrong everywhere: no release named
 
 
-CRONTAB_CRD = {  # the Kubernetes documentation's CronTab: the root schema lists only spec
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "crontabs.stable.example.com"},
-    "spec": {
-        "group": "stable.example.com",
-        "scope": "Namespaced",
-        "names": {"kind": "CronTab", "plural": "crontabs"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "properties": {"cronSpec": {"type": "string"}},
-                            }
-                        },
-                    }
-                },
-            }
-        ],
+CRONTAB_CRD = custom_resource_definition(  # the Kubernetes documentation's CronTab: the root
+    "stable.example.com",  # schema lists only spec
+    "CronTab",
+    "v1",
+    {
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {"cronSpec": {"type": "string"}}}},
     },
-}
+)
 
 
 def test_a_crd_root_listing_only_spec_still_takes_api_version_kind_and_object_meta() -> None:

@@ -18,6 +18,7 @@ from fleetgen.pipeline import api
 from fleetgen.tools.kustomize import Kustomize
 from fleetgen.util.cache import Cache
 from fleetgen.validate.report import json_schema
+from tests.crd_schemas import custom_resource_definition
 from tests.helpers import run_fleetgen, tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -559,24 +560,7 @@ def appproject_crd(spec_fields: list[str]) -> dict[str, object]:
             "spec": {"type": "object", "properties": {name: loose for name in spec_fields}},
         },
     }
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "appprojects.argoproj.io"},
-        "spec": {
-            "group": "argoproj.io",
-            "scope": "Namespaced",
-            "names": {"kind": "AppProject", "plural": "appprojects"},
-            "versions": [
-                {
-                    "name": "v1alpha1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
-                }
-            ],
-        },
-    }
+    return custom_resource_definition("argoproj.io", "AppProject", "v1alpha1", schema)
 
 
 def test_a_crd_in_the_repo_overrides_the_shipped_schema(tmp_path: Path) -> None:

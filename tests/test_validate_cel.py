@@ -16,6 +16,7 @@ import yaml
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.tools.kustomize import Kustomize
 from fleetgen.validate import cel, schemas
+from tests.crd_schemas import custom_resource_definition
 from tests.test_validate import CONFIGMAP, fleet_repo, report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,24 +51,7 @@ WIDGET_RULES = {
 def widget_crd() -> dict[str, Any]:
     """A user CRD whose ``spec`` carries CEL rules, its ``ports`` items one each."""
     schema = {"type": "object", "properties": {"spec": WIDGET_RULES}}
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "widgets.example.com"},
-        "spec": {
-            "group": "example.com",
-            "scope": "Namespaced",
-            "names": {"kind": "Widget", "plural": "widgets"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": schema},
-                }
-            ],
-        },
-    }
+    return custom_resource_definition("example.com", "Widget", "v1", schema)
 
 
 def test_a_user_crds_violated_rule_is_an_error_at_the_object_and_rule(
