@@ -722,11 +722,8 @@ def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path)
     )
 
 
-def test_a_spoke_leaving_the_hub_lists_no_kustomization_file_as_a_deletion(repo: Path) -> None:
-    """kustomize's own kustomization.yaml under ``flux/spokes/<spoke>/`` is what
-    kustomize-controller builds (``generate``, then ``build`` → fluxcd/pkg
-    ``kustomize.SecureBuild``, which returns only the objects it lists), never an object it
-    applies: removing the spoke deletes no nameless "flux Kustomization"."""
+def _remove_a_hub_spoke(repo: Path) -> None:
+    """Commit the fleet in Flux hub mode (hub dev-1), then remove its spoke prod-b (uncommitted)."""
     edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
     edit(
         repo / "fleet.py",
@@ -737,6 +734,14 @@ def test_a_spoke_leaving_the_hub_lists_no_kustomization_file_as_a_deletion(repo:
     edit(
         repo / "fleet.py", f'Cluster(name="prod-b", env="prod", {PROD_B_GOLD}, engine="flux"),', ""
     )
+
+
+def test_a_spoke_leaving_the_hub_lists_no_kustomization_file_as_a_deletion(repo: Path) -> None:
+    """kustomize's own kustomization.yaml under ``flux/spokes/<spoke>/`` is what
+    kustomize-controller builds (``generate``, then ``build`` → fluxcd/pkg
+    ``kustomize.SecureBuild``, which returns only the objects it lists), never an object it
+    applies: removing the spoke deletes no nameless "flux Kustomization"."""
+    _remove_a_hub_spoke(repo)
     report = fleetgen.diff(repo / "fleet.py").to_json()
     removed = {c["file"] for c in report["changes"] if c["op"] == "removed"}
     assert "output/flux/spokes/prod-b/kustomization.yaml" in removed
@@ -752,16 +757,7 @@ def test_a_spokes_hub_namespace_with_prune_disabled_is_kept_not_deleted(repo: Pa
     (kustomize-controller ``deleteObjects`` excludes the annotation from fluxcd/pkg
     ``ResourceManager.DeleteAll``), so removing the spoke keeps the Namespace and what it holds;
     diff says so instead of listing it as deleted or orphaned."""
-    edit(repo / "fleet.py", "Project, Selector", "FluxOptions, Project, Selector")
-    edit(
-        repo / "fleet.py",
-        'engines=["argocd", "flux"],',
-        'engines=["argocd", "flux"], flux=FluxOptions(mode="hub", hub="dev-1"),',
-    )
-    commit(repo, "flux hub mode")
-    edit(
-        repo / "fleet.py", f'Cluster(name="prod-b", env="prod", {PROD_B_GOLD}, engine="flux"),', ""
-    )
+    _remove_a_hub_spoke(repo)
     result = fleetgen.diff(repo / "fleet.py")
     fates = {(d["kind"], d["name"]): d["workloads"] for d in result.to_json()["deletions"]}
     assert fates[("Namespace", "prod-b")] == "kept-prune-disabled"
