@@ -24,11 +24,11 @@ from tests.helpers import run_fleetgen, tree
 ROOT = Path(__file__).resolve().parent.parent
 
 FLEET = """\
-from fleetgen import (App, Cluster, Environment, ExternalSecretRef, Fleet, Image, Overrides,
-                      Policy, Project, Selector, Waiver)
+from fleetgen import (App, ArgoOptions, Cluster, Environment, ExternalSecretRef, Fleet, Image,
+                      Overrides, Policy, Project, Selector, Waiver)
 
 fleet = Fleet(
-    name="t",
+    name="t", argocd=ArgoOptions(min_version="3.5"),  # the tenant: impersonation unenforced
     repo="https://git.example.com/t.git",
     default_credentials=ExternalSecretRef(store="vault", key="clusters/{{cluster}}"),
     environments=[Environment(name="dev"), Environment(name="prod")],

@@ -46,6 +46,12 @@ FLUX_IGNORE_SINCE = "2.9"  # Kustomization spec.ignore (kustomize-controller v1.
 # A generator's post selector matches a goTemplate set's annotations (argo-cd v3.4.0,
 # generator_spec_processor.go normalizeMapForFlatten; before, it never matched them)
 ARGOCD_VAR_SELECTOR_SINCE = "3.4"
+# A tenant's project beside projects without destinationServiceAccounts: from this release
+# application.sync.impersonation.enforced "false" lets those sync as the controller
+# (argo-cd v3.5.0 util/settings IsImpersonationEnforced); before it, impersonation enabled fails
+# every such Application ("no matching service account found": controller/sync.go
+# deriveServiceAccountToImpersonate), fleetgen's root among them.
+ARGOCD_UNENFORCED_IMPERSONATION_SINCE = "3.5"
 NEWER_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
     "argocd": (
         (
@@ -69,6 +75,13 @@ def selects_by_vars(options: ArgoOptions) -> bool:
     """Whether an Argo CD instance of these options selects by a generator ``selector`` on
     the var annotations (`ARGOCD_VAR_SELECTOR_SINCE`)."""
     return release(options.min_version) >= release(ARGOCD_VAR_SELECTOR_SINCE)
+
+
+def unenforced_impersonation(fleet: Fleet) -> bool:
+    """Whether every Argo CD instance of the fleet runs a release that may leave impersonation
+    unenforced (`ARGOCD_UNENFORCED_IMPERSONATION_SINCE`)."""
+    lowest = min(release(i.options.min_version) for i in fleet.argocd_instances)
+    return lowest >= release(ARGOCD_UNENFORCED_IMPERSONATION_SINCE)
 
 
 def argocd_bootstrap(fleet: Fleet, instance: ArgoInstance) -> str:

@@ -137,7 +137,10 @@ class Project(Spec):
         sync_windows: When its apps may sync.
         service_account: Apply its apps as this ServiceAccount (tenant impersonation), which
             fleetgen creates and binds to ClusterRole admin in the namespaces of the project's
-            apps on each cluster, and nowhere else; None: as the controller.
+            apps on each cluster, and nowhere else; None: as the controller. On Argo CD it needs
+            application.sync.impersonation.enabled "true" in argocd-cm and, so that the other
+            projects still sync as the controller, enforced "false" (Argo CD 3.5 or later: an
+            older floor is warned of).
         namespace_metadata: Namespace → its labels and annotations, declared once per namespace
             (on the project that owns it); needs Fleet(create_namespaces=True).
     """

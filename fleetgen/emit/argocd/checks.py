@@ -13,6 +13,7 @@ from fleetgen.emit.argocd.bootstrap import ROOT, _registered
 from fleetgen.emit.argocd.projects import (
     app_destinations,
     chart_repos,
+    impersonation_warnings,
     reads_fleet_repo,
     remote_kind_warnings,
 )
@@ -111,7 +112,9 @@ def warnings(plan: Plan) -> list[Problem]:
         for cluster in _registered(plan)
         if cluster.insecure and not isinstance(plan.credentials[cluster.name], ExternalSecretRef)
     ]
-    found += _chart_option_warnings(plan) + remote_kind_warnings(plan)
+    found += (
+        _chart_option_warnings(plan) + remote_kind_warnings(plan) + impersonation_warnings(plan)
+    )
     return found + _self_heal_warnings(plan, settings) + _timing_warnings(plan, settings)
 
 

@@ -7,9 +7,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fleetgen.emit.argocd.common import EARLY_WAVE, metadata
+from fleetgen.emit.common import unenforced_impersonation
 from fleetgen.errors import Problem, at
 from fleetgen.inputs.record import project_drain
-from fleetgen.model import App, Project, SyncWindow
+from fleetgen.model import App, Fleet, Project, SyncWindow
 from fleetgen.resolver.plan import Placement, Plan
 from fleetgen.rules.argocd import (
     API_VERSION,
@@ -150,12 +151,52 @@ def _project_file(plan: Plan, project: Project, placements: Sequence[Placement])
             "App(namespace=None),\nallowed by name."
         )
     if project.service_account:
-        comment += (
-            f"\nApps sync as ServiceAccount {project.service_account} in their namespace"
-            "\n(created by argocd/tenants.yaml): enable "
-            "application.sync.impersonation.enabled in argocd-cm."
-        )
+        comment += _impersonation_note(fleet, project.service_account)
     return OutputFile(f"argocd/projects/{project.name}.yaml", (doc,), comment=comment)
+
+
+def _impersonation_note(fleet: Fleet, account: str) -> str:
+    """What argocd-cm needs for a tenant's apps to sync as its ``account``, and what else that
+    setting does to projects without destinationServiceAccounts (`unenforced_impersonation`)."""
+    note = (
+        f"\nApps sync as ServiceAccount {account} in their namespace"
+        "\n(created by argocd/tenants.yaml): in argocd-cm set"
+        '\napplication.sync.impersonation.enabled: "true"'
+    )
+    if unenforced_impersonation(fleet):
+        return note + (
+            ' and\napplication.sync.impersonation.enforced: "false": enforced (the default)'
+            "\nfails every Application of a project without destinationServiceAccounts."
+        )
+    return note + (
+        ";\nbefore Argo CD 3.5 that fails every Application of a project without"
+        "\ndestinationServiceAccounts, fleetgen's root among them (see the build's warning)."
+    )
+
+
+def impersonation_warnings(plan: Plan) -> list[Problem]:
+    """A tenant's project placed by Argo CD while an instance may run a release before
+    `ARGOCD_UNENFORCED_IMPERSONATION_SINCE`: the impersonation its apps need would fail every
+    Application of the projects without a service account, fleetgen's root among them."""
+    if unenforced_impersonation(plan.fleet):
+        return []
+    apps = {app.name: app for app in plan.fleet.apps}
+    placed = {apps[p.app].project for p in plan.placements}
+    return [
+        at(
+            project,
+            f"project {project.name!r}: its apps sync as ServiceAccount "
+            f"{project.service_account!r} only with application.sync.impersonation.enabled, "
+            "which Argo CD before 3.5 enforces on every project: the root Application and "
+            'the apps of projects without service_account would fail to sync ("no matching '
+            'service account found"); once every instance runs Argo CD 3.5 or later set '
+            'ArgoOptions(min_version="3.5") and application.sync.impersonation.enforced: '
+            '"false" in argocd-cm',
+            plan.fleet,
+        )
+        for project in plan.fleet.projects
+        if project.service_account and project.name in placed
+    ]
 
 
 def remote_kind_warnings(plan: Plan) -> list[Problem]:
