@@ -60,14 +60,16 @@ class Processes:
         cwd: Path | None = None,
     ) -> Path:
         """Start ``argv`` as ``name``; returns its log. Refused when an address it is given (an
-        argument, a variable, a kubeconfig) is not on loopback."""
+        argument, a variable, a kubeconfig) is not on loopback. Started under ``setpriv
+        --pdeathsig KILL`` (util-linux): should the test's process die without stopping it (a
+        killed run, a timeout), the kernel kills the program too, so nothing keeps running."""
         environment = {**os.environ, **(env or {})}
         require(in_process(name, argv, environment))
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{name}.log"
         with log.open("ab") as out:
             self.running[name] = subprocess.Popen(
-                [str(arg) for arg in argv],
+                ["setpriv", "--pdeathsig", "KILL", "--", *(str(arg) for arg in argv)],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=environment,
