@@ -94,14 +94,14 @@ class Publisher:
     def helm(self, *args: str | Path) -> str:
         """Run the built Helm with its homes in ``folder``; refused if an address it is given
         is not on loopback."""
-        argv = [program("helm", "helm"), *args]
         env = {
             "HELM_CONFIG_HOME": str(self.folder / "config"),
             "HELM_CACHE_HOME": str(self.folder / "cache"),
             "HELM_DATA_HOME": str(self.folder / "data"),
             "PATH": "/usr/bin:/bin",
         }
-        require(in_process("helm", argv, env))
+        require(in_process("helm", ["helm", *args], env))
+        argv = [program("helm", "helm"), *args]
         ran = subprocess.run(argv, env=env, capture_output=True, text=True)
         assert ran.returncode == 0, ran.stdout + ran.stderr
         return ran.stdout + ran.stderr

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from fleetgen.manifests.yamlio import load_all
+from tests.e2e.argocd import application, refresh, start_argocd, synced_and_healthy
 from tests.e2e.charts import Publisher, chart_repositories
 from tests.e2e.controlplane import start_control_plane
 from tests.e2e.fleetrepo import FLEETS, FleetRepo
@@ -119,3 +121,55 @@ def test_flux_deploys_charts_from_a_helm_repository_and_a_registry_and_bumps_the
                 stored = helm_release(kube, kube.get(HELM, "HelmRelease", app, NAMESPACE))
                 assert stored is not None and stored["version"] == 2, (app, kind)
                 assert _semver(stored["chart"]["metadata"]["version"]) == new, (app, kind)
+
+
+def test_argocd_deploys_charts_from_a_helm_repository_and_a_registry_and_bumps_them(
+    tmp_path: Path, processes: Processes, authority: Authority, etcd: str
+) -> None:
+    """The same charts on Argo CD, placed on mgmt, the cluster it runs on: hello's from the Helm
+    repository (repo-server's ``newHelmClientResolveRevision``, then the helm client's
+    ``ExtractChart``: ``helm pull --repo``), ohai's from the registry (a scheme-less
+    ``127.0.0.1:PORT/charts`` repoURL, which ``IsHelmOciRepo`` makes OCI with no repository
+    Secret: ``helm pull oci://``). Both trust the authority through the TLS data path:
+    ``GetHelmCreds`` sets ``CAPath`` to its file for the host (``getCAPath``), which the helm
+    client hands to its index fetch (``newTLSConfig``) and to ``helm pull --ca-file``. An
+    exact version is the Application's sync revision (``versions.IsVersion``: no index read).
+
+    The bump: 0.2.0 published, fleet.py bumped; the root Application syncs the commit (refreshed
+    as ``argocd app get --hard-refresh`` does, else within ``timeout.reconciliation``), the
+    ApplicationSets write the new targetRevision and the Applications sync to it."""
+    with git_server(tmp_path / "repos" / "served", authority) as base:
+        mgmt = start_control_plane(processes, "mgmt", tmp_path / "mgmt", etcd, authority)
+        with chart_repositories(processes, tmp_path / "charts", authority, CHART) as charts:
+            repo = _fleet(tmp_path / "repos", base, charts)
+            start_argocd(processes, mgmt, tmp_path / "argocd", authority)
+            kube = mgmt.kube()
+            bootstrap_file = repo.work / "output" / "argocd" / "bootstrap.yaml"
+            for doc in load_all(bootstrap_file.read_text()):  # kubectl apply -n argocd -f …
+                kube.apply(doc, namespace="argocd")
+            logs = sorted((tmp_path / "logs").glob("argocd-*.log"))
+
+            def synced(commit: str, version: str) -> bool:
+                processes.check()
+                return synced_and_healthy(kube, "fleetgen", commit) and all(
+                    synced_and_healthy(kube, f"{app}-mgmt", version) for app in APPS
+                )
+
+            first = repo.head()
+            wait_for("the charts at 0.1.0", lambda: synced(first, "0.1.0"), 300, logs)
+            for app in APPS:
+                assert _deployed(kube, app) == ("0.1.0", f"registry.invalid/{app}:1.0.0")
+
+            charts.publish("0.2.0")
+            repo.edit("fleet.py", 'version="0.1.0"', 'version="0.2.0"')
+            bumped = repo.commit("greet 0.2.0")
+            bumps = _bumps(repo.diff(first, bumped))
+            refresh(kube, "fleetgen")
+            for app in APPS:
+                old, new, clusters = bumps[app]
+                assert (old, new) == ("0.1.0", "0.2.0") and "mgmt" in clusters, bumps[app]
+            wait_for("the charts at 0.2.0", lambda: synced(bumped, "0.2.0"), 300, logs)
+            for app in APPS:
+                assert _deployed(kube, app) == ("0.2.0", f"registry.invalid/{app}:1.0.0")
+                source = application(kube, f"{app}-mgmt")["spec"]["source"]
+                assert source["targetRevision"] == "0.2.0", source
