@@ -3,8 +3,9 @@ hands a controller is on 127.0.0.0/8. A finding names where the address is: a fi
 field of the fleet, a process's flag or variable, an applied object's field.
 
 The harness calls `require` where it connects or starts something (`Kube`, `Processes.start`,
-`Kube.apply`); `tests/e2e/test_loopback.py` scans every e2e fleet, its spec and its output, and
-checks that each of these guards refuses a non-loopback address.
+`Kube.apply`, the Helm that publishes charts: `tests.e2e.charts.Publisher`);
+`tests/e2e/test_loopback.py` scans every e2e fleet, its spec and its output, and checks that
+each of these guards refuses a non-loopback address.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ PROSE_FIELDS = frozenset({"description", "pattern", "openAPIV3Schema"})
 ADDRESS_FIELDS = frozenset(
     {"server", "url", "repo", "repourl", "address", "host", "endpoint", "proxy"}
 )
+# Lists of addresses: an AppProject's spec.sourceRepos, a Project's source_repos in fleet.py.
+ADDRESS_LISTS = frozenset({"sourcerepos", "source_repos"})
+# A scheme-less reference with a path, ``host[:port]/path``: Argo CD's repoURL of a Helm chart
+# in an OCI registry (``IsHelmOciRepo``), as fleetgen writes it.
+_REFERENCE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?/")
 # Argo CD's name for the cluster it runs on, never resolved here: run outside it
 # (ARGOCD_FAKE_IN_CLUSTER), ``Cluster.rawRestConfig`` reaches it through KUBECONFIG, whose server
 # `Processes.start` checks.
@@ -57,6 +63,12 @@ def _hosts(value: str) -> list[str]:
     return [part.rsplit(":", 1)[0] for part in value.split(",") if _HOST_PORT.match(part.strip())]
 
 
+def _address_hosts(value: str) -> list[str]:
+    """The hosts an address field's ``value`` names: `_hosts`, or a scheme-less reference's."""
+    reference = None if "://" in value else _REFERENCE.match(value.strip())
+    return [reference.group(1)] if reference else _hosts(value)
+
+
 def in_text(text: str, where: str) -> Iterator[str]:
     """Every URL of ``text`` not on loopback, as ``where:LINE: URL``."""
     for number, line in enumerate(text.splitlines(), 1):
@@ -68,16 +80,22 @@ def in_text(text: str, where: str) -> Iterator[str]:
 
 def in_value(value: Any, where: str) -> Iterator[str]:
     """Every address in a JSON-like ``value`` not on loopback: URLs in any string, and bare
-    ``host:port`` in fields named as addresses, as ``where.path: value`` (prose fields aside)."""
+    ``host:port`` or ``host[:port]/path`` in fields named as addresses and in lists of them, as
+    ``where.path: value`` (prose fields aside)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
             if key in PROSE_FIELDS:
                 continue
             path = f"{where}.{key}"
             address = isinstance(item, str) and str(key).lower() in ADDRESS_FIELDS
-            if address and not all(loopback(host) for host in _hosts(item)):
+            if address and not all(loopback(host) for host in _address_hosts(item)):
                 yield f"{path}: {item}"
                 continue
+            if str(key).lower() in ADDRESS_LISTS and isinstance(item, list):
+                for index, entry in enumerate(item):  # its URLs: as in any string, below
+                    bare = isinstance(entry, str) and "://" not in entry
+                    if bare and not all(loopback(host) for host in _address_hosts(entry)):
+                        yield f"{path}[{index}]: {entry}"
             yield from in_value(item, path)
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
