@@ -44,8 +44,8 @@ def automated(application: dict[str, Any]) -> bool:
     return auto is not None and auto.get("enabled", True) is not False
 
 
-def settled_at(application: dict[str, Any], head: str) -> bool:
-    """Compared at ``head``, Healthy, and Synced or its last sync of ``head`` succeeded (what
+def settled_at(application: dict[str, Any], head: str, health: str = "Healthy") -> bool:
+    """Compared at ``head``, of ``health``, and Synced or its last sync of ``head`` succeeded (what
     stays OutOfSync then is what its sync leaves on purpose: ``Prune=false``)."""
     status = application.get("status", {})
     sync, operation = status.get("sync", {}), status.get("operationState", {})
@@ -54,9 +54,7 @@ def settled_at(application: dict[str, Any], head: str) -> bool:
         and operation.get("syncResult", {}).get("revision") == head
     )
     return (
-        sync.get("revision") == head
-        and status.get("health", {}).get("status") == "Healthy"
-        and synced
+        sync.get("revision") == head and status.get("health", {}).get("status") == health and synced
     )
 
 
@@ -71,6 +69,12 @@ class ArgoWalkthrough(Steps):
     timeline: Timeline
     timeout: float = 180
     planes: dict[str, ControlPlane] = field(default_factory=dict)
+    # Applications expected to settle at another health than Healthy (name → health)
+    health: dict[str, str] = field(default_factory=dict)
+
+    def _settled(self, application: dict[str, Any], head: str) -> bool:
+        expected = self.health.get(application["metadata"]["name"], "Healthy")
+        return settled_at(application, head, expected)
 
     def _refresh_all(self) -> None:
         for doc in self.mgmt.list(APPS, "Application", NAMESPACE):
@@ -90,7 +94,7 @@ class ArgoWalkthrough(Steps):
                 f"{a['metadata']['name']}: {state(a)}; "
                 f"{a.get('status', {}).get('operationState', {}).get('message')}"
                 for a in apps
-                if automated(a) and not settled_at(a, head)
+                if automated(a) and not self._settled(a, head)
             ]
             return not waiting
 
@@ -113,7 +117,7 @@ class ArgoWalkthrough(Steps):
 
         def root_synced() -> bool:
             root = self.mgmt.get(APPS, "Application", ROOT, NAMESPACE)
-            return bool(settled_at(root, head))
+            return self._settled(root, head)
 
         wait_for(f"root at {head[:7]}", root_synced, self.timeout, self.logs)
         self.timeline.say(f"mgmt: root Application {ROOT} synced {head[:7]} (and pruned)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.argocd import APPS, NAMESPACE, application, register
-from tests.e2e.argowalkthrough import ArgoWalkthrough, argo_walk, state
+from tests.e2e.argowalkthrough import ROOT, ArgoWalkthrough, argo_walk, state
 from tests.e2e.live import Obj, get
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes, wait_for
@@ -155,6 +155,8 @@ def test_argocd_cluster_var_at_both_floors(
        Application: echo-alpha keeps replicas 2 (its spec and alpha's Deployment). The
        condition's message names beta, which only the new generation's template can produce:
        seeing it proves the controller ran on the 3.3.7 spec, so "not updated" is no race.
+       The root Application turns Degraded (the ApplicationSet's health check reads
+       ErrorOccurred), and stays Synced.
     3. beta's owner adds the annotation: the generation succeeds, echo-alpha is updated to 3
        replicas and echo-beta created, synced onto beta.
     """
@@ -182,6 +184,10 @@ def test_argocd_cluster_var_at_both_floors(
             repo.edit("fleet.py", 'min_version="3.4"', 'min_version="3.3.7"')
             repo.edit("fleet.py", '"replicas": 2', '"replicas": 3')
 
+        # the root shows the failure: argo-cd's health check of an ApplicationSet
+        # (resource_customizations/argoproj.io/ApplicationSet/health.lua) is Degraded while
+        # ErrorOccurred is true, and an Application is as healthy as its least healthy resource
+        walk.health[ROOT] = "Degraded"
         lowered = walk.step("floor 3.3.7, echo: 3 replicas", floor)
         changed = {(c["kind"], c["name"]) for c in lowered["changes"]}
         assert ("ApplicationSet", "echo-prod") in changed, changed
@@ -195,6 +201,7 @@ def test_argocd_cluster_var_at_both_floors(
         labels = {"fleetgen.io/cluster": "beta", "fleetgen.io/env": "prod"}
         register(walk.mgmt, "beta", walk.planes["beta"], labels, {VAR: IMAGE})
         walk.timeline.say(f"mgmt: Secret cluster-beta annotated {VAR}={IMAGE}")
+        walk.health.clear()
         wait_for("echo-prod generates", lambda: "echo-beta" in _names(walk), 60, walk.logs)
         walk.settled()
         assert _error(walk) is None, _error(walk)
