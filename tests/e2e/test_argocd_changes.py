@@ -176,7 +176,9 @@ def test_argocd_cluster_var_at_both_floors(
             "echo: 2 replicas", lambda: repo.edit("fleet.py", '"replicas": 1', '"replicas": 2')
         )
         walk.settled()
-        assert _replicas(walk) == (2, 2) and _error(walk) is None, _error(walk)
+        # the ApplicationSet controller updates echo-alpha after the root applied its spec
+        wait_for("echo-alpha at 2", lambda: _replicas(walk) == (2, 2), 60, walk.logs)
+        assert _error(walk) is None, _error(walk)
         assert _names(walk) == {"fleetgen", "echo-alpha"}, _names(walk)
         walk.timeline.say("mgmt: echo-alpha updated to 2 replicas, beta passed over, no error")
 
@@ -204,8 +206,8 @@ def test_argocd_cluster_var_at_both_floors(
         walk.health.clear()
         wait_for("echo-prod generates", lambda: "echo-beta" in _names(walk), 60, walk.logs)
         walk.settled()
+        wait_for("echo-alpha at 3", lambda: _replicas(walk) == (3, 3), 60, walk.logs)
         assert _error(walk) is None, _error(walk)
-        assert _replicas(walk) == (3, 3)
         beta = get(walk.targets["beta"], ECHO) or {}
         image = beta["spec"]["template"]["spec"]["containers"][0]["image"]
         assert image == IMAGE, beta
