@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.controlplane import ControlPlane
+from tests.e2e.externalsecrets import argocd_cluster_config
 from tests.e2e.flux import install_crds
 from tests.e2e.kube import Kube
 from tests.e2e.pki import Authority
@@ -211,3 +212,23 @@ def refresh(kube: Kube, name: str) -> None:
     path = kube.path(APPS, "Application", NAMESPACE, name)
     patch = {"metadata": {"annotations": {"argocd.argoproj.io/refresh": "hard"}}}
     kube.request("PATCH", path, patch, kind="merge")
+
+
+def register(
+    kube: Kube,
+    name: str,
+    plane: ControlPlane,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str] = {},
+) -> None:
+    """Argo CD's cluster Secret ``cluster-<name>`` reaching ``plane`` (its admin token, its CA),
+    as a tool other than fleetgen writes it (``Cluster(registration="external")``): Argo CD's
+    cluster config JSON, the secret-type label, ``labels`` and ``annotations``."""
+    meta = {
+        "name": f"cluster-{name}",
+        "namespace": NAMESPACE,
+        "labels": {"argocd.argoproj.io/secret-type": "cluster", **labels},
+        "annotations": dict(annotations),
+    }
+    data = {"name": name, "server": plane.server, "config": argocd_cluster_config(plane)}
+    kube.apply({"apiVersion": "v1", "kind": "Secret", "metadata": meta, "stringData": data})
