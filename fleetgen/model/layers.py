@@ -39,8 +39,9 @@ class ClusterVar(Spec, Placeholder):
     cluster Secret's annotation ``fleetgen.io/var.<name>``: so there it reaches only Helm values
     and the source path (config and namespace are built into the overlay before). A selected
     Secret missing one fails the generation of the whole ApplicationSet: Argo CD then creates,
-    updates and deletes none of its Applications, on any cluster, until the annotation is there;
-    with ``ArgoOptions(min_version="3.4")`` or later, whose generator selector reads
+    updates and deletes none of its Applications, on any cluster, until the annotation is there
+    (its ``ErrorOccurred`` condition shows the root Application Degraded, as seen on Argo CD
+    3.6); with ``ArgoOptions(min_version="3.4")`` or later, whose generator selector reads
     annotations, such a Secret is not selected instead (the app skips that cluster).
     fleetgen writes the annotations on the registrations it owns; output/README.md lists those
     an external registration must carry. It is a whole value, never part of a string: ``{{ }}``

@@ -141,7 +141,8 @@ def _vars_note(plan: Plan, placements: Sequence[Placement]) -> str:
         f"\nEach cluster Secret selected must carry the annotations\n{keys}:\n"
         "one that lacks any fails the generation, and the ApplicationSet then creates,\n"
         "updates and deletes no Application of that environment, on any cluster, until\n"
-        "it is fixed (Argo CD >= 3.4, ArgoOptions(min_version), passes over it instead)."
+        "it is fixed; its ErrorOccurred condition shows the root Application Degraded\n"
+        "(Argo CD >= 3.4, ArgoOptions(min_version), passes over it instead)."
     )
 
 
