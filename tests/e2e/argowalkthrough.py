@@ -6,20 +6,27 @@ synced the commit, then compare the live objects with what ``fleetgen diff`` sai
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.argocd import APPS, NAMESPACE, refresh
+from fleetgen.manifests.yamlio import load_all
+from tests.e2e.argocd import APPS, NAMESPACE, refresh, start_argocd
 from tests.e2e.argocheck import ArgoCheck, managed, resources
+from tests.e2e.controlplane import start_control_plane
+from tests.e2e.externalsecrets import argocd_cluster_config, fake_store, start_external_secrets
 from tests.e2e.fleetrepo import FleetRepo
+from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube, NotFound
 from tests.e2e.live import Obj
-from tests.e2e.processes import wait_for
+from tests.e2e.pki import Authority
+from tests.e2e.processes import Processes, wait_for
 from tests.e2e.timeline import Timeline
 from tests.e2e.walkthrough import Steps
 
 ROOT = "fleetgen"
+ALPHA = 'clusters=[Cluster(name="alpha", env="prod", server="SERVER_ALPHA")]'
 
 
 def state(application: dict[str, Any]) -> str:
@@ -114,3 +121,70 @@ class ArgoWalkthrough(Steps):
         check = ArgoCheck(self.mgmt, self.targets, self.timeline, self.logs, self.timeout)
         check.deletions(report, before)
         check.changes(report)
+
+
+def cluster_line(names: Sequence[str], servers: Mapping[str, str]) -> str:
+    """fleet.py's ``clusters=[...]`` of argowalk with ``names`` in prod, each at its server."""
+    listed = ", ".join(
+        f'Cluster(name="{name}", env="prod", server="{servers[name]}")' for name in names
+    )
+    return f"clusters=[{listed}]"
+
+
+@contextlib.contextmanager
+def argo_walk(
+    tmp_path: Path,
+    processes: Processes,
+    authority: Authority,
+    etcd: str,
+    title: str,
+    clusters: Sequence[str] = ("alpha",),
+    aliases: Mapping[str, str] = {},
+) -> Iterator[ArgoWalkthrough]:
+    """Argo CD on mgmt syncing fleet argowalk onto ``clusters`` (a control plane each, in prod;
+    those but alpha added to fleet.py before the bootstrap), settled at that commit. The
+    ClusterSecretStore e2e holds each cluster's credentials, and each alias's (a name a cluster
+    takes later, ``aliases[new] = old``: a rename) those of the cluster it names."""
+    timeline = Timeline(f"Argo CD 3.6.2: {title} on fleet argowalk")
+    with git_server(tmp_path / "repos" / "served", authority) as base:
+        mgmt_plane = start_control_plane(processes, "mgmt", tmp_path / "mgmt", etcd, authority)
+        planes = {
+            name: start_control_plane(processes, name, tmp_path / name, etcd, authority)
+            for name in clusters
+        }
+        servers = {name: plane.server for name, plane in planes.items()}
+        repo = FleetRepo.create(
+            "argowalk", tmp_path / "repos", base, {"SERVER_ALPHA": servers["alpha"]}
+        )
+        if len(clusters) > 1:
+            alpha = ALPHA.replace("SERVER_ALPHA", servers["alpha"])
+            repo.edit("fleet.py", alpha, cluster_line(clusters, servers))
+            repo.commit(f"clusters {', '.join(clusters)}")
+        start_external_secrets(processes, mgmt_plane)
+        config = {name: argocd_cluster_config(plane) for name, plane in planes.items()}
+        config |= {alias: config[name] for alias, name in aliases.items()}
+        fake_store(mgmt_plane, "e2e", {f"clusters/{name}": c for name, c in config.items()})
+        start_argocd(
+            processes,
+            mgmt_plane,
+            tmp_path / "argocd",
+            authority,
+            # fleetgen's note for tenants; and not enforced, else every Application of a
+            # project without destinationServiceAccounts fails its sync ("no matching service
+            # account found": argo-cd 3.6.2 controller/sync.go, enforced by default)
+            {
+                "application.sync.impersonation.enabled": "true",
+                "application.sync.impersonation.enforced": "false",
+            },
+        )
+        mgmt = mgmt_plane.kube()
+        bootstrap = repo.work / "output" / "argocd" / "bootstrap.yaml"
+        for doc in load_all(bootstrap.read_text()):  # kubectl apply -n argocd -f bootstrap.yaml
+            mgmt.apply(doc, namespace=NAMESPACE)
+        timeline.say(f"mgmt: bootstrap.yaml applied at {repo.head()[:7]}")
+        logs = sorted((tmp_path / "logs").glob("*.log"))
+        targets = {name: plane.kube() for name, plane in planes.items()}
+        walk = ArgoWalkthrough(repo, mgmt, targets, logs, timeline, 300)
+        walk.settled()
+        walk.timeout = 180
+        yield walk

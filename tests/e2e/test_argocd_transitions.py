@@ -6,18 +6,12 @@ controller functions each verdict relies on). ``pytest -s`` shows the timeline."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fleetgen.manifests.yamlio import load_all
-from tests.e2e.argocd import APPS, NAMESPACE, application, start_argocd
-from tests.e2e.argowalkthrough import ArgoWalkthrough, state
-from tests.e2e.controlplane import start_control_plane
-from tests.e2e.externalsecrets import argocd_cluster_config, fake_store, start_external_secrets
+from tests.e2e.argocd import APPS, NAMESPACE, application
+from tests.e2e.argowalkthrough import ArgoWalkthrough, argo_walk, state
 from tests.e2e.fleetrepo import FleetRepo
-from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube
 from tests.e2e.live import Obj, get
 from tests.e2e.pki import Authority
@@ -38,45 +32,6 @@ ECHO = Obj("apps/v1", "Deployment", "echo", "echo")
 
 def _verdicts(report: dict[str, Any]) -> dict[tuple[str, str], str]:
     return {(d["kind"], d["name"]): d["workloads"] for d in report["deletions"]}
-
-
-@contextmanager
-def _walk(
-    tmp_path: Path, processes: Processes, authority: Authority, etcd: str, title: str
-) -> Iterator[ArgoWalkthrough]:
-    """Argo CD on mgmt syncing fleet argowalk onto alpha, settled at the first commit."""
-    timeline = Timeline(f"Argo CD 3.6.2: {title} on fleet argowalk")
-    with git_server(tmp_path / "repos" / "served", authority) as base:
-        mgmt_plane = start_control_plane(processes, "mgmt", tmp_path / "mgmt", etcd, authority)
-        alpha_plane = start_control_plane(processes, "alpha", tmp_path / "alpha", etcd, authority)
-        repo = FleetRepo.create(
-            "argowalk", tmp_path / "repos", base, {"SERVER_ALPHA": alpha_plane.server}
-        )
-        start_external_secrets(processes, mgmt_plane)
-        fake_store(mgmt_plane, "e2e", {"clusters/alpha": argocd_cluster_config(alpha_plane)})
-        start_argocd(
-            processes,
-            mgmt_plane,
-            tmp_path / "argocd",
-            authority,
-            # fleetgen's note for tenants; and not enforced, else every Application of a
-            # project without destinationServiceAccounts fails its sync ("no matching service
-            # account found": argo-cd 3.6.2 controller/sync.go, enforced by default)
-            {
-                "application.sync.impersonation.enabled": "true",
-                "application.sync.impersonation.enforced": "false",
-            },
-        )
-        mgmt = mgmt_plane.kube()
-        bootstrap = repo.work / "output" / "argocd" / "bootstrap.yaml"
-        for doc in load_all(bootstrap.read_text()):  # kubectl apply -n argocd -f bootstrap.yaml
-            mgmt.apply(doc, namespace=NAMESPACE)
-        timeline.say(f"mgmt: bootstrap.yaml applied at {repo.head()[:7]}")
-        logs = sorted((tmp_path / "logs").glob("*.log"))
-        walk = ArgoWalkthrough(repo, mgmt, {"alpha": alpha_plane.kube()}, logs, timeline, 300)
-        walk.settled()
-        walk.timeout = 180
-        yield walk
 
 
 def test_argocd_removals_do_what_diff_says(
@@ -100,7 +55,7 @@ def test_argocd_removals_do_what_diff_says(
        delete its workloads (``getPermittedAppLiveObjects`` → ``IsLiveResourcePermitted``);
        ``--drained project/apps`` drops the destinations of web, api and jobs.
     """
-    with _walk(tmp_path, processes, authority, etcd, "removals") as walk:
+    with argo_walk(tmp_path, processes, authority, etcd, "removals") as walk:
         repo, alpha = walk.repo, walk.targets["alpha"]
         removed = walk.step(
             "remove web (cascade) and api (orphan)",
@@ -146,7 +101,7 @@ def test_argocd_manual_holds_a_change(
     which removes a field only where that manager alone owns it, and ``automated`` is co-owned
     by argocd-applicationset-controller's Update: hence ``enabled: false``, a value the apply
     sets, rather than no ``automated``."""
-    with _walk(tmp_path, processes, authority, etcd, "manual") as walk:
+    with argo_walk(tmp_path, processes, authority, etcd, "manual") as walk:
         _manual(walk, walk.repo, walk.mgmt, walk.targets["alpha"], walk.timeline)
 
 
