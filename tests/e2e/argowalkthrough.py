@@ -13,13 +13,12 @@ from typing import Any
 
 from fleetgen.manifests.yamlio import load_all
 from tests.e2e.argocd import APPS, NAMESPACE, refresh, start_argocd
-from tests.e2e.argocheck import ArgoCheck, managed, resources
+from tests.e2e.argocheck import ArgoCheck, Taken, resources
 from tests.e2e.controlplane import start_control_plane
 from tests.e2e.externalsecrets import argocd_cluster_config, fake_store, start_external_secrets
 from tests.e2e.fleetrepo import FleetRepo
 from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube, NotFound
-from tests.e2e.live import Obj
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes, wait_for
 from tests.e2e.timeline import Timeline
@@ -105,10 +104,10 @@ class ArgoWalkthrough(Steps):
         )
         self.timeline.say(f"settled at {head[:7]}; Applications and what they manage:\n{listed}")
 
-    def snapshot(self) -> dict[Obj, list[Obj]]:
-        return managed(self.mgmt)
+    def snapshot(self) -> Taken:
+        return Taken.take(self.mgmt, self.targets)
 
-    def check(self, head: str, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+    def check(self, head: str, report: dict[str, Any], before: Taken) -> None:
         refresh(self.mgmt, ROOT)
 
         def root_synced() -> bool:
@@ -120,6 +119,7 @@ class ArgoWalkthrough(Steps):
         self._refresh_all()
         check = ArgoCheck(self.mgmt, self.targets, self.timeline, self.logs, self.timeout)
         check.deletions(report, before)
+        check.renames(report, before)
         check.changes(report)
 
 
