@@ -50,23 +50,26 @@ def resources(application: dict[str, Any]) -> list[Obj]:
 
 @dataclass(frozen=True)
 class Taken:
-    """Every Application with what it manages, and the uid of each of these workloads on the
-    cluster the Application names (by server)."""
+    """Every Application with what it manages, the cluster it names (by server: a removed
+    cluster's name is in no report) and the uid of each of these workloads there."""
 
     managed: dict[Obj, list[Obj]]
     uids: dict[Obj, dict[Obj, str]]
+    clusters: dict[Obj, str]
 
     @classmethod
     def take(cls, mgmt: Kube, targets: dict[str, Kube]) -> Taken:
-        by_server = {kube.server: kube for kube in targets.values()}
-        managed, uids = {}, {}
+        by_server = {kube.server: name for name, kube in targets.items()}
+        managed, uids, clusters = {}, {}, {}
         for doc in mgmt.list(APPS, "Application", NAMESPACE):
             app = Obj(APPS, "Application", NAMESPACE, doc["metadata"]["name"])
             managed[app] = resources(doc)
-            kube = by_server.get(doc["spec"].get("destination", {}).get("server", ""))
-            live = {o: get(kube, o) for o in managed[app]} if kube else {}
+            name = by_server.get(doc["spec"].get("destination", {}).get("server", ""))
+            live = {o: get(targets[name], o) for o in managed[app]} if name else {}
             uids[app] = {o: d["metadata"]["uid"] for o, d in live.items() if d is not None}
-        return cls(managed, uids)
+            if name:
+                clusters[app] = name
+        return cls(managed, uids, clusters)
 
 
 def _uid(kube: Kube, obj: Obj) -> str | None:
@@ -132,7 +135,7 @@ class ArgoCheck:
             self._gone(where, obj)
             self.timeline.say(f"{where}: {obj} deleted (diff: workloads {verdict})")
             for workload in before.managed.get(obj, []) if obj.kind == "Application" else []:
-                target = entry["cluster"]
+                target = entry["cluster"] or before.clusters[obj]
                 if verdict == "deleted":
                     self._gone(target, workload)
                     self.timeline.say(f"{target}:   {workload} deleted, as diff said")
