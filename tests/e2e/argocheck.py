@@ -13,12 +13,17 @@ What the verdicts rely on, in argo-cd v3.6.2's source:
   the Application at once and nothing else goes;
 - a removed object of an Application's folder goes by its automated sync's prune
   (``autoSync`` → gitops-engine ``syncContext.Sync``), but for ``Prune=false``
-  (``syncContext.pruneObject`` → ``isPruningDisabled``).
+  (``syncContext.pruneObject`` → ``isPruningDisabled``);
+- a renamed Application (a cluster renamed) is a deletion and a creation: the old one's
+  finalizer acts as above, and the new one's first sync applies its workloads again (adopting
+  the ones left: the tracking-id annotation is rewritten to its name, ``SetAppInstance``), so a
+  ``deleted`` workload comes back with a new uid and an ``orphaned`` one keeps its uid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +48,33 @@ def resources(application: dict[str, Any]) -> list[Obj]:
     return found
 
 
-def managed(kube: Kube) -> dict[Obj, list[Obj]]:
-    """Every Application on the management cluster with what it manages."""
-    return {
-        Obj(APPS, "Application", NAMESPACE, doc["metadata"]["name"]): resources(doc)
-        for doc in kube.list(APPS, "Application", NAMESPACE)
-    }
+@dataclass(frozen=True)
+class Taken:
+    """Every Application with what it manages, the cluster it names (by server: a removed
+    cluster's name is in no report) and the uid of each of these workloads there."""
+
+    managed: dict[Obj, list[Obj]]
+    uids: dict[Obj, dict[Obj, str]]
+    clusters: dict[Obj, str]
+
+    @classmethod
+    def take(cls, mgmt: Kube, targets: dict[str, Kube]) -> Taken:
+        by_server = {kube.server: name for name, kube in targets.items()}
+        managed, uids, clusters = {}, {}, {}
+        for doc in mgmt.list(APPS, "Application", NAMESPACE):
+            app = Obj(APPS, "Application", NAMESPACE, doc["metadata"]["name"])
+            managed[app] = resources(doc)
+            name = by_server.get(doc["spec"].get("destination", {}).get("server", ""))
+            live = {o: get(targets[name], o) for o in managed[app]} if name else {}
+            uids[app] = {o: d["metadata"]["uid"] for o, d in live.items() if d is not None}
+            if name:
+                clusters[app] = name
+        return cls(managed, uids, clusters)
+
+
+def _uid(kube: Kube, obj: Obj) -> str | None:
+    live = get(kube, obj)
+    return None if live is None else str(live["metadata"]["uid"])
 
 
 def _obj(entry: dict[str, Any]) -> Obj:
@@ -86,7 +112,7 @@ class ArgoCheck:
         assert live is not None, f"diff: {obj} on {where} {why}; live: deleted"
         assert "deletionTimestamp" not in live["metadata"], f"{obj} on {where} is being deleted"
 
-    def deletions(self, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+    def deletions(self, report: dict[str, Any], before: Taken) -> None:
         """Each deletion: the object gone, and an Application's workloads as the verdict says."""
         for entry in report["deletions"]:
             if entry["engine"] not in ("argocd", None):
@@ -108,14 +134,47 @@ class ArgoCheck:
                 continue
             self._gone(where, obj)
             self.timeline.say(f"{where}: {obj} deleted (diff: workloads {verdict})")
-            for workload in before.get(obj, []) if obj.kind == "Application" else []:
-                target = entry["cluster"]
+            for workload in before.managed.get(obj, []) if obj.kind == "Application" else []:
+                target = entry["cluster"] or before.clusters[obj]
                 if verdict == "deleted":
                     self._gone(target, workload)
                     self.timeline.say(f"{target}:   {workload} deleted, as diff said")
                 elif verdict == "orphaned":
                     self._stays(target, workload, verdict)
                     self.timeline.say(f"{target}:   {workload} kept (orphaned), as diff said")
+
+    def renames(self, report: dict[str, Any], before: Taken) -> None:
+        """Each renamed Application: the old one gone, the new one managing the old one's
+        workloads, each created anew (``deleted``) or kept with its uid (``orphaned``)."""
+        for entry in report["renames"]:
+            if entry["kind"] != "Application" or entry["engine"] != "argocd":
+                continue
+            old = Obj(APPS, "Application", NAMESPACE, entry["from"])
+            new = Obj(APPS, "Application", NAMESPACE, entry["to"])
+            verdict, target = entry["workloads"], entry["cluster"]
+            self._gone(MGMT, old)
+            kube = self.kubes[target]
+
+            def arrived(n: Obj = new, o: Obj = old) -> bool:
+                live = get(self.kubes[MGMT], n)
+                return live is not None and set(resources(live)) >= set(before.managed[o])
+
+            wait_for(f"{new} manages {old.name}'s workloads", arrived, self.timeout, self.logs)
+            self.timeline.say(f"{MGMT}: {old} gone, {new} manages its workloads")
+            for workload, uid in sorted(before.uids[old].items()):
+                if verdict == "deleted":
+                    wait_for(
+                        f"{target}: {workload} created anew",
+                        lambda k=kube, w=workload, u=uid: _uid(k, w) not in (None, u),
+                        self.timeout,
+                        self.logs,
+                    )
+                    self.timeline.say(f"{target}:   {workload} deleted and created anew")
+                else:
+                    assert _uid(kube, workload) == uid, (
+                        f"diff: {workload} on {target} {verdict}; live: not the same object"
+                    )
+                    self.timeline.say(f"{target}:   {workload} kept ({verdict}) and adopted")
 
     def changes(self, report: dict[str, Any]) -> None:
         """Each generated object added or changed (Argo CD's own on mgmt, a tenant's account on

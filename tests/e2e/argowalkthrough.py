@@ -13,19 +13,19 @@ from typing import Any
 
 from fleetgen.manifests.yamlio import load_all
 from tests.e2e.argocd import APPS, NAMESPACE, refresh, start_argocd
-from tests.e2e.argocheck import ArgoCheck, managed, resources
+from tests.e2e.argocheck import ArgoCheck, Taken, resources
 from tests.e2e.controlplane import ControlPlane, start_control_plane
 from tests.e2e.externalsecrets import argocd_cluster_config, fake_store, start_external_secrets
 from tests.e2e.fleetrepo import FleetRepo
 from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube, NotFound
-from tests.e2e.live import Obj
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes, wait_for
 from tests.e2e.timeline import Timeline
 from tests.e2e.walkthrough import Steps
 
 ROOT = "fleetgen"
+ALPHA = 'clusters=[Cluster(name="alpha", env="prod", server="SERVER_ALPHA")]'
 
 
 def state(application: dict[str, Any]) -> str:
@@ -109,10 +109,10 @@ class ArgoWalkthrough(Steps):
         )
         self.timeline.say(f"settled at {head[:7]}; Applications and what they manage:\n{listed}")
 
-    def snapshot(self) -> dict[Obj, list[Obj]]:
-        return managed(self.mgmt)
+    def snapshot(self) -> Taken:
+        return Taken.take(self.mgmt, self.targets)
 
-    def check(self, head: str, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+    def check(self, head: str, report: dict[str, Any], before: Taken) -> None:
         refresh(self.mgmt, ROOT)
 
         def root_synced() -> bool:
@@ -124,7 +124,16 @@ class ArgoWalkthrough(Steps):
         self._refresh_all()
         check = ArgoCheck(self.mgmt, self.targets, self.timeline, self.logs, self.timeout)
         check.deletions(report, before)
+        check.renames(report, before)
         check.changes(report)
+
+
+def cluster_line(names: Sequence[str], servers: Mapping[str, str]) -> str:
+    """fleet.py's ``clusters=[...]`` of argowalk with ``names`` in prod, each at its server."""
+    listed = ", ".join(
+        f'Cluster(name="{name}", env="prod", server="{servers[name]}")' for name in names
+    )
+    return f"clusters=[{listed}]"
 
 
 @contextlib.contextmanager
@@ -137,13 +146,15 @@ def argo_walk(
     fleet: str = "argowalk",
     clusters: Sequence[str] = ("alpha",),
     edits: Mapping[str, str] = {},
+    aliases: Mapping[str, str] = {},
     prepare: Callable[[ArgoWalkthrough], None] = lambda walk: None,
 ) -> Iterator[ArgoWalkthrough]:
     """Argo CD 3.6.2 on a management cluster syncing the e2e ``fleet`` onto ``clusters`` (one
     control plane each, fleet.py's ``SERVER_<NAME>`` set to its URL, its credentials the entry
-    ``clusters/<name>`` of the ClusterSecretStore e2e), fleet.py changed by ``edits`` (old →
-    new) before the first commit; ``prepare`` run once bootstrap.yaml is applied, then settled
-    at the first commit."""
+    ``clusters/<name>`` of the ClusterSecretStore e2e, and each alias's — a name a cluster takes
+    later, ``aliases[new] = old``: a rename — those of the cluster it names), fleet.py changed
+    by ``edits`` (old → new, before the servers are set) before the first commit; ``prepare``
+    run once bootstrap.yaml is applied, then settled at the first commit."""
     timeline = Timeline(f"Argo CD 3.6.2: {title} on fleet {fleet}")
     with git_server(tmp_path / "repos" / "served", authority) as base:
         mgmt_plane = start_control_plane(processes, "mgmt", tmp_path / "mgmt", etcd, authority)
@@ -152,10 +163,11 @@ def argo_walk(
             for name in clusters
         }
         servers = {f"SERVER_{name.upper()}": plane.server for name, plane in planes.items()}
-        repo = FleetRepo.create(fleet, tmp_path / "repos", base, {**servers, **edits})
+        repo = FleetRepo.create(fleet, tmp_path / "repos", base, {**edits, **servers})
         start_external_secrets(processes, mgmt_plane)
-        entries = {f"clusters/{n}": argocd_cluster_config(p) for n, p in planes.items()}
-        fake_store(mgmt_plane, "e2e", entries)
+        config = {name: argocd_cluster_config(plane) for name, plane in planes.items()}
+        config |= {alias: config[name] for alias, name in aliases.items()}
+        fake_store(mgmt_plane, "e2e", {f"clusters/{name}": c for name, c in config.items()})
         start_argocd(
             processes,
             mgmt_plane,
