@@ -101,6 +101,14 @@ class ArgoWalkthrough(Steps):
     def snapshot(self) -> dict[Obj, list[Obj]]:
         return managed(self.mgmt)
 
+    def settle(self) -> None:
+        self.settled()
+
+    def placement(self, app: str, cluster: str, snapshot: dict[Obj, list[Obj]]) -> list[Obj]:
+        """What the Application ``<app>-<cluster>`` managed (its ApplicationSet's template
+        names it so)."""
+        return snapshot.get(Obj(APPS, "Application", NAMESPACE, f"{app}-{cluster}"), [])
+
     def check(self, head: str, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
         refresh(self.mgmt, ROOT)
 
