@@ -109,8 +109,11 @@ class ArgoWalkthrough(Steps):
         names it so)."""
         return snapshot.get(Obj(APPS, "Application", NAMESPACE, f"{app}-{cluster}"), [])
 
-    def check(self, head: str, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+    def kick(self) -> None:
         refresh(self.mgmt, ROOT)
+
+    def check(self, head: str, report: dict[str, Any], before: dict[Obj, list[Obj]]) -> None:
+        self.kick()
 
         def root_synced() -> bool:
             root = self.mgmt.get(APPS, "Application", ROOT, NAMESPACE)

@@ -124,6 +124,8 @@ class BothEngines(Steps):
 
     def check(self, head: str, report: dict[str, Any], before: dict[str, Any]) -> None:
         try:
+            for engine in self.engines.values():  # both read the commit at once
+                engine.kick()
             for name, engine in self.engines.items():
                 engine.check(head, report, before[name])
             self.moves(report, before)

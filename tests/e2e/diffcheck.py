@@ -44,20 +44,25 @@ from tests.e2e.live import (
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
-_STEP = re.compile(r'\.?([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]|\[([^\]=]+)=([^\]]*)\]')
+_STEP = re.compile(r'\.?([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]|\[([^\]=]+)=([^\]]*)\]|\[([^\]=]+)\]')
 _ABSENT = object()
 
 
 def at(value: Any, path: str) -> Any:
     """The value at a diff field ``path`` (``spec.values.replicas``, ``labels["a/b"]``,
-    ``items[0]``, ``entries[name=x]``); None where it is absent."""
-    for key, quoted, index, field, wanted in _STEP.findall(path):
+    ``items[0]``, ``entries[name=x]``, ``syncOptions[CreateNamespace]`` in a list of
+    ``KEY=value`` strings); None where it is absent."""
+    for key, quoted, index, field, wanted, assigned in _STEP.findall(path):
         if isinstance(value, dict) and (key or quoted):
             value = value.get(key or quoted, _ABSENT)
         elif isinstance(value, list) and index:
             value = value[int(index)] if int(index) < len(value) else _ABSENT
         elif isinstance(value, list) and field:
             value = next((i for i in value if str(i.get(field)) == wanted), _ABSENT)
+        elif isinstance(value, list) and assigned:
+            prefix = f"{assigned}="
+            found = (i.removeprefix(prefix) for i in value if str(i).startswith(prefix))
+            value = next(found, _ABSENT)
         else:
             value = _ABSENT
         if value is _ABSENT:

@@ -40,6 +40,11 @@ def summary(report: dict[str, Any]) -> str:
             lines.append(
                 f"  diff: ~ {change['kind']} {change['name']} ({change['op']}) {fields}"[:160]
             )
+    for move in report["placements"]["moved"]:
+        lines.append(
+            f"  diff: moved {move['app']} on {move['cluster']}: {move['from']} → {move['to']}, "
+            f"workloads {move['workloads']}"
+        )
     for bump in report["charts"]["versions"]:
         lines.append(f"  diff: chart {bump['app']} {bump['old']} → {bump['new']}")
     for value in report["charts"]["values"]:
@@ -54,8 +59,9 @@ class Steps:
     """Each step of a walkthrough on ``repo``: edit, build, commit and push; then the engine's
     ``check`` of the live objects against the commit's diff, given the ``snapshot`` taken before
     it (kept in ``taken``). What every engine's walkthrough offers: ``settle`` (all of it at the
-    head commit) and ``placement`` (what the object of a placement managed in a snapshot), so
-    one walkthrough can drive both engines (`tests.e2e.bothengines`)."""
+    head commit), ``kick`` (read the repository now) and ``placement`` (what the object of a
+    placement managed in a snapshot), so one walkthrough can drive both engines
+    (`tests.e2e.bothengines`)."""
 
     repo: FleetRepo
     timeline: Timeline
@@ -65,6 +71,10 @@ class Steps:
         raise NotImplementedError
 
     def settle(self) -> None:
+        raise NotImplementedError
+
+    def kick(self) -> None:
+        """Ask the engine to read the repository now (its ``check`` does first)."""
         raise NotImplementedError
 
     def placement(self, app: str, cluster: str, snapshot: Any) -> list[Obj]:
@@ -132,6 +142,10 @@ class Walkthrough(Steps):
         for name in self.clusters:
             self.settled(name)
 
+    def kick(self) -> None:
+        for site in self.clusters.values():
+            reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
+
     def placement(self, app: str, cluster: str, snapshot: dict[str, Snapshot]) -> list[Obj]:
         """What the Kustomization or HelmRelease ``app`` on ``cluster`` managed (fleetgen
         names a placement's Flux object after its app)."""
@@ -145,8 +159,8 @@ class Walkthrough(Steps):
     def check(self, head: str, report: dict[str, Any], before: dict[str, Snapshot]) -> None:
         """Reconcile every cluster's source as ``flux reconcile source git`` does, wait for its
         root to apply ``head``, then compare it with the report."""
+        self.kick()
         for name, site in self.clusters.items():
-            reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
                 f"{name}: root at {head[:7]}",
                 lambda k=site.flux: ready(k, KUSTOMIZE, "Kustomization", NAMESPACE, head),
