@@ -50,15 +50,19 @@ _ABSENT = object()
 
 def at(value: Any, path: str) -> Any:
     """The value at a diff field ``path`` (``spec.values.replicas``, ``labels["a/b"]``,
-    ``items[0]``, ``entries[name=x]``, ``syncOptions[CreateNamespace]`` in a list of
-    ``KEY=value`` strings); None where it is absent."""
+    ``items[0]``, ``entries[name=x]``, ``destinations[name=a,namespace=b]``,
+    ``syncOptions[CreateNamespace]`` in a list of ``KEY=value`` strings); None where it is
+    absent."""
     for key, quoted, index, field, wanted, assigned in _STEP.findall(path):
         if isinstance(value, dict) and (key or quoted):
             value = value.get(key or quoted, _ABSENT)
         elif isinstance(value, list) and index:
             value = value[int(index)] if int(index) < len(value) else _ABSENT
         elif isinstance(value, list) and field:
-            value = next((i for i in value if str(i.get(field)) == wanted), _ABSENT)
+            keys = [pair.partition("=") for pair in f"{field}={wanted}".split(",")]
+            value = next(
+                (i for i in value if all(str(i.get(k, "")) == v for k, _, v in keys)), _ABSENT
+            )
         elif isinstance(value, list) and assigned:
             prefix = f"{assigned}="
             found = (i.removeprefix(prefix) for i in value if str(i).startswith(prefix))
