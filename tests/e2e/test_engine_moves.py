@@ -109,6 +109,11 @@ def test_apps_move_between_engines_both_ways(
     lands before or after the new owner's apply is a race the watch shows on the timeline;
     the test asserts the end state the verdict promises (the same uid or a new one, managed by
     the new engine), which fails if the old owner deletes last and nothing re-applies.
+    Seen so far: to Flux, kustomize-controller applied web first ("configured") and Argo CD's
+    finalizer deleted it a second later ("Deleting application's resources with Foreground
+    propagation policy"): web was down until the Kustomization's next ``interval`` (1m)
+    created it anew; back to Argo CD, Flux's finalizer deleted first and the Application's sync
+    created it ~5 s later (the order that leaves it missing never came).
     """
     with _walk(tmp_path, processes, authority, etcd, "apps moving") as walk:
         repo = walk.repo
