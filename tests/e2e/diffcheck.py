@@ -74,6 +74,19 @@ def at(value: Any, path: str) -> Any:
     return value
 
 
+def leaves(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A change's fields as a live object shows them: an empty list's leaf (``destinations:
+    []``) that gets items reads ``new: null`` beside its items' paths (`flatten` keys a list by
+    its items), so it is left out where a deeper path of the same field has a value."""
+    paths = [f["path"] for f in fields if f["new"] is not None]
+    return [
+        f
+        for f in fields
+        if f["new"] is not None
+        or not any(p.startswith((f"{f['path']}[", f"{f['path']}.")) for p in paths)
+    ]
+
+
 def _obj(entry: dict[str, Any]) -> Obj:
     return Obj(VERSIONS[entry["group"]], entry["kind"], entry["namespace"], entry["name"])
 
@@ -154,7 +167,7 @@ class Check:
             def reached(o: Obj = obj, k: Kube = kube, c: dict[str, Any] = change) -> bool:
                 live = get(k, o)
                 return live is not None and all(
-                    at(live, f["path"]) == f["new"] for f in c["fields"]
+                    at(live, f["path"]) == f["new"] for f in leaves(c["fields"])
                 )
 
             wait_for(f"{self.cluster}: {obj} as diff said", reached, self.timeout, self.logs)
