@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.argocd import APPS, NAMESPACE
-from tests.e2e.diffcheck import at
+from tests.e2e.diffcheck import at, leaves
 from tests.e2e.kube import Kube
 from tests.e2e.live import VERSIONS, Obj, get, terminating
 from tests.e2e.processes import wait_for
@@ -184,6 +184,8 @@ class ArgoCheck:
         for change in report["changes"]:
             if change["source"] != "generated" or change["file"].startswith("output/overlays/"):
                 continue
+            if "/flux/" in f"/{change['file']}":
+                continue  # Flux's, on a fleet with both engines: `tests.e2e.diffcheck`
             if change["group"] == "kustomize.config.k8s.io":
                 continue  # a folder's kustomization.yaml: what it builds is checked
             obj, where = _obj(change), self._where(change)
@@ -208,7 +210,7 @@ class ArgoCheck:
             def matches(c: dict[str, Any] = change, o: Obj = obj, k: Kube = kube) -> bool:
                 live = get(k, o)
                 return live is not None and all(
-                    at(live, f["path"]) == f["new"] for f in c["fields"]
+                    at(live, f["path"]) == f["new"] for f in leaves(c["fields"])
                 )
 
             fields = ", ".join(f"{f['path']} → {f['new']!r}" for f in change["fields"][:4])

@@ -19,6 +19,7 @@ from tests.e2e.externalsecrets import argocd_cluster_config, fake_store, start_e
 from tests.e2e.fleetrepo import FleetRepo
 from tests.e2e.gitserver import git_server
 from tests.e2e.kube import Kube, NotFound
+from tests.e2e.live import Obj
 from tests.e2e.pki import Authority
 from tests.e2e.processes import Processes, wait_for
 from tests.e2e.timeline import Timeline
@@ -112,8 +113,19 @@ class ArgoWalkthrough(Steps):
     def snapshot(self) -> Taken:
         return Taken.take(self.mgmt, self.targets)
 
-    def check(self, head: str, report: dict[str, Any], before: Taken) -> None:
+    def settle(self) -> None:
+        self.settled()
+
+    def placement(self, app: str, cluster: str, snapshot: Taken) -> list[Obj]:
+        """What the Application ``<app>-<cluster>`` managed (its ApplicationSet's template
+        names it so)."""
+        return snapshot.managed.get(Obj(APPS, "Application", NAMESPACE, f"{app}-{cluster}"), [])
+
+    def kick(self) -> None:
         refresh(self.mgmt, ROOT)
+
+    def check(self, head: str, report: dict[str, Any], before: Taken) -> None:
+        self.kick()
 
         def root_synced() -> bool:
             root = self.mgmt.get(APPS, "Application", ROOT, NAMESPACE)

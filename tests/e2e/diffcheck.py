@@ -44,29 +44,47 @@ from tests.e2e.live import (
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
-_STEP = re.compile(r'\.?([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]|\[([^\]=]+=[^\]]*)\]')
+_STEP = re.compile(r'\.?([^.\[\]]+)|\["([^"]*)"\]|\[(\d+)\]|\[([^\]=]+)=([^\]]*)\]|\[([^\]=]+)\]')
 _ABSENT = object()
 
 
 def at(value: Any, path: str) -> Any:
     """The value at a diff field ``path`` (``spec.values.replicas``, ``labels["a/b"]``,
-    ``items[0]``, ``entries[name=x]``, ``destinations[name=x,namespace=y]``); None where it is
+    ``items[0]``, ``entries[name=x]``, ``destinations[name=a,namespace=b]``,
+    ``syncOptions[CreateNamespace]`` in a list of ``KEY=value`` strings); None where it is
     absent."""
-    for key, quoted, index, keys in _STEP.findall(path):
+    for key, quoted, index, field, wanted, assigned in _STEP.findall(path):
         if isinstance(value, dict) and (key or quoted):
             value = value.get(key or quoted, _ABSENT)
         elif isinstance(value, list) and index:
             value = value[int(index)] if int(index) < len(value) else _ABSENT
-        elif isinstance(value, list) and keys:
-            wanted = dict(pair.split("=", 1) for pair in keys.split(","))
+        elif isinstance(value, list) and field:
+            keys = [pair.partition("=") for pair in f"{field}={wanted}".split(",")]
             value = next(
-                (i for i in value if all(str(i.get(k)) == v for k, v in wanted.items())), _ABSENT
+                (i for i in value if all(str(i.get(k, "")) == v for k, _, v in keys)), _ABSENT
             )
+        elif isinstance(value, list) and assigned:
+            prefix = f"{assigned}="
+            found = (i.removeprefix(prefix) for i in value if str(i).startswith(prefix))
+            value = next(found, _ABSENT)
         else:
             value = _ABSENT
         if value is _ABSENT:
             return None
     return value
+
+
+def leaves(fields: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A change's fields as a live object shows them: an empty list's leaf (``destinations:
+    []``) that gets items reads ``new: null`` beside its items' paths (`flatten` keys a list by
+    its items), so it is left out where a deeper path of the same field has a value."""
+    paths = [f["path"] for f in fields if f["new"] is not None]
+    return [
+        f
+        for f in fields
+        if f["new"] is not None
+        or not any(p.startswith((f"{f['path']}[", f"{f['path']}.")) for p in paths)
+    ]
 
 
 def _obj(entry: dict[str, Any]) -> Obj:
@@ -149,7 +167,7 @@ class Check:
             def reached(o: Obj = obj, k: Kube = kube, c: dict[str, Any] = change) -> bool:
                 live = get(k, o)
                 return live is not None and all(
-                    at(live, f["path"]) == f["new"] for f in c["fields"]
+                    at(live, f["path"]) == f["new"] for f in leaves(c["fields"])
                 )
 
             wait_for(f"{self.cluster}: {obj} as diff said", reached, self.timeout, self.logs)

@@ -13,7 +13,7 @@ from typing import Any
 from tests.e2e.diffcheck import Check
 from tests.e2e.fleetrepo import FleetRepo
 from tests.e2e.flux import NAMESPACE, ready, reconcile
-from tests.e2e.live import HELM, KUSTOMIZE, VERSIONS, Site, Snapshot
+from tests.e2e.live import HELM, KUSTOMIZE, VERSIONS, Obj, Site, Snapshot
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -40,6 +40,11 @@ def summary(report: dict[str, Any]) -> str:
             lines.append(
                 f"  diff: ~ {change['kind']} {change['name']} ({change['op']}) {fields}"[:160]
             )
+    for move in report["placements"]["moved"]:
+        lines.append(
+            f"  diff: moved {move['app']} on {move['cluster']}: {move['from']} → {move['to']}, "
+            f"workloads {move['workloads']}"
+        )
     for bump in report["charts"]["versions"]:
         lines.append(f"  diff: chart {bump['app']} {bump['old']} → {bump['new']}")
     for value in report["charts"]["values"]:
@@ -53,13 +58,26 @@ def summary(report: dict[str, Any]) -> str:
 class Steps:
     """Each step of a walkthrough on ``repo``: edit, build, commit and push; then the engine's
     ``check`` of the live objects against the commit's diff, given the ``snapshot`` taken before
-    it (kept in ``taken``)."""
+    it (kept in ``taken``). What every engine's walkthrough offers: ``settle`` (all of it at the
+    head commit), ``kick`` (read the repository now) and ``placement`` (what the object of a
+    placement managed in a snapshot), so one walkthrough can drive both engines
+    (`tests.e2e.bothengines`)."""
 
     repo: FleetRepo
     timeline: Timeline
     taken: Any = None
 
     def snapshot(self) -> Any:
+        raise NotImplementedError
+
+    def settle(self) -> None:
+        raise NotImplementedError
+
+    def kick(self) -> None:
+        """Ask the engine to read the repository now (its ``check`` does first)."""
+        raise NotImplementedError
+
+    def placement(self, app: str, cluster: str, snapshot: Any) -> list[Obj]:
         raise NotImplementedError
 
     def check(self, head: str, report: dict[str, Any], before: Any) -> None:
@@ -120,11 +138,29 @@ class Walkthrough(Steps):
     def snapshot(self) -> dict[str, Snapshot]:
         return {name: site.snapshot() for name, site in self.clusters.items()}
 
+    def settle(self) -> None:
+        for name in self.clusters:
+            self.settled(name)
+
+    def kick(self) -> None:
+        for site in self.clusters.values():
+            reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
+
+    def placement(self, app: str, cluster: str, snapshot: dict[str, Snapshot]) -> list[Obj]:
+        """What the Kustomization or HelmRelease ``app`` on ``cluster`` managed (fleetgen
+        names a placement's Flux object after its app)."""
+        namespace = self.clusters[cluster].namespace
+        managed = snapshot[cluster].managed
+        kustomization = Obj(KUSTOMIZE, "Kustomization", namespace, app)
+        return managed.get(kustomization) or managed.get(
+            Obj(HELM, "HelmRelease", namespace, app), []
+        )
+
     def check(self, head: str, report: dict[str, Any], before: dict[str, Snapshot]) -> None:
         """Reconcile every cluster's source as ``flux reconcile source git`` does, wait for its
         root to apply ``head``, then compare it with the report."""
+        self.kick()
         for name, site in self.clusters.items():
-            reconcile(site.flux, SOURCE, "GitRepository", NAMESPACE)
             wait_for(
                 f"{name}: root at {head[:7]}",
                 lambda k=site.flux: ready(k, KUSTOMIZE, "Kustomization", NAMESPACE, head),
