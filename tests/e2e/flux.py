@@ -22,9 +22,12 @@ from tests.e2e.tools import program
 NAMESPACE = "flux-system"
 KUSTOMIZE = "kustomize.toolkit.fluxcd.io/v1"
 RELEASES = {
-    "2.9": {"source": "v1.9.3", "kustomize": "v1.9.3", "helm": "v1.6.2"},
+    "2.9": {"source": "v1.9.3", "kustomize": "v1.9.3", "helm": "v1.6.2", "notification": "v1.9.2"},
     "2.7": {"source": "v1.7.3", "kustomize": "v1.7.2", "helm": "v1.4.3"},
 }
+# What only installs its CRDs: notification-controller v1.7.4 (Flux 2.7.3) is not served by the
+# module proxy, its api module is (scripts/e2e-modules/notification-controller-crds-v1.7.4).
+CRDS_ONLY = {"2.7": ["notification-controller-crds-v1.7.4"]}
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,21 @@ def start_flux(
     processes: Processes, plane: ControlPlane, release: str, folder: Path, authority: Authority
 ) -> Flux:
     """Install Flux ``release``'s CRDs on ``plane`` and start its controllers against it,
-    trusting ``authority`` (the loopback Git server's certificate)."""
+    trusting ``authority`` (the loopback Git server's certificate). Where the release runs
+    notification-controller, it starts first and the others post their events to its event
+    server (their ``--events-addr``, fluxcd/pkg ``runtime/events`` ``NewRecorder``)."""
     kube = plane.kube()
     kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+    for component in CRDS_ONLY.get(release, []):
+        install_crds(kube, program(component, "controller-gen").parent / "config")
     versions = RELEASES[release]
+    events = free_port()
     env = {
         "KUBECONFIG": str(plane.kubeconfig),
         "RUNTIME_NAMESPACE": NAMESPACE,
         "SSL_CERT_FILE": str(authority.cert),
     }
-    for short, version in versions.items():
+    for short, version in sorted(versions.items(), key=lambda item: item[0] != "notification"):
         name = f"{short}-controller"
         binary = program(f"{name}-{version}", name)
         install_crds(kube, binary.parent / "config")
@@ -81,6 +89,11 @@ def start_flux(
             "--health-addr",
             f"{LOOPBACK}:{free_port()}",
         ]
+        if short == "notification":
+            args += ["--events-addr", f"{LOOPBACK}:{events}"]
+            args += ["--receiverAddr", f"{LOOPBACK}:{free_port()}"]
+        elif "notification" in versions:
+            args += ["--events-addr", f"http://{LOOPBACK}:{events}"]
         if short == "source":
             storage = free_port()
             (folder / "storage").mkdir(parents=True, exist_ok=True)
@@ -92,7 +105,7 @@ def start_flux(
                 "--storage-adv-addr",
                 f"{LOOPBACK}:{storage}",
             ]
-        else:
+        elif short != "notification":
             args += ["--requeue-dependency", "2s"]
         processes.start(f"{plane.name}-{name}", args, env=env)
     return Flux(plane, release)
