@@ -3,10 +3,13 @@ prefixes), kube-apiserver, kube-controller-manager, kube-scheduler, and kwok for
 
 Each API server serves a certificate of the test's authority on 127.0.0.1 and accepts a static
 admin token (group ``system:masters``); controllers reach it with a kubeconfig of that token.
+Each API server keeps an audit log of the deletions alone (`ControlPlane.deleters`): who deleted
+an object, as whom (a controller impersonating an account).
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +20,14 @@ from tests.e2e.processes import LOOPBACK, Processes, free_port, wait_for
 from tests.e2e.tools import program
 
 FAKE_NODE = {"kwok.x-k8s.io/node": "fake"}
+# Deletions only, at Metadata level (user, impersonated user, object): the API server's audit
+# policy (audit.k8s.io/v1; JSON is YAML).
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived"],
+    "rules": [{"level": "Metadata", "verbs": ["delete", "deletecollection"]}, {"level": "None"}],
+}
 
 
 def start_etcd(processes: Processes, folder: Path) -> str:
@@ -67,15 +78,32 @@ class ControlPlane:
     token: str
     authority: Authority
     kubeconfig: Path
+    audit_log: Path
 
     def kube(self) -> Kube:
         return Kube(self.server, self.token, self.authority.cert)
 
+    def deleters(self, resource: str, namespace: str, name: str) -> list[str]:
+        """Who deleted ``resource`` (plural, ``deployments``) ``namespace/name`` successfully,
+        from the audit log: the user, ``as`` the impersonated user where one is."""
+        found = []
+        lines = self.audit_log.read_text().splitlines() if self.audit_log.exists() else []
+        for event in map(json.loads, lines):
+            ref, status = event.get("objectRef", {}), event.get("responseStatus", {})
+            if (ref.get("resource"), ref.get("namespace", ""), ref.get("name")) != (
+                resource,
+                namespace,
+                name,
+            ) or status.get("code", 0) >= 300:
+                continue
+            user = event["user"]["username"]
+            impersonated = event.get("impersonatedUser", {}).get("username")
+            found.append(f"{user} as {impersonated}" if impersonated else user)
+        return found
+
 
 def kubeconfig(path: Path, name: str, server: str, ca: Path, token: str) -> Path:
     """A kubeconfig (JSON is YAML) reaching ``server`` with ``token``."""
-    import json
-
     path.write_text(
         json.dumps(
             {
@@ -104,6 +132,7 @@ def start_control_plane(
     (folder / "tokens.csv").write_text(f'{token},admin,admin,"system:masters"\n')
     crt, key = authority.serving(f"{name}-apiserver")
     sa_key, sa_pub = signing_key(folder)
+    (folder / "audit-policy.yaml").write_text(json.dumps(AUDIT_POLICY))
     log = processes.start(
         f"{name}-apiserver",
         [
@@ -140,10 +169,14 @@ def start_control_plane(
             "--profiling=false",
             "--endpoint-reconciler-type",
             "none",
+            "--audit-policy-file",
+            folder / "audit-policy.yaml",
+            "--audit-log-path",
+            folder / "audit.log",
         ],
     )
     config = kubeconfig(folder / "kubeconfig", name, server, authority.cert, token)
-    plane = ControlPlane(name, server, token, authority, config)
+    plane = ControlPlane(name, server, token, authority, config, folder / "audit.log")
     wait_for(f"{name}: kube-apiserver", plane.kube().ready, 120, [log])
     common = ["--kubeconfig", config, "--bind-address", LOOPBACK, "--leader-elect=false"]
     processes.start(
