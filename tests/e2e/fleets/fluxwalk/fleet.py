@@ -1,6 +1,7 @@
 """The loopback fleet of the Flux walkthroughs (tests/e2e/test_flux_transitions.py): a chart app
 kept in this repository and two Kustomize apps, one deleting its workloads when removed
 (cascade_delete=True) and one orphaning them; cluster alpha, and beta to be removed.
+tests/e2e/test_flux_tenant.py adds the tenant project team and its app shop.
 
 Every address is on loopback: the harness replaces GIT_URL with its Git server's URL.
 """
