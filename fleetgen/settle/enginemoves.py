@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fleetgen.errors import Problem, at
-from fleetgen.model import App, Cluster, Environment, Fleet
+from fleetgen.model import App, Cluster, Fleet
 from fleetgen.rules.flux import PRUNE_DISABLED, gate_name, keeps_objects, wrapper_name
 from fleetgen.settle.handover import finalizes, generated, metadata, new_labels, old_labels
 from fleetgen.settle.moves import Documents
@@ -36,9 +36,8 @@ NAMES = {"argocd": "Argo CD", "flux": "Flux"}
 
 
 def engine_problems(fleet: Fleet, files: Iterable[OutputFile], before: Documents) -> list[Problem]:
-    """A problem per app, cluster, environment or fleet (the deepest that names the engine of
-    the placements) whose placements move to another engine than the tree ``before`` runs them
-    on, where that engine would delete the workloads."""
+    """A problem per app (one naming its engine) or cluster whose placements move to another
+    engine than the tree ``before`` runs them on, where that engine deletes the workloads."""
     files = list(files)
     listed = _listed(before)
     then = {p.partition("/")[0] for p in listed if argocd_part(p) == "applicationsets"}
@@ -52,13 +51,13 @@ def engine_problems(fleet: Fleet, files: Iterable[OutputFile], before: Documents
     if old_flux and argocd:
         leaving = _flux_pairs((before(path) for path in old_flux), cascading=True)
         moved |= dict.fromkeys(leaving & _argocd_pairs(fleet, argocd), "flux")
-    grouped: dict[int, tuple[App | Cluster | Environment | Fleet, list[Pair]]] = {}
-    for pair in sorted(moved):
+    grouped: dict[tuple[int, str], tuple[App | Cluster, list[Pair]]] = {}
+    for pair, left in sorted(moved.items()):
         where = _deciding(fleet, *pair)
-        grouped.setdefault(id(where), (where, []))[1].append(pair)
+        grouped.setdefault((id(where), left), (where, []))[1].append(pair)
     return [
-        at(where, _message(where, pairs, moved[pairs[0]]), fleet)
-        for where, pairs in grouped.values()
+        at(where, _message(where, pairs, left), fleet)
+        for (_, left), (where, pairs) in grouped.items()
     ]
 
 
@@ -135,18 +134,18 @@ def _deletes(document: Mapping[str, Any]) -> bool:
     )
 
 
-def _deciding(fleet: Fleet, app: str, cluster: str) -> App | Cluster | Environment | Fleet:
-    """What names the engine of a placement: its App, else its Cluster, else its Environment,
-    else the fleet (its single engine)."""
-    found = next(c for c in fleet.clusters if c.name == cluster)
-    env = next(e for e in fleet.environments if e.name == found.env)
-    layers = (next(a for a in fleet.apps if a.name == app), found, env)
-    return next((layer for layer in layers if layer.engine is not None), fleet)
+def _deciding(fleet: Fleet, app: str, cluster: str) -> App | Cluster:
+    """Where a placement's move is reported: at its App where that names the engine, else at
+    its Cluster (whose engine=, or whose environment's, its placements follow)."""
+    found = next(a for a in fleet.apps if a.name == app)
+    return (
+        found if found.engine is not None else next(c for c in fleet.clusters if c.name == cluster)
+    )
 
 
-def _message(where: App | Cluster | Environment | Fleet, pairs: list[Pair], left: str) -> str:
+def _message(where: App | Cluster, pairs: list[Pair], left: str) -> str:
     old, new = NAMES[left], NAMES["flux" if left == "argocd" else "argocd"]
-    subject = "fleet" if isinstance(where, Fleet) else f"{_KINDS[type(where)]} {where.name!r}"
+    subject = f"{'app' if isinstance(where, App) else 'cluster'} {where.name!r}"
     placements = ", ".join(f"{app} on {cluster}" for app, cluster in pairs)
     return (
         f"{subject}: {placements} move{'s' if len(pairs) == 1 else ''} from {old} to {new} "
@@ -158,7 +157,6 @@ def _message(where: App | Cluster | Environment | Fleet, pairs: list[Pair], left
     )
 
 
-_KINDS: Mapping[type, str] = {App: "app", Cluster: "cluster", Environment: "environment"}
 _ORPHANED = {
     "argocd": "the Applications lose their resources finalizer",
     "flux": "the Kustomizations turn deletionPolicy: Orphan and the HelmReleases keep their "
