@@ -38,13 +38,12 @@ from fleetgen.manifests.k8s import kustomize_config
 from fleetgen.model import Fleet
 from fleetgen.resolver.placements import Placements
 from fleetgen.rules.argocd import RESOURCES_FINALIZER
-from fleetgen.rules.flux import PRUNE_DISABLED
+from fleetgen.rules.flux import PRUNE_DISABLED, keeps_objects
 from fleetgen.util.layout import argocd_part, is_argocd_directory
 from fleetgen.write.output import LABEL_PREFIX, OutputFile
 
 FLUX_GROUP = "kustomize.toolkit.fluxcd.io"
 HELM_GROUP = "helm.toolkit.fluxcd.io"
-KEEP = "helm.sh/resource-policy: keep"
 _MEMBERSHIP_FIELDS = ("spec.generators", "spec.strategy")
 
 
@@ -209,16 +208,6 @@ def workloads(obj: Obj, cascade_delete: bool, application_sets: Mapping[str, Any
     return None
 
 
-def keeps_objects(release: Any) -> bool:
-    """Whether a HelmRelease's post-renderer annotates every object ``helm.sh/resource-policy:
-    keep``: uninstalling the release (helm-controller on deletion) then leaves them."""
-    for renderer in _get(release, "spec", "postRenderers") or []:
-        for patch in _get(renderer, "kustomize", "patches") or []:
-            if isinstance(patch, dict) and KEEP in str(patch.get("patch", "")):
-                return True
-    return False
-
-
 def _owner(doc: Any) -> str | None:
     owners = _get(doc, "metadata", "ownerReferences") or []
     names = [
@@ -335,7 +324,6 @@ __all__ = [
     "ARGO_GROUP",
     "FLUX_GROUP",
     "HELM_GROUP",
-    "KEEP",
     "Application",
     "Change",
     "Context",

@@ -203,8 +203,9 @@ def _fate(move: Move) -> str:
         return f"{move.old} {left} the workloads; {move.new} is {SUSPENDED}"
     if move.workloads == "deleted":
         return (
-            f"{move.old} deletes the workloads before {move.new} recreates them "
-            "(cascade_delete=True)"
+            f"{move.old} deletes the workloads {move.new} takes over, in either order, and they "
+            f"stay down until {move.new} applies again (cascade_delete=True; a build refuses "
+            "this: orphan first)"
         )
     return f"{move.old} orphans the workloads, {move.new} adopts them"
 

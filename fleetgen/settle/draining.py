@@ -38,6 +38,7 @@ from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
 from fleetgen.rules.argocd import SECRET_TYPE
+from fleetgen.settle.enginemoves import engine_problems
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
 from fleetgen.settle.tenants import order_problems, with_empty_folders, without_confirmed
@@ -76,12 +77,12 @@ def settle(
             draining[name] = drain
     draining = _not_emitted(draining, emitted)
     draining = without_confirmed(draining, record, (f for _, group in emitted for f in group))
+    output = [f for _, group in emitted for f in group]
     problems = [
         *previous.problems,
         *order_problems(record, previous.where(RECORD)),
-        *handover_problems(
-            loaded.fleet, (f for _, group in emitted for f in group), previous.documents
-        ),
+        *handover_problems(loaded.fleet, output, previous.documents),
+        *engine_problems(loaded.fleet, output, previous.documents),
     ]
     if problems:
         raise SpecError(problems)

@@ -74,15 +74,15 @@ def cluster_problems(
         if argocd_part(file.path) != "applicationsets":
             continue
         folder, name = file.path.partition("/")[0], file.path.rpartition("/")[2]
-        generated = _generated(file.documents, _new_labels(now, folder), fleet)
+        placed = generated(file.documents, new_labels(now, folder), fleet)
         for old in sorted(then - {folder}):
             documents = [
                 d
                 for d in before(f"{old}/applicationsets/{name}")
-                if isinstance(d, dict) and _finalizes(d)
+                if isinstance(d, dict) and finalizes(d)
             ]
-            labels = _old_labels(before, old)
-            for app, cluster in _generated(documents, labels, fleet) & generated:
+            labels = old_labels(before, old)
+            for app, cluster in generated(documents, labels, fleet) & placed:
                 moved.setdefault(cluster, (old, folder, set()))[2].add(app)
     clusters = {cluster.name: cluster for cluster in fleet.clusters}
     return [
@@ -92,11 +92,12 @@ def cluster_problems(
     ]
 
 
-def _old_labels(before: Documents, folder: str) -> Callable[[str], Mapping[str, str]]:
+def old_labels(before: Documents, folder: str) -> Callable[[str], Mapping[str, str]]:
+    """A cluster's registration labels in instance ``folder`` of the tree ``before``."""
     return lambda cluster: _registration_labels(before(f"{folder}/clusters/{cluster}.yaml"))
 
 
-def _new_labels(files: list[OutputFile], folder: str) -> Callable[[str], Mapping[str, str]]:
+def new_labels(files: list[OutputFile], folder: str) -> Callable[[str], Mapping[str, str]]:
     """A cluster's registration labels in instance ``folder`` of ``files``."""
     by_path = {f.path: f.documents for f in files}
     return lambda cluster: _registration_labels(
@@ -110,17 +111,17 @@ def _registration_labels(documents: Iterable[Any]) -> Mapping[str, str]:
     for document in documents:
         if not isinstance(document, dict):
             continue
-        meta = _meta(document)
+        meta = metadata(document)
         if document.get("kind") == "ExternalSecret":
             target = (document.get("spec") or {}).get("target") or {}
-            meta = _meta(target.get("template") or {})
+            meta = metadata(target.get("template") or {})
         labels = meta.get("labels")
         if isinstance(labels, dict) and labels.get(SECRET_TYPE) == "cluster":
             return labels
     return {}
 
 
-def _generated(
+def generated(
     appsets: Iterable[Any], labels: Callable[[str], Mapping[str, str]], fleet: Fleet
 ) -> set[tuple[str, str]]:
     """The (app, cluster) pairs the cluster generators of ``appsets`` select among the fleet's
@@ -129,7 +130,7 @@ def _generated(
     for appset in appsets:
         if not isinstance(appset, dict):
             continue
-        app = (_meta(appset).get("labels") or {}).get(APP_LABEL)
+        app = (metadata(appset).get("labels") or {}).get(APP_LABEL)
         for generator in (appset.get("spec") or {}).get("generators") or ():
             selector = ((generator or {}).get("clusters") or {}).get("selector")
             if not isinstance(selector, dict) or app is None:
@@ -146,20 +147,20 @@ def _generated(
 def _cascading(old: Iterable[Any], new: Iterable[Any]) -> list[str]:
     """The environments of the ApplicationSets in both ``new`` and ``old`` whose old generated
     Applications carry the resources finalizer."""
-    names = {_meta(d).get("name") for d in new if isinstance(d, dict)}
+    names = {metadata(d).get("name") for d in new if isinstance(d, dict)}
     return [
-        str((_meta(d).get("labels") or {}).get(ENV_LABEL, ""))
+        str((metadata(d).get("labels") or {}).get(ENV_LABEL, ""))
         for d in old
-        if isinstance(d, dict) and _meta(d).get("name") in names and _finalizes(d)
+        if isinstance(d, dict) and metadata(d).get("name") in names and finalizes(d)
     ]
 
 
-def _meta(document: Mapping[str, Any]) -> Mapping[str, Any]:
+def metadata(document: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = document.get("metadata")
     return meta if isinstance(meta, dict) else {}
 
 
-def _finalizes(appset: Mapping[str, Any]) -> bool:
+def finalizes(appset: Mapping[str, Any]) -> bool:
     """Whether the Applications ``appset`` generates carry the resources finalizer."""
     template = (appset.get("spec") or {}).get("template") or {}
     return RESOURCES_FINALIZER in ((template.get("metadata") or {}).get("finalizers") or ())

@@ -715,11 +715,14 @@ def test_a_move_with_cascade_delete_says_the_workloads_are_recreated(repo: Path)
     assert report.deletions == ()
     text = formats.text(report)
     assert "! moves (2), engine changes; 2 delete and recreate running workloads:" in text
-    assert "flux deletes the workloads before argocd recreates them (cascade_delete=True)" in text
     assert (
-        "2 of these delete running workloads before the new engine recreates them"
-        in formats.markdown(report)
-    )
+        "flux deletes the workloads argocd takes over, in either order, and they stay down "
+        "until argocd applies again (cascade_delete=True; a build refuses this: orphan first)"
+    ) in text
+    assert (
+        "2 of these delete running workloads the new engine takes over: they stay down until "
+        "it applies again (a build refuses them until they orphan)"
+    ) in formats.markdown(report)
 
 
 def _remove_a_hub_spoke(repo: Path) -> None:

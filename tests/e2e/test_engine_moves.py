@@ -1,8 +1,10 @@
 """Issue #41 point 5: placements moving between Argo CD (v3.6.2, on mgmt) and Flux (2.9, on
 alpha), observed on the real controllers on the loopback fleet ``engines``; after each commit
 both engines' live objects are compared with the commit's diff, and each moved placement's
-workloads with its ``workloads`` verdict (`tests.e2e.bothengines`). ``pytest -s`` shows the
-timeline, with each time a moving workload goes or comes back."""
+workloads with its ``workloads`` verdict (`tests.e2e.bothengines`). A cascading placement takes
+the two commits a build asks for (`fleetgen.settle.enginemoves`): orphaned where it runs, then
+moved (cascading again): its workloads keep their uid. ``pytest -s`` shows the timeline, with
+each time a moving workload goes or comes back."""
 
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ from tests.e2e.walkthrough import Walkthrough
 
 WEB_ON_ARGOCD = 'path="apps/web", cascade_delete=True)'
 WEB_ON_FLUX = 'path="apps/web", cascade_delete=True, engine="flux")'
+WEB_ORPHAN = 'path="apps/web", cascade_delete=False)'
+WEB_ORPHAN_ON_FLUX = 'path="apps/web", cascade_delete=False, engine="flux")'
 API_ON_FLUX = '    engine="flux",\n)'
 API_ON_ARGOCD = '    engine="argocd",\n)'
 ALPHA = 'Cluster(name="alpha", env="prod",'
@@ -74,6 +78,17 @@ def _walk(
         yield walk
 
 
+def _orphan(walk: BothEngines, where: str, cascading: str, orphan: str) -> None:
+    """The first of a cascading move's two commits: web orphaned where it runs (``where``),
+    confirmed by both engines (the Application loses its finalizer: the ApplicationSet
+    controller's ``createOrUpdateInCluster``; the Kustomization turns ``deletionPolicy:
+    Orphan``)."""
+    repo = walk.repo
+    report = walk.step(f"web orphaned on {where}", lambda: repo.edit("fleet.py", cascading, orphan))
+    assert report["placements"]["moved"] == []
+    walk.settle()
+
+
 def _drain(walk: BothEngines) -> None:
     """``fleetgen build --drained`` for each thing the record says drains, a commit each."""
     record = json.loads((walk.repo.work / "output/.fleetgen/record.json").read_text())
@@ -85,10 +100,10 @@ def _drain(walk: BothEngines) -> None:
 def test_apps_move_between_engines_both_ways(
     tmp_path: Path, processes: Processes, authority: Authority, etcd: str
 ) -> None:
-    """web (cascade_delete=True) Argo CD → Flux and api (orphan) Flux → Argo CD in one commit,
-    then both back. diff: each a move, not a deletion; ``orphaned`` for api (the old engine
-    lets go, the new one adopts), ``deleted`` for web (the old engine deletes, the new one
-    recreates). Live, what it relies on:
+    """web (cascade_delete=True) Argo CD → Flux and api (orphan) Flux → Argo CD, then both back;
+    web orphaned in a commit before each move (and cascading again with it), as the build
+    demands. diff: each a move, not a deletion, ``orphaned`` (the old engine lets go, the new
+    one adopts: the same uid). Live, what it relies on:
 
     - leaving Argo CD: the root prunes the ApplicationSet (``ServerSideApply`` sync, prune),
       whose Application goes with it (ownerReference, Kubernetes' garbage collector); with the
@@ -107,40 +122,42 @@ def test_apps_move_between_engines_both_ways(
 
     The two engines act on the same commit independently: whether the old owner's deletion
     lands before or after the new owner's apply is a race the watch shows on the timeline;
-    the test asserts the end state the verdict promises (the same uid or a new one, managed by
-    the new engine), which fails if the old owner deletes last and nothing re-applies.
-    Seen so far: to Flux, kustomize-controller applied web first ("configured") and Argo CD's
-    finalizer deleted it a second later ("Deleting application's resources with Foreground
-    propagation policy"): web was down until the Kustomization's next ``interval`` (1m)
-    created it anew; back to Argo CD, Flux's finalizer deleted first and the Application's sync
-    created it ~5 s later (the order that leaves it missing never came).
+    the test asserts the end state the verdict promises (the same uid, managed by the new
+    engine), which fails if the old owner deletes, in either order.
+    Seen before the build refused the one-commit cascade move: to Flux, kustomize-controller
+    applied web first ("configured") and Argo CD's finalizer deleted it a second later
+    ("Deleting application's resources with Foreground propagation policy"): web was down
+    until the Kustomization's next ``interval`` (1m) created it anew; back to Argo CD, Flux's
+    finalizer deleted first and the Application's sync created it ~5 s later.
     """
     with _walk(tmp_path, processes, authority, etcd, "apps moving") as walk:
         repo = walk.repo
+        _orphan(walk, "Argo CD", WEB_ON_ARGOCD, WEB_ORPHAN)
         there = walk.step(
-            "web to Flux (cascade), api to Argo CD (orphan)",
+            "web to Flux (cascading again), api to Argo CD (orphan)",
             lambda: (
-                repo.edit("fleet.py", WEB_ON_ARGOCD, WEB_ON_FLUX),
+                repo.edit("fleet.py", WEB_ORPHAN, WEB_ON_FLUX),
                 repo.edit("fleet.py", API_ON_FLUX, API_ON_ARGOCD),
             ),
         )
         assert _moved(there) == {
-            "web": ("argocd", "flux", "deleted"),
+            "web": ("argocd", "flux", "orphaned"),
             "api": ("flux", "argocd", "orphaned"),
         }
         assert there["deletions"] == [], there["deletions"]
         walk.settle()
         _drain(walk)
 
+        _orphan(walk, "Flux", WEB_ON_FLUX, WEB_ORPHAN_ON_FLUX)
         back = walk.step(
-            "web back to Argo CD (cascade), api back to Flux (orphan)",
+            "web back to Argo CD (cascading again), api back to Flux (orphan)",
             lambda: (
-                repo.edit("fleet.py", WEB_ON_FLUX, WEB_ON_ARGOCD),
+                repo.edit("fleet.py", WEB_ORPHAN_ON_FLUX, WEB_ON_ARGOCD),
                 repo.edit("fleet.py", API_ON_ARGOCD, API_ON_FLUX),
             ),
         )
         assert _moved(back) == {
-            "web": ("flux", "argocd", "deleted"),
+            "web": ("flux", "argocd", "orphaned"),
             "api": ("argocd", "flux", "orphaned"),
         }
         walk.settle()
@@ -151,7 +168,8 @@ def test_a_cluster_moves_between_engines_both_ways(
     tmp_path: Path, processes: Processes, authority: Authority, etcd: str
 ) -> None:
     """alpha to Flux (``Cluster(engine="flux")``): its placements that name no engine of their
-    own move (echo, a chart app, orphan; web, cascade), api stays on Flux; then back. What each
+    own move (echo, a chart app, orphan; web, cascade, orphaned in a commit before each move
+    and cascading again with it), api stays on Flux; then back. What each
     move relies on: as in `test_apps_move_between_engines_both_ways`; for the chart app, Flux's
     HelmRelease installs it with Helm (helm-controller ``reconcileRelease`` → install), which
     adopts objects a ``helm template`` of Argo CD left only where they carry Helm's ownership
@@ -159,19 +177,31 @@ def test_a_cluster_moves_between_engines_both_ways(
     applies it like any manifest."""
     with _walk(tmp_path, processes, authority, etcd, "a cluster moving") as walk:
         repo = walk.repo
-        there = walk.step("alpha to Flux", lambda: repo.edit("fleet.py", ALPHA, ALPHA_ON_FLUX))
+        _orphan(walk, "Argo CD", WEB_ON_ARGOCD, WEB_ORPHAN)
+        there = walk.step(
+            "alpha to Flux, web cascading again",
+            lambda: (
+                repo.edit("fleet.py", ALPHA, ALPHA_ON_FLUX),
+                repo.edit("fleet.py", WEB_ORPHAN, WEB_ON_ARGOCD),
+            ),
+        )
         assert _moved(there) == {
             "echo": ("argocd", "flux", "orphaned"),
-            "web": ("argocd", "flux", "deleted"),
+            "web": ("argocd", "flux", "orphaned"),
         }
         walk.settle()
         _drain(walk)
+        _orphan(walk, "Flux", WEB_ON_ARGOCD, WEB_ORPHAN)
         back = walk.step(
-            "alpha back to Argo CD", lambda: repo.edit("fleet.py", ALPHA_ON_FLUX, ALPHA)
+            "alpha back to Argo CD, web cascading again",
+            lambda: (
+                repo.edit("fleet.py", ALPHA_ON_FLUX, ALPHA),
+                repo.edit("fleet.py", WEB_ORPHAN, WEB_ON_ARGOCD),
+            ),
         )
         assert _moved(back) == {
             "echo": ("flux", "argocd", "orphaned"),
-            "web": ("flux", "argocd", "deleted"),
+            "web": ("flux", "argocd", "orphaned"),
         }
         walk.settle()
         _drain(walk)
