@@ -176,11 +176,8 @@ class HelmChart(Spec):
     it and gives its version; no range).
 
     Attributes:
-        repo: The https:// Helm repository or oci:// registry path of the chart. Flux installs
-            an oci:// chart with its artifact's digest as the version's build metadata
-            ('0.1.0+b035707ca7d2': helm-controller ``mutateChartWithSourceRevision``), so a chart
-            that writes ``.Chart.Version`` into a label unescaped fails to install there (a
-            label admits no '+'), where Argo CD installs it.
+        repo: The https:// Helm repository or oci:// registry path of the chart (Flux installs an
+            oci:// one as '1.0.0+<digest>': ``.Chart.Version`` in a label fails there, not on Argo).
         name: The chart's name in that repository.
         version: The chart version: exact ('1.2.3', SemVer), or a range ('>=1.0.0', '6.x',
             '~1.2', '^1.2', '*'; Masterminds semver, as both engines read it) that Argo CD and
