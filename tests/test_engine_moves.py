@@ -160,10 +160,12 @@ def test_a_cluster_moving_engines_is_refused_for_its_cascading_placements(
         "web": ("argocd", "flux", "orphaned"),
     }
     commit(repo, "alpha on Flux")
-    # back: echo's HelmRelease (no keep post-renderer) would uninstall
+    # back: echo's HelmRelease (no keep post-renderer) would uninstall; with the cluster's
+    # engine= gone its Environment names the engine now, and the refusal is reported there
     edit(repo / "fleet.py", ALPHA + ' engine="flux",', ALPHA)
+    prod = line_of(repo, 'Environment(name="prod"')
     assert refused(repo).startswith(
-        f"fleet.py:{line_of(repo, ALPHA)}: cluster 'alpha': echo on alpha moves from Flux to "
+        f"fleet.py:{prod}: environment 'prod': echo on alpha moves from Flux to "
         "Argo CD while Flux deletes the workloads of what leaves it"
     )
 

@@ -28,7 +28,7 @@ ARGS = {
     ],
     ("add", "app"): ["shop", "--project", "orders", "--namespace", "orders", "--dry-run"],
     ("add", "env"): ["qa", "--after", "dev", "--dry-run"],
-    ("add", "engine"): ["flux", "--envs", "staging", "--dry-run"],
+    ("add", "engine"): ["flux", "--envs", "prod", "--dry-run"],
     ("add", "project"): ["web", "--namespace", "web", "--dry-run"],
     ("promote",): ["payment-service", "--from", "staging", "--to", "prod", "--dry-run"],
     ("versions",): ["--check-order", "staging,prod"],

@@ -50,5 +50,5 @@ def compile_stages(
     if problems:
         raise SpecError(problems)
     emitted = emitters.emit_each(plan, without)
-    settled = settle(loaded, emitted, plan.fleet.cascades_anywhere, stamps)
+    settled = settle(loaded, emitted, plan.placements, plan.fleet.cascades_anywhere, stamps)
     return plan, [(name, files) for name, files in settled if name not in without]

@@ -16,7 +16,7 @@ AppProject whose lists lost entries, the entries stay. A draining thing ends whe
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,6 +37,7 @@ from fleetgen.inputs.record import (
 from fleetgen.manifests.k8s import kustomize_config, with_annotations
 from fleetgen.manifests.yamlio import load_all
 from fleetgen.model.fields import repo_path
+from fleetgen.resolver.plan import Placement
 from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.enginemoves import engine_problems
 from fleetgen.settle.handover import handover_problems
@@ -61,12 +62,16 @@ Emitted = list[tuple[str, list[OutputFile]]]
 
 
 def settle(
-    loaded: Loaded, emitted: Emitted, cascade: bool, charts: Mapping[str, ChartStamp]
+    loaded: Loaded,
+    emitted: Emitted,
+    placements: Sequence[Placement],
+    cascade: bool,
+    charts: Mapping[str, ChartStamp],
 ) -> Emitted:
-    """``emitted`` with what its removals still need kept, by the committed record of
-    ``loaded``, and the record to commit with it (listed in the fleet map too); ``cascade``:
-    deletions delete (else nothing is held for later removals); ``charts``: the chart stamps to
-    record. Raises SpecError when a kept document cannot be read back."""
+    """``emitted`` (of ``placements``) with what its removals still need kept, by the committed
+    record of ``loaded``, and the record to commit with it (listed in the fleet map too);
+    ``cascade``: deletions delete (else nothing is held for later removals); ``charts``: the
+    chart stamps to record. Raises SpecError when a kept document cannot be read back."""
     record, previous = loaded.record, _Previous(loaded)
     emitted, moving = settle_moves(emitted, record, previous.documents)
     held = _held(emitted)
@@ -82,7 +87,7 @@ def settle(
         *previous.problems,
         *order_problems(record, previous.where(RECORD)),
         *handover_problems(loaded.fleet, output, previous.documents),
-        *engine_problems(loaded.fleet, output, previous.documents),
+        *engine_problems(loaded.fleet, placements, previous.documents, previous.read),
     ]
     if problems:
         raise SpecError(problems)
@@ -311,12 +316,16 @@ class _Previous:
     def documents(self, path: str) -> list[Any]:
         """The documents of the output file ``path`` (none where it is absent or not YAML)."""
         if path not in self._files:
-            data = self.loaded.read(self.where(path))
+            data = self.read(path)
             try:
                 self._files[path] = load_all(data) if data is not None else []
             except YAMLError:
                 self._files[path] = []
         return self._files[path]
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of the output file ``path`` (None where it is absent)."""
+        return self.loaded.read(self.where(path))
 
     def where(self, path: str) -> str:
         """The repository path of the output file ``path``."""

@@ -18,40 +18,49 @@ one-commit move, reading the engine objects of the tree before (the files its ma
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from fleetgen.errors import Problem, at
-from fleetgen.model import App, Cluster, Fleet
+from fleetgen.model import App, Cluster, Environment, Fleet
+from fleetgen.resolver.plan import Placement
 from fleetgen.rules.flux import PRUNE_DISABLED, gate_name, keeps_objects, wrapper_name
-from fleetgen.settle.handover import finalizes, generated, metadata, new_labels, old_labels
+from fleetgen.settle.handover import finalizes, generated, metadata, old_labels
 from fleetgen.settle.moves import Documents
 from fleetgen.util.layout import argocd_part
 from fleetgen.write.journal import MANIFEST
-from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL, OutputFile
+from fleetgen.write.output import APP_LABEL, CLUSTER_LABEL
 
 Pair = tuple[str, str]  # (app, cluster)
+Read = Callable[[str], bytes | None]  # output path -> the bytes of the tree before
 FLUX = "flux/"  # the output folder Flux's files are in
 NAMES = {"argocd": "Argo CD", "flux": "Flux"}
 
 
-def engine_problems(fleet: Fleet, files: Iterable[OutputFile], before: Documents) -> list[Problem]:
-    """A problem per app (one naming its engine) or cluster whose placements move to another
-    engine than the tree ``before`` runs them on, where that engine deletes the workloads."""
-    files = list(files)
+def engine_problems(
+    fleet: Fleet, placements: Iterable[Placement], before: Documents, read: Read
+) -> list[Problem]:
+    """A problem per app (one naming its engine) or cluster whose ``placements`` move to another
+    engine than the tree ``before`` runs them on, where that engine deletes the workloads.
+    Only what may hold a moving placement is parsed: the ApplicationSets of the apps now on Flux,
+    the Flux files whose cluster labels (their text, by ``read``) name a cluster now on Argo CD."""
+    now: dict[str, set[Pair]] = {"argocd": set(), "flux": set()}
+    for placement in placements:
+        now[placement.engine].add((placement.app, placement.cluster))
     listed = _listed(before)
-    then = {p.partition("/")[0] for p in listed if argocd_part(p) == "applicationsets"}
-    old_flux = [path for path in listed if path.startswith(FLUX)]
-    new_flux = [f for f in files if f.path.startswith(FLUX)]
     moved: dict[Pair, str] = {}  # -> the engine left
-    if then and new_flux:
-        leaving = _argocd_cascades(fleet, listed, before, then)
-        moved |= dict.fromkeys(leaving & _flux_pairs(f.documents for f in new_flux), "argocd")
-    argocd = [f for f in files if argocd_part(f.path) in ("applicationsets", "clusters")]
-    if old_flux and argocd:
-        leaving = _flux_pairs((before(path) for path in old_flux), cascading=True)
-        moved |= dict.fromkeys(leaving & _argocd_pairs(fleet, argocd), "flux")
-    grouped: dict[tuple[int, str], tuple[App | Cluster, list[Pair]]] = {}
+    if now["flux"]:
+        apps = {app for app, _ in now["flux"]}
+        moved |= dict.fromkeys(
+            _argocd_cascades(fleet, listed, before, apps) & now["flux"], "argocd"
+        )
+    if now["argocd"]:
+        clusters = {cluster for _, cluster in now["argocd"]}
+        old_flux = (p for p in listed if p.startswith(FLUX) and _may_name(read(p), clusters))
+        leaving = _flux_pairs(before(path) for path in old_flux)
+        moved |= dict.fromkeys(leaving & now["argocd"], "flux")
+    grouped: dict[tuple[int, str], tuple[App | Cluster | Environment, list[Pair]]] = {}
     for pair, left in sorted(moved.items()):
         where = _deciding(fleet, *pair)
         grouped.setdefault((id(where), left), (where, []))[1].append(pair)
@@ -59,6 +68,15 @@ def engine_problems(fleet: Fleet, files: Iterable[OutputFile], before: Documents
         at(where, _message(where, pairs, left), fleet)
         for (_, left), (where, pairs) in grouped.items()
     ]
+
+
+def _may_name(data: bytes | None, clusters: set[str]) -> bool:
+    """Whether a Flux file of the tree before (its bytes) may hold a Kustomization or HelmRelease
+    of one of ``clusters``: a cluster label naming one, or an applier with no label read."""
+    if data is None:
+        return False
+    named = {m.decode() for m in _CLUSTER_LABEL.findall(data)}
+    return bool(named & clusters) or (not named and _APPLIER_KIND.search(data) is not None)
 
 
 def _listed(before: Documents) -> list[str]:
@@ -69,32 +87,23 @@ def _listed(before: Documents) -> list[str]:
 
 
 def _argocd_cascades(
-    fleet: Fleet, listed: list[str], before: Documents, then: set[str]
+    fleet: Fleet, listed: list[str], before: Documents, apps: set[str]
 ) -> set[Pair]:
-    """The placements the ApplicationSets of the tree ``before`` generate with the resources
-    finalizer."""
+    """The placements of ``apps`` the ApplicationSets of the tree ``before`` generate with the
+    resources finalizer (``<instance>/applicationsets/<app>.yaml``)."""
     found: set[Pair] = set()
     for path in listed:
-        folder = path.partition("/")[0]
-        if folder in then and argocd_part(path) == "applicationsets":
+        name = path.rpartition("/")[2].removesuffix(".yaml")
+        if argocd_part(path) == "applicationsets" and name in apps:
+            folder = path.partition("/")[0]
             appsets = [d for d in before(path) if isinstance(d, dict) and finalizes(d)]
             found |= generated(appsets, old_labels(before, folder), fleet)
     return found
 
 
-def _argocd_pairs(fleet: Fleet, files: list[OutputFile]) -> set[Pair]:
-    """The placements the ApplicationSets of ``files`` generate."""
-    found: set[Pair] = set()
-    for file in files:
-        if argocd_part(file.path) == "applicationsets":
-            labels = new_labels(files, file.path.partition("/")[0])
-            found |= generated(file.documents, labels, fleet)
-    return found
-
-
-def _flux_pairs(files: Iterable[Iterable[Any]], cascading: bool = False) -> set[Pair]:
-    """The placements of the Kustomizations and HelmReleases in ``files`` (by their app and
-    cluster labels; ``cascading``: only those whose deletion deletes the workloads)."""
+def _flux_pairs(files: Iterable[Iterable[Any]]) -> set[Pair]:
+    """The placements of the Kustomizations and HelmReleases in ``files`` whose deletion
+    deletes the workloads (by their app and cluster labels)."""
     found: set[Pair] = set()
     for documents in files:
         for document in documents:
@@ -112,12 +121,16 @@ def _flux_pairs(files: Iterable[Iterable[Any]], cascading: bool = False) -> set[
                 )
             ):
                 continue
-            if not cascading or _deletes(document):
+            if _deletes(document):
                 found.add((str(app), str(cluster)))
     return found
 
 
 _APPLIERS = ("Kustomization", "HelmRelease")
+# A cluster label as fleetgen writes it (block style, the name plain or quoted: Go-safe YAML),
+# and an applier's kind: what `_may_name` reads of a file's bytes before parsing it.
+_CLUSTER_LABEL = re.compile(rb"%s: ['\"]?([a-z0-9.-]+)" % re.escape(CLUSTER_LABEL.encode()))
+_APPLIER_KIND = re.compile(rb"kind: (?:%s)\b" % b"|".join(k.encode() for k in _APPLIERS))
 
 
 def _deletes(document: Mapping[str, Any]) -> bool:
@@ -134,18 +147,20 @@ def _deletes(document: Mapping[str, Any]) -> bool:
     )
 
 
-def _deciding(fleet: Fleet, app: str, cluster: str) -> App | Cluster:
-    """Where a placement's move is reported: at its App where that names the engine, else at
-    its Cluster (whose engine=, or whose environment's, its placements follow)."""
+def _deciding(fleet: Fleet, app: str, cluster: str) -> App | Cluster | Environment:
+    """Where a placement's move is reported: the deepest layer that names its engine now, its
+    App, else its Cluster, else its Environment (the cluster where none does)."""
     found = next(a for a in fleet.apps if a.name == app)
-    return (
-        found if found.engine is not None else next(c for c in fleet.clusters if c.name == cluster)
-    )
+    if found.engine is not None:
+        return found
+    host = next(c for c in fleet.clusters if c.name == cluster)
+    env = next(e for e in fleet.environments if e.name == host.env)
+    return env if host.engine is None and env.engine is not None else host
 
 
-def _message(where: App | Cluster, pairs: list[Pair], left: str) -> str:
+def _message(where: App | Cluster | Environment, pairs: list[Pair], left: str) -> str:
     old, new = NAMES[left], NAMES["flux" if left == "argocd" else "argocd"]
-    subject = f"{'app' if isinstance(where, App) else 'cluster'} {where.name!r}"
+    subject = f"{type(where).__name__.lower()} {where.name!r}"
     placements = ", ".join(f"{app} on {cluster}" for app, cluster in pairs)
     return (
         f"{subject}: {placements} move{'s' if len(pairs) == 1 else ''} from {old} to {new} "

@@ -1114,18 +1114,45 @@ def test_add_engine_refuses_and_writes_nothing(repo: Path, args: list[str], mess
 
 
 def test_add_engine_moves_an_environment_between_listed_engines(repo: Path) -> None:
-    """The example lists both engines: staging (Argo CD) moves to Flux, its engine= rewritten in
+    """The example lists both engines: prod (Argo CD) moves to Flux, its engine= rewritten in
     place."""
     spec = repo / "fleet.py"
     before = spec.read_text()
-    result = fleetgen(repo, "add", "engine", "flux", "--envs", "staging", "--dry-run")
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "prod", "--dry-run")
     assert result.returncode == 0, result.stderr
     assert spec.read_text() == before
     assert (
-        '-        Environment(name="staging", engine="argocd",\n'
-        '+        Environment(name="staging", engine="flux",\n'
-    ) in result.stdout
+        '-            name="prod", engine="argocd",\n+            name="prod", engine="flux",\n'
+        in (result.stdout)
+    )
     assert "kept environment" not in result.stdout and "would add engine flux" in result.stdout
+
+
+def test_add_engine_refuses_to_move_a_cascading_placement_in_one_commit(repo: Path) -> None:
+    """staging runs status-page (cascade_delete=True) on Argo CD, whose resources finalizer would
+    delete what Flux takes over (`fleetgen.settle.enginemoves`): refused at the Environment line
+    add engine edits, writing nothing; orphaned first (built and committed), the move goes."""
+    before = snapshot(repo)
+    result = fleetgen(repo, "add", "engine", "flux", "--envs", "staging")
+    assert result.returncode == 2
+    line = next(
+        n
+        for n, text in enumerate((repo / "fleet.py").read_text().splitlines(), 1)
+        if 'Environment(name="staging"' in text
+    )
+    assert result.stderr.startswith(f"fleet.py:{line}: in an edited line: environment 'staging': ")
+    assert "status-page on staging moves from Argo CD to Flux" in result.stderr
+    assert snapshot(repo) == before
+    spec = repo / "fleet.py"
+    spec.write_text(
+        spec.read_text().replace(
+            'name="status-page", project="platform", namespace="platform", cascade_delete=True,',
+            'name="status-page", project="platform", namespace="platform", cascade_delete=False,',
+        )
+    )
+    assert fleetgen(repo, "build").returncode == 0
+    moved = fleetgen(repo, "add", "engine", "flux", "--envs", "staging")
+    assert moved.returncode == 0, moved.stderr
 
 
 def test_add_cluster_needs_the_vars_the_fleets_apps_read(repo: Path) -> None:
