@@ -60,6 +60,7 @@ from fleetgen.diffs.rendercharts import chart_changes
 from fleetgen.diffs.report import Deletion, Move, Placed, Ref, Rename, Report, section
 from fleetgen.diffs.sides import RefSpecError, load_side
 from fleetgen.diffs.syncs import held_notes, sync_notes
+from fleetgen.diffs.takeovers import tenant_takeovers
 from fleetgen.emit import pictures
 from fleetgen.manifests.k8s import Key
 from fleetgen.pipeline.incremental import StoredFiles
@@ -195,7 +196,8 @@ def compare(
     deletions, blocked = stuck(deletions, changes)
     deleting = any(d.workloads == "deleted" for d in deletions)
     notes += unreachable + locked_out + blocked + draining_notes(base, head, deleting)
-    notes += tenant_prunes(changes) + instance_moves(deletions, changes)
+    notes += tenant_prunes(changes) + tenant_takeovers(renames, base, head)
+    notes += instance_moves(deletions, changes)
     moved, deletions = _moves(deletions, cascade, ctx)
     notes += _uninstalls(changes)
     reaches = _reaches(changes, renames, [*added, *removed, *moved], ctx)

@@ -42,6 +42,7 @@ from fleetgen.rules.argocd import SECRET_TYPE
 from fleetgen.settle.enginemoves import engine_problems
 from fleetgen.settle.handover import handover_problems
 from fleetgen.settle.moves import settle_moves
+from fleetgen.settle.takeover import taken_over
 from fleetgen.settle.tenants import order_problems, with_empty_folders, without_confirmed
 from fleetgen.util.templating import render
 from fleetgen.write.journal import RECORD
@@ -81,12 +82,14 @@ def settle(
         if drain.documents or drain.items:
             draining[name] = drain
     draining = _not_emitted(draining, emitted)
-    draining = without_confirmed(draining, record, (f for _, group in emitted for f in group))
-    output = [f for _, group in emitted for f in group]
+    outputs = [f for _, group in emitted for f in group]
+    draining, taken = taken_over(loaded.fleet, draining, outputs)
+    draining = without_confirmed(draining, record, outputs)
     problems = [
         *previous.problems,
+        *taken,
         *order_problems(record, previous.where(RECORD)),
-        *handover_problems(loaded.fleet, output, previous.documents),
+        *handover_problems(loaded.fleet, outputs, previous.documents),
         *engine_problems(loaded.fleet, placements, previous.documents, previous.read),
     ]
     if problems:

@@ -104,13 +104,13 @@ def _kept_applications(record: Record) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for name, drain in record.draining.items():
         for kept in drain.documents:
-            cluster = _cluster(kept.document)
+            cluster = application_cluster(kept.document)
             if cluster:
                 found.setdefault(cluster, set()).add(name)
     return found
 
 
-def _cluster(document: Mapping[str, Any]) -> str | None:
+def application_cluster(document: Mapping[str, Any]) -> str | None:
     """The cluster of a ``<cluster>.tenants`` Application (None for any other document)."""
     name = str((document.get("metadata") or {}).get("name", ""))
     spec = document.get("spec") or {}
@@ -130,7 +130,7 @@ def without_confirmed(
         for name, drain in record.draining.items()
         if name in record.confirmed and name.startswith(tenants_drain(""))
         for kept in drain.documents
-        if _cluster(kept.document)
+        if application_cluster(kept.document)
     }
     name = project_drain(PROJECT)
     if not servers or name not in draining:
@@ -205,7 +205,7 @@ def with_empty_folders(emitted: Emitted, output_dir: str) -> Emitted:
         for file in group
         for document in file.documents
         if isinstance(document, dict)
-        and _cluster(document)
+        and application_cluster(document)
         and (folder := _folder(document).removeprefix(prefix)) not in folders
     }
     if not empty:
@@ -235,7 +235,7 @@ def _allowing_empty(file: OutputFile, empty: set[str], prefix: str) -> OutputFil
     documents = tuple(
         _allowed(document)
         if isinstance(document, dict)
-        and _cluster(document)
+        and application_cluster(document)
         and _folder(document).removeprefix(prefix) in empty
         else document
         for document in file.documents
