@@ -5,10 +5,14 @@ multi-call binary ``argocd`` named ``argocd-repo-server``, ``argocd-application-
 https://kubernetes.default.svc with the kubeconfig), ``--namespace argocd``, GPG off, TLS and SSH
 data paths, Debian's redis-server; its CRDs from its module; ``argocd-cm`` and ``argocd-secret``
 present, with a 10 s reconciliation (``timeout.reconciliation``, which the manifests hand the
-controller and repo-server as ARGOCD_RECONCILIATION_TIMEOUT) and progressive syncs on.
+controller and repo-server as ARGOCD_RECONCILIATION_TIMEOUT) and progressive syncs on. On
+request its notifications controller too (``argocd-notifications``), reading
+argocd-notifications-cm and argocd-notifications-secret, which the test writes as a user does.
 
-Every port is on loopback but the application controller's metrics, which
-``NewApplicationController`` binds on 0.0.0.0 (nothing connects to it).
+Every port is on loopback but the metrics of the application controller, which
+``NewApplicationController`` binds on 0.0.0.0, and of the notifications controller
+(``NewCommand`` of cmd/argocd-notification: ``0.0.0.0:<--metrics-port>``); nothing connects to
+them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fleetgen.manifests.yamlio import load_all
 from tests.e2e.controlplane import ControlPlane
 from tests.e2e.externalsecrets import argocd_cluster_config
 from tests.e2e.flux import install_crds
@@ -36,6 +41,7 @@ PROGRAMS = (
     "argocd-repo-server",
     "argocd-application-controller",
     "argocd-applicationset-controller",
+    "argocd-notifications",
 )
 SCRIPTS = ("git-verify-wrapper.sh", "gpg-wrapper.sh")
 PART_OF = {"app.kubernetes.io/part-of": "argocd"}
@@ -94,9 +100,11 @@ def start_argocd(
     folder: Path,
     authority: Authority,
     settings: Mapping[str, str] = {},
+    notifications: bool = False,
 ) -> None:
     """Install Argo CD's CRDs and settings (``settings`` added to argocd-cm) on ``plane`` and
-    start its repo-server, application controller and ApplicationSet controller against it,
+    start its repo-server, application controller and ApplicationSet controller against it
+    (and its notifications controller with ``notifications``),
     trusting ``authority`` for the Git server (the TLS data path holds argocd-tls-certs-cm's
     entries, one file per host, as hack/dev-mounter writes them: ``GetCertificateForConnect``
     reads it for go-git and ``runCmdOutput`` hands it to git as GIT_SSL_CAINFO)."""
@@ -188,6 +196,29 @@ def start_argocd(
             "ARGOCD_APPLICATIONSET_CONTROLLER_REFRESH_GRACE_PERIOD_SECONDS": "0",
         },
     )
+    if notifications:
+        processes.start(
+            "argocd-notifications",
+            [
+                bin_dir / "argocd-notifications",
+                "--loglevel=debug",
+                "--namespace",
+                NAMESPACE,
+                "--argocd-repo-server",
+                repo_server,
+                "--metrics-port",
+                str(free_port()),
+            ],
+            env=env,
+        )
+
+
+def notifications_catalog() -> dict[str, str]:
+    """The data of argocd-notifications-cm as notifications_catalog/install.yaml of the built
+    argo-cd module has it: the catalog's ``trigger.*`` and ``template.*`` entries."""
+    catalog = program("argocd", "argocd").parent / "notifications_catalog" / "install.yaml"
+    (config_map,) = [doc for doc in load_all(catalog.read_text()) if doc]
+    return dict(config_map["data"])
 
 
 def application(kube: Kube, name: str) -> dict[str, Any]:
