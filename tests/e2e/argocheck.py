@@ -139,8 +139,12 @@ class ArgoCheck:
                 if verdict == "deleted":
                     self._gone(target, workload)
                     self.timeline.say(f"{target}:   {workload} deleted, as diff said")
-                elif verdict == "orphaned":
+                elif verdict == "orphaned" and workload in before.uids[obj]:
+                    # (an object the Application's status still listed, gone before the commit,
+                    # is nothing to keep: its status lags its last prune)
                     self._stays(target, workload, verdict)
+                    kept = _uid(self.kubes[target], workload) == before.uids[obj][workload]
+                    assert kept, f"diff: {workload} on {target} orphaned; live: another object"
                     self.timeline.say(f"{target}:   {workload} kept (orphaned), as diff said")
 
     def renames(self, report: dict[str, Any], before: Taken) -> None:
