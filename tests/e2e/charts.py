@@ -9,19 +9,18 @@ from __future__ import annotations
 import re
 import shutil
 import socket
-import ssl
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 from tests.e2e.loopback import in_process, in_tree, require
 from tests.e2e.pki import Authority
 from tests.e2e.processes import LOOPBACK, Processes, free_port, wait_for
+from tests.e2e.serving import serving
 from tests.e2e.tools import program
 
 
@@ -35,17 +34,8 @@ def helm_repository(root: Path, authority: Authority) -> Iterator[str]:
     """Serve the folder ``root`` (index.yaml and the charts' archives) over HTTPS on loopback;
     yields the base URL (``https://127.0.0.1:PORT``)."""
     root.mkdir(parents=True, exist_ok=True)
-    server = ThreadingHTTPServer((LOOPBACK, 0), partial(_Static, directory=str(root)))
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*authority.serving("helm"))
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://{LOOPBACK}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(partial(_Static, directory=str(root)), authority, "helm") as port:
+        yield f"https://{LOOPBACK}:{port}"
 
 
 def _answers(port: int) -> bool:

@@ -50,6 +50,16 @@ class FleetRepo:
         repo.commit("the fleet")
         return repo
 
+    def bump_echo(self) -> None:
+        """The walk fleets' in-repo chart echo from 0.1.0 to 0.2.0, its template labelling the
+        pods with the chart's version (what a test reads to see the new template live)."""
+        self.edit("charts/echo/Chart.yaml", "0.1.0", "0.2.0")
+        self.edit(
+            "charts/echo/templates/deployment.yaml",
+            "labels: {app: echo}",
+            'labels: {app: echo, chart: "{{ .Chart.Version }}"}',
+        )
+
     def edit(self, path: str, old: str, new: str) -> None:
         """Replace ``old`` (which must be there) with ``new`` in file ``path``."""
         file = self.work / path

@@ -4,17 +4,16 @@ certificate of the test's authority (the controllers trust it through ``SSL_CERT
 
 from __future__ import annotations
 
-import ssl
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from tests.e2e.pki import Authority
 from tests.e2e.processes import LOOPBACK
+from tests.e2e.serving import serving
 
 
 def _handler(root: Path) -> type[BaseHTTPRequestHandler]:
@@ -59,14 +58,5 @@ def _handler(root: Path) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def git_server(root: Path, authority: Authority) -> Iterator[str]:
     """Serve the repositories under ``root``; yields the base URL (``https://127.0.0.1:PORT``)."""
-    server = ThreadingHTTPServer((LOOPBACK, 0), _handler(root))
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*authority.serving("git"))
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"https://{LOOPBACK}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(root), authority, "git") as port:
+        yield f"https://{LOOPBACK}:{port}"

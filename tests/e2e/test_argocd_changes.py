@@ -53,15 +53,7 @@ def test_argocd_chart_bump_and_narrowed_kind(
         repo, alpha = walk.repo, walk.targets["alpha"]
         assert get(alpha, READER) is not None, "roles-alpha applies ClusterRole e2e-reader"
 
-        def bump() -> None:
-            repo.edit("charts/echo/Chart.yaml", "0.1.0", "0.2.0")
-            repo.edit(
-                "charts/echo/templates/deployment.yaml",
-                "labels: {app: echo}",
-                'labels: {app: echo, chart: "{{ .Chart.Version }}"}',
-            )
-
-        bumped = walk.step("bump chart echo to 0.2.0", bump)
+        bumped = walk.step("bump chart echo to 0.2.0", repo.bump_echo)
         assert [(b["old"], b["new"]) for b in bumped["charts"]["versions"]] == [("0.1.0", "0.2.0")]
         walk.settled()
         head, echo = repo.head(), application(walk.mgmt, "echo-alpha")

@@ -94,15 +94,7 @@ def test_flux_transitions_do_what_diff_says(
         assert any("resumed" in note for note in resumed["notes"])
         walk.settled("alpha")
 
-        def bump() -> None:
-            repo.edit("charts/echo/Chart.yaml", "0.1.0", "0.2.0")
-            repo.edit(
-                "charts/echo/templates/deployment.yaml",
-                "labels: {app: echo}",
-                'labels: {app: echo, chart: "{{ .Chart.Version }}"}',
-            )
-
-        bumped = walk.step("bump chart echo to 0.2.0", bump)
+        bumped = walk.step("bump chart echo to 0.2.0", repo.bump_echo)
         assert [(b["old"], b["new"]) for b in bumped["charts"]["versions"]] == [("0.1.0", "0.2.0")]
         pod = kube.get("apps/v1", "Deployment", "echo", "echo")["spec"]["template"]
         assert pod["metadata"]["labels"]["chart"] == "0.2.0"

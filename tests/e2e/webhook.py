@@ -9,11 +9,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.processes import LOOPBACK
+from tests.e2e.serving import serving
 
 
 @dataclass
@@ -37,8 +38,7 @@ class Receiver:
 def webhook_receiver(log: Path) -> Iterator[Receiver]:
     """Serve a `Receiver` on a free loopback port for the block's duration; then write what it
     received to ``log`` (JSON lines: path, body)."""
-    server = ThreadingHTTPServer((LOOPBACK, 0), BaseHTTPRequestHandler)
-    receiver = Receiver(server.server_address[1])
+    receiver = Receiver(0)
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -52,13 +52,9 @@ def webhook_receiver(log: Path) -> Iterator[Receiver]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server.RequestHandlerClass = Handler
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield receiver
+        with serving(Handler) as receiver.port:
+            yield receiver
     finally:
-        server.shutdown()
-        server.server_close()
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("".join(json.dumps([path, body]) + "\n" for path, body in receiver.posted))
