@@ -207,7 +207,7 @@ def tenant_prunes(changes: list[Change]) -> list[str]:
     finalizer, so its removal deletes nothing (argo-cd ``finalizeApplicationDeletion`` deletes
     only when ``CascadedDeletion()``)."""
     removed = sorted(
-        (c.obj for c in changes if c.op == "removed" and c.source != "rendered"), key=_named
+        (c.obj for c in changes if c.op == "removed" and c.source != "rendered"), key=named
     )
     gone = {
         o.key.name.removesuffix(_TENANTS)
@@ -219,7 +219,7 @@ def tenant_prunes(changes: list[Change]) -> list[str]:
     for obj in removed:
         top, _, cluster = posixpath.dirname(obj.file).partition("/")
         if top == "tenants" and not kustomize_config(obj.doc):
-            (stay if obj.key.kind == "Namespace" else left)[cluster].append(_named(obj))
+            (stay if obj.key.kind == "Namespace" else left)[cluster].append(named(obj))
     notes = []
     for cluster in sorted({*left, *stay, *gone}):
         application = f"Application {cluster}{_TENANTS}"
@@ -309,7 +309,8 @@ def _instance(change: Change) -> str:
     return change.file.removesuffix(change.obj.file.partition("/")[2])
 
 
-def _named(obj: Obj) -> str:
+def named(obj: Obj) -> str:
+    """``Kind namespace/name`` of an object, as the notes name it."""
     return f"{obj.key.kind} {'/'.join(filter(None, (obj.key.namespace, obj.key.name)))}"
 
 

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from fleetgen.diffs.blast import Side
-from fleetgen.diffs.notes import _named
+from fleetgen.diffs.notes import named
 from fleetgen.diffs.objects import file_objects
 from fleetgen.diffs.report import Rename
 from fleetgen.settle.takeover import servers_of, tenant_folder
@@ -30,7 +30,7 @@ def tenant_takeovers(renames: Iterable[Rename], base: Side, head: Side) -> list[
         old = tenant_folder(rename.old.obj.file)
         new = tenant_folder(rename.new.obj.file)
         if old and new and old != new and before.get(old, "") == after.get(new):
-            taken[old, new].append(_named(rename.old.obj))
+            taken[old, new].append(named(rename.old.obj))
     return [
         f"{', '.join(sorted(objects))} on {old}: taken over by {new}.tenants (same server), "
         "nothing deleted: "

@@ -109,19 +109,13 @@ def _flux_pairs(files: Iterable[Iterable[Any]]) -> set[Pair]:
         for document in documents:
             if not isinstance(document, dict) or document.get("kind") not in _APPLIERS:
                 continue
-            labels = metadata(document).get("labels") or {}
+            meta = metadata(document)
+            labels = meta.get("labels") or {}
             app, cluster = labels.get(APP_LABEL), labels.get(CLUSTER_LABEL)
-            if (
-                app is None
-                or cluster is None
-                or metadata(document).get("name")
-                in (
-                    wrapper_name(app),  # deleting it deletes the HelmRelease, which says the rest
-                    gate_name(app),  # applies nothing
-                )
-            ):
-                continue
-            if _deletes(document):
+            # a wrapper's deletion deletes its HelmRelease, which says the rest; a gate applies
+            # nothing
+            ordering = app is not None and meta.get("name") in (wrapper_name(app), gate_name(app))
+            if app is not None and cluster is not None and not ordering and _deletes(document):
                 found.add((str(app), str(cluster)))
     return found
 

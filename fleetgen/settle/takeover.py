@@ -21,11 +21,10 @@ from typing import Any
 from fleetgen.emit.argocd.tenants import DIRECTORY
 from fleetgen.errors import Problem, at
 from fleetgen.inputs.record import Drain, Kept
+from fleetgen.manifests.k8s import identity
 from fleetgen.model import Fleet
 from fleetgen.settle.tenants import application_cluster
 from fleetgen.write.output import OutputFile
-
-_Key = tuple[str, str, str, str]  # server, kind, namespace, name
 
 
 def taken_over(
@@ -38,8 +37,8 @@ def taken_over(
     files = list(emitted)
     servers = servers_of(k.document for d in draining.values() for k in d.documents)
     servers |= servers_of(d for f in files for d in f.documents)
-    placed = {
-        (servers[cluster], *identity(document)): (cluster, document)
+    placed = {  # keyed by the object's identity on its server
+        identity(servers[cluster], document): (cluster, document)
         for file in files
         if (cluster := tenant_folder(file.path)) in servers
         for document in file.documents
@@ -53,7 +52,7 @@ def taken_over(
         for document in drain.documents:
             old = tenant_folder(document.path)
             server = servers.get(old or "", "")
-            new, now = placed.get((server, *identity(document.document)), (old, None))
+            new, now = placed.get(identity(server, document.document), (old, None))
             if new == old or now is None:
                 kept.append(document)
                 continue
@@ -66,11 +65,11 @@ def taken_over(
 
 def _differs(fleet: Fleet, name: str, kept: Mapping[str, Any], old: str, new: str) -> Problem:
     """The problem of cluster ``new`` applying differently an object ``name`` keeps on ``old``."""
-    kind, namespace, object_name = identity(kept)
+    key = identity("", kept)
     cluster = next(c for c in fleet.clusters if c.name == new)
     return at(
         cluster,
-        f"cluster {new} applies {kind} {namespace}/{object_name} on the server of {old}, "
+        f"cluster {new} applies {key.kind} {key.namespace}/{key.name} on the server of {old}, "
         f"which {name} keeps as {old} had it for the deletions still running there: rename "
         f"{old} in a commit of its own, and change its tenants in the next",
         cluster,
@@ -108,12 +107,6 @@ def tenant_folder(path: str) -> str | None:
     """The cluster of an output file under ``tenants/<cluster>/`` (None for any other)."""
     top, _, rest = path.partition("/")
     return rest.partition("/")[0] if top == DIRECTORY and "/" in rest else None
-
-
-def identity(document: Mapping[str, Any]) -> tuple[str, str, str]:
-    """An object's kind, namespace and name."""
-    meta = document.get("metadata") or {}
-    return str(document.get("kind")), str(meta.get("namespace", "")), str(meta.get("name"))
 
 
 def _covers(now: Mapping[str, Any], kept: Mapping[str, Any]) -> bool:
