@@ -30,7 +30,7 @@ from typing import Any
 from tests.e2e.argocd import APPS, NAMESPACE
 from tests.e2e.diffcheck import at, leaves
 from tests.e2e.kube import Kube
-from tests.e2e.live import VERSIONS, Obj, get, terminating
+from tests.e2e.live import VERSIONS, Obj, get, kept, stuck
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
 
@@ -108,9 +108,7 @@ class ArgoCheck:
         wait_for(f"{where}: {obj} gone", lambda: get(kube, obj) is None, self.timeout, self.logs)
 
     def _stays(self, where: str, obj: Obj, why: str) -> None:
-        live = get(self.kubes[where], obj)
-        assert live is not None, f"diff: {obj} on {where} {why}; live: deleted"
-        assert "deletionTimestamp" not in live["metadata"], f"{obj} on {where} is being deleted"
+        kept(self.kubes[where], obj, f"{obj} on {where} {why}")
 
     def deletions(self, report: dict[str, Any], before: Taken) -> None:
         """Each deletion: the object gone, and an Application's workloads as the verdict says."""
@@ -123,13 +121,7 @@ class ArgoCheck:
                 self.timeline.say(f"{where}: {obj} kept (prune disabled), as diff said")
                 continue
             if verdict == "stuck":
-                kube = self.kubes[where]
-                wait_for(
-                    f"{obj} terminating",
-                    lambda o=obj, k=kube: terminating(k, o),
-                    self.timeout,
-                    self.logs,
-                )
+                stuck(self.kubes[where], obj, self.timeout, self.logs)
                 self.timeline.say(f"{where}: {obj} stuck terminating, as diff said")
                 continue
             self._gone(where, obj)

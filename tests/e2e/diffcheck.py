@@ -39,7 +39,8 @@ from tests.e2e.live import (
     Snapshot,
     get,
     helm_release,
-    terminating,
+    kept,
+    stuck,
 )
 from tests.e2e.processes import wait_for
 from tests.e2e.timeline import Timeline
@@ -124,18 +125,11 @@ class Check:
             kube = self.site.plane(entry["file"])
             held = before.managed.get(obj, [])
             if verdict == "kept-prune-disabled":
-                live = get(kube, obj)
-                assert live is not None, f"diff: {obj} kept (prune disabled); live: deleted"
-                assert "deletionTimestamp" not in live["metadata"], f"{obj} is being deleted"
+                kept(kube, obj, f"{obj} kept (prune disabled)")
                 self.timeline.say(f"{self.cluster}: {obj} kept (prune disabled), as diff said")
                 continue
             if verdict == "stuck":
-                wait_for(
-                    f"{obj} terminating",
-                    lambda o=obj, k=kube: terminating(k, o),
-                    self.timeout,
-                    self.logs,
-                )
+                stuck(kube, obj, self.timeout, self.logs)
                 self.timeline.say(f"{self.cluster}: {obj} stuck terminating, as diff said")
                 continue
             self._gone(kube, obj)
@@ -145,9 +139,7 @@ class Check:
                     self._gone(workloads, workload)
                     self.timeline.say(f"{self.cluster}:   {workload} deleted, as diff said")
                 elif verdict in ("orphaned", "kept-suspended"):
-                    live = get(workloads, workload)
-                    assert live is not None, f"diff: {workload} {verdict}; live: deleted"
-                    assert "deletionTimestamp" not in live["metadata"], f"{workload} deleting"
+                    kept(workloads, workload, f"{workload} {verdict}")
                     self.timeline.say(
                         f"{self.cluster}:   {workload} kept ({verdict}), as diff said"
                     )

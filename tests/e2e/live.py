@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from urllib.parse import urlencode
 from fleetgen.manifests.yamlio import load_all
 from tests.e2e.flux import NAMESPACE
 from tests.e2e.kube import Kube, NotFound
+from tests.e2e.processes import wait_for
 
 # The version each group is read at (what fleetgen emits and the CRDs built serve).
 VERSIONS = {
@@ -85,6 +87,19 @@ def get(kube: Kube, obj: Obj) -> dict[str, Any] | None:
 def terminating(kube: Kube, obj: Obj) -> bool:
     """Whether ``obj`` is being deleted and held there (a finalizer that cannot complete)."""
     return "deletionTimestamp" in (get(kube, obj) or {}).get("metadata", {})
+
+
+def kept(kube: Kube, obj: Obj, said: str) -> dict[str, Any]:
+    """``obj`` live and not being deleted, as a diff verdict ``said`` it stays; fails else."""
+    live = get(kube, obj)
+    assert live is not None, f"diff: {said}; live: deleted"
+    assert "deletionTimestamp" not in live["metadata"], f"{obj} is being deleted"
+    return live
+
+
+def stuck(kube: Kube, obj: Obj, timeout: float, logs: Sequence[Path]) -> None:
+    """Wait until ``obj`` hangs terminating, as a diff verdict ``stuck`` says."""
+    wait_for(f"{obj} terminating", lambda: terminating(kube, obj), timeout, logs)
 
 
 def inventory(kustomization: dict[str, Any]) -> list[Obj]:
